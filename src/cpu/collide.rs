@@ -1,0 +1,79 @@
+//! Stage 2, mirror of `shaders/collide.wgsl`: points against static planets
+//! and half-planes (seed 001: deepest penetration, push-out, elasticity,
+//! exponential friction; seed 002: layer masks; seed 003: half-planes).
+
+use glam::Vec2;
+
+use super::{safe_dir, v2};
+use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
+
+/// The deepest contact of a point at `p` with layers `layers`: `(normal,
+/// depth)` with `depth > 0`, or `None`. Ties keep the first collider
+/// (planets before planes, in index order).
+pub fn deepest_contact(
+    sim: &SimParams,
+    layers: u32,
+    p: Vec2,
+    planets: &[PlanetInfo],
+    planes: &[PlaneInfo],
+) -> Option<(Vec2, f32)> {
+    let mut best_depth = 0.0f32;
+    let mut best_normal = Vec2::ZERO;
+    for planet in &planets[..sim.num_planets as usize] {
+        if planet.layers & layers == 0 {
+            continue;
+        }
+        let d = p - v2(planet.center);
+        let dist = d.length();
+        let depth = planet.radius + sim.point_radius - dist;
+        if depth > best_depth {
+            best_depth = depth;
+            best_normal = safe_dir(d, dist);
+        }
+    }
+    for plane in &planes[..sim.num_planes as usize] {
+        if plane.layers & layers == 0 {
+            continue;
+        }
+        let n = v2(plane.normal);
+        let depth = plane.offset + sim.point_radius - n.dot(p);
+        if depth > best_depth {
+            best_depth = depth;
+            best_normal = n;
+        }
+    }
+    (best_depth > 0.0).then_some((best_normal, best_depth))
+}
+
+/// Resolves each point's deepest contact: push out along the normal, reflect
+/// the approaching normal velocity with the point's elasticity, decay the
+/// tangential velocity by `exp(-friction h)`.
+pub fn collide(
+    sim: &SimParams,
+    info: &[PointInfo],
+    materials: &[MaterialInfo],
+    planets: &[PlanetInfo],
+    planes: &[PlaneInfo],
+    pos: &mut [[f32; 2]],
+    vel: &mut [[f32; 2]],
+) {
+    for i in 0..sim.num_points as usize {
+        let pi = info[i];
+        if pi.inv_mass == 0.0 {
+            continue;
+        }
+        let p = v2(pos[i]);
+        let Some((n, depth)) = deepest_contact(sim, pi.layers, p, planets, planes) else {
+            continue;
+        };
+        let mat = materials[pi.material as usize];
+        let v = v2(vel[i]);
+        let mut vn = n.dot(v);
+        let vt = (v - n * vn) * (-mat.friction * sim.h).exp();
+        if vn < 0.0 {
+            vn *= -mat.elasticity;
+        }
+        pos[i] = (p + n * depth).to_array();
+        vel[i] = (n * vn + vt).to_array();
+    }
+}

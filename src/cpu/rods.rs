@@ -1,0 +1,86 @@
+//! Stage 3b, mirror of `shaders/rods.wgsl`: one Jacobi iteration of hard
+//! distance constraints (seed 001's hard constraint, seed 003's
+//! impulse-level distance constraint), averaged per point.
+
+use glam::Vec2;
+
+use super::{safe_dir, v2};
+use crate::layout::{PointInfo, SimParams, SpringInfo};
+use crate::pack::Adjacency;
+
+/// The full projection a rod asks of its ends: `(dp_a, dv_a, dp_b, dv_b)`
+/// restoring the rest length and removing the relative velocity along the
+/// rod, split by inverse mass. `None` when both ends are pinned.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn rod_deltas(
+    s: &SpringInfo,
+    pa: Vec2,
+    pb: Vec2,
+    va: Vec2,
+    vb: Vec2,
+    wa: f32,
+    wb: f32,
+) -> Option<(Vec2, Vec2, Vec2, Vec2)> {
+    let w = wa + wb;
+    if w == 0.0 {
+        return None;
+    }
+    let d = pb - pa;
+    let dist = d.length();
+    let dir = safe_dir(d, dist);
+    let dp = dir * ((s.rest - dist) / w);
+    let dv = dir * ((vb - va).dot(dir) / w);
+    Some((-dp * wa, dv * wa, dp * wb, -dv * wb))
+}
+
+/// One iteration: every point moves by the average of the projections of
+/// the rods that touch it (rods between two pinned points do not count).
+#[allow(clippy::too_many_arguments)]
+pub fn rods(
+    sim: &SimParams,
+    info: &[PointInfo],
+    springs: &[SpringInfo],
+    adj: &Adjacency,
+    pos_in: &[[f32; 2]],
+    vel_in: &[[f32; 2]],
+    pos_out: &mut [[f32; 2]],
+    vel_out: &mut [[f32; 2]],
+) {
+    for i in 0..sim.num_points as usize {
+        let mut dp = Vec2::ZERO;
+        let mut dv = Vec2::ZERO;
+        let mut count = 0u32;
+        for &j in adj.of(i) {
+            let s = &springs[j as usize];
+            let (a, b) = (s.a as usize, s.b as usize);
+            let Some((dpa, dva, dpb, dvb)) = rod_deltas(
+                s,
+                v2(pos_in[a]),
+                v2(pos_in[b]),
+                v2(vel_in[a]),
+                v2(vel_in[b]),
+                info[a].inv_mass,
+                info[b].inv_mass,
+            ) else {
+                continue;
+            };
+            count += 1;
+            if a == i {
+                dp += dpa;
+                dv += dva;
+            } else {
+                dp += dpb;
+                dv += dvb;
+            }
+        }
+        let (mut p, mut v) = (v2(pos_in[i]), v2(vel_in[i]));
+        if count > 0 {
+            let inv = 1.0 / count as f32;
+            p += dp * inv;
+            v += dv * inv;
+        }
+        pos_out[i] = p.to_array();
+        vel_out[i] = v.to_array();
+    }
+}

@@ -1,0 +1,203 @@
+//! The CPU reference solver: the stages in the GPU's order, on `Vec`s.
+
+use glam::Vec2;
+
+use super::{collide, integrate, rods, shape_match, springs, v2};
+use crate::error::WorldError;
+use crate::layout::BodyFrame;
+use crate::pack::{Packed, sim_params};
+use crate::params::Params;
+use crate::world::World;
+
+/// Steps a world on the CPU, stage by stage, exactly as the GPU does.
+#[derive(Clone, Debug)]
+pub struct CpuSolver {
+    params: Params,
+    packed: Packed,
+    pos_tmp: Vec<[f32; 2]>,
+    vel_tmp: Vec<[f32; 2]>,
+    frames: Vec<BodyFrame>,
+    steps: u64,
+}
+
+impl CpuSolver {
+    /// A solver for a world; fails if the world's parameters are invalid.
+    pub fn new(world: &World) -> Result<Self, WorldError> {
+        let packed = Packed::from_world(world)?;
+        let n = packed.pos.len();
+        Ok(Self {
+            params: world.params.clone(),
+            pos_tmp: vec![[0.0; 2]; n],
+            vel_tmp: vec![[0.0; 2]; n],
+            frames: vec![BodyFrame::default(); packed.bodies.len()],
+            packed,
+            steps: 0,
+        })
+    }
+
+    /// The flattened world being stepped (its `pos`/`vel` are the state).
+    pub fn packed(&self) -> &Packed {
+        &self.packed
+    }
+
+    /// The parameters in use.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Replaces the parameters (the world's items keep their resolved values).
+    pub fn set_params(&mut self, params: Params) -> Result<(), WorldError> {
+        params.validate()?;
+        self.packed.sim = sim_params(&params, &self.packed);
+        self.params = params;
+        Ok(())
+    }
+
+    /// Steps completed.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Positions, one per point.
+    pub fn positions(&self) -> &[[f32; 2]] {
+        &self.packed.pos
+    }
+
+    /// Velocities, one per point.
+    pub fn velocities(&self) -> &[[f32; 2]] {
+        &self.packed.vel
+    }
+
+    /// Positions as `Vec2`.
+    pub fn positions_vec2(&self) -> Vec<Vec2> {
+        self.packed.pos.iter().copied().map(v2).collect()
+    }
+
+    /// Velocities as `Vec2`.
+    pub fn velocities_vec2(&self) -> Vec<Vec2> {
+        self.packed.vel.iter().copied().map(v2).collect()
+    }
+
+    /// Each body's frame as of the last shape-matching stage.
+    pub fn frames(&self) -> &[BodyFrame] {
+        &self.frames
+    }
+
+    /// Overwrites the state (one entry per point).
+    pub fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
+        self.packed.pos.copy_from_slice(pos);
+        self.packed.vel.copy_from_slice(vel);
+    }
+
+    /// One step: `substeps` substeps.
+    pub fn step(&mut self) {
+        for _ in 0..self.params.substeps {
+            self.substep();
+        }
+        self.steps += 1;
+    }
+
+    /// One substep: integrate, collide, springs, rods, shape matching.
+    pub fn substep(&mut self) {
+        self.stage_integrate();
+        self.stage_collide();
+        self.stage_springs();
+        for _ in 0..self.rod_passes() {
+            self.stage_rods();
+        }
+        self.stage_shape_match();
+    }
+
+    /// Rod iterations per substep (zero when the world has no rods).
+    pub fn rod_passes(&self) -> u32 {
+        if self.packed.num_rods == 0 {
+            0
+        } else {
+            self.params.rod_iterations
+        }
+    }
+
+    fn swap(&mut self) {
+        std::mem::swap(&mut self.packed.pos, &mut self.pos_tmp);
+        std::mem::swap(&mut self.packed.vel, &mut self.vel_tmp);
+    }
+
+    /// Stage 1 alone.
+    pub fn stage_integrate(&mut self) {
+        let p = &mut self.packed;
+        integrate(&p.sim, &p.point_info, &mut p.pos, &mut p.vel);
+    }
+
+    /// Stage 2 alone.
+    pub fn stage_collide(&mut self) {
+        let p = &mut self.packed;
+        collide(
+            &p.sim,
+            &p.point_info,
+            &p.materials,
+            &p.planets,
+            &p.planes,
+            &mut p.pos,
+            &mut p.vel,
+        );
+    }
+
+    /// Stage 3a alone.
+    pub fn stage_springs(&mut self) {
+        let p = &self.packed;
+        springs(
+            &p.sim,
+            &p.point_info,
+            &p.springs,
+            &p.spring_adj,
+            &p.pos,
+            &p.vel,
+            &mut self.pos_tmp,
+            &mut self.vel_tmp,
+        );
+        self.swap();
+    }
+
+    /// Stage 3b alone: one rod iteration.
+    pub fn stage_rods(&mut self) {
+        let p = &self.packed;
+        rods(
+            &p.sim,
+            &p.point_info,
+            &p.springs,
+            &p.rod_adj,
+            &p.pos,
+            &p.vel,
+            &mut self.pos_tmp,
+            &mut self.vel_tmp,
+        );
+        self.swap();
+    }
+
+    /// Stage 4 alone: body frames, then the per-point gather.
+    pub fn stage_shape_match(&mut self) {
+        let p = &self.packed;
+        shape_match::frames(
+            &p.sim,
+            &p.point_info,
+            &p.bodies,
+            &p.members,
+            &p.body_order,
+            &p.pos,
+            &p.vel,
+            &mut self.frames,
+        );
+        shape_match::apply(
+            &p.sim,
+            &p.point_info,
+            &p.members,
+            &p.member_adj,
+            &self.frames,
+            &p.pos,
+            &p.vel,
+            &mut self.pos_tmp,
+            &mut self.vel_tmp,
+        );
+        self.swap();
+    }
+}

@@ -1,0 +1,96 @@
+//! Stage 3a, mirror of `shaders/springs.wgsl`: force springs and soft
+//! distance constraints (seed 001), Jacobi, gathered per point.
+
+use glam::Vec2;
+
+use super::{safe_dir, v2};
+use crate::layout::{KIND_SPRING, PointInfo, SimParams, SpringInfo};
+use crate::pack::Adjacency;
+
+/// The position and velocity changes a spring or soft constraint gives its
+/// two ends `(dp_a, dv_a, dp_b, dv_b)`, from the state at the start of the
+/// stage. Both ends evaluate this same function on the same inputs, so the
+/// two halves are exactly opposite impulses.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn spring_deltas(
+    h: f32,
+    s: &SpringInfo,
+    pa: Vec2,
+    pb: Vec2,
+    va: Vec2,
+    vb: Vec2,
+    wa: f32,
+    wb: f32,
+) -> (Vec2, Vec2, Vec2, Vec2) {
+    let w = wa + wb;
+    if w == 0.0 {
+        return (Vec2::ZERO, Vec2::ZERO, Vec2::ZERO, Vec2::ZERO);
+    }
+    let d = pb - pa;
+    let dist = d.length();
+    let dir = safe_dir(d, dist);
+    let err = s.rest - dist;
+    if s.kind == KIND_SPRING {
+        // Force along the spring, then damping of the relative velocity
+        // along it, split by inverse mass (seed 001, with its slip fixed).
+        let impulse = dir * (s.stiffness * err * h);
+        let mut dva = -impulse * wa;
+        let mut dvb = impulse * wb;
+        let vrel = ((vb + dvb) - (va + dva)).dot(dir);
+        let change = vrel * ((-s.damping * h).exp() - 1.0);
+        dva -= dir * (change * wa / w);
+        dvb += dir * (change * wb / w);
+        (Vec2::ZERO, dva, Vec2::ZERO, dvb)
+    } else {
+        // Soft constraint: close the fraction alpha of the length error and
+        // of the relative velocity along the constraint.
+        let alpha = 1.0 - (-s.stiffness * h).exp();
+        let dp = dir * (err * alpha / w);
+        let vrel = (vb - va).dot(dir);
+        let dv = dir * (vrel * alpha / w);
+        (-dp * wa, dv * wa, dp * wb, -dv * wb)
+    }
+}
+
+/// Every point sums the changes of the springs and soft constraints that
+/// touch it, all computed from `(pos_in, vel_in)`.
+#[allow(clippy::too_many_arguments)]
+pub fn springs(
+    sim: &SimParams,
+    info: &[PointInfo],
+    springs: &[SpringInfo],
+    adj: &Adjacency,
+    pos_in: &[[f32; 2]],
+    vel_in: &[[f32; 2]],
+    pos_out: &mut [[f32; 2]],
+    vel_out: &mut [[f32; 2]],
+) {
+    for i in 0..sim.num_points as usize {
+        let mut dp = Vec2::ZERO;
+        let mut dv = Vec2::ZERO;
+        for &j in adj.of(i) {
+            let s = &springs[j as usize];
+            let (a, b) = (s.a as usize, s.b as usize);
+            let (dpa, dva, dpb, dvb) = spring_deltas(
+                sim.h,
+                s,
+                v2(pos_in[a]),
+                v2(pos_in[b]),
+                v2(vel_in[a]),
+                v2(vel_in[b]),
+                info[a].inv_mass,
+                info[b].inv_mass,
+            );
+            if a == i {
+                dp += dpa;
+                dv += dva;
+            } else {
+                dp += dpb;
+                dv += dvb;
+            }
+        }
+        pos_out[i] = (v2(pos_in[i]) + dp).to_array();
+        vel_out[i] = (v2(vel_in[i]) + dv).to_array();
+    }
+}

@@ -1,0 +1,88 @@
+//! Typed errors. Every error names the item it is about.
+
+use std::fmt;
+
+/// The item an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// The global [`Params`](crate::Params).
+    Params,
+    /// A point, by index.
+    Point(u32),
+    /// A spring, by index.
+    Spring(u32),
+    /// A soft body, by index.
+    Body(u32),
+    /// A planet, by index.
+    Planet(u32),
+    /// A half-plane, by index.
+    Plane(u32),
+    /// A material, by index.
+    Material(u32),
+}
+
+impl fmt::Display for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Item::Params => write!(f, "params"),
+            Item::Point(i) => write!(f, "point {i}"),
+            Item::Spring(i) => write!(f, "spring {i}"),
+            Item::Body(i) => write!(f, "body {i}"),
+            Item::Planet(i) => write!(f, "planet {i}"),
+            Item::Plane(i) => write!(f, "plane {i}"),
+            Item::Material(i) => write!(f, "material {i}"),
+        }
+    }
+}
+
+/// Something wrong with the world being built.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WorldError {
+    /// A reference to a point (or material) that does not exist.
+    #[error("{item}: {field} refers to index {index}, but there are only {len}")]
+    IndexOutOfRange {
+        item: Item,
+        field: &'static str,
+        index: u32,
+        len: u32,
+    },
+    /// A NaN or infinite value.
+    #[error("{item}: {field} is not finite (NaN or infinite)")]
+    NonFinite { item: Item, field: &'static str },
+    /// A value that must not be negative.
+    #[error("{item}: {field} is negative ({value})")]
+    Negative {
+        item: Item,
+        field: &'static str,
+        value: f32,
+    },
+    /// A value outside its documented range.
+    #[error("{item}: {field} = {value} is out of range (expected {expected})")]
+    OutOfRange {
+        item: Item,
+        field: &'static str,
+        value: f64,
+        expected: &'static str,
+    },
+    /// A spring whose rest length is zero because its two points coincide.
+    #[error(
+        "{item}: points {a} and {b} coincide, so the rest length is zero and the spring has no direction"
+    )]
+    ZeroLengthSpring { item: Item, a: u32, b: u32 },
+    /// A spring from a point to itself.
+    #[error("{item}: both ends are point {a}")]
+    SelfSpring { item: Item, a: u32 },
+    /// A body that cannot define a shape.
+    #[error("{item}: {reason}")]
+    DegenerateBody { item: Item, reason: String },
+    /// A half-plane normal of zero length.
+    #[error("{item}: normal has zero length")]
+    ZeroNormal { item: Item },
+    /// More items than the solver can index (u32) or the device can hold.
+    #[error("{what}: {count} is more than the limit of {limit}")]
+    TooMany {
+        what: &'static str,
+        count: u64,
+        limit: u64,
+    },
+}

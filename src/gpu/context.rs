@@ -1,0 +1,95 @@
+//! A headless device for callers that have none of their own.
+
+use super::SolverError;
+
+/// An adapter, device and queue created by this crate. Embedders who own a
+/// device pass theirs to [`GpuSolver::new`](super::GpuSolver::new) instead.
+pub struct GpuContext {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+}
+
+impl GpuContext {
+    /// Creates a headless device on the best adapter the environment offers
+    /// (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF` are
+    /// honoured). Asks for the adapter's full storage-buffer limits and for
+    /// timestamp queries when the adapter has them.
+    pub fn new_headless() -> Result<Self, SolverError> {
+        pollster::block_on(Self::new_headless_async())
+    }
+
+    /// Async form of [`GpuContext::new_headless`].
+    pub async fn new_headless_async() -> Result<Self, SolverError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pick_adapter(&instance).await?;
+        let (device, queue) = request_device(&adapter).await?;
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// One line naming the adapter, its backend and type.
+    pub fn adapter_summary(&self) -> String {
+        adapter_summary(&self.adapter)
+    }
+}
+
+/// The adapter named by `WGPU_ADAPTER_NAME` (a case-insensitive substring),
+/// else the default one for `WGPU_POWER_PREF`.
+async fn pick_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, SolverError> {
+    if let Ok(name) = std::env::var("WGPU_ADAPTER_NAME") {
+        let name = name.to_lowercase();
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&name))
+            .ok_or_else(|| {
+                SolverError::NoAdapter(format!(
+                    "WGPU_ADAPTER_NAME={name} matches none of {names:?}"
+                ))
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| SolverError::NoAdapter(e.to_string()))
+}
+
+/// One line naming an adapter, its backend, type and driver.
+pub fn adapter_summary(adapter: &wgpu::Adapter) -> String {
+    let info = adapter.get_info();
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
+    )
+}
+
+/// Requests a device from `adapter` with the limits and features the solver
+/// benefits from: the adapter's own buffer-size limits (so large worlds fit)
+/// and timestamp queries where supported.
+pub async fn request_device(
+    adapter: &wgpu::Adapter,
+) -> Result<(wgpu::Device, wgpu::Queue), SolverError> {
+    // Everything the adapter offers: large worlds need its full buffer sizes.
+    let limits = adapter.limits();
+    let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+    adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("softbody"),
+            required_features: features,
+            required_limits: limits,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| SolverError::RequestDevice(e.to_string()))
+}

@@ -1,0 +1,144 @@
+//! Structs shared between Rust and WGSL (`shaders/shared.wgsl`).
+//!
+//! Every struct here is `#[repr(C)]`, `Pod`, padded explicitly, and checked
+//! field by field against naga's layout of the WGSL struct of the same name
+//! in `tests/layout.rs`. The CPU reference path works on the same structs, so
+//! both paths read identical data.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Threads per workgroup of every per-item kernel.
+pub const WORKGROUP_SIZE: u32 = 64;
+/// Threads per workgroup of the large-body reduction.
+pub const LARGE_BODY_THREADS: u32 = 256;
+/// Bodies with at most this many points are reduced by one thread each;
+/// larger ones by a workgroup of [`LARGE_BODY_THREADS`] threads.
+pub const SMALL_BODY_MAX_POINTS: u32 = 32;
+
+/// Spring kind codes, as in WGSL.
+pub const KIND_SPRING: u32 = 0;
+/// Soft distance constraint.
+pub const KIND_SOFT: u32 = 1;
+/// Hard rod.
+pub const KIND_ROD: u32 = 2;
+
+/// Uniform parameters of one substep (WGSL `SimParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SimParams {
+    /// Gravity, m/s^2.
+    pub gravity: [f32; 2],
+    /// Substep length `h`, s.
+    pub h: f32,
+    /// Point radius for static collisions, m.
+    pub point_radius: f32,
+    pub num_points: u32,
+    pub num_springs: u32,
+    pub num_bodies: u32,
+    pub num_planets: u32,
+    pub num_planes: u32,
+    /// Bodies reduced one per thread; they come first in `body_order`.
+    pub num_small_bodies: u32,
+    /// Bodies reduced one per workgroup; they follow in `body_order`.
+    pub num_large_bodies: u32,
+    pub _pad: u32,
+}
+
+/// Static per-point data (WGSL `PointInfo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PointInfo {
+    /// `1 / mass`, `0` for pinned points.
+    pub inv_mass: f32,
+    /// Shape-matching weight: the mass, or `PINNED_SHAPE_WEIGHT` when pinned.
+    pub weight: f32,
+    /// Index into the material table.
+    pub material: u32,
+    /// Collision layer mask.
+    pub layers: u32,
+}
+
+/// Resolved contact material (WGSL `MaterialInfo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MaterialInfo {
+    pub elasticity: f32,
+    /// 1/s.
+    pub friction: f32,
+}
+
+/// A resolved spring (WGSL `SpringInfo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SpringInfo {
+    pub a: u32,
+    pub b: u32,
+    /// Rest length, m.
+    pub rest: f32,
+    pub stiffness: f32,
+    pub damping: f32,
+    /// `KIND_SPRING`, `KIND_SOFT` or `KIND_ROD`.
+    pub kind: u32,
+}
+
+/// A resolved soft body (WGSL `BodyInfo`): its members are
+/// `members[first .. first + count]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyInfo {
+    pub first: u32,
+    pub count: u32,
+    /// 1/s^2.
+    pub stiffness: f32,
+    /// 1/s.
+    pub damping: f32,
+}
+
+/// One point's membership in one body (WGSL `Member`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Member {
+    /// Rest offset `q` from the body's weighted rest centroid, m.
+    pub rest: [f32; 2],
+    pub point: u32,
+    pub body: u32,
+}
+
+/// A body's best-fit rigid frame, recomputed every substep (WGSL `BodyFrame`).
+/// Also what a renderer or user reads as the body's transform.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyFrame {
+    /// Weighted centroid, m.
+    pub centroid: [f32; 2],
+    /// Weighted mean velocity, m/s.
+    pub vel: [f32; 2],
+    /// `(cos theta, sin theta)` of the best-fit rotation from rest.
+    pub rot: [f32; 2],
+    /// Angular velocity from angular momentum / inertia, rad/s.
+    pub omega: f32,
+    /// The body's stiffness, copied for the apply kernel.
+    pub stiffness: f32,
+    /// The body's damping, copied for the apply kernel.
+    pub damping: f32,
+    pub _pad: u32,
+}
+
+/// A planet (WGSL `PlanetInfo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PlanetInfo {
+    pub center: [f32; 2],
+    pub radius: f32,
+    pub layers: u32,
+}
+
+/// A half-plane (WGSL `PlaneInfo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PlaneInfo {
+    /// Unit outward normal.
+    pub normal: [f32; 2],
+    pub offset: f32,
+    pub layers: u32,
+}

@@ -1,0 +1,257 @@
+//! Flattening a [`World`] into the arrays both solver paths run on.
+//!
+//! The GPU uploads these arrays into storage buffers as they are; the CPU
+//! reference path steps them directly. Per-point adjacency (which springs and
+//! which body memberships touch each point) is built here, once, so that every
+//! reduction on the GPU is a gather with a fixed summation order.
+
+use crate::error::WorldError;
+use crate::layout::*;
+use crate::params::Params;
+use crate::world::{PINNED_SHAPE_WEIGHT, SpringKind, World};
+
+/// Compressed per-point adjacency: `offsets[i] .. offsets[i + 1]` index
+/// `entries`. Stored on the GPU as one `array<u32>`: the `n + 1` offsets
+/// followed by the entries (entry `k` at `n + 1 + k`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Adjacency {
+    /// `n + 1` offsets, then the entries, as uploaded.
+    pub data: Vec<u32>,
+    /// Number of points `n`.
+    pub n: usize,
+}
+
+impl Adjacency {
+    /// Builds the adjacency of `n` points from `(point, entry)` pairs; each
+    /// point's entries keep the order in which they are given.
+    pub fn build(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
+        let mut counts = vec![0u32; n + 1];
+        for (p, _) in pairs.clone() {
+            counts[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let total = counts[n] as usize;
+        let mut data = counts.clone();
+        data.resize(n + 1 + total, 0);
+        let mut cursor: Vec<u32> = counts[..n].to_vec();
+        for (p, e) in pairs {
+            let c = &mut cursor[p as usize];
+            data[n + 1 + *c as usize] = e;
+            *c += 1;
+        }
+        Self { data, n }
+    }
+
+    /// The entries of point `i`.
+    pub fn of(&self, i: usize) -> &[u32] {
+        let (a, b) = (self.data[i] as usize, self.data[i + 1] as usize);
+        &self.data[self.n + 1 + a..self.n + 1 + b]
+    }
+}
+
+/// A world flattened into GPU-layout arrays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packed {
+    pub sim: SimParams,
+    pub pos: Vec<[f32; 2]>,
+    pub vel: Vec<[f32; 2]>,
+    pub point_info: Vec<PointInfo>,
+    pub materials: Vec<MaterialInfo>,
+    pub springs: Vec<SpringInfo>,
+    /// Force springs and soft constraints touching each point.
+    pub spring_adj: Adjacency,
+    /// Rods touching each point.
+    pub rod_adj: Adjacency,
+    pub bodies: Vec<BodyInfo>,
+    pub members: Vec<Member>,
+    /// Memberships of each point.
+    pub member_adj: Adjacency,
+    /// Small bodies (one thread each) first, then large ones (a workgroup each).
+    pub body_order: Vec<u32>,
+    pub planets: Vec<PlanetInfo>,
+    pub planes: Vec<PlaneInfo>,
+    /// Number of rods (the rod stage is skipped when zero).
+    pub num_rods: u32,
+}
+
+/// The uniform parameters for a world's counts.
+pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
+    SimParams {
+        gravity: params.gravity.to_array(),
+        h: params.h(),
+        point_radius: params.point_radius,
+        ..packed.sim
+    }
+}
+
+impl Packed {
+    /// Flattens a world. Fails only if the parameters are invalid (items are
+    /// validated when added to the world).
+    pub fn from_world(world: &World) -> Result<Self, WorldError> {
+        world.validate()?;
+        let params = &world.params;
+        let n = world.points().len();
+        let pos = world.points().iter().map(|p| p.pos.to_array()).collect();
+        let vel = world.points().iter().map(|p| p.vel.to_array()).collect();
+        let point_info = world
+            .points()
+            .iter()
+            .map(|p| PointInfo {
+                inv_mass: if p.is_pinned() { 0.0 } else { 1.0 / p.mass },
+                weight: if p.is_pinned() {
+                    PINNED_SHAPE_WEIGHT
+                } else {
+                    p.mass
+                },
+                material: p.material.0,
+                layers: p.layers,
+            })
+            .collect::<Vec<_>>();
+        // A point with a tiny positive mass has an infinite inverse mass.
+        if let Some(i) = point_info.iter().position(|p| !p.inv_mass.is_finite()) {
+            return Err(WorldError::OutOfRange {
+                item: crate::Item::Point(i as u32),
+                field: "mass",
+                value: world.points()[i].mass as f64,
+                expected: "0 (pinned) or large enough that 1/mass is finite",
+            });
+        }
+        let materials = (0..world.materials().len())
+            .map(|m| {
+                let (elasticity, friction) =
+                    world.resolve_material(crate::MaterialHandle(m as u32));
+                MaterialInfo {
+                    elasticity,
+                    friction,
+                }
+            })
+            .collect();
+        let springs: Vec<SpringInfo> = world
+            .springs()
+            .iter()
+            .zip(world.rest_lengths())
+            .map(|(s, &rest)| SpringInfo {
+                a: s.a.0,
+                b: s.b.0,
+                rest,
+                stiffness: s.stiffness.unwrap_or(params.spring_stiffness),
+                damping: s.damping.unwrap_or(params.spring_damping),
+                kind: s.kind.code(),
+            })
+            .collect();
+        let ends = |want_rods: bool| {
+            let springs = &springs;
+            (0..springs.len() as u32)
+                .filter(move |&j| (springs[j as usize].kind == KIND_ROD) == want_rods)
+                .flat_map(move |j| {
+                    let s = springs[j as usize];
+                    [(s.a, j), (s.b, j)]
+                })
+        };
+        let spring_adj = Adjacency::build(n, ends(false));
+        let rod_adj = Adjacency::build(n, ends(true));
+        let num_rods = world
+            .springs()
+            .iter()
+            .filter(|s| s.kind == SpringKind::Rod)
+            .count() as u32;
+
+        let mut bodies = Vec::with_capacity(world.bodies().len());
+        let mut members = Vec::new();
+        for (b, (body, rest)) in world.bodies().iter().zip(world.rest_shapes()).enumerate() {
+            // Rest offsets from the weighted rest centroid, in f64 so that
+            // sum(w q) is zero to f32 precision (momentum conservation).
+            let weights: Vec<f64> = body
+                .points
+                .iter()
+                .map(|p| point_info[p.index()].weight as f64)
+                .collect();
+            let total: f64 = weights.iter().sum();
+            let (mut cx, mut cy) = (0.0f64, 0.0f64);
+            for (r, w) in rest.iter().zip(&weights) {
+                cx += r.x as f64 * w;
+                cy += r.y as f64 * w;
+            }
+            cx /= total;
+            cy /= total;
+            bodies.push(BodyInfo {
+                first: members.len() as u32,
+                count: body.points.len() as u32,
+                stiffness: body.stiffness.unwrap_or(params.shape_stiffness),
+                damping: body.damping.unwrap_or(params.shape_damping),
+            });
+            for (p, r) in body.points.iter().zip(rest) {
+                members.push(Member {
+                    rest: [(r.x as f64 - cx) as f32, (r.y as f64 - cy) as f32],
+                    point: p.0,
+                    body: b as u32,
+                });
+            }
+        }
+        if members.len() as u64 >= crate::world::MAX_ITEMS {
+            return Err(WorldError::TooMany {
+                what: "body memberships",
+                count: members.len() as u64,
+                limit: crate::world::MAX_ITEMS,
+            });
+        }
+        let member_adj = Adjacency::build(
+            n,
+            members
+                .iter()
+                .enumerate()
+                .map(|(m, mem)| (mem.point, m as u32)),
+        );
+        let (small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
+            .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
+        let sim = SimParams {
+            gravity: params.gravity.to_array(),
+            h: params.h(),
+            point_radius: params.point_radius,
+            num_points: n as u32,
+            num_springs: springs.len() as u32,
+            num_bodies: bodies.len() as u32,
+            num_planets: world.planets().len() as u32,
+            num_planes: world.planes().len() as u32,
+            num_small_bodies: small.len() as u32,
+            num_large_bodies: large.len() as u32,
+            _pad: 0,
+        };
+        let body_order = small.into_iter().chain(large).collect();
+        Ok(Self {
+            sim,
+            pos,
+            vel,
+            point_info,
+            materials,
+            springs,
+            spring_adj,
+            rod_adj,
+            bodies,
+            members,
+            member_adj,
+            body_order,
+            planets: world
+                .planets()
+                .iter()
+                .map(|p| PlanetInfo {
+                    center: p.center.to_array(),
+                    radius: p.radius,
+                    layers: p.layers,
+                })
+                .collect(),
+            planes: world
+                .planes()
+                .iter()
+                .map(|p| PlaneInfo {
+                    normal: p.normal.to_array(),
+                    offset: p.offset,
+                    layers: p.layers,
+                })
+                .collect(),
+            num_rods,
+        })
+    }
+}

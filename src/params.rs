@@ -1,0 +1,197 @@
+//! Simulation parameters: one struct, every field with its unit, default and
+//! stability bound.
+//!
+//! Units are SI by convention (metres, seconds, kilograms) but nothing in the
+//! solver depends on that: any consistent set works.
+
+use glam::Vec2;
+
+use crate::error::{Item, WorldError};
+
+/// Global simulation parameters.
+///
+/// Per-item values (a spring's stiffness, a body's damping, a point's
+/// material) override the defaults below; the defaults are what builders and
+/// scene files use when an item does not say.
+///
+/// Stability: the solver is explicit (symplectic Euler with Jacobi stages), so
+/// every stiffness must satisfy a bound in the substep `h = dt / substeps`.
+/// [`Params::stability_report`] checks the defaults against them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    /// Length of one step, in seconds. Default `1/60`.
+    /// Must be finite and `> 0`.
+    pub dt: f32,
+    /// Substeps per step; each runs every stage once with `h = dt / substeps`.
+    /// Default `8`. Range `1..=1024`. More substeps allow stiffer springs and
+    /// bodies (the bounds below scale with `h^2`) and reduce tunnelling.
+    pub substeps: u32,
+    /// Gravity, in m/s^2, applied to every non-pinned point. Default `(0, -9.81)`.
+    pub gravity: Vec2,
+    /// Radius of every point for collisions with planets and half-planes, in
+    /// metres. Default `0.02`. Must be `>= 0`.
+    pub point_radius: f32,
+    /// Default coefficient of restitution for points, unitless, `[0, 1]`:
+    /// `0` stops the normal motion on contact, `1` bounces without loss.
+    /// Default `0.3`.
+    pub elasticity: f32,
+    /// Default friction rate for points in contact, in 1/s, `>= 0`: the
+    /// tangential velocity decays like `exp(-friction t)` while in contact,
+    /// so `1 / friction` is the time to lose 63% of the sliding speed.
+    /// Unconditionally stable (exponential form). Default `5`.
+    pub friction: f32,
+    /// Default stiffness `k` of force springs, in N/m. The force is
+    /// `k (L - |d|)` along the spring. Default `2000`.
+    /// Stability: `k h^2 (1/m_a + 1/m_b) < 1` summed over the springs of a
+    /// point; with the defaults (`h = 1/480 s`, unit masses) `k < ~100,000`.
+    /// For soft constraints the same field is a relaxation rate in 1/s: each
+    /// substep closes the fraction `1 - exp(-k h)` of the error.
+    pub spring_stiffness: f32,
+    /// Default damping rate `c` of springs, in 1/s, `>= 0`: the relative
+    /// velocity along a spring decays like `exp(-c t)`. Unconditionally
+    /// stable. Default `10`.
+    pub spring_damping: f32,
+    /// Default shape-matching stiffness `k` of soft bodies, in 1/s^2: every
+    /// point is accelerated by `k (target - p)`. Default `1500`.
+    /// Stability: `k h^2 < 1` summed over the bodies that share a point.
+    pub shape_stiffness: f32,
+    /// Default shape-matching damping rate `c`, in 1/s, `>= 0`: velocities
+    /// relax toward the body's rigid motion by `1 - exp(-c h)` per substep.
+    /// Unconditionally stable. Default `10`.
+    pub shape_damping: f32,
+    /// Jacobi iterations of the hard-rod projection per substep. Default `4`.
+    /// Range `0..=64`; more iterations make long chains of rods stiffer
+    /// (Jacobi converges slowly, about one rod further per iteration).
+    pub rod_iterations: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            dt: 1.0 / 60.0,
+            substeps: 8,
+            gravity: Vec2::new(0.0, -9.81),
+            point_radius: 0.02,
+            elasticity: 0.3,
+            friction: 5.0,
+            spring_stiffness: 2000.0,
+            spring_damping: 10.0,
+            shape_stiffness: 1500.0,
+            shape_damping: 10.0,
+            rod_iterations: 4,
+        }
+    }
+}
+
+/// Largest accepted `substeps`.
+pub const MAX_SUBSTEPS: u32 = 1024;
+/// Largest accepted `rod_iterations`.
+pub const MAX_ROD_ITERATIONS: u32 = 64;
+
+impl Params {
+    /// The substep `h = dt / substeps`, in seconds.
+    pub fn h(&self) -> f32 {
+        self.dt / self.substeps as f32
+    }
+
+    /// Checks every field; the error names the field and says what is wrong.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        let finite = |field: &'static str, v: f32| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(WorldError::NonFinite {
+                    item: Item::Params,
+                    field,
+                })
+            }
+        };
+        let non_negative = |field: &'static str, v: f32| {
+            finite(field, v)?;
+            if v < 0.0 {
+                Err(WorldError::Negative {
+                    item: Item::Params,
+                    field,
+                    value: v,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        finite("dt", self.dt)?;
+        if self.dt <= 0.0 {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "dt",
+                value: self.dt as f64,
+                expected: "> 0",
+            });
+        }
+        if self.substeps == 0 || self.substeps > MAX_SUBSTEPS {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "substeps",
+                value: self.substeps as f64,
+                expected: "1..=1024",
+            });
+        }
+        if self.rod_iterations > MAX_ROD_ITERATIONS {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "rod_iterations",
+                value: self.rod_iterations as f64,
+                expected: "0..=64",
+            });
+        }
+        finite("gravity.x", self.gravity.x)?;
+        finite("gravity.y", self.gravity.y)?;
+        non_negative("point_radius", self.point_radius)?;
+        check_elasticity(Item::Params, self.elasticity)?;
+        non_negative("friction", self.friction)?;
+        non_negative("spring_stiffness", self.spring_stiffness)?;
+        non_negative("spring_damping", self.spring_damping)?;
+        non_negative("shape_stiffness", self.shape_stiffness)?;
+        non_negative("shape_damping", self.shape_damping)?;
+        Ok(())
+    }
+
+    /// Human-readable warnings for default stiffnesses beyond their explicit
+    /// stability bounds at unit mass (empty when all is well). These are not
+    /// errors: a heavier mass or a point in a single spring may still be
+    /// stable, but the defaults should be.
+    pub fn stability_report(&self) -> Vec<String> {
+        let h2 = self.h() * self.h();
+        let mut out = Vec::new();
+        if self.spring_stiffness * h2 * 2.0 >= 1.0 {
+            out.push(format!(
+                "spring_stiffness * h^2 * 2 = {:.3} >= 1: two unit masses on a default spring are unstable; raise substeps",
+                self.spring_stiffness * h2 * 2.0
+            ));
+        }
+        if self.shape_stiffness * h2 >= 1.0 {
+            out.push(format!(
+                "shape_stiffness * h^2 = {:.3} >= 1: default bodies are unstable; raise substeps",
+                self.shape_stiffness * h2
+            ));
+        }
+        out
+    }
+}
+
+pub(crate) fn check_elasticity(item: Item, e: f32) -> Result<(), WorldError> {
+    if !e.is_finite() {
+        return Err(WorldError::NonFinite {
+            item,
+            field: "elasticity",
+        });
+    }
+    if !(0.0..=1.0).contains(&e) {
+        return Err(WorldError::OutOfRange {
+            item,
+            field: "elasticity",
+            value: e as f64,
+            expected: "0..=1",
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Builders for the shapes users make all the time.

@@ -1,0 +1,634 @@
+//! The world: points, springs, soft bodies, colliders and materials.
+//!
+//! A [`World`] is the description both solver paths start from. Every `add_*`
+//! call validates its item and returns a typed handle, so a world that was
+//! built without error is always valid for [`Params`] that validate.
+
+use glam::Vec2;
+
+use crate::error::{Item, WorldError};
+use crate::params::{Params, check_elasticity};
+
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The index of the item in its world.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+handle!(
+    /// A point of a [`World`].
+    PointHandle
+);
+handle!(
+    /// A spring of a [`World`].
+    SpringHandle
+);
+handle!(
+    /// A shape-matched soft body of a [`World`].
+    BodyHandle
+);
+handle!(
+    /// A planet of a [`World`].
+    PlanetHandle
+);
+handle!(
+    /// A half-plane of a [`World`].
+    PlaneHandle
+);
+handle!(
+    /// A material of a [`World`]. Material 0 always exists: it follows
+    /// [`Params::elasticity`] and [`Params::friction`].
+    MaterialHandle
+);
+
+/// The layer mask that collides with everything.
+pub const ALL_LAYERS: u32 = u32::MAX;
+
+/// Contact response of a point (seed 001: elasticity and exponential friction).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Coefficient of restitution, `[0, 1]`; `None` follows [`Params::elasticity`].
+    pub elasticity: Option<f32>,
+    /// Friction rate in 1/s, `>= 0`; `None` follows [`Params::friction`].
+    pub friction: Option<f32>,
+}
+
+impl Material {
+    /// The material that follows the parameters' defaults.
+    pub const DEFAULT: Material = Material {
+        elasticity: None,
+        friction: None,
+    };
+}
+
+/// A point mass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// Position, in metres.
+    pub pos: Vec2,
+    /// Velocity, in m/s.
+    pub vel: Vec2,
+    /// Mass, in kg, `>= 0`. `0` pins the point: it never moves and has
+    /// infinite inertia in collisions and springs. In shape matching a pinned
+    /// point weighs [`PINNED_SHAPE_WEIGHT`] (see docs/physics.md).
+    pub mass: f32,
+    /// Contact material.
+    pub material: MaterialHandle,
+    /// Collision layers: the point collides with a collider when the masks
+    /// intersect. Default [`ALL_LAYERS`].
+    pub layers: u32,
+}
+
+/// Shape-matching weight of a pinned point: the finite stand-in for its
+/// infinite mass, large enough that a body hangs from a pinned point without
+/// measurable extra sag, small enough that f32 sums stay accurate.
+pub const PINNED_SHAPE_WEIGHT: f32 = 1.0e4;
+
+impl Point {
+    /// A free point of unit mass at rest.
+    pub fn new(pos: Vec2) -> Self {
+        Self {
+            pos,
+            vel: Vec2::ZERO,
+            mass: 1.0,
+            material: MaterialHandle(0),
+            layers: ALL_LAYERS,
+        }
+    }
+    /// With a velocity.
+    #[must_use]
+    pub fn vel(mut self, vel: Vec2) -> Self {
+        self.vel = vel;
+        self
+    }
+    /// With a mass (`0` pins).
+    #[must_use]
+    pub fn mass(mut self, mass: f32) -> Self {
+        self.mass = mass;
+        self
+    }
+    /// Pinned (mass `0`).
+    #[must_use]
+    pub fn pinned(mut self) -> Self {
+        self.mass = 0.0;
+        self
+    }
+    /// With a material.
+    #[must_use]
+    pub fn material(mut self, material: MaterialHandle) -> Self {
+        self.material = material;
+        self
+    }
+    /// With collision layers.
+    #[must_use]
+    pub fn layers(mut self, layers: u32) -> Self {
+        self.layers = layers;
+        self
+    }
+    /// Whether the point is pinned.
+    pub fn is_pinned(&self) -> bool {
+        self.mass == 0.0
+    }
+}
+
+/// The three kinds of two-point links of seed 001.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SpringKind {
+    /// Force-based damped spring (velocity level): `stiffness` in N/m,
+    /// `damping` in 1/s.
+    #[default]
+    Spring,
+    /// Soft distance constraint (position level): each substep closes the
+    /// fraction `1 - exp(-stiffness h)` of the length error and of the
+    /// relative velocity along it; `stiffness` is a rate in 1/s.
+    Soft,
+    /// Hard rod: Jacobi position projection, averaged per point, iterated
+    /// [`Params::rod_iterations`] times, then the relative velocity along the
+    /// rod is removed. `stiffness` and `damping` are unused.
+    Rod,
+}
+
+impl SpringKind {
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            SpringKind::Spring => 0,
+            SpringKind::Soft => 1,
+            SpringKind::Rod => 2,
+        }
+    }
+}
+
+/// A link between two points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spring {
+    /// First end.
+    pub a: PointHandle,
+    /// Second end.
+    pub b: PointHandle,
+    /// Rest length in metres; `None`: the distance between the points when
+    /// the spring is added.
+    pub rest_length: Option<f32>,
+    /// `None` follows [`Params::spring_stiffness`].
+    pub stiffness: Option<f32>,
+    /// `None` follows [`Params::spring_damping`].
+    pub damping: Option<f32>,
+    /// Spring, soft constraint or rod.
+    pub kind: SpringKind,
+}
+
+impl Spring {
+    /// A default spring between two points, resting at their distance.
+    pub fn new(a: PointHandle, b: PointHandle) -> Self {
+        Self {
+            a,
+            b,
+            rest_length: None,
+            stiffness: None,
+            damping: None,
+            kind: SpringKind::Spring,
+        }
+    }
+    /// With a rest length.
+    #[must_use]
+    pub fn rest_length(mut self, l: f32) -> Self {
+        self.rest_length = Some(l);
+        self
+    }
+    /// With a stiffness.
+    #[must_use]
+    pub fn stiffness(mut self, k: f32) -> Self {
+        self.stiffness = Some(k);
+        self
+    }
+    /// With a damping rate.
+    #[must_use]
+    pub fn damping(mut self, c: f32) -> Self {
+        self.damping = Some(c);
+        self
+    }
+    /// Of a kind.
+    #[must_use]
+    pub fn kind(mut self, kind: SpringKind) -> Self {
+        self.kind = kind;
+        self
+    }
+}
+
+/// A shape-matched soft body over a list of points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// Its points, in boundary order for bodies drawn as polygons. Bodies
+    /// may share points.
+    pub points: Vec<PointHandle>,
+    /// Rest shape, one position per point, in any placement and rotation;
+    /// `None`: the points' positions when the body is added.
+    pub rest: Option<Vec<Vec2>>,
+    /// Shape stiffness in 1/s^2; `None` follows [`Params::shape_stiffness`].
+    pub stiffness: Option<f32>,
+    /// Damping toward rigid motion in 1/s; `None` follows [`Params::shape_damping`].
+    pub damping: Option<f32>,
+}
+
+impl Body {
+    /// A body over these points, resting in their current shape.
+    pub fn new(points: Vec<PointHandle>) -> Self {
+        Self {
+            points,
+            rest: None,
+            stiffness: None,
+            damping: None,
+        }
+    }
+    /// With an explicit rest shape.
+    #[must_use]
+    pub fn rest(mut self, rest: Vec<Vec2>) -> Self {
+        self.rest = Some(rest);
+        self
+    }
+    /// With a stiffness.
+    #[must_use]
+    pub fn stiffness(mut self, k: f32) -> Self {
+        self.stiffness = Some(k);
+        self
+    }
+    /// With a damping rate.
+    #[must_use]
+    pub fn damping(mut self, c: f32) -> Self {
+        self.damping = Some(c);
+        self
+    }
+}
+
+/// A static disk collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Planet {
+    /// Centre, in metres.
+    pub center: Vec2,
+    /// Radius, in metres, `>= 0`.
+    pub radius: f32,
+    /// Collision layers, default [`ALL_LAYERS`].
+    pub layers: u32,
+}
+
+impl Planet {
+    /// A planet on all layers.
+    pub fn new(center: Vec2, radius: f32) -> Self {
+        Self {
+            center,
+            radius,
+            layers: ALL_LAYERS,
+        }
+    }
+}
+
+/// A static half-plane collider: points with `normal . p >= offset` are outside.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HalfPlane {
+    /// Outward normal; normalised when added.
+    pub normal: Vec2,
+    /// Offset along the normal, in metres.
+    pub offset: f32,
+    /// Collision layers, default [`ALL_LAYERS`].
+    pub layers: u32,
+}
+
+impl HalfPlane {
+    /// A half-plane on all layers.
+    pub fn new(normal: Vec2, offset: f32) -> Self {
+        Self {
+            normal,
+            offset,
+            layers: ALL_LAYERS,
+        }
+    }
+    /// The floor `y >= height`.
+    pub fn floor(height: f32) -> Self {
+        Self::new(Vec2::Y, height)
+    }
+}
+
+/// Largest number of points, springs, bodies or memberships: indices are u32
+/// and the top bit is reserved.
+pub const MAX_ITEMS: u64 = 1 << 31;
+
+/// Everything the solvers simulate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct World {
+    /// The global parameters; change them freely, they are validated when a
+    /// solver is built or updated.
+    pub params: Params,
+    points: Vec<Point>,
+    springs: Vec<Spring>,
+    /// Resolved rest length of each spring.
+    rest_lengths: Vec<f32>,
+    bodies: Vec<Body>,
+    /// Resolved rest shape of each body.
+    rest_shapes: Vec<Vec<Vec2>>,
+    planets: Vec<Planet>,
+    planes: Vec<HalfPlane>,
+    materials: Vec<Material>,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new(Params::default())
+    }
+}
+
+fn check_finite(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(WorldError::NonFinite { item, field })
+    }
+}
+
+fn check_vec(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(WorldError::NonFinite { item, field })
+    }
+}
+
+fn check_non_negative(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
+    check_finite(item, field, v)?;
+    if v < 0.0 {
+        return Err(WorldError::Negative {
+            item,
+            field,
+            value: v,
+        });
+    }
+    Ok(())
+}
+
+fn check_opt_non_negative(item: Item, field: &'static str, v: Option<f32>) -> Result<(), WorldError> {
+    v.map_or(Ok(()), |v| check_non_negative(item, field, v))
+}
+
+fn next_index(len: usize, what: &'static str) -> Result<u32, WorldError> {
+    if len as u64 >= MAX_ITEMS {
+        return Err(WorldError::TooMany {
+            what,
+            count: len as u64 + 1,
+            limit: MAX_ITEMS,
+        });
+    }
+    Ok(len as u32)
+}
+
+impl World {
+    /// An empty world with these parameters.
+    pub fn new(params: Params) -> Self {
+        Self {
+            params,
+            points: Vec::new(),
+            springs: Vec::new(),
+            rest_lengths: Vec::new(),
+            bodies: Vec::new(),
+            rest_shapes: Vec::new(),
+            planets: Vec::new(),
+            planes: Vec::new(),
+            materials: vec![Material::DEFAULT],
+        }
+    }
+
+    /// The points.
+    pub fn points(&self) -> &[Point] {
+        &self.points
+    }
+    /// The springs.
+    pub fn springs(&self) -> &[Spring] {
+        &self.springs
+    }
+    /// The resolved rest length of each spring, in metres.
+    pub fn rest_lengths(&self) -> &[f32] {
+        &self.rest_lengths
+    }
+    /// The soft bodies.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+    /// The resolved rest shape of each body (one position per point, as
+    /// given or as the points were when the body was added).
+    pub fn rest_shapes(&self) -> &[Vec<Vec2>] {
+        &self.rest_shapes
+    }
+    /// The planets.
+    pub fn planets(&self) -> &[Planet] {
+        &self.planets
+    }
+    /// The half-planes.
+    pub fn planes(&self) -> &[HalfPlane] {
+        &self.planes
+    }
+    /// The materials; index 0 is the default material.
+    pub fn materials(&self) -> &[Material] {
+        &self.materials
+    }
+
+    /// The point's current state. Panics on a handle from another world;
+    /// see [`World::try_point`].
+    pub fn point(&self, h: PointHandle) -> &Point {
+        &self.points[h.index()]
+    }
+    /// The point, or `None` for an unknown handle.
+    pub fn try_point(&self, h: PointHandle) -> Option<&Point> {
+        self.points.get(h.index())
+    }
+
+    /// Overwrites positions and velocities, e.g. with a solver's read-back
+    /// state. Both slices must have one entry per point.
+    pub fn set_state(&mut self, pos: &[Vec2], vel: &[Vec2]) -> Result<(), WorldError> {
+        for (what, len) in [("positions", pos.len()), ("velocities", vel.len())] {
+            if len != self.points.len() {
+                return Err(WorldError::TooMany {
+                    what,
+                    count: len as u64,
+                    limit: self.points.len() as u64,
+                });
+            }
+        }
+        for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
+            check_vec(Item::Point(i as u32), "pos", *p)?;
+            check_vec(Item::Point(i as u32), "vel", *v)?;
+        }
+        for ((pt, p), v) in self.points.iter_mut().zip(pos).zip(vel) {
+            pt.pos = *p;
+            pt.vel = *v;
+        }
+        Ok(())
+    }
+
+    /// Adds a material.
+    pub fn add_material(&mut self, m: Material) -> Result<MaterialHandle, WorldError> {
+        let index = next_index(self.materials.len(), "materials")?;
+        let item = Item::Material(index);
+        if let Some(e) = m.elasticity {
+            check_elasticity(item, e)?;
+        }
+        check_opt_non_negative(item, "friction", m.friction)?;
+        self.materials.push(m);
+        Ok(MaterialHandle(index))
+    }
+
+    /// Adds a point.
+    pub fn add_point(&mut self, p: Point) -> Result<PointHandle, WorldError> {
+        let index = next_index(self.points.len(), "points")?;
+        let item = Item::Point(index);
+        check_vec(item, "pos", p.pos)?;
+        check_vec(item, "vel", p.vel)?;
+        check_non_negative(item, "mass", p.mass)?;
+        if p.material.index() >= self.materials.len() {
+            return Err(WorldError::IndexOutOfRange {
+                item,
+                field: "material",
+                index: p.material.0,
+                len: self.materials.len() as u32,
+            });
+        }
+        self.points.push(p);
+        Ok(PointHandle(index))
+    }
+
+    fn check_point_ref(&self, item: Item, field: &'static str, h: PointHandle) -> Result<(), WorldError> {
+        if h.index() >= self.points.len() {
+            return Err(WorldError::IndexOutOfRange {
+                item,
+                field,
+                index: h.0,
+                len: self.points.len() as u32,
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds a spring, soft constraint or rod.
+    pub fn add_spring(&mut self, s: Spring) -> Result<SpringHandle, WorldError> {
+        let index = next_index(self.springs.len(), "springs")?;
+        let item = Item::Spring(index);
+        self.check_point_ref(item, "a", s.a)?;
+        self.check_point_ref(item, "b", s.b)?;
+        if s.a == s.b {
+            return Err(WorldError::SelfSpring { item, a: s.a.0 });
+        }
+        check_opt_non_negative(item, "rest_length", s.rest_length)?;
+        check_opt_non_negative(item, "stiffness", s.stiffness)?;
+        check_opt_non_negative(item, "damping", s.damping)?;
+        let distance = self.points[s.a.index()].pos.distance(self.points[s.b.index()].pos);
+        let rest = s.rest_length.unwrap_or(distance);
+        if rest == 0.0 && distance == 0.0 {
+            return Err(WorldError::ZeroLengthSpring {
+                item,
+                a: s.a.0,
+                b: s.b.0,
+            });
+        }
+        check_finite(item, "rest_length", rest)?;
+        self.springs.push(s);
+        self.rest_lengths.push(rest);
+        Ok(SpringHandle(index))
+    }
+
+    /// Adds a shape-matched soft body.
+    pub fn add_body(&mut self, b: Body) -> Result<BodyHandle, WorldError> {
+        let index = next_index(self.bodies.len(), "bodies")?;
+        let item = Item::Body(index);
+        for &p in &b.points {
+            self.check_point_ref(item, "points", p)?;
+        }
+        let mut sorted: Vec<u32> = b.points.iter().map(|p| p.0).collect();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(WorldError::DegenerateBody {
+                item,
+                reason: format!("point {} is listed twice", w[0]),
+            });
+        }
+        if b.points.len() < 2 {
+            return Err(WorldError::DegenerateBody {
+                item,
+                reason: format!("needs at least 2 distinct points, has {}", b.points.len()),
+            });
+        }
+        check_opt_non_negative(item, "stiffness", b.stiffness)?;
+        check_opt_non_negative(item, "damping", b.damping)?;
+        let rest = match &b.rest {
+            Some(rest) => {
+                if rest.len() != b.points.len() {
+                    return Err(WorldError::DegenerateBody {
+                        item,
+                        reason: format!(
+                            "rest shape has {} positions for {} points",
+                            rest.len(),
+                            b.points.len()
+                        ),
+                    });
+                }
+                for r in rest {
+                    check_vec(item, "rest", *r)?;
+                }
+                rest.clone()
+            }
+            None => b.points.iter().map(|p| self.points[p.index()].pos).collect(),
+        };
+        let first = rest[0];
+        if rest.iter().all(|r| *r == first) {
+            return Err(WorldError::DegenerateBody {
+                item,
+                reason: "rest shape has fewer than 2 distinct positions".into(),
+            });
+        }
+        self.bodies.push(b);
+        self.rest_shapes.push(rest);
+        Ok(BodyHandle(index))
+    }
+
+    /// Adds a planet.
+    pub fn add_planet(&mut self, p: Planet) -> Result<PlanetHandle, WorldError> {
+        let index = next_index(self.planets.len(), "planets")?;
+        let item = Item::Planet(index);
+        check_vec(item, "center", p.center)?;
+        check_non_negative(item, "radius", p.radius)?;
+        self.planets.push(p);
+        Ok(PlanetHandle(index))
+    }
+
+    /// Adds a half-plane; its normal is normalised.
+    pub fn add_plane(&mut self, mut p: HalfPlane) -> Result<PlaneHandle, WorldError> {
+        let index = next_index(self.planes.len(), "planes")?;
+        let item = Item::Plane(index);
+        check_vec(item, "normal", p.normal)?;
+        check_finite(item, "offset", p.offset)?;
+        let len = p.normal.length();
+        if len == 0.0 || !len.is_finite() {
+            return Err(WorldError::ZeroNormal { item });
+        }
+        p.normal /= len;
+        self.planes.push(p);
+        Ok(PlaneHandle(index))
+    }
+
+    /// Validates the parameters (items are validated when added).
+    pub fn validate(&self) -> Result<(), WorldError> {
+        self.params.validate()
+    }
+
+    /// Resolved elasticity and friction of a material.
+    pub fn resolve_material(&self, m: MaterialHandle) -> (f32, f32) {
+        let mat = self.materials[m.index()];
+        (
+            mat.elasticity.unwrap_or(self.params.elasticity),
+            mat.friction.unwrap_or(self.params.friction),
+        )
+    }
+}
