@@ -26,7 +26,7 @@ pub use world::*;
 /// The types most programs need.
 pub mod prelude {
     pub use crate::cpu::CpuSolver;
-    pub use crate::gpu::{GpuContext, SolverError};
+    pub use crate::gpu::{GpuContext, GpuSolver, SolverError};
     pub use crate::shapes::*;
     pub use crate::world::*;
     pub use crate::{Params, Vec2, WorldError};

@@ -5,9 +5,19 @@
 //! buffers and pipelines, never the device: it takes the caller's device and
 //! queue and records steps into the caller's command encoder.
 
+mod buffers;
+mod collide;
 mod context;
+mod integrate;
+mod rods;
+pub mod shaders;
+mod shape_match;
+mod solver;
+mod springs;
 
+pub use buffers::Buffers;
 pub use context::{GpuContext, adapter_summary, request_device};
+pub use solver::{GpuSolver, Stage, State, read_buffer};
 
 use crate::error::WorldError;
 

@@ -1,0 +1,64 @@
+// Stage 2: points against static planets and half-planes (seed 001: deepest
+// penetration, push-out, elasticity, exponential friction; seed 002: layers;
+// seed 003: half-planes). CPU mirror: src/cpu/collide.rs.
+
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> info: array<PointInfo>;
+@group(0) @binding(2) var<storage, read> materials: array<MaterialInfo>;
+@group(0) @binding(3) var<storage, read> planets: array<PlanetInfo>;
+@group(0) @binding(4) var<storage, read> planes: array<PlaneInfo>;
+@group(0) @binding(5) var<storage, read_write> pos: array<vec2<f32>>;
+@group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let pi = info[i];
+    if (pi.inv_mass == 0.0) {
+        return;
+    }
+    let p = pos[i];
+    // Deepest contact; ties keep the first collider, planets before planes.
+    var best_depth = 0.0;
+    var best_normal = vec2<f32>(0.0, 0.0);
+    for (var k = 0u; k < sim.num_planets; k++) {
+        let planet = planets[k];
+        if ((planet.layers & pi.layers) == 0u) {
+            continue;
+        }
+        let d = p - planet.center;
+        let dist = length(d);
+        let depth = planet.radius + sim.point_radius - dist;
+        if (depth > best_depth) {
+            best_depth = depth;
+            best_normal = safe_dir(d, dist);
+        }
+    }
+    for (var k = 0u; k < sim.num_planes; k++) {
+        let plane = planes[k];
+        if ((plane.layers & pi.layers) == 0u) {
+            continue;
+        }
+        let depth = plane.offset + sim.point_radius - dot(plane.normal, p);
+        if (depth > best_depth) {
+            best_depth = depth;
+            best_normal = plane.normal;
+        }
+    }
+    if (best_depth <= 0.0) {
+        return;
+    }
+    let n = best_normal;
+    let mat = materials[pi.material];
+    let v = vel[i];
+    var vn = dot(n, v);
+    let vt = (v - n * vn) * exp(-mat.friction * sim.h);
+    if (vn < 0.0) {
+        vn = vn * -mat.elasticity;
+    }
+    pos[i] = p + n * best_depth;
+    vel[i] = n * vn + vt;
+}

@@ -1,0 +1,138 @@
+//! The solver's storage buffers: the packed world, uploaded once.
+
+use wgpu::util::DeviceExt;
+
+use super::SolverError;
+use crate::layout::{BodyFrame, SimParams};
+use crate::pack::Packed;
+
+/// Every buffer the kernels bind. State (`pos`, `vel`) is double-buffered:
+/// Jacobi stages read one copy and write the other. Between steps the state
+/// is always in copy 0.
+pub struct Buffers {
+    pub sim: wgpu::Buffer,
+    pub info: wgpu::Buffer,
+    pub materials: wgpu::Buffer,
+    pub springs: wgpu::Buffer,
+    pub spring_adj: wgpu::Buffer,
+    pub rod_adj: wgpu::Buffer,
+    pub bodies: wgpu::Buffer,
+    pub members: wgpu::Buffer,
+    pub member_adj: wgpu::Buffer,
+    pub body_order: wgpu::Buffer,
+    pub planets: wgpu::Buffer,
+    pub planes: wgpu::Buffer,
+    pub pos: [wgpu::Buffer; 2],
+    pub vel: [wgpu::Buffer; 2],
+    pub frames: wgpu::Buffer,
+}
+
+/// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays
+/// in storage buffers cannot be empty).
+fn bytes_or_zero<T: bytemuck::Pod>(data: &[T]) -> Vec<u8> {
+    if data.is_empty() {
+        vec![0; std::mem::size_of::<T>().max(4)]
+    } else {
+        bytemuck::cast_slice(data).to_vec()
+    }
+}
+
+impl Buffers {
+    /// Uploads a packed world after checking every buffer against the
+    /// device's limits.
+    pub fn new(device: &wgpu::Device, packed: &Packed) -> Result<Self, SolverError> {
+        let limits = device.limits();
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let state = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::VERTEX;
+        let check = |name: &'static str, bytes: usize| -> Result<(), SolverError> {
+            let bytes = bytes as u64;
+            for (limit, limit_name) in [
+                (limits.max_storage_buffer_binding_size, "max_storage_buffer_binding_size"),
+                (limits.max_buffer_size, "max_buffer_size"),
+            ] {
+                if bytes > limit {
+                    return Err(SolverError::TooLarge {
+                        buffer: name,
+                        bytes,
+                        limit,
+                        limit_name,
+                    });
+                }
+            }
+            Ok(())
+        };
+        let init = |name: &'static str, contents: Vec<u8>, usage| -> Result<wgpu::Buffer, SolverError> {
+            check(name, contents.len())?;
+            Ok(device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(name),
+                contents: &contents,
+                usage,
+            }))
+        };
+        let frames_len = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
+        check("frames", frames_len)?;
+        Ok(Self {
+            sim: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("sim"),
+                contents: bytemuck::bytes_of(&packed.sim),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            }),
+            info: init("point_info", bytes_or_zero(&packed.point_info), storage)?,
+            materials: init("materials", bytes_or_zero(&packed.materials), storage)?,
+            springs: init("springs", bytes_or_zero(&packed.springs), storage)?,
+            spring_adj: init("spring_adj", bytes_or_zero(&packed.spring_adj.data), storage)?,
+            rod_adj: init("rod_adj", bytes_or_zero(&packed.rod_adj.data), storage)?,
+            bodies: init("bodies", bytes_or_zero(&packed.bodies), storage)?,
+            members: init("members", bytes_or_zero(&packed.members), storage)?,
+            member_adj: init("member_adj", bytes_or_zero(&packed.member_adj.data), storage)?,
+            body_order: init("body_order", bytes_or_zero(&packed.body_order), storage)?,
+            planets: init("planets", bytes_or_zero(&packed.planets), storage)?,
+            planes: init("planes", bytes_or_zero(&packed.planes), storage)?,
+            pos: [
+                init("pos0", bytes_or_zero(&packed.pos), state)?,
+                init("pos1", bytes_or_zero(&packed.pos), state)?,
+            ],
+            vel: [
+                init("vel0", bytes_or_zero(&packed.vel), state)?,
+                init("vel1", bytes_or_zero(&packed.vel), state)?,
+            ],
+            frames: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("frames"),
+                size: frames_len as u64,
+                usage: storage | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+        })
+    }
+
+    /// Writes new uniform parameters.
+    pub fn write_sim(&self, queue: &wgpu::Queue, sim: &SimParams) {
+        queue.write_buffer(&self.sim, 0, bytemuck::bytes_of(sim));
+    }
+
+    /// Total bytes of GPU memory held.
+    pub fn total_bytes(&self) -> u64 {
+        [
+            &self.sim,
+            &self.info,
+            &self.materials,
+            &self.springs,
+            &self.spring_adj,
+            &self.rod_adj,
+            &self.bodies,
+            &self.members,
+            &self.member_adj,
+            &self.body_order,
+            &self.planets,
+            &self.planes,
+            &self.pos[0],
+            &self.pos[1],
+            &self.vel[0],
+            &self.vel[1],
+            &self.frames,
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum()
+    }
+}

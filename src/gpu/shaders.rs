@@ -1,0 +1,71 @@
+//! WGSL sources: `shaders/shared.wgsl` (structs and helpers shared by every
+//! kernel, twins of `crate::layout`) prepended to each stage's file.
+
+/// The shared prelude.
+pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
+
+/// Every stage: `(name, source without the prelude)`. The name is the WGSL
+/// file, the Rust wrapper module and the CPU mirror alike.
+pub const STAGES: &[(&str, &str)] = &[
+    ("integrate", include_str!("../../shaders/integrate.wgsl")),
+    ("collide", include_str!("../../shaders/collide.wgsl")),
+    ("springs", include_str!("../../shaders/springs.wgsl")),
+    ("rods", include_str!("../../shaders/rods.wgsl")),
+    ("shape_match", include_str!("../../shaders/shape_match.wgsl")),
+];
+
+/// The complete WGSL of a stage (prelude + stage), or `None` for an unknown name.
+pub fn stage_source(name: &str) -> Option<String> {
+    STAGES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, src)| format!("{SHARED}\n{src}"))
+}
+
+/// Creates a compute pipeline with an automatic layout for `entry` of `stage`.
+pub(crate) fn pipeline(device: &wgpu::Device, stage: &str, entry: &str) -> wgpu::ComputePipeline {
+    let source = stage_source(stage).expect("stage names are internal constants");
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(stage),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: None,
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// A bind group for group 0 of `pipeline` from `(binding, buffer)` pairs.
+pub(crate) fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    entries: &[(u32, &wgpu::Buffer)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = entries
+        .iter()
+        .map(|(binding, buffer)| wgpu::BindGroupEntry {
+            binding: *binding,
+            resource: buffer.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}
+
+/// Workgroup grid for `groups` workgroups: a row holds at most `max_per_dim`
+/// of them; kernels rebuild the linear index (WGSL `linear_index`).
+pub(crate) fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
+    if groups <= max_per_dim {
+        (groups, 1)
+    } else {
+        (max_per_dim, groups.div_ceil(max_per_dim))
+    }
+}

@@ -1,0 +1,93 @@
+//! Stage 4 wrapper for `shaders/shape_match.wgsl` (CPU mirror:
+//! `cpu::shape_match`): body frames (small bodies one per thread, large
+//! bodies one per workgroup), then the per-point gather.
+
+use super::buffers::Buffers;
+use super::shaders::{bind_group, pipeline};
+
+/// Shape matching: reads state `s`, writes `1 - s`.
+pub struct ShapeMatch {
+    frames: wgpu::ComputePipeline,
+    frames_large: wgpu::ComputePipeline,
+    apply: wgpu::ComputePipeline,
+    frames_bind: [wgpu::BindGroup; 2],
+    frames_large_bind: [wgpu::BindGroup; 2],
+    apply_bind: [wgpu::BindGroup; 2],
+}
+
+/// Workgroup grids of the three dispatches.
+#[derive(Clone, Copy, Debug)]
+pub struct ShapeMatchGrids {
+    pub small: (u32, u32),
+    pub large: (u32, u32),
+    pub points: (u32, u32),
+}
+
+impl ShapeMatch {
+    pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
+        let frames = pipeline(device, "shape_match", "frames");
+        let frames_large = pipeline(device, "shape_match", "frames_large");
+        let apply = pipeline(device, "shape_match", "apply");
+        let frame_entries = |s: usize| {
+            [
+                (0, &b.sim),
+                (1, &b.info),
+                (2, &b.bodies),
+                (3, &b.members),
+                (4, &b.body_order),
+                (5, &b.pos[s]),
+                (6, &b.vel[s]),
+                (7, &b.frames),
+            ]
+        };
+        let frames_bind =
+            [0, 1].map(|s| bind_group(device, "shape_match.frames", &frames, &frame_entries(s)));
+        let frames_large_bind = [0, 1]
+            .map(|s| bind_group(device, "shape_match.frames_large", &frames_large, &frame_entries(s)));
+        let apply_bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "shape_match.apply",
+                &apply,
+                &[
+                    (0, &b.sim),
+                    (1, &b.info),
+                    (3, &b.members),
+                    (5, &b.pos[s]),
+                    (6, &b.vel[s]),
+                    (8, &b.member_adj),
+                    (9, &b.frames),
+                    (10, &b.pos[1 - s]),
+                    (11, &b.vel[1 - s]),
+                ],
+            )
+        });
+        Self {
+            frames,
+            frames_large,
+            apply,
+            frames_bind,
+            frames_large_bind,
+            apply_bind,
+        }
+    }
+
+    /// Records the frames and the apply dispatches reading copy `state`;
+    /// returns the copy written.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grids: ShapeMatchGrids) -> usize {
+        if grids.small.0 > 0 {
+            pass.set_pipeline(&self.frames);
+            pass.set_bind_group(0, &self.frames_bind[state], &[]);
+            pass.dispatch_workgroups(grids.small.0, grids.small.1, 1);
+        }
+        if grids.large.0 > 0 {
+            pass.set_pipeline(&self.frames_large);
+            pass.set_bind_group(0, &self.frames_large_bind[state], &[]);
+            pass.dispatch_workgroups(grids.large.0, grids.large.1, 1);
+        }
+        pass.set_pipeline(&self.apply);
+        pass.set_bind_group(0, &self.apply_bind[state], &[]);
+        pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
+        1 - state
+    }
+}

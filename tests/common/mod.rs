@@ -1,0 +1,42 @@
+//! Shared by the GPU tests: a device, or a clear failure.
+#![allow(dead_code)]
+
+use softbody::gpu::GpuContext;
+
+/// A headless GPU context. Without an adapter: in CI (`CI=true`) the test
+/// fails; elsewhere it is skipped with a message saying why.
+pub fn gpu() -> Option<GpuContext> {
+    match GpuContext::new_headless() {
+        Ok(ctx) => Some(ctx),
+        Err(e) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+                panic!(
+                    "CI=true but no GPU adapter is available ({e}); install mesa-vulkan-drivers (lavapipe)"
+                );
+            }
+            eprintln!("SKIPPED: no GPU adapter ({e}); install mesa-vulkan-drivers to run GPU tests");
+            None
+        }
+    }
+}
+
+/// Small deterministic PRNG (xorshift64*), so test scenes need no dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * u
+    }
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}

@@ -1,0 +1,130 @@
+//! Every WGSL file parses and validates with naga, and every struct shared
+//! with WGSL has the size and field offsets of naga's layout. No GPU needed.
+
+use std::mem::{offset_of, size_of};
+
+use softbody::gpu::shaders::{SHARED, STAGES, stage_source};
+use softbody::layout::*;
+
+fn parse_and_validate(name: &str, source: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{name}: WGSL parse error:\n{}", e.emit_to_string(source)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{name}: WGSL validation error:\n{}", e.emit_to_string(source)));
+    module
+}
+
+#[test]
+fn every_stage_parses_and_validates() {
+    assert_eq!(STAGES.len(), 5);
+    for (name, _) in STAGES {
+        let source = stage_source(name).unwrap();
+        let module = parse_and_validate(name, &source);
+        assert!(
+            module.entry_points.iter().all(|e| e.stage == naga::ShaderStage::Compute),
+            "{name}: every entry point is a compute kernel"
+        );
+    }
+}
+
+#[test]
+fn shader_files_on_disk_are_the_ones_compiled_in() {
+    // Every .wgsl in shaders/ is either the prelude or a registered stage.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    on_disk.sort();
+    let mut known: Vec<String> = STAGES.iter().map(|(n, _)| format!("{n}.wgsl")).collect();
+    known.push("shared.wgsl".into());
+    known.sort();
+    assert_eq!(on_disk, known);
+}
+
+/// `(size, [(field, offset)])` of a WGSL struct in naga's layout.
+fn naga_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
+    for (_, ty) in module.types.iter() {
+        if ty.name.as_deref() == Some(name) {
+            if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                return (
+                    *span,
+                    members
+                        .iter()
+                        .map(|m| (m.name.clone().unwrap(), m.offset))
+                        .collect(),
+                );
+            }
+        }
+    }
+    panic!("struct {name} not found in shared.wgsl");
+}
+
+macro_rules! check_layout {
+    ($module:expr, $ty:ident, [$($field:ident),* $(,)?]) => {{
+        let (size, fields) = naga_layout(&$module, stringify!($ty));
+        let rust: Vec<(String, u32)> = vec![$((stringify!($field).to_string(), offset_of!($ty, $field) as u32)),*];
+        assert_eq!(fields, rust, "{}: field names and offsets differ between WGSL (left) and Rust (right)", stringify!($ty));
+        assert_eq!(size as usize, size_of::<$ty>(), "{}: size differs between WGSL and Rust", stringify!($ty));
+    }};
+}
+
+#[test]
+fn rust_structs_match_naga_layouts() {
+    let module = parse_and_validate("shared.wgsl", SHARED);
+    check_layout!(
+        module,
+        SimParams,
+        [
+            gravity,
+            h,
+            point_radius,
+            num_points,
+            num_springs,
+            num_bodies,
+            num_planets,
+            num_planes,
+            num_small_bodies,
+            num_large_bodies,
+            _pad
+        ]
+    );
+    check_layout!(module, PointInfo, [inv_mass, weight, material, layers]);
+    check_layout!(module, MaterialInfo, [elasticity, friction]);
+    check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
+    check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
+    check_layout!(module, Member, [rest, point, body]);
+    check_layout!(
+        module,
+        BodyFrame,
+        [centroid, vel, rot, omega, stiffness, damping, _pad]
+    );
+    check_layout!(module, PlanetInfo, [center, radius, layers]);
+    check_layout!(module, PlaneInfo, [normal, offset, layers]);
+}
+
+#[test]
+fn shared_constants_match() {
+    let module = parse_and_validate("shared.wgsl", SHARED);
+    let constant = |name: &str| -> u32 {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("const {name} missing"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref e => panic!("const {name} is {e:?}"),
+        }
+    };
+    assert_eq!(constant("WORKGROUP_SIZE"), WORKGROUP_SIZE);
+    assert_eq!(constant("LARGE_BODY_THREADS"), LARGE_BODY_THREADS);
+    assert_eq!(constant("KIND_SPRING"), KIND_SPRING);
+    assert_eq!(constant("KIND_SOFT"), KIND_SOFT);
+    assert_eq!(constant("KIND_ROD"), KIND_ROD);
+}
