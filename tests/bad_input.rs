@@ -1,0 +1,897 @@
+//! Every bad input the spec names is refused with a typed error that names
+//! its item, and degenerate geometry that arises at run time never produces
+//! NaN on the CPU path.
+
+use std::fmt::Debug;
+
+use softbody::Item;
+use softbody::pack::Packed;
+use softbody::prelude::*;
+
+const NON_FINITE: [f32; 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+
+/// Asserts the exact error, and that its message names the item.
+#[track_caller]
+fn expect_err<T: Debug>(result: Result<T, WorldError>, want: WorldError, names: &str) {
+    let err = result.expect_err("accepted a bad input");
+    assert_eq!(err, want);
+    let msg = err.to_string();
+    assert!(msg.contains(names), "{msg:?} does not name {names:?}");
+}
+
+/// Points 0, 1, 2 at (0, 0), (1, 0), (0, 1): the next point is "point 3".
+fn world3() -> World {
+    let mut w = World::default();
+    for p in [Vec2::ZERO, Vec2::X, Vec2::Y] {
+        w.add_point(Point::new(p)).unwrap();
+    }
+    w
+}
+
+fn handles(ids: &[u32]) -> Vec<PointHandle> {
+    ids.iter().map(|&i| PointHandle(i)).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Out-of-range indices.
+
+#[test]
+fn spring_with_out_of_range_point() {
+    let mut w = world3();
+    expect_err(
+        w.add_spring(Spring::new(PointHandle(7), PointHandle(0))),
+        WorldError::IndexOutOfRange {
+            item: Item::Spring(0),
+            field: "a",
+            index: 7,
+            len: 3,
+        },
+        "spring 0",
+    );
+    expect_err(
+        w.add_spring(Spring::new(PointHandle(0), PointHandle(3))),
+        WorldError::IndexOutOfRange {
+            item: Item::Spring(0),
+            field: "b",
+            index: 3,
+            len: 3,
+        },
+        "spring 0",
+    );
+    assert!(w.springs().is_empty());
+}
+
+#[test]
+fn body_with_out_of_range_point() {
+    let mut w = world3();
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 5]))),
+        WorldError::IndexOutOfRange {
+            item: Item::Body(0),
+            field: "points",
+            index: 5,
+            len: 3,
+        },
+        "body 0",
+    );
+    assert!(w.bodies().is_empty());
+}
+
+#[test]
+fn point_with_unknown_material() {
+    let mut w = world3();
+    expect_err(
+        w.add_point(Point::new(Vec2::ZERO).material(MaterialHandle(1))),
+        WorldError::IndexOutOfRange {
+            item: Item::Point(3),
+            field: "material",
+            index: 1,
+            len: 1,
+        },
+        "point 3",
+    );
+}
+
+// ---------------------------------------------------------------------------
+// NaN and infinities.
+
+#[test]
+fn non_finite_position() {
+    let mut w = world3();
+    for bad in NON_FINITE {
+        for pos in [Vec2::new(bad, 0.0), Vec2::new(0.0, bad)] {
+            expect_err(
+                w.add_point(Point::new(pos)),
+                WorldError::NonFinite {
+                    item: Item::Point(3),
+                    field: "pos",
+                },
+                "point 3",
+            );
+        }
+    }
+    assert_eq!(w.points().len(), 3);
+}
+
+#[test]
+fn non_finite_velocity() {
+    let mut w = world3();
+    for bad in NON_FINITE {
+        for vel in [Vec2::new(bad, 0.0), Vec2::new(0.0, bad)] {
+            expect_err(
+                w.add_point(Point::new(Vec2::ZERO).vel(vel)),
+                WorldError::NonFinite {
+                    item: Item::Point(3),
+                    field: "vel",
+                },
+                "point 3",
+            );
+        }
+    }
+}
+
+#[test]
+fn non_finite_mass() {
+    let mut w = world3();
+    for bad in NON_FINITE {
+        expect_err(
+            w.add_point(Point::new(Vec2::ZERO).mass(bad)),
+            WorldError::NonFinite {
+                item: Item::Point(3),
+                field: "mass",
+            },
+            "point 3",
+        );
+    }
+}
+
+#[test]
+fn non_finite_rest_length() {
+    let mut w = world3();
+    for bad in NON_FINITE {
+        expect_err(
+            w.add_spring(Spring::new(PointHandle(0), PointHandle(1)).rest_length(bad)),
+            WorldError::NonFinite {
+                item: Item::Spring(0),
+                field: "rest_length",
+            },
+            "spring 0",
+        );
+    }
+    // A default rest length that overflows: the points are finite, their
+    // distance is not.
+    let a = w.add_point(Point::new(Vec2::splat(-f32::MAX))).unwrap();
+    let b = w.add_point(Point::new(Vec2::splat(f32::MAX))).unwrap();
+    expect_err(
+        w.add_spring(Spring::new(a, b)),
+        WorldError::NonFinite {
+            item: Item::Spring(0),
+            field: "rest_length",
+        },
+        "spring 0",
+    );
+    assert!(w.springs().is_empty());
+}
+
+#[test]
+fn non_finite_stiffness_and_damping() {
+    let mut w = world3();
+    let s = || Spring::new(PointHandle(0), PointHandle(1));
+    let b = || Body::new(handles(&[0, 1, 2]));
+    for bad in NON_FINITE {
+        for (spring, field) in [
+            (s().stiffness(bad), "stiffness"),
+            (s().damping(bad), "damping"),
+        ] {
+            expect_err(
+                w.add_spring(spring),
+                WorldError::NonFinite {
+                    item: Item::Spring(0),
+                    field,
+                },
+                "spring 0",
+            );
+        }
+        for (body, field) in [
+            (b().stiffness(bad), "stiffness"),
+            (b().damping(bad), "damping"),
+        ] {
+            expect_err(
+                w.add_body(body),
+                WorldError::NonFinite {
+                    item: Item::Body(0),
+                    field,
+                },
+                "body 0",
+            );
+        }
+    }
+}
+
+#[test]
+fn non_finite_body_rest_shape() {
+    let mut w = world3();
+    for bad in NON_FINITE {
+        expect_err(
+            w.add_body(Body::new(handles(&[0, 1])).rest(vec![Vec2::ZERO, Vec2::new(bad, 1.0)])),
+            WorldError::NonFinite {
+                item: Item::Body(0),
+                field: "rest",
+            },
+            "body 0",
+        );
+    }
+}
+
+#[test]
+fn non_finite_planet() {
+    let mut w = World::default();
+    for bad in NON_FINITE {
+        expect_err(
+            w.add_planet(Planet::new(Vec2::new(0.0, bad), 1.0)),
+            WorldError::NonFinite {
+                item: Item::Planet(0),
+                field: "center",
+            },
+            "planet 0",
+        );
+        expect_err(
+            w.add_planet(Planet::new(Vec2::ZERO, bad)),
+            WorldError::NonFinite {
+                item: Item::Planet(0),
+                field: "radius",
+            },
+            "planet 0",
+        );
+    }
+    assert!(w.planets().is_empty());
+}
+
+#[test]
+fn non_finite_half_plane() {
+    let mut w = World::default();
+    for bad in NON_FINITE {
+        expect_err(
+            w.add_plane(HalfPlane::new(Vec2::new(bad, 1.0), 0.0)),
+            WorldError::NonFinite {
+                item: Item::Plane(0),
+                field: "normal",
+            },
+            "plane 0",
+        );
+        expect_err(
+            w.add_plane(HalfPlane::new(Vec2::Y, bad)),
+            WorldError::NonFinite {
+                item: Item::Plane(0),
+                field: "offset",
+            },
+            "plane 0",
+        );
+    }
+    assert!(w.planes().is_empty());
+}
+
+#[test]
+fn non_finite_material() {
+    let mut w = World::default();
+    for bad in NON_FINITE {
+        expect_err(
+            w.add_material(Material {
+                elasticity: Some(bad),
+                friction: None,
+            }),
+            WorldError::NonFinite {
+                item: Item::Material(1),
+                field: "elasticity",
+            },
+            "material 1",
+        );
+        expect_err(
+            w.add_material(Material {
+                elasticity: None,
+                friction: Some(bad),
+            }),
+            WorldError::NonFinite {
+                item: Item::Material(1),
+                field: "friction",
+            },
+            "material 1",
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Negative values.
+
+#[test]
+fn negative_mass() {
+    let mut w = world3();
+    expect_err(
+        w.add_point(Point::new(Vec2::ZERO).mass(-1.0)),
+        WorldError::Negative {
+            item: Item::Point(3),
+            field: "mass",
+            value: -1.0,
+        },
+        "point 3",
+    );
+}
+
+#[test]
+fn negative_planet_radius() {
+    let mut w = World::default();
+    expect_err(
+        w.add_planet(Planet::new(Vec2::ZERO, -2.0)),
+        WorldError::Negative {
+            item: Item::Planet(0),
+            field: "radius",
+            value: -2.0,
+        },
+        "planet 0",
+    );
+}
+
+#[test]
+fn negative_spring_and_body_settings() {
+    let mut w = world3();
+    let s = || Spring::new(PointHandle(0), PointHandle(1));
+    for (spring, field) in [
+        (s().stiffness(-1.0), "stiffness"),
+        (s().damping(-1.0), "damping"),
+        (s().rest_length(-1.0), "rest_length"),
+    ] {
+        expect_err(
+            w.add_spring(spring),
+            WorldError::Negative {
+                item: Item::Spring(0),
+                field,
+                value: -1.0,
+            },
+            "spring 0",
+        );
+    }
+    let b = || Body::new(handles(&[0, 1, 2]));
+    for (body, field) in [
+        (b().stiffness(-1.0), "stiffness"),
+        (b().damping(-1.0), "damping"),
+    ] {
+        expect_err(
+            w.add_body(body),
+            WorldError::Negative {
+                item: Item::Body(0),
+                field,
+                value: -1.0,
+            },
+            "body 0",
+        );
+    }
+}
+
+#[test]
+fn negative_friction() {
+    let mut w = World::default();
+    expect_err(
+        w.add_material(Material {
+            elasticity: None,
+            friction: Some(-0.5),
+        }),
+        WorldError::Negative {
+            item: Item::Material(1),
+            field: "friction",
+            value: -0.5,
+        },
+        "material 1",
+    );
+}
+
+#[test]
+fn elasticity_outside_unit_interval() {
+    let mut w = World::default();
+    for e in [-0.1f32, 1.1, 1.0e9] {
+        expect_err(
+            w.add_material(Material {
+                elasticity: Some(e),
+                friction: None,
+            }),
+            WorldError::OutOfRange {
+                item: Item::Material(1),
+                field: "elasticity",
+                value: e as f64,
+                expected: "0..=1",
+            },
+            "material 1",
+        );
+        let params = Params {
+            elasticity: e,
+            ..Params::default()
+        };
+        expect_err(
+            params.validate(),
+            WorldError::OutOfRange {
+                item: Item::Params,
+                field: "elasticity",
+                value: e as f64,
+                expected: "0..=1",
+            },
+            "params",
+        );
+    }
+    for e in [0.0, 1.0] {
+        w.add_material(Material {
+            elasticity: Some(e),
+            friction: None,
+        })
+        .unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Degenerate springs, bodies and planes.
+
+#[test]
+fn zero_length_spring_between_coincident_points() {
+    let mut w = world3();
+    let a = w.add_point(Point::new(Vec2::X)).unwrap();
+    expect_err(
+        w.add_spring(Spring::new(PointHandle(1), a)),
+        WorldError::ZeroLengthSpring {
+            item: Item::Spring(0),
+            a: 1,
+            b: 3,
+        },
+        "spring 0",
+    );
+    // An explicit zero rest length between coincident points is no better.
+    expect_err(
+        w.add_spring(Spring::new(PointHandle(1), a).rest_length(0.0)),
+        WorldError::ZeroLengthSpring {
+            item: Item::Spring(0),
+            a: 1,
+            b: 3,
+        },
+        "spring 0",
+    );
+    // An explicit positive rest length gives the spring a length to restore.
+    w.add_spring(Spring::new(PointHandle(1), a).rest_length(0.5))
+        .unwrap();
+}
+
+#[test]
+fn spring_from_a_point_to_itself() {
+    let mut w = world3();
+    expect_err(
+        w.add_spring(Spring::new(PointHandle(2), PointHandle(2))),
+        WorldError::SelfSpring {
+            item: Item::Spring(0),
+            a: 2,
+        },
+        "spring 0",
+    );
+}
+
+fn degenerate(reason: &str) -> WorldError {
+    WorldError::DegenerateBody {
+        item: Item::Body(0),
+        reason: reason.into(),
+    }
+}
+
+#[test]
+fn body_with_one_point() {
+    let mut w = world3();
+    expect_err(
+        w.add_body(Body::new(handles(&[1]))),
+        degenerate("needs at least 2 distinct points, has 1"),
+        "body 0",
+    );
+    expect_err(
+        w.add_body(Body::new(Vec::new())),
+        degenerate("needs at least 2 distinct points, has 0"),
+        "body 0",
+    );
+}
+
+#[test]
+fn body_listing_a_point_twice() {
+    let mut w = world3();
+    expect_err(
+        w.add_body(Body::new(handles(&[2, 2]))),
+        degenerate("point 2 is listed twice"),
+        "body 0",
+    );
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 2, 1]))),
+        degenerate("point 1 is listed twice"),
+        "body 0",
+    );
+}
+
+#[test]
+fn body_whose_rest_positions_are_all_equal() {
+    let mut w = world3();
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 2])).rest(vec![Vec2::ONE; 3])),
+        degenerate("rest shape has fewer than 2 distinct positions"),
+        "body 0",
+    );
+    // The default rest shape of coincident points.
+    let a = w.add_point(Point::new(Vec2::splat(5.0))).unwrap();
+    let b = w.add_point(Point::new(Vec2::splat(5.0))).unwrap();
+    expect_err(
+        w.add_body(Body::new(vec![a, b])),
+        degenerate("rest shape has fewer than 2 distinct positions"),
+        "body 0",
+    );
+}
+
+#[test]
+fn body_rest_shape_of_the_wrong_length() {
+    let mut w = world3();
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 2])).rest(vec![Vec2::ZERO, Vec2::X])),
+        degenerate("rest shape has 2 positions for 3 points"),
+        "body 0",
+    );
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1])).rest(vec![Vec2::ZERO, Vec2::X, Vec2::Y])),
+        degenerate("rest shape has 3 positions for 2 points"),
+        "body 0",
+    );
+}
+
+#[test]
+fn half_plane_with_zero_normal() {
+    let mut w = World::default();
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    expect_err(
+        w.add_plane(HalfPlane::new(Vec2::ZERO, 1.0)),
+        WorldError::ZeroNormal {
+            item: Item::Plane(1),
+        },
+        "plane 1",
+    );
+    // Normals are normalised.
+    let h = w
+        .add_plane(HalfPlane::new(Vec2::new(0.0, 3.0), 1.0))
+        .unwrap();
+    assert_eq!(w.planes()[h.index()].normal, Vec2::Y);
+}
+
+#[test]
+#[ignore = "world.rs add_plane: length() overflows/underflows in f32, so a finite non-zero normal is refused as ZeroNormal"]
+fn half_plane_normal_of_extreme_magnitude() {
+    let mut w = World::default();
+    for n in [Vec2::new(0.0, 1.0e20), Vec2::new(1.0e-25, 0.0)] {
+        let h = w.add_plane(HalfPlane::new(n, 0.0)).unwrap();
+        assert!((w.planes()[h.index()].normal.length() - 1.0).abs() < 1e-6);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Invalid parameters, through every entry point.
+
+fn bad_params() -> Vec<(Params, WorldError)> {
+    let p = Params::default;
+    let range = |field, value: f64, expected| WorldError::OutOfRange {
+        item: Item::Params,
+        field,
+        value,
+        expected,
+    };
+    let non_finite = |field| WorldError::NonFinite {
+        item: Item::Params,
+        field,
+    };
+    let negative = |field, value| WorldError::Negative {
+        item: Item::Params,
+        field,
+        value,
+    };
+    vec![
+        (Params { dt: 0.0, ..p() }, range("dt", 0.0, "> 0")),
+        (
+            Params { dt: -0.01, ..p() },
+            range("dt", -0.01f32 as f64, "> 0"),
+        ),
+        (
+            Params {
+                dt: f32::NAN,
+                ..p()
+            },
+            non_finite("dt"),
+        ),
+        (
+            Params {
+                dt: f32::INFINITY,
+                ..p()
+            },
+            non_finite("dt"),
+        ),
+        (
+            Params { substeps: 0, ..p() },
+            range("substeps", 0.0, "1..=1024"),
+        ),
+        (
+            Params {
+                substeps: 5000,
+                ..p()
+            },
+            range("substeps", 5000.0, "1..=1024"),
+        ),
+        (
+            Params {
+                rod_iterations: 1000,
+                ..p()
+            },
+            range("rod_iterations", 1000.0, "0..=64"),
+        ),
+        (
+            Params {
+                gravity: Vec2::new(0.0, f32::NAN),
+                ..p()
+            },
+            non_finite("gravity.y"),
+        ),
+        (
+            Params {
+                point_radius: -0.1,
+                ..p()
+            },
+            negative("point_radius", -0.1),
+        ),
+        (
+            Params {
+                friction: -1.0,
+                ..p()
+            },
+            negative("friction", -1.0),
+        ),
+        (
+            Params {
+                spring_stiffness: -1.0,
+                ..p()
+            },
+            negative("spring_stiffness", -1.0),
+        ),
+        (
+            Params {
+                spring_damping: f32::NAN,
+                ..p()
+            },
+            non_finite("spring_damping"),
+        ),
+        (
+            Params {
+                shape_stiffness: -1.0,
+                ..p()
+            },
+            negative("shape_stiffness", -1.0),
+        ),
+        (
+            Params {
+                shape_damping: -1.0,
+                ..p()
+            },
+            negative("shape_damping", -1.0),
+        ),
+    ]
+}
+
+#[test]
+fn invalid_params_through_validate() {
+    for (params, want) in bad_params() {
+        expect_err(params.validate(), want, "params");
+    }
+    Params::default().validate().unwrap();
+    for ok in [1, 1024] {
+        Params {
+            substeps: ok,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+    }
+}
+
+#[test]
+fn invalid_params_through_packing_and_the_cpu_solver() {
+    for (params, want) in bad_params() {
+        let mut w = world3();
+        w.params = params;
+        expect_err(w.validate(), want.clone(), "params");
+        expect_err(Packed::from_world(&w), want.clone(), "params");
+        expect_err(CpuSolver::new(&w), want.clone(), "params");
+        // And when swapped into a running solver.
+        let mut solver = CpuSolver::new(&world3()).unwrap();
+        expect_err(solver.set_params(w.params.clone()), want, "params");
+        assert_eq!(solver.params(), &Params::default());
+    }
+}
+
+#[test]
+fn tiny_mass_whose_inverse_is_infinite() {
+    let mut w = world3();
+    let tiny = 1.0e-45f32;
+    assert!(tiny > 0.0 && !(1.0 / tiny).is_finite());
+    // The world takes it (it is a valid non-negative mass) ...
+    w.add_point(Point::new(Vec2::ONE).mass(tiny)).unwrap();
+    let want = WorldError::OutOfRange {
+        item: Item::Point(3),
+        field: "mass",
+        value: tiny as f64,
+        expected: "0 (pinned) or large enough that 1/mass is finite",
+    };
+    // ... packing refuses it.
+    expect_err(Packed::from_world(&w), want.clone(), "point 3");
+    expect_err(CpuSolver::new(&w), want, "point 3");
+}
+
+// ---------------------------------------------------------------------------
+// Degenerate geometry at run time.
+
+#[track_caller]
+fn run_finite(world: &World, steps: usize) -> CpuSolver {
+    let mut solver = CpuSolver::new(world).unwrap();
+    for step in 0..steps {
+        solver.step();
+        for (i, (p, v)) in solver
+            .positions_vec2()
+            .iter()
+            .zip(solver.velocities_vec2())
+            .enumerate()
+        {
+            assert!(
+                p.is_finite() && v.is_finite(),
+                "step {step}, point {i}: pos {p}, vel {v}"
+            );
+        }
+    }
+    solver
+}
+
+#[test]
+fn spring_ends_moved_onto_each_other() {
+    for kind in [SpringKind::Spring, SpringKind::Soft, SpringKind::Rod] {
+        for gravity in [Vec2::ZERO, Params::default().gravity] {
+            let mut w = World::default();
+            w.params.gravity = gravity;
+            let a = w.add_point(Point::new(Vec2::ZERO)).unwrap();
+            let b = w.add_point(Point::new(Vec2::X)).unwrap();
+            let stiffness = if kind == SpringKind::Soft {
+                20.0
+            } else {
+                2000.0
+            };
+            w.add_spring(Spring::new(a, b).kind(kind).stiffness(stiffness))
+                .unwrap();
+            w.set_state(&[Vec2::ONE; 2], &[Vec2::ZERO; 2]).unwrap();
+            // 50 steps of 8 substeps.
+            let solver = run_finite(&w, 50);
+            // The spring pushed its ends apart again (along +x, by convention).
+            let p = solver.positions_vec2();
+            let d = p[0].distance(p[1]);
+            assert!((d - 1.0).abs() < 0.1, "{kind:?}: length {d} after collapse");
+        }
+    }
+}
+
+#[test]
+fn coincident_ends_with_an_explicit_rest_length() {
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    let a = w.add_point(Point::new(Vec2::ONE)).unwrap();
+    let b = w.add_point(Point::new(Vec2::ONE)).unwrap();
+    let c = w.add_point(Point::new(Vec2::ONE).pinned()).unwrap();
+    w.add_spring(Spring::new(a, b).rest_length(0.5)).unwrap();
+    w.add_spring(Spring::new(b, c).rest_length(0.5).kind(SpringKind::Rod))
+        .unwrap();
+    run_finite(&w, 50);
+}
+
+#[test]
+fn body_collapsed_to_one_spot() {
+    for springs in [false, true] {
+        for gravity in [Vec2::ZERO, Params::default().gravity] {
+            let mut w = World::default();
+            w.params.gravity = gravity;
+            w.add_plane(HalfPlane::floor(-10.0)).unwrap();
+            let s = BoxGrid::new(2, 1, Vec2::ONE)
+                .springs(springs)
+                .build(&mut w)
+                .unwrap();
+            let n = w.points().len();
+            w.set_state(&vec![Vec2::new(0.5, 2.0); n], &vec![Vec2::ZERO; n])
+                .unwrap();
+            let solver = run_finite(&w, 50);
+            // Shape matching with the identity rotation brings the rest
+            // shape back.
+            let p = solver.positions_vec2();
+            let cell: Vec<Vec2> = w.bodies()[s.bodies[0].index()]
+                .points
+                .iter()
+                .map(|h| p[h.index()])
+                .collect();
+            let area = (0..4)
+                .map(|i| {
+                    let (a, b) = (cell[i], cell[(i + 1) % 4]);
+                    a.x * b.y - a.y * b.x
+                })
+                .sum::<f32>()
+                * 0.5;
+            assert!(
+                area.abs() > 0.5,
+                "springs {springs}: area {area} after collapse"
+            );
+        }
+    }
+}
+
+#[test]
+fn body_with_pinned_points_collapsed() {
+    let mut w = World::default();
+    let a = w.add_point(Point::new(Vec2::ZERO).pinned()).unwrap();
+    let b = w.add_point(Point::new(Vec2::X).pinned()).unwrap();
+    let c = w.add_point(Point::new(Vec2::Y)).unwrap();
+    w.add_body(Body::new(vec![a, b, c])).unwrap();
+    w.set_state(&[Vec2::ZERO; 3], &[Vec2::ZERO; 3]).unwrap();
+    run_finite(&w, 50);
+}
+
+#[test]
+fn point_exactly_at_a_planet_centre() {
+    for radius in [0.0, 1.0] {
+        for gravity in [Vec2::ZERO, Params::default().gravity] {
+            let mut w = World::default();
+            w.params.gravity = gravity;
+            let center = Vec2::new(2.0, -3.0);
+            w.add_planet(Planet::new(center, radius)).unwrap();
+            w.add_point(Point::new(center)).unwrap();
+            // A whole body sitting on the centre too.
+            let s = Blob::new(Vec2::ZERO, 0.3, 6).build(&mut w).unwrap();
+            let n = w.points().len();
+            w.set_state(&vec![center; n], &vec![Vec2::ZERO; n]).unwrap();
+            let solver = run_finite(&w, 50);
+            // Every point ended up outside the planet.
+            let p = solver.positions_vec2();
+            assert_eq!(p.len(), 1 + s.points.len());
+            for q in &p {
+                let d = q.distance(center);
+                assert!(d >= radius - 1e-3, "point at {q}, {d} from the centre");
+            }
+        }
+    }
+}
+
+#[test]
+fn zero_radius_everything() {
+    // Zero point radius, zero planet radius, a point on the plane's surface
+    // and on the planet's centre.
+    let mut w = World::default();
+    w.params.point_radius = 0.0;
+    w.add_planet(Planet::new(Vec2::ZERO, 0.0)).unwrap();
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    w.add_point(Point::new(Vec2::ZERO)).unwrap();
+    w.add_point(Point::new(Vec2::X)).unwrap();
+    w.add_spring(Spring::new(PointHandle(0), PointHandle(1)))
+        .unwrap();
+    run_finite(&w, 50);
+}
+
+#[test]
+#[ignore = "shape_match: sum of weights (masses) overflows f32 for huge finite masses, giving NaN; world.rs/pack.rs accept such masses"]
+fn huge_finite_mass_never_produces_nan() {
+    // Either the mass is refused up front, or the run stays finite.
+    for mass in [1.0e38f32, f32::MAX] {
+        let mut w = World::default();
+        let points: Result<Vec<_>, _> = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y]
+            .into_iter()
+            .map(|p| w.add_point(Point::new(p + Vec2::Y).mass(mass)))
+            .collect();
+        let Ok(points) = points else { continue };
+        w.add_body(Body::new(points)).unwrap();
+        if CpuSolver::new(&w).is_err() {
+            continue;
+        }
+        run_finite(&w, 10);
+    }
+}
