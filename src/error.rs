@@ -78,6 +78,13 @@ pub enum WorldError {
     /// A half-plane normal of zero length.
     #[error("{item}: normal has zero length")]
     ZeroNormal { item: Item },
+    /// A slice whose length does not match the world.
+    #[error("{what}: expected {expected} entries (one per point), got {got}")]
+    LengthMismatch {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     /// More items than the solver can index (u32) or the device can hold.
     #[error("{what}: {count} is more than the limit of {limit}")]
     TooMany {

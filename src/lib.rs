@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod layout;
 pub mod pack;
 pub mod params;
+pub mod scenes;
 pub mod shapes;
 pub mod world;
 

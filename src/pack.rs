@@ -76,6 +76,20 @@ pub struct Packed {
     pub num_rods: u32,
 }
 
+/// Checks that a state has one position and one velocity per point.
+pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
+    for (what, got) in [("positions", pos.len()), ("velocities", vel.len())] {
+        if got != n {
+            return Err(WorldError::LengthMismatch {
+                what,
+                expected: n,
+                got,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The uniform parameters for a world's counts.
 pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
     SimParams {

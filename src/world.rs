@@ -76,7 +76,7 @@ pub struct Point {
     pub pos: Vec2,
     /// Velocity, in m/s.
     pub vel: Vec2,
-    /// Mass, in kg, `>= 0`. `0` pins the point: it never moves and has
+    /// Mass, in kg: `0`, or in [`MIN_MASS`]`..=`[`MAX_MASS`]. `0` pins the point: it never moves and has
     /// infinite inertia in collisions and springs. In shape matching a pinned
     /// point weighs [`PINNED_SHAPE_WEIGHT`] (see docs/physics.md).
     pub mass: f32,
@@ -86,6 +86,12 @@ pub struct Point {
     /// intersect. Default [`ALL_LAYERS`].
     pub layers: u32,
 }
+
+/// Smallest non-zero mass, kg: below it `1 / mass` loses meaning in f32.
+pub const MIN_MASS: f32 = 1.0e-12;
+/// Largest mass, kg: weighted sums over a 10,000-point body stay far from
+/// f32 overflow.
+pub const MAX_MASS: f32 = 1.0e12;
 
 /// Shape-matching weight of a pinned point: the finite stand-in for its
 /// infinite mass, large enough that a body hangs from a pinned point without
@@ -371,7 +377,11 @@ fn check_non_negative(item: Item, field: &'static str, v: f32) -> Result<(), Wor
     Ok(())
 }
 
-fn check_opt_non_negative(item: Item, field: &'static str, v: Option<f32>) -> Result<(), WorldError> {
+fn check_opt_non_negative(
+    item: Item,
+    field: &'static str,
+    v: Option<f32>,
+) -> Result<(), WorldError> {
     v.map_or(Ok(()), |v| check_non_negative(item, field, v))
 }
 
@@ -449,12 +459,12 @@ impl World {
     /// Overwrites positions and velocities, e.g. with a solver's read-back
     /// state. Both slices must have one entry per point.
     pub fn set_state(&mut self, pos: &[Vec2], vel: &[Vec2]) -> Result<(), WorldError> {
-        for (what, len) in [("positions", pos.len()), ("velocities", vel.len())] {
-            if len != self.points.len() {
-                return Err(WorldError::TooMany {
+        for (what, got) in [("positions", pos.len()), ("velocities", vel.len())] {
+            if got != self.points.len() {
+                return Err(WorldError::LengthMismatch {
                     what,
-                    count: len as u64,
-                    limit: self.points.len() as u64,
+                    expected: self.points.len(),
+                    got,
                 });
             }
         }
@@ -488,6 +498,14 @@ impl World {
         check_vec(item, "pos", p.pos)?;
         check_vec(item, "vel", p.vel)?;
         check_non_negative(item, "mass", p.mass)?;
+        if p.mass != 0.0 && !(MIN_MASS..=MAX_MASS).contains(&p.mass) {
+            return Err(WorldError::OutOfRange {
+                item,
+                field: "mass",
+                value: p.mass as f64,
+                expected: "0 (pinned) or 1e-12..=1e12",
+            });
+        }
         if p.material.index() >= self.materials.len() {
             return Err(WorldError::IndexOutOfRange {
                 item,
@@ -500,7 +518,12 @@ impl World {
         Ok(PointHandle(index))
     }
 
-    fn check_point_ref(&self, item: Item, field: &'static str, h: PointHandle) -> Result<(), WorldError> {
+    fn check_point_ref(
+        &self,
+        item: Item,
+        field: &'static str,
+        h: PointHandle,
+    ) -> Result<(), WorldError> {
         if h.index() >= self.points.len() {
             return Err(WorldError::IndexOutOfRange {
                 item,
@@ -524,7 +547,9 @@ impl World {
         check_opt_non_negative(item, "rest_length", s.rest_length)?;
         check_opt_non_negative(item, "stiffness", s.stiffness)?;
         check_opt_non_negative(item, "damping", s.damping)?;
-        let distance = self.points[s.a.index()].pos.distance(self.points[s.b.index()].pos);
+        let distance = self.points[s.a.index()]
+            .pos
+            .distance(self.points[s.b.index()].pos);
         let rest = s.rest_length.unwrap_or(distance);
         if rest == 0.0 && distance == 0.0 {
             return Err(WorldError::ZeroLengthSpring {
@@ -579,7 +604,11 @@ impl World {
                 }
                 rest.clone()
             }
-            None => b.points.iter().map(|p| self.points[p.index()].pos).collect(),
+            None => b
+                .points
+                .iter()
+                .map(|p| self.points[p.index()].pos)
+                .collect(),
         };
         let first = rest[0];
         if rest.iter().all(|r| *r == first) {
@@ -609,11 +638,13 @@ impl World {
         let item = Item::Plane(index);
         check_vec(item, "normal", p.normal)?;
         check_finite(item, "offset", p.offset)?;
-        let len = p.normal.length();
-        if len == 0.0 || !len.is_finite() {
+        // Scale first so that huge or tiny finite normals normalise too.
+        let scale = p.normal.abs().max_element();
+        if scale == 0.0 {
             return Err(WorldError::ZeroNormal { item });
         }
-        p.normal /= len;
+        let n = p.normal / scale;
+        p.normal = n / n.length();
         self.planes.push(p);
         Ok(PlaneHandle(index))
     }

@@ -31,7 +31,10 @@ fn deviation(gpu: &[[f32; 2]], cpu: &[[f32; 2]]) -> Deviation {
     };
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
         for k in 0..2 {
-            assert!(g[k].is_finite(), "GPU value of point {i} is not finite: {g:?}");
+            assert!(
+                g[k].is_finite(),
+                "GPU value of point {i} is not finite: {g:?}"
+            );
             let e = (g[k] - c[k]).abs() / (1.0 + c[k].abs());
             d.mean += e;
             if e > d.max {
@@ -46,7 +49,10 @@ fn deviation(gpu: &[[f32; 2]], cpu: &[[f32; 2]]) -> Deviation {
 
 fn assert_close(what: &str, gpu: &[[f32; 2]], cpu: &[[f32; 2]], tol: f32) -> f32 {
     let d = deviation(gpu, cpu);
-    eprintln!("{what}: max {:.2e} mean {:.2e} (point {})", d.max, d.mean, d.worst);
+    eprintln!(
+        "{what}: max {:.2e} mean {:.2e} (point {})",
+        d.max, d.mean, d.worst
+    );
     assert!(
         d.max <= tol,
         "{what}: deviation {:.3e} > {tol:.1e} at point {}: gpu {:?} cpu {:?}",
@@ -91,9 +97,18 @@ fn random_world(seed: u64, n: usize) -> World {
         }
         let kind = [SpringKind::Spring, SpringKind::Soft, SpringKind::Rod][k % 3];
         let rest = world.point(a).pos.distance(world.point(b).pos) * rng.range(0.7, 1.3);
-        let stiffness = if kind == SpringKind::Soft { 200.0 } else { 500.0 };
+        let stiffness = if kind == SpringKind::Soft {
+            200.0
+        } else {
+            500.0
+        };
         world
-            .add_spring(Spring::new(a, b).kind(kind).rest_length(rest).stiffness(stiffness))
+            .add_spring(
+                Spring::new(a, b)
+                    .kind(kind)
+                    .rest_length(rest)
+                    .stiffness(stiffness),
+            )
             .unwrap();
     }
     for _ in 0..n / 3 {
@@ -110,10 +125,16 @@ fn random_world(seed: u64, n: usize) -> World {
             .map(|_| Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)))
             .collect();
         world
-            .add_body(Body::new(members).rest(rest).stiffness(rng.range(100.0, 800.0)))
+            .add_body(
+                Body::new(members)
+                    .rest(rest)
+                    .stiffness(rng.range(100.0, 800.0)),
+            )
             .unwrap();
     }
-    world.add_planet(Planet::new(Vec2::new(-2.0, 0.0), 1.5)).unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(-2.0, 0.0), 1.5))
+        .unwrap();
     world
         .add_planet(Planet {
             layers: 0b10,
@@ -140,11 +161,16 @@ fn big_body_world(n: usize) -> World {
         let r = 3.0 + 0.2 * (7.0 * a).sin();
         ring.push(
             world
-                .add_point(Point::new(Vec2::new(r * a.cos(), 4.0 + r * a.sin())).vel(Vec2::new(a.sin(), 0.3)))
+                .add_point(
+                    Point::new(Vec2::new(r * a.cos(), 4.0 + r * a.sin()))
+                        .vel(Vec2::new(a.sin(), 0.3)),
+                )
                 .unwrap(),
         );
     }
-    let hub = world.add_point(Point::new(Vec2::new(0.0, 4.0)).pinned()).unwrap();
+    let hub = world
+        .add_point(Point::new(Vec2::new(0.0, 4.0)).pinned())
+        .unwrap();
     let mut all = ring.clone();
     all.push(hub);
     world.add_body(Body::new(all)).unwrap();
@@ -157,7 +183,11 @@ fn big_body_world(n: usize) -> World {
     for i in 0..n {
         let kind = [SpringKind::Spring, SpringKind::Soft, SpringKind::Rod][i % 3];
         world
-            .add_spring(Spring::new(ring[i], ring[(i + 1) % n]).kind(kind).rest_length(0.002))
+            .add_spring(
+                Spring::new(ring[i], ring[(i + 1) % n])
+                    .kind(kind)
+                    .rest_length(0.002),
+            )
             .unwrap();
     }
     // A 40-point body: large, but smaller than the workgroup.
@@ -171,13 +201,23 @@ fn big_body_world(n: usize) -> World {
 fn degenerate_world() -> (World, Vec<[f32; 2]>) {
     let mut world = World::default();
     let pts: Vec<PointHandle> = (0..8)
-        .map(|i| world.add_point(Point::new(Vec2::new(i as f32, 2.0))).unwrap())
+        .map(|i| {
+            world
+                .add_point(Point::new(Vec2::new(i as f32, 2.0)))
+                .unwrap()
+        })
         .collect();
     world.add_spring(Spring::new(pts[0], pts[1])).unwrap();
-    world.add_spring(Spring::new(pts[1], pts[2]).kind(SpringKind::Rod)).unwrap();
-    world.add_spring(Spring::new(pts[2], pts[3]).kind(SpringKind::Soft)).unwrap();
+    world
+        .add_spring(Spring::new(pts[1], pts[2]).kind(SpringKind::Rod))
+        .unwrap();
+    world
+        .add_spring(Spring::new(pts[2], pts[3]).kind(SpringKind::Soft))
+        .unwrap();
     world.add_body(Body::new(pts[4..8].to_vec())).unwrap();
-    world.add_planet(Planet::new(Vec2::new(20.0, 20.0), 2.0)).unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(20.0, 20.0), 2.0))
+        .unwrap();
     let mut pos: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
     pos[1] = pos[0]; // spring 0 and rod 1 ends coincide
     pos[2] = pos[0];
@@ -189,7 +229,10 @@ fn degenerate_world() -> (World, Vec<[f32; 2]>) {
     (world, pos)
 }
 
-fn scenes() -> Vec<(&'static str, World, Option<Vec<[f32; 2]>>)> {
+/// A named scene, with an optional state that replaces its positions.
+type Scene = (&'static str, World, Option<Vec<[f32; 2]>>);
+
+fn scenes() -> Vec<Scene> {
     let (degenerate, pos) = degenerate_world();
     vec![
         ("random-small", random_world(1, 40), None),
@@ -199,11 +242,17 @@ fn scenes() -> Vec<(&'static str, World, Option<Vec<[f32; 2]>>)> {
     ]
 }
 
-fn check_stage(ctx: &GpuContext, name: &str, world: &World, pos: &Option<Vec<[f32; 2]>>, stage: Stage) -> (f32, f32) {
+fn check_stage(
+    ctx: &GpuContext,
+    name: &str,
+    world: &World,
+    pos: &Option<Vec<[f32; 2]>>,
+    stage: Stage,
+) -> (f32, f32) {
     let mut cpu = CpuSolver::new(world).unwrap();
     if let Some(pos) = pos {
         let vel = cpu.velocities().to_vec();
-        cpu.set_state(pos, &vel);
+        cpu.set_state(pos, &vel).unwrap();
     } else {
         // Move the state away from rest so every term is exercised.
         for _ in 0..5 {
@@ -211,7 +260,8 @@ fn check_stage(ctx: &GpuContext, name: &str, world: &World, pos: &Option<Vec<[f3
         }
     }
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
-    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities()).unwrap();
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     gpu.record_stage(&mut encoder, stage);
     ctx.queue.submit([encoder.finish()]);
@@ -225,8 +275,18 @@ fn check_stage(ctx: &GpuContext, name: &str, world: &World, pos: &Option<Vec<[f3
     }
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     let what = format!("{name} {stage:?}");
-    let dp = assert_close(&format!("{what} pos"), &state.pos, cpu.positions(), STAGE_TOL);
-    let dv = assert_close(&format!("{what} vel"), &state.vel, cpu.velocities(), STAGE_TOL);
+    let dp = assert_close(
+        &format!("{what} pos"),
+        &state.pos,
+        cpu.positions(),
+        STAGE_TOL,
+    );
+    let dv = assert_close(
+        &format!("{what} vel"),
+        &state.vel,
+        cpu.velocities(),
+        STAGE_TOL,
+    );
     if stage == Stage::ShapeMatch {
         let flat = |f: &[softbody::layout::BodyFrame]| -> Vec<[f32; 2]> {
             f.iter()
@@ -234,11 +294,19 @@ fn check_stage(ctx: &GpuContext, name: &str, world: &World, pos: &Option<Vec<[f3
                 .collect()
         };
         let frames = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
-        assert_close(&format!("{what} frames"), &flat(&frames), &flat(cpu.frames()), STAGE_TOL);
+        assert_close(
+            &format!("{what} frames"),
+            &flat(&frames),
+            &flat(cpu.frames()),
+            STAGE_TOL,
+        );
     }
     // The stage did something, so agreement is not agreement on a no-op.
     let changed = before.0 != cpu.positions() || before.1 != cpu.velocities();
-    assert!(changed, "{what}: the stage changed nothing; the scene does not exercise it");
+    assert!(
+        changed,
+        "{what}: the stage changed nothing; the scene does not exercise it"
+    );
     (dp, dv)
 }
 
@@ -275,7 +343,11 @@ fn degenerate_geometry_stays_finite_on_the_gpu() {
         );
     }
     let frames = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
-    assert!(frames.iter().all(|f| f.rot.iter().chain(&f.centroid).all(|x| x.is_finite())));
+    assert!(
+        frames
+            .iter()
+            .all(|f| f.rot.iter().chain(&f.centroid).all(|x| x.is_finite()))
+    );
 }
 
 /// A scene that settles without chaos: bodies and springs fall onto a
@@ -289,7 +361,9 @@ fn settling_world() -> World {
         ..Params::default()
     });
     world.add_plane(HalfPlane::floor(0.0)).unwrap();
-    world.add_planet(Planet::new(Vec2::new(6.0, 0.0), 2.0)).unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(6.0, 0.0), 2.0))
+        .unwrap();
     for k in 0..6 {
         let c = Vec2::new(k as f32 * 1.5 - 3.0, 1.0 + 0.3 * k as f32);
         let corners = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)];
@@ -298,15 +372,23 @@ fn settling_world() -> World {
             .map(|&(x, y)| world.add_point(Point::new(c + Vec2::new(x, y))).unwrap())
             .collect();
         for i in 0..4 {
-            world.add_spring(Spring::new(pts[i], pts[(i + 1) % 4])).unwrap();
+            world
+                .add_spring(Spring::new(pts[i], pts[(i + 1) % 4]))
+                .unwrap();
         }
-        world.add_spring(Spring::new(pts[0], pts[2]).kind(SpringKind::Rod)).unwrap();
+        world
+            .add_spring(Spring::new(pts[0], pts[2]).kind(SpringKind::Rod))
+            .unwrap();
         world.add_body(Body::new(pts)).unwrap();
     }
     // A hanging chain of soft constraints from a pinned point.
-    let mut prev = world.add_point(Point::new(Vec2::new(6.0, 5.0)).pinned()).unwrap();
+    let mut prev = world
+        .add_point(Point::new(Vec2::new(6.0, 5.0)).pinned())
+        .unwrap();
     for i in 1..8 {
-        let p = world.add_point(Point::new(Vec2::new(6.0 + 0.3 * i as f32, 5.0))).unwrap();
+        let p = world
+            .add_point(Point::new(Vec2::new(6.0 + 0.3 * i as f32, 5.0)))
+            .unwrap();
         world
             .add_spring(Spring::new(prev, p).kind(SpringKind::Soft).stiffness(300.0))
             .unwrap();
@@ -329,13 +411,31 @@ fn whole_steps_match_the_cpu_over_500_steps() {
         }
         let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
         let step = (chunk + 1) * 50;
-        worst = worst.max(assert_close(&format!("step {step} pos"), &state.pos, cpu.positions(), 1e-3));
-        assert_close(&format!("step {step} vel"), &state.vel, cpu.velocities(), 1e-2);
+        worst = worst.max(assert_close(
+            &format!("step {step} pos"),
+            &state.pos,
+            cpu.positions(),
+            1e-3,
+        ));
+        assert_close(
+            &format!("step {step} vel"),
+            &state.vel,
+            cpu.velocities(),
+            1e-2,
+        );
     }
     eprintln!("500 steps: worst position deviation {worst:.2e}");
     // The run did something: the boxes fell and came to rest.
-    let y_max = cpu.positions().iter().take(24).map(|p| p[1]).fold(f32::MIN, f32::max);
-    assert!(y_max < 1.5, "boxes did not settle: highest corner at {y_max}");
+    let y_max = cpu
+        .positions()
+        .iter()
+        .take(24)
+        .map(|p| p[1])
+        .fold(f32::MIN, f32::max);
+    assert!(
+        y_max < 1.5,
+        "boxes did not settle: highest corner at {y_max}"
+    );
 }
 
 #[test]
@@ -351,10 +451,25 @@ fn gpu_runs_are_bitwise_deterministic() {
     };
     let (a, fa) = run();
     let (b, fb) = run();
-    let bits = |v: &[[f32; 2]]| v.iter().flat_map(|p| [p[0].to_bits(), p[1].to_bits()]).collect::<Vec<_>>();
-    assert_eq!(bits(&a.pos), bits(&b.pos), "positions differ between identical runs");
-    assert_eq!(bits(&a.vel), bits(&b.vel), "velocities differ between identical runs");
+    let bits = |v: &[[f32; 2]]| {
+        v.iter()
+            .flat_map(|p| [p[0].to_bits(), p[1].to_bits()])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        bits(&a.pos),
+        bits(&b.pos),
+        "positions differ between identical runs"
+    );
+    assert_eq!(
+        bits(&a.vel),
+        bits(&b.vel),
+        "velocities differ between identical runs"
+    );
     assert!(fa == fb, "body frames differ between identical runs");
     // And the run moved: not a trivially equal pair.
-    assert_ne!(bits(&a.pos), bits(&CpuSolver::new(&world).unwrap().positions().to_vec()));
+    assert_ne!(
+        bits(&a.pos),
+        bits(CpuSolver::new(&world).unwrap().positions())
+    );
 }

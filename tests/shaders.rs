@@ -14,7 +14,12 @@ fn parse_and_validate(name: &str, source: &str) -> naga::Module {
         naga::valid::Capabilities::default(),
     )
     .validate(&module)
-    .unwrap_or_else(|e| panic!("{name}: WGSL validation error:\n{}", e.emit_to_string(source)));
+    .unwrap_or_else(|e| {
+        panic!(
+            "{name}: WGSL validation error:\n{}",
+            e.emit_to_string(source)
+        )
+    });
     module
 }
 
@@ -25,7 +30,10 @@ fn every_stage_parses_and_validates() {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
         assert!(
-            module.entry_points.iter().all(|e| e.stage == naga::ShaderStage::Compute),
+            module
+                .entry_points
+                .iter()
+                .all(|e| e.stage == naga::ShaderStage::Compute),
             "{name}: every entry point is a compute kernel"
         );
     }

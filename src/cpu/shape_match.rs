@@ -12,9 +12,7 @@
 use glam::Vec2;
 
 use super::{cross2, perp, v2};
-use crate::layout::{
-    BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, SimParams,
-};
+use crate::layout::{BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, SimParams};
 use crate::pack::Adjacency;
 
 /// Sums below this count as zero when choosing a rotation or an angular

@@ -5,7 +5,7 @@ use glam::Vec2;
 use super::{collide, integrate, rods, shape_match, springs, v2};
 use crate::error::WorldError;
 use crate::layout::BodyFrame;
-use crate::pack::{Packed, sim_params};
+use crate::pack::{Packed, check_state_len, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
@@ -84,9 +84,11 @@ impl CpuSolver {
     }
 
     /// Overwrites the state (one entry per point).
-    pub fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
+    pub fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
+        check_state_len(self.packed.pos.len(), pos, vel)?;
         self.packed.pos.copy_from_slice(pos);
         self.packed.vel.copy_from_slice(vel);
+        Ok(())
     }
 
     /// One step: `substeps` substeps.

@@ -47,7 +47,10 @@ impl Buffers {
         let check = |name: &'static str, bytes: usize| -> Result<(), SolverError> {
             let bytes = bytes as u64;
             for (limit, limit_name) in [
-                (limits.max_storage_buffer_binding_size, "max_storage_buffer_binding_size"),
+                (
+                    limits.max_storage_buffer_binding_size,
+                    "max_storage_buffer_binding_size",
+                ),
                 (limits.max_buffer_size, "max_buffer_size"),
             ] {
                 if bytes > limit {
@@ -61,14 +64,17 @@ impl Buffers {
             }
             Ok(())
         };
-        let init = |name: &'static str, contents: Vec<u8>, usage| -> Result<wgpu::Buffer, SolverError> {
-            check(name, contents.len())?;
-            Ok(device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(name),
-                contents: &contents,
-                usage,
-            }))
-        };
+        let init =
+            |name: &'static str, contents: Vec<u8>, usage| -> Result<wgpu::Buffer, SolverError> {
+                check(name, contents.len())?;
+                Ok(
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(name),
+                        contents: &contents,
+                        usage,
+                    }),
+                )
+            };
         let frames_len = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
         check("frames", frames_len)?;
         Ok(Self {
@@ -80,11 +86,19 @@ impl Buffers {
             info: init("point_info", bytes_or_zero(&packed.point_info), storage)?,
             materials: init("materials", bytes_or_zero(&packed.materials), storage)?,
             springs: init("springs", bytes_or_zero(&packed.springs), storage)?,
-            spring_adj: init("spring_adj", bytes_or_zero(&packed.spring_adj.data), storage)?,
+            spring_adj: init(
+                "spring_adj",
+                bytes_or_zero(&packed.spring_adj.data),
+                storage,
+            )?,
             rod_adj: init("rod_adj", bytes_or_zero(&packed.rod_adj.data), storage)?,
             bodies: init("bodies", bytes_or_zero(&packed.bodies), storage)?,
             members: init("members", bytes_or_zero(&packed.members), storage)?,
-            member_adj: init("member_adj", bytes_or_zero(&packed.member_adj.data), storage)?,
+            member_adj: init(
+                "member_adj",
+                bytes_or_zero(&packed.member_adj.data),
+                storage,
+            )?,
             body_order: init("body_order", bytes_or_zero(&packed.body_order), storage)?,
             planets: init("planets", bytes_or_zero(&packed.planets), storage)?,
             planes: init("planes", bytes_or_zero(&packed.planes), storage)?,

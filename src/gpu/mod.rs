@@ -34,19 +34,14 @@ pub enum SolverError {
     #[error("could not create a device: {0}")]
     RequestDevice(String),
     /// A buffer would exceed the device's limits.
-    #[error("{buffer} needs {bytes} bytes, more than the device's limit of {limit} bytes ({limit_name})")]
+    #[error(
+        "{buffer} needs {bytes} bytes, more than the device's limit of {limit} bytes ({limit_name})"
+    )]
     TooLarge {
         buffer: &'static str,
         bytes: u64,
         limit: u64,
         limit_name: &'static str,
-    },
-    /// The state given does not match the world.
-    #[error("{what}: expected {expected} entries, got {got}")]
-    StateLength {
-        what: &'static str,
-        expected: usize,
-        got: usize,
     },
     /// Reading a buffer back failed.
     #[error("reading back from the GPU failed: {0}")]

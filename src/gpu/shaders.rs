@@ -11,7 +11,10 @@ pub const STAGES: &[(&str, &str)] = &[
     ("collide", include_str!("../../shaders/collide.wgsl")),
     ("springs", include_str!("../../shaders/springs.wgsl")),
     ("rods", include_str!("../../shaders/rods.wgsl")),
-    ("shape_match", include_str!("../../shaders/shape_match.wgsl")),
+    (
+        "shape_match",
+        include_str!("../../shaders/shape_match.wgsl"),
+    ),
 ];
 
 /// The complete WGSL of a stage (prelude + stage), or `None` for an unknown name.

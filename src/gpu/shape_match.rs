@@ -42,8 +42,14 @@ impl ShapeMatch {
         };
         let frames_bind =
             [0, 1].map(|s| bind_group(device, "shape_match.frames", &frames, &frame_entries(s)));
-        let frames_large_bind = [0, 1]
-            .map(|s| bind_group(device, "shape_match.frames_large", &frames_large, &frame_entries(s)));
+        let frames_large_bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "shape_match.frames_large",
+                &frames_large,
+                &frame_entries(s),
+            )
+        });
         let apply_bind = [0, 1].map(|s| {
             bind_group(
                 device,
@@ -74,7 +80,12 @@ impl ShapeMatch {
 
     /// Records the frames and the apply dispatches reading copy `state`;
     /// returns the copy written.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grids: ShapeMatchGrids) -> usize {
+    pub fn record(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        grids: ShapeMatchGrids,
+    ) -> usize {
         if grids.small.0 > 0 {
             pass.set_pipeline(&self.frames);
             pass.set_bind_group(0, &self.frames_bind[state], &[]);

@@ -1,5 +1,6 @@
 //! The GPU solver: records whole steps into the caller's encoder.
 
+use super::SolverError;
 use super::buffers::Buffers;
 use super::collide::Collide;
 use super::integrate::Integrate;
@@ -7,8 +8,8 @@ use super::rods::Rods;
 use super::shaders::grid;
 use super::shape_match::{ShapeMatch, ShapeMatchGrids};
 use super::springs::Springs;
-use super::SolverError;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
+use crate::pack::check_state_len;
 use crate::pack::{Packed, sim_params};
 use crate::params::Params;
 use crate::world::World;
@@ -74,7 +75,11 @@ impl GpuSolver {
     /// Uploads a world to the caller's device. Fails with a typed error if
     /// the world's parameters are invalid or a buffer would exceed the
     /// device's limits.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, world: &World) -> Result<Self, SolverError> {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: &World,
+    ) -> Result<Self, SolverError> {
         let packed = Packed::from_world(world)?;
         Self::from_packed(device, queue, &world.params, &packed)
     }
@@ -283,15 +288,7 @@ impl GpuSolver {
         pos: &[[f32; 2]],
         vel: &[[f32; 2]],
     ) -> Result<(), SolverError> {
-        for (what, got) in [("positions", pos.len()), ("velocities", vel.len())] {
-            if got != self.num_points {
-                return Err(SolverError::StateLength {
-                    what,
-                    expected: self.num_points,
-                    got,
-                });
-            }
-        }
+        check_state_len(self.num_points, pos, vel)?;
         if self.num_points > 0 {
             queue.write_buffer(&self.buffers.pos[0], 0, bytemuck::cast_slice(pos));
             queue.write_buffer(&self.buffers.vel[0], 0, bytemuck::cast_slice(vel));
@@ -301,7 +298,11 @@ impl GpuSolver {
 
     /// Reads positions and velocities back (waits for the GPU). Only on
     /// request: stepping never reads back.
-    pub fn read_state(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<State, SolverError> {
+    pub fn read_state(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<State, SolverError> {
         Ok(State {
             pos: read_buffer(device, queue, &self.buffers.pos[0], self.num_points)?,
             vel: read_buffer(device, queue, &self.buffers.vel[0], self.num_points)?,

@@ -14,7 +14,9 @@ pub fn gpu() -> Option<GpuContext> {
                     "CI=true but no GPU adapter is available ({e}); install mesa-vulkan-drivers (lavapipe)"
                 );
             }
-            eprintln!("SKIPPED: no GPU adapter ({e}); install mesa-vulkan-drivers to run GPU tests");
+            eprintln!(
+                "SKIPPED: no GPU adapter ({e}); install mesa-vulkan-drivers to run GPU tests"
+            );
             None
         }
     }
