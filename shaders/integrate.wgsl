@@ -8,7 +8,12 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
-    if (i >= sim.num_points || info[i].inv_mass == 0.0) {
+    if (i >= sim.num_points) {
+        return;
+    }
+    // Pinned points never move, whatever velocity they were given.
+    if (info[i].inv_mass == 0.0) {
+        vel[i] = vec2<f32>(0.0, 0.0);
         return;
     }
     let v = vel[i] + sim.gravity * sim.h;

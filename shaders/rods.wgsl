@@ -1,6 +1,8 @@
 // Stage 3b: one Jacobi iteration of hard rods (seed 001's hard constraint,
-// seed 003's impulse-level distance constraint): each point moves by the
-// average of its rods' projections. CPU mirror: src/cpu/rods.rs.
+// seed 003's impulse-level distance constraint) with mass splitting: each
+// point moves by the average of its rods' projections, and every rod splits
+// its correction by inverse masses scaled by the rod counts of its ends, so
+// the two halves stay equal and opposite. CPU mirror: src/cpu/rods.rs.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
@@ -21,13 +23,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var dp = vec2<f32>(0.0, 0.0);
     var dv = vec2<f32>(0.0, 0.0);
-    var count = 0u;
     let start = adj[i];
     let end = adj[i + 1u];
     for (var e = start; e < end; e++) {
         let s = springs[adj[n + 1u + e]];
-        let wa = info[s.a].inv_mass;
-        let wb = info[s.b].inv_mass;
+        let wa = info[s.a].inv_mass * f32(adj[s.a + 1u] - adj[s.a]);
+        let wb = info[s.b].inv_mass * f32(adj[s.b + 1u] - adj[s.b]);
         let w = wa + wb;
         if (w == 0.0) {
             continue;
@@ -39,7 +40,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let dir = safe_dir(d, dist);
         let dpk = dir * ((s.rest - dist) / w);
         let dvk = dir * (dot(vel_in[s.b] - vel_in[s.a], dir) / w);
-        count += 1u;
         if (s.a == i) {
             dp += -dpk * wa;
             dv += dvk * wa;
@@ -50,6 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var p = pos_in[i];
     var v = vel_in[i];
+    let count = end - start;
     if (count > 0u) {
         let inv = 1.0 / f32(count);
         p += dp * inv;

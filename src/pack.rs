@@ -44,6 +44,11 @@ impl Adjacency {
         Self { data, n }
     }
 
+    /// Number of entries of point `i`.
+    pub fn count(&self, i: usize) -> u32 {
+        self.data[i + 1] - self.data[i]
+    }
+
     /// The entries of point `i`.
     pub fn of(&self, i: usize) -> &[u32] {
         let (a, b) = (self.data[i] as usize, self.data[i + 1] as usize);
@@ -108,7 +113,19 @@ impl Packed {
         let params = &world.params;
         let n = world.points().len();
         let pos = world.points().iter().map(|p| p.pos.to_array()).collect();
-        let vel = world.points().iter().map(|p| p.vel.to_array()).collect();
+        // A pinned point never moves; a stored velocity would still act
+        // through damping and rigid motion, so it is zero by definition.
+        let vel = world
+            .points()
+            .iter()
+            .map(|p| {
+                if p.is_pinned() {
+                    [0.0; 2]
+                } else {
+                    p.vel.to_array()
+                }
+            })
+            .collect();
         let point_info = world
             .points()
             .iter()
@@ -123,15 +140,6 @@ impl Packed {
                 layers: p.layers,
             })
             .collect::<Vec<_>>();
-        // A point with a tiny positive mass has an infinite inverse mass.
-        if let Some(i) = point_info.iter().position(|p| !p.inv_mass.is_finite()) {
-            return Err(WorldError::OutOfRange {
-                item: crate::Item::Point(i as u32),
-                field: "mass",
-                value: world.points()[i].mass as f64,
-                expected: "0 (pinned) or large enough that 1/mass is finite",
-            });
-        }
         let materials = (0..world.materials().len())
             .map(|m| {
                 let (elasticity, friction) =
@@ -267,5 +275,97 @@ impl Packed {
                 .collect(),
             num_rods,
         })
+    }
+}
+
+/// The worst point of a world for each stability bound (see
+/// docs/physics.md, "Stability"). Loads are dimensionless.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stability {
+    /// `max_i sum_springs k h^2 (w_a + w_b)` over the force springs at a
+    /// point, and that point; keep below 1.
+    pub spring_load: (f32, u32),
+    /// `max_i sum_bodies k h^2` over the bodies containing a point; keep
+    /// below 1.
+    pub shape_load: (f32, u32),
+    /// `max_i` of the summed damping fractions at a point: each spring or soft
+    /// constraint adds `alpha w_i / (w_a + w_b)`, each body `alpha`, with
+    /// `alpha = 1 - exp(-c h)` (soft constraints: `1 - exp(-k h)`). Monotone
+    /// at or below 1, unstable above 2.
+    pub damping_load: (f32, u32),
+}
+
+impl Stability {
+    /// One line per bound the world exceeds (empty when all is well).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let (s, i) = self.spring_load;
+        if s >= 1.0 {
+            out.push(format!(
+                "point {i}: spring load sum k h^2 (1/m_a + 1/m_b) = {s:.3} >= 1: its springs may blow up; raise substeps or lower stiffness"
+            ));
+        }
+        let (s, i) = self.shape_load;
+        if s >= 1.0 {
+            out.push(format!(
+                "point {i}: shape load sum k h^2 = {s:.3} >= 1 over its bodies: may blow up; raise substeps or lower shape stiffness"
+            ));
+        }
+        let (s, i) = self.damping_load;
+        if s > 1.0 {
+            out.push(format!(
+                "point {i}: summed damping fraction {s:.3} > 1: its velocity overshoots (unstable above 2); lower damping or raise substeps"
+            ));
+        }
+        out
+    }
+}
+
+impl Packed {
+    /// The world's worst points against the stability bounds, at substep `h`.
+    pub fn stability(&self, h: f32) -> Stability {
+        let n = self.pos.len();
+        let mut spring = vec![0.0f32; n];
+        let mut shape = vec![0.0f32; n];
+        let mut damping = vec![0.0f32; n];
+        for s in &self.springs {
+            let (a, b) = (s.a as usize, s.b as usize);
+            let (wa, wb) = (self.point_info[a].inv_mass, self.point_info[b].inv_mass);
+            let w = wa + wb;
+            if w == 0.0 {
+                continue;
+            }
+            let alpha = match s.kind {
+                KIND_SPRING => {
+                    let load = s.stiffness * h * h * w;
+                    spring[a] += load;
+                    spring[b] += load;
+                    1.0 - (-s.damping * h).exp()
+                }
+                KIND_SOFT => 1.0 - (-s.stiffness * h).exp(),
+                _ => 0.0,
+            };
+            damping[a] += alpha * wa / w;
+            damping[b] += alpha * wb / w;
+        }
+        for m in &self.members {
+            let body = &self.bodies[m.body as usize];
+            let i = m.point as usize;
+            if self.point_info[i].inv_mass == 0.0 {
+                continue;
+            }
+            shape[i] += body.stiffness * h * h;
+            damping[i] += 1.0 - (-body.damping * h).exp();
+        }
+        let worst = |v: &[f32]| {
+            v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {
+                if x > best.0 { (x, i as u32) } else { best }
+            })
+        };
+        Stability {
+            spring_load: worst(&spring),
+            shape_load: worst(&shape),
+            damping_load: worst(&damping),
+        }
     }
 }

@@ -15,8 +15,10 @@ use crate::error::{Item, WorldError};
 /// scene files use when an item does not say.
 ///
 /// Stability: the solver is explicit (symplectic Euler with Jacobi stages), so
-/// every stiffness must satisfy a bound in the substep `h = dt / substeps`.
-/// [`Params::stability_report`] checks the defaults against them.
+/// stiffnesses and damping rates must satisfy bounds in the substep
+/// `h = dt / substeps`, summed over the links that meet at a point.
+/// [`Packed::stability`](crate::pack::Packed::stability) checks a whole world
+/// against them; the solvers log its warnings when they are built.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     /// Length of one step, in seconds. Default `1/60`.
@@ -38,7 +40,8 @@ pub struct Params {
     /// Default friction rate for points in contact, in 1/s, `>= 0`: the
     /// tangential velocity decays like `exp(-friction t)` while in contact,
     /// so `1 / friction` is the time to lose 63% of the sliding speed.
-    /// Unconditionally stable (exponential form). Default `5`.
+    /// Unconditionally stable (exponential form, one contact per point).
+    /// Default `5`.
     pub friction: f32,
     /// Default stiffness `k` of force springs, in N/m. The force is
     /// `k (L - |d|)` along the spring. Default `2000`.
@@ -48,16 +51,20 @@ pub struct Params {
     /// substep closes the fraction `1 - exp(-k h)` of the error.
     pub spring_stiffness: f32,
     /// Default damping rate `c` of springs, in 1/s, `>= 0`: the relative
-    /// velocity along a spring decays like `exp(-c t)`. Unconditionally
-    /// stable. Default `10`.
+    /// velocity along a spring decays like `exp(-c t)`. Each link removes the
+    /// fraction `alpha = 1 - exp(-c h)` of a velocity difference, and the
+    /// links at a point add up: the damping is monotone while the sum of
+    /// their alphas (weighted by inverse-mass share) is `<= 1`, and unstable
+    /// above 2. Default `10`.
     pub spring_damping: f32,
     /// Default shape-matching stiffness `k` of soft bodies, in 1/s^2: every
     /// point is accelerated by `k (target - p)`. Default `1500`.
     /// Stability: `k h^2 < 1` summed over the bodies that share a point.
     pub shape_stiffness: f32,
     /// Default shape-matching damping rate `c`, in 1/s, `>= 0`: velocities
-    /// relax toward the body's rigid motion by `1 - exp(-c h)` per substep.
-    /// Unconditionally stable. Default `10`.
+    /// relax toward the body's rigid motion by `alpha = 1 - exp(-c h)` per
+    /// substep; alphas of all the bodies and springs at a point add up (see
+    /// `spring_damping`). Default `10`.
     pub shape_damping: f32,
     /// Jacobi iterations of the hard-rod projection per substep. Default `4`.
     /// Range `0..=64`; more iterations make long chains of rods stiffer
@@ -153,28 +160,6 @@ impl Params {
         non_negative("shape_stiffness", self.shape_stiffness)?;
         non_negative("shape_damping", self.shape_damping)?;
         Ok(())
-    }
-
-    /// Human-readable warnings for default stiffnesses beyond their explicit
-    /// stability bounds at unit mass (empty when all is well). These are not
-    /// errors: a heavier mass or a point in a single spring may still be
-    /// stable, but the defaults should be.
-    pub fn stability_report(&self) -> Vec<String> {
-        let h2 = self.h() * self.h();
-        let mut out = Vec::new();
-        if self.spring_stiffness * h2 * 2.0 >= 1.0 {
-            out.push(format!(
-                "spring_stiffness * h^2 * 2 = {:.3} >= 1: two unit masses on a default spring are unstable; raise substeps",
-                self.spring_stiffness * h2 * 2.0
-            ));
-        }
-        if self.shape_stiffness * h2 >= 1.0 {
-            out.push(format!(
-                "shape_stiffness * h^2 = {:.3} >= 1: default bodies are unstable; raise substeps",
-                self.shape_stiffness * h2
-            ));
-        }
-        out
     }
 }
 

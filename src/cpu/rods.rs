@@ -34,8 +34,10 @@ pub fn rod_deltas(
     Some((-dp * wa, dv * wa, dp * wb, -dv * wb))
 }
 
-/// One iteration: every point moves by the average of the projections of
-/// the rods that touch it (rods between two pinned points do not count).
+/// One iteration with mass splitting: every point moves by the average of
+/// its rods' projections, and each rod splits its correction as if its ends
+/// had inverse masses `w n` (`n` rods at that end), so both halves of every
+/// rod's impulse are equal and opposite and a chain conserves momentum.
 #[allow(clippy::too_many_arguments)]
 pub fn rods(
     sim: &SimParams,
@@ -50,7 +52,6 @@ pub fn rods(
     for i in 0..sim.num_points as usize {
         let mut dp = Vec2::ZERO;
         let mut dv = Vec2::ZERO;
-        let mut count = 0u32;
         for &j in adj.of(i) {
             let s = &springs[j as usize];
             let (a, b) = (s.a as usize, s.b as usize);
@@ -60,12 +61,11 @@ pub fn rods(
                 v2(pos_in[b]),
                 v2(vel_in[a]),
                 v2(vel_in[b]),
-                info[a].inv_mass,
-                info[b].inv_mass,
+                info[a].inv_mass * adj.count(a) as f32,
+                info[b].inv_mass * adj.count(b) as f32,
             ) else {
                 continue;
             };
-            count += 1;
             if a == i {
                 dp += dpa;
                 dv += dva;
@@ -75,6 +75,7 @@ pub fn rods(
             }
         }
         let (mut p, mut v) = (v2(pos_in[i]), v2(vel_in[i]));
+        let count = adj.count(i);
         if count > 0 {
             let inv = 1.0 / count as f32;
             p += dp * inv;

@@ -24,6 +24,9 @@ impl CpuSolver {
     /// A solver for a world; fails if the world's parameters are invalid.
     pub fn new(world: &World) -> Result<Self, WorldError> {
         let packed = Packed::from_world(world)?;
+        for w in packed.stability(world.params.h()).warnings() {
+            log::warn!("{w}");
+        }
         let n = packed.pos.len();
         Ok(Self {
             params: world.params.clone(),

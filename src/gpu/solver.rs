@@ -92,6 +92,9 @@ impl GpuSolver {
         packed: &Packed,
     ) -> Result<Self, SolverError> {
         params.validate()?;
+        for w in packed.stability(params.h()).warnings() {
+            log::warn!("{w}");
+        }
         let buffers = Buffers::new(device, packed)?;
         let max = device.limits().max_compute_workgroups_per_dimension;
         let groups = |n: u32, per: u32| grid(n.div_ceil(per), max);
