@@ -719,13 +719,19 @@ fn mass_outside_its_range_is_refused() {
             value: mass as f64,
             expected: "0 (pinned) or 1e-12..=1e12",
         };
-        expect_err(w.add_point(Point::new(Vec2::ONE).mass(mass)), want, "point 3");
+        expect_err(
+            w.add_point(Point::new(Vec2::ONE).mass(mass)),
+            want,
+            "point 3",
+        );
         assert_eq!(w.points().len(), 3, "nothing was added");
     }
     // The bounds themselves are accepted.
     let mut w = world3();
-    w.add_point(Point::new(Vec2::ONE).mass(softbody::MIN_MASS)).unwrap();
-    w.add_point(Point::new(Vec2::ONE).mass(softbody::MAX_MASS)).unwrap();
+    w.add_point(Point::new(Vec2::ONE).mass(softbody::MIN_MASS))
+        .unwrap();
+    w.add_point(Point::new(Vec2::ONE).mass(softbody::MAX_MASS))
+        .unwrap();
     CpuSolver::new(&w).unwrap();
 }
 

@@ -473,3 +473,67 @@ fn gpu_runs_are_bitwise_deterministic() {
         bits(CpuSolver::new(&world).unwrap().positions())
     );
 }
+
+/// More data than the device's storage-buffer limits: a typed error naming
+/// the buffer and the limit, not a wgpu validation panic.
+#[test]
+fn world_larger_than_device_limits_is_a_typed_error() {
+    let Some(ctx) = gpu() else { return };
+    let device_with = |limits: wgpu::Limits| {
+        pollster::block_on(ctx.adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("small limits"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .unwrap()
+    };
+    // Too few storage buffers per stage for the kernels.
+    let (device, queue) = device_with(wgpu::Limits::downlevel_defaults());
+    let err = GpuSolver::new(&device, &queue, &World::default())
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            err,
+            SolverError::DeviceLimit {
+                limit: "max_storage_buffers_per_shader_stage",
+                required: 8,
+                available: 4
+            }
+        ),
+        "{err:?}"
+    );
+    // Enough of everything but buffer size.
+    let (device, queue) = device_with(wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..softbody::gpu::required_limits()
+    });
+    let mut world = World::default();
+    for i in 0..1000 {
+        world
+            .add_point(Point::new(Vec2::new(i as f32, 0.0)))
+            .unwrap();
+    }
+    let err = GpuSolver::new(&device, &queue, &world)
+        .err()
+        .expect("a 16 KB buffer over a 4 KB limit");
+    match &err {
+        SolverError::TooLarge {
+            buffer,
+            bytes,
+            limit,
+            limit_name,
+        } => {
+            assert_eq!(*buffer, "point_info");
+            assert_eq!(*bytes, 16_000);
+            assert_eq!(*limit, 4096);
+            assert_eq!(*limit_name, "max_storage_buffer_binding_size");
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    assert!(err.to_string().contains("point_info"), "{err}");
+    // A world that fits is accepted on the same device.
+    let mut small = World::default();
+    small.add_point(Point::new(Vec2::ZERO)).unwrap();
+    GpuSolver::new(&device, &queue, &small).unwrap();
+}

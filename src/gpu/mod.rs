@@ -20,6 +20,59 @@ pub use context::{GpuContext, adapter_summary, request_device};
 pub use solver::{GpuSolver, Stage, State, read_buffer};
 
 use crate::error::WorldError;
+use crate::layout::LARGE_BODY_THREADS;
+
+/// The least limits the solver's kernels need (WebGPU's defaults cover
+/// them); combine with your own when requesting a device, and raise the
+/// buffer-size limits for large worlds.
+pub fn required_limits() -> wgpu::Limits {
+    wgpu::Limits {
+        max_storage_buffers_per_shader_stage: 8,
+        max_compute_workgroup_size_x: LARGE_BODY_THREADS,
+        max_compute_invocations_per_workgroup: LARGE_BODY_THREADS,
+        // The large-body reduction: 256 x (vec4 + f32).
+        max_compute_workgroup_storage_size: LARGE_BODY_THREADS * 20,
+        ..wgpu::Limits::downlevel_defaults()
+    }
+}
+
+/// Checks a device against [`required_limits`].
+pub fn check_device_limits(device: &wgpu::Device) -> Result<(), SolverError> {
+    let have = device.limits();
+    let need = required_limits();
+    let checks = [
+        (
+            "max_storage_buffers_per_shader_stage",
+            need.max_storage_buffers_per_shader_stage,
+            have.max_storage_buffers_per_shader_stage,
+        ),
+        (
+            "max_compute_workgroup_size_x",
+            need.max_compute_workgroup_size_x,
+            have.max_compute_workgroup_size_x,
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            need.max_compute_invocations_per_workgroup,
+            have.max_compute_invocations_per_workgroup,
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            need.max_compute_workgroup_storage_size,
+            have.max_compute_workgroup_storage_size,
+        ),
+    ];
+    for (limit, required, available) in checks {
+        if available < required {
+            return Err(SolverError::DeviceLimit {
+                limit,
+                required: required as u64,
+                available: available as u64,
+            });
+        }
+    }
+    Ok(())
+}
 
 /// What can go wrong on the GPU path.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +95,16 @@ pub enum SolverError {
         bytes: u64,
         limit: u64,
         limit_name: &'static str,
+    },
+    /// The device's limits are below what the kernels need; request at
+    /// least [`required_limits`].
+    #[error(
+        "device limit {limit} is {available}, the solver needs at least {required}; request softbody::gpu::required_limits()"
+    )]
+    DeviceLimit {
+        limit: &'static str,
+        required: u64,
+        available: u64,
     },
     /// Reading a buffer back failed.
     #[error("reading back from the GPU failed: {0}")]

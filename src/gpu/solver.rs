@@ -92,6 +92,7 @@ impl GpuSolver {
         packed: &Packed,
     ) -> Result<Self, SolverError> {
         params.validate()?;
+        super::check_device_limits(device)?;
         for w in packed.stability(params.h()).warnings() {
             log::warn!("{w}");
         }
