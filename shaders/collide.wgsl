@@ -30,8 +30,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             continue;
         }
         let d = p - planet.center;
+        let reach = planet.radius + sim.point_radius;
+        // Far from this planet: no contact, and no square root needed.
+        if (dot(d, d) >= reach * reach) {
+            continue;
+        }
         let dist = length(d);
-        let depth = planet.radius + sim.point_radius - dist;
+        let depth = reach - dist;
         if (depth > best_depth) {
             best_depth = depth;
             best_normal = safe_dir(d, dist);

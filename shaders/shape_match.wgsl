@@ -1,6 +1,8 @@
 // Stage 4: shape matching with damping toward rigid motion (seed 001).
 // `frames` / `frames_large` reduce each body to its best-fit rigid frame;
-// `apply` gathers, per point, the pull of every body it belongs to.
+// `apply` gathers, per point, the pull of every body it belongs to. The
+// frames hold everything `apply` needs from other points, so `apply` reads
+// only its own point's state and updates the velocity in place.
 // CPU mirror: src/cpu/shape_match.rs (same functions, same summation order).
 
 // Sums below this count as zero (a collapsed body keeps the identity rotation).
@@ -18,8 +20,7 @@ const TINY_SUM: f32 = 1e-30;
 // n + 1 offsets, then the membership indices of each point.
 @group(0) @binding(8) var<storage, read> member_adj: array<u32>;
 @group(0) @binding(9) var<storage, read> frames_in: array<BodyFrame>;
-@group(0) @binding(10) var<storage, read_write> pos_out: array<vec2<f32>>;
-@group(0) @binding(11) var<storage, read_write> vel_out: array<vec2<f32>>;
+@group(0) @binding(10) var<storage, read_write> vel: array<vec2<f32>>;
 
 // (sum w, sum w p) and (sum w v) of the first pass.
 struct Moments {
@@ -41,7 +42,10 @@ fn finish(body: BodyInfo, c: vec2<f32>, vc: vec2<f32>, fit: vec4<f32>) -> BodyFr
     if (fit.w > TINY_SUM) {
         omega = fit.z / fit.w;
     }
-    return BodyFrame(c, vc, rot, omega, body.stiffness, body.damping, 0u);
+    // Per-substep coefficients, once per body rather than once per member.
+    let pull = body.stiffness * sim.h;
+    let relax = 1.0 - exp(-body.damping * sim.h);
+    return BodyFrame(c, vc, rot, omega, pull, relax, 0u);
 }
 
 fn fit_term(w: f32, r: vec2<f32>, q: vec2<f32>, dv: vec2<f32>) -> vec4<f32> {
@@ -142,11 +146,11 @@ fn frames_large(
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
     let n = sim.num_points;
-    if (i >= n) {
+    if (i >= n || info[i].inv_mass == 0.0) {
         return;
     }
     let p = pos_in[i];
-    let v = vel_in[i];
+    let v = vel[i];
     var dv = vec2<f32>(0.0, 0.0);
     let start = member_adj[i];
     let end = member_adj[i + 1u];
@@ -156,11 +160,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         let q = m.rest;
         let target_pos = f.centroid + vec2<f32>(f.rot.x * q.x - f.rot.y * q.y, f.rot.y * q.x + f.rot.x * q.y);
         let rigid = f.vel + perp(p - f.centroid) * f.omega;
-        dv += (target_pos - p) * (f.stiffness * sim.h) + (rigid - v) * (1.0 - exp(-f.damping * sim.h));
+        dv += (target_pos - p) * f.pull + (rigid - v) * f.relax;
     }
-    if (info[i].inv_mass == 0.0) {
-        dv = vec2<f32>(0.0, 0.0);
-    }
-    pos_out[i] = p;
-    vel_out[i] = v + dv;
+    vel[i] = v + dv;
 }

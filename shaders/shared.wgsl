@@ -66,8 +66,8 @@ struct BodyFrame {
     vel: vec2<f32>,
     rot: vec2<f32>,
     omega: f32,
-    stiffness: f32,
-    damping: f32,
+    pull: f32,
+    relax: f32,
     _pad: u32,
 }
 

@@ -117,10 +117,11 @@ pub struct BodyFrame {
     pub rot: [f32; 2],
     /// Angular velocity from angular momentum / inertia, rad/s.
     pub omega: f32,
-    /// The body's stiffness, copied for the apply kernel.
-    pub stiffness: f32,
-    /// The body's damping, copied for the apply kernel.
-    pub damping: f32,
+    /// `stiffness * h`: the pull toward the targets per substep, 1/s.
+    pub pull: f32,
+    /// `1 - exp(-damping * h)`: the fraction of the velocity's departure
+    /// from rigid motion removed per substep.
+    pub relax: f32,
     pub _pad: u32,
 }
 

@@ -83,3 +83,55 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
     }
     Ok(world)
 }
+
+/// The benchmark scene with about `points` points: grids of 4-point boxes
+/// sharing corners (about half the points), plus loose boxes, wheels and
+/// blobs, all with springs and shape matching, over 8 planets and a floor.
+/// Deterministic for a given size.
+pub fn bench_scene(points: usize) -> Result<World, WorldError> {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0))?;
+    // Lay everything out on a square of side ~ sqrt(points) metres.
+    let side = (points as f32).sqrt().max(8.0);
+    for k in 0..8 {
+        let x = (k as f32 + 0.5) / 8.0 * side - side / 2.0;
+        let r = side / 40.0 + 0.5 * (k % 3) as f32;
+        world.add_planet(Planet::new(
+            Vec2::new(x, side * 0.15 + (k % 2) as f32 * side * 0.1),
+            r,
+        ))?;
+    }
+    let grid_points = points / 2;
+    // 10 x 10 grids (121 points each) in a row-major layout.
+    let grids = grid_points.div_ceil(121).max(1);
+    let cols = (grids as f32).sqrt().ceil() as usize;
+    for g in 0..grids {
+        let c = Vec2::new(
+            (g % cols) as f32 * 6.0 - cols as f32 * 3.0,
+            side * 0.4 + (g / cols) as f32 * 6.0,
+        );
+        BoxGrid::new(10, 10, Vec2::splat(0.5))
+            .center(c)
+            .build(&mut world)?;
+    }
+    let mut k = 0usize;
+    while world.points().len() < points {
+        let c = Vec2::new(
+            (k % 200) as f32 * 1.2 - 120.0,
+            side * 0.4 + (grids / cols + 1) as f32 * 6.0 + (k / 200) as f32 * 1.2,
+        );
+        match k % 3 {
+            0 => {
+                BoxShape::new(c, Vec2::splat(0.5)).build(&mut world)?;
+            }
+            1 => {
+                Wheel::new(c, 0.4, 8).build(&mut world)?;
+            }
+            _ => {
+                Blob::new(c, 0.4, 12).build(&mut world)?;
+            }
+        }
+        k += 1;
+    }
+    Ok(world)
+}

@@ -110,7 +110,7 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(
         module,
         BodyFrame,
-        [centroid, vel, rot, omega, stiffness, damping, _pad]
+        [centroid, vel, rot, omega, pull, relax, _pad]
     );
     check_layout!(module, PlanetInfo, [center, radius, layers]);
     check_layout!(module, PlaneInfo, [normal, offset, layers]);

@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{safe_dir, v2};
+use super::{par, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
 /// The deepest contact of a point at `p` with layers `layers`: `(normal,
@@ -24,8 +24,13 @@ pub fn deepest_contact(
             continue;
         }
         let d = p - v2(planet.center);
+        let reach = planet.radius + sim.point_radius;
+        // Far from this planet: no contact, and no square root needed.
+        if d.dot(d) >= reach * reach {
+            continue;
+        }
         let dist = d.length();
-        let depth = planet.radius + sim.point_radius - dist;
+        let depth = reach - dist;
         if depth > best_depth {
             best_depth = depth;
             best_normal = safe_dir(d, dist);
@@ -56,24 +61,31 @@ pub fn collide(
     planes: &[PlaneInfo],
     pos: &mut [[f32; 2]],
     vel: &mut [[f32; 2]],
+    parallel: bool,
 ) {
-    for i in 0..sim.num_points as usize {
-        let pi = info[i];
-        if pi.inv_mass == 0.0 {
-            continue;
-        }
-        let p = v2(pos[i]);
-        let Some((n, depth)) = deepest_contact(sim, pi.layers, p, planets, planes) else {
-            continue;
-        };
-        let mat = materials[pi.material as usize];
-        let v = v2(vel[i]);
-        let mut vn = n.dot(v);
-        let vt = (v - n * vn) * (-mat.friction * sim.h).exp();
-        if vn < 0.0 {
-            vn *= -mat.elasticity;
-        }
-        pos[i] = (p + n * depth).to_array();
-        vel[i] = (n * vn + vt).to_array();
-    }
+    let count = sim.num_points as usize;
+    par::zip_mut(
+        parallel,
+        &mut pos[..count],
+        &mut vel[..count],
+        |i, pos, vel| {
+            let pi = info[i];
+            if pi.inv_mass == 0.0 {
+                return;
+            }
+            let p = v2(*pos);
+            let Some((n, depth)) = deepest_contact(sim, pi.layers, p, planets, planes) else {
+                return;
+            };
+            let mat = materials[pi.material as usize];
+            let v = v2(*vel);
+            let mut vn = n.dot(v);
+            let vt = (v - n * vn) * (-mat.friction * sim.h).exp();
+            if vn < 0.0 {
+                vn *= -mat.elasticity;
+            }
+            *pos = (p + n * depth).to_array();
+            *vel = (n * vn + vt).to_array();
+        },
+    );
 }

@@ -9,6 +9,7 @@
 
 mod collide;
 mod integrate;
+mod par;
 mod rods;
 pub mod shape_match;
 mod solver;

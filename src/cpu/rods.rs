@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{safe_dir, v2};
+use super::{par, safe_dir, v2};
 use crate::layout::{PointInfo, SimParams, SpringInfo};
 use crate::pack::Adjacency;
 
@@ -48,40 +48,47 @@ pub fn rods(
     vel_in: &[[f32; 2]],
     pos_out: &mut [[f32; 2]],
     vel_out: &mut [[f32; 2]],
+    parallel: bool,
 ) {
-    for i in 0..sim.num_points as usize {
-        let mut dp = Vec2::ZERO;
-        let mut dv = Vec2::ZERO;
-        for &j in adj.of(i) {
-            let s = &springs[j as usize];
-            let (a, b) = (s.a as usize, s.b as usize);
-            let Some((dpa, dva, dpb, dvb)) = rod_deltas(
-                s,
-                v2(pos_in[a]),
-                v2(pos_in[b]),
-                v2(vel_in[a]),
-                v2(vel_in[b]),
-                info[a].inv_mass * adj.count(a) as f32,
-                info[b].inv_mass * adj.count(b) as f32,
-            ) else {
-                continue;
-            };
-            if a == i {
-                dp += dpa;
-                dv += dva;
-            } else {
-                dp += dpb;
-                dv += dvb;
+    let n = sim.num_points as usize;
+    par::zip_mut(
+        parallel,
+        &mut pos_out[..n],
+        &mut vel_out[..n],
+        |i, pos_out, vel_out| {
+            let mut dp = Vec2::ZERO;
+            let mut dv = Vec2::ZERO;
+            for &j in adj.of(i) {
+                let s = &springs[j as usize];
+                let (a, b) = (s.a as usize, s.b as usize);
+                let Some((dpa, dva, dpb, dvb)) = rod_deltas(
+                    s,
+                    v2(pos_in[a]),
+                    v2(pos_in[b]),
+                    v2(vel_in[a]),
+                    v2(vel_in[b]),
+                    info[a].inv_mass * adj.count(a) as f32,
+                    info[b].inv_mass * adj.count(b) as f32,
+                ) else {
+                    continue;
+                };
+                if a == i {
+                    dp += dpa;
+                    dv += dva;
+                } else {
+                    dp += dpb;
+                    dv += dvb;
+                }
             }
-        }
-        let (mut p, mut v) = (v2(pos_in[i]), v2(vel_in[i]));
-        let count = adj.count(i);
-        if count > 0 {
-            let inv = 1.0 / count as f32;
-            p += dp * inv;
-            v += dv * inv;
-        }
-        pos_out[i] = p.to_array();
-        vel_out[i] = v.to_array();
-    }
+            let (mut p, mut v) = (v2(pos_in[i]), v2(vel_in[i]));
+            let count = adj.count(i);
+            if count > 0 {
+                let inv = 1.0 / count as f32;
+                p += dp * inv;
+                v += dv * inv;
+            }
+            *pos_out = p.to_array();
+            *vel_out = v.to_array();
+        },
+    );
 }

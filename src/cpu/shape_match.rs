@@ -11,8 +11,10 @@
 
 use glam::Vec2;
 
-use super::{cross2, perp, v2};
-use crate::layout::{BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, SimParams};
+use super::{cross2, par, perp, v2};
+use crate::layout::{
+    BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, SMALL_BODY_MAX_POINTS, SimParams,
+};
 use crate::pack::Adjacency;
 
 /// Sums below this count as zero when choosing a rotation or an angular
@@ -73,8 +75,10 @@ impl Fit {
     }
 }
 
-/// The frame from the two sums (shared by the small and large reductions).
-fn finish(body: &BodyInfo, c: Vec2, vel: Vec2, fit: Fit) -> BodyFrame {
+/// The frame from the two sums (shared by the small and large reductions),
+/// with the body's per-substep coefficients `pull = k h` and
+/// `relax = 1 - exp(-c h)` computed once here rather than per point.
+fn finish(body: &BodyInfo, h: f32, c: Vec2, vel: Vec2, fit: Fit) -> BodyFrame {
     let m = fit.a.abs().max(fit.b.abs());
     let rot = if m > TINY_SUM {
         let (a, b) = (fit.a / m, fit.b / m);
@@ -89,8 +93,8 @@ fn finish(body: &BodyInfo, c: Vec2, vel: Vec2, fit: Fit) -> BodyFrame {
         vel: vel.to_array(),
         rot,
         omega,
-        stiffness: body.stiffness,
-        damping: body.damping,
+        pull: body.stiffness * h,
+        relax: 1.0 - (-body.damping * h).exp(),
         _pad: 0,
     }
 }
@@ -107,6 +111,7 @@ fn member_state(
 
 /// One body reduced sequentially (WGSL `frames`, one thread per body).
 pub fn frame_small(
+    h: f32,
     body: &BodyInfo,
     info: &[PointInfo],
     members: &[Member],
@@ -126,7 +131,7 @@ pub fn frame_small(
         let (w, p, v) = member_state(m, info, pos, vel);
         fit = fit.add(Fit::of(w, p - c, v2(m.rest), v - vc));
     }
-    finish(body, c, vc, fit)
+    finish(body, h, c, vc, fit)
 }
 
 /// Tree reduction over `LARGE_BODY_THREADS` partial sums, in the order of
@@ -145,6 +150,7 @@ fn tree_reduce<T: Copy>(mut s: Vec<T>, add: impl Fn(T, T) -> T) -> T {
 /// One body reduced by a workgroup (WGSL `frames_large`): thread `t` sums
 /// members `t, t + T, t + 2T, ...`, then the partial sums are tree-reduced.
 pub fn frame_large(
+    h: f32,
     body: &BodyInfo,
     info: &[PointInfo],
     members: &[Member],
@@ -176,48 +182,51 @@ pub fn frame_large(
             fit
         })
         .collect();
-    finish(body, c, vc, tree_reduce(partial, Fit::add))
+    finish(body, h, c, vc, tree_reduce(partial, Fit::add))
 }
 
-/// Every body's frame from `(pos, vel)`; small bodies (the first
-/// `num_small_bodies` of `body_order`) one way, large ones the other.
+/// Every body's frame from `(pos, vel)`: bodies of at most
+/// `SMALL_BODY_MAX_POINTS` points as by one thread (WGSL `frames`), larger
+/// ones as by a workgroup (WGSL `frames_large`); `body_order` lists them in
+/// that split.
 #[allow(clippy::too_many_arguments)]
 pub fn frames(
     sim: &SimParams,
     info: &[PointInfo],
     bodies: &[BodyInfo],
     members: &[Member],
-    body_order: &[u32],
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
     frames_out: &mut [BodyFrame],
+    parallel: bool,
 ) {
-    let small = sim.num_small_bodies as usize;
-    let total = small + sim.num_large_bodies as usize;
-    for (k, &b) in body_order[..total].iter().enumerate() {
-        let body = &bodies[b as usize];
-        frames_out[b as usize] = if k < small {
-            frame_small(body, info, members, pos, vel)
+    let n = sim.num_bodies as usize;
+    par::map(parallel, &mut frames_out[..n], |b| {
+        let body = &bodies[b];
+        if body.count <= SMALL_BODY_MAX_POINTS {
+            frame_small(sim.h, body, info, members, pos, vel)
         } else {
-            frame_large(body, info, members, pos, vel)
-        };
-    }
+            frame_large(sim.h, body, info, members, pos, vel)
+        }
+    });
 }
 
 /// The velocity change body frame `f` asks of a point at `p` moving at `v`
 /// whose rest offset in the body is `q`: a pull toward its target
 /// `c + R q` plus relaxation toward the body's rigid motion.
 #[inline]
-pub fn member_dv(f: &BodyFrame, q: Vec2, p: Vec2, v: Vec2, h: f32) -> Vec2 {
+pub fn member_dv(f: &BodyFrame, q: Vec2, p: Vec2, v: Vec2) -> Vec2 {
     let (cos, sin) = (f.rot[0], f.rot[1]);
     let c = v2(f.centroid);
     let target = c + Vec2::new(cos * q.x - sin * q.y, sin * q.x + cos * q.y);
     let rigid = v2(f.vel) + perp(p - c) * f.omega;
-    (target - p) * (f.stiffness * h) + (rigid - v) * (1.0 - (-f.damping * h).exp())
+    (target - p) * f.pull + (rigid - v) * f.relax
 }
 
-/// Every point gathers the contributions of the bodies it belongs to,
-/// from `(pos_in, vel_in)`; pinned points do not move.
+/// Every point gathers the contributions of the bodies it belongs to. The
+/// frames already hold everything read from other points, so each point
+/// reads only its own state and the update is in place; pinned points do
+/// not move.
 #[allow(clippy::too_many_arguments)]
 pub fn apply(
     sim: &SimParams,
@@ -225,23 +234,22 @@ pub fn apply(
     members: &[Member],
     adj: &Adjacency,
     frames: &[BodyFrame],
-    pos_in: &[[f32; 2]],
-    vel_in: &[[f32; 2]],
-    pos_out: &mut [[f32; 2]],
-    vel_out: &mut [[f32; 2]],
+    pos: &[[f32; 2]],
+    vel: &mut [[f32; 2]],
+    parallel: bool,
 ) {
-    for i in 0..sim.num_points as usize {
-        let p = v2(pos_in[i]);
-        let v = v2(vel_in[i]);
+    let n = sim.num_points as usize;
+    par::map_in_place(parallel, &mut vel[..n], |i, vel| {
+        if info[i].inv_mass == 0.0 {
+            return;
+        }
+        let p = v2(pos[i]);
+        let v = v2(*vel);
         let mut dv = Vec2::ZERO;
         for &m in adj.of(i) {
             let mem = &members[m as usize];
-            dv += member_dv(&frames[mem.body as usize], v2(mem.rest), p, v, sim.h);
+            dv += member_dv(&frames[mem.body as usize], v2(mem.rest), p, v);
         }
-        if info[i].inv_mass == 0.0 {
-            dv = Vec2::ZERO;
-        }
-        pos_out[i] = pos_in[i];
-        vel_out[i] = (v + dv).to_array();
-    }
+        *vel = (v + dv).to_array();
+    });
 }

@@ -18,6 +18,7 @@ pub struct CpuSolver {
     vel_tmp: Vec<[f32; 2]>,
     frames: Vec<BodyFrame>,
     steps: u64,
+    parallel: bool,
 }
 
 impl CpuSolver {
@@ -35,7 +36,16 @@ impl CpuSolver {
             frames: vec![BodyFrame::default(); packed.bodies.len()],
             packed,
             steps: 0,
+            parallel: false,
         })
+    }
+
+    /// Runs every stage on all cores (with the `parallel` feature; on one
+    /// thread without it). The results are bitwise identical either way.
+    #[must_use]
+    pub fn parallel(mut self, on: bool) -> Self {
+        self.parallel = on;
+        self
     }
 
     /// The flattened world being stepped (its `pos`/`vel` are the state).
@@ -130,7 +140,7 @@ impl CpuSolver {
     /// Stage 1 alone.
     pub fn stage_integrate(&mut self) {
         let p = &mut self.packed;
-        integrate(&p.sim, &p.point_info, &mut p.pos, &mut p.vel);
+        integrate(&p.sim, &p.point_info, &mut p.pos, &mut p.vel, self.parallel);
     }
 
     /// Stage 2 alone.
@@ -144,6 +154,7 @@ impl CpuSolver {
             &p.planes,
             &mut p.pos,
             &mut p.vel,
+            self.parallel,
         );
     }
 
@@ -159,6 +170,7 @@ impl CpuSolver {
             &p.vel,
             &mut self.pos_tmp,
             &mut self.vel_tmp,
+            self.parallel,
         );
         self.swap();
     }
@@ -175,22 +187,23 @@ impl CpuSolver {
             &p.vel,
             &mut self.pos_tmp,
             &mut self.vel_tmp,
+            self.parallel,
         );
         self.swap();
     }
 
-    /// Stage 4 alone: body frames, then the per-point gather.
+    /// Stage 4 alone: body frames, then the per-point gather (in place).
     pub fn stage_shape_match(&mut self) {
-        let p = &self.packed;
+        let p = &mut self.packed;
         shape_match::frames(
             &p.sim,
             &p.point_info,
             &p.bodies,
             &p.members,
-            &p.body_order,
             &p.pos,
             &p.vel,
             &mut self.frames,
+            self.parallel,
         );
         shape_match::apply(
             &p.sim,
@@ -199,10 +212,8 @@ impl CpuSolver {
             &p.member_adj,
             &self.frames,
             &p.pos,
-            &p.vel,
-            &mut self.pos_tmp,
-            &mut self.vel_tmp,
+            &mut p.vel,
+            self.parallel,
         );
-        self.swap();
     }
 }

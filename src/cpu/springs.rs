@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use super::{safe_dir, v2};
+use super::{par, safe_dir, v2};
 use crate::layout::{KIND_SPRING, PointInfo, SimParams, SpringInfo};
 use crate::pack::Adjacency;
 
@@ -65,32 +65,39 @@ pub fn springs(
     vel_in: &[[f32; 2]],
     pos_out: &mut [[f32; 2]],
     vel_out: &mut [[f32; 2]],
+    parallel: bool,
 ) {
-    for i in 0..sim.num_points as usize {
-        let mut dp = Vec2::ZERO;
-        let mut dv = Vec2::ZERO;
-        for &j in adj.of(i) {
-            let s = &springs[j as usize];
-            let (a, b) = (s.a as usize, s.b as usize);
-            let (dpa, dva, dpb, dvb) = spring_deltas(
-                sim.h,
-                s,
-                v2(pos_in[a]),
-                v2(pos_in[b]),
-                v2(vel_in[a]),
-                v2(vel_in[b]),
-                info[a].inv_mass,
-                info[b].inv_mass,
-            );
-            if a == i {
-                dp += dpa;
-                dv += dva;
-            } else {
-                dp += dpb;
-                dv += dvb;
+    let n = sim.num_points as usize;
+    par::zip_mut(
+        parallel,
+        &mut pos_out[..n],
+        &mut vel_out[..n],
+        |i, pos_out, vel_out| {
+            let mut dp = Vec2::ZERO;
+            let mut dv = Vec2::ZERO;
+            for &j in adj.of(i) {
+                let s = &springs[j as usize];
+                let (a, b) = (s.a as usize, s.b as usize);
+                let (dpa, dva, dpb, dvb) = spring_deltas(
+                    sim.h,
+                    s,
+                    v2(pos_in[a]),
+                    v2(pos_in[b]),
+                    v2(vel_in[a]),
+                    v2(vel_in[b]),
+                    info[a].inv_mass,
+                    info[b].inv_mass,
+                );
+                if a == i {
+                    dp += dpa;
+                    dv += dva;
+                } else {
+                    dp += dpb;
+                    dv += dvb;
+                }
             }
-        }
-        pos_out[i] = (v2(pos_in[i]) + dp).to_array();
-        vel_out[i] = (v2(vel_in[i]) + dv).to_array();
-    }
+            *pos_out = (v2(pos_in[i]) + dp).to_array();
+            *vel_out = (v2(vel_in[i]) + dv).to_array();
+        },
+    );
 }

@@ -14,7 +14,8 @@ pub struct GpuContext {
 impl GpuContext {
     /// Creates a headless device on the best adapter the environment offers
     /// (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF` are
-    /// honoured). Asks for the adapter's full storage-buffer limits and for
+    /// honoured; without `WGPU_BACKEND`, native backends are tried before
+    /// GL). Asks for the adapter's full storage-buffer limits and for
     /// timestamp queries when the adapter has them.
     pub fn new_headless() -> Result<Self, SolverError> {
         pollster::block_on(Self::new_headless_async())
@@ -22,9 +23,22 @@ impl GpuContext {
 
     /// Async form of [`GpuContext::new_headless`].
     pub async fn new_headless_async() -> Result<Self, SolverError> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pick_adapter(&instance).await?;
+        // Native backends first; the GL backend (EGL) only when none has an
+        // adapter, or when WGPU_BACKEND asks for it.
+        let explicit = std::env::var_os("WGPU_BACKEND").is_some();
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        if !explicit {
+            desc.backends = wgpu::Backends::PRIMARY;
+        }
+        let mut instance = wgpu::Instance::new(desc);
+        let mut picked = pick_adapter(&instance).await;
+        if picked.is_err() && !explicit {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+            desc.backends = wgpu::Backends::all();
+            instance = wgpu::Instance::new(desc);
+            picked = pick_adapter(&instance).await;
+        }
+        let adapter = picked?;
         let (device, queue) = request_device(&adapter).await?;
         Ok(Self {
             instance,

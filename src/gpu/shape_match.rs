@@ -5,7 +5,7 @@
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
 
-/// Shape matching: reads state `s`, writes `1 - s`.
+/// Shape matching on state `s`: frames from it, then the velocities in place.
 pub struct ShapeMatch {
     frames: wgpu::ComputePipeline,
     frames_large: wgpu::ComputePipeline,
@@ -60,11 +60,9 @@ impl ShapeMatch {
                     (1, &b.info),
                     (3, &b.members),
                     (5, &b.pos[s]),
-                    (6, &b.vel[s]),
                     (8, &b.member_adj),
                     (9, &b.frames),
-                    (10, &b.pos[1 - s]),
-                    (11, &b.vel[1 - s]),
+                    (10, &b.vel[s]),
                 ],
             )
         });
@@ -78,14 +76,8 @@ impl ShapeMatch {
         }
     }
 
-    /// Records the frames and the apply dispatches reading copy `state`;
-    /// returns the copy written.
-    pub fn record(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        state: usize,
-        grids: ShapeMatchGrids,
-    ) -> usize {
+    /// Records the frames and the apply dispatches on copy `state`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grids: ShapeMatchGrids) {
         if grids.small.0 > 0 {
             pass.set_pipeline(&self.frames);
             pass.set_bind_group(0, &self.frames_bind[state], &[]);
@@ -99,6 +91,5 @@ impl ShapeMatch {
         pass.set_pipeline(&self.apply);
         pass.set_bind_group(0, &self.apply_bind[state], &[]);
         pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
-        1 - state
     }
 }

@@ -65,10 +65,39 @@ pub struct GpuSolver {
     point_grid: (u32, u32),
     shape_grids: ShapeMatchGrids,
     has_springs: bool,
+    num_springs: usize,
     num_rods: u32,
     num_points: usize,
     num_bodies: usize,
+    num_members: usize,
     steps: u64,
+}
+
+/// GPU time of one step per stage, in milliseconds, from timestamp queries.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    pub integrate: f64,
+    pub collide: f64,
+    pub springs: f64,
+    pub rods: f64,
+    pub shape_match: f64,
+}
+
+impl StageTimes {
+    /// Sum of the stages.
+    pub fn total(&self) -> f64 {
+        self.integrate + self.collide + self.springs + self.rods + self.shape_match
+    }
+}
+
+impl std::fmt::Display for StageTimes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "integrate {:.3} collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
+            self.integrate, self.collide, self.springs, self.rods, self.shape_match
+        )
+    }
 }
 
 impl GpuSolver {
@@ -113,9 +142,11 @@ impl GpuSolver {
                 points: groups(packed.sim.num_points, WORKGROUP_SIZE),
             },
             has_springs: packed.springs.len() as u32 > packed.num_rods,
+            num_springs: packed.springs.len(),
             num_rods: packed.num_rods,
             num_points: packed.pos.len(),
             num_bodies: packed.bodies.len(),
+            num_members: packed.members.len(),
             steps: 0,
             params: params.clone(),
             sim,
@@ -224,14 +255,126 @@ impl GpuSolver {
         self.steps += 1;
     }
 
+    /// The stages one substep runs, in order (stages with nothing to do
+    /// are left out).
+    pub fn substep_plan(&self) -> Vec<Stage> {
+        let mut plan = vec![Stage::Integrate, Stage::Collide];
+        if self.has_springs {
+            plan.push(Stage::Springs);
+        }
+        plan.extend(std::iter::repeat_n(Stage::Rods, self.rod_passes() as usize));
+        if self.num_bodies > 0 {
+            plan.push(Stage::ShapeMatch);
+        }
+        plan
+    }
+
     fn record_substep(&self, pass: &mut wgpu::ComputePass, mut state: usize) -> usize {
-        for stage in [Stage::Integrate, Stage::Collide, Stage::Springs] {
+        for stage in self.substep_plan() {
             state = self.record_stage_in(pass, stage, state);
         }
-        for _ in 0..self.rod_passes() {
-            state = self.rods.record(pass, state, self.point_grid);
+        state
+    }
+
+    /// Waits until the GPU has finished all submitted work.
+    pub fn wait(&self, device: &wgpu::Device) -> Result<(), SolverError> {
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| SolverError::Readback(e.to_string()))
+    }
+
+    /// Runs one step with every stage in its own compute pass, timed by
+    /// timestamp queries, and returns the GPU time per stage. `None` when
+    /// the device has no timestamp queries (or the step needs more than
+    /// 4096 of them). The step counts as a normal step.
+    pub fn profile_step(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Option<StageTimes>, SolverError> {
+        let plan = self.substep_plan();
+        let passes = plan.len() * self.params.substeps as usize;
+        let queries = 2 * passes as u32;
+        if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) || queries > 4096 {
+            return Ok(None);
         }
-        self.record_stage_in(pass, Stage::ShapeMatch, state)
+        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("softbody stage timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: queries,
+        });
+        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("softbody timestamps"),
+            size: 8 * queries as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("softbody profiled step"),
+        });
+        let mut state = 0;
+        let mut k = 0u32;
+        for _ in 0..self.params.substeps {
+            for &stage in &plan {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("softbody timed stage"),
+                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                        query_set: &set,
+                        beginning_of_pass_write_index: Some(2 * k),
+                        end_of_pass_write_index: Some(2 * k + 1),
+                    }),
+                });
+                state = self.record_stage_in(&mut pass, stage, state);
+                k += 1;
+            }
+        }
+        encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
+        self.finish_in_copy_zero(&mut encoder, state);
+        self.steps += 1;
+        queue.submit([encoder.finish()]);
+        let ticks: Vec<u64> = read_buffer(device, queue, &resolve, queries as usize)?;
+        let ms_per_tick = queue.get_timestamp_period() as f64 * 1e-6;
+        let mut t = StageTimes::default();
+        for (pass, stage) in plan.iter().cycle().take(passes).enumerate() {
+            let ms = ticks[2 * pass + 1].saturating_sub(ticks[2 * pass]) as f64 * ms_per_tick;
+            *match stage {
+                Stage::Integrate => &mut t.integrate,
+                Stage::Collide => &mut t.collide,
+                Stage::Springs => &mut t.springs,
+                Stage::Rods => &mut t.rods,
+                Stage::ShapeMatch => &mut t.shape_match,
+            } += ms;
+        }
+        Ok(Some(t))
+    }
+
+    /// An estimate of the bytes the kernels request from memory per substep,
+    /// counting every load and store once (no cache reuse): the traffic a
+    /// bandwidth-bound GPU pays at worst.
+    pub fn bytes_moved_per_substep(&self) -> u64 {
+        let n = self.num_points as u64;
+        let springs = (self.num_springs as u64 - self.num_rods as u64) * self.has_springs as u64;
+        let rods = self.num_rods as u64 * self.rod_passes() as u64;
+        let members = self.num_members as u64;
+        let bodies = self.num_bodies as u64;
+        // integrate, collide: info 16 + pos/vel read 16 + write 16 each.
+        let mut bytes = 2 * 48 * n;
+        // Per-point gathers: offsets 8, own pos/vel 16 in, 16 out; per
+        // spring end: entry 4, spring 24, two infos 8, both ends' pos/vel 32.
+        if self.has_springs {
+            bytes += 40 * n + 2 * 68 * springs;
+        }
+        bytes += self.rod_passes() as u64 * 40 * n * (self.num_rods > 0) as u64 + 2 * 68 * rods;
+        if bodies > 0 {
+            // frames: body 16 + order 4 + frame out 40; two passes over the
+            // members reading member 16, weight 4, pos/vel 16.
+            bytes += 60 * bodies + 2 * 36 * members;
+            // apply: offsets 8, info 4, pos 8, vel 16; per membership: entry
+            // 4, member 16, frame 40.
+            bytes += 36 * n + 60 * members;
+        }
+        bytes
     }
 
     fn record_stage_in(&self, pass: &mut wgpu::ComputePass, stage: Stage, state: usize) -> usize {
@@ -247,7 +390,8 @@ impl GpuSolver {
             Stage::Springs if self.has_springs => self.springs.record(pass, state, self.point_grid),
             Stage::Rods if self.num_rods > 0 => self.rods.record(pass, state, self.point_grid),
             Stage::ShapeMatch if self.num_bodies > 0 => {
-                self.shape_match.record(pass, state, self.shape_grids)
+                self.shape_match.record(pass, state, self.shape_grids);
+                state
             }
             _ => state,
         }

@@ -1,0 +1,159 @@
+//! Whole-step benchmark of the GPU path against the CPU reference.
+//!
+//! `cargo run --release --example bench -- [--points N] [--json] [--steps N]`
+//!
+//! For each scene size: GPU ms/step (wall clock around submit + wait, no
+//! readback inside the timed loop) and per stage (timestamp queries when the
+//! adapter has them), CPU reference ms/step on one thread and on all threads,
+//! point-substeps per second, GPU memory per point and an estimate of bytes
+//! moved per substep.
+
+use std::time::Instant;
+
+use softbody::gpu::{GpuContext, StageTimes};
+use softbody::prelude::*;
+use softbody::scenes::bench_scene;
+
+struct Opts {
+    sizes: Vec<usize>,
+    json: bool,
+    steps: Option<u32>,
+    gpu_only: bool,
+}
+
+fn parse() -> Opts {
+    let mut o = Opts {
+        sizes: vec![1_000, 10_000, 100_000, 1_000_000],
+        json: false,
+        steps: None,
+        gpu_only: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--points" => {
+                o.sizes = vec![it.next().and_then(|s| s.parse().ok()).expect("--points N")]
+            }
+            "--steps" => o.steps = it.next().and_then(|s| s.parse().ok()),
+            "--json" => o.json = true,
+            "--gpu-only" => o.gpu_only = true,
+            other => panic!(
+                "unknown argument {other}; usage: bench [--points N] [--steps N] [--json] [--gpu-only]"
+            ),
+        }
+    }
+    o
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let opts = parse();
+    let ctx = GpuContext::new_headless()?;
+    let info = ctx.adapter.get_info();
+    let adapter = ctx.adapter_summary();
+    let threads = rayon::current_num_threads();
+    if !opts.json {
+        println!("adapter: {adapter}");
+        println!("CPU threads: {threads}; 8 substeps per step; median of 5 runs after warm-up");
+        println!(
+            "{:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>8}",
+            "points",
+            "bodies",
+            "springs",
+            "gpu ms",
+            "cpu1 ms",
+            "cpuN ms",
+            "speedup",
+            "gpu Mpt-s/s",
+            "B/pt",
+            "GB/s",
+            "stages"
+        );
+    }
+    for &n in &opts.sizes {
+        let world = bench_scene(n)?;
+        let points = world.points().len();
+        let substeps = world.params.substeps;
+        // Enough steps for ~0.3 s of GPU work per run, at least 2.
+        let steps = opts
+            .steps
+            .unwrap_or(((3_000_000 / points.max(1)) as u32).clamp(2, 200));
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
+        gpu.step(&ctx.device, &ctx.queue, 2); // warm-up
+        gpu.wait(&ctx.device)?;
+        let gpu_ms = median(
+            (0..5)
+                .map(|_| {
+                    let t = Instant::now();
+                    gpu.step(&ctx.device, &ctx.queue, steps);
+                    gpu.wait(&ctx.device).unwrap();
+                    t.elapsed().as_secs_f64() * 1e3 / steps as f64
+                })
+                .collect(),
+        );
+        let stages: Option<StageTimes> = gpu.profile_step(&ctx.device, &ctx.queue)?;
+        let cpu_steps = (steps / 4).max(1);
+        let time_cpu = |parallel: bool| {
+            let mut cpu = CpuSolver::new(&world).unwrap().parallel(parallel);
+            cpu.step();
+            median(
+                (0..3)
+                    .map(|_| {
+                        let t = Instant::now();
+                        for _ in 0..cpu_steps {
+                            cpu.step();
+                        }
+                        t.elapsed().as_secs_f64() * 1e3 / cpu_steps as f64
+                    })
+                    .collect(),
+            )
+        };
+        let (cpu1_ms, cpun_ms) = if opts.gpu_only {
+            (f64::NAN, f64::NAN)
+        } else {
+            (time_cpu(false), time_cpu(true))
+        };
+        let pss = points as f64 * substeps as f64 / (gpu_ms * 1e-3);
+        let bytes_per_point = gpu.gpu_bytes() as f64 / points as f64;
+        let moved = gpu.bytes_moved_per_substep() as f64;
+        let gbs = moved * substeps as f64 / (gpu_ms * 1e-3) / 1e9;
+        let stage_text = stages
+            .as_ref()
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "n/a".into());
+        if opts.json {
+            for (path, ms) in [("gpu", gpu_ms), ("cpu1", cpu1_ms), ("cpu_all", cpun_ms)] {
+                println!(
+                    "{{\"points\":{points},\"bodies\":{},\"springs\":{},\"substeps\":{substeps},\"path\":\"{path}\",\"ms_per_step\":{ms:.4},\"point_substeps_per_s\":{:.0},\"threads\":{},\"gpu_bytes_per_point\":{bytes_per_point:.1},\"adapter\":\"{}\",\"backend\":\"{:?}\",\"device_type\":\"{:?}\"}}",
+                    world.bodies().len(),
+                    world.springs().len(),
+                    points as f64 * substeps as f64 / (ms * 1e-3),
+                    if path == "cpu_all" { threads } else { 1 },
+                    info.name,
+                    info.backend,
+                    info.device_type,
+                );
+            }
+        } else {
+            println!(
+                "{:>9} {:>7} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.1} {:>7.1} {:>7.2}  {}",
+                points,
+                world.bodies().len(),
+                world.springs().len(),
+                gpu_ms,
+                cpu1_ms,
+                cpun_ms,
+                cpu1_ms / gpu_ms,
+                pss / 1e6,
+                bytes_per_point,
+                gbs,
+                stage_text
+            );
+        }
+    }
+    Ok(())
+}

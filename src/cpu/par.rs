@@ -1,0 +1,57 @@
+//! Running a stage's independent items on one thread or on all (rayon).
+//! Every stage is a map over items that read only the stage's inputs, so
+//! the result is bitwise the same whatever the thread count.
+
+/// Writes `f(i)` into `out[i]` for every `i`.
+pub fn map<T: Send, F: Fn(usize) -> T + Sync + Send>(parallel: bool, out: &mut [T], f: F) {
+    #[cfg(feature = "parallel")]
+    if parallel {
+        use rayon::prelude::*;
+        out.par_iter_mut().enumerate().for_each(|(i, o)| *o = f(i));
+        return;
+    }
+    let _ = parallel;
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = f(i);
+    }
+}
+
+/// Calls `f(i, &mut a[i], &mut b[i])` for every `i`.
+pub fn zip_mut<A: Send, B: Send, F: Fn(usize, &mut A, &mut B) + Sync + Send>(
+    parallel: bool,
+    a: &mut [A],
+    b: &mut [B],
+    f: F,
+) {
+    #[cfg(feature = "parallel")]
+    if parallel {
+        use rayon::prelude::*;
+        a.par_iter_mut()
+            .zip(b.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (x, y))| f(i, x, y));
+        return;
+    }
+    let _ = parallel;
+    for (i, (x, y)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
+        f(i, x, y);
+    }
+}
+
+/// Calls `f(i, &mut a[i])` for every `i`.
+pub fn map_in_place<A: Send, F: Fn(usize, &mut A) + Sync + Send>(
+    parallel: bool,
+    a: &mut [A],
+    f: F,
+) {
+    #[cfg(feature = "parallel")]
+    if parallel {
+        use rayon::prelude::*;
+        a.par_iter_mut().enumerate().for_each(|(i, x)| f(i, x));
+        return;
+    }
+    let _ = parallel;
+    for (i, x) in a.iter_mut().enumerate() {
+        f(i, x);
+    }
+}
