@@ -50,6 +50,7 @@ pub fn deepest_contact(
     (best_depth > 0.0).then_some((best_normal, best_depth))
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Resolves each point's deepest contact: push out along the normal, reflect
 /// the approaching normal velocity with the point's elasticity, decay the
 /// tangential velocity by `exp(-friction h)`.
