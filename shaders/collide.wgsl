@@ -5,10 +5,10 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
 @group(0) @binding(2) var<storage, read> materials: array<MaterialInfo>;
-@group(0) @binding(3) var<storage, read> planets: array<PlanetInfo>;
-@group(0) @binding(4) var<storage, read> planes: array<PlaneInfo>;
-@group(0) @binding(5) var<storage, read_write> pos: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
+// Every point reads every collider: a uniform buffer, read once per batch.
+@group(0) @binding(3) var<uniform> colliders: Colliders;
+@group(0) @binding(4) var<storage, read_write> pos: array<vec2<f32>>;
+@group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -25,7 +25,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var best_depth = 0.0;
     var best_normal = vec2<f32>(0.0, 0.0);
     for (var k = 0u; k < sim.num_planets; k++) {
-        let planet = planets[k];
+        let planet = colliders.planets[k];
         if ((planet.layers & pi.layers) == 0u) {
             continue;
         }
@@ -43,7 +43,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     for (var k = 0u; k < sim.num_planes; k++) {
-        let plane = planes[k];
+        let plane = colliders.planes[k];
         if ((plane.layers & pi.layers) == 0u) {
             continue;
         }

@@ -5,6 +5,9 @@
 const WORKGROUP_SIZE: u32 = 64u;
 const LARGE_BODY_THREADS: u32 = 256u;
 
+const MAX_PLANETS: u32 = 256u;
+const MAX_PLANES: u32 = 64u;
+
 const KIND_SPRING: u32 = 0u;
 const KIND_SOFT: u32 = 1u;
 const KIND_ROD: u32 = 2u;
@@ -81,6 +84,11 @@ struct PlaneInfo {
     normal: vec2<f32>,
     offset: f32,
     layers: u32,
+}
+
+struct Colliders {
+    planets: array<PlanetInfo, MAX_PLANETS>,
+    planes: array<PlaneInfo, MAX_PLANES>,
 }
 
 // Linear invocation index of a 1-D problem dispatched as a 2-D grid of

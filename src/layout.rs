@@ -15,6 +15,14 @@ pub const LARGE_BODY_THREADS: u32 = 256;
 /// larger ones by a workgroup of [`LARGE_BODY_THREADS`] threads.
 pub const SMALL_BODY_MAX_POINTS: u32 = 32;
 
+/// Capacity of the planet table. Static colliders live in one uniform
+/// buffer: every point tests every collider, and a uniform buffer is read
+/// once per SIMD batch (lavapipe) or from the constant cache (GPUs) instead
+/// of once per point.
+pub const MAX_PLANETS: usize = 256;
+/// Capacity of the half-plane table.
+pub const MAX_PLANES: usize = 64;
+
 /// Spring kind codes, as in WGSL.
 pub const KIND_SPRING: u32 = 0;
 /// Soft distance constraint.
@@ -142,4 +150,24 @@ pub struct PlaneInfo {
     pub normal: [f32; 2],
     pub offset: f32,
     pub layers: u32,
+}
+
+/// All static colliders (WGSL `Colliders`, a uniform buffer); the counts are
+/// `SimParams::num_planets` and `num_planes`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Colliders {
+    pub planets: [PlanetInfo; MAX_PLANETS],
+    pub planes: [PlaneInfo; MAX_PLANES],
+}
+
+impl Colliders {
+    /// The table for these colliders (at most the capacities; the world
+    /// enforces them when colliders are added).
+    pub fn new(planets: &[PlanetInfo], planes: &[PlaneInfo]) -> Self {
+        let mut c = Self::zeroed();
+        c.planets[..planets.len()].copy_from_slice(planets);
+        c.planes[..planes.len()].copy_from_slice(planes);
+        c
+    }
 }

@@ -396,6 +396,17 @@ fn next_index(len: usize, what: &'static str) -> Result<u32, WorldError> {
     Ok(len as u32)
 }
 
+fn check_capacity(what: &'static str, len: usize, max: usize) -> Result<(), WorldError> {
+    if len >= max {
+        return Err(WorldError::TooMany {
+            what,
+            count: len as u64 + 1,
+            limit: max as u64,
+        });
+    }
+    Ok(())
+}
+
 impl World {
     /// An empty world with these parameters.
     pub fn new(params: Params) -> Self {
@@ -622,9 +633,10 @@ impl World {
         Ok(BodyHandle(index))
     }
 
-    /// Adds a planet.
+    /// Adds a planet (at most [`MAX_PLANETS`](crate::layout::MAX_PLANETS)).
     pub fn add_planet(&mut self, p: Planet) -> Result<PlanetHandle, WorldError> {
         let index = next_index(self.planets.len(), "planets")?;
+        check_capacity("planets", self.planets.len(), crate::layout::MAX_PLANETS)?;
         let item = Item::Planet(index);
         check_vec(item, "center", p.center)?;
         check_non_negative(item, "radius", p.radius)?;
@@ -632,9 +644,11 @@ impl World {
         Ok(PlanetHandle(index))
     }
 
-    /// Adds a half-plane; its normal is normalised.
+    /// Adds a half-plane (at most [`MAX_PLANES`](crate::layout::MAX_PLANES));
+    /// its normal is normalised.
     pub fn add_plane(&mut self, mut p: HalfPlane) -> Result<PlaneHandle, WorldError> {
         let index = next_index(self.planes.len(), "planes")?;
+        check_capacity("planes", self.planes.len(), crate::layout::MAX_PLANES)?;
         let item = Item::Plane(index);
         check_vec(item, "normal", p.normal)?;
         check_finite(item, "offset", p.offset)?;

@@ -903,3 +903,32 @@ fn huge_finite_mass_never_produces_nan() {
         run_finite(&w, 10);
     }
 }
+
+#[test]
+fn more_colliders_than_the_tables_hold() {
+    let mut w = World::default();
+    for i in 0..softbody::layout::MAX_PLANETS {
+        w.add_planet(Planet::new(Vec2::new(i as f32, 0.0), 1.0))
+            .unwrap();
+    }
+    let err = w.add_planet(Planet::new(Vec2::ZERO, 1.0)).unwrap_err();
+    assert_eq!(
+        err,
+        WorldError::TooMany {
+            what: "planets",
+            count: softbody::layout::MAX_PLANETS as u64 + 1,
+            limit: softbody::layout::MAX_PLANETS as u64,
+        }
+    );
+    assert!(err.to_string().contains("planets"), "{err}");
+    for _ in 0..softbody::layout::MAX_PLANES {
+        w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    }
+    assert!(matches!(
+        w.add_plane(HalfPlane::floor(0.0)),
+        Err(WorldError::TooMany { what: "planes", .. })
+    ));
+    // A full table still runs.
+    let mut s = CpuSolver::new(&w).unwrap();
+    s.step();
+}

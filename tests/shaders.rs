@@ -114,6 +114,7 @@ fn rust_structs_match_naga_layouts() {
     );
     check_layout!(module, PlanetInfo, [center, radius, layers]);
     check_layout!(module, PlaneInfo, [normal, offset, layers]);
+    check_layout!(module, Colliders, [planets, planes]);
 }
 
 #[test]
@@ -135,4 +136,6 @@ fn shared_constants_match() {
     assert_eq!(constant("KIND_SPRING"), KIND_SPRING);
     assert_eq!(constant("KIND_SOFT"), KIND_SOFT);
     assert_eq!(constant("KIND_ROD"), KIND_ROD);
+    assert_eq!(constant("MAX_PLANETS") as usize, MAX_PLANETS);
+    assert_eq!(constant("MAX_PLANES") as usize, MAX_PLANES);
 }

@@ -3,7 +3,7 @@
 use wgpu::util::DeviceExt;
 
 use super::SolverError;
-use crate::layout::{BodyFrame, SimParams};
+use crate::layout::{BodyFrame, Colliders, SimParams};
 use crate::pack::Packed;
 
 /// Every buffer the kernels bind. State (`pos`, `vel`) is double-buffered:
@@ -20,8 +20,8 @@ pub struct Buffers {
     pub members: wgpu::Buffer,
     pub member_adj: wgpu::Buffer,
     pub body_order: wgpu::Buffer,
-    pub planets: wgpu::Buffer,
-    pub planes: wgpu::Buffer,
+    /// Planets and half-planes (`Colliders`), a uniform buffer.
+    pub colliders: wgpu::Buffer,
     pub pos: [wgpu::Buffer; 2],
     pub vel: [wgpu::Buffer; 2],
     pub frames: wgpu::Buffer,
@@ -100,8 +100,11 @@ impl Buffers {
                 storage,
             )?,
             body_order: init("body_order", bytes_or_zero(&packed.body_order), storage)?,
-            planets: init("planets", bytes_or_zero(&packed.planets), storage)?,
-            planes: init("planes", bytes_or_zero(&packed.planes), storage)?,
+            colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("colliders"),
+                contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            }),
             pos: [
                 init("pos0", bytes_or_zero(&packed.pos), state)?,
                 init("pos1", bytes_or_zero(&packed.pos), state)?,
@@ -137,8 +140,7 @@ impl Buffers {
             &self.members,
             &self.member_adj,
             &self.body_order,
-            &self.planets,
-            &self.planes,
+            &self.colliders,
             &self.pos[0],
             &self.pos[1],
             &self.vel[0],

@@ -21,10 +21,9 @@ impl Collide {
                     (0, &b.sim),
                     (1, &b.info),
                     (2, &b.materials),
-                    (3, &b.planets),
-                    (4, &b.planes),
-                    (5, &b.pos[s]),
-                    (6, &b.vel[s]),
+                    (3, &b.colliders),
+                    (4, &b.pos[s]),
+                    (5, &b.vel[s]),
                 ],
             )
         });

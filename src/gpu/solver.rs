@@ -225,6 +225,12 @@ impl GpuSolver {
         &self.buffers.springs
     }
 
+    /// Planets and half-planes (`Colliders`, a uniform buffer; counts in
+    /// the world).
+    pub fn colliders_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.colliders
+    }
+
     /// Body memberships (`Member`: rest offset, point index, body index),
     /// body by body in boundary order.
     pub fn members_buffer(&self) -> &wgpu::Buffer {
