@@ -6,55 +6,61 @@
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
-@group(0) @binding(2) var<storage, read> springs: array<SpringInfo>;
-// n + 1 offsets, then the rod indices of each point.
-@group(0) @binding(3) var<storage, read> adj: array<u32>;
+// n + 1 offsets into `halves`.
+@group(0) @binding(2) var<storage, read> offsets: array<u32>;
+@group(0) @binding(3) var<storage, read> halves: array<HalfSpring>;
 @group(0) @binding(4) var<storage, read> pos_in: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> vel_in: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> pos_out: array<vec2<f32>>;
 @group(0) @binding(7) var<storage, read_write> vel_out: array<vec2<f32>>;
 
+// (dp, dv) of end a in .xy/.zw of `a`, of end b in `b`; both zero when the
+// two ends are pinned.
+struct Deltas {
+    a: vec4<f32>,
+    b: vec4<f32>,
+}
+
+fn rod_deltas(rest: f32, pa: vec2<f32>, pb: vec2<f32>, va: vec2<f32>, vb: vec2<f32>, wa: f32, wb: f32) -> Deltas {
+    let w = wa + wb;
+    if (w == 0.0) {
+        return Deltas(vec4<f32>(0.0), vec4<f32>(0.0));
+    }
+    let d = pb - pa;
+    let dist = length(d);
+    let dir = safe_dir(d, dist);
+    let dp = dir * ((rest - dist) / w);
+    let dv = dir * (dot(vb - va, dir) / w);
+    return Deltas(vec4<f32>(-dp * wa, dv * wa), vec4<f32>(dp * wb, -dv * wb));
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
-    let n = sim.num_points;
-    if (i >= n) {
+    if (i >= sim.num_points) {
         return;
-    }
-    var dp = vec2<f32>(0.0, 0.0);
-    var dv = vec2<f32>(0.0, 0.0);
-    let start = adj[i];
-    let end = adj[i + 1u];
-    for (var e = start; e < end; e++) {
-        let s = springs[adj[n + 1u + e]];
-        let wa = info[s.a].inv_mass * f32(adj[s.a + 1u] - adj[s.a]);
-        let wb = info[s.b].inv_mass * f32(adj[s.b + 1u] - adj[s.b]);
-        let w = wa + wb;
-        if (w == 0.0) {
-            continue;
-        }
-        let pa = pos_in[s.a];
-        let pb = pos_in[s.b];
-        let d = pb - pa;
-        let dist = length(d);
-        let dir = safe_dir(d, dist);
-        let dpk = dir * ((s.rest - dist) / w);
-        let dvk = dir * (dot(vel_in[s.b] - vel_in[s.a], dir) / w);
-        if (s.a == i) {
-            dp += -dpk * wa;
-            dv += dvk * wa;
-        } else {
-            dp += dpk * wb;
-            dv += -dvk * wb;
-        }
     }
     var p = pos_in[i];
     var v = vel_in[i];
+    let start = offsets[i];
+    let end = offsets[i + 1u];
     let count = end - start;
+    let w = info[i].inv_mass * f32(count);
+    var dpv = vec4<f32>(0.0);
+    for (var e = start; e < end; e++) {
+        let s = halves[e];
+        let o = s.other & HALF_INDEX;
+        let wo = info[o].inv_mass * f32(offsets[o + 1u] - offsets[o]);
+        if ((s.other & HALF_IS_B) == 0u) {
+            dpv += rod_deltas(s.rest, p, pos_in[o], v, vel_in[o], w, wo).a;
+        } else {
+            dpv += rod_deltas(s.rest, pos_in[o], p, vel_in[o], v, wo, w).b;
+        }
+    }
     if (count > 0u) {
         let inv = 1.0 / f32(count);
-        p += dp * inv;
-        v += dv * inv;
+        p += dpv.xy * inv;
+        v += dpv.zw * inv;
     }
     pos_out[i] = p;
     vel_out[i] = v;

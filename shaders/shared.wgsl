@@ -51,6 +51,17 @@ struct SpringInfo {
     kind: u32,
 }
 
+const HALF_IS_B: u32 = 0x80000000u;
+const HALF_SOFT: u32 = 0x40000000u;
+const HALF_INDEX: u32 = 0x3fffffffu;
+
+struct HalfSpring {
+    other: u32,
+    rest: f32,
+    stiffness: f32,
+    damping: f32,
+}
+
 struct BodyInfo {
     first: u32,
     count: u32,

@@ -89,6 +89,27 @@ pub struct SpringInfo {
     pub kind: u32,
 }
 
+/// In [`HalfSpring::other`]: set when this end is the spring's `b`.
+pub const HALF_IS_B: u32 = 1 << 31;
+/// In [`HalfSpring::other`]: set for a soft constraint (else a force spring;
+/// rods have their own adjacency).
+pub const HALF_SOFT: u32 = 1 << 30;
+/// In [`HalfSpring::other`]: the other end's point index.
+pub const HALF_INDEX: u32 = HALF_SOFT - 1;
+
+/// One end's view of a spring, soft constraint or rod (WGSL `HalfSpring`),
+/// stored in that end's adjacency so that the per-point gather reads its
+/// springs contiguously instead of through an index.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct HalfSpring {
+    /// The other end (`& HALF_INDEX`) and the flags `HALF_IS_B`, `HALF_SOFT`.
+    pub other: u32,
+    pub rest: f32,
+    pub stiffness: f32,
+    pub damping: f32,
+}
+
 /// A resolved soft body (WGSL `BodyInfo`): its members are
 /// `members[first .. first + count]`.
 #[repr(C)]

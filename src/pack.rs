@@ -56,6 +56,50 @@ impl Adjacency {
     }
 }
 
+/// Per-point spring records: `offsets[i] .. offsets[i + 1]` index `records`,
+/// each the [`HalfSpring`] of one spring seen from point `i`, in spring order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HalfSprings {
+    /// `n + 1` offsets.
+    pub offsets: Vec<u32>,
+    pub records: Vec<HalfSpring>,
+}
+
+impl HalfSprings {
+    /// Builds the records of the springs `want` selects.
+    fn build(n: usize, springs: &[SpringInfo], want: impl Fn(&SpringInfo) -> bool) -> Self {
+        let pairs = springs.iter().filter(|s| want(s)).flat_map(|s| {
+            let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
+            let half = |other: u32, flags: u32| HalfSpring {
+                other: other | flags,
+                rest: s.rest,
+                stiffness: s.stiffness,
+                damping: s.damping,
+            };
+            [(s.a, half(s.b, soft)), (s.b, half(s.a, soft | HALF_IS_B))]
+        });
+        let adj = Adjacency::build(
+            n,
+            pairs.clone().enumerate().map(|(k, (p, _))| (p, k as u32)),
+        );
+        let all: Vec<HalfSpring> = pairs.map(|(_, h)| h).collect();
+        Self {
+            offsets: adj.data[..=n].to_vec(),
+            records: adj.data[n + 1..].iter().map(|&k| all[k as usize]).collect(),
+        }
+    }
+
+    /// Number of records of point `i`.
+    pub fn count(&self, i: usize) -> u32 {
+        self.offsets[i + 1] - self.offsets[i]
+    }
+
+    /// The records of point `i`.
+    pub fn of(&self, i: usize) -> &[HalfSpring] {
+        &self.records[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
 /// A world flattened into GPU-layout arrays.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packed {
@@ -64,11 +108,13 @@ pub struct Packed {
     pub vel: Vec<[f32; 2]>,
     pub point_info: Vec<PointInfo>,
     pub materials: Vec<MaterialInfo>,
+    /// Every spring as the world has it (the GPU gets only their ends, for
+    /// drawing; the kernels read the per-point records below).
     pub springs: Vec<SpringInfo>,
-    /// Force springs and soft constraints touching each point.
-    pub spring_adj: Adjacency,
-    /// Rods touching each point.
-    pub rod_adj: Adjacency,
+    /// Force springs and soft constraints, seen from each point.
+    pub spring_halves: HalfSprings,
+    /// Rods, seen from each point.
+    pub rod_halves: HalfSprings,
     pub bodies: Vec<BodyInfo>,
     pub members: Vec<Member>,
     /// Memberships of each point.
@@ -163,17 +209,8 @@ impl Packed {
                 kind: s.kind.code(),
             })
             .collect();
-        let ends = |want_rods: bool| {
-            let springs = &springs;
-            (0..springs.len() as u32)
-                .filter(move |&j| (springs[j as usize].kind == KIND_ROD) == want_rods)
-                .flat_map(move |j| {
-                    let s = springs[j as usize];
-                    [(s.a, j), (s.b, j)]
-                })
-        };
-        let spring_adj = Adjacency::build(n, ends(false));
-        let rod_adj = Adjacency::build(n, ends(true));
+        let spring_halves = HalfSprings::build(n, &springs, |s| s.kind != KIND_ROD);
+        let rod_halves = HalfSprings::build(n, &springs, |s| s.kind == KIND_ROD);
         let num_rods = world
             .springs()
             .iter()
@@ -249,8 +286,8 @@ impl Packed {
             point_info,
             materials,
             springs,
-            spring_adj,
-            rod_adj,
+            spring_halves,
+            rod_halves,
             bodies,
             members,
             member_adj,
@@ -322,6 +359,11 @@ impl Stability {
 }
 
 impl Packed {
+    /// The ends of every spring, `[a, b]`: a `u32` line-list index buffer.
+    pub fn spring_ends(&self) -> Vec<[u32; 2]> {
+        self.springs.iter().map(|s| [s.a, s.b]).collect()
+    }
+
     /// The world's worst points against the stability bounds, at substep `h`.
     pub fn stability(&self, h: f32) -> Stability {
         let n = self.pos.len();

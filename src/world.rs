@@ -322,8 +322,8 @@ impl HalfPlane {
 }
 
 /// Largest number of points, springs, bodies or memberships: indices are u32
-/// and the top bit is reserved.
-pub const MAX_ITEMS: u64 = 1 << 31;
+/// and the top two bits carry flags in the GPU's spring records.
+pub const MAX_ITEMS: u64 = 1 << 30;
 
 /// Everything the solvers simulate.
 #[derive(Clone, Debug, PartialEq)]

@@ -105,6 +105,7 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(module, PointInfo, [inv_mass, weight, material, layers]);
     check_layout!(module, MaterialInfo, [elasticity, friction]);
     check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
+    check_layout!(module, HalfSpring, [other, rest, stiffness, damping]);
     check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
     check_layout!(module, Member, [rest, point, body]);
     check_layout!(
@@ -137,5 +138,8 @@ fn shared_constants_match() {
     assert_eq!(constant("KIND_SOFT"), KIND_SOFT);
     assert_eq!(constant("KIND_ROD"), KIND_ROD);
     assert_eq!(constant("MAX_PLANETS") as usize, MAX_PLANETS);
+    assert_eq!(constant("HALF_IS_B"), HALF_IS_B);
+    assert_eq!(constant("HALF_SOFT"), HALF_SOFT);
+    assert_eq!(constant("HALF_INDEX"), HALF_INDEX);
     assert_eq!(constant("MAX_PLANES") as usize, MAX_PLANES);
 }

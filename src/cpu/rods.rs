@@ -1,20 +1,20 @@
 //! Stage 3b, mirror of `shaders/rods.wgsl`: one Jacobi iteration of hard
 //! distance constraints (seed 001's hard constraint, seed 003's
-//! impulse-level distance constraint), averaged per point.
+//! impulse-level distance constraint), averaged per point with mass
+//! splitting.
 
 use glam::Vec2;
 
 use super::{par, safe_dir, v2};
-use crate::layout::{PointInfo, SimParams, SpringInfo};
-use crate::pack::Adjacency;
+use crate::layout::{HALF_INDEX, HALF_IS_B, PointInfo, SimParams};
+use crate::pack::HalfSprings;
 
 /// The full projection a rod asks of its ends: `(dp_a, dv_a, dp_b, dv_b)`
 /// restoring the rest length and removing the relative velocity along the
 /// rod, split by inverse mass. `None` when both ends are pinned.
-#[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn rod_deltas(
-    s: &SpringInfo,
+    rest: f32,
     pa: Vec2,
     pb: Vec2,
     va: Vec2,
@@ -29,7 +29,7 @@ pub fn rod_deltas(
     let d = pb - pa;
     let dist = d.length();
     let dir = safe_dir(d, dist);
-    let dp = dir * ((s.rest - dist) / w);
+    let dp = dir * ((rest - dist) / w);
     let dv = dir * ((vb - va).dot(dir) / w);
     Some((-dp * wa, dv * wa, dp * wb, -dv * wb))
 }
@@ -42,8 +42,7 @@ pub fn rod_deltas(
 pub fn rods(
     sim: &SimParams,
     info: &[PointInfo],
-    springs: &[SpringInfo],
-    adj: &Adjacency,
+    halves: &HalfSprings,
     pos_in: &[[f32; 2]],
     vel_in: &[[f32; 2]],
     pos_out: &mut [[f32; 2]],
@@ -56,32 +55,25 @@ pub fn rods(
         &mut pos_out[..n],
         &mut vel_out[..n],
         |i, pos_out, vel_out| {
+            let (mut p, mut v) = (v2(pos_in[i]), v2(vel_in[i]));
+            let count = halves.count(i);
+            let w = info[i].inv_mass * count as f32;
             let mut dp = Vec2::ZERO;
             let mut dv = Vec2::ZERO;
-            for &j in adj.of(i) {
-                let s = &springs[j as usize];
-                let (a, b) = (s.a as usize, s.b as usize);
-                let Some((dpa, dva, dpb, dvb)) = rod_deltas(
-                    s,
-                    v2(pos_in[a]),
-                    v2(pos_in[b]),
-                    v2(vel_in[a]),
-                    v2(vel_in[b]),
-                    info[a].inv_mass * adj.count(a) as f32,
-                    info[b].inv_mass * adj.count(b) as f32,
-                ) else {
-                    continue;
-                };
-                if a == i {
-                    dp += dpa;
-                    dv += dva;
-                } else {
+            for s in halves.of(i) {
+                let o = (s.other & HALF_INDEX) as usize;
+                let wo = info[o].inv_mass * halves.count(o) as f32;
+                let (po, vo) = (v2(pos_in[o]), v2(vel_in[o]));
+                if s.other & HALF_IS_B == 0 {
+                    if let Some((dpa, dva, _, _)) = rod_deltas(s.rest, p, po, v, vo, w, wo) {
+                        dp += dpa;
+                        dv += dva;
+                    }
+                } else if let Some((_, _, dpb, dvb)) = rod_deltas(s.rest, po, p, vo, v, wo, w) {
                     dp += dpb;
                     dv += dvb;
                 }
             }
-            let (mut p, mut v) = (v2(pos_in[i]), v2(vel_in[i]));
-            let count = adj.count(i);
             if count > 0 {
                 let inv = 1.0 / count as f32;
                 p += dp * inv;

@@ -164,8 +164,7 @@ impl CpuSolver {
         springs(
             &p.sim,
             &p.point_info,
-            &p.springs,
-            &p.spring_adj,
+            &p.spring_halves,
             &p.pos,
             &p.vel,
             &mut self.pos_tmp,
@@ -181,8 +180,7 @@ impl CpuSolver {
         rods(
             &p.sim,
             &p.point_info,
-            &p.springs,
-            &p.rod_adj,
+            &p.rod_halves,
             &p.pos,
             &p.vel,
             &mut self.pos_tmp,

@@ -1,21 +1,22 @@
 //! Stage 3a, mirror of `shaders/springs.wgsl`: force springs and soft
-//! distance constraints (seed 001), Jacobi, gathered per point.
+//! distance constraints (seed 001), Jacobi, gathered per point from the
+//! point's own spring records.
 
 use glam::Vec2;
 
 use super::{par, safe_dir, v2};
-use crate::layout::{KIND_SPRING, PointInfo, SimParams, SpringInfo};
-use crate::pack::Adjacency;
+use crate::layout::{HALF_INDEX, HALF_IS_B, HALF_SOFT, HalfSpring, PointInfo, SimParams};
+use crate::pack::HalfSprings;
 
 /// The position and velocity changes a spring or soft constraint gives its
 /// two ends `(dp_a, dv_a, dp_b, dv_b)`, from the state at the start of the
-/// stage. Both ends evaluate this same function on the same inputs, so the
-/// two halves are exactly opposite impulses.
+/// stage. Both ends evaluate this same function on the same inputs in the
+/// same order, so the two halves are exactly opposite impulses.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn spring_deltas(
     h: f32,
-    s: &SpringInfo,
+    s: &HalfSpring,
     pa: Vec2,
     pb: Vec2,
     va: Vec2,
@@ -31,7 +32,7 @@ pub fn spring_deltas(
     let dist = d.length();
     let dir = safe_dir(d, dist);
     let err = s.rest - dist;
-    if s.kind == KIND_SPRING {
+    if s.other & HALF_SOFT == 0 {
         // Force along the spring, then damping of the relative velocity
         // along it, split by inverse mass (seed 001, with its slip fixed).
         let impulse = dir * (s.stiffness * err * h);
@@ -59,8 +60,7 @@ pub fn spring_deltas(
 pub fn springs(
     sim: &SimParams,
     info: &[PointInfo],
-    springs: &[SpringInfo],
-    adj: &Adjacency,
+    halves: &HalfSprings,
     pos_in: &[[f32; 2]],
     vel_in: &[[f32; 2]],
     pos_out: &mut [[f32; 2]],
@@ -73,31 +73,26 @@ pub fn springs(
         &mut pos_out[..n],
         &mut vel_out[..n],
         |i, pos_out, vel_out| {
+            let p = v2(pos_in[i]);
+            let v = v2(vel_in[i]);
+            let w = info[i].inv_mass;
             let mut dp = Vec2::ZERO;
             let mut dv = Vec2::ZERO;
-            for &j in adj.of(i) {
-                let s = &springs[j as usize];
-                let (a, b) = (s.a as usize, s.b as usize);
-                let (dpa, dva, dpb, dvb) = spring_deltas(
-                    sim.h,
-                    s,
-                    v2(pos_in[a]),
-                    v2(pos_in[b]),
-                    v2(vel_in[a]),
-                    v2(vel_in[b]),
-                    info[a].inv_mass,
-                    info[b].inv_mass,
-                );
-                if a == i {
+            for s in halves.of(i) {
+                let o = (s.other & HALF_INDEX) as usize;
+                let (po, vo, wo) = (v2(pos_in[o]), v2(vel_in[o]), info[o].inv_mass);
+                if s.other & HALF_IS_B == 0 {
+                    let (dpa, dva, _, _) = spring_deltas(sim.h, s, p, po, v, vo, w, wo);
                     dp += dpa;
                     dv += dva;
                 } else {
+                    let (_, _, dpb, dvb) = spring_deltas(sim.h, s, po, p, vo, v, wo, w);
                     dp += dpb;
                     dv += dvb;
                 }
             }
-            *pos_out = (v2(pos_in[i]) + dp).to_array();
-            *vel_out = (v2(vel_in[i]) + dv).to_array();
+            *pos_out = (p + dp).to_array();
+            *vel_out = (v + dv).to_array();
         },
     );
 }

@@ -20,8 +20,8 @@ impl Rods {
                 &[
                     (0, &b.sim),
                     (1, &b.info),
-                    (2, &b.springs),
-                    (3, &b.rod_adj),
+                    (2, &b.rod_offsets),
+                    (3, &b.rod_halves),
                     (4, &b.pos[s]),
                     (5, &b.vel[s]),
                     (6, &b.pos[1 - s]),

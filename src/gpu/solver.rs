@@ -220,9 +220,10 @@ impl GpuSolver {
         &self.buffers.frames
     }
 
-    /// Springs (`SpringInfo`: two point indices each, then rest length...).
+    /// The ends of every spring, `array<vec2<u32>>` in world order; also
+    /// usable directly as a `Uint32` index buffer of a line list.
     pub fn springs_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.springs
+        &self.buffers.spring_ends
     }
 
     /// Planets and half-planes (`Colliders`, a uniform buffer; counts in
@@ -366,12 +367,15 @@ impl GpuSolver {
         let bodies = self.num_bodies as u64;
         // integrate, collide: info 16 + pos/vel read 16 + write 16 each.
         let mut bytes = 2 * 48 * n;
-        // Per-point gathers: offsets 8, own pos/vel 16 in, 16 out; per
-        // spring end: entry 4, spring 24, two infos 8, both ends' pos/vel 32.
+        // Per-point gathers: offsets 8, own info 4, pos/vel 16 in, 16 out;
+        // per spring end: its record 16, the other end's info 4, pos/vel 16.
         if self.has_springs {
-            bytes += 40 * n + 2 * 68 * springs;
+            bytes += 44 * n + 2 * 36 * springs;
         }
-        bytes += self.rod_passes() as u64 * 40 * n * (self.num_rods > 0) as u64 + 2 * 68 * rods;
+        if self.num_rods > 0 {
+            // Rods also read the other end's rod count (two offsets).
+            bytes += self.rod_passes() as u64 * 44 * n + 2 * 44 * rods;
+        }
         if bodies > 0 {
             // frames: body 16 + order 4 + frame out 40; two passes over the
             // members reading member 16, weight 4, pos/vel 16.

@@ -20,8 +20,8 @@ impl Springs {
                 &[
                     (0, &b.sim),
                     (1, &b.info),
-                    (2, &b.springs),
-                    (3, &b.spring_adj),
+                    (2, &b.spring_offsets),
+                    (3, &b.spring_halves),
                     (4, &b.pos[s]),
                     (5, &b.vel[s]),
                     (6, &b.pos[1 - s]),
