@@ -269,6 +269,10 @@ fn check_stage(
     match stage {
         Stage::Integrate => cpu.stage_integrate(),
         Stage::Collide => cpu.stage_collide(),
+        Stage::IntegrateCollide => {
+            cpu.stage_integrate();
+            cpu.stage_collide();
+        }
         Stage::Springs => cpu.stage_springs(),
         Stage::Rods => cpu.stage_rods(),
         Stage::ShapeMatch => cpu.stage_shape_match(),
@@ -318,6 +322,7 @@ fn every_stage_matches_the_cpu() {
         for stage in [
             Stage::Integrate,
             Stage::Collide,
+            Stage::IntegrateCollide,
             Stage::Springs,
             Stage::Rods,
             Stage::ShapeMatch,

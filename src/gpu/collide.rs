@@ -1,39 +1,57 @@
-//! Stage 2 wrapper for `shaders/collide.wgsl` (CPU mirror: `cpu::collide`).
+//! Stage 2 wrapper for `shaders/collide.wgsl` (CPU mirror: `cpu::collide`),
+//! with the fused integrate + collide kernel the step runs.
 
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
 
 /// Points against planets and half-planes, in place on the current state.
 pub struct Collide {
-    pipeline: wgpu::ComputePipeline,
-    bind: [wgpu::BindGroup; 2],
+    collide: wgpu::ComputePipeline,
+    fused: wgpu::ComputePipeline,
+    collide_bind: [wgpu::BindGroup; 2],
+    fused_bind: [wgpu::BindGroup; 2],
 }
 
 impl Collide {
     pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
-        let pipeline = pipeline(device, "collide", "main");
-        let bind = [0, 1].map(|s| {
-            bind_group(
-                device,
-                "collide",
-                &pipeline,
-                &[
-                    (0, &b.sim),
-                    (1, &b.info),
-                    (2, &b.materials),
-                    (3, &b.colliders),
-                    (4, &b.pos[s]),
-                    (5, &b.vel[s]),
-                ],
-            )
-        });
-        Self { pipeline, bind }
+        let collide = pipeline(device, "collide", "main");
+        let fused = pipeline(device, "collide", "integrate_collide");
+        let binds = |p: &wgpu::ComputePipeline, label: &str| {
+            [0, 1].map(|s| {
+                bind_group(
+                    device,
+                    label,
+                    p,
+                    &[
+                        (0, &b.sim),
+                        (1, &b.info),
+                        (2, &b.materials),
+                        (3, &b.colliders),
+                        (4, &b.pos[s]),
+                        (5, &b.vel[s]),
+                    ],
+                )
+            })
+        };
+        Self {
+            collide_bind: binds(&collide, "collide"),
+            fused_bind: binds(&fused, "integrate_collide"),
+            collide,
+            fused,
+        }
     }
 
-    /// Records one dispatch on state copy `state`.
+    /// Records the collide stage alone on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind[state], &[]);
+        pass.set_pipeline(&self.collide);
+        pass.set_bind_group(0, &self.collide_bind[state], &[]);
+        pass.dispatch_workgroups(grid.0, grid.1, 1);
+    }
+
+    /// Records integrate then collide as one dispatch on copy `state`.
+    pub fn record_fused(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
+        pass.set_pipeline(&self.fused);
+        pass.set_bind_group(0, &self.fused_bind[state], &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
 }

@@ -19,6 +19,8 @@ use crate::world::World;
 pub enum Stage {
     Integrate,
     Collide,
+    /// Integrate and collide fused into one dispatch, as a step runs them.
+    IntegrateCollide,
     Springs,
     /// One rod iteration.
     Rods,
@@ -78,6 +80,8 @@ pub struct GpuSolver {
 pub struct StageTimes {
     pub integrate: f64,
     pub collide: f64,
+    /// Integrate and collide fused (what a step runs).
+    pub integrate_collide: f64,
     pub springs: f64,
     pub rods: f64,
     pub shape_match: f64,
@@ -86,7 +90,12 @@ pub struct StageTimes {
 impl StageTimes {
     /// Sum of the stages.
     pub fn total(&self) -> f64 {
-        self.integrate + self.collide + self.springs + self.rods + self.shape_match
+        self.integrate
+            + self.collide
+            + self.integrate_collide
+            + self.springs
+            + self.rods
+            + self.shape_match
     }
 }
 
@@ -94,8 +103,11 @@ impl std::fmt::Display for StageTimes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "integrate {:.3} collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
-            self.integrate, self.collide, self.springs, self.rods, self.shape_match
+            "integrate+collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
+            self.integrate + self.collide + self.integrate_collide,
+            self.springs,
+            self.rods,
+            self.shape_match
         )
     }
 }
@@ -265,7 +277,7 @@ impl GpuSolver {
     /// The stages one substep runs, in order (stages with nothing to do
     /// are left out).
     pub fn substep_plan(&self) -> Vec<Stage> {
-        let mut plan = vec![Stage::Integrate, Stage::Collide];
+        let mut plan = vec![Stage::IntegrateCollide];
         if self.has_springs {
             plan.push(Stage::Springs);
         }
@@ -348,6 +360,7 @@ impl GpuSolver {
             *match stage {
                 Stage::Integrate => &mut t.integrate,
                 Stage::Collide => &mut t.collide,
+                Stage::IntegrateCollide => &mut t.integrate_collide,
                 Stage::Springs => &mut t.springs,
                 Stage::Rods => &mut t.rods,
                 Stage::ShapeMatch => &mut t.shape_match,
@@ -365,8 +378,8 @@ impl GpuSolver {
         let rods = self.num_rods as u64 * self.rod_passes() as u64;
         let members = self.num_members as u64;
         let bodies = self.num_bodies as u64;
-        // integrate, collide: info 16 + pos/vel read 16 + write 16 each.
-        let mut bytes = 2 * 48 * n;
+        // integrate + collide, fused: info 16 + pos/vel read 16 + write 16.
+        let mut bytes = 48 * n;
         // Per-point gathers: offsets 8, own info 4, pos/vel 16 in, 16 out;
         // per spring end: its record 16, the other end's info 4, pos/vel 16.
         if self.has_springs {
@@ -395,6 +408,10 @@ impl GpuSolver {
             }
             Stage::Collide => {
                 self.collide.record(pass, state, self.point_grid);
+                state
+            }
+            Stage::IntegrateCollide => {
+                self.collide.record_fused(pass, state, self.point_grid);
                 state
             }
             Stage::Springs if self.has_springs => self.springs.record(pass, state, self.point_grid),
