@@ -22,34 +22,60 @@ const TINY_SUM: f32 = 1e-30;
 @group(0) @binding(9) var<storage, read> frames_in: array<BodyFrame>;
 @group(0) @binding(10) var<storage, read_write> vel: array<vec2<f32>>;
 
-// (sum w, sum w p) and (sum w v) of the first pass.
-struct Moments {
-    w_p: vec3<f32>,
-    wv: vec2<f32>,
+// One pass of sums over a body's members about a reference member (p0, v0),
+// the body's first: with r = p - p0, u = v - v0,
+//   a = (W, sum w r, sum w u.x)
+//   b = (sum w u.y, sum w q, sum w r.q)
+//   c = (sum w r x q, sum w r x u, sum w |r|^2, 0)
+struct Sums {
+    a: vec4<f32>,
+    b: vec4<f32>,
+    c: vec4<f32>,
 }
 
-fn finish(body: BodyInfo, c: vec2<f32>, vc: vec2<f32>, fit: vec4<f32>) -> BodyFrame {
-    // fit = (sum w r.q, sum w r x q, sum w r x (v - V), sum w |r|^2)
-    let m = max(abs(fit.x), abs(fit.y));
+fn member_sums(m: Member, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
+    let w = info[m.point].weight;
+    let r = pos_in[m.point] - p0;
+    let u = vel_in[m.point] - v0;
+    let q = m.rest;
+    return Sums(
+        vec4<f32>(w, w * r.x, w * r.y, w * u.x),
+        vec4<f32>(w * u.y, w * q.x, w * q.y, w * dot(r, q)),
+        vec4<f32>(w * cross2(r, q), w * cross2(r, u), w * dot(r, r), 0.0),
+    );
+}
+
+fn add_sums(x: Sums, y: Sums) -> Sums {
+    return Sums(x.a + y.a, x.b + y.b, x.c + y.c);
+}
+
+fn finish(body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
+    let total = s.a.x;
+    let c_rel = s.a.yz / total;
+    let v_rel = vec2<f32>(s.a.w, s.b.x) / total;
+    let sq = s.b.yz;
+    // About the centroid: A = sum w (r - c).q, B = sum w (r - c) x q,
+    // L = sum w (r - c) x (u - V), I = sum w |r - c|^2.
+    let a = s.b.w - dot(c_rel, sq);
+    let b = s.c.x - cross2(c_rel, sq);
+    let l = s.c.y - total * cross2(c_rel, v_rel);
+    let i = s.c.z - total * dot(c_rel, c_rel);
+    let m = max(abs(a), abs(b));
     var rot = vec2<f32>(1.0, 0.0);
     if (m > TINY_SUM) {
-        let a = fit.x / m;
-        let b = fit.y / m;
-        let len = sqrt(a * a + b * b);
-        rot = vec2<f32>(a / len, -b / len);
+        let an = a / m;
+        let bn = b / m;
+        let len = sqrt(an * an + bn * bn);
+        rot = vec2<f32>(an / len, -bn / len);
     }
     var omega = 0.0;
-    if (fit.w > TINY_SUM) {
-        omega = fit.z / fit.w;
+    if (i > TINY_SUM) {
+        omega = l / i;
     }
     // Per-substep coefficients, once per body rather than once per member.
     let pull = body.stiffness * sim.h;
     let relax = 1.0 - exp(-body.damping * sim.h);
-    return BodyFrame(c, vc, rot, omega, pull, relax, 0u);
-}
-
-fn fit_term(w: f32, r: vec2<f32>, q: vec2<f32>, dv: vec2<f32>) -> vec4<f32> {
-    return vec4<f32>(w * dot(r, q), w * cross2(r, q), w * cross2(r, dv), w * dot(r, r));
+    return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, pull, relax, 0u);
 }
 
 // One thread per small body.
@@ -61,29 +87,20 @@ fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     }
     let b = body_order[k];
     let body = bodies[b];
+    let first = members[body.first].point;
+    let p0 = pos_in[first];
+    let v0 = vel_in[first];
+    var sums = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     let end = body.first + body.count;
-    var sw = 0.0;
-    var swp = vec2<f32>(0.0, 0.0);
-    var swv = vec2<f32>(0.0, 0.0);
     for (var j = body.first; j < end; j++) {
-        let p = members[j].point;
-        let w = info[p].weight;
-        sw += w;
-        swp += pos_in[p] * w;
-        swv += vel_in[p] * w;
+        sums = add_sums(sums, member_sums(members[j], p0, v0));
     }
-    let c = swp / sw;
-    let vc = swv / sw;
-    var fit = vec4<f32>(0.0);
-    for (var j = body.first; j < end; j++) {
-        let m = members[j];
-        fit += fit_term(info[m.point].weight, pos_in[m.point] - c, m.rest, vel_in[m.point] - vc);
-    }
-    frames_out[b] = finish(body, c, vc, fit);
+    frames_out[b] = finish(body, p0, v0, sums);
 }
 
 var<workgroup> red_a: array<vec4<f32>, LARGE_BODY_THREADS>;
-var<workgroup> red_b: array<f32, LARGE_BODY_THREADS>;
+var<workgroup> red_b: array<vec4<f32>, LARGE_BODY_THREADS>;
+var<workgroup> red_c: array<vec4<f32>, LARGE_BODY_THREADS>;
 
 // One workgroup per large body: strided partial sums, then a tree reduction.
 @compute @workgroup_size(LARGE_BODY_THREADS)
@@ -98,45 +115,27 @@ fn frames_large(
     }
     let b = body_order[sim.num_small_bodies + k];
     let body = bodies[b];
-    var sw = 0.0;
-    var swp = vec2<f32>(0.0, 0.0);
-    var swv = vec2<f32>(0.0, 0.0);
+    let first = members[body.first].point;
+    let p0 = pos_in[first];
+    let v0 = vel_in[first];
+    var sums = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var j = t; j < body.count; j += LARGE_BODY_THREADS) {
-        let p = members[body.first + j].point;
-        let w = info[p].weight;
-        sw += w;
-        swp += pos_in[p] * w;
-        swv += vel_in[p] * w;
+        sums = add_sums(sums, member_sums(members[body.first + j], p0, v0));
     }
-    red_a[t] = vec4<f32>(sw, swp, swv.x);
-    red_b[t] = swv.y;
+    red_a[t] = sums.a;
+    red_b[t] = sums.b;
+    red_c[t] = sums.c;
     workgroupBarrier();
     for (var stride = LARGE_BODY_THREADS / 2u; stride > 0u; stride /= 2u) {
         if (t < stride) {
             red_a[t] += red_a[t + stride];
             red_b[t] += red_b[t + stride];
-        }
-        workgroupBarrier();
-    }
-    let tot = red_a[0];
-    let c = tot.yz / tot.x;
-    let vc = vec2<f32>(tot.w, red_b[0]) / tot.x;
-    workgroupBarrier();
-    var fit = vec4<f32>(0.0);
-    for (var j = t; j < body.count; j += LARGE_BODY_THREADS) {
-        let m = members[body.first + j];
-        fit += fit_term(info[m.point].weight, pos_in[m.point] - c, m.rest, vel_in[m.point] - vc);
-    }
-    red_a[t] = fit;
-    workgroupBarrier();
-    for (var stride = LARGE_BODY_THREADS / 2u; stride > 0u; stride /= 2u) {
-        if (t < stride) {
-            red_a[t] += red_a[t + stride];
+            red_c[t] += red_c[t + stride];
         }
         workgroupBarrier();
     }
     if (t == 0u) {
-        frames_out[b] = finish(body, c, vc, red_a[0]);
+        frames_out[b] = finish(body, p0, v0, Sums(red_a[0], red_b[0], red_c[0]));
     }
 }
 

@@ -3,9 +3,10 @@
 //!
 //! `frames` reduces each body to its best-fit rigid frame: weighted centroid
 //! and velocity, rotation `theta = -atan2(sum w r x q, sum w r . q)` kept as
-//! `(cos, sin)`, and angular velocity `L / I`. Small bodies are reduced by one
-//! thread each; large ones by a workgroup, whose strided partial sums and
-//! tree reduction are reproduced here in the same order.
+//! `(cos, sin)`, and angular velocity `L / I`, all from one pass of sums
+//! over the members. Small bodies are reduced by one thread each; large
+//! ones by a workgroup, whose strided partial sums and tree reduction are
+//! reproduced here in the same order.
 //!
 //! `apply` gathers, per point, the contributions of every body it belongs to.
 
@@ -21,76 +22,73 @@ use crate::pack::Adjacency;
 /// velocity (a collapsed body keeps the identity rotation, never NaN).
 pub const TINY_SUM: f32 = 1e-30;
 
-/// First-pass sums: weight, weighted position, weighted velocity.
-#[derive(Clone, Copy, Default)]
-struct Moments {
-    w: f32,
-    wp: Vec2,
-    wv: Vec2,
-}
+/// The sums of one pass over a body's members, about a reference member
+/// `(p0, v0)` (the body's first): with `r = p - p0`, `u = v - v0`,
+/// `[W, sum w r, sum w u, sum w q, sum w r.q, sum w r x q, sum w r x u,
+/// sum w |r|^2, 0]`, laid out as the WGSL kernel's three `vec4`s. Taking
+/// the reference inside the body keeps every sum small, so the centroid
+/// forms below cancel no more digits than the two-pass ones would.
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+pub struct Sums(pub [f32; 12]);
 
-impl Moments {
-    fn of(w: f32, p: Vec2, v: Vec2) -> Self {
-        Self {
+impl Sums {
+    /// One member's terms.
+    #[inline]
+    pub fn of(w: f32, r: Vec2, u: Vec2, q: Vec2) -> Self {
+        Sums([
             w,
-            wp: p * w,
-            wv: v * w,
-        }
+            w * r.x,
+            w * r.y,
+            w * u.x,
+            w * u.y,
+            w * q.x,
+            w * q.y,
+            w * r.dot(q),
+            w * cross2(r, q),
+            w * cross2(r, u),
+            w * r.dot(r),
+            0.0,
+        ])
     }
-    fn add(self, o: Self) -> Self {
-        Self {
-            w: self.w + o.w,
-            wp: self.wp + o.wp,
-            wv: self.wv + o.wv,
+
+    /// Component-wise sum.
+    #[inline]
+    pub fn plus(self, o: Self) -> Self {
+        let mut s = self.0;
+        for (a, b) in s.iter_mut().zip(o.0) {
+            *a += b;
         }
+        Sums(s)
     }
 }
 
-/// Second-pass sums about the centroid: `sum w r.q`, `sum w r x q`,
-/// `sum w r x (v - V)`, `sum w |r|^2`.
-#[derive(Clone, Copy, Default)]
-struct Fit {
-    a: f32,
-    b: f32,
-    l: f32,
-    i: f32,
-}
-
-impl Fit {
-    fn of(w: f32, r: Vec2, q: Vec2, dv: Vec2) -> Self {
-        Self {
-            a: w * r.dot(q),
-            b: w * cross2(r, q),
-            l: w * cross2(r, dv),
-            i: w * r.dot(r),
-        }
-    }
-    fn add(self, o: Self) -> Self {
-        Self {
-            a: self.a + o.a,
-            b: self.b + o.b,
-            l: self.l + o.l,
-            i: self.i + o.i,
-        }
-    }
-}
-
-/// The frame from the two sums (shared by the small and large reductions),
-/// with the body's per-substep coefficients `pull = k h` and
+/// The frame from a body's sums (shared by the small and large
+/// reductions), with the body's per-substep coefficients `pull = k h` and
 /// `relax = 1 - exp(-c h)` computed once here rather than per point.
-fn finish(body: &BodyInfo, h: f32, c: Vec2, vel: Vec2, fit: Fit) -> BodyFrame {
-    let m = fit.a.abs().max(fit.b.abs());
+pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame {
+    let s = s.0;
+    let total = s[0];
+    let c_rel = Vec2::new(s[1], s[2]) / total;
+    let v_rel = Vec2::new(s[3], s[4]) / total;
+    let sq = Vec2::new(s[5], s[6]);
+    // About the centroid: A = sum w (r - c).q, B = sum w (r - c) x q,
+    // L = sum w (r - c) x (u - V), I = sum w |r - c|^2.
+    let a = s[7] - c_rel.dot(sq);
+    let b = s[8] - cross2(c_rel, sq);
+    let l = s[9] - total * cross2(c_rel, v_rel);
+    let i = s[10] - total * c_rel.dot(c_rel);
+    let m = a.abs().max(b.abs());
     let rot = if m > TINY_SUM {
-        let (a, b) = (fit.a / m, fit.b / m);
+        let (a, b) = (a / m, b / m);
         let len = (a * a + b * b).sqrt();
         [a / len, -b / len]
     } else {
         [1.0, 0.0]
     };
-    let omega = if fit.i > TINY_SUM { fit.l / fit.i } else { 0.0 };
+    let omega = if i > TINY_SUM { l / i } else { 0.0 };
     BodyFrame {
-        centroid: c.to_array(),
-        vel: vel.to_array(),
+        centroid: (p0 + c_rel).to_array(),
+        vel: (v0 + v_rel).to_array(),
         rot,
         omega,
         pull: body.stiffness * h,
@@ -99,14 +97,29 @@ fn finish(body: &BodyInfo, h: f32, c: Vec2, vel: Vec2, fit: Fit) -> BodyFrame {
     }
 }
 
-fn member_state(
+/// A member's terms about the reference `(p0, v0)`.
+#[inline]
+fn member_sums(
     m: &Member,
     info: &[PointInfo],
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
-) -> (f32, Vec2, Vec2) {
+    p0: Vec2,
+    v0: Vec2,
+) -> Sums {
     let p = m.point as usize;
-    (info[p].weight, v2(pos[p]), v2(vel[p]))
+    Sums::of(info[p].weight, v2(pos[p]) - p0, v2(vel[p]) - v0, v2(m.rest))
+}
+
+/// The reference member's position and velocity.
+fn reference(
+    body: &BodyInfo,
+    members: &[Member],
+    pos: &[[f32; 2]],
+    vel: &[[f32; 2]],
+) -> (Vec2, Vec2) {
+    let p = members[body.first as usize].point as usize;
+    (v2(pos[p]), v2(vel[p]))
 }
 
 /// One body reduced sequentially (WGSL `frames`, one thread per body).
@@ -118,20 +131,13 @@ pub fn frame_small(
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
 ) -> BodyFrame {
+    let (p0, v0) = reference(body, members, pos, vel);
     let ms = &members[body.first as usize..(body.first + body.count) as usize];
-    let mut mo = Moments::default();
+    let mut sums = Sums::default();
     for m in ms {
-        let (w, p, v) = member_state(m, info, pos, vel);
-        mo = mo.add(Moments::of(w, p, v));
+        sums = sums.plus(member_sums(m, info, pos, vel, p0, v0));
     }
-    let c = mo.wp / mo.w;
-    let vc = mo.wv / mo.w;
-    let mut fit = Fit::default();
-    for m in ms {
-        let (w, p, v) = member_state(m, info, pos, vel);
-        fit = fit.add(Fit::of(w, p - c, v2(m.rest), v - vc));
-    }
-    finish(body, h, c, vc, fit)
+    finish(body, h, p0, v0, sums)
 }
 
 /// Tree reduction over `LARGE_BODY_THREADS` partial sums, in the order of
@@ -158,31 +164,18 @@ pub fn frame_large(
     vel: &[[f32; 2]],
 ) -> BodyFrame {
     let threads = LARGE_BODY_THREADS as usize;
+    let (p0, v0) = reference(body, members, pos, vel);
     let ms = &members[body.first as usize..(body.first + body.count) as usize];
     let partial = (0..threads)
         .map(|t| {
-            let mut mo = Moments::default();
+            let mut sums = Sums::default();
             for m in ms.iter().skip(t).step_by(threads) {
-                let (w, p, v) = member_state(m, info, pos, vel);
-                mo = mo.add(Moments::of(w, p, v));
+                sums = sums.plus(member_sums(m, info, pos, vel, p0, v0));
             }
-            mo
+            sums
         })
         .collect();
-    let mo = tree_reduce(partial, Moments::add);
-    let c = mo.wp / mo.w;
-    let vc = mo.wv / mo.w;
-    let partial = (0..threads)
-        .map(|t| {
-            let mut fit = Fit::default();
-            for m in ms.iter().skip(t).step_by(threads) {
-                let (w, p, v) = member_state(m, info, pos, vel);
-                fit = fit.add(Fit::of(w, p - c, v2(m.rest), v - vc));
-            }
-            fit
-        })
-        .collect();
-    finish(body, h, c, vc, tree_reduce(partial, Fit::add))
+    finish(body, h, p0, v0, tree_reduce(partial, Sums::plus))
 }
 
 /// Every body's frame from `(pos, vel)`: bodies of at most
