@@ -1,42 +1,24 @@
 //! Stage 3a wrapper for `shaders/springs.wgsl` (CPU mirror: `cpu::springs`).
 
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline};
+use super::shaders::SpringGather;
 
 /// Force springs and soft constraints: reads state `s`, writes `1 - s`.
-pub struct Springs {
-    pipeline: wgpu::ComputePipeline,
-    bind: [wgpu::BindGroup; 2],
-}
+pub struct Springs(SpringGather);
 
 impl Springs {
     pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
-        let pipeline = pipeline(device, "springs", "main");
-        let bind = [0, 1].map(|s| {
-            bind_group(
-                device,
-                "springs",
-                &pipeline,
-                &[
-                    (0, &b.sim),
-                    (1, &b.info),
-                    (2, &b.spring_offsets),
-                    (3, &b.spring_halves),
-                    (4, &b.pos[s]),
-                    (5, &b.vel[s]),
-                    (6, &b.pos[1 - s]),
-                    (7, &b.vel[1 - s]),
-                ],
-            )
-        });
-        Self { pipeline, bind }
+        Self(SpringGather::new(
+            device,
+            "springs",
+            b,
+            &b.spring_offsets,
+            &b.spring_halves,
+        ))
     }
 
     /// Records one dispatch reading copy `state`; returns the copy written.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) -> usize {
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind[state], &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
-        1 - state
+        self.0.record(pass, state, grid)
     }
 }
