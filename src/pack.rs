@@ -10,6 +10,9 @@ use crate::layout::*;
 use crate::params::Params;
 use crate::world::{PINNED_SHAPE_WEIGHT, SpringKind, World};
 
+mod edit;
+pub use edit::scene_hash;
+
 /// Compressed per-point adjacency: `offsets[i] .. offsets[i + 1]` index
 /// `entries`. Stored on the GPU as one `array<u32>`: the `n + 1` offsets
 /// followed by the entries (entry `k` at `n + 1 + k`).

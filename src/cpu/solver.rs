@@ -9,6 +9,8 @@ use crate::pack::{Packed, check_state_len, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
+mod edit;
+
 /// Steps a world on the CPU, stage by stage, exactly as the GPU does.
 #[derive(Clone, Debug)]
 pub struct CpuSolver {
@@ -18,6 +20,10 @@ pub struct CpuSolver {
     vel_tmp: Vec<[f32; 2]>,
     frames: Vec<BodyFrame>,
     steps: u64,
+    /// The parameters the items' defaults were resolved with.
+    resolved: Params,
+    /// The world generation (removal count) followed.
+    generation: u64,
 }
 
 impl CpuSolver {
@@ -35,6 +41,8 @@ impl CpuSolver {
             frames: vec![BodyFrame::default(); packed.bodies.len()],
             packed,
             steps: 0,
+            resolved: world.params.clone(),
+            generation: world.generation(),
         })
     }
 

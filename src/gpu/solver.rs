@@ -14,6 +14,9 @@ use crate::pack::{Packed, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
+mod edit;
+pub use edit::EditReport;
+
 /// One stage of a substep, for recording stages alone (cross-checks, timing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
@@ -69,6 +72,7 @@ pub struct GpuSolver {
     num_points: usize,
     num_bodies: usize,
     steps: u64,
+    edit: edit::EditState,
 }
 
 impl GpuSolver {
@@ -81,7 +85,9 @@ impl GpuSolver {
         world: &World,
     ) -> Result<Self, SolverError> {
         let packed = Packed::from_world(world)?;
-        Self::from_packed(device, queue, &world.params, &packed)
+        let mut solver = Self::from_packed(device, queue, &world.params, &packed)?;
+        solver.edit.generation = world.generation();
+        Ok(solver)
     }
 
     /// Uploads an already packed world.
@@ -117,6 +123,7 @@ impl GpuSolver {
             num_points: packed.pos.len(),
             num_bodies: packed.bodies.len(),
             steps: 0,
+            edit: edit::EditState::new(device, params, packed),
             params: params.clone(),
             sim,
             buffers,
