@@ -9,12 +9,16 @@
 //! queue, or with [`cpu::CpuSolver`]. The physics, with the seed each formula
 //! comes from, is written down in `docs/physics.md`.
 
+pub mod checkpoint;
 pub mod cpu;
+pub mod diagnostics;
 pub mod error;
 pub mod gpu;
 pub mod layout;
 pub mod pack;
 pub mod params;
+#[cfg(feature = "scene")]
+pub mod scene;
 pub mod scenes;
 pub mod shapes;
 pub mod world;
