@@ -287,8 +287,9 @@ generator!(
 );
 
 generator!(
-    /// `grid`: [`BoxGrid`], placed by `center` or by `origin` (corner
-    /// `(0, 0)`), not both; neither centres it at the origin.
+    /// `grid`: [`BoxGrid`] of `cells[0] x cells[1]` cells, placed by
+    /// `center` or by `origin` (corner `(0, 0)`), not both; neither centres
+    /// it at the origin.
     GridSpec {
         cells: [u64; 2],
         cell: V2,
@@ -417,9 +418,9 @@ impl ShapeSpec {
                     .rotation(s.rotation)
                     .diagonals(s.diagonals)
                     .style(s.style());
-                let grid = match (s.center, s.origin) {
-                    (_, Some(o)) => grid.origin(v2(o) + offset),
-                    (c, None) => grid.center(c.map_or(Vec2::ZERO, v2) + offset),
+                let grid = match s.origin {
+                    Some(o) => grid.origin(v2(o) + offset),
+                    None => grid.center(s.center.map_or(Vec2::ZERO, v2) + offset),
                 };
                 grid.build(world).map(drop)
             }
@@ -494,6 +495,19 @@ fn item_field(e: &WorldError) -> (Option<Item>, Option<&'static str>) {
     }
 }
 
+/// A world error's message without its leading item (`spring 12: `): the
+/// JSON path says where, and world indices of listed items need not match
+/// the file's (generated springs come first, material 0 is implicit).
+fn describe(e: &WorldError) -> String {
+    let text = e.to_string();
+    match item_field(e).0 {
+        Some(item) => text
+            .strip_prefix(&format!("{item}: "))
+            .map_or(text.clone(), str::to_string),
+        None => text,
+    }
+}
+
 /// The JSON path of a world error about the listed item at `path`.
 fn at(path: String, e: WorldError) -> SceneError {
     let field = match item_field(&e).1 {
@@ -502,8 +516,8 @@ fn at(path: String, e: WorldError) -> SceneError {
         f => f,
     };
     match field {
-        Some(f) => SceneError::new(format!("{path}.{f}"), e.to_string()),
-        None => SceneError::new(path, e.to_string()),
+        Some(f) => SceneError::new(format!("{path}.{f}"), describe(&e)),
+        None => SceneError::new(path, describe(&e)),
     }
 }
 
@@ -513,8 +527,10 @@ impl Scene {
     pub fn parse(json: &str) -> Result<Self, SceneError> {
         let de = &mut serde_json::Deserializer::from_str(json);
         let scene: Scene = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+            // The path ends in `?` where serde met a key it could not read.
             let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
+            let path = path.trim_end_matches('?').trim_end_matches('.');
+            let path = if path == "." { "" } else { path }.to_string();
             SceneError::new(path, e.into_inner().to_string())
         })?;
         de.end()
@@ -623,6 +639,17 @@ impl Scene {
             let (counts, spacing) = shape
                 .array()
                 .map_or(([1, 1], Vec2::ZERO), |a| (a.count, v2(a.spacing)));
+            if let ShapeSpec::Grid(GridSpec {
+                center: Some(_),
+                origin: Some(_),
+                ..
+            }) = shape
+            {
+                return Err(SceneError::new(
+                    format!("{path}.origin"),
+                    "give `center` or `origin`, not both",
+                ));
+            }
             if !spacing.is_finite() {
                 return Err(SceneError::new(
                     format!("{path}.array.spacing"),
@@ -642,7 +669,7 @@ impl Scene {
                             Some(f) => format!("{path}.{f}"),
                             None => path.clone(),
                         };
-                        SceneError::new(path, format!("{e}{copy}"))
+                        SceneError::new(path, format!("{}{copy}", describe(&e)))
                     })?;
                 }
             }
