@@ -283,9 +283,9 @@ impl Runner {
         match self {
             Runner::Cpu(_) => "CPU reference (1 thread)".into(),
             Runner::Gpu { ctx, solver } => format!(
-                "GPU, {}; {:.1} MiB of buffers",
+                "GPU, {}; {:.1} KiB of buffers",
                 ctx.adapter_summary(),
-                solver.gpu_bytes() as f64 / (1 << 20) as f64
+                solver.gpu_bytes() as f64 / 1024.0
             ),
         }
     }
