@@ -326,6 +326,26 @@ impl HalfPlane {
 pub const MAX_ITEMS: u64 = 1 << 31;
 
 /// Everything the solvers simulate.
+///
+/// Items are added with the `add_*` methods (or the shape builders of
+/// [`crate::shapes`]), each validated as it comes, and removed with
+/// [`World::remove_body`] and [`World::remove_points`].
+///
+/// ```
+/// use softbody::prelude::*;
+///
+/// let mut world = World::default();
+/// world.params.substeps = 12;
+/// world.add_plane(HalfPlane::floor(0.0))?;
+/// let a = world.add_point(Point::new(Vec2::new(0.0, 1.0)))?;
+/// let b = world.add_point(Point::new(Vec2::new(1.0, 1.0)).mass(2.0))?;
+/// world.add_spring(Spring::new(a, b).stiffness(500.0))?;
+/// assert_eq!(world.rest_lengths(), &[1.0]);
+/// // Every item is checked as it is added:
+/// let err = world.add_spring(Spring::new(a, PointHandle(7))).unwrap_err();
+/// assert_eq!(err.to_string(), "spring 1: b refers to index 7, but there are only 2");
+/// # Ok::<(), WorldError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct World {
     /// The global parameters; change them freely, they are validated when a
