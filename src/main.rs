@@ -120,11 +120,20 @@ struct CheckArgs {
     steps: u64,
     /// Largest position deviation allowed, in metres (distance between the
     /// GPU's and the CPU's position of a point).
-    #[arg(long, value_name = "METRES", default_value_t = 1e-3)]
+    #[arg(long, value_name = "METRES", default_value_t = 1e-3, value_parser = tolerance)]
     tolerance: f32,
     /// Largest velocity deviation allowed, in m/s (default: not checked).
-    #[arg(long, value_name = "M/S")]
+    #[arg(long, value_name = "M/S", value_parser = tolerance)]
     vel_tolerance: Option<f32>,
+}
+
+/// A tolerance: a finite number `>= 0`.
+fn tolerance(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        Ok(t) => Err(format!("{t} is not a finite number >= 0")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[derive(Args, Clone, Debug)]
@@ -255,6 +264,9 @@ fn load_world(args: &SceneArgs) -> Result<(World, String)> {
     }
 }
 
+/// Positions and velocities.
+type StateVecs = (Vec<[f32; 2]>, Vec<[f32; 2]>);
+
 /// A solver on either path, behind one interface.
 enum Runner {
     Cpu(Box<CpuSolver>),
@@ -313,7 +325,7 @@ impl Runner {
         Ok(())
     }
 
-    fn state(&self) -> Result<(Vec<[f32; 2]>, Vec<[f32; 2]>)> {
+    fn state(&self) -> Result<StateVecs> {
         match self {
             Runner::Cpu(s) => Ok((s.positions().to_vec(), s.velocities().to_vec())),
             Runner::Gpu { ctx, solver } => {
@@ -610,7 +622,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
             max_v = (dv.max, step, dv.worst);
         }
         if first_exceeded.is_none() {
-            if !(dp.max <= args.tolerance) {
+            if dp.max > args.tolerance {
                 first_exceeded = Some((
                     step,
                     format!(
@@ -619,7 +631,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
                     ),
                 ));
             } else if let Some(tol) = args.vel_tolerance
-                && !(dv.max <= tol)
+                && dv.max > tol
             {
                 first_exceeded = Some((
                     step,

@@ -62,6 +62,8 @@ fn help_and_usage_errors() {
         "--every needs --trace"
     );
     assert_eq!(code(&softbody(&["frobnicate"])), 2);
+    assert_eq!(code(&softbody(&["check", "--tolerance", "NaN"])), 2);
+    assert_eq!(code(&softbody(&["check", "--tolerance", "-1"])), 2);
     assert_eq!(
         code(&softbody(&[
             "check",
