@@ -92,4 +92,14 @@ pub enum WorldError {
         count: u64,
         limit: u64,
     },
+    /// A handle to an item the world does not have.
+    #[error("{item} does not exist (there are {len})")]
+    UnknownHandle { item: Item, len: u32 },
+    /// An edit that needs a pinned point got a free one.
+    #[error("{item} is not pinned (mass {mass}); only pinned points can be moved")]
+    NotPinned { item: Item, mass: f32 },
+    /// A solver was asked to follow a world it does not match, e.g. after a
+    /// removal it was not told about.
+    #[error("the solver is out of sync with the world: {0}")]
+    OutOfSync(String),
 }

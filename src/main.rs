@@ -1,67 +1,466 @@
-//! `softbody`: simulates the built-in default scene headless on the GPU (or
-//! the CPU reference path) and prints what happened.
+//! `softbody`: the command-line program (cargo feature `cli`).
+//!
+//! With no subcommand it simulates the built-in default scene headless and
+//! prints what happened ([`default_command`]). Subcommands: `simulate`,
+//! `check`, and (with the `window` feature) `render` and `run`; see
+//! `softbody --help` and README.md.
+//!
+//! Exit codes: 0 success; 1 failure (no GPU, a GPU error, `check` beyond
+//! its tolerance, a command this build does not have); 2 bad input (usage,
+//! scene file, checkpoint of another scene or a damaged one).
 
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use softbody::checkpoint::{Checkpoint, CheckpointError};
+use softbody::diagnostics::{body_frames, frame_angle, totals};
+use softbody::pack::Packed;
 use softbody::prelude::*;
+use softbody::scene;
 use softbody::scenes::default_scene;
 
-struct Args {
-    bodies: usize,
-    steps: u32,
-    cpu: bool,
+#[derive(Parser)]
+#[command(
+    name = "softbody",
+    version,
+    about = "A 2-D soft-body engine on the GPU. Without a subcommand: simulate the built-in default scene and print what happened.",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    default: DefaultArgs,
 }
 
-const USAGE: &str = "usage: softbody [--bodies N] [--steps N] [--backend gpu|cpu]";
+/// The options of `softbody` without a subcommand.
+#[derive(Args, Clone, Debug)]
+struct DefaultArgs {
+    /// Bodies in the default scene.
+    #[arg(long, default_value_t = DEFAULT_BODIES)]
+    bodies: usize,
+    /// Steps to simulate (1/60 s each by default).
+    #[arg(long, default_value_t = 600)]
+    steps: u64,
+    /// Where to run the simulation.
+    #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+    backend: Backend,
+}
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        bodies: 2000,
-        steps: 600,
-        cpu: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--bodies" => args.bodies = value()?.parse().map_err(|e| format!("--bodies: {e}"))?,
-            "--steps" => args.steps = value()?.parse().map_err(|e| format!("--steps: {e}"))?,
-            "--backend" => {
-                args.cpu = match value()?.as_str() {
-                    "gpu" => false,
-                    "cpu" => true,
-                    other => return Err(format!("--backend: unknown backend {other:?}")),
-                }
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument {other:?}")),
+const DEFAULT_BODIES: usize = 2000;
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a scene headless; write the final state, a trace and checkpoints.
+    Simulate(SimulateArgs),
+    /// Run a scene on the GPU and the CPU side by side and compare them step by step.
+    Check(CheckArgs),
+    /// Render a scene after N steps to a PNG (needs the `window` feature).
+    Render(RenderArgs),
+    /// Open the interactive window (needs the `window` feature).
+    Run(RunArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    /// The WGSL kernels, on the adapter wgpu picks (WGPU_BACKEND, WGPU_ADAPTER_NAME).
+    Gpu,
+    /// The CPU reference path (one thread).
+    Cpu,
+}
+
+#[derive(Args, Clone, Debug)]
+struct SceneArgs {
+    /// Scene file (JSON, docs/scene-format.md); without it, the built-in default scene.
+    #[arg(long, value_name = "FILE")]
+    scene: Option<PathBuf>,
+    /// Bodies in the built-in default scene.
+    #[arg(long, default_value_t = DEFAULT_BODIES, conflicts_with = "scene")]
+    bodies: usize,
+}
+
+#[derive(Args, Clone, Debug)]
+struct SimulateArgs {
+    #[command(flatten)]
+    scene: SceneArgs,
+    /// Steps to simulate (after the loaded checkpoint, if any).
+    #[arg(long, default_value_t = 600)]
+    steps: u64,
+    /// Where to run the simulation.
+    #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+    backend: Backend,
+    /// Write the final state as JSON: time, step, points (pos, vel), bodies (centroid, angle).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Write a CSV trace: energies, momenta and the largest speed.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// One trace row every K steps.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "trace", value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
+    /// Write a checkpoint of the final state (exact, atomic).
+    #[arg(long, value_name = "FILE")]
+    save_state: Option<PathBuf>,
+    /// Start from a checkpoint of the same scene.
+    #[arg(long, value_name = "FILE")]
+    load_state: Option<PathBuf>,
+}
+
+#[derive(Args, Clone, Debug)]
+struct CheckArgs {
+    #[command(flatten)]
+    scene: SceneArgs,
+    /// Steps to run on both paths.
+    #[arg(long, default_value_t = 300)]
+    steps: u64,
+    /// Largest position deviation allowed, in metres (distance between the
+    /// GPU's and the CPU's position of a point).
+    #[arg(long, value_name = "METRES", default_value_t = 1e-3, value_parser = tolerance)]
+    tolerance: f32,
+    /// Largest velocity deviation allowed, in m/s (default: not checked).
+    #[arg(long, value_name = "M/S", value_parser = tolerance)]
+    vel_tolerance: Option<f32>,
+}
+
+/// A tolerance: a finite number `>= 0`.
+fn tolerance(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        Ok(t) => Err(format!("{t} is not a finite number >= 0")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[derive(Args, Clone, Debug)]
+struct RenderArgs {
+    #[command(flatten)]
+    scene: SceneArgs,
+    /// Steps to simulate before rendering.
+    #[arg(long, default_value_t = 0)]
+    steps: u64,
+    /// The PNG to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+#[derive(Args, Clone, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    scene: SceneArgs,
+}
+
+/// A failure, with the exit code it maps to.
+#[derive(Debug)]
+enum CliError {
+    /// Bad input: exit code 2.
+    Input(String),
+    /// Anything else: exit code 1.
+    Failed(String),
+}
+
+impl CliError {
+    fn code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Failed(_) => 1,
         }
     }
-    Ok(args)
 }
 
-/// Kinetic energy, mean height, max speed and whether all is finite.
-fn summary(pos: &[[f32; 2]], vel: &[[f32; 2]]) -> (f64, f64, f32, bool) {
-    let mut ke = 0.0f64;
-    let mut height = 0.0f64;
-    let mut vmax = 0.0f32;
-    let mut finite = true;
-    for (p, v) in pos.iter().zip(vel) {
-        let v = Vec2::from_array(*v);
-        ke += 0.5 * v.length_squared() as f64;
-        height += p[1] as f64;
-        vmax = vmax.max(v.length());
-        finite &= p.iter().chain(v.as_ref()).all(|x| x.is_finite());
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Input(m) | CliError::Failed(m) => f.write_str(m),
+        }
     }
-    (ke, height / pos.len().max(1) as f64, vmax, finite)
 }
 
-fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    let world = default_scene(args.bodies)?;
+fn failed(e: impl std::fmt::Display) -> CliError {
+    CliError::Failed(e.to_string())
+}
+
+type Result<T, E = CliError> = std::result::Result<T, E>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => default_command(&cli.default),
+        Some(Command::Simulate(a)) => simulate(&a),
+        Some(Command::Check(a)) => check(&a),
+        Some(Command::Render(a)) => window::render(&a),
+        Some(Command::Run(a)) => window::run(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.code())
+        }
+    }
+}
+
+/// What `softbody` does without a subcommand: today the headless summary
+/// of the default scene. The window program switches this one function to
+/// `window::run` when it exists.
+fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
+    simulate(&SimulateArgs {
+        scene: SceneArgs {
+            scene: None,
+            bodies: args.bodies,
+        },
+        steps: args.steps,
+        backend: args.backend,
+        out: None,
+        trace: None,
+        every: 1,
+        save_state: None,
+        load_state: None,
+    })
+}
+
+/// `render` and `run` come with the window program (issue 3), which
+/// provides this module under `#[cfg(feature = "window")]`.
+#[cfg(not(feature = "window"))]
+mod window {
+    use super::{CliError, RenderArgs, Result, RunArgs};
+    use std::process::ExitCode;
+
+    fn unavailable(command: &str) -> CliError {
+        CliError::Failed(format!(
+            "`softbody {command}` is not available: this softbody was built without the `window` feature"
+        ))
+    }
+
+    pub fn render(_: &RenderArgs) -> Result<ExitCode> {
+        Err(unavailable("render"))
+    }
+
+    pub fn run(_: &RunArgs) -> Result<ExitCode> {
+        Err(unavailable("run"))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scenes and solvers
+
+/// The scene file's world, or the default scene's.
+fn load_world(args: &SceneArgs) -> Result<(World, String)> {
+    match &args.scene {
+        Some(path) => {
+            let world = scene::load_world(path)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            Ok((world, path.display().to_string()))
+        }
+        None => {
+            let world = default_scene(args.bodies)
+                .map_err(|e| CliError::Input(format!("default scene: {e}")))?;
+            Ok((world, format!("default scene (--bodies {})", args.bodies)))
+        }
+    }
+}
+
+/// Positions and velocities.
+type StateVecs = (Vec<[f32; 2]>, Vec<[f32; 2]>);
+
+/// A solver on either path, behind one interface.
+enum Runner {
+    Cpu(Box<CpuSolver>),
+    Gpu {
+        ctx: Box<GpuContext>,
+        solver: Box<GpuSolver>,
+    },
+}
+
+impl Runner {
+    fn new(world: &World, backend: Backend) -> Result<Self> {
+        Ok(match backend {
+            Backend::Cpu => Runner::Cpu(Box::new(CpuSolver::new(world).map_err(failed)?)),
+            Backend::Gpu => {
+                let ctx = GpuContext::new_headless().map_err(failed)?;
+                let solver = GpuSolver::new(&ctx.device, &ctx.queue, world).map_err(failed)?;
+                Runner::Gpu {
+                    ctx: Box::new(ctx),
+                    solver: Box::new(solver),
+                }
+            }
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Runner::Cpu(_) => "CPU reference (1 thread)".into(),
+            Runner::Gpu { ctx, solver } => format!(
+                "GPU, {}; {:.1} KiB of buffers",
+                ctx.adapter_summary(),
+                solver.gpu_bytes() as f64 / 1024.0
+            ),
+        }
+    }
+
+    /// Runs `n` steps; on the GPU they are recorded and submitted, and
+    /// `wait` waits for them (for timings and the progress bar).
+    fn step(&mut self, n: u64, wait: bool) -> Result<()> {
+        match self {
+            Runner::Cpu(s) => (0..n).for_each(|_| s.step()),
+            Runner::Gpu { ctx, solver } => {
+                let mut left = n;
+                while left > 0 {
+                    // Bounded command buffers, however long the run.
+                    let k = left.min(240);
+                    solver.step(&ctx.device, &ctx.queue, k as u32);
+                    left -= k;
+                }
+                if wait {
+                    ctx.device
+                        .poll(wgpu::PollType::wait_indefinitely())
+                        .map_err(failed)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn state(&self) -> Result<StateVecs> {
+        match self {
+            Runner::Cpu(s) => Ok((s.positions().to_vec(), s.velocities().to_vec())),
+            Runner::Gpu { ctx, solver } => {
+                let st = solver.read_state(&ctx.device, &ctx.queue).map_err(failed)?;
+                Ok((st.pos, st.vel))
+            }
+        }
+    }
+
+    fn packed(&self) -> &Packed {
+        match self {
+            Runner::Cpu(s) => s.packed(),
+            Runner::Gpu { solver, .. } => solver.packed(),
+        }
+    }
+
+    fn steps(&self) -> u64 {
+        match self {
+            Runner::Cpu(s) => s.steps(),
+            Runner::Gpu { solver, .. } => solver.steps(),
+        }
+    }
+
+    fn checkpoint(&self, time: f64) -> Result<Checkpoint> {
+        match self {
+            Runner::Cpu(s) => Ok(Checkpoint::of_cpu(s, time)),
+            Runner::Gpu { ctx, solver } => {
+                Checkpoint::of_gpu(solver, &ctx.device, &ctx.queue, time).map_err(failed)
+            }
+        }
+    }
+
+    fn restore(&mut self, c: &Checkpoint) -> Result<(), CheckpointError> {
+        match self {
+            Runner::Cpu(s) => c.restore_cpu(s),
+            Runner::Gpu { ctx, solver } => c.restore_gpu(solver, &ctx.queue),
+        }
+    }
+}
+
+/// A progress bar on stderr when it is a terminal; hidden otherwise.
+fn progress(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() || total < 2 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  eta {eta}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
+    std::fs::File::create(path)
+        .map(std::io::BufWriter::new)
+        .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))
+}
+
+fn io_failed(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
+    move |e| failed(format!("writing {}: {e}", path.display()))
+}
+
+/// An f32 written exactly: the shortest decimal that reads back as the
+/// same f32 (`null` for NaN and infinities, which JSON lacks).
+fn json_f32(x: f32) -> String {
+    serde_json::to_string(&x).unwrap_or_else(|_| "null".into())
+}
+
+fn json_v2(v: [f32; 2]) -> String {
+    format!("[{}, {}]", json_f32(v[0]), json_f32(v[1]))
+}
+
+/// `{"time", "step", "points": [{"pos", "vel"}], "bodies": [{"centroid", "angle"}]}`,
+/// one point or body per line.
+fn write_state(
+    path: &Path,
+    time: f64,
+    step: u64,
+    packed: &Packed,
+    pos: &[[f32; 2]],
+    vel: &[[f32; 2]],
+) -> Result<()> {
+    let frames = body_frames(packed, pos, vel);
+    let mut s = String::with_capacity(64 * (pos.len() + frames.len()) + 64);
+    let _ = write!(
+        s,
+        "{{\n\"time\": {},\n\"step\": {step},\n\"points\": [",
+        serde_json::to_string(&time).unwrap_or_else(|_| "null".into())
+    );
+    for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
+        let sep = if i == 0 { "\n" } else { ",\n" };
+        let _ = write!(
+            s,
+            "{sep}{{\"pos\": {}, \"vel\": {}}}",
+            json_v2(*p),
+            json_v2(*v)
+        );
+    }
+    s.push_str("\n],\n\"bodies\": [");
+    for (i, f) in frames.iter().enumerate() {
+        let sep = if i == 0 { "\n" } else { ",\n" };
+        let _ = write!(
+            s,
+            "{sep}{{\"centroid\": {}, \"angle\": {}}}",
+            json_v2(f.centroid),
+            json_f32(frame_angle(f))
+        );
+    }
+    s.push_str("\n]\n}\n");
+    let mut w = create(path)?;
+    w.write_all(s.as_bytes())
+        .and_then(|_| w.flush())
+        .map_err(io_failed(path))
+}
+
+const TRACE_HEADER: &str =
+    "step,time,kinetic_energy,potential_energy,momentum_x,momentum_y,angular_momentum,max_speed";
+
+fn trace_row(step: u64, time: f64, t: &softbody::diagnostics::Totals) -> String {
+    format!(
+        "{step},{time},{},{},{},{},{},{}",
+        t.kinetic, t.potential, t.momentum[0], t.momentum[1], t.angular_momentum, t.max_speed
+    )
+}
+
+// ---------------------------------------------------------------------------
+// simulate
+
+fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
+    let (world, name) = load_world(&args.scene)?;
     let params = world.params.clone();
     println!(
-        "default scene: {} bodies, {} points, {} springs, {} planets, {} half-planes; dt {:.4} s, {} substeps",
+        "{name}: {} bodies, {} points, {} springs, {} planets, {} half-planes; dt {:.4} s, {} substeps",
         world.bodies().len(),
         world.points().len(),
         world.springs().len(),
@@ -70,75 +469,212 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         params.dt,
         params.substeps
     );
+    let mut runner = Runner::new(&world, args.backend)?;
+    println!("backend: {}", runner.describe());
+    if let Some(path) = &args.load_state {
+        let c =
+            Checkpoint::read(path).map_err(|e| CliError::Input(format!("--load-state: {e}")))?;
+        runner.restore(&c).map_err(|e| match e {
+            CheckpointError::Solver(e) => failed(e),
+            e => CliError::Input(format!("--load-state {}: {e}", path.display())),
+        })?;
+        println!("resumed from {} at step {}", path.display(), c.step);
+    }
+    let time_at = |step: u64| step as f64 * params.dt as f64;
+    let first = runner.steps();
+    let last = first + args.steps;
     let report_every = (args.steps / 6).max(1);
-    let print = |step: u32, pos: &[[f32; 2]], vel: &[[f32; 2]], ms: f64| {
-        let (ke, h, vmax, finite) = summary(pos, vel);
-        println!(
-            "t = {:6.2} s  kinetic {:10.1} J  mean height {:6.2} m  max speed {:6.2} m/s  {:7.2} ms/step{}",
-            step as f32 * params.dt,
-            ke,
-            h,
-            vmax,
-            ms,
-            if finite { "" } else { "  NON-FINITE STATE" }
-        );
-    };
-    if args.cpu {
-        let mut solver = CpuSolver::new(&world)?;
-        println!("backend: CPU reference (1 thread)");
-        print(0, solver.positions(), solver.velocities(), 0.0);
-        let mut done = 0;
-        while done < args.steps {
-            let n = report_every.min(args.steps - done);
-            let t = Instant::now();
-            for _ in 0..n {
-                solver.step();
-            }
-            done += n;
-            let ms = t.elapsed().as_secs_f64() * 1e3 / n as f64;
-            print(done, solver.positions(), solver.velocities(), ms);
+
+    let mut trace = match &args.trace {
+        Some(path) => {
+            let mut w = create(path)?;
+            writeln!(w, "{TRACE_HEADER}").map_err(io_failed(path))?;
+            Some((w, path))
         }
-    } else {
-        let ctx = GpuContext::new_headless()?;
-        println!("backend: GPU, {}", ctx.adapter_summary());
-        let mut solver = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-        println!(
-            "GPU memory: {:.1} MiB",
-            solver.gpu_bytes() as f64 / (1 << 20) as f64
-        );
-        let s = solver.read_state(&ctx.device, &ctx.queue)?;
-        print(0, &s.pos, &s.vel, 0.0);
-        let mut done = 0;
-        while done < args.steps {
-            let n = report_every.min(args.steps - done);
-            let t = Instant::now();
-            solver.step(&ctx.device, &ctx.queue, n);
-            // Reading back waits for the GPU, so the time covers the steps.
-            let s = solver.read_state(&ctx.device, &ctx.queue)?;
-            done += n;
-            let ms = t.elapsed().as_secs_f64() * 1e3 / n as f64;
-            print(done, &s.pos, &s.vel, ms);
+        None => None,
+    };
+    let bar = progress(args.steps);
+    let say = |line: String| bar.suspend(|| println!("{line}"));
+    let mut step = first;
+    let mut started = Instant::now();
+    let mut since_report = 0u64;
+    let mut emit = |runner: &Runner, step: u64, ms: Option<f64>, trace_due: bool| -> Result<()> {
+        let (pos, vel) = runner.state()?;
+        let t = totals(runner.packed(), params.gravity, &pos, &vel);
+        if let Some(ms) = ms {
+            say(format!(
+                "t = {:7.2} s  kinetic {:12.1} J  mean height {:7.2} m  max speed {:7.2} m/s  {:8.3} ms/step{}",
+                time_at(step),
+                t.kinetic,
+                t.mean_height,
+                t.max_speed,
+                ms,
+                if t.finite { "" } else { "  NON-FINITE STATE" }
+            ));
+        }
+        if trace_due && let Some((w, path)) = &mut trace {
+            writeln!(w, "{}", trace_row(step, time_at(step), &t)).map_err(io_failed(path))?;
+        }
+        Ok(())
+    };
+    emit(&runner, step, Some(0.0), true)?;
+    while step < last {
+        let next_trace = if args.trace.is_some() {
+            (step / args.every + 1) * args.every
+        } else {
+            u64::MAX
+        };
+        let next_report = step + (report_every - since_report);
+        let target = last.min(next_trace).min(next_report).min(step + 240);
+        let n = target - step;
+        let report_due = target == next_report || target == last;
+        let trace_due = target == next_trace;
+        // Waiting for the GPU makes the timings and the bar truthful.
+        runner.step(n, report_due || !bar.is_hidden())?;
+        step = target;
+        since_report += n;
+        bar.set_position(step - first);
+        if report_due || trace_due {
+            let ms =
+                report_due.then(|| started.elapsed().as_secs_f64() * 1e3 / since_report as f64);
+            emit(&runner, step, ms, trace_due)?;
+            if report_due {
+                since_report = 0;
+                started = Instant::now();
+            }
         }
     }
-    Ok(())
+    bar.finish_and_clear();
+    if let Some((mut w, path)) = trace {
+        w.flush().map_err(io_failed(path))?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.out {
+        let (pos, vel) = runner.state()?;
+        write_state(path, time_at(step), step, runner.packed(), &pos, &vel)?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.save_state {
+        runner
+            .checkpoint(time_at(step))?
+            .write(path)
+            .map_err(failed)?;
+        println!("wrote checkpoint {} (step {step})", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
-fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("error: {e}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
+// ---------------------------------------------------------------------------
+// check
+
+/// Largest and summed distances between two states, point by point.
+#[derive(Default)]
+struct Deviation {
+    max: f32,
+    worst: usize,
+    sum: f64,
+}
+
+fn deviation(a: &[[f32; 2]], b: &[[f32; 2]]) -> Deviation {
+    let mut d = Deviation::default();
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let e = Vec2::from_array(*x).distance(Vec2::from_array(*y));
+        // NaN on one side only is the largest deviation there is.
+        let e = if e.is_nan() { f32::INFINITY } else { e };
+        d.sum += e as f64;
+        if e > d.max {
+            d.max = e;
+            d.worst = i;
         }
-    };
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+    }
+    d
+}
+
+fn check(args: &CheckArgs) -> Result<ExitCode> {
+    let (world, name) = load_world(&args.scene)?;
+    let n = world.points().len();
+    println!(
+        "{name}: {} bodies, {n} points, {} springs; {} steps on the GPU and the CPU",
+        world.bodies().len(),
+        world.springs().len(),
+        args.steps
+    );
+    let mut cpu = Runner::new(&world, Backend::Cpu)?;
+    let mut gpu = Runner::new(&world, Backend::Gpu)?;
+    println!("backend: {}", gpu.describe());
+    let dt = world.params.dt as f64;
+    let (mut max_p, mut max_v) = ((0.0f32, 0u64, 0usize), (0.0f32, 0u64, 0usize));
+    let (mut sum_p, mut sum_v) = (0.0f64, 0.0f64);
+    let mut first_exceeded: Option<(u64, String)> = None;
+    let bar = progress(args.steps);
+    for step in 1..=args.steps {
+        cpu.step(1, false)?;
+        gpu.step(1, false)?;
+        let (gp, gv) = gpu.state()?;
+        let (cp, cv) = cpu.state()?;
+        let (dp, dv) = (deviation(&gp, &cp), deviation(&gv, &cv));
+        sum_p += dp.sum;
+        sum_v += dv.sum;
+        if dp.max > max_p.0 {
+            max_p = (dp.max, step, dp.worst);
+        }
+        if dv.max > max_v.0 {
+            max_v = (dv.max, step, dv.worst);
+        }
+        if first_exceeded.is_none() {
+            if dp.max > args.tolerance {
+                first_exceeded = Some((
+                    step,
+                    format!(
+                        "position of point {} off by {:.3e} m > {:.1e} m",
+                        dp.worst, dp.max, args.tolerance
+                    ),
+                ));
+            } else if let Some(tol) = args.vel_tolerance
+                && dv.max > tol
+            {
+                first_exceeded = Some((
+                    step,
+                    format!(
+                        "velocity of point {} off by {:.3e} m/s > {tol:.1e} m/s",
+                        dv.worst, dv.max
+                    ),
+                ));
+            }
+        }
+        bar.set_position(step);
+    }
+    bar.finish_and_clear();
+    let samples = (n as u64 * args.steps).max(1) as f64;
+    println!(
+        "positions:  max deviation {:.3e} m (step {}, point {}), mean {:.3e} m",
+        max_p.0,
+        max_p.1,
+        max_p.2,
+        sum_p / samples
+    );
+    println!(
+        "velocities: max deviation {:.3e} m/s (step {}, point {}), mean {:.3e} m/s",
+        max_v.0,
+        max_v.1,
+        max_v.2,
+        sum_v / samples
+    );
+    match first_exceeded {
+        None => {
+            println!(
+                "ok: within tolerance over {} steps ({:.2} s)",
+                args.steps,
+                args.steps as f64 * dt
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some((step, what)) => {
+            println!(
+                "FAILED: tolerance first exceeded at step {step} (t = {:.3} s): {what}",
+                step as f64 * dt
+            );
+            Ok(ExitCode::FAILURE)
         }
     }
 }

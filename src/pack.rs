@@ -10,6 +10,9 @@ use crate::layout::*;
 use crate::params::Params;
 use crate::world::{PINNED_SHAPE_WEIGHT, SpringKind, World};
 
+mod edit;
+pub use edit::scene_hash;
+
 /// Compressed per-point adjacency: `offsets[i] .. offsets[i + 1]` index
 /// `entries`. Stored on the GPU as one `array<u32>`: the `n + 1` offsets
 /// followed by the entries (entry `k` at `n + 1 + k`).
@@ -359,11 +362,6 @@ impl Stability {
 }
 
 impl Packed {
-    /// The ends of every spring, `[a, b]`: a `u32` line-list index buffer.
-    pub fn spring_ends(&self) -> Vec<[u32; 2]> {
-        self.springs.iter().map(|s| [s.a, s.b]).collect()
-    }
-
     /// The world's worst points against the stability bounds, at substep `h`.
     pub fn stability(&self, h: f32) -> Stability {
         let n = self.pos.len();

@@ -9,7 +9,24 @@ use crate::pack::{Packed, check_state_len, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
+mod edit;
+
 /// Steps a world on the CPU, stage by stage, exactly as the GPU does.
+///
+/// ```
+/// use softbody::prelude::*;
+///
+/// let mut world = World::default();
+/// world.add_plane(HalfPlane::floor(0.0))?;
+/// let ball = Blob::new(Vec2::new(0.0, 2.0), 0.3, 12).build(&mut world)?;
+/// let mut solver = CpuSolver::new(&world)?;
+/// for _ in 0..120 {
+///     solver.step(); // 2 s
+/// }
+/// let y = solver.positions()[ball.points[0].index()][1];
+/// assert!(y > 0.0 && y < 1.0, "it fell and rests on the floor");
+/// # Ok::<(), WorldError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct CpuSolver {
     params: Params,
@@ -19,6 +36,10 @@ pub struct CpuSolver {
     frames: Vec<BodyFrame>,
     steps: u64,
     parallel: bool,
+    /// The parameters the items' defaults were resolved with.
+    resolved: Params,
+    /// The world generation (removal count) followed.
+    generation: u64,
 }
 
 impl CpuSolver {
@@ -37,6 +58,8 @@ impl CpuSolver {
             packed,
             steps: 0,
             parallel: false,
+            resolved: world.params.clone(),
+            generation: world.generation(),
         })
     }
 

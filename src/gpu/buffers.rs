@@ -13,8 +13,6 @@ pub struct Buffers {
     pub sim: wgpu::Buffer,
     pub info: wgpu::Buffer,
     pub materials: wgpu::Buffer,
-    /// `[a, b]` per spring, for drawing (also a `u32` index buffer).
-    pub spring_ends: wgpu::Buffer,
     pub spring_offsets: wgpu::Buffer,
     pub spring_halves: wgpu::Buffer,
     pub rod_offsets: wgpu::Buffer,
@@ -88,11 +86,6 @@ impl Buffers {
             }),
             info: init("point_info", bytes_or_zero(&packed.point_info), storage)?,
             materials: init("materials", bytes_or_zero(&packed.materials), storage)?,
-            spring_ends: init(
-                "spring_ends",
-                bytes_or_zero(&packed.spring_ends()),
-                storage | wgpu::BufferUsages::INDEX,
-            )?,
             spring_offsets: init(
                 "spring_offsets",
                 bytes_or_zero(&packed.spring_halves.offsets),
@@ -154,7 +147,6 @@ impl Buffers {
             &self.sim,
             &self.info,
             &self.materials,
-            &self.spring_ends,
             &self.spring_offsets,
             &self.spring_halves,
             &self.rod_offsets,

@@ -17,7 +17,7 @@ mod springs;
 
 pub use buffers::Buffers;
 pub use context::{GpuContext, adapter_summary, request_device};
-pub use solver::{GpuSolver, Stage, StageTimes, State, read_buffer};
+pub use solver::{EditReport, GpuSolver, Stage, StageTimes, State, read_buffer};
 
 use crate::error::WorldError;
 use crate::layout::LARGE_BODY_THREADS;

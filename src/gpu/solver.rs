@@ -14,6 +14,9 @@ use crate::pack::{Packed, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
+mod edit;
+pub use edit::EditReport;
+
 /// One stage of a substep, for recording stages alone (cross-checks, timing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
@@ -35,12 +38,16 @@ pub struct State {
 }
 
 /// Steps a world on the GPU. Owns its buffers and pipelines, never the
-/// device: every call takes the caller's device, queue or encoder.
+/// device: every call takes the caller's device, queue or encoder. To draw
+/// from its buffers in your own pipelines see the crate documentation
+/// ("Embedding") and `examples/embed.rs`; to change the world while it runs,
+/// [`GpuSolver::sync`].
 ///
-/// ```no_run
+/// ```
 /// use softbody::prelude::*;
 /// # fn main() -> Result<(), SolverError> {
-/// let ctx = GpuContext::new_headless()?;
+/// # // Skipped where there is no adapter at all.
+/// # let Ok(ctx) = GpuContext::new_headless() else { return Ok(()) };
 /// let mut world = World::default();
 /// world.add_plane(HalfPlane::floor(0.0))?;
 /// let p = world.add_point(Point::new(Vec2::new(0.0, 1.0)))?;
@@ -73,6 +80,7 @@ pub struct GpuSolver {
     num_bodies: usize,
     num_members: usize,
     steps: u64,
+    edit: edit::EditState,
 }
 
 /// GPU time of one step per stage, in milliseconds, from timestamp queries.
@@ -122,7 +130,9 @@ impl GpuSolver {
         world: &World,
     ) -> Result<Self, SolverError> {
         let packed = Packed::from_world(world)?;
-        Self::from_packed(device, queue, &world.params, &packed)
+        let mut solver = Self::from_packed(device, queue, &world.params, &packed)?;
+        solver.edit.generation = world.generation();
+        Ok(solver)
     }
 
     /// Uploads an already packed world.
@@ -160,6 +170,7 @@ impl GpuSolver {
             num_bodies: packed.bodies.len(),
             num_members: packed.members.len(),
             steps: 0,
+            edit: edit::EditState::new(device, params, packed),
             params: params.clone(),
             sim,
             buffers,
@@ -201,9 +212,12 @@ impl GpuSolver {
         self.steps
     }
 
-    /// Bytes of GPU memory the solver holds.
+    /// Bytes of GPU memory the solver holds (the index buffers for drawing
+    /// included).
     pub fn gpu_bytes(&self) -> u64 {
         self.buffers.total_bytes()
+            + self.spring_index_buffer().size()
+            + self.body_edge_index_buffer().size()
     }
 
     /// Rod iterations per substep (zero when the world has no rods).
@@ -230,12 +244,6 @@ impl GpuSolver {
     /// velocity) as of the last shape-matching stage.
     pub fn frames_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.frames
-    }
-
-    /// The ends of every spring, `array<vec2<u32>>` in world order; also
-    /// usable directly as a `Uint32` index buffer of a line list.
-    pub fn springs_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.spring_ends
     }
 
     /// Planets and half-planes (`Colliders`, a uniform buffer; counts in

@@ -1,0 +1,275 @@
+//! Checkpoints: the evolving state of a run, written exactly, so that a run
+//! resumed from one ends bitwise identical to the same run done in one go.
+//!
+//! What evolves is the position and velocity of every point (pinned points
+//! moved with `move_pinned_point` included) and the step count. Nothing
+//! else carries over from one step to the next: the body frames are
+//! recomputed from the positions in every substep, and the second copy of
+//! the GPU state is scratch, so neither is saved. Everything static (the
+//! parameters, springs, bodies, colliders) comes from the scene; the
+//! checkpoint stores the scene's [`scene_hash`](crate::pack::scene_hash)
+//! and refuses to load into a different one.
+//!
+//! The file is binary, little-endian, floats as their IEEE bits:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 20 | magic `softbody-checkpoint` and a NUL |
+//! | 4 | format version, `1` |
+//! | 8 | scene hash |
+//! | 8 | step count |
+//! | 8 | time in seconds, f64 |
+//! | 8 | number of points `n` |
+//! | 8 n | positions, `n` pairs of f32 |
+//! | 8 n | velocities, `n` pairs of f32 |
+//! | 8 | FNV-1a 64 of everything before, to catch truncated or damaged files |
+//!
+//! Writing is atomic: the bytes go to a temporary file in the same
+//! directory, which is synced and then renamed over the target, so a crash
+//! leaves either the old checkpoint or the new one, never half of one.
+//!
+//! ```
+//! use softbody::checkpoint::Checkpoint;
+//! use softbody::prelude::*;
+//!
+//! let mut world = World::default();
+//! world.add_plane(HalfPlane::floor(0.0))?;
+//! Wheel::new(Vec2::new(0.0, 2.0), 0.5, 12).build(&mut world)?;
+//! let mut a = CpuSolver::new(&world)?;
+//! for _ in 0..50 { a.step(); }
+//! let saved = Checkpoint::of_cpu(&a, 50.0 * world.params.dt as f64);
+//! for _ in 0..50 { a.step(); }
+//!
+//! let bytes = saved.to_bytes();
+//! let mut b = CpuSolver::new(&world)?;
+//! Checkpoint::from_bytes(&bytes)?.restore_cpu(&mut b)?;
+//! for _ in 0..50 { b.step(); }
+//! assert_eq!(a.positions(), b.positions()); // bitwise
+//! assert_eq!(b.steps(), 100);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cpu::CpuSolver;
+use crate::gpu::{GpuSolver, SolverError};
+
+const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
+const VERSION: u32 = 1;
+/// Bytes before the state: magic, version, hash, step, time, count.
+const HEADER: usize = 20 + 4 + 8 + 8 + 8 + 8;
+
+/// The state of a run at the end of a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// [`scene_hash`](crate::pack::scene_hash) of the world it belongs to.
+    pub scene_hash: u64,
+    /// Steps taken.
+    pub step: u64,
+    /// Simulated time, in seconds.
+    pub time: f64,
+    /// Positions, one per point.
+    pub pos: Vec<[f32; 2]>,
+    /// Velocities, one per point.
+    pub vel: Vec<[f32; 2]>,
+}
+
+/// Why a checkpoint could not be read, written or restored.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// Reading or writing the file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The bytes are not a checkpoint, or not a whole one.
+    #[error("not a softbody checkpoint: {0}")]
+    Format(String),
+    /// A checkpoint of another scene.
+    #[error(
+        "the checkpoint belongs to another scene (scene hash {found:016x}, this scene has {expected:016x}): load it with the scene and parameters it was saved from"
+    )]
+    SceneMismatch { expected: u64, found: u64 },
+    /// Restoring into the solver failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl Checkpoint {
+    /// The state of a CPU solver, at simulated time `time`.
+    pub fn of_cpu(solver: &CpuSolver, time: f64) -> Self {
+        Self {
+            scene_hash: solver.scene_hash(),
+            step: solver.steps(),
+            time,
+            pos: solver.positions().to_vec(),
+            vel: solver.velocities().to_vec(),
+        }
+    }
+
+    /// The state of a GPU solver (reads it back, waiting for the GPU).
+    pub fn of_gpu(
+        solver: &GpuSolver,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        time: f64,
+    ) -> Result<Self, SolverError> {
+        let state = solver.read_state(device, queue)?;
+        Ok(Self {
+            scene_hash: solver.scene_hash(),
+            step: solver.steps(),
+            time,
+            pos: state.pos,
+            vel: state.vel,
+        })
+    }
+
+    /// Refuses a checkpoint of another scene.
+    pub fn check_scene(&self, scene_hash: u64) -> Result<(), CheckpointError> {
+        if self.scene_hash != scene_hash {
+            return Err(CheckpointError::SceneMismatch {
+                expected: scene_hash,
+                found: self.scene_hash,
+            });
+        }
+        Ok(())
+    }
+
+    /// Puts the state and step count into a CPU solver of the same scene.
+    pub fn restore_cpu(&self, solver: &mut CpuSolver) -> Result<(), CheckpointError> {
+        self.check_scene(solver.scene_hash())?;
+        solver
+            .set_state(&self.pos, &self.vel)
+            .map_err(SolverError::from)?;
+        solver.set_steps(self.step);
+        Ok(())
+    }
+
+    /// Puts the state and step count into a GPU solver of the same scene.
+    pub fn restore_gpu(
+        &self,
+        solver: &mut GpuSolver,
+        queue: &wgpu::Queue,
+    ) -> Result<(), CheckpointError> {
+        self.check_scene(solver.scene_hash())?;
+        solver.set_state(queue, &self.pos, &self.vel)?;
+        solver.set_steps(self.step);
+        Ok(())
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let n = self.pos.len().min(self.vel.len());
+        let mut out = Vec::with_capacity(HEADER + 16 * n + 8);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.scene_hash.to_le_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&self.time.to_bits().to_le_bytes());
+        out.extend_from_slice(&(n as u64).to_le_bytes());
+        for v in self.pos[..n].iter().chain(&self.vel[..n]) {
+            out.extend_from_slice(&v[0].to_bits().to_le_bytes());
+            out.extend_from_slice(&v[1].to_bits().to_le_bytes());
+        }
+        let sum = fnv(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Parses a checkpoint's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
+        let bad = |m: &str| CheckpointError::Format(m.to_string());
+        if bytes.len() < HEADER + 8 || &bytes[..20] != MAGIC {
+            return Err(bad("the file does not start with the checkpoint header"));
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
+        if version != VERSION {
+            return Err(CheckpointError::Format(format!(
+                "format version {version}, this build reads version {VERSION}"
+            )));
+        }
+        let n = u64_at(48);
+        let expected = (n as u128) * 16 + HEADER as u128 + 8;
+        if bytes.len() as u128 != expected {
+            return Err(CheckpointError::Format(format!(
+                "{} bytes for {n} points, expected {expected}: truncated or damaged",
+                bytes.len()
+            )));
+        }
+        let body = bytes.len() - 8;
+        if fnv(&bytes[..body]) != u64_at(body) {
+            return Err(bad("checksum mismatch: the file is damaged"));
+        }
+        let n = n as usize;
+        let pair = |k: usize| {
+            let at = HEADER + 8 * k;
+            let f = |o: usize| {
+                f32::from_bits(u32::from_le_bytes(
+                    bytes[o..o + 4].try_into().expect("4 bytes"),
+                ))
+            };
+            [f(at), f(at + 4)]
+        };
+        Ok(Self {
+            scene_hash: u64_at(24),
+            step: u64_at(32),
+            time: f64::from_bits(u64_at(40)),
+            pos: (0..n).map(pair).collect(),
+            vel: (n..2 * n).map(pair).collect(),
+        })
+    }
+
+    /// Writes the checkpoint atomically: to a temporary file next to
+    /// `path`, synced, then renamed over it.
+    pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
+        let io = |source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| io(std::io::Error::other("not a file name")))?;
+        let tmp = dir.join(format!(
+            ".{}.tmp{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let result = (|| {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&self.to_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        })();
+        if let Err(e) = result {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(e));
+        }
+        // Make the rename itself durable where directories can be synced.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    /// Reads a checkpoint file.
+    pub fn read(path: &Path) -> Result<Self, CheckpointError> {
+        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_bytes(&bytes)
+    }
+}

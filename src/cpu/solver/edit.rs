@@ -1,0 +1,129 @@
+//! Changing the world while it runs on the CPU path: the same edits as the
+//! GPU solver's (`gpu/solver/edit.rs`), on the packed arrays in place.
+
+use glam::Vec2;
+
+use super::CpuSolver;
+use crate::error::{Item, WorldError};
+use crate::layout::BodyFrame;
+use crate::pack::scene_hash;
+use crate::world::{PointHandle, Removal, World};
+
+impl CpuSolver {
+    /// Follows the items appended to `world` since the solver was built or
+    /// last synced, and its parameters; the points it already had keep
+    /// their state. See [`GpuSolver::sync`](crate::gpu::GpuSolver::sync).
+    ///
+    /// ```
+    /// use softbody::prelude::*;
+    ///
+    /// let mut world = World::default();
+    /// world.add_plane(HalfPlane::floor(0.0))?;
+    /// BoxShape::new(Vec2::new(0.0, 1.0), Vec2::ONE).build(&mut world)?;
+    /// let mut solver = CpuSolver::new(&world)?;
+    /// solver.step();
+    /// let rope = Rope::new(Vec2::new(2.0, 3.0), Vec2::new(4.0, 3.0), 5)
+    ///     .pin_first(true)
+    ///     .build(&mut world)?;
+    /// solver.sync(&world)?;
+    /// solver.move_pinned_point(rope.points[0], Vec2::new(2.0, 4.0))?;
+    /// solver.step();
+    /// assert_eq!(solver.positions()[rope.points[0].index()], [2.0, 4.0]);
+    /// # Ok::<(), WorldError>(())
+    /// ```
+    pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
+        self.check_generation(world.generation(), "sync")?;
+        world.params.validate()?;
+        self.packed.append_from(world)?;
+        self.follow_params(world);
+        self.resize_scratch();
+        Ok(())
+    }
+
+    /// Follows a removal made on `world`; see
+    /// [`GpuSolver::apply_removal`](crate::gpu::GpuSolver::apply_removal).
+    pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
+        let (before, after) = removal.generations();
+        self.check_generation(before, "apply_removal")?;
+        if world.generation() != after {
+            return Err(WorldError::OutOfSync(format!(
+                "the world has had {} removals since this one; apply each removal right after making it",
+                world.generation() - after
+            )));
+        }
+        world.params.validate()?;
+        self.packed.apply_removal(world, removal)?;
+        self.follow_params(world);
+        self.generation = after;
+        self.resize_scratch();
+        Ok(())
+    }
+
+    /// Moves a pinned point (mass 0) to `pos`; its velocity stays zero.
+    pub fn move_pinned_point(&mut self, point: PointHandle, pos: Vec2) -> Result<(), WorldError> {
+        let item = Item::Point(point.0);
+        let info = self
+            .packed
+            .point_info
+            .get(point.index())
+            .ok_or(WorldError::UnknownHandle {
+                item,
+                len: self.packed.pos.len() as u32,
+            })?;
+        if info.inv_mass != 0.0 {
+            return Err(WorldError::NotPinned {
+                item,
+                mass: 1.0 / info.inv_mass,
+            });
+        }
+        if !pos.is_finite() {
+            return Err(WorldError::NonFinite { item, field: "pos" });
+        }
+        self.packed.pos[point.index()] = pos.to_array();
+        Ok(())
+    }
+
+    /// Sets the number of steps taken, e.g. when resuming from a checkpoint.
+    pub fn set_steps(&mut self, steps: u64) {
+        self.steps = steps;
+    }
+
+    /// The world generation (removal count) the solver follows.
+    pub fn world_generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// [`scene_hash`] of what the solver steps, for checkpoints.
+    pub fn scene_hash(&self) -> u64 {
+        scene_hash(&self.packed, &self.params)
+    }
+
+    fn follow_params(&mut self, world: &World) {
+        if world.params != self.resolved {
+            self.packed.resolve_defaults(world);
+            self.resolved = world.params.clone();
+        }
+        self.params = world.params.clone();
+        self.packed.sim = crate::pack::sim_params(&self.params, &self.packed);
+    }
+
+    fn check_generation(&self, generation: u64, what: &str) -> Result<(), WorldError> {
+        if generation != self.generation {
+            return Err(WorldError::OutOfSync(format!(
+                "{what}: the solver follows world generation {}, got {generation}; pass every Removal to apply_removal, in order",
+                self.generation
+            )));
+        }
+        Ok(())
+    }
+
+    /// Scratch state and frames sized to the world (frames are recomputed
+    /// every substep, so their content does not matter).
+    fn resize_scratch(&mut self) {
+        let n = self.packed.pos.len();
+        self.pos_tmp.resize(n, [0.0; 2]);
+        self.vel_tmp.resize(n, [0.0; 2]);
+        self.frames
+            .resize(self.packed.bodies.len(), BodyFrame::default());
+    }
+}

@@ -1,0 +1,78 @@
+//! Whole-world measurements for reports and traces: energies, momenta,
+//! speeds, and the bodies' rigid frames of any state.
+
+use glam::Vec2;
+
+use crate::layout::BodyFrame;
+use crate::pack::Packed;
+
+/// Sums over the free points of a state (pinned points have infinite mass
+/// and never move, so they carry no kinetic energy or momentum and are left
+/// out of all sums). Sums are in f64.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// `sum m |v|^2 / 2`, J.
+    pub kinetic: f64,
+    /// Gravitational potential energy `sum -m g . p`, J (zero at the origin).
+    pub potential: f64,
+    /// Linear momentum `sum m v`, kg m/s.
+    pub momentum: [f64; 2],
+    /// Angular momentum about the origin `sum m (p x v)`, kg m^2/s.
+    pub angular_momentum: f64,
+    /// Largest speed of any point (pinned ones included), m/s.
+    pub max_speed: f32,
+    /// Mean height `y` of all points, m.
+    pub mean_height: f64,
+    /// Whether every position and velocity is finite.
+    pub finite: bool,
+}
+
+/// The [`Totals`] of a state of `packed`'s world under `gravity`.
+pub fn totals(packed: &Packed, gravity: Vec2, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Totals {
+    let mut t = Totals {
+        finite: true,
+        ..Totals::default()
+    };
+    let (gx, gy) = (gravity.x as f64, gravity.y as f64);
+    for ((p, v), info) in pos.iter().zip(vel).zip(&packed.point_info) {
+        t.finite &= p.iter().chain(v).all(|x| x.is_finite());
+        t.max_speed = t.max_speed.max(Vec2::from_array(*v).length());
+        t.mean_height += p[1] as f64;
+        if info.inv_mass == 0.0 {
+            continue;
+        }
+        let m = 1.0 / info.inv_mass as f64;
+        let (px, py, vx, vy) = (p[0] as f64, p[1] as f64, v[0] as f64, v[1] as f64);
+        t.kinetic += 0.5 * m * (vx * vx + vy * vy);
+        t.potential -= m * (gx * px + gy * py);
+        t.momentum[0] += m * vx;
+        t.momentum[1] += m * vy;
+        t.angular_momentum += m * (px * vy - py * vx);
+    }
+    t.mean_height /= pos.len().max(1) as f64;
+    t
+}
+
+/// Each body's best-fit rigid frame (centroid, rotation from rest, mean
+/// velocity, angular velocity) for the state `pos`, `vel`, computed by the
+/// CPU mirror of the shape-matching kernel.
+pub fn body_frames(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<BodyFrame> {
+    let mut frames = vec![BodyFrame::default(); packed.bodies.len()];
+    crate::cpu::shape_match::frames(
+        &packed.sim,
+        &packed.point_info,
+        &packed.bodies,
+        &packed.members,
+        pos,
+        vel,
+        &mut frames,
+        false,
+    );
+    frames
+}
+
+/// The angle of a frame's rotation, radians counter-clockwise from the
+/// rest shape, in `(-pi, pi]`.
+pub fn frame_angle(frame: &BodyFrame) -> f32 {
+    frame.rot[1].atan2(frame.rot[0])
+}

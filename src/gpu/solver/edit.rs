@@ -1,0 +1,604 @@
+//! Changing the world while it runs on the GPU: appended items, removals,
+//! moved pinned points and new parameters, uploading only what changed.
+//!
+//! The solver keeps a CPU copy of the packed static arrays (the mirror;
+//! about 60 bytes per point plus 24 per spring and 16 per membership). An
+//! edit updates the mirror in place (see `pack/edit.rs`), compares it with
+//! the copy before the edit, and writes only the byte range of each buffer
+//! that changed. The state never comes back to the CPU: new points' state
+//! is written behind the old, and a removal compacts the state with
+//! buffer-to-buffer copies on the GPU, one per run of surviving points.
+//! When an array outgrows its buffer, every buffer is reallocated with
+//! (at least) double the capacity and the pipelines' bind groups are
+//! rebuilt; [`GpuSolver::buffer_generation`] tells embedders to rebind.
+
+use glam::Vec2;
+use wgpu::util::DeviceExt;
+
+use super::super::SolverError;
+use super::super::buffers::Buffers;
+use super::super::collide::Collide;
+use super::super::integrate::Integrate;
+use super::super::rods::Rods;
+use super::super::shaders::grid;
+use super::super::shape_match::{ShapeMatch, ShapeMatchGrids};
+use super::super::springs::Springs;
+use super::GpuSolver;
+use crate::error::{Item, WorldError};
+use crate::layout::{BodyFrame, Colliders, WORKGROUP_SIZE};
+use crate::pack::{Packed, scene_hash};
+use crate::params::Params;
+use crate::world::{PointHandle, Removal, World};
+
+/// What the solver keeps to edit itself and to serve render indices.
+pub(super) struct EditState {
+    /// The packed static arrays as uploaded (`pos`/`vel` hold each point's
+    /// state when it was added, not the current one).
+    mirror: Packed,
+    /// The parameters the mirror's defaults were resolved with.
+    resolved: Params,
+    /// The world generation (removal count) the solver follows.
+    pub(super) generation: u64,
+    /// Bumped whenever the solver's buffers are replaced.
+    buffer_generation: u64,
+    spring_indices: IndexBuffer,
+    body_edge_indices: IndexBuffer,
+}
+
+/// A `u32` index buffer for drawing, with its CPU copy.
+struct IndexBuffer {
+    label: &'static str,
+    data: Vec<u32>,
+    buffer: wgpu::Buffer,
+}
+
+impl IndexBuffer {
+    const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::INDEX
+        .union(wgpu::BufferUsages::STORAGE)
+        .union(wgpu::BufferUsages::COPY_DST);
+
+    fn new(device: &wgpu::Device, label: &'static str, data: Vec<u32>) -> Self {
+        let contents: &[u32] = if data.is_empty() { &[0] } else { &data };
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(contents),
+            usage: Self::USAGE,
+        });
+        Self {
+            label,
+            data,
+            buffer,
+        }
+    }
+
+    /// Replaces the data, writing only the changed range; reallocates with
+    /// double capacity when it does not fit. Returns (reallocated, bytes).
+    fn update(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        data: Vec<u32>,
+    ) -> (bool, u64) {
+        let new_bytes: &[u8] = bytemuck::cast_slice(&data);
+        let result = if new_bytes.len() as u64 > self.buffer.size() {
+            let size = (new_bytes.len() as u64).max(2 * self.buffer.size());
+            self.buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(self.label),
+                size,
+                usage: Self::USAGE,
+                mapped_at_creation: false,
+            });
+            queue.write_buffer(&self.buffer, 0, new_bytes);
+            (true, new_bytes.len() as u64)
+        } else {
+            (
+                false,
+                write_changed(
+                    queue,
+                    &self.buffer,
+                    bytemuck::cast_slice(&self.data),
+                    new_bytes,
+                ),
+            )
+        };
+        self.data = data;
+        result
+    }
+}
+
+fn spring_indices(p: &Packed) -> Vec<u32> {
+    p.springs.iter().flat_map(|s| [s.a, s.b]).collect()
+}
+
+fn body_edge_indices(p: &Packed) -> Vec<u32> {
+    let mut out = Vec::with_capacity(2 * p.members.len());
+    for b in &p.bodies {
+        let members = &p.members[b.first as usize..(b.first + b.count) as usize];
+        for (k, m) in members.iter().enumerate() {
+            out.extend([m.point, members[(k + 1) % members.len()].point]);
+        }
+    }
+    out
+}
+
+/// Writes the range of `new` that differs from `old` (what the buffer
+/// holds) and returns the bytes written. Work is in 4-byte words, the copy
+/// alignment.
+fn write_changed(queue: &wgpu::Queue, buffer: &wgpu::Buffer, old: &[u8], new: &[u8]) -> u64 {
+    let words = |b: &[u8]| b.len() / 4;
+    let (old_w, new_w): (&[u32], &[u32]) = (
+        bytemuck::cast_slice(&old[..4 * words(old)]),
+        bytemuck::cast_slice(&new[..4 * words(new)]),
+    );
+    let Some(first) = (0..new_w.len()).find(|&i| old_w.get(i) != Some(&new_w[i])) else {
+        return 0;
+    };
+    let last = (first..new_w.len())
+        .rev()
+        .find(|&i| old_w.get(i) != Some(&new_w[i]))
+        .unwrap_or(first);
+    let bytes = &new[4 * first..4 * (last + 1)];
+    queue.write_buffer(buffer, 4 * first as u64, bytes);
+    bytes.len() as u64
+}
+
+/// Pads `v` to the capacity of `buffer` in elements, or to double that (at
+/// least `v.len()`) when `v` has outgrown it; returns the capacity.
+fn grow<T: bytemuck::Pod + Default>(v: &mut Vec<T>, buffer: &wgpu::Buffer) -> usize {
+    let cap = buffer.size() as usize / std::mem::size_of::<T>();
+    let cap = if v.len() > cap {
+        v.len().max(2 * cap)
+    } else {
+        cap
+    };
+    v.resize(cap, T::default());
+    cap
+}
+
+/// The static arrays in the order of [`static_buffers`] (the colliders'
+/// uniform table is written separately).
+fn static_bytes(p: &Packed) -> [&[u8]; 10] {
+    [
+        bytemuck::cast_slice(&p.point_info),
+        bytemuck::cast_slice(&p.materials),
+        bytemuck::cast_slice(&p.spring_halves.offsets),
+        bytemuck::cast_slice(&p.spring_halves.records),
+        bytemuck::cast_slice(&p.rod_halves.offsets),
+        bytemuck::cast_slice(&p.rod_halves.records),
+        bytemuck::cast_slice(&p.bodies),
+        bytemuck::cast_slice(&p.members),
+        bytemuck::cast_slice(&p.member_adj.data),
+        bytemuck::cast_slice(&p.body_order),
+    ]
+}
+
+/// The buffers holding [`static_bytes`]. A buffer added to [`Buffers`] for
+/// packed data must be added to both lists.
+fn static_buffers(b: &Buffers) -> [&wgpu::Buffer; 10] {
+    [
+        &b.info,
+        &b.materials,
+        &b.spring_offsets,
+        &b.spring_halves,
+        &b.rod_offsets,
+        &b.rod_halves,
+        &b.bodies,
+        &b.members,
+        &b.member_adj,
+        &b.body_order,
+    ]
+}
+
+/// What an edit did on the GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EditReport {
+    /// Whether buffers were replaced (capacity exceeded): rebuild bind
+    /// groups that use the solver's buffers. Also visible as a change of
+    /// [`GpuSolver::buffer_generation`].
+    pub reallocated: bool,
+    /// Bytes written to the GPU (static data and new points' state; copies
+    /// on the GPU are not counted).
+    pub bytes_uploaded: u64,
+}
+
+/// How the state changes in an edit.
+enum StateEdit<'a> {
+    /// Points `from..` are new: write their initial state.
+    Append { from: usize },
+    /// Compact the surviving points.
+    Remove(&'a Removal),
+}
+
+impl EditState {
+    pub(super) fn new(device: &wgpu::Device, params: &Params, packed: &Packed) -> Self {
+        Self {
+            spring_indices: IndexBuffer::new(device, "spring indices", spring_indices(packed)),
+            body_edge_indices: IndexBuffer::new(
+                device,
+                "body edge indices",
+                body_edge_indices(packed),
+            ),
+            mirror: packed.clone(),
+            resolved: params.clone(),
+            generation: 0,
+            buffer_generation: 0,
+        }
+    }
+}
+
+impl GpuSolver {
+    /// Follows the items appended to `world` since the solver was built or
+    /// last synced (points, springs, bodies, materials, colliders, added
+    /// with the `add_*` methods or the shape builders), and its parameters:
+    /// afterwards the solver steps exactly what [`GpuSolver::new`] would
+    /// make of `world`, except that the points it already had keep their
+    /// current state. Nothing is read back; only changed bytes are written.
+    ///
+    /// Removals must be passed to [`GpuSolver::apply_removal`] first; a
+    /// world whose [`World::generation`] differs from the solver's is
+    /// refused with [`WorldError::OutOfSync`].
+    ///
+    /// Call edits between submissions: `queue.write_buffer` lands before the
+    /// next submitted command buffer, so steps recorded but not yet
+    /// submitted would run on the edited world.
+    ///
+    /// ```
+    /// use softbody::prelude::*;
+    /// # fn main() -> Result<(), SolverError> {
+    /// # let Ok(ctx) = GpuContext::new_headless() else { return Ok(()) };
+    /// let mut world = World::default();
+    /// world.add_plane(HalfPlane::floor(0.0))?;
+    /// BoxShape::new(Vec2::new(0.0, 1.0), Vec2::ONE).build(&mut world)?;
+    /// let mut solver = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
+    /// solver.step(&ctx.device, &ctx.queue, 30);
+    ///
+    /// // Drop in another box and make gravity weaker, while running:
+    /// let b = BoxShape::new(Vec2::new(0.0, 3.0), Vec2::ONE).build(&mut world)?;
+    /// world.params.gravity = Vec2::new(0.0, -3.0);
+    /// solver.sync(&ctx.device, &ctx.queue, &world)?;
+    /// assert_eq!(solver.num_points(), 8);
+    ///
+    /// // Take the first box out again:
+    /// let removal = world.remove_body(BodyHandle(0))?;
+    /// solver.apply_removal(&ctx.device, &ctx.queue, &world, &removal)?;
+    /// assert_eq!(solver.num_bodies(), 1);
+    /// assert_eq!(removal.body(b.bodies[0]), Some(BodyHandle(0)));
+    /// solver.step(&ctx.device, &ctx.queue, 30);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn sync(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: &World,
+    ) -> Result<EditReport, SolverError> {
+        self.check_generation(world.generation(), "sync")?;
+        world.params.validate()?;
+        let old = self.edit.mirror.clone();
+        self.edit.mirror.append_from(world)?;
+        self.follow_params(world);
+        self.upload(
+            device,
+            queue,
+            &old,
+            StateEdit::Append {
+                from: old.pos.len(),
+            },
+        )
+    }
+
+    /// Follows a removal made on `world` with [`World::remove_body`] or
+    /// [`World::remove_points`]: removes the points (with their state),
+    /// springs and bodies on the GPU too, and renumbers the rest. Call it
+    /// right after the removal, before removing anything else (items
+    /// appended in between are fine: [`GpuSolver::sync`] picks them up
+    /// afterwards).
+    ///
+    /// Like [`GpuSolver::sync`], it also takes the world's parameters.
+    /// The surviving points keep their state, moved on the GPU by one
+    /// buffer copy per run of consecutive survivors: nothing is read back.
+    /// The body frames are stale until the next step.
+    pub fn apply_removal(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: &World,
+        removal: &Removal,
+    ) -> Result<EditReport, SolverError> {
+        let (before, after) = removal.generations();
+        self.check_generation(before, "apply_removal")?;
+        if world.generation() != after {
+            return Err(WorldError::OutOfSync(format!(
+                "the world has had {} removals since this one; apply each removal right after making it",
+                world.generation() - after
+            ))
+            .into());
+        }
+        world.params.validate()?;
+        let old = self.edit.mirror.clone();
+        self.edit.mirror.apply_removal(world, removal)?;
+        self.follow_params(world);
+        self.edit.generation = after;
+        self.upload(device, queue, &old, StateEdit::Remove(removal))
+    }
+
+    /// Moves a pinned point (mass 0) to `pos`: writes its 8 bytes of
+    /// position, nothing else. Its velocity stays zero, so a pinned point
+    /// moved every frame drags what hangs from it like a hand would, not
+    /// like a moving body with momentum.
+    pub fn move_pinned_point(
+        &mut self,
+        queue: &wgpu::Queue,
+        point: PointHandle,
+        pos: Vec2,
+    ) -> Result<(), SolverError> {
+        let item = Item::Point(point.0);
+        let info =
+            self.edit
+                .mirror
+                .point_info
+                .get(point.index())
+                .ok_or(WorldError::UnknownHandle {
+                    item,
+                    len: self.num_points as u32,
+                })?;
+        if info.inv_mass != 0.0 {
+            return Err(WorldError::NotPinned {
+                item,
+                mass: 1.0 / info.inv_mass,
+            }
+            .into());
+        }
+        if !pos.is_finite() {
+            return Err(WorldError::NonFinite { item, field: "pos" }.into());
+        }
+        queue.write_buffer(
+            &self.buffers.pos[0],
+            point.index() as u64 * 8,
+            bytemuck::cast_slice(&[pos.to_array()]),
+        );
+        Ok(())
+    }
+
+    /// Sets the number of steps taken, e.g. when resuming from a checkpoint.
+    pub fn set_steps(&mut self, steps: u64) {
+        self.steps = steps;
+    }
+
+    /// Counts buffer replacements: bind groups that use the solver's
+    /// buffers must be rebuilt when it changes (only an edit that outgrows
+    /// a buffer's capacity changes it).
+    pub fn buffer_generation(&self) -> u64 {
+        self.edit.buffer_generation
+    }
+
+    /// The world generation (removal count) the solver follows.
+    pub fn world_generation(&self) -> u64 {
+        self.edit.generation
+    }
+
+    /// Line-list indices of the springs, `array<u32>` (also an index buffer,
+    /// `IndexFormat::Uint32`): points `a, b` of spring 0, then of spring 1...
+    /// Draw with the positions buffer as vertex buffer and
+    /// [`spring_index_count`](Self::spring_index_count) indices.
+    pub fn spring_index_buffer(&self) -> &wgpu::Buffer {
+        &self.edit.spring_indices.buffer
+    }
+
+    /// Number of indices in [`spring_index_buffer`](Self::spring_index_buffer)
+    /// (twice the springs).
+    pub fn spring_index_count(&self) -> u32 {
+        self.edit.spring_indices.data.len() as u32
+    }
+
+    /// Line-list indices of the bodies' outlines, `array<u32>` (also an
+    /// index buffer): for each body, its points in boundary order, each
+    /// edge as a pair, closing the loop. (A wheel's hub is its last point,
+    /// so its outline runs through the hub.)
+    pub fn body_edge_index_buffer(&self) -> &wgpu::Buffer {
+        &self.edit.body_edge_indices.buffer
+    }
+
+    /// Number of indices in [`body_edge_index_buffer`](Self::body_edge_index_buffer)
+    /// (twice the memberships).
+    pub fn body_edge_index_count(&self) -> u32 {
+        self.edit.body_edge_indices.data.len() as u32
+    }
+
+    /// The packed static arrays the solver steps (its `pos`/`vel` are each
+    /// point's state when it was added, not the current state).
+    pub fn packed(&self) -> &Packed {
+        &self.edit.mirror
+    }
+
+    /// [`scene_hash`] of what the solver steps, for checkpoints.
+    pub fn scene_hash(&self) -> u64 {
+        scene_hash(&self.edit.mirror, &self.params)
+    }
+
+    /// Takes the world's parameters, resolving the items' defaults again
+    /// when they changed.
+    fn follow_params(&mut self, world: &World) {
+        if world.params != self.edit.resolved {
+            self.edit.mirror.resolve_defaults(world);
+            self.edit.resolved = world.params.clone();
+        }
+        self.params = world.params.clone();
+    }
+
+    fn check_generation(&self, generation: u64, what: &str) -> Result<(), SolverError> {
+        if generation != self.edit.generation {
+            return Err(WorldError::OutOfSync(format!(
+                "{what}: the solver follows world generation {}, got {generation}; pass every Removal to apply_removal, in order",
+                self.edit.generation
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Uploads the difference between `old` and the mirror.
+    fn upload(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        old: &Packed,
+        state: StateEdit,
+    ) -> Result<EditReport, SolverError> {
+        let new = &self.edit.mirror;
+        let mut report = EditReport::default();
+        // The state first, in the old buffers (which are large enough for
+        // a compaction).
+        let (kept, from) = match state {
+            StateEdit::Append { from } => (from, from),
+            StateEdit::Remove(removal) => {
+                let b = &self.buffers;
+                let mut encoder = device.create_command_encoder(&Default::default());
+                for (src, dst) in [(&b.pos[0], &b.pos[1]), (&b.vel[0], &b.vel[1])] {
+                    for (old_start, new_start, len) in removal.points.kept_runs() {
+                        encoder.copy_buffer_to_buffer(
+                            src,
+                            old_start as u64 * 8,
+                            dst,
+                            new_start as u64 * 8,
+                            len as u64 * 8,
+                        );
+                    }
+                }
+                let n = removal.points.new_len() as u64 * 8;
+                if n > 0 {
+                    encoder.copy_buffer_to_buffer(&b.pos[1], 0, &b.pos[0], 0, n);
+                    encoder.copy_buffer_to_buffer(&b.vel[1], 0, &b.vel[0], 0, n);
+                }
+                queue.submit([encoder.finish()]);
+                let n = removal.points.new_len();
+                (n, n)
+            }
+        };
+        let (old_bytes, new_bytes) = (static_bytes(old), static_bytes(new));
+        let targets = static_buffers(&self.buffers);
+        let state_bytes = new.pos.len() as u64 * 8;
+        let frames_bytes = (new.bodies.len() * std::mem::size_of::<BodyFrame>()) as u64;
+        let fits = targets
+            .iter()
+            .zip(&new_bytes)
+            .all(|(t, n)| n.len() as u64 <= t.size())
+            && state_bytes <= self.buffers.pos[0].size()
+            && frames_bytes <= self.buffers.frames.size();
+        if fits {
+            for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
+                report.bytes_uploaded += write_changed(queue, t, o, n);
+            }
+            let (o, n) = (
+                Colliders::new(&old.planets, &old.planes),
+                Colliders::new(&new.planets, &new.planes),
+            );
+            report.bytes_uploaded += write_changed(
+                queue,
+                &self.buffers.colliders,
+                bytemuck::bytes_of(&o),
+                bytemuck::bytes_of(&n),
+            );
+        } else {
+            self.reallocate(device, queue, kept)?;
+            report.reallocated = true;
+            report.bytes_uploaded += self.buffers.total_bytes();
+        }
+        let new = &self.edit.mirror;
+        if new.pos.len() > from {
+            for (buf, data) in [
+                (&self.buffers.pos[0], &new.pos),
+                (&self.buffers.vel[0], &new.vel),
+            ] {
+                let bytes: &[u8] = bytemuck::cast_slice(&data[from..]);
+                queue.write_buffer(buf, from as u64 * 8, bytes);
+                report.bytes_uploaded += bytes.len() as u64;
+            }
+        }
+        self.sim = crate::pack::sim_params(&self.params, new);
+        self.buffers.write_sim(queue, &self.sim);
+        report.bytes_uploaded += std::mem::size_of_val(&self.sim) as u64;
+
+        let (springs, edges) = (spring_indices(new), body_edge_indices(new));
+        for (ib, data) in [
+            (&mut self.edit.spring_indices, springs),
+            (&mut self.edit.body_edge_indices, edges),
+        ] {
+            let (realloc, bytes) = ib.update(device, queue, data);
+            report.reallocated |= realloc;
+            report.bytes_uploaded += bytes;
+        }
+        if report.reallocated {
+            self.edit.buffer_generation += 1;
+        }
+        self.refresh_counts(device);
+        Ok(report)
+    }
+
+    /// Replaces every buffer with one of (at least) double the capacity
+    /// where the mirror outgrew it, copies the first `kept` points' state
+    /// over on the GPU, and rebuilds the pipelines' bind groups.
+    fn reallocate(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        kept: usize,
+    ) -> Result<(), SolverError> {
+        let b = &self.buffers;
+        let m = &self.edit.mirror;
+        let mut padded = m.clone();
+        let n_cap = grow(&mut padded.pos, &b.pos[0]);
+        padded.vel.resize(n_cap, [0.0; 2]);
+        grow(&mut padded.point_info, &b.info);
+        grow(&mut padded.materials, &b.materials);
+        grow(&mut padded.spring_halves.offsets, &b.spring_offsets);
+        grow(&mut padded.spring_halves.records, &b.spring_halves);
+        grow(&mut padded.rod_halves.offsets, &b.rod_offsets);
+        grow(&mut padded.rod_halves.records, &b.rod_halves);
+        // The frames buffer is sized by the bodies too.
+        let frames_cap = b.frames.size() as usize / std::mem::size_of::<BodyFrame>();
+        let bodies_cap = grow(&mut padded.bodies, &b.bodies).max(frames_cap);
+        padded.bodies.resize(bodies_cap, Default::default());
+        grow(&mut padded.members, &b.members);
+        grow(&mut padded.member_adj.data, &b.member_adj);
+        grow(&mut padded.body_order, &b.body_order);
+        // Exact sizes when doubling would pass the device's limits.
+        let buffers = match Buffers::new(device, &padded) {
+            Ok(b) => b,
+            Err(SolverError::TooLarge { .. }) => Buffers::new(device, m)?,
+            Err(e) => return Err(e),
+        };
+        if kept > 0 {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            let bytes = kept as u64 * 8;
+            encoder.copy_buffer_to_buffer(&self.buffers.pos[0], 0, &buffers.pos[0], 0, bytes);
+            encoder.copy_buffer_to_buffer(&self.buffers.vel[0], 0, &buffers.vel[0], 0, bytes);
+            queue.submit([encoder.finish()]);
+        }
+        self.integrate = Integrate::new(device, &buffers);
+        self.collide = Collide::new(device, &buffers);
+        self.springs = Springs::new(device, &buffers);
+        self.rods = Rods::new(device, &buffers);
+        self.shape_match = ShapeMatch::new(device, &buffers);
+        self.buffers = buffers;
+        Ok(())
+    }
+
+    /// The dispatch sizes and counts, from the mirror.
+    fn refresh_counts(&mut self, device: &wgpu::Device) {
+        let p = &self.edit.mirror;
+        let max = device.limits().max_compute_workgroups_per_dimension;
+        let groups = |n: u32, per: u32| grid(n.div_ceil(per), max);
+        self.point_grid = groups(p.sim.num_points, WORKGROUP_SIZE);
+        self.shape_grids = ShapeMatchGrids {
+            small: groups(p.sim.num_small_bodies, WORKGROUP_SIZE),
+            large: groups(p.sim.num_large_bodies, 1),
+            points: groups(p.sim.num_points, WORKGROUP_SIZE),
+        };
+        self.has_springs = p.springs.len() as u32 > p.num_rods;
+        self.num_rods = p.num_rods;
+        self.num_points = p.pos.len();
+        self.num_bodies = p.bodies.len();
+    }
+}

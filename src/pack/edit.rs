@@ -1,0 +1,347 @@
+//! Editing a packed world in place: items appended to the world, removals,
+//! and new parameter defaults, without packing everything again.
+//!
+//! Every edit leaves the arrays equal to what [`Packed::from_world`] makes
+//! of the edited world, except the state (`pos`, `vel`) of the points that
+//! were already there, which is kept (`tests/edits.rs` checks both). Only
+//! the per-point adjacency and the body order are rebuilt from the packed
+//! arrays (a counting sort, linear in the links); everything else is packed
+//! for the new items alone.
+
+use glam::Vec2;
+
+use super::{Adjacency, HalfSprings, Packed};
+use crate::error::WorldError;
+use crate::layout::*;
+use crate::params::Params;
+use crate::world::{
+    Body, MAX_ITEMS, MaterialHandle, PINNED_SHAPE_WEIGHT, Point, Removal, Spring, World,
+};
+
+fn point_info_of(p: &Point) -> PointInfo {
+    PointInfo {
+        inv_mass: if p.is_pinned() { 0.0 } else { 1.0 / p.mass },
+        weight: if p.is_pinned() {
+            PINNED_SHAPE_WEIGHT
+        } else {
+            p.mass
+        },
+        material: p.material.0,
+        layers: p.layers,
+    }
+}
+
+fn spring_info_of(s: &Spring, rest: f32, params: &Params) -> SpringInfo {
+    SpringInfo {
+        a: s.a.0,
+        b: s.b.0,
+        rest,
+        stiffness: s.stiffness.unwrap_or(params.spring_stiffness),
+        damping: s.damping.unwrap_or(params.spring_damping),
+        kind: s.kind.code(),
+    }
+}
+
+/// A body's info and members, exactly as [`Packed::from_world`] packs them.
+fn pack_body(
+    body: &Body,
+    rest: &[Vec2],
+    index: u32,
+    first: u32,
+    info: &[PointInfo],
+    params: &Params,
+) -> (BodyInfo, Vec<Member>) {
+    let weights: Vec<f64> = body
+        .points
+        .iter()
+        .map(|p| info[p.index()].weight as f64)
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let (mut cx, mut cy) = (0.0f64, 0.0f64);
+    for (r, w) in rest.iter().zip(&weights) {
+        cx += r.x as f64 * w;
+        cy += r.y as f64 * w;
+    }
+    cx /= total;
+    cy /= total;
+    let info = BodyInfo {
+        first,
+        count: body.points.len() as u32,
+        stiffness: body.stiffness.unwrap_or(params.shape_stiffness),
+        damping: body.damping.unwrap_or(params.shape_damping),
+    };
+    let members = body
+        .points
+        .iter()
+        .zip(rest)
+        .map(|(p, r)| Member {
+            rest: [(r.x as f64 - cx) as f32, (r.y as f64 - cy) as f32],
+            point: p.0,
+            body: index,
+        })
+        .collect();
+    (info, members)
+}
+
+impl Packed {
+    /// Packs what was appended to `world` since this was packed from it:
+    /// points, springs and bodies past the packed counts, new materials,
+    /// and the colliders (a few bytes each, packed again). Points already
+    /// packed keep their state. Fails if the world has fewer items than
+    /// were packed (a removal must go through [`Packed::apply_removal`]).
+    pub fn append_from(&mut self, world: &World) -> Result<(), WorldError> {
+        let params = &world.params;
+        let (n0, s0, b0) = (self.point_info.len(), self.springs.len(), self.bodies.len());
+        for (what, packed, now) in [
+            ("points", n0, world.points().len()),
+            ("springs", s0, world.springs().len()),
+            ("bodies", b0, world.bodies().len()),
+            ("materials", self.materials.len(), world.materials().len()),
+        ] {
+            if now < packed {
+                return Err(WorldError::OutOfSync(format!(
+                    "the world has {now} {what}, {packed} were packed; removals must be applied with apply_removal"
+                )));
+            }
+        }
+        let new_points = &world.points()[n0..];
+        self.pos.extend(new_points.iter().map(|p| p.pos.to_array()));
+        self.vel.extend(new_points.iter().map(|p| {
+            if p.is_pinned() {
+                [0.0; 2]
+            } else {
+                p.vel.to_array()
+            }
+        }));
+        self.point_info.extend(new_points.iter().map(point_info_of));
+        for m in self.materials.len()..world.materials().len() {
+            let (elasticity, friction) = world.resolve_material(MaterialHandle(m as u32));
+            self.materials.push(MaterialInfo {
+                elasticity,
+                friction,
+            });
+        }
+        self.springs.extend(
+            world.springs()[s0..]
+                .iter()
+                .zip(&world.rest_lengths()[s0..])
+                .map(|(s, &rest)| spring_info_of(s, rest, params)),
+        );
+        for (k, (body, rest)) in world.bodies()[b0..]
+            .iter()
+            .zip(&world.rest_shapes()[b0..])
+            .enumerate()
+        {
+            if (self.members.len() + body.points.len()) as u64 >= MAX_ITEMS {
+                return Err(WorldError::TooMany {
+                    what: "body memberships",
+                    count: (self.members.len() + body.points.len()) as u64,
+                    limit: MAX_ITEMS,
+                });
+            }
+            let (info, members) = pack_body(
+                body,
+                rest,
+                (b0 + k) as u32,
+                self.members.len() as u32,
+                &self.point_info,
+                params,
+            );
+            self.bodies.push(info);
+            self.members.extend(members);
+        }
+        self.pack_colliders(world);
+        self.rebuild_indices(params);
+        Ok(())
+    }
+
+    /// Follows a removal made on `world` (which must not have had another
+    /// removal since): drops the removed points with their state, springs
+    /// and bodies, renumbers the rest, and packs again the bodies that lost
+    /// points. Surviving points keep their state.
+    pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
+        for (what, packed, old) in [
+            ("points", self.point_info.len(), removal.points.old_len()),
+            ("springs", self.springs.len(), removal.springs.old_len()),
+            ("bodies", self.bodies.len(), removal.bodies.old_len()),
+        ] {
+            if packed != old {
+                return Err(WorldError::OutOfSync(format!(
+                    "{packed} {what} are packed but the removal was made on a world with {old}"
+                )));
+            }
+        }
+        let params = &world.params;
+        let map = &removal.points;
+        self.pos = map.retain(&self.pos);
+        self.vel = map.retain(&self.vel);
+        self.point_info = map.retain(&self.point_info);
+        self.springs = removal.springs.retain(&self.springs);
+        for s in &mut self.springs {
+            s.a = map.get(s.a).expect("a kept spring has kept ends");
+            s.b = map.get(s.b).expect("a kept spring has kept ends");
+        }
+        let old_bodies = std::mem::take(&mut self.bodies);
+        let old_members = std::mem::take(&mut self.members);
+        for (old, info) in old_bodies.iter().enumerate() {
+            let Some(new) = removal.bodies.get(old as u32) else {
+                continue;
+            };
+            let first = self.members.len() as u32;
+            if removal.reshaped.iter().any(|h| h.0 == new) {
+                let (info, members) = pack_body(
+                    &world.bodies()[new as usize],
+                    &world.rest_shapes()[new as usize],
+                    new,
+                    first,
+                    &self.point_info,
+                    params,
+                );
+                self.bodies.push(info);
+                self.members.extend(members);
+            } else {
+                let span = info.first as usize..(info.first + info.count) as usize;
+                self.members
+                    .extend(old_members[span].iter().map(|m| Member {
+                        point: map.get(m.point).expect("a kept body keeps its points"),
+                        body: new,
+                        ..*m
+                    }));
+                self.bodies.push(BodyInfo { first, ..*info });
+            }
+        }
+        self.rebuild_indices(params);
+        Ok(())
+    }
+
+    /// Resolves the items' defaults (materials, springs and bodies that
+    /// follow [`Params`]) and the uniform parameters again from `world`,
+    /// whose items must be the packed ones.
+    pub fn resolve_defaults(&mut self, world: &World) {
+        let params = &world.params;
+        for (m, info) in self.materials.iter_mut().enumerate() {
+            let (elasticity, friction) = world.resolve_material(MaterialHandle(m as u32));
+            *info = MaterialInfo {
+                elasticity,
+                friction,
+            };
+        }
+        for (info, s) in self.springs.iter_mut().zip(world.springs()) {
+            info.stiffness = s.stiffness.unwrap_or(params.spring_stiffness);
+            info.damping = s.damping.unwrap_or(params.spring_damping);
+        }
+        self.rebuild_spring_halves();
+        for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
+            info.stiffness = b.stiffness.unwrap_or(params.shape_stiffness);
+            info.damping = b.damping.unwrap_or(params.shape_damping);
+        }
+        self.sim = super::sim_params(params, self);
+    }
+
+    /// The per-point spring records, from the packed springs.
+    fn rebuild_spring_halves(&mut self) {
+        let n = self.point_info.len();
+        self.spring_halves = HalfSprings::build(n, &self.springs, |s| s.kind != KIND_ROD);
+        self.rod_halves = HalfSprings::build(n, &self.springs, |s| s.kind == KIND_ROD);
+    }
+
+    fn pack_colliders(&mut self, world: &World) {
+        self.planets = world
+            .planets()
+            .iter()
+            .map(|p| PlanetInfo {
+                center: p.center.to_array(),
+                radius: p.radius,
+                layers: p.layers,
+            })
+            .collect();
+        self.planes = world
+            .planes()
+            .iter()
+            .map(|p| PlaneInfo {
+                normal: p.normal.to_array(),
+                offset: p.offset,
+                layers: p.layers,
+            })
+            .collect();
+    }
+
+    /// Adjacency, body order, rod count and the uniform counts, from the
+    /// packed arrays.
+    fn rebuild_indices(&mut self, params: &Params) {
+        let n = self.point_info.len();
+        self.rebuild_spring_halves();
+        let springs = &self.springs;
+        self.num_rods = springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
+        self.member_adj = Adjacency::build(
+            n,
+            self.members
+                .iter()
+                .enumerate()
+                .map(|(m, mem)| (mem.point, m as u32)),
+        );
+        let bodies = &self.bodies;
+        let (small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
+            .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
+        self.sim = SimParams {
+            gravity: params.gravity.to_array(),
+            h: params.h(),
+            point_radius: params.point_radius,
+            num_points: n as u32,
+            num_springs: springs.len() as u32,
+            num_bodies: bodies.len() as u32,
+            num_planets: self.planets.len() as u32,
+            num_planes: self.planes.len() as u32,
+            num_small_bodies: small.len() as u32,
+            num_large_bodies: large.len() as u32,
+            _pad: 0,
+        };
+        self.body_order = small.into_iter().chain(large).collect();
+    }
+}
+
+/// FNV-1a, 64 bits: small, stable across platforms and Rust versions
+/// (unlike `std`'s `DefaultHasher`).
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn slice<T: bytemuck::Pod>(&mut self, tag: &str, items: &[T]) {
+        self.bytes(tag.as_bytes());
+        self.bytes(&(items.len() as u64).to_le_bytes());
+        self.bytes(bytemuck::cast_slice(items));
+    }
+}
+
+/// A fingerprint of everything that defines a world's dynamics: the
+/// parameters (`dt`, `substeps`, `rod_iterations` and the uniform ones),
+/// every point's mass, material and layers, the resolved materials, springs
+/// and bodies (with their rest shapes), and the colliders. It leaves out the
+/// state (`pos`, `vel`), which is what a checkpoint replaces, and the body
+/// frames, which are recomputed every substep.
+///
+/// Stable across runs, platforms and backends: checkpoints store it to
+/// refuse loading into another scene.
+pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
+    let mut h = Fnv::new();
+    h.bytes(b"softbody scene v1");
+    h.slice("dt", &[params.dt]);
+    h.slice("steps", &[params.substeps, params.rod_iterations]);
+    h.slice("sim", &[packed.sim]);
+    h.slice("point_info", &packed.point_info);
+    h.slice("materials", &packed.materials);
+    h.slice("springs", &packed.springs);
+    h.slice("bodies", &packed.bodies);
+    h.slice("members", &packed.members);
+    h.slice("planets", &packed.planets);
+    h.slice("planes", &packed.planes);
+    h.0
+}

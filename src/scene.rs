@@ -1,0 +1,719 @@
+//! JSON scene files (cargo feature `scene`), documented in
+//! `docs/scene-format.md`.
+//!
+//! A scene file lists parameters, materials, colliders, points, springs and
+//! bodies by hand, and shapes by generator (`box`, `grid`, `wheel`, `blob`,
+//! `rope`, each optionally repeated in an `array`), which map onto the
+//! builders of [`crate::shapes`].
+//!
+//! Every error names the JSON path of what is wrong (`springs[3].a`,
+//! `shapes[0].grid.cells[1]`, `params.dt`) and says what is wrong; unknown
+//! fields are errors too, so a misspelt key never goes unnoticed. Loading
+//! never panics and never allocates for a generator before checking that
+//! the whole scene stays under [`MAX_SCENE_POINTS`].
+//!
+//! ```
+//! use softbody::scene::Scene;
+//!
+//! let world = Scene::parse(r#"{
+//!     "params": { "substeps": 10, "gravity": [0, -9.81] },
+//!     "planes": [{ "normal": [0, 1], "offset": 0 }],
+//!     "shapes": [
+//!         { "box": { "center": [0, 2], "size": [0.5, 0.5],
+//!                    "array": { "count": [10, 3], "spacing": [0.6, 0.6] } } },
+//!         { "rope": { "a": [-3, 5], "b": [-1, 5], "n": 9, "pin_first": true } }
+//!     ]
+//! }"#)?.build()?;
+//! assert_eq!(world.bodies().len(), 30);
+//! assert_eq!(world.points().len(), 30 * 4 + 9);
+//!
+//! let err = Scene::parse(r#"{ "springs": [{ "a": 0, "b": "one" }] }"#).unwrap_err();
+//! assert_eq!(err.path, "springs[0].b");
+//! # Ok::<(), softbody::scene::SceneError>(())
+//! ```
+
+use std::fmt;
+use std::path::Path;
+
+use glam::Vec2;
+use serde::Deserialize;
+
+use crate::error::{Item, WorldError};
+use crate::params::Params;
+use crate::shapes::{Blob, BoxGrid, BoxShape, Rope, ShapeStyle, Wheel};
+use crate::world::{
+    ALL_LAYERS, Body, HalfPlane, Material, MaterialHandle, Planet, Point, PointHandle, Spring,
+    SpringKind, World,
+};
+
+/// Most points a scene may have in all (2^24, about 16.7 million: some
+/// 3 GiB across the world, the packed arrays and the GPU buffers). A scene
+/// asking for more is refused before anything is generated.
+pub const MAX_SCENE_POINTS: u64 = 1 << 24;
+
+/// What is wrong with a scene file, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SceneError {
+    /// The JSON path, e.g. `springs[3].a`; empty for the file as a whole.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl SceneError {
+    fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// A 2-vector as JSON writes it: `[x, y]`.
+type V2 = [f32; 2];
+
+fn v2(a: V2) -> Vec2 {
+    Vec2::from_array(a)
+}
+
+/// A parsed scene file, before it is built into a [`World`]. Fields are
+/// the file's keys; see `docs/scene-format.md`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Global parameters; missing ones take [`Params::default`].
+    #[serde(default)]
+    pub params: ParamsSpec,
+    /// Materials `1, 2, ...` (material `0` follows the parameters).
+    #[serde(default)]
+    pub materials: Vec<MaterialSpec>,
+    #[serde(default)]
+    pub planets: Vec<PlanetSpec>,
+    #[serde(default)]
+    pub planes: Vec<PlaneSpec>,
+    /// Points `0 .. points.len()`; generated points follow them.
+    #[serde(default)]
+    pub points: Vec<PointSpec>,
+    /// Generators, built in order after the points.
+    #[serde(default)]
+    pub shapes: Vec<ShapeSpec>,
+    /// Springs between any points, listed or generated.
+    #[serde(default)]
+    pub springs: Vec<SpringSpec>,
+    /// Bodies over any points, listed or generated.
+    #[serde(default)]
+    pub bodies: Vec<BodySpec>,
+}
+
+/// `params`: every field optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamsSpec {
+    pub dt: Option<f32>,
+    pub substeps: Option<u32>,
+    pub gravity: Option<V2>,
+    pub point_radius: Option<f32>,
+    pub elasticity: Option<f32>,
+    pub friction: Option<f32>,
+    pub spring_stiffness: Option<f32>,
+    pub spring_damping: Option<f32>,
+    pub shape_stiffness: Option<f32>,
+    pub shape_damping: Option<f32>,
+    pub rod_iterations: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialSpec {
+    pub elasticity: Option<f32>,
+    pub friction: Option<f32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanetSpec {
+    pub center: V2,
+    pub radius: f32,
+    #[serde(default = "all_layers")]
+    pub layers: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaneSpec {
+    pub normal: V2,
+    pub offset: f32,
+    #[serde(default = "all_layers")]
+    pub layers: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointSpec {
+    pub pos: V2,
+    #[serde(default)]
+    pub vel: V2,
+    #[serde(default = "one")]
+    pub mass: f32,
+    #[serde(default)]
+    pub material: u32,
+    #[serde(default = "all_layers")]
+    pub layers: u32,
+}
+
+/// `kind` of a spring, in lower case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KindSpec {
+    #[default]
+    Spring,
+    Soft,
+    Rod,
+}
+
+impl From<KindSpec> for SpringKind {
+    fn from(k: KindSpec) -> Self {
+        match k {
+            KindSpec::Spring => SpringKind::Spring,
+            KindSpec::Soft => SpringKind::Soft,
+            KindSpec::Rod => SpringKind::Rod,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringSpec {
+    pub a: u32,
+    pub b: u32,
+    pub rest_length: Option<f32>,
+    pub stiffness: Option<f32>,
+    pub damping: Option<f32>,
+    #[serde(default)]
+    pub kind: KindSpec,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    pub points: Vec<u32>,
+    pub rest: Option<Vec<V2>>,
+    pub stiffness: Option<f32>,
+    pub damping: Option<f32>,
+}
+
+/// `array`: the shape repeated `count[0] x count[1]` times, copy `(i, j)`
+/// moved by `(i spacing[0], j spacing[1])`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArraySpec {
+    pub count: [u64; 2],
+    pub spacing: V2,
+}
+
+/// The style fields every generator takes, as in [`ShapeStyle`].
+macro_rules! generator {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fdoc])* pub $field: $ty,)*
+            /// Mass of each point (`0` pins).
+            #[serde(default = "one")]
+            pub mass: f32,
+            /// Material index.
+            #[serde(default)]
+            pub material: u32,
+            #[serde(default = "all_layers")]
+            pub layers: u32,
+            /// Initial velocity of each point.
+            #[serde(default)]
+            pub vel: V2,
+            pub body_stiffness: Option<f32>,
+            pub body_damping: Option<f32>,
+            /// Whether to add the shape's springs.
+            #[serde(default = "yes")]
+            pub springs: bool,
+            #[serde(default)]
+            pub spring_kind: KindSpec,
+            pub spring_stiffness: Option<f32>,
+            pub spring_damping: Option<f32>,
+            /// Repeat the shape on a lattice.
+            pub array: Option<ArraySpec>,
+        }
+
+        impl $name {
+            fn style(&self) -> ShapeStyle {
+                ShapeStyle {
+                    mass: self.mass,
+                    material: MaterialHandle(self.material),
+                    layers: self.layers,
+                    vel: v2(self.vel),
+                    body_stiffness: self.body_stiffness,
+                    body_damping: self.body_damping,
+                    springs: self.springs,
+                    spring_kind: self.spring_kind.into(),
+                    spring_stiffness: self.spring_stiffness,
+                    spring_damping: self.spring_damping,
+                }
+            }
+        }
+    };
+}
+
+generator!(
+    /// `box`: [`BoxShape`].
+    BoxSpec {
+        center: V2,
+        size: V2,
+        #[serde(default)]
+        rotation: f32,
+        #[serde(default = "yes")]
+        diagonals: bool,
+    }
+);
+
+generator!(
+    /// `grid`: [`BoxGrid`] of `cells[0] x cells[1]` cells, placed by
+    /// `center` or by `origin` (corner `(0, 0)`), not both; neither centres
+    /// it at the origin.
+    GridSpec {
+        cells: [u64; 2],
+        cell: V2,
+        center: Option<V2>,
+        origin: Option<V2>,
+        #[serde(default)]
+        rotation: f32,
+        #[serde(default = "yes")]
+        diagonals: bool,
+    }
+);
+
+generator!(
+    /// `wheel`: [`Wheel`] with `n` rim points.
+    WheelSpec {
+        center: V2,
+        radius: f32,
+        n: u64,
+        #[serde(default)]
+        rotation: f32,
+        hub_mass: Option<f32>,
+    }
+);
+
+generator!(
+    /// `blob`: [`Blob`] with `n` perimeter points.
+    BlobSpec {
+        center: V2,
+        radius: f32,
+        n: u64,
+        #[serde(default)]
+        rotation: f32,
+        #[serde(default)]
+        center_point: bool,
+    }
+);
+
+generator!(
+    /// `rope`: [`Rope`] of `n` points from `a` to `b`.
+    RopeSpec {
+        a: V2,
+        b: V2,
+        n: u64,
+        #[serde(default)]
+        pin_first: bool,
+        #[serde(default)]
+        pin_last: bool,
+    }
+);
+
+/// One generator, keyed by its name: `{"box": {...}}`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeSpec {
+    Box(BoxSpec),
+    Grid(GridSpec),
+    Wheel(WheelSpec),
+    Blob(BlobSpec),
+    Rope(RopeSpec),
+}
+
+fn one() -> f32 {
+    1.0
+}
+fn yes() -> bool {
+    true
+}
+fn all_layers() -> u32 {
+    ALL_LAYERS
+}
+
+/// A count from the file as `usize`, saturating (builders cap it).
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+impl ShapeSpec {
+    fn key(&self) -> &'static str {
+        match self {
+            ShapeSpec::Box(_) => "box",
+            ShapeSpec::Grid(_) => "grid",
+            ShapeSpec::Wheel(_) => "wheel",
+            ShapeSpec::Blob(_) => "blob",
+            ShapeSpec::Rope(_) => "rope",
+        }
+    }
+
+    fn array(&self) -> Option<&ArraySpec> {
+        match self {
+            ShapeSpec::Box(s) => s.array.as_ref(),
+            ShapeSpec::Grid(s) => s.array.as_ref(),
+            ShapeSpec::Wheel(s) => s.array.as_ref(),
+            ShapeSpec::Blob(s) => s.array.as_ref(),
+            ShapeSpec::Rope(s) => s.array.as_ref(),
+        }
+    }
+
+    /// Points one copy asks for, saturating.
+    fn points_per_copy(&self) -> u128 {
+        match self {
+            ShapeSpec::Box(_) => 4,
+            ShapeSpec::Grid(s) => (s.cells[0] as u128 + 1).saturating_mul(s.cells[1] as u128 + 1),
+            ShapeSpec::Wheel(s) => s.n as u128 + 1,
+            ShapeSpec::Blob(s) => s.n as u128 + s.center_point as u128,
+            ShapeSpec::Rope(s) => s.n as u128,
+        }
+    }
+
+    fn copies(&self) -> u128 {
+        self.array().map_or(1, |a| {
+            (a.count[0] as u128).saturating_mul(a.count[1] as u128)
+        })
+    }
+
+    /// Builds copy `offset` of the shape.
+    fn build_at(&self, world: &mut World, offset: Vec2) -> Result<(), WorldError> {
+        match self {
+            ShapeSpec::Box(s) => BoxShape::new(v2(s.center) + offset, v2(s.size))
+                .rotation(s.rotation)
+                .diagonals(s.diagonals)
+                .style(s.style())
+                .build(world)
+                .map(drop),
+            ShapeSpec::Grid(s) => {
+                let grid = BoxGrid::new(count(s.cells[0]), count(s.cells[1]), v2(s.cell))
+                    .rotation(s.rotation)
+                    .diagonals(s.diagonals)
+                    .style(s.style());
+                let grid = match s.origin {
+                    Some(o) => grid.origin(v2(o) + offset),
+                    None => grid.center(s.center.map_or(Vec2::ZERO, v2) + offset),
+                };
+                grid.build(world).map(drop)
+            }
+            ShapeSpec::Wheel(s) => {
+                let mut w = Wheel::new(v2(s.center) + offset, s.radius, count(s.n))
+                    .rotation(s.rotation)
+                    .style(s.style());
+                w.hub_mass = s.hub_mass;
+                w.build(world).map(drop)
+            }
+            ShapeSpec::Blob(s) => Blob::new(v2(s.center) + offset, s.radius, count(s.n))
+                .rotation(s.rotation)
+                .center_point(s.center_point)
+                .style(s.style())
+                .build(world)
+                .map(drop),
+            ShapeSpec::Rope(s) => Rope::new(v2(s.a) + offset, v2(s.b) + offset, count(s.n))
+                .pin_first(s.pin_first)
+                .pin_last(s.pin_last)
+                .style(s.style())
+                .build(world)
+                .map(drop),
+        }
+    }
+
+    /// The JSON name of a builder's argument or of a field of an item it
+    /// creates, for error paths.
+    fn json_field(&self, e: &WorldError) -> Option<String> {
+        let (item, field) = item_field(e);
+        let field = field?;
+        // Builder arguments are spelt `Builder.argument`.
+        if let Some((_, arg)) = field.split_once('.') {
+            return Some(match arg {
+                "nx" => "cells[0]".into(),
+                "ny" => "cells[1]".into(),
+                "anchor" => match self {
+                    ShapeSpec::Grid(g) if g.origin.is_some() => "origin".into(),
+                    _ => "center".into(),
+                },
+                "n" if matches!(self, ShapeSpec::Grid(_)) => "cells".into(),
+                other => other.to_string(),
+            });
+        }
+        Some(match (item, field) {
+            (Some(Item::Point(_)), "pos") => match self {
+                ShapeSpec::Rope(_) => "a".into(),
+                _ => "center".into(),
+            },
+            (Some(Item::Point(_)), f) => f.into(),
+            (Some(Item::Spring(_)), "rest_length") => return None,
+            (Some(Item::Spring(_)), f) => format!("spring_{f}"),
+            (Some(Item::Body(_)), f) => format!("body_{f}"),
+            (_, f) => f.into(),
+        })
+    }
+}
+
+/// The item and field a world error names, where it names them.
+fn item_field(e: &WorldError) -> (Option<Item>, Option<&'static str>) {
+    match e {
+        WorldError::IndexOutOfRange { item, field, .. }
+        | WorldError::NonFinite { item, field }
+        | WorldError::Negative { item, field, .. }
+        | WorldError::OutOfRange { item, field, .. } => (Some(*item), Some(field)),
+        WorldError::ZeroLengthSpring { item, .. }
+        | WorldError::SelfSpring { item, .. }
+        | WorldError::DegenerateBody { item, .. }
+        | WorldError::ZeroNormal { item }
+        | WorldError::UnknownHandle { item, .. }
+        | WorldError::NotPinned { item, .. } => (Some(*item), None),
+        _ => (None, None),
+    }
+}
+
+/// A world error's message without its leading item (`spring 12: `): the
+/// JSON path says where, and world indices of listed items need not match
+/// the file's (generated springs come first, material 0 is implicit).
+fn describe(e: &WorldError) -> String {
+    let text = e.to_string();
+    match item_field(e).0 {
+        Some(item) => text
+            .strip_prefix(&format!("{item}: "))
+            .map_or(text.clone(), str::to_string),
+        None => text,
+    }
+}
+
+/// The JSON path of a world error about the listed item at `path`.
+fn at(path: String, e: WorldError) -> SceneError {
+    let field = match item_field(&e).1 {
+        Some("gravity.x") => Some("gravity[0]"),
+        Some("gravity.y") => Some("gravity[1]"),
+        f => f,
+    };
+    match field {
+        Some(f) => SceneError::new(format!("{path}.{f}"), describe(&e)),
+        None => SceneError::new(path, describe(&e)),
+    }
+}
+
+impl Scene {
+    /// Parses a scene from JSON text. Errors name the JSON path, and the
+    /// line and column in the message.
+    pub fn parse(json: &str) -> Result<Self, SceneError> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        let scene: Scene = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+            // The path ends in `?` where serde met a key it could not read.
+            let path = e.path().to_string();
+            let path = path.trim_end_matches('?').trim_end_matches('.');
+            let path = if path == "." { "" } else { path }.to_string();
+            SceneError::new(path, e.into_inner().to_string())
+        })?;
+        de.end()
+            .map_err(|e| SceneError::new("", format!("after the scene: {e}")))?;
+        Ok(scene)
+    }
+
+    /// Reads and parses a scene file.
+    pub fn load(path: &Path) -> Result<Self, SceneError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SceneError::new("", format!("cannot read {}: {e}", path.display())))?;
+        Self::parse(&text)
+    }
+
+    /// The parameters: the file's, over the defaults.
+    pub fn params(&self) -> Params {
+        let p = &self.params;
+        let d = Params::default();
+        Params {
+            dt: p.dt.unwrap_or(d.dt),
+            substeps: p.substeps.unwrap_or(d.substeps),
+            gravity: p.gravity.map_or(d.gravity, v2),
+            point_radius: p.point_radius.unwrap_or(d.point_radius),
+            elasticity: p.elasticity.unwrap_or(d.elasticity),
+            friction: p.friction.unwrap_or(d.friction),
+            spring_stiffness: p.spring_stiffness.unwrap_or(d.spring_stiffness),
+            spring_damping: p.spring_damping.unwrap_or(d.spring_damping),
+            shape_stiffness: p.shape_stiffness.unwrap_or(d.shape_stiffness),
+            shape_damping: p.shape_damping.unwrap_or(d.shape_damping),
+            rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
+        }
+    }
+
+    /// Points the scene asks for in all, saturating.
+    pub fn total_points(&self) -> u128 {
+        self.shapes.iter().fold(self.points.len() as u128, |n, s| {
+            n.saturating_add(s.points_per_copy().saturating_mul(s.copies()))
+        })
+    }
+
+    /// Builds the world: parameters, materials, planets, planes, points,
+    /// then the generators in order, then springs and bodies (which may
+    /// refer to generated points).
+    pub fn build(&self) -> Result<World, SceneError> {
+        let params = self.params();
+        params.validate().map_err(|e| at("params".into(), e))?;
+        let total = self.total_points();
+        if total > MAX_SCENE_POINTS as u128 {
+            let (k, worst) = self
+                .shapes
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, s)| s.points_per_copy().saturating_mul(s.copies()))
+                .map(|(k, s)| (k, s.points_per_copy().saturating_mul(s.copies())))
+                .unwrap_or((0, 0));
+            let path = if worst > 0 {
+                format!("shapes[{k}]")
+            } else {
+                "points".into()
+            };
+            return Err(SceneError::new(
+                path,
+                format!(
+                    "the scene asks for {total} points in all, more than the limit of {MAX_SCENE_POINTS}"
+                ),
+            ));
+        }
+        let mut world = World::new(params);
+        for (i, m) in self.materials.iter().enumerate() {
+            world
+                .add_material(Material {
+                    elasticity: m.elasticity,
+                    friction: m.friction,
+                })
+                .map_err(|e| at(format!("materials[{i}]"), e))?;
+        }
+        for (i, p) in self.planets.iter().enumerate() {
+            world
+                .add_planet(Planet {
+                    layers: p.layers,
+                    ..Planet::new(v2(p.center), p.radius)
+                })
+                .map_err(|e| at(format!("planets[{i}]"), e))?;
+        }
+        for (i, p) in self.planes.iter().enumerate() {
+            world
+                .add_plane(HalfPlane {
+                    layers: p.layers,
+                    ..HalfPlane::new(v2(p.normal), p.offset)
+                })
+                .map_err(|e| at(format!("planes[{i}]"), e))?;
+        }
+        for (i, p) in self.points.iter().enumerate() {
+            world
+                .add_point(
+                    Point::new(v2(p.pos))
+                        .vel(v2(p.vel))
+                        .mass(p.mass)
+                        .material(MaterialHandle(p.material))
+                        .layers(p.layers),
+                )
+                .map_err(|e| at(format!("points[{i}]"), e))?;
+        }
+        for (k, shape) in self.shapes.iter().enumerate() {
+            let path = format!("shapes[{k}].{}", shape.key());
+            let (counts, spacing) = shape
+                .array()
+                .map_or(([1, 1], Vec2::ZERO), |a| (a.count, v2(a.spacing)));
+            if let ShapeSpec::Grid(GridSpec {
+                center: Some(_),
+                origin: Some(_),
+                ..
+            }) = shape
+            {
+                return Err(SceneError::new(
+                    format!("{path}.origin"),
+                    "give `center` or `origin`, not both",
+                ));
+            }
+            if !spacing.is_finite() {
+                return Err(SceneError::new(
+                    format!("{path}.array.spacing"),
+                    "is not finite (NaN or infinite)",
+                ));
+            }
+            for j in 0..counts[1] {
+                for i in 0..counts[0] {
+                    let offset = Vec2::new(i as f32, j as f32) * spacing;
+                    shape.build_at(&mut world, offset).map_err(|e| {
+                        let copy = if shape.array().is_some() {
+                            format!(" (copy [{i}, {j}] of the array)")
+                        } else {
+                            String::new()
+                        };
+                        let path = match shape.json_field(&e) {
+                            Some(f) => format!("{path}.{f}"),
+                            None => path.clone(),
+                        };
+                        SceneError::new(path, format!("{}{copy}", describe(&e)))
+                    })?;
+                }
+            }
+        }
+        let n = world.points().len() as u32;
+        let check_index = |path: String, index: u32| {
+            if index >= n {
+                Err(SceneError::new(
+                    path,
+                    format!("point index {index} is out of range: the scene has {n} points"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        for (i, s) in self.springs.iter().enumerate() {
+            check_index(format!("springs[{i}].a"), s.a)?;
+            check_index(format!("springs[{i}].b"), s.b)?;
+            world
+                .add_spring(Spring {
+                    rest_length: s.rest_length,
+                    stiffness: s.stiffness,
+                    damping: s.damping,
+                    ..Spring::new(PointHandle(s.a), PointHandle(s.b)).kind(s.kind.into())
+                })
+                .map_err(|e| at(format!("springs[{i}]"), e))?;
+        }
+        for (i, b) in self.bodies.iter().enumerate() {
+            for (k, &p) in b.points.iter().enumerate() {
+                check_index(format!("bodies[{i}].points[{k}]"), p)?;
+            }
+            let mut body = Body::new(b.points.iter().map(|&p| PointHandle(p)).collect());
+            body.rest = b.rest.as_ref().map(|r| r.iter().copied().map(v2).collect());
+            body.stiffness = b.stiffness;
+            body.damping = b.damping;
+            world
+                .add_body(body)
+                .map_err(|e| at(format!("bodies[{i}]"), e))?;
+        }
+        Ok(world)
+    }
+}
+
+/// Parses and builds a scene file.
+pub fn load_world(path: &Path) -> Result<World, SceneError> {
+    Scene::load(path)?.build()
+}

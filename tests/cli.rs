@@ -1,0 +1,326 @@
+//! The `softbody` program: exit codes, outputs, the GPU-vs-CPU check, and
+//! checkpoints that resume bitwise identical on both backends.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn softbody(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_softbody"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    eprintln!(
+        "softbody {}\n--- exit {:?}\n{}{}",
+        args.join(" "),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited normally")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A fresh directory for one test's files.
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn help_and_usage_errors() {
+    let out = softbody(&["--help"]);
+    assert_eq!(code(&out), 0);
+    for cmd in ["simulate", "check", "render", "run"] {
+        assert!(stdout(&out).contains(cmd), "{cmd}");
+    }
+    assert_eq!(code(&softbody(&["simulate", "--steps", "ten"])), 2);
+    assert_eq!(
+        code(&softbody(&["simulate", "--every", "5"])),
+        2,
+        "--every needs --trace"
+    );
+    assert_eq!(code(&softbody(&["frobnicate"])), 2);
+    assert_eq!(code(&softbody(&["check", "--tolerance", "NaN"])), 2);
+    assert_eq!(code(&softbody(&["check", "--tolerance", "-1"])), 2);
+    assert_eq!(
+        code(&softbody(&[
+            "check",
+            "--scene",
+            "scenes/boxes.json",
+            "--bodies",
+            "5"
+        ])),
+        2,
+        "--bodies is for the default scene only"
+    );
+}
+
+#[test]
+fn the_default_command_simulates_the_default_scene() {
+    let out = softbody(&["--bodies", "16", "--steps", "12", "--backend", "cpu"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).starts_with("default scene"));
+    assert!(stdout(&out).contains("t =    0.20 s"));
+}
+
+#[test]
+fn window_commands_say_they_are_not_built_in() {
+    for args in [
+        &["run"][..],
+        &[
+            "render",
+            "--scene",
+            "scenes/boxes.json",
+            "--steps",
+            "5",
+            "--out",
+            "x.png",
+        ][..],
+    ] {
+        let out = softbody(args);
+        assert_eq!(code(&out), 1);
+        assert!(
+            stderr(&out).contains("built without the `window` feature"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn bad_scenes_exit_2_naming_the_json_path() {
+    let d = dir("bad_scenes");
+    let cases = [
+        (r#"{"points": [{"pos": [0, 0]}"#, "EOF"),
+        (
+            r#"{"points": [{"pos": [0, 0]}], "springs": [{"a": 0, "b": 3}]}"#,
+            "springs[0].b: point index 3 is out of range",
+        ),
+        (
+            r#"{"points": [{"pos": [0, "x"]}]}"#,
+            "points[0].pos[1]: invalid type",
+        ),
+        (
+            r#"{"points": [{"pos": [0, 0], "mas": 1}]}"#,
+            "points[0].mas: unknown field",
+        ),
+        (
+            r#"{"shapes": [{"grid": {"cells": [100000, 100000], "cell": [1, 1]}}]}"#,
+            "shapes[0]: the scene asks for 10000200001 points",
+        ),
+    ];
+    for (k, (json, want)) in cases.iter().enumerate() {
+        let path = d.join(format!("bad{k}.json"));
+        std::fs::write(&path, json).unwrap();
+        for cmd in ["simulate", "check"] {
+            let out = softbody(&[cmd, "--scene", s(&path), "--steps", "1"]);
+            assert_eq!(code(&out), 2);
+            assert!(stderr(&out).contains(want), "{want:?} in {}", stderr(&out));
+            assert!(!stderr(&out).contains("panicked"));
+        }
+    }
+    let out = softbody(&["simulate", "--scene", s(&d.join("missing.json"))]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("cannot read"));
+}
+
+#[test]
+fn simulate_writes_the_state_and_a_trace() {
+    let d = dir("simulate");
+    let (state, trace) = (d.join("state.json"), d.join("trace.csv"));
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        "scenes/ships.json",
+        "--steps",
+        "30",
+        "--backend",
+        "cpu",
+        "--out",
+        s(&state),
+        "--trace",
+        s(&trace),
+        "--every",
+        "10",
+    ]);
+    assert_eq!(code(&out), 0);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(v["step"], 30);
+    assert!((v["time"].as_f64().unwrap() - 0.5).abs() < 1e-6);
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 100);
+    assert_eq!(points[0]["pos"].as_array().unwrap().len(), 2);
+    assert_eq!(points[0]["vel"].as_array().unwrap().len(), 2);
+    let bodies = v["bodies"].as_array().unwrap();
+    assert_eq!(bodies.len(), 21);
+    assert!(bodies[0]["centroid"][1].as_f64().unwrap() < 10.0, "it fell");
+    assert!(bodies[0]["angle"].as_f64().unwrap().abs() <= std::f64::consts::PI);
+
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        rows[0],
+        "step,time,kinetic_energy,potential_energy,momentum_x,momentum_y,angular_momentum,max_speed"
+    );
+    assert_eq!(rows.len(), 1 + 4, "steps 0, 10, 20, 30");
+    assert!(rows[4].starts_with("30,0.5"));
+    let col = |row: &str, k: usize| row.split(',').nth(k).unwrap().parse::<f64>().unwrap();
+    // Falling from rest: kinetic energy grows, potential energy drops.
+    assert!(col(rows[2], 2) > col(rows[1], 2));
+    assert!(col(rows[2], 3) < col(rows[1], 3));
+}
+
+#[test]
+fn check_passes_on_a_calm_scene_and_fails_on_a_chaotic_one() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let out = softbody(&["check", "--scene", "scenes/boxes.json", "--steps", "60"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("positions:  max deviation"));
+    assert!(stdout(&out).contains("ok: within tolerance over 60 steps"));
+
+    let out = softbody(&[
+        "check",
+        "--scene",
+        "scenes/chain.json",
+        "--steps",
+        "120",
+        "--tolerance",
+        "1e-9",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("FAILED: tolerance first exceeded at step"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// One run of `steps` steps, against the same run split at `split` with a
+/// checkpoint in between: the final states are the same bytes.
+fn resume_is_bitwise(backend: &str, scene: &str, steps: u32, split: u32) {
+    let d = dir(&format!("resume_{backend}"));
+    let (whole, part, ckpt) = (d.join("whole.json"), d.join("part.json"), d.join("c.bin"));
+    let n = steps.to_string();
+    let first = split.to_string();
+    let rest = (steps - split).to_string();
+    let run = |args: &[&str]| {
+        let mut all = vec!["simulate", "--scene", scene, "--backend", backend];
+        all.extend_from_slice(args);
+        assert_eq!(code(&softbody(&all)), 0);
+    };
+    run(&["--steps", &n, "--out", s(&whole)]);
+    run(&["--steps", &first, "--save-state", s(&ckpt)]);
+    run(&[
+        "--steps",
+        &rest,
+        "--load-state",
+        s(&ckpt),
+        "--out",
+        s(&part),
+    ]);
+    let (a, b) = (
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&part).unwrap(),
+    );
+    assert!(a.len() > 1000);
+    assert!(a == b, "{backend}: the resumed run differs");
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+#[test]
+fn a_resumed_run_is_bitwise_identical_on_the_cpu() {
+    resume_is_bitwise("cpu", "scenes/ships.json", 90, 37);
+}
+
+#[test]
+fn a_resumed_run_is_bitwise_identical_on_the_gpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    resume_is_bitwise("gpu", "scenes/ships.json", 90, 37);
+}
+
+#[test]
+fn a_checkpoint_refuses_another_scene_and_damage() {
+    let d = dir("refuse");
+    let ckpt = d.join("c.bin");
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        "scenes/boxes.json",
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+        "--save-state",
+        s(&ckpt),
+    ]);
+    assert_eq!(code(&out), 0);
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        "scenes/ships.json",
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+        "--load-state",
+        s(&ckpt),
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("belongs to another scene"));
+
+    let mut bytes = std::fs::read(&ckpt).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    let damaged = d.join("damaged.bin");
+    std::fs::write(&damaged, &bytes).unwrap();
+    bytes.truncate(mid);
+    let truncated = d.join("truncated.bin");
+    std::fs::write(&truncated, &bytes).unwrap();
+    for (path, want) in [(&damaged, "checksum"), (&truncated, "truncated")] {
+        let out = softbody(&[
+            "simulate",
+            "--scene",
+            "scenes/boxes.json",
+            "--steps",
+            "3",
+            "--backend",
+            "cpu",
+            "--load-state",
+            s(path),
+        ]);
+        assert_eq!(code(&out), 2);
+        assert!(stderr(&out).contains(want), "{}", stderr(&out));
+    }
+}

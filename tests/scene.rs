@@ -1,0 +1,677 @@
+//! Scene files: the examples in scenes/ load, generators build what the
+//! builders build, and every kind of bad input is an error that names its
+//! JSON path, never a panic (a property test throws random and mutated
+//! files at the loader).
+
+use proptest::prelude::*;
+use softbody::prelude::*;
+use softbody::scene::{MAX_SCENE_POINTS, Scene, SceneError};
+
+fn load(json: &str) -> Result<World, SceneError> {
+    Scene::parse(json)?.build()
+}
+
+/// Loading fails with an error at `path` whose message contains `what`.
+#[track_caller]
+fn fails(json: &str, path: &str, what: &str) {
+    match load(json) {
+        Ok(_) => panic!("{json} loaded"),
+        Err(e) => {
+            eprintln!("{e}");
+            assert_eq!(e.path, path, "path of {e}");
+            assert!(e.message.contains(what), "message of {e:?} lacks {what:?}");
+        }
+    }
+}
+
+fn scene_files() -> Vec<(String, String)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_example_scene_loads() {
+    let files = scene_files();
+    assert!(files.len() >= 5, "{files:?}");
+    for (name, text) in &files {
+        let world = load(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!world.points().is_empty(), "{name}");
+        eprintln!(
+            "{name}: {} points, {} springs, {} bodies",
+            world.points().len(),
+            world.springs().len(),
+            world.bodies().len()
+        );
+    }
+}
+
+#[test]
+fn the_many_boxes_scene_is_a_100_by_100_array() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenes/many-boxes.json"
+    ))
+    .unwrap();
+    let world = load(&text).unwrap();
+    assert_eq!(world.bodies().len(), 100 * 100);
+    assert_eq!(world.points().len(), 4 * 100 * 100);
+}
+
+#[test]
+fn listed_items_and_parameters() {
+    let world = load(
+        r#"{
+        "params": { "dt": 0.01, "substeps": 4, "gravity": [0, -1], "point_radius": 0.05,
+                    "elasticity": 0.5, "friction": 2, "spring_stiffness": 100,
+                    "spring_damping": 1, "shape_stiffness": 50, "shape_damping": 2,
+                    "rod_iterations": 3 },
+        "materials": [{ "elasticity": 0.9 }],
+        "planets": [{ "center": [0, -10], "radius": 9, "layers": 2 }],
+        "planes": [{ "normal": [0, 2], "offset": -1 }],
+        "points": [
+            { "pos": [0, 0] },
+            { "pos": [1, 0], "vel": [0, 1], "mass": 2, "material": 1, "layers": 3 },
+            { "pos": [0, 1], "mass": 0 }
+        ],
+        "springs": [
+            { "a": 0, "b": 1 },
+            { "a": 1, "b": 2, "rest_length": 1.5, "stiffness": 7, "damping": 0.5, "kind": "soft" },
+            { "a": 0, "b": 2, "kind": "rod" }
+        ],
+        "bodies": [
+            { "points": [0, 1, 2] },
+            { "points": [0, 1], "rest": [[0, 0], [2, 0]], "stiffness": 10, "damping": 1 }
+        ]
+    }"#,
+    )
+    .unwrap();
+    let mut expected = World::new(Params {
+        dt: 0.01,
+        substeps: 4,
+        gravity: Vec2::new(0.0, -1.0),
+        point_radius: 0.05,
+        elasticity: 0.5,
+        friction: 2.0,
+        spring_stiffness: 100.0,
+        spring_damping: 1.0,
+        shape_stiffness: 50.0,
+        shape_damping: 2.0,
+        rod_iterations: 3,
+    });
+    let m = expected
+        .add_material(Material {
+            elasticity: Some(0.9),
+            friction: None,
+        })
+        .unwrap();
+    expected
+        .add_planet(Planet {
+            layers: 2,
+            ..Planet::new(Vec2::new(0.0, -10.0), 9.0)
+        })
+        .unwrap();
+    expected
+        .add_plane(HalfPlane::new(Vec2::new(0.0, 2.0), -1.0))
+        .unwrap();
+    let p0 = expected.add_point(Point::new(Vec2::ZERO)).unwrap();
+    let p1 = expected
+        .add_point(
+            Point::new(Vec2::X)
+                .vel(Vec2::Y)
+                .mass(2.0)
+                .material(m)
+                .layers(3),
+        )
+        .unwrap();
+    let p2 = expected.add_point(Point::new(Vec2::Y).pinned()).unwrap();
+    expected.add_spring(Spring::new(p0, p1)).unwrap();
+    expected
+        .add_spring(
+            Spring::new(p1, p2)
+                .rest_length(1.5)
+                .stiffness(7.0)
+                .damping(0.5)
+                .kind(SpringKind::Soft),
+        )
+        .unwrap();
+    expected
+        .add_spring(Spring::new(p0, p2).kind(SpringKind::Rod))
+        .unwrap();
+    expected.add_body(Body::new(vec![p0, p1, p2])).unwrap();
+    expected
+        .add_body(
+            Body::new(vec![p0, p1])
+                .rest(vec![Vec2::ZERO, Vec2::new(2.0, 0.0)])
+                .stiffness(10.0)
+                .damping(1.0),
+        )
+        .unwrap();
+    assert_eq!(world, expected);
+}
+
+#[test]
+fn generators_build_what_the_builders_build() {
+    let world = load(
+        r#"{
+        "materials": [{ "friction": 1 }],
+        "points": [{ "pos": [9, 9], "mass": 0 }],
+        "shapes": [
+            { "box": { "center": [0, 1], "size": [1, 0.5], "rotation": 0.3, "mass": 2,
+                       "diagonals": false, "vel": [1, 0] } },
+            { "grid": { "cells": [3, 2], "cell": [0.5, 0.4], "origin": [1, 1], "rotation": 0.1,
+                        "material": 1, "spring_kind": "soft", "spring_stiffness": 50 } },
+            { "wheel": { "center": [4, 2], "radius": 0.5, "n": 9, "hub_mass": 0,
+                         "body_stiffness": 300, "body_damping": 2 } },
+            { "blob": { "center": [6, 2], "radius": 0.5, "n": 12, "center_point": true,
+                        "springs": false, "layers": 5 } },
+            { "rope": { "a": [0, 5], "b": [2, 5], "n": 6, "pin_first": true, "pin_last": true,
+                        "spring_kind": "rod", "spring_damping": 3 } },
+            { "box": { "center": [0, 8], "size": [0.3, 0.3],
+                       "array": { "count": [3, 2], "spacing": [0.5, 0.7] } } }
+        ],
+        "springs": [{ "a": 0, "b": 1 }]
+    }"#,
+    )
+    .unwrap();
+    let mut w = World::default();
+    let m = w
+        .add_material(Material {
+            elasticity: None,
+            friction: Some(1.0),
+        })
+        .unwrap();
+    let pin = w
+        .add_point(Point::new(Vec2::new(9.0, 9.0)).pinned())
+        .unwrap();
+    let first_box = BoxShape::new(Vec2::new(0.0, 1.0), Vec2::new(1.0, 0.5))
+        .rotation(0.3)
+        .mass(2.0)
+        .diagonals(false)
+        .vel(Vec2::X)
+        .build(&mut w)
+        .unwrap();
+    BoxGrid::new(3, 2, Vec2::new(0.5, 0.4))
+        .origin(Vec2::ONE)
+        .rotation(0.1)
+        .material(m)
+        .spring_kind(SpringKind::Soft)
+        .spring_stiffness(50.0)
+        .build(&mut w)
+        .unwrap();
+    Wheel::new(Vec2::new(4.0, 2.0), 0.5, 9)
+        .hub_mass(0.0)
+        .body_stiffness(300.0)
+        .body_damping(2.0)
+        .build(&mut w)
+        .unwrap();
+    Blob::new(Vec2::new(6.0, 2.0), 0.5, 12)
+        .center_point(true)
+        .springs(false)
+        .layers(5)
+        .build(&mut w)
+        .unwrap();
+    Rope::new(Vec2::new(0.0, 5.0), Vec2::new(2.0, 5.0), 6)
+        .pin_first(true)
+        .pin_last(true)
+        .spring_kind(SpringKind::Rod)
+        .spring_damping(3.0)
+        .build(&mut w)
+        .unwrap();
+    for j in 0..2 {
+        for i in 0..3 {
+            BoxShape::new(
+                Vec2::new(0.0, 8.0) + Vec2::new(i as f32 * 0.5, j as f32 * 0.7),
+                Vec2::splat(0.3),
+            )
+            .build(&mut w)
+            .unwrap();
+        }
+    }
+    w.add_spring(Spring::new(pin, first_box.points[0])).unwrap();
+    assert_eq!(world, w);
+}
+
+// ---------------------------------------------------------------------------
+// Bad input: each error names the JSON path and what is wrong.
+
+#[test]
+fn malformed_json() {
+    let e = load(r#"{"points": [{"pos": [0, 0]}"#).unwrap_err();
+    assert!(e.message.contains("EOF"), "{e}");
+    let e = load(r#"{"points": [] } trailing"#).unwrap_err();
+    assert!(e.message.contains("trailing"), "{e}");
+    fails(r#"{"points": [{"pos": [0, 0],}]}"#, "points[0]", "line 1");
+    fails("42", "", "expected struct Scene");
+    fails("", "", "EOF");
+}
+
+#[test]
+fn wrong_types() {
+    fails(
+        r#"{"springs": [{"a": 0, "b": "one"}]}"#,
+        "springs[0].b",
+        "invalid type: string",
+    );
+    fails(
+        r#"{"points": [{"pos": [0]}]}"#,
+        "points[0].pos",
+        "invalid length 1",
+    );
+    fails(
+        r#"{"points": [{"pos": [0, 0, 0]}]}"#,
+        "points[0].pos",
+        "trailing",
+    );
+    fails(
+        r#"{"params": {"substeps": 2.5}}"#,
+        "params.substeps",
+        "invalid type",
+    );
+    fails(
+        r#"{"params": {"substeps": -1}}"#,
+        "params.substeps",
+        "invalid value",
+    );
+    fails(
+        r#"{"springs": [{"a": 0, "b": 1, "kind": "rope"}]}"#,
+        "springs[0].kind",
+        "unknown variant `rope`",
+    );
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [-1, 2], "cell": [1, 1]}}]}"#,
+        "shapes[0].grid.cells[0]",
+        "invalid value",
+    );
+    fails(
+        r#"{"bodies": {"points": [0, 1]}}"#,
+        "bodies",
+        "expected a sequence",
+    );
+}
+
+#[test]
+fn unknown_fields_are_errors() {
+    fails(r#"{"pointz": []}"#, "pointz", "unknown field `pointz`");
+    fails(
+        r#"{"points": [{"pos": [0, 0], "speed": [1, 0]}]}"#,
+        "points[0].speed",
+        "unknown field `speed`",
+    );
+    fails(
+        r#"{"params": {"timestep": 0.1}}"#,
+        "params.timestep",
+        "unknown field `timestep`",
+    );
+    fails(
+        r#"{"shapes": [{"cube": {"center": [0, 0]}}]}"#,
+        "shapes[0]",
+        "unknown variant `cube`",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "colour": 3}}]}"#,
+        "shapes[0].box.colour",
+        "unknown field `colour`",
+    );
+}
+
+#[test]
+fn out_of_range_indices() {
+    let two = r#""points": [{"pos": [0, 0]}, {"pos": [1, 0]}]"#;
+    fails(
+        &format!(r#"{{{two}, "springs": [{{"a": 0, "b": 1}}, {{"a": 7, "b": 1}}]}}"#),
+        "springs[1].a",
+        "point index 7 is out of range: the scene has 2 points",
+    );
+    fails(
+        &format!(r#"{{{two}, "bodies": [{{"points": [0, 1, 2]}}]}}"#),
+        "bodies[0].points[2]",
+        "out of range",
+    );
+    fails(
+        &format!(r#"{{{two}, "springs": [{{"a": 4294967295, "b": 0}}]}}"#),
+        "springs[0].a",
+        "out of range",
+    );
+    fails(
+        r#"{"points": [{"pos": [0, 0], "material": 1}]}"#,
+        "points[0].material",
+        "refers to index 1, but there are only 1",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "material": 2}}]}"#,
+        "shapes[0].box.material",
+        "refers to index 2",
+    );
+    fails(
+        r#"{"springs": [{"a": 0, "b": 1}]}"#,
+        "springs[0].a",
+        "the scene has 0 points",
+    );
+}
+
+#[test]
+fn non_finite_and_negative_values() {
+    // JSON has no NaN; a number beyond f32 becomes infinite, which is caught.
+    fails(
+        r#"{"points": [{"pos": [1e39, 0]}]}"#,
+        "points[0].pos",
+        "not finite",
+    );
+    fails(
+        r#"{"points": [{"pos": [0, 0], "mass": -1}]}"#,
+        "points[0].mass",
+        "negative",
+    );
+    fails(
+        r#"{"points": [{"pos": [0, 0], "mass": 1e20}]}"#,
+        "points[0].mass",
+        "out of range",
+    );
+    fails(
+        r#"{"params": {"dt": 0}}"#,
+        "params.dt",
+        "out of range (expected > 0)",
+    );
+    fails(
+        r#"{"params": {"gravity": [0, 1e39]}}"#,
+        "params.gravity[1]",
+        "not finite",
+    );
+    fails(
+        r#"{"params": {"elasticity": 2}}"#,
+        "params.elasticity",
+        "0..=1",
+    );
+    fails(
+        r#"{"params": {"substeps": 5000}}"#,
+        "params.substeps",
+        "1..=1024",
+    );
+    fails(
+        r#"{"planets": [{"center": [0, 0], "radius": -2}]}"#,
+        "planets[0].radius",
+        "negative",
+    );
+    fails(
+        r#"{"planes": [{"normal": [0, 0], "offset": 1}]}"#,
+        "planes[0]",
+        "normal has zero length",
+    );
+    fails(
+        r#"{"materials": [{"friction": -1}]}"#,
+        "materials[0].friction",
+        "negative",
+    );
+    let two = r#""points": [{"pos": [0, 0]}, {"pos": [1, 0]}]"#;
+    fails(
+        &format!(r#"{{{two}, "springs": [{{"a": 1, "b": 1}}]}}"#),
+        "springs[0]",
+        "both ends are point 1",
+    );
+    fails(
+        &format!(r#"{{{two}, "springs": [{{"a": 0, "b": 1, "stiffness": -5}}]}}"#),
+        "springs[0].stiffness",
+        "negative",
+    );
+    fails(
+        &format!(r#"{{{two}, "bodies": [{{"points": [0, 0]}}]}}"#),
+        "bodies[0]",
+        "listed twice",
+    );
+    fails(
+        &format!(r#"{{{two}, "bodies": [{{"points": [0, 1], "rest": [[0, 0]]}}]}}"#),
+        "bodies[0]",
+        "rest shape has 1 positions for 2 points",
+    );
+}
+
+#[test]
+fn bad_generator_arguments() {
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [-1, 1]}}]}"#,
+        "shapes[0].box.size",
+        "expected > 0",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "mass": -2}}]}"#,
+        "shapes[0].box.mass",
+        "negative",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "spring_stiffness": -2}}]}"#,
+        "shapes[0].box.spring_stiffness",
+        "negative",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "body_damping": -2}}]}"#,
+        "shapes[0].box.body_damping",
+        "negative",
+    );
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [0, 2], "cell": [1, 1]}}]}"#,
+        "shapes[0].grid.cells[0]",
+        "expected >= 1",
+    );
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [2, 2], "cell": [1, 1], "center": [0, 0], "origin": [0, 0]}}]}"#,
+        "shapes[0].grid.origin",
+        "not both",
+    );
+    fails(
+        r#"{"shapes": [{"wheel": {"center": [0, 0], "radius": 1, "n": 2}}]}"#,
+        "shapes[0].wheel.n",
+        ">= 3",
+    );
+    fails(
+        r#"{"shapes": [{"blob": {"center": [0, 0], "radius": 0, "n": 8}}]}"#,
+        "shapes[0].blob.radius",
+        "> 0",
+    );
+    fails(
+        r#"{"shapes": [{"rope": {"a": [0, 0], "b": [0, 0], "n": 4}}]}"#,
+        "shapes[0].rope",
+        "coincide",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [2, 2], "spacing": [1e39, 0]}}}]}"#,
+        "shapes[0].box.array.spacing",
+        "not finite",
+    );
+    // Far out, a small box's corners coincide in f32: the error says which copy.
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [3, 1], "spacing": [3e38, 0]}}}]}"#,
+        "shapes[0].box",
+        "coincide, so the rest length is zero and the spring has no direction (copy [1, 0] of the array)",
+    );
+}
+
+#[test]
+fn absurd_sizes_are_refused_before_allocating() {
+    // Each of these would need terabytes; they fail at once.
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [1000000, 1000000], "cell": [1, 1]}}]}"#,
+        "shapes[0]",
+        "more than the limit",
+    );
+    fails(
+        r#"{"shapes": [{"wheel": {"center": [0, 0], "radius": 1, "n": 1000000000000}}]}"#,
+        "shapes[0]",
+        "more than the limit",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [18446744073709551615, 18446744073709551615], "spacing": [1, 1]}}}]}"#,
+        "shapes[0]",
+        "more than the limit",
+    );
+    // Under the per-builder cap, over the total.
+    let half = 1u64 << 23;
+    let json = format!(
+        r#"{{"shapes": [{{"rope": {{"a": [0, 0], "b": [1, 0], "n": {half}}}}}, {{"rope": {{"a": [0, 1], "b": [1, 1], "n": {}}}}}]}}"#,
+        half + 1
+    );
+    let scene = Scene::parse(&json).unwrap();
+    assert_eq!(scene.total_points(), MAX_SCENE_POINTS as u128 + 1);
+    fails(&json, "shapes[1]", "more than the limit of 16777216");
+}
+
+// ---------------------------------------------------------------------------
+// The loader never panics.
+
+/// Numbers that are small, or invalid, or absurd: never legal and huge,
+/// which would only make the test slow.
+fn number() -> impl Strategy<Value = serde_json::Value> {
+    prop_oneof![
+        (-3i64..12).prop_map(serde_json::Value::from),
+        (-4.0f64..4.0).prop_map(serde_json::Value::from),
+        prop::sample::select(vec![
+            1e39,
+            -1e39,
+            1e12,
+            -1e12,
+            4294967296.0,
+            1.5e-45,
+            0.0,
+            -0.0,
+            1e300
+        ])
+        .prop_map(serde_json::Value::from),
+        Just(serde_json::Value::from(u64::MAX)),
+    ]
+}
+
+const KEYS: &[&str] = &[
+    "params",
+    "points",
+    "springs",
+    "bodies",
+    "planets",
+    "planes",
+    "shapes",
+    "materials",
+    "pos",
+    "vel",
+    "mass",
+    "a",
+    "b",
+    "kind",
+    "rest",
+    "rest_length",
+    "stiffness",
+    "damping",
+    "center",
+    "radius",
+    "normal",
+    "offset",
+    "box",
+    "grid",
+    "wheel",
+    "blob",
+    "rope",
+    "size",
+    "cells",
+    "cell",
+    "n",
+    "array",
+    "count",
+    "spacing",
+    "origin",
+    "dt",
+    "substeps",
+    "gravity",
+    "material",
+    "layers",
+    "pin_first",
+    "hub_mass",
+    "spring_kind",
+    "bogus",
+];
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        number(),
+        any::<bool>().prop_map(serde_json::Value::from),
+        prop::sample::select(vec!["rod", "soft", "spring", "", "box"])
+            .prop_map(serde_json::Value::from),
+        Just(serde_json::Value::Null),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
+            prop::collection::vec((prop::sample::select(KEYS), inner), 0..5).prop_map(|kv| {
+                serde_json::Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            }),
+        ]
+    })
+}
+
+/// Replaces one node of `v`, chosen by `pick`, with `with`.
+fn replace_node(v: &mut serde_json::Value, pick: &mut usize, with: &serde_json::Value) -> bool {
+    if *pick == 0 {
+        *v = with.clone();
+        return true;
+    }
+    *pick -= 1;
+    match v {
+        serde_json::Value::Array(items) => items.iter_mut().any(|x| replace_node(x, pick, with)),
+        serde_json::Value::Object(map) => map.values_mut().any(|x| replace_node(x, pick, with)),
+        _ => false,
+    }
+}
+
+fn small_scene_files() -> Vec<String> {
+    scene_files()
+        .into_iter()
+        .filter(|(name, _)| name != "many-boxes.json")
+        .map(|(_, text)| text)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_json_never_panics(v in json_value()) {
+        let _ = load(&v.to_string());
+    }
+
+    #[test]
+    fn mutated_scene_values_never_panic(
+        file in 0usize..4, pick in 0usize..200, with in json_value()
+    ) {
+        let files = small_scene_files();
+        let mut v: serde_json::Value = serde_json::from_str(&files[file % files.len()]).unwrap();
+        let mut pick = pick;
+        replace_node(&mut v, &mut pick, &with);
+        let _ = load(&v.to_string());
+    }
+
+    #[test]
+    fn mutated_scene_bytes_never_panic(
+        file in 0usize..4,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(
+            b"0123456789-.e,:[]{}\" ".to_vec())), 1..4),
+        delete in any::<bool>(),
+    ) {
+        let files = small_scene_files();
+        let mut bytes = files[file % files.len()].clone().into_bytes();
+        for (at, c) in edits {
+            let i = at.index(bytes.len());
+            if delete { bytes.remove(i); } else { bytes[i] = c; }
+        }
+        if let Ok(text) = String::from_utf8(bytes) {
+            let _ = load(&text);
+        }
+    }
+}
