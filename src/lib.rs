@@ -15,6 +15,8 @@ pub mod gpu;
 pub mod layout;
 pub mod pack;
 pub mod params;
+#[cfg(feature = "render")]
+pub mod render;
 pub mod scenes;
 pub mod shapes;
 pub mod world;
