@@ -9,6 +9,8 @@
 //! queue, or with [`cpu::CpuSolver`]. The physics, with the seed each formula
 //! comes from, is written down in `docs/physics.md`.
 
+#[cfg(feature = "window")]
+pub mod app;
 pub mod cpu;
 pub mod error;
 pub mod gpu;

@@ -124,6 +124,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
+    // Issue 3: no subcommand opens the window, `render` writes a PNG (see
+    // src/app/cli.rs); anything else is the headless run below. Issue 4
+    // turns these into clap subcommands.
+    #[cfg(feature = "window")]
+    if let Some(code) = softbody::app::cli::main(std::env::args().skip(1).collect()) {
+        return code;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
