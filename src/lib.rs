@@ -98,6 +98,8 @@
 //! in [`gpu::GpuContext::new_headless`] and read-backs), thiserror (the
 //! error types) and log (stability warnings).
 
+#[cfg(feature = "window")]
+pub mod app;
 pub mod checkpoint;
 pub mod cpu;
 pub mod diagnostics;
@@ -106,6 +108,8 @@ pub mod gpu;
 pub mod layout;
 pub mod pack;
 pub mod params;
+#[cfg(feature = "render")]
+pub mod render;
 #[cfg(feature = "scene")]
 pub mod scene;
 pub mod scenes;

@@ -28,7 +28,7 @@ use softbody::scenes::default_scene;
 #[command(
     name = "softbody",
     version,
-    about = "A 2-D soft-body engine on the GPU. Without a subcommand: simulate the built-in default scene and print what happened.",
+    about = "A 2-D soft-body engine on the GPU. Without a subcommand: the window on the built-in default scene (or, built without the `window` feature, a headless run of it).",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -38,16 +38,24 @@ struct Cli {
     default: DefaultArgs,
 }
 
-/// The options of `softbody` without a subcommand.
+/// The options of `softbody` without a subcommand: the window on the
+/// default scene (feature `window`), else a headless run of it.
 #[derive(Args, Clone, Debug)]
 struct DefaultArgs {
-    /// Bodies in the default scene.
-    #[arg(long, default_value_t = DEFAULT_BODIES)]
-    bodies: usize,
+    /// Bodies in the default scene (default 20,000 in the window, 2,000
+    /// headless).
+    #[arg(long)]
+    bodies: Option<usize>,
+    /// Close the window after this many frames.
+    #[cfg(feature = "window")]
+    #[arg(long)]
+    frames: Option<u64>,
     /// Steps to simulate (1/60 s each by default).
+    #[cfg(not(feature = "window"))]
     #[arg(long, default_value_t = 600)]
     steps: u64,
     /// Where to run the simulation.
+    #[cfg(not(feature = "window"))]
     #[arg(long, value_enum, default_value_t = Backend::Gpu)]
     backend: Backend,
 }
@@ -146,12 +154,31 @@ struct RenderArgs {
     /// The PNG to write.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Image size in pixels, WxH.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    size: (u32, u32),
+}
+
+/// `WxH` in pixels.
+fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or(format!("expected WxH, got {s:?}"))?;
+    let w: u32 = w.parse().map_err(|e| format!("width: {e}"))?;
+    let h: u32 = h.parse().map_err(|e| format!("height: {e}"))?;
+    if w == 0 || h == 0 || w > 8192 || h > 8192 {
+        return Err(format!("{w}x{h}: each side must be 1..=8192"));
+    }
+    Ok((w, h))
 }
 
 #[derive(Args, Clone, Debug)]
 struct RunArgs {
     #[command(flatten)]
     scene: SceneArgs,
+    /// Close the window after this many frames.
+    #[arg(long)]
+    frames: Option<u64>,
 }
 
 /// A failure, with the exit code it maps to.
@@ -204,14 +231,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// What `softbody` does without a subcommand: today the headless summary
-/// of the default scene. The window program switches this one function to
-/// `window::run` when it exists.
+/// What `softbody` does without a subcommand: the window on the default
+/// scene, or without the `window` feature the headless summary.
+#[cfg(feature = "window")]
+fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
+    window::open(
+        softbody::app::AppOptions {
+            bodies: args
+                .bodies
+                .unwrap_or(softbody::app::AppOptions::default().bodies),
+            ..Default::default()
+        },
+        args.frames,
+    )
+}
+
+/// What `softbody` does without a subcommand: the window on the default
+/// scene, or without the `window` feature the headless summary.
+#[cfg(not(feature = "window"))]
 fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
     simulate(&SimulateArgs {
         scene: SceneArgs {
             scene: None,
-            bodies: args.bodies,
+            bodies: args.bodies.unwrap_or(DEFAULT_BODIES),
         },
         steps: args.steps,
         backend: args.backend,
@@ -221,6 +263,52 @@ fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
         save_state: None,
         load_state: None,
     })
+}
+
+/// `render` and `run`: the window program (`softbody::app`) and the
+/// offscreen renderer (`softbody::render`).
+#[cfg(feature = "window")]
+mod window {
+    use super::{CliError, RenderArgs, Result, RunArgs, load_world};
+    use softbody::app::AppOptions;
+    use std::process::ExitCode;
+
+    pub fn render(args: &RenderArgs) -> Result<ExitCode> {
+        let (world, name) = load_world(&args.scene)?;
+        let steps = u32::try_from(args.steps)
+            .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
+        softbody::render::render_png(
+            &world,
+            steps,
+            args.size,
+            &args.out,
+            &softbody::render::RenderOptions::default(),
+        )
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+        println!(
+            "rendered {name} after {steps} steps at {}x{} to {}",
+            args.size.0,
+            args.size.1,
+            args.out.display()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+
+    pub fn run(args: &RunArgs) -> Result<ExitCode> {
+        let mut opts = AppOptions::default();
+        if args.scene.scene.is_some() {
+            opts.world = Some(load_world(&args.scene)?.0);
+        } else {
+            opts.bodies = args.scene.bodies;
+        }
+        open(opts, args.frames)
+    }
+
+    pub fn open(mut opts: AppOptions, frames: Option<u64>) -> Result<ExitCode> {
+        opts.frames = frames;
+        softbody::app::run(opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 /// `render` and `run` come with the window program (issue 3), which

@@ -7,81 +7,158 @@ use crate::error::WorldError;
 use crate::shapes::{Blob, BoxGrid, BoxShape, Wheel};
 use crate::world::{HalfPlane, Planet, World};
 
-/// The default scene: `bodies` soft bodies (a mix of boxes, wheels, round
-/// blobs and multi-box "ships" of 2x2 boxes sharing corners, as in seed 001's
-/// game) raining onto several planets of different sizes in a basin made of
-/// a floor and two slanted half-planes. Deterministic for a given count.
+/// The planets of the default scene: `(centre, radius)`, m.
+pub const DEFAULT_PLANETS: [(Vec2, f32); 6] = [
+    (Vec2::new(-40.0, 20.0), 7.0),
+    (Vec2::new(-14.0, 12.0), 4.5),
+    (Vec2::new(12.0, 24.0), 8.5),
+    (Vec2::new(40.0, 14.0), 5.5),
+    (Vec2::new(-26.0, 42.0), 4.0),
+    (Vec2::new(32.0, 44.0), 3.0),
+];
+
+/// Distance between neighbouring bodies when the scene is laid out, m.
+const SPACING: f32 = 0.72;
+
+/// The default scene: `bodies` shape-matched soft bodies (exactly that many:
+/// boxes, wheels, round blobs and small multi-box "ships" whose cells share
+/// corners, as in seed 001's game) around six planets of different sizes, in
+/// a basin made of a floor and two slanted half-planes. Deterministic for a
+/// given count.
+///
+/// Gravity is uniform (the solver has no planet gravity), so nothing can
+/// orbit for long. To make the first seconds sweep around the planets
+/// rather than merely rain down, about a third of the bodies start as rings
+/// around the planets moving tangentially (each ring turning the other way
+/// from its neighbour) and the rest as a wide curtain above them drifting
+/// toward the middle; the rings wrap onto their planets and slide round them,
+/// the curtain pours over the planets into the basin.
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
     let mut world = World::default();
     world.add_plane(HalfPlane::floor(0.0))?;
-    world.add_plane(HalfPlane::new(Vec2::new(1.0, 0.35), -40.0))?;
-    world.add_plane(HalfPlane::new(Vec2::new(-1.0, 0.35), -40.0))?;
-    let planets = [
-        (Vec2::new(-22.0, 14.0), 6.0),
-        (Vec2::new(0.0, 8.0), 4.0),
-        (Vec2::new(20.0, 16.0), 7.0),
-        (Vec2::new(-8.0, 30.0), 3.0),
-        (Vec2::new(10.0, 34.0), 2.5),
-    ];
-    for (c, r) in planets {
+    // Walls meeting the floor at x = +-63.6 m, leaning out.
+    world.add_plane(HalfPlane::new(Vec2::new(1.0, 0.35), -60.0))?;
+    world.add_plane(HalfPlane::new(Vec2::new(-1.0, 0.35), -60.0))?;
+    for (c, r) in DEFAULT_PLANETS {
         world.add_planet(Planet::new(c, r))?;
     }
-    // Bodies on a jittered lattice above the planets, 0.8 m apart.
-    let columns = 80usize;
-    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng >> 40) as f32 / (1u64 << 24) as f32
-    };
-    let mut made = 0;
-    let mut slot = 0usize;
-    while made < bodies {
-        let col = slot % columns;
-        let row = slot / columns;
-        slot += 1;
-        let center = Vec2::new(
-            (col as f32 - columns as f32 / 2.0) * 0.8 + 0.2 * next(),
-            44.0 + row as f32 * 0.8 + 0.2 * next(),
-        );
-        let angle = next() * std::f32::consts::TAU;
-        let vel = Vec2::new(next() - 0.5, next() - 0.5) * 2.0;
-        let inside_planet = planets.iter().any(|(c, r)| center.distance(*c) < r + 1.0);
-        if inside_planet {
-            continue;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut made = 0usize;
+    for (center, vel) in layout(bodies, &mut rng) {
+        if made >= bodies {
+            break;
         }
-        match made % 8 {
-            0..=3 => {
-                BoxShape::new(center, Vec2::splat(0.5))
-                    .rotation(angle)
-                    .vel(vel)
-                    .build(&mut world)?;
-            }
-            4 | 5 => {
-                Wheel::new(center, 0.3, 8)
-                    .rotation(angle)
-                    .vel(vel)
-                    .build(&mut world)?;
-            }
-            6 => {
-                Blob::new(center, 0.32, 10)
-                    .rotation(angle)
-                    .vel(vel)
-                    .build(&mut world)?;
-            }
-            _ => {
-                // A small ship: 2x2 boxes sharing corners, counted as one.
-                BoxGrid::new(2, 1, Vec2::splat(0.3))
-                    .center(center)
-                    .rotation(angle)
-                    .vel(vel)
-                    .build(&mut world)?;
-            }
-        }
-        made += 1;
+        made += add_body(&mut world, center, vel, bodies - made, &mut rng)?;
     }
     Ok(world)
+}
+
+/// Small deterministic generator (xorshift64), uniform in `[0, 1)`.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn signed(&mut self) -> f32 {
+        self.next() * 2.0 - 1.0
+    }
+}
+
+/// Body slots `(centre, velocity)`: rings around the planets first, then
+/// the curtain, enough of them for `bodies` bodies (a ship may fill a slot
+/// with several). Slots clear of every planet by at least 1.2 m.
+fn layout(bodies: usize, rng: &mut Rng) -> Vec<(Vec2, Vec2)> {
+    let clear = |p: Vec2| {
+        DEFAULT_PLANETS
+            .iter()
+            .all(|(c, r)| p.distance(*c) > r + 1.2)
+    };
+    let mut slots = Vec::with_capacity(bodies);
+    // Rings: about a third of the bodies, shared by the planets in
+    // proportion to their radius; rings 1.5 m out, as many layers as needed.
+    let total_r: f32 = DEFAULT_PLANETS.iter().map(|(_, r)| r).sum();
+    for (k, (c, r)) in DEFAULT_PLANETS.iter().enumerate() {
+        let want = (bodies as f32 / 3.0 * r / total_r) as usize;
+        let spin = if k % 2 == 0 { 1.0 } else { -1.0 };
+        let mut placed = 0;
+        let mut layer = 0;
+        while placed < want {
+            let radius = r + 1.5 + layer as f32 * SPACING;
+            let n = (std::f32::consts::TAU * radius / SPACING) as usize;
+            for j in 0..n.min(want - placed) {
+                let a = (j as f32 + 0.3 * rng.signed()) / n as f32 * std::f32::consts::TAU;
+                let dir = Vec2::from_angle(a);
+                let p = *c + dir * (radius + 0.1 * rng.signed());
+                // Tangential speed of a circular orbit under g = 9.81 at
+                // this radius: the ring whips round before it falls in.
+                let speed = spin * (9.81 * radius).sqrt() * 0.6;
+                slots.push((p, dir.perp() * speed));
+                placed += 1;
+            }
+            layer += 1;
+        }
+    }
+    // Curtain: rows above the planets, drifting toward the middle.
+    let half_width = 58.0;
+    let columns = (2.0 * half_width / SPACING) as usize;
+    let mut row = 0;
+    while slots.len() < bodies {
+        let y = 54.0 + row as f32 * SPACING;
+        for col in 0..columns {
+            let x = -half_width + (col as f32 + 0.5) * SPACING;
+            let p = Vec2::new(x + 0.15 * rng.signed(), y + 0.15 * rng.signed());
+            if !clear(p) {
+                continue;
+            }
+            let drift = -x / half_width * 5.0;
+            slots.push((p, Vec2::new(drift + rng.signed(), rng.signed())));
+        }
+        row += 1;
+    }
+    slots
+}
+
+/// Adds one shape at a slot; returns how many bodies it added (at most
+/// `left`).
+fn add_body(
+    world: &mut World,
+    center: Vec2,
+    vel: Vec2,
+    left: usize,
+    rng: &mut Rng,
+) -> Result<usize, WorldError> {
+    let angle = rng.next() * std::f32::consts::TAU;
+    let pick = (rng.next() * 100.0) as u32;
+    let shape = match pick {
+        // Ships: 2x2 cells or a row of 3, sharing corners.
+        0..=9 if left >= 4 => BoxGrid::new(2, 2, Vec2::splat(0.26))
+            .center(center)
+            .rotation(angle)
+            .vel(vel)
+            .build(world)?,
+        10..=17 if left >= 3 => BoxGrid::new(3, 1, Vec2::splat(0.22))
+            .center(center)
+            .rotation(angle)
+            .vel(vel)
+            .build(world)?,
+        18..=47 => BoxShape::new(center, Vec2::new(0.52, 0.44))
+            .rotation(angle)
+            .vel(vel)
+            .build(world)?,
+        48..=72 => Wheel::new(center, 0.28, 8)
+            .rotation(angle)
+            .vel(vel)
+            .build(world)?,
+        _ => Blob::new(center, 0.32, 10)
+            .rotation(angle)
+            .vel(vel)
+            .build(world)?,
+    };
+    Ok(shape.bodies.len())
 }
 
 /// The benchmark scene with about `points` points: grids of 4-point boxes
@@ -134,4 +211,32 @@ pub fn bench_scene(points: usize) -> Result<World, WorldError> {
         k += 1;
     }
     Ok(world)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_scene_has_exactly_the_bodies_asked_for() {
+        for n in [1, 7, 500, 3001] {
+            let w = default_scene(n).unwrap();
+            assert_eq!(w.bodies().len(), n, "{n} bodies");
+            assert_eq!(w.planets().len(), DEFAULT_PLANETS.len());
+        }
+        assert_eq!(default_scene(200).unwrap(), default_scene(200).unwrap());
+    }
+
+    #[test]
+    fn no_body_starts_inside_a_planet_or_a_half_plane() {
+        let w = default_scene(4000).unwrap();
+        for p in w.points() {
+            for planet in w.planets() {
+                assert!(p.pos.distance(planet.center) > planet.radius, "{:?}", p.pos);
+            }
+            for plane in w.planes() {
+                assert!(plane.normal.dot(p.pos) > plane.offset, "{:?}", p.pos);
+            }
+        }
+    }
 }

@@ -78,13 +78,22 @@ fn help_and_usage_errors() {
 }
 
 #[test]
-fn the_default_command_simulates_the_default_scene() {
-    let out = softbody(&["--bodies", "16", "--steps", "12", "--backend", "cpu"]);
+fn simulate_without_a_scene_runs_the_default_scene() {
+    let out = softbody(&[
+        "simulate",
+        "--bodies",
+        "16",
+        "--steps",
+        "12",
+        "--backend",
+        "cpu",
+    ]);
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).starts_with("default scene"));
     assert!(stdout(&out).contains("t =    0.20 s"));
 }
 
+#[cfg(not(feature = "window"))]
 #[test]
 fn window_commands_say_they_are_not_built_in() {
     for args in [
@@ -323,4 +332,34 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
         assert_eq!(code(&out), 2);
         assert!(stderr(&out).contains(want), "{}", stderr(&out));
     }
+}
+
+/// `render` simulates a scene file headless and writes a PNG of it.
+#[cfg(feature = "window")]
+#[test]
+fn render_writes_a_png_of_a_scene() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let out_png = dir("render").join("boxes.png");
+    let out = softbody(&[
+        "render",
+        "--scene",
+        "scenes/boxes.json",
+        "--steps",
+        "10",
+        "--size",
+        "160x100",
+        "--out",
+        s(&out_png),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let bytes = std::fs::read(&out_png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    // Width and height from the IHDR chunk.
+    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((w, h), (160, 100));
+    let bad = softbody(&["render", "--size", "0x10", "--out", s(&out_png)]);
+    assert_eq!(code(&bad), 2, "{}", stderr(&bad));
 }

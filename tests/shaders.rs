@@ -58,16 +58,16 @@ fn shader_files_on_disk_are_the_ones_compiled_in() {
 /// `(size, [(field, offset)])` of a WGSL struct in naga's layout.
 fn naga_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
     for (_, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name) {
-            if let naga::TypeInner::Struct { members, span } = &ty.inner {
-                return (
-                    *span,
-                    members
-                        .iter()
-                        .map(|m| (m.name.clone().unwrap(), m.offset))
-                        .collect(),
-                );
-            }
+        if ty.name.as_deref() == Some(name)
+            && let naga::TypeInner::Struct { members, span } = &ty.inner
+        {
+            return (
+                *span,
+                members
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap(), m.offset))
+                    .collect(),
+            );
         }
     }
     panic!("struct {name} not found in shared.wgsl");

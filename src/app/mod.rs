@@ -1,0 +1,911 @@
+//! The window program (feature `window`): winit, wgpu and an egui overlay.
+//!
+//! Each frame: the elapsed real time goes into a [`FixedStep`] accumulator
+//! (seed 002), which says how many fixed steps to run; the steps are
+//! recorded into one encoder, with the renderer's copy of the positions into
+//! its previous-positions buffer just before the last one, so the frame can
+//! be drawn `alpha` of the way between the last two states (the
+//! interpolation happens in the vertex shaders). Drawing reads the solver's
+//! buffers directly; nothing but two tiny asynchronous readbacks (picking,
+//! timestamps) comes back to the CPU.
+//!
+//! Edits that change the world itself (spawning, reset, parameters that are
+//! baked into every item at upload) read the state back once and rebuild
+//! the solver: see [`sim`].
+//!
+//! ```no_run
+//! use softbody::app::{AppOptions, run};
+//!
+//! run(AppOptions { bodies: 5000, ..Default::default() })?;
+//! # Ok::<(), softbody::app::AppError>(())
+//! ```
+
+pub mod cli;
+mod clock;
+mod overlay;
+pub mod sim;
+mod timer;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::Vec2;
+use winit::application::ApplicationHandler;
+use winit::dpi::{LogicalSize, PhysicalSize};
+use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{Window, WindowId};
+
+pub use clock::{FixedStep, MAX_STEPS_RANGE};
+pub use overlay::{CONTROLS_HELP, Controls, Stats};
+use sim::{Sim, SpawnKind, baked_params_differ};
+use timer::GpuTimer;
+
+use crate::error::WorldError;
+use crate::gpu::{SolverError, adapter_summary, request_device};
+use crate::render::{Camera, FrameView, RenderError, Renderer};
+use crate::scenes::default_scene;
+use crate::world::World;
+
+/// How the window starts.
+#[derive(Clone, Debug)]
+pub struct AppOptions {
+    /// Bodies in the default scene. Default 20,000.
+    pub bodies: usize,
+    /// A world to show instead of the default scene.
+    pub world: Option<World>,
+    /// Present this many frames, then exit (for tests and measurements);
+    /// `None` runs until the window is closed.
+    pub frames: Option<u64>,
+    /// Initial inner size of the window, logical pixels. Default 1280 x 800.
+    pub size: (u32, u32),
+    /// Wait for the display's refresh (`AutoVsync`); off presents as fast
+    /// as frames are made (`AutoNoVsync`), for measuring. Default on.
+    pub vsync: bool,
+    /// Samples per pixel of the scene: 1, or 4 for multisampled
+    /// anti-aliasing. Default 1 (drawing is the limit on a software
+    /// adapter; see BENCHMARKS.md).
+    pub msaa: u32,
+    /// Show the overlay at start. Default on.
+    pub overlay: bool,
+    /// Start paused. Default off.
+    pub paused: bool,
+    /// Print the frame rate and simulation time every few seconds (and at
+    /// exit) to stderr. Default off.
+    pub report: bool,
+}
+
+impl Default for AppOptions {
+    fn default() -> Self {
+        Self {
+            bodies: 20_000,
+            world: None,
+            frames: None,
+            size: (1280, 800),
+            vsync: true,
+            msaa: 1,
+            overlay: true,
+            paused: false,
+            report: false,
+        }
+    }
+}
+
+/// What can stop the window program.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// No event loop or window (no display: is `DISPLAY` or
+    /// `WAYLAND_DISPLAY` set?).
+    #[error("could not open a window: {0}")]
+    Window(String),
+    /// No surface, adapter or device for the window.
+    #[error("could not draw into the window: {0}")]
+    Surface(String),
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// With a frame limit: the window closed, or presented nothing for
+    /// [`NO_FRAME_TIMEOUT`], before the limit was reached.
+    #[error("presented {presented} of {wanted} frames")]
+    Incomplete { presented: u64, wanted: u64 },
+}
+
+impl From<WorldError> for AppError {
+    fn from(e: WorldError) -> Self {
+        AppError::Solver(SolverError::World(e))
+    }
+}
+
+/// With a frame limit, give up when no frame was presented for this long.
+pub const NO_FRAME_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Pick radius around the cursor, pixels.
+const PICK_RADIUS_PX: f32 = 16.0;
+
+/// Opens the window and runs until it is closed (or `opts.frames` frames
+/// were presented).
+pub fn run(mut opts: AppOptions) -> Result<(), AppError> {
+    let world = match opts.world.take() {
+        Some(w) => w,
+        None => default_scene(opts.bodies)?,
+    };
+    let mut builder = EventLoop::builder();
+    // Tests run the window off the main thread; winit allows it on X11 and
+    // Wayland when asked.
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ))]
+    {
+        winit::platform::x11::EventLoopBuilderExtX11::with_any_thread(&mut builder, true);
+        winit::platform::wayland::EventLoopBuilderExtWayland::with_any_thread(&mut builder, true);
+    }
+    let event_loop = builder
+        .build()
+        .map_err(|e| AppError::Window(e.to_string()))?;
+    let mut app = App {
+        opts,
+        world: Some(world),
+        running: None,
+        error: None,
+        presented: 0,
+        last_present: Instant::now(),
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| AppError::Window(e.to_string()))?;
+    if let Some(r) = &app.running
+        && app.opts.report
+    {
+        r.report(app.presented);
+    }
+    if let Some(e) = app.error {
+        return Err(e);
+    }
+    match app.opts.frames {
+        Some(wanted) if app.presented < wanted => Err(AppError::Incomplete {
+            presented: app.presented,
+            wanted,
+        }),
+        _ => Ok(()),
+    }
+}
+
+struct App {
+    opts: AppOptions,
+    world: Option<World>,
+    running: Option<Running>,
+    error: Option<AppError>,
+    presented: u64,
+    last_present: Instant,
+}
+
+impl App {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: AppError) {
+        log::error!("{e}");
+        self.error.get_or_insert(e);
+        event_loop.exit();
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(world) = self.world.take() else {
+            return;
+        };
+        match Running::new(event_loop, &self.opts, world) {
+            Ok(r) => {
+                r.window.request_redraw();
+                self.running = Some(r);
+                self.last_present = Instant::now();
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(r) = &mut self.running else {
+            return;
+        };
+        if matches!(event, WindowEvent::RedrawRequested) {
+            match r.frame() {
+                Ok(true) => {
+                    self.presented += 1;
+                    self.last_present = Instant::now();
+                    if self.opts.report {
+                        r.maybe_report(self.presented);
+                    }
+                    if self.opts.frames.is_some_and(|n| self.presented >= n) {
+                        event_loop.exit();
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => self.fail(event_loop, e),
+            }
+            return;
+        }
+        if r.handle(&event) == Handled::Exit {
+            event_loop.exit();
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(r) = &self.running else {
+            return;
+        };
+        if self.opts.frames.is_some() && self.last_present.elapsed() > NO_FRAME_TIMEOUT {
+            log::error!("no frame presented for {NO_FRAME_TIMEOUT:?}; giving up");
+            event_loop.exit();
+            return;
+        }
+        if r.drawable() {
+            event_loop.set_control_flow(ControlFlow::Poll);
+            r.window.request_redraw();
+        } else {
+            // Minimised or occluded: nothing to draw, and the simulation
+            // waits (its clock is cleared when drawing resumes).
+            event_loop.set_control_flow(ControlFlow::WaitUntil(
+                Instant::now() + Duration::from_millis(100),
+            ));
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handled {
+    Continue,
+    Exit,
+}
+
+/// What the left mouse button is doing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Pointer {
+    Idle,
+    /// Pressed; the pick is in flight. Mouse motion so far, pixels, applied
+    /// as a pan if no point turns out to be under the cursor.
+    Pressed {
+        pan: Vec2,
+    },
+    Panning,
+    Dragging(u32),
+}
+
+/// Exponentially smoothed statistics.
+#[derive(Default)]
+struct Smoothed {
+    frame_s: f64,
+    sim_ms: f64,
+    draw_ms: Option<f64>,
+    steps: f64,
+}
+
+fn smooth(old: f64, new: f64) -> f64 {
+    if old == 0.0 {
+        new
+    } else {
+        old + 0.1 * (new - old)
+    }
+}
+
+struct Running {
+    window: Arc<Window>,
+    instance: wgpu::Instance,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    view_format: wgpu::TextureFormat,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter: String,
+    renderer: Renderer,
+    sim: Sim,
+    timer: Option<GpuTimer>,
+    egui_ctx: egui::Context,
+    egui_state: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    controls: Controls,
+    clock: FixedStep,
+    camera: Camera,
+    cursor: Vec2,
+    pointer: Pointer,
+    middle_down: bool,
+    pick_at: Option<Vec2>,
+    occluded: bool,
+    last_frame: Instant,
+    smoothed: Smoothed,
+    stats: Stats,
+    last_report: Instant,
+    frames_since_report: u64,
+}
+
+impl Running {
+    fn new(
+        event_loop: &ActiveEventLoop,
+        opts: &AppOptions,
+        world: World,
+    ) -> Result<Self, AppError> {
+        let attrs = Window::default_attributes()
+            .with_title("softbody")
+            .with_inner_size(LogicalSize::new(opts.size.0, opts.size.1));
+        let window = Arc::new(
+            event_loop
+                .create_window(attrs)
+                .map_err(|e| AppError::Window(e.to_string()))?,
+        );
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+                Box::new(event_loop.owned_display_handle()),
+            ));
+        let surface = instance
+            .create_surface(Arc::clone(&window))
+            .map_err(|e| AppError::Surface(e.to_string()))?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        }))
+        .map_err(|e| AppError::Surface(format!("no adapter for the window: {e}")))?;
+        let (device, queue) = pollster::block_on(request_device(&adapter))?;
+        let caps = surface.get_capabilities(&adapter);
+        // Colours are written sRGB-encoded (as egui expects): draw through a
+        // non-sRGB view of whatever the surface prefers.
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .or_else(|| caps.formats.first().copied())
+            .ok_or_else(|| AppError::Surface("the surface supports no format".into()))?;
+        let view_format = format.remove_srgb_suffix();
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: if opts.vsync {
+                wgpu::PresentMode::AutoVsync
+            } else {
+                wgpu::PresentMode::AutoNoVsync
+            },
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            color_space: Default::default(),
+            view_formats: if view_format == format {
+                vec![]
+            } else {
+                vec![view_format]
+            },
+        };
+        surface.configure(&device, &config);
+
+        let mut renderer = Renderer::new(&device, view_format, opts.msaa.max(1));
+        let sim = Sim::new(&device, &queue, &mut renderer, world)?;
+        let timer = GpuTimer::new(&device, &queue);
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(
+            &device,
+            view_format,
+            egui_wgpu::RendererOptions {
+                msaa_samples: 1,
+                ..Default::default()
+            },
+        );
+        let params = sim.solver.params().clone();
+        let camera = Camera::fit_world(&sim.world, (config.width, config.height));
+        let mut draw = crate::render::DrawOptions::default();
+        // Tens of thousands of bodies: springs and points are clutter at the
+        // fitted zoom (keys 3 and 4 bring them back).
+        if sim.solver.num_bodies() > 2000 {
+            draw.springs = false;
+            draw.points = false;
+        }
+        let adapter = adapter_summary(&adapter);
+        log::info!("window on {adapter}");
+        Ok(Self {
+            clock: FixedStep::new(params.dt as f64, 4),
+            controls: Controls {
+                paused: opts.paused,
+                speed: 1.0,
+                draw,
+                params,
+                spawn: SpawnKind::Box,
+                show_overlay: opts.overlay,
+                step_once: false,
+                reset: false,
+                fit: false,
+            },
+            window,
+            instance,
+            surface,
+            config,
+            view_format,
+            device,
+            queue,
+            adapter,
+            renderer,
+            sim,
+            timer,
+            egui_ctx,
+            egui_state,
+            egui_renderer,
+            camera,
+            cursor: Vec2::ZERO,
+            pointer: Pointer::Idle,
+            middle_down: false,
+            pick_at: None,
+            occluded: false,
+            last_frame: Instant::now(),
+            smoothed: Smoothed::default(),
+            stats: Stats::default(),
+            last_report: Instant::now(),
+            frames_since_report: 0,
+        })
+    }
+
+    fn size(&self) -> (u32, u32) {
+        (self.config.width, self.config.height)
+    }
+
+    /// Whether there is anything to draw into.
+    fn drawable(&self) -> bool {
+        let s = self.window.inner_size();
+        !self.occluded && s.width > 0 && s.height > 0
+    }
+
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        if size.width > 0 && size.height > 0 {
+            self.config.width = size.width;
+            self.config.height = size.height;
+            self.surface.configure(&self.device, &self.config);
+        }
+    }
+
+    /// A lost surface: make a new one for the same window.
+    fn recreate_surface(&mut self) -> Result<(), AppError> {
+        self.surface = self
+            .instance
+            .create_surface(Arc::clone(&self.window))
+            .map_err(|e| AppError::Surface(e.to_string()))?;
+        self.surface.configure(&self.device, &self.config);
+        Ok(())
+    }
+
+    fn cursor_world(&self) -> Vec2 {
+        self.camera.screen_to_world(self.cursor, self.size())
+    }
+
+    /// Runs a fallible edit; an error is shown in the overlay, not fatal.
+    fn attempt(&mut self, what: &str, f: impl FnOnce(&mut Self) -> Result<(), AppError>) {
+        match f(self) {
+            Ok(()) => self.stats.last_error = None,
+            Err(e) => {
+                log::warn!("{what}: {e}");
+                self.stats.last_error = Some(format!("{what}: {e}"));
+            }
+        }
+    }
+
+    fn spawn(&mut self, kind: SpawnKind) {
+        let at = self.cursor_world();
+        self.attempt("spawn", |r| {
+            r.sim.spawn(&r.device, &r.queue, &mut r.renderer, kind, at)
+        });
+    }
+
+    fn fit(&mut self) {
+        self.attempt("fit", |r| {
+            let world = r.sim.current_world(&r.device, &r.queue)?;
+            r.camera = Camera::fit_world(&world, r.size());
+            Ok(())
+        });
+    }
+
+    fn handle(&mut self, event: &WindowEvent) -> Handled {
+        let egui = self.egui_state.on_window_event(&self.window, event);
+        match event {
+            WindowEvent::CloseRequested => return Handled::Exit,
+            WindowEvent::Resized(size) => self.resize(*size),
+            WindowEvent::Occluded(o) => self.occluded = *o,
+            WindowEvent::KeyboardInput { event, .. }
+                if !egui.consumed && !self.egui_ctx.egui_wants_keyboard_input() =>
+            {
+                return self.key(event);
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let p = Vec2::new(position.x as f32, position.y as f32);
+                let delta = p - self.cursor;
+                self.cursor = p;
+                match &mut self.pointer {
+                    Pointer::Pressed { pan } => *pan += delta,
+                    Pointer::Panning => self.camera.pan_pixels(delta),
+                    _ if self.middle_down => self.camera.pan_pixels(delta),
+                    _ => {}
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let pressed = *state == ElementState::Pressed;
+                match button {
+                    MouseButton::Left if pressed && !egui.consumed => {
+                        self.pointer = Pointer::Pressed { pan: Vec2::ZERO };
+                        self.pick_at = Some(self.cursor_world());
+                    }
+                    MouseButton::Left if !pressed => self.pointer = Pointer::Idle,
+                    MouseButton::Middle => self.middle_down = pressed && !egui.consumed,
+                    MouseButton::Right if pressed && !egui.consumed => {
+                        self.spawn(self.controls.spawn)
+                    }
+                    _ => {}
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. } if !egui.consumed => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => *y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 50.0,
+                };
+                let size = self.size();
+                self.camera
+                    .zoom_about(1.15f32.powf(lines), self.cursor, size);
+            }
+            _ => {}
+        }
+        Handled::Continue
+    }
+
+    fn key(&mut self, event: &KeyEvent) -> Handled {
+        if event.state != ElementState::Pressed {
+            return Handled::Continue;
+        }
+        let c = &mut self.controls;
+        match &event.logical_key {
+            Key::Named(NamedKey::Escape) => return Handled::Exit,
+            Key::Named(NamedKey::Space) if !event.repeat => c.paused = !c.paused,
+            Key::Character(s) => match s.to_lowercase().as_str() {
+                "q" => return Handled::Exit,
+                "n" | "." => c.step_once = true,
+                "r" if !event.repeat => c.reset = true,
+                "f" if !event.repeat => c.fit = true,
+                "s" if !event.repeat => c.speed = if c.speed < 1.0 { 1.0 } else { 0.25 },
+                "[" => c.params.substeps = c.params.substeps.saturating_sub(1).max(1),
+                "]" => c.params.substeps = (c.params.substeps + 1).min(64),
+                "c" if !event.repeat => {
+                    use crate::render::ColorMode;
+                    c.draw.color = match c.draw.color {
+                        ColorMode::Body => ColorMode::Speed,
+                        ColorMode::Speed => ColorMode::Body,
+                    }
+                }
+                "1" if !event.repeat => c.draw.fill = !c.draw.fill,
+                "2" if !event.repeat => c.draw.outlines = !c.draw.outlines,
+                "3" if !event.repeat => c.draw.springs = !c.draw.springs,
+                "4" if !event.repeat => c.draw.points = !c.draw.points,
+                "h" if !event.repeat => c.show_overlay = !c.show_overlay,
+                "b" => self.spawn(SpawnKind::Box),
+                "w" => self.spawn(SpawnKind::Wheel),
+                "o" => self.spawn(SpawnKind::Blob),
+                "p" => self.spawn(SpawnKind::Ship),
+                _ => {}
+            },
+            _ => {}
+        }
+        Handled::Continue
+    }
+
+    fn on_pick(&mut self, result: Option<crate::render::PickResult>) {
+        let Pointer::Pressed { pan } = self.pointer else {
+            return;
+        };
+        let near =
+            result.filter(|r| r.dist2.sqrt() * self.camera.pixels_per_metre <= PICK_RADIUS_PX);
+        self.pointer = match near {
+            Some(r) => Pointer::Dragging(r.point),
+            None => {
+                self.camera.pan_pixels(pan);
+                Pointer::Panning
+            }
+        };
+    }
+
+    /// Applies what the overlay and the keys asked for.
+    fn apply_controls(&mut self, pointer_down: bool) {
+        if std::mem::take(&mut self.controls.reset) {
+            self.attempt("reset", |r| {
+                r.sim.reset(&r.device, &r.queue, &mut r.renderer)
+            });
+            self.clock.clear();
+        }
+        if std::mem::take(&mut self.controls.fit) {
+            self.fit();
+        }
+        self.clock.speed = self.controls.speed;
+        self.stats.reupload_pending = false;
+        let params = self.controls.params.clone();
+        if params != *self.sim.solver.params() {
+            if baked_params_differ(&params, self.sim.solver.params()) && pointer_down {
+                // Re-uploading reads the state back: once, on release.
+                self.stats.reupload_pending = true;
+            } else {
+                self.attempt("parameters", |r| {
+                    r.sim
+                        .set_params(&r.device, &r.queue, &mut r.renderer, params)
+                });
+                if self.stats.last_error.is_some() {
+                    self.controls.params = self.sim.solver.params().clone();
+                }
+                self.clock.dt = self.sim.solver.params().dt as f64;
+            }
+        }
+    }
+
+    /// One frame. `Ok(false)` when nothing was presented.
+    fn frame(&mut self) -> Result<bool, AppError> {
+        let now = Instant::now();
+        let elapsed = now.duration_since(self.last_frame).as_secs_f64();
+        self.last_frame = now;
+        if !self.drawable() {
+            self.clock.clear();
+            return Ok(false);
+        }
+        let _ = self.device.poll(wgpu::PollType::Poll);
+        if let Some(r) = self.sim.picker.poll() {
+            self.on_pick(r);
+        }
+        if let Some(t) = self.timer.as_mut().and_then(GpuTimer::poll) {
+            if t.steps > 0 {
+                self.clock.set_step_cost(t.sim_ms * 1e-3 / t.steps as f64);
+                self.smoothed.sim_ms = smooth(self.smoothed.sim_ms, t.sim_ms);
+                self.stats.ms_per_step = t.sim_ms / t.steps as f64;
+            }
+            self.smoothed.draw_ms = Some(smooth(self.smoothed.draw_ms.unwrap_or(0.0), t.draw_ms));
+        }
+
+        // The surface first: without one the frame is skipped and simulated
+        // time stands still.
+        let (frame, suboptimal) = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f) => (f, false),
+            wgpu::CurrentSurfaceTexture::Suboptimal(f) => (f, true),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                self.clock.clear();
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.resize(self.window.inner_size());
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                self.recreate_surface()?;
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Validation => {
+                log::warn!("surface validation error; skipping a frame");
+                return Ok(false);
+            }
+        };
+
+        // The overlay edits the controls; then the controls are applied.
+        self.update_stats(elapsed);
+        let raw = self.egui_state.take_egui_input(&self.window);
+        let mut output = {
+            let (controls, stats) = (&mut self.controls, &self.stats);
+            self.egui_ctx
+                .run_ui(raw, |ui| overlay::show(ui.ctx(), controls, stats))
+        };
+        self.egui_state
+            .handle_platform_output(&self.window, output.platform_output);
+        let pointer_down = self.egui_ctx.input(|i| i.pointer.any_down());
+        self.apply_controls(pointer_down);
+
+        // Simulation.
+        let steps = if self.controls.paused {
+            self.clock.clear();
+            std::mem::take(&mut self.controls.step_once) as u32
+        } else {
+            self.controls.step_once = false;
+            self.clock.advance(elapsed)
+        };
+        let drag = match self.pointer {
+            Pointer::Dragging(p) => Some((p, self.cursor_world())),
+            _ => None,
+        };
+        let dt = self.sim.solver.params().dt;
+        self.sim.dragger.set(&self.queue, drag, dt);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let timed = self.timer.as_mut().is_some_and(GpuTimer::begin_frame);
+        if let Some(t) = &self.timer {
+            t.sim_begin(&mut encoder);
+        }
+        let wall = Instant::now();
+        for i in 0..steps {
+            if i + 1 == steps {
+                self.renderer
+                    .snapshot_previous(&mut encoder, &self.sim.solver);
+            }
+            self.sim.dragger.record(&mut encoder);
+            self.sim.solver.record_step(&mut encoder);
+        }
+        self.sim.time += steps as f64 * dt as f64;
+        self.smoothed.steps = smooth(self.smoothed.steps.max(1e-9), steps as f64);
+        if let Some(t) = &mut self.timer {
+            t.sim_end(&mut encoder, steps);
+        }
+        if let Some(at) = self.pick_at
+            && self.sim.picker.request(&self.queue, &mut encoder, at)
+        {
+            self.pick_at = None;
+        }
+        if self.timer.is_none() {
+            // No timestamp queries: time the steps by the wall clock, which
+            // means waiting for them before drawing.
+            self.queue.submit([std::mem::replace(
+                &mut encoder,
+                self.device.create_command_encoder(&Default::default()),
+            )
+            .finish()]);
+            let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+            let ms = wall.elapsed().as_secs_f64() * 1e3;
+            if steps > 0 {
+                self.clock.set_step_cost(ms * 1e-3 / steps as f64);
+                self.smoothed.sim_ms = smooth(self.smoothed.sim_ms, ms);
+                self.stats.ms_per_step = ms / steps as f64;
+            }
+        }
+
+        // Drawing: the scene, then the overlay on top.
+        let alpha = if self.controls.paused {
+            1.0
+        } else {
+            self.clock.alpha()
+        };
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.view_format),
+            ..Default::default()
+        });
+        let fv = FrameView {
+            camera: self.camera,
+            size: self.size(),
+            alpha,
+            drag,
+        };
+        let writes = self.timer.as_ref().and_then(GpuTimer::draw_writes);
+        self.renderer.draw(
+            &self.device,
+            &self.queue,
+            &mut encoder,
+            &view,
+            &fv,
+            &self.controls.draw,
+            writes,
+        );
+        if let Some(t) = &mut self.timer {
+            t.end_frame(&mut encoder);
+        }
+        let ppp = output.pixels_per_point;
+        let paint = self.egui_ctx.tessellate(output.shapes, ppp);
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in &deltas {
+                self.egui_renderer
+                    .update_texture(&self.device, &self.queue, id, delta);
+            }
+        }
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
+        let extra = self.egui_renderer.update_buffers(
+            &self.device,
+            &self.queue,
+            &mut encoder,
+            &paint,
+            &screen,
+        );
+        {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("softbody overlay"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Load,
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            self.egui_renderer.render(&mut pass, &paint, &screen);
+        }
+        for id in output.textures_delta.free.drain() {
+            self.egui_renderer.free_texture(&id);
+        }
+        self.queue
+            .submit(extra.into_iter().chain([encoder.finish()]));
+        self.sim.picker.after_submit();
+        if timed && let Some(t) = &mut self.timer {
+            t.after_submit();
+        }
+        self.window.pre_present_notify();
+        self.queue.present(frame);
+        if suboptimal {
+            self.resize(self.window.inner_size());
+        }
+        self.frames_since_report += 1;
+        Ok(true)
+    }
+
+    fn update_stats(&mut self, elapsed: f64) {
+        self.smoothed.frame_s = smooth(self.smoothed.frame_s, elapsed);
+        let s = &mut self.stats;
+        s.frame_ms = self.smoothed.frame_s * 1e3;
+        s.fps = if self.smoothed.frame_s > 0.0 {
+            1.0 / self.smoothed.frame_s
+        } else {
+            0.0
+        };
+        s.sim_ms = self.smoothed.sim_ms;
+        s.draw_ms = self.smoothed.draw_ms;
+        s.timing = if self.timer.is_some() {
+            "GPU timestamps"
+        } else {
+            "wall clock"
+        };
+        s.steps_per_frame = self.smoothed.steps;
+        s.max_steps = self.clock.max_steps();
+        s.sim_time = self.sim.time;
+        s.adapter.clone_from(&self.adapter);
+        let w = &self.sim.world;
+        s.bodies = w.bodies().len();
+        s.points = w.points().len();
+        s.springs = w.springs().len();
+        s.planets = w.planets().len();
+        s.planes = w.planes().len();
+        s.gpu_mib = self.sim.solver.gpu_bytes() as f64 / (1 << 20) as f64;
+        s.warnings.clone_from(&self.sim.warnings);
+    }
+
+    fn report(&self, presented: u64) {
+        let s = &self.stats;
+        eprintln!(
+            "frame {presented}: {:.2} fps ({:.1} ms/frame), simulation {:.1} ms/frame ({}; {:.2} steps/frame, {:.1} ms/step), drawing {}, t = {:.2} s, {} bodies, {} points, {}x{} px, {}",
+            s.fps,
+            s.frame_ms,
+            s.sim_ms,
+            s.timing,
+            s.steps_per_frame,
+            s.ms_per_step,
+            s.draw_ms
+                .map_or("n/a".to_string(), |d| format!("{d:.1} ms/frame")),
+            s.sim_time,
+            s.bodies,
+            s.points,
+            self.config.width,
+            self.config.height,
+            self.adapter
+        );
+    }
+
+    fn maybe_report(&mut self, presented: u64) {
+        if self.last_report.elapsed() >= Duration::from_secs(5) {
+            self.report(presented);
+            self.last_report = Instant::now();
+            self.frames_since_report = 0;
+        }
+    }
+}

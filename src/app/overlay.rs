@@ -1,0 +1,213 @@
+//! The egui overlay: numbers, toggles and parameter sliders. It edits
+//! [`Controls`]; the frame loop applies what changed.
+
+use egui::{Context, RichText, Slider};
+
+use super::sim::SpawnKind;
+use crate::params::Params;
+use crate::render::{ColorMode, DrawOptions};
+
+/// Everything the user can change, in the overlay or with keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Controls {
+    pub paused: bool,
+    /// Simulated seconds per real second.
+    pub speed: f64,
+    pub draw: DrawOptions,
+    /// Parameters as edited; applied by the frame loop.
+    pub params: Params,
+    pub spawn: SpawnKind,
+    pub show_overlay: bool,
+    /// One-shot requests, cleared by the frame loop.
+    pub step_once: bool,
+    pub reset: bool,
+    pub fit: bool,
+}
+
+/// What the overlay shows.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub fps: f64,
+    pub frame_ms: f64,
+    /// Simulation time per frame, ms, and how it was measured.
+    pub sim_ms: f64,
+    pub draw_ms: Option<f64>,
+    pub timing: &'static str,
+    /// Steps per frame (average) and the most allowed now.
+    pub steps_per_frame: f64,
+    pub max_steps: u32,
+    pub ms_per_step: f64,
+    pub sim_time: f64,
+    pub adapter: String,
+    pub bodies: usize,
+    pub points: usize,
+    pub springs: usize,
+    pub planets: usize,
+    pub planes: usize,
+    pub gpu_mib: f64,
+    pub warnings: Vec<String>,
+    pub last_error: Option<String>,
+    /// A re-upload is waiting for the mouse button to be released.
+    pub reupload_pending: bool,
+}
+
+/// The keys, for the overlay's help and the README.
+pub const CONTROLS_HELP: &[(&str, &str)] = &[
+    ("left drag on a point", "drag it through a spring"),
+    ("left drag elsewhere, middle drag", "pan"),
+    ("wheel", "zoom around the cursor"),
+    ("right click", "spawn the selected shape at the cursor"),
+    (
+        "B / W / O / P",
+        "spawn a box / wheel / blob / ship at the cursor",
+    ),
+    ("Space", "pause / resume"),
+    ("N or .", "single step (paused)"),
+    ("R", "reset"),
+    ("F", "fit the scene in the window"),
+    ("S", "slow motion on / off (1/4 speed)"),
+    ("[ and ]", "fewer / more substeps"),
+    ("C", "colour by body / by speed"),
+    ("1 2 3 4", "toggle fill / outlines / springs / points"),
+    ("H", "hide / show this overlay"),
+    ("Esc or Q", "quit"),
+];
+
+fn log_slider<'a>(
+    value: &'a mut f32,
+    range: std::ops::RangeInclusive<f32>,
+    text: &str,
+) -> Slider<'a> {
+    Slider::new(value, range).logarithmic(true).text(text)
+}
+
+/// Draws the overlay.
+pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
+    if !c.show_overlay {
+        return;
+    }
+    egui::Window::new("softbody")
+        .default_pos([10.0, 10.0])
+        .default_width(300.0)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.label(
+                RichText::new(format!("{:.1} fps  ({:.1} ms/frame)", s.fps, s.frame_ms)).strong(),
+            );
+            ui.label(format!(
+                "simulation {:.2} ms/frame ({}), {:.2} steps/frame (max {}), {:.2} ms/step",
+                s.sim_ms, s.timing, s.steps_per_frame, s.max_steps, s.ms_per_step
+            ));
+            if let Some(d) = s.draw_ms {
+                ui.label(format!("drawing {d:.2} ms/frame (GPU timestamps)"));
+            }
+            ui.label(format!(
+                "t = {:.2} s{}",
+                s.sim_time,
+                if c.paused { "  (paused)" } else { "" }
+            ));
+            ui.label(format!(
+                "{} bodies, {} points, {} springs, {} planets, {} half-planes, {:.1} MiB",
+                s.bodies, s.points, s.springs, s.planets, s.planes, s.gpu_mib
+            ));
+            ui.label(RichText::new(&s.adapter).small());
+            for w in &s.warnings {
+                ui.colored_label(egui::Color32::from_rgb(255, 180, 60), w);
+            }
+            if let Some(e) = &s.last_error {
+                ui.colored_label(egui::Color32::from_rgb(255, 90, 90), e);
+            }
+
+            ui.separator();
+            ui.horizontal(|ui| {
+                if ui
+                    .button(if c.paused { "Resume" } else { "Pause" })
+                    .clicked()
+                {
+                    c.paused = !c.paused;
+                }
+                if ui.button("Step").clicked() {
+                    c.step_once = true;
+                }
+                if ui.button("Reset").clicked() {
+                    c.reset = true;
+                }
+                if ui.button("Fit").clicked() {
+                    c.fit = true;
+                }
+            });
+            ui.add(
+                Slider::new(&mut c.speed, 0.05..=2.0)
+                    .logarithmic(true)
+                    .text("speed (slow motion)"),
+            );
+            ui.add(Slider::new(&mut c.params.substeps, 1..=32).text("substeps"));
+
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut c.draw.fill, "fill");
+                ui.checkbox(&mut c.draw.outlines, "outlines");
+                ui.checkbox(&mut c.draw.springs, "springs");
+                ui.checkbox(&mut c.draw.points, "points");
+            });
+            ui.horizontal(|ui| {
+                ui.label("colour by");
+                ui.radio_value(&mut c.draw.color, ColorMode::Body, "body");
+                ui.radio_value(&mut c.draw.color, ColorMode::Speed, "speed");
+            });
+            if c.draw.color == ColorMode::Speed {
+                ui.add(Slider::new(&mut c.draw.max_speed, 1.0..=50.0).text("red at m/s"));
+            }
+            ui.horizontal(|ui| {
+                ui.label("right click spawns");
+                for k in SpawnKind::ALL {
+                    ui.radio_value(&mut c.spawn, k, k.name());
+                }
+            });
+
+            ui.separator();
+            let p = &mut c.params;
+            ui.label("Live (GpuSolver::set_params):");
+            ui.add(Slider::new(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
+            ui.add(Slider::new(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
+            ui.label("Baked into items; re-uploaded on release:");
+            ui.add(Slider::new(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
+            ui.add(log_slider(&mut p.friction, 0.0..=100.0, "friction, 1/s"));
+            ui.add(log_slider(
+                &mut p.spring_stiffness,
+                0.0..=50_000.0,
+                "spring stiffness, N/m",
+            ));
+            ui.add(log_slider(
+                &mut p.spring_damping,
+                0.0..=100.0,
+                "spring damping, 1/s",
+            ));
+            ui.add(log_slider(
+                &mut p.shape_stiffness,
+                0.0..=50_000.0,
+                "shape stiffness, 1/s²",
+            ));
+            ui.add(log_slider(
+                &mut p.shape_damping,
+                0.0..=100.0,
+                "shape damping, 1/s",
+            ));
+            if s.reupload_pending {
+                ui.label(RichText::new("re-upload on release...").italics());
+            }
+            if ui.button("Default parameters").clicked() {
+                *p = Params::default();
+            }
+
+            ui.collapsing("Controls", |ui| {
+                egui::Grid::new("keys").striped(true).show(ui, |ui| {
+                    for (k, what) in CONTROLS_HELP {
+                        ui.label(RichText::new(*k).monospace());
+                        ui.label(*what);
+                        ui.end_row();
+                    }
+                });
+            });
+        });
+}

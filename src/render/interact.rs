@@ -1,0 +1,342 @@
+//! Mouse interaction on the GPU: picking the point nearest to the cursor and
+//! dragging it through a spring, both without reading the state back.
+//!
+//! - [`Picker`]: one workgroup finds the nearest point into an 8-byte buffer
+//!   (`shaders/render/pick.wgsl`), copied to a mappable buffer and read back
+//!   asynchronously: the answer arrives a frame or so later, the frame never
+//!   waits for it.
+//! - [`Dragger`]: before every step, one thread adds a damped spring's
+//!   impulse toward the cursor to the dragged point's velocity, in the
+//!   solver's velocity buffer (`shaders/render/drag.wgsl`). The per-frame
+//!   CPU work is one 32-byte uniform write.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec2;
+
+use super::shaders;
+use crate::gpu::GpuSolver;
+
+/// The `PickQuery` uniform of `shaders/render/pick.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PickQuery {
+    pub cursor: [f32; 2],
+    pub num_points: u32,
+    pub _pad: u32,
+}
+
+/// The `PickResult` of `shaders/render/pick.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PickResult {
+    /// Nearest point, or `u32::MAX` for a world without points.
+    pub point: u32,
+    /// Its squared distance to the cursor, m^2.
+    pub dist2: f32,
+}
+
+/// The `DragParams` uniform of `shaders/render/drag.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct DragParams {
+    pub target_pos: [f32; 2],
+    pub point: u32,
+    pub enabled: u32,
+    pub stiffness: f32,
+    pub damping: f32,
+    pub dt: f32,
+    pub _pad: u32,
+}
+
+/// Stiffness of the mouse spring per unit mass, 1/s^2: `sqrt(k) = 20 rad/s`,
+/// so `sqrt(k) dt = 0.33` at `dt = 1/60 s`, well inside the stability bound
+/// of 2, and a point hanging from the mouse sags `g / k = 2.5 cm`.
+pub const DRAG_STIFFNESS: f32 = 400.0;
+/// Damping of the mouse spring, 1/s: critical (`2 sqrt(k)`).
+pub const DRAG_DAMPING: f32 = 40.0;
+
+fn compute_pipeline(device: &wgpu::Device, name: &str) -> wgpu::ComputePipeline {
+    let module = shaders::module(device, name);
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(name),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}
+
+fn uniform(device: &wgpu::Device, label: &str, size: usize) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+const MAP_WAITING: u8 = 0;
+const MAP_DONE: u8 = 1;
+const MAP_FAILED: u8 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PickState {
+    Idle,
+    /// The pick is recorded into an encoder not yet submitted.
+    Recorded,
+    /// Submitted; the readback is being mapped.
+    Mapping,
+}
+
+/// Finds the point nearest to a world position on the GPU; the answer is
+/// read back asynchronously. One pick in flight at a time.
+pub struct Picker {
+    pipeline: wgpu::ComputePipeline,
+    query: wgpu::Buffer,
+    result: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    bind: Option<(wgpu::BindGroup, u32)>,
+    state: PickState,
+    mapped: Arc<AtomicU8>,
+}
+
+impl Picker {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let size = std::mem::size_of::<PickResult>() as u64;
+        Self {
+            pipeline: compute_pipeline(device, "pick"),
+            query: uniform(
+                device,
+                "softbody pick query",
+                std::mem::size_of::<PickQuery>(),
+            ),
+            result: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("softbody pick result"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            staging: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("softbody pick readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            bind: None,
+            state: PickState::Idle,
+            mapped: Arc::new(AtomicU8::new(MAP_WAITING)),
+        }
+    }
+
+    /// Binds a solver's positions; call again when the solver is rebuilt.
+    pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
+        let bind = bind_group(
+            device,
+            "softbody pick",
+            &self.pipeline,
+            &[&self.query, solver.positions_buffer(), &self.result],
+        );
+        self.bind = Some((bind, solver.num_points() as u32));
+    }
+
+    /// Whether a pick is recorded or in flight.
+    pub fn busy(&self) -> bool {
+        self.state != PickState::Idle
+    }
+
+    /// Records a pick at `cursor` (m) into `encoder`; `false` (nothing
+    /// recorded) while another pick is in flight or no solver is bound.
+    /// Call [`after_submit`](Self::after_submit) once `encoder` is submitted.
+    pub fn request(
+        &mut self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        cursor: Vec2,
+    ) -> bool {
+        let Some((bind, num_points)) = &self.bind else {
+            return false;
+        };
+        if self.state != PickState::Idle {
+            return false;
+        }
+        let q = PickQuery {
+            cursor: cursor.to_array(),
+            num_points: *num_points,
+            _pad: 0,
+        };
+        queue.write_buffer(&self.query, 0, bytemuck::bytes_of(&q));
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("softbody pick"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, bind, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&self.result, 0, &self.staging, 0, self.result.size());
+        self.state = PickState::Recorded;
+        true
+    }
+
+    /// Starts the asynchronous readback of a recorded pick; call after the
+    /// encoder holding it was submitted.
+    pub fn after_submit(&mut self) {
+        if self.state != PickState::Recorded {
+            return;
+        }
+        self.mapped.store(MAP_WAITING, Ordering::Release);
+        let flag = Arc::clone(&self.mapped);
+        self.staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                flag.store(
+                    if r.is_ok() { MAP_DONE } else { MAP_FAILED },
+                    Ordering::Release,
+                );
+            });
+        self.state = PickState::Mapping;
+    }
+
+    /// The answer of the pick in flight, once it has arrived (the caller
+    /// polls the device, e.g. `device.poll(wgpu::PollType::Poll)` each
+    /// frame): `Some(None)` for a world without points or a failed readback.
+    pub fn poll(&mut self) -> Option<Option<PickResult>> {
+        if self.state != PickState::Mapping {
+            return None;
+        }
+        match self.mapped.load(Ordering::Acquire) {
+            MAP_WAITING => None,
+            MAP_DONE => {
+                let result = self.staging.slice(..).get_mapped_range().ok().map(|view| {
+                    let r: PickResult = *bytemuck::from_bytes(&view);
+                    r
+                });
+                self.staging.unmap();
+                self.state = PickState::Idle;
+                Some(result.filter(|r| r.point != u32::MAX))
+            }
+            _ => {
+                self.state = PickState::Idle;
+                Some(None)
+            }
+        }
+    }
+
+    /// Picks at `cursor` and waits for the answer (tests and tools).
+    pub fn pick_blocking(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cursor: Vec2,
+    ) -> Option<PickResult> {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        if !self.request(queue, &mut encoder, cursor) {
+            return None;
+        }
+        queue.submit([encoder.finish()]);
+        self.after_submit();
+        loop {
+            if device.poll(wgpu::PollType::wait_indefinitely()).is_err() {
+                self.state = PickState::Idle;
+                return None;
+            }
+            if let Some(r) = self.poll() {
+                return r;
+            }
+        }
+    }
+}
+
+/// Drags one point toward a target through a damped spring
+/// ([`DRAG_STIFFNESS`], [`DRAG_DAMPING`]), applied on the GPU before each
+/// step.
+pub struct Dragger {
+    pipeline: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    bind: Option<wgpu::BindGroup>,
+    active: bool,
+}
+
+impl Dragger {
+    pub fn new(device: &wgpu::Device) -> Self {
+        Self {
+            pipeline: compute_pipeline(device, "drag"),
+            params: uniform(device, "softbody drag", std::mem::size_of::<DragParams>()),
+            bind: None,
+            active: false,
+        }
+    }
+
+    /// Binds a solver's positions and velocities; call again when the
+    /// solver is rebuilt.
+    pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
+        self.bind = Some(bind_group(
+            device,
+            "softbody drag",
+            &self.pipeline,
+            &[
+                &self.params,
+                solver.positions_buffer(),
+                solver.velocities_buffer(),
+            ],
+        ));
+    }
+
+    /// Sets (or with `None` clears) the dragged point and its target for
+    /// the steps recorded next; `dt` is the step length.
+    pub fn set(&mut self, queue: &wgpu::Queue, drag: Option<(u32, Vec2)>, dt: f32) {
+        self.active = drag.is_some();
+        let (point, target) = drag.unwrap_or((0, Vec2::ZERO));
+        let params = DragParams {
+            target_pos: target.to_array(),
+            point,
+            enabled: self.active as u32,
+            stiffness: DRAG_STIFFNESS,
+            damping: DRAG_DAMPING,
+            dt,
+            _pad: 0,
+        };
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+    }
+
+    /// Records the drag impulse; call before each `record_step`. Records
+    /// nothing when no point is dragged.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let (true, Some(bind)) = (self.active, &self.bind) else {
+            return;
+        };
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("softbody drag"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+}

@@ -1,0 +1,506 @@
+//! The renderer: one bind group over the solver's buffers and the
+//! topology, one pipeline per layer, drawn in one render pass.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec2;
+use wgpu::util::DeviceExt;
+
+use super::camera::Camera;
+use super::shaders;
+use super::topology::Topology;
+use crate::gpu::GpuSolver;
+
+/// Point index meaning "none" in [`ViewUniform::highlight`].
+pub const NONE: u32 = u32::MAX;
+
+/// The background, sRGB-encoded.
+pub const BACKGROUND: wgpu::Color = wgpu::Color {
+    r: 0.045,
+    g: 0.055,
+    b: 0.095,
+    a: 1.0,
+};
+
+/// What a body is coloured by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ColorMode {
+    /// Its kind (box, ship cell, wheel, blob), a little lighter or darker
+    /// per body.
+    #[default]
+    Body,
+    /// The speed of each point, blue (still) to red (`max_speed` and up).
+    Speed,
+}
+
+/// Which layers are drawn, and how.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawOptions {
+    /// Bodies filled (translucent: the engine has no body-body collisions,
+    /// so bodies overlap and show through each other).
+    pub fill: bool,
+    /// Body outlines.
+    pub outlines: bool,
+    /// Springs, coloured by strain (red stretched, blue compressed).
+    pub springs: bool,
+    /// Points as small disks.
+    pub points: bool,
+    /// Colour of fills and outlines.
+    pub color: ColorMode,
+    /// Speed drawn at the hot end of the speed colours, m/s.
+    pub max_speed: f32,
+    /// Drawn radius of a point, m (never less than 1.5 pixels).
+    pub point_radius: f32,
+    /// Opacity of the fill, `0..=1`.
+    pub fill_alpha: f32,
+}
+
+impl Default for DrawOptions {
+    fn default() -> Self {
+        Self {
+            fill: true,
+            outlines: true,
+            springs: true,
+            points: true,
+            color: ColorMode::Body,
+            max_speed: 15.0,
+            point_radius: 0.04,
+            fill_alpha: 0.8,
+        }
+    }
+}
+
+/// The `View` uniform of `shaders/render/draw.wgsl`, field by field.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ViewUniform {
+    pub center: [f32; 2],
+    pub scale: [f32; 2],
+    pub alpha: f32,
+    pub metres_per_pixel: f32,
+    pub point_radius: f32,
+    pub max_speed: f32,
+    pub color_mode: u32,
+    pub highlight: u32,
+    pub num_planes: u32,
+    pub fill_alpha: f32,
+    pub drag_target: [f32; 2],
+    pub grid_first: [f32; 2],
+    pub grid_step: f32,
+    pub grid_columns: u32,
+}
+
+/// Spacing of grid lines on screen: the smallest power of ten of metres at
+/// least this many pixels apart.
+pub const GRID_MIN_PIXELS: f32 = 24.0;
+
+/// Per-frame inputs that are not drawing options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameView {
+    pub camera: Camera,
+    /// Target size in pixels.
+    pub size: (u32, u32),
+    /// Interpolation between the previous and the current step, `0..=1`
+    /// (the accumulator's remainder over `dt`).
+    pub alpha: f32,
+    /// A point being dragged toward a target: drawn highlighted, with a
+    /// line to the target.
+    pub drag: Option<(u32, Vec2)>,
+}
+
+impl FrameView {
+    /// The current state (no interpolation), nothing dragged.
+    pub fn still(camera: Camera, size: (u32, u32)) -> Self {
+        Self {
+            camera,
+            size,
+            alpha: 1.0,
+            drag: None,
+        }
+    }
+}
+
+/// The scene's GPU resources: the previous-positions buffer, the index
+/// buffers of fills and outlines, and the bind group over them and the
+/// solver's buffers.
+struct Scene {
+    prev: wgpu::Buffer,
+    bind: wgpu::BindGroup,
+    fill: wgpu::Buffer,
+    edges: wgpu::Buffer,
+    fill_indices: u32,
+    edge_indices: u32,
+    spring_vertices: u32,
+    num_points: u32,
+    num_planets: u32,
+    num_planes: u32,
+}
+
+struct Pipelines {
+    grid: wgpu::RenderPipeline,
+    planes: wgpu::RenderPipeline,
+    planets: wgpu::RenderPipeline,
+    fill: wgpu::RenderPipeline,
+    outlines: wgpu::RenderPipeline,
+    springs: wgpu::RenderPipeline,
+    points: wgpu::RenderPipeline,
+    drag: wgpu::RenderPipeline,
+}
+
+/// Draws a [`GpuSolver`]'s world straight from its buffers. Owns no device:
+/// like the solver, it takes the caller's device, queue and encoder.
+pub struct Renderer {
+    format: wgpu::TextureFormat,
+    sample_count: u32,
+    layout: wgpu::BindGroupLayout,
+    pipelines: Pipelines,
+    view: wgpu::Buffer,
+    scene: Option<Scene>,
+    msaa: Option<(wgpu::TextureView, (u32, u32))>,
+}
+
+fn storage_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A storage buffer with `data`, or one zeroed element when empty (WGSL
+/// arrays cannot be empty).
+fn storage_buffer<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgpu::Buffer {
+    let zero = vec![0u8; std::mem::size_of::<T>().max(4)];
+    let contents = if data.is_empty() {
+        &zero[..]
+    } else {
+        bytemuck::cast_slice(data)
+    };
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: wgpu::BufferUsages::STORAGE,
+    })
+}
+
+impl Renderer {
+    /// Pipelines for targets of `format` drawn with `sample_count` samples
+    /// (1, or 4 for multisampled anti-aliasing; the renderer resolves into
+    /// the target). Colours are written sRGB-encoded, so use a non-sRGB
+    /// format (`Rgba8Unorm`, `Bgra8Unorm`), as egui does.
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, sample_count: u32) -> Self {
+        use wgpu::ShaderStages as S;
+        let vf = S::VERTEX | S::FRAGMENT;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("softbody draw"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: vf,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                storage_entry(1, S::VERTEX),
+                storage_entry(2, S::VERTEX),
+                storage_entry(3, S::VERTEX),
+                storage_entry(4, S::VERTEX),
+                storage_entry(5, S::VERTEX),
+                storage_entry(6, S::VERTEX),
+                storage_entry(7, S::VERTEX),
+                storage_entry(8, S::VERTEX),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("softbody draw"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = shaders::module(device, "draw");
+        let make = |vs: &str, fs: &str, topology: wgpu::PrimitiveTopology, blend: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(vs),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState {
+                    count: sample_count,
+                    ..Default::default()
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        use wgpu::PrimitiveTopology::{LineList, TriangleList};
+        let pipelines = Pipelines {
+            grid: make("vs_grid", "fs_color", LineList, false),
+            planes: make("vs_plane", "fs_plane", TriangleList, true),
+            planets: make("vs_planet", "fs_planet", TriangleList, true),
+            fill: make("vs_fill", "fs_color", TriangleList, true),
+            outlines: make("vs_outline", "fs_color", LineList, true),
+            springs: make("vs_spring", "fs_color", LineList, true),
+            points: make("vs_point", "fs_point", TriangleList, true),
+            drag: make("vs_drag", "fs_color", LineList, true),
+        };
+        let view = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("softbody view"),
+            size: std::mem::size_of::<ViewUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self {
+            format,
+            sample_count,
+            layout,
+            pipelines,
+            view,
+            scene: None,
+            msaa: None,
+        }
+    }
+
+    /// The target format the pipelines were built for.
+    pub fn format(&self) -> wgpu::TextureFormat {
+        self.format
+    }
+
+    /// Binds a solver and the topology of its world; call again whenever
+    /// the solver is rebuilt. The previous positions start equal to the
+    /// current ones (the copy is recorded into `encoder`).
+    pub fn set_scene(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        solver: &GpuSolver,
+        topology: &Topology,
+    ) {
+        let pos = solver.positions_buffer();
+        let prev = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("softbody previous positions"),
+            size: pos.size(),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let index = |label: &str, data: &[u32]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::cast_slice(if data.is_empty() { &[0u32] } else { data }),
+                usage: wgpu::BufferUsages::INDEX,
+            })
+        };
+        let fill = index("softbody fill", &topology.fill);
+        let edges = index("softbody outlines", &topology.edges);
+        let colors = storage_buffer(device, "softbody body colours", &topology.body_colors);
+        let springs = storage_buffer(device, "softbody springs", &topology.springs);
+        let planets = storage_buffer(device, "softbody planets", &topology.planets);
+        let planes = storage_buffer(device, "softbody planes", &topology.planes);
+        let buffers = [
+            &self.view,
+            pos,
+            &prev,
+            solver.velocities_buffer(),
+            &springs,
+            solver.members_buffer(),
+            &colors,
+            &planets,
+            &planes,
+        ];
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("softbody draw"),
+            layout: &self.layout,
+            entries: &entries,
+        });
+        encoder.copy_buffer_to_buffer(pos, 0, &prev, 0, pos.size());
+        self.scene = Some(Scene {
+            prev,
+            bind,
+            fill,
+            edges,
+            fill_indices: topology.fill.len() as u32,
+            edge_indices: topology.edges.len() as u32,
+            spring_vertices: 2 * topology.num_springs,
+            num_points: topology.num_points,
+            num_planets: topology.planets.len() as u32,
+            num_planes: topology.planes.len() as u32,
+        });
+    }
+
+    /// Records the copy of the solver's current positions into the
+    /// previous-positions buffer. Record it just before the last step of a
+    /// frame: the frame then draws between the last two states.
+    pub fn snapshot_previous(&self, encoder: &mut wgpu::CommandEncoder, solver: &GpuSolver) {
+        if let Some(scene) = &self.scene {
+            let pos = solver.positions_buffer();
+            encoder.copy_buffer_to_buffer(pos, 0, &scene.prev, 0, pos.size());
+        }
+    }
+
+    /// The uniform for a frame.
+    pub fn view_uniform(&self, frame: &FrameView, opts: &DrawOptions) -> ViewUniform {
+        let (w, h) = (frame.size.0.max(1) as f32, frame.size.1.max(1) as f32);
+        let ppm = frame.camera.pixels_per_metre;
+        let (highlight, target) = frame.drag.map_or((NONE, Vec2::ZERO), |(i, t)| (i, t));
+        let step = 10f32.powf((GRID_MIN_PIXELS / ppm).log10().ceil());
+        let half = Vec2::new(w, h) * 0.5 / ppm;
+        let first = ((frame.camera.center - half) / step).floor() * step;
+        let columns = (2.0 * half.x / step).ceil() as u32 + 1;
+        ViewUniform {
+            center: frame.camera.center.to_array(),
+            scale: [2.0 * ppm / w, 2.0 * ppm / h],
+            alpha: frame.alpha.clamp(0.0, 1.0),
+            metres_per_pixel: 1.0 / ppm,
+            point_radius: opts.point_radius,
+            max_speed: opts.max_speed.max(1e-6),
+            color_mode: match opts.color {
+                ColorMode::Body => 0,
+                ColorMode::Speed => 1,
+            },
+            highlight,
+            num_planes: self.scene.as_ref().map_or(0, |s| s.num_planes),
+            fill_alpha: opts.fill_alpha.clamp(0.0, 1.0),
+            drag_target: target.to_array(),
+            grid_first: first.to_array(),
+            grid_step: step,
+            grid_columns: columns,
+        }
+    }
+
+    /// Records one render pass drawing the scene into `target` (cleared
+    /// first). `target` must have the size in `frame` and the renderer's
+    /// format. With multisampling the renderer draws into its own
+    /// multisampled texture and resolves into `target`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        frame: &FrameView,
+        opts: &DrawOptions,
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites>,
+    ) {
+        queue.write_buffer(
+            &self.view,
+            0,
+            bytemuck::bytes_of(&self.view_uniform(frame, opts)),
+        );
+        let size = (frame.size.0.max(1), frame.size.1.max(1));
+        if self.sample_count > 1 && self.msaa.as_ref().is_none_or(|(_, s)| *s != size) {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("softbody msaa"),
+                size: wgpu::Extent3d {
+                    width: size.0,
+                    height: size.1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: self.sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format: self.format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            self.msaa = Some((texture.create_view(&Default::default()), size));
+        }
+        let (view, resolve_target) = match &self.msaa {
+            Some((msaa, _)) if self.sample_count > 1 => (msaa, Some(target)),
+            _ => (target, None),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("softbody draw"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(BACKGROUND),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let Some(scene) = &self.scene else {
+            return;
+        };
+        let p = &self.pipelines;
+        let u = self.view_uniform(frame, opts);
+        let rows = (2.0 / u.scale[1] / u.grid_step).ceil() as u32 + 1;
+        pass.set_bind_group(0, &scene.bind, &[]);
+        pass.set_pipeline(&p.grid);
+        pass.draw(0..2 * (u.grid_columns + rows), 0..1);
+        if scene.num_planes > 0 {
+            pass.set_pipeline(&p.planes);
+            pass.draw(0..6, 0..scene.num_planes);
+        }
+        if scene.num_planets > 0 {
+            pass.set_pipeline(&p.planets);
+            pass.draw(0..6, 0..scene.num_planets);
+        }
+        if opts.fill && scene.fill_indices > 0 {
+            pass.set_pipeline(&p.fill);
+            pass.set_index_buffer(scene.fill.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..scene.fill_indices, 0, 0..1);
+        }
+        if opts.springs && scene.spring_vertices > 0 {
+            pass.set_pipeline(&p.springs);
+            pass.draw(0..scene.spring_vertices, 0..1);
+        }
+        if opts.outlines && scene.edge_indices > 0 {
+            pass.set_pipeline(&p.outlines);
+            pass.set_index_buffer(scene.edges.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..scene.edge_indices, 0, 0..1);
+        }
+        if opts.points && scene.num_points > 0 {
+            pass.set_pipeline(&p.points);
+            pass.draw(0..3, 0..scene.num_points);
+        }
+        if let Some((point, _)) = frame.drag
+            && point < scene.num_points
+        {
+            if !opts.points {
+                pass.set_pipeline(&p.points);
+                pass.draw(0..3, point..point + 1);
+            }
+            pass.set_pipeline(&p.drag);
+            pass.draw(0..2, 0..1);
+        }
+    }
+}

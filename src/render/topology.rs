@@ -1,0 +1,349 @@
+//! What the renderer needs beyond the solver's buffers, built once per
+//! upload from the [`World`]: each body's fill triangles and outline, a
+//! colour per body, and the static colliders.
+//!
+//! A body's outline is its points in the order given (the [`Body`] contract:
+//! boundary order), except that trailing points lying strictly inside the
+//! polygon of the points before them are left out: the builders put a
+//! wheel's hub and a blob's centre point last. The outline is triangulated by
+//! ear clipping in the rest shape, so concave bodies fill correctly; the
+//! triangles then follow the points as they move.
+//!
+//! [`Body`]: crate::world::Body
+
+use glam::Vec2;
+
+use crate::layout::{PlaneInfo, PlanetInfo, SpringInfo};
+use crate::world::World;
+
+/// Bodies with more outline points than this are filled by a fan from their
+/// first point (right for convex shapes) instead of ear clipping, which is
+/// quadratic in the number of points.
+pub const EAR_CLIP_MAX_POINTS: usize = 256;
+
+/// How a body is coloured when colouring by body: by what it looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyKind {
+    /// Four points, sharing none with another body.
+    Box,
+    /// Four points, sharing some with another body: a cell of a ship.
+    ShipCell,
+    /// A ring around interior points (a wheel's hub, a blob's centre).
+    Wheel,
+    /// Anything else: a round blob or a user's polygon.
+    Blob,
+    /// Collinear or two-point bodies: outline only.
+    Degenerate,
+}
+
+impl BodyKind {
+    /// Base colour, sRGB-encoded RGB.
+    pub fn base_color(self) -> [f32; 3] {
+        match self {
+            BodyKind::Box => [0.20, 0.74, 0.76],
+            BodyKind::ShipCell => [0.95, 0.45, 0.33],
+            BodyKind::Wheel => [0.96, 0.74, 0.24],
+            BodyKind::Blob => [0.80, 0.46, 0.88],
+            BodyKind::Degenerate => [0.80, 0.80, 0.80],
+        }
+    }
+}
+
+/// Index buffers of the renderer, in member indices: indices into the
+/// solver's members buffer ([`Packed::members`](crate::pack::Packed)),
+/// where body `b`'s `k`-th point is member `first(b) + k`, `first` the
+/// number of points of the bodies before it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Topology {
+    /// Fill triangles, three member indices each.
+    pub fill: Vec<u32>,
+    /// Outline edges, two member indices each.
+    pub edges: Vec<u32>,
+    /// Per body, packed RGBA8 (sRGB-encoded), red in the low byte.
+    pub body_colors: Vec<u32>,
+    /// Per body, what it was taken for.
+    pub kinds: Vec<BodyKind>,
+    pub planets: Vec<PlanetInfo>,
+    pub planes: Vec<PlaneInfo>,
+    /// Every spring (ends, rest length, kind) for drawing by strain; the
+    /// solver keeps only per-point records of them.
+    pub springs: Vec<SpringInfo>,
+    pub num_points: u32,
+    pub num_springs: u32,
+}
+
+impl Topology {
+    /// Builds the fill, outlines and colours of every body of `world`.
+    pub fn from_world(world: &World) -> Self {
+        let mut shared = vec![0u8; world.points().len()];
+        for body in world.bodies() {
+            for p in &body.points {
+                shared[p.index()] = shared[p.index()].saturating_add(1);
+            }
+        }
+        let mut t = Topology {
+            num_points: world.points().len() as u32,
+            num_springs: world.springs().len() as u32,
+            ..Default::default()
+        };
+        let mut first = 0u32;
+        for (b, (body, rest)) in world.bodies().iter().zip(world.rest_shapes()).enumerate() {
+            let b = b as u32;
+            let ring = outline(rest);
+            let pt = |k: usize| first + ring[k] as u32;
+            for k in 0..ring.len() {
+                t.edges.push(pt(k));
+                t.edges.push(pt((k + 1) % ring.len()));
+            }
+            if ring.len() == 2 {
+                t.edges.truncate(t.edges.len() - 2);
+            }
+            let poly: Vec<Vec2> = ring.iter().map(|&k| rest[k]).collect();
+            let tris = triangulate(&poly);
+            for tri in &tris {
+                t.fill.extend(tri.iter().map(|&k| pt(k)));
+            }
+            let kind = if tris.is_empty() {
+                BodyKind::Degenerate
+            } else if ring.len() < body.points.len() {
+                BodyKind::Wheel
+            } else if ring.len() == 4 {
+                if body.points.iter().any(|p| shared[p.index()] > 1) {
+                    BodyKind::ShipCell
+                } else {
+                    BodyKind::Box
+                }
+            } else {
+                BodyKind::Blob
+            };
+            t.kinds.push(kind);
+            t.body_colors.push(pack_color(vary(kind.base_color(), b)));
+            first += body.points.len() as u32;
+        }
+        t.springs = world
+            .springs()
+            .iter()
+            .zip(world.rest_lengths())
+            .map(|(s, &rest)| SpringInfo {
+                a: s.a.0,
+                b: s.b.0,
+                rest,
+                kind: s.kind.code(),
+                ..Default::default()
+            })
+            .collect();
+        t.planets = world
+            .planets()
+            .iter()
+            .map(|p| PlanetInfo {
+                center: p.center.to_array(),
+                radius: p.radius,
+                layers: p.layers,
+            })
+            .collect();
+        t.planes = world
+            .planes()
+            .iter()
+            .map(|p| PlaneInfo {
+                normal: p.normal.to_array(),
+                offset: p.offset,
+                layers: p.layers,
+            })
+            .collect();
+        t
+    }
+}
+
+/// Indices of a body's outline in its rest shape: all points in order,
+/// minus trailing points strictly inside the polygon of those before them.
+pub fn outline(rest: &[Vec2]) -> Vec<usize> {
+    let mut n = rest.len();
+    while n > 3 && inside(&rest[..n - 1], rest[n - 1]) {
+        n -= 1;
+    }
+    (0..n).collect()
+}
+
+/// Whether `p` lies strictly inside the polygon (even-odd rule, points on
+/// an edge are outside).
+fn inside(poly: &[Vec2], p: Vec2) -> bool {
+    let n = poly.len();
+    let mut odd = false;
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        let ab = b - a;
+        let cross = ab.perp_dot(p - a);
+        let on_edge =
+            cross.abs() <= 1e-6 * ab.length_squared().max(1e-12) && (p - a).dot(p - b) <= 0.0;
+        if on_edge {
+            return false;
+        }
+        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * ab.x {
+            odd = !odd;
+        }
+    }
+    odd
+}
+
+fn signed_area(poly: &[Vec2]) -> f32 {
+    let n = poly.len();
+    (0..n)
+        .map(|i| poly[i].perp_dot(poly[(i + 1) % n]))
+        .sum::<f32>()
+        * 0.5
+}
+
+/// Triangles (indices into `poly`) covering a simple polygon of either
+/// orientation: ear clipping, or a fan from the first point for polygons
+/// above [`EAR_CLIP_MAX_POINTS`] or when clipping finds no ear (a
+/// self-intersecting outline). Empty for fewer than 3 points or zero area.
+pub fn triangulate(poly: &[Vec2]) -> Vec<[usize; 3]> {
+    let n = poly.len();
+    let area = signed_area(poly);
+    let extent = poly.iter().fold(
+        (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let scale = (extent.1 - extent.0).length_squared();
+    if n < 3 || area.abs() <= 1e-6 * scale {
+        return Vec::new();
+    }
+    let fan = || (1..n - 1).map(|k| [0, k, k + 1]).collect();
+    if n > EAR_CLIP_MAX_POINTS {
+        return fan();
+    }
+    let ccw = area > 0.0;
+    let mut left: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity(n - 2);
+    // Is the corner at left[i] convex, with no other remaining point inside?
+    let is_ear = |left: &[usize], i: usize| {
+        let m = left.len();
+        let (a, b, c) = (left[(i + m - 1) % m], left[i], left[(i + 1) % m]);
+        let (pa, pb, pc) = (poly[a], poly[b], poly[c]);
+        let turn = (pb - pa).perp_dot(pc - pb);
+        if (turn > 0.0) != ccw || turn == 0.0 {
+            return false;
+        }
+        left.iter()
+            .all(|&k| k == a || k == b || k == c || !in_triangle(poly[k], pa, pb, pc))
+    };
+    while left.len() > 3 {
+        let m = left.len();
+        match (0..m).find(|&i| is_ear(&left, i)) {
+            Some(i) => {
+                out.push([left[(i + m - 1) % m], left[i], left[(i + 1) % m]]);
+                left.remove(i);
+            }
+            None => return fan(),
+        }
+    }
+    out.push([left[0], left[1], left[2]]);
+    out
+}
+
+/// Whether `p` is inside or on triangle `abc` (either orientation).
+fn in_triangle(p: Vec2, a: Vec2, b: Vec2, c: Vec2) -> bool {
+    let d1 = (b - a).perp_dot(p - a);
+    let d2 = (c - b).perp_dot(p - b);
+    let d3 = (a - c).perp_dot(p - c);
+    let neg = d1 < 0.0 || d2 < 0.0 || d3 < 0.0;
+    let pos = d1 > 0.0 || d2 > 0.0 || d3 > 0.0;
+    !(neg && pos)
+}
+
+/// The base colour, brighter or darker by up to 15% per body.
+fn vary(c: [f32; 3], body: u32) -> [f32; 3] {
+    let mut h = body.wrapping_mul(0x9E37_79B9);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x85EB_CA6B);
+    h ^= h >> 13;
+    let k = 0.85 + 0.3 * (h & 0xffff) as f32 / 65535.0;
+    c.map(|x| (x * k).min(1.0))
+}
+
+fn pack_color(c: [f32; 3]) -> u32 {
+    let [r, g, b] = c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u32);
+    r | (g << 8) | (b << 16) | (255 << 24)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shapes::{Blob, BoxGrid, BoxShape, Wheel};
+
+    fn area_of(poly: &[Vec2], tris: &[[usize; 3]]) -> f32 {
+        tris.iter()
+            .map(|t| signed_area(&[poly[t[0]], poly[t[1]], poly[t[2]]]).abs())
+            .sum()
+    }
+
+    #[test]
+    fn ear_clipping_covers_a_concave_polygon_exactly() {
+        // An L shape, clockwise.
+        let mut l = vec![
+            Vec2::new(0.0, 0.0),
+            Vec2::new(2.0, 0.0),
+            Vec2::new(2.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(1.0, 2.0),
+            Vec2::new(0.0, 2.0),
+        ];
+        let tris = triangulate(&l);
+        assert_eq!(tris.len(), 4);
+        assert!((area_of(&l, &tris) - 3.0).abs() < 1e-5);
+        l.reverse();
+        assert!((area_of(&l, &triangulate(&l)) - 3.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn degenerate_polygons_have_no_fill() {
+        assert!(triangulate(&[Vec2::ZERO, Vec2::X]).is_empty());
+        assert!(triangulate(&[Vec2::ZERO, Vec2::X, Vec2::X * 2.0]).is_empty());
+    }
+
+    #[test]
+    fn a_wheel_is_outlined_by_its_rim_and_ships_share_corners() {
+        let mut w = World::default();
+        Wheel::new(Vec2::ZERO, 1.0, 8).build(&mut w).unwrap();
+        Blob::new(Vec2::new(5.0, 0.0), 1.0, 10)
+            .center_point(true)
+            .build(&mut w)
+            .unwrap();
+        Blob::new(Vec2::new(10.0, 0.0), 1.0, 10)
+            .build(&mut w)
+            .unwrap();
+        BoxShape::new(Vec2::new(0.0, 5.0), Vec2::ONE)
+            .build(&mut w)
+            .unwrap();
+        BoxGrid::new(2, 1, Vec2::ONE)
+            .center(Vec2::new(5.0, 5.0))
+            .build(&mut w)
+            .unwrap();
+        let t = Topology::from_world(&w);
+        use BodyKind as K;
+        assert_eq!(
+            t.kinds,
+            vec![
+                K::Wheel,
+                K::Wheel,
+                K::Blob,
+                K::Box,
+                K::ShipCell,
+                K::ShipCell
+            ]
+        );
+        // Rim of 8: 6 triangles; blobs of 10: 8; boxes: 2 each.
+        assert_eq!(t.fill.len(), 3 * (6 + 8 + 8 + 2 + 2 + 2));
+        assert_eq!(t.edges.len(), 2 * (8 + 10 + 10 + 4 + 4 + 4));
+        // The hub (member 8) is neither filled nor outlined; the next body
+        // starts at member 9.
+        assert!(t.fill.iter().chain(&t.edges).all(|&m| m != 8));
+        assert_eq!(t.edges[2 * 8], 9);
+        // Members index the packed world's members buffer.
+        let packed = crate::pack::Packed::from_world(&w).unwrap();
+        for &m in &t.fill {
+            assert!((m as usize) < packed.members.len());
+        }
+        assert_eq!(t.body_colors.len(), 6);
+    }
+}

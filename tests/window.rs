@@ -1,0 +1,107 @@
+//! The window program starts, renders frames and exits on its own.
+//!
+//! Needs an X display: with `DISPLAY` unset the test starts `Xvfb` itself
+//! (and stops it afterwards). Without `Xvfb` it is skipped with a message,
+//! except under `CI=true`, where that is a failure (CI installs `xvfb`, see
+//! `.ci/run`). Like every GPU test it fails under `CI=true` without an
+//! adapter (`common::gpu`).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use softbody::app::{AppOptions, run};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// An `Xvfb` this test started; stopped when dropped.
+struct Xvfb(Child);
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `Xvfb` on a free display and points `DISPLAY` at it; `None` when
+/// there is no `Xvfb` to run.
+fn start_xvfb() -> Option<Xvfb> {
+    let n = (90..200).find(|n| {
+        !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+    })?;
+    let child = Command::new("Xvfb")
+        .args([
+            &format!(":{n}"),
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let xvfb = Xvfb(child);
+    let socket = format!("/tmp/.X11-unix/X{n}");
+    let start = Instant::now();
+    while !Path::new(&socket).exists() {
+        if start.elapsed() > Duration::from_secs(20) {
+            panic!("Xvfb :{n} did not come up within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: this file holds a single test, so no other thread of this
+    // process reads or writes the environment while we do.
+    unsafe {
+        std::env::set_var("DISPLAY", format!(":{n}"));
+        std::env::remove_var("WAYLAND_DISPLAY");
+    }
+    eprintln!("started Xvfb on :{n}");
+    Some(xvfb)
+}
+
+#[test]
+fn the_window_opens_renders_frames_and_exits() {
+    let _xvfb = if std::env::var_os("DISPLAY").is_some() {
+        None
+    } else {
+        match start_xvfb() {
+            Some(x) => Some(x),
+            None if in_ci() => {
+                panic!("CI=true but DISPLAY is unset and Xvfb could not be started; install xvfb")
+            }
+            None => {
+                eprintln!("SKIPPED: DISPLAY is unset and there is no Xvfb (apt-get install xvfb)");
+                return;
+            }
+        }
+    };
+    // An adapter at all (fails under CI=true without one).
+    if common::gpu().is_none() {
+        return;
+    }
+    let start = Instant::now();
+    let frames = 12;
+    let result = run(AppOptions {
+        bodies: 400,
+        frames: Some(frames),
+        size: (480, 320),
+        vsync: false,
+        report: true,
+        ..Default::default()
+    });
+    if let Err(e) = &result {
+        panic!("the window program failed: {e}");
+    }
+    eprintln!(
+        "presented {frames} frames in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+}
