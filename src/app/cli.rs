@@ -2,7 +2,7 @@
 //! clap CLI (issue 4) takes them over:
 //!
 //! ```text
-//! softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--paused] [--report]
+//! softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--no-overlay] [--paused] [--report]
 //! softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out frame.png]
 //!                 [--springs] [--points] [--color body|speed]
 //! ```
@@ -19,13 +19,13 @@ use crate::render::{ColorMode, RenderOptions, render_png};
 use crate::scenes::default_scene;
 
 /// Usage of the window and render flags.
-pub const USAGE: &str = "usage: softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--paused] [--report]
+pub const USAGE: &str = "usage: softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--no-overlay] [--paused] [--report]
        softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out PATH] [--springs] [--points] [--color body|speed]";
 
 /// Window flags that take a value.
 const WINDOW_FLAGS: &[&str] = &["--bodies", "--frames", "--size", "--msaa"];
 /// Window flags without a value.
-const WINDOW_SWITCHES: &[&str] = &["--no-vsync", "--paused", "--report"];
+const WINDOW_SWITCHES: &[&str] = &["--no-vsync", "--no-overlay", "--paused", "--report"];
 
 /// Runs the window or the renderer when the arguments ask for one of them;
 /// `None` leaves them to the headless main program.
@@ -104,6 +104,7 @@ fn parse_window(args: &[String]) -> Result<AppOptions, String> {
             "--size" => opts.size = size(flag, it.next())?,
             "--msaa" => opts.msaa = value(flag, it.next())?,
             "--no-vsync" => opts.vsync = false,
+            "--no-overlay" => opts.overlay = false,
             "--paused" => opts.paused = true,
             "--report" => opts.report = true,
             other => return Err(format!("unknown argument {other:?}")),
