@@ -116,6 +116,9 @@ fn render_structs_match_wgsl_layouts() {
             grid_first,
             grid_step,
             grid_columns,
+            draw_fill,
+            draw_outlines,
+            _pad,
         ]
     );
     let pick = parse_and_validate("pick");

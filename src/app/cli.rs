@@ -4,7 +4,7 @@
 //! ```text
 //! softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--no-overlay] [--paused] [--report]
 //! softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out frame.png]
-//!                 [--springs] [--points] [--color body|speed]
+//!                 [--view X,Y,PPM] [--springs] [--points] [--color body|speed]
 //! ```
 //!
 //! `softbody` opens the window on the default scene (`--frames N`: exit
@@ -15,12 +15,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::{AppOptions, run};
-use crate::render::{ColorMode, RenderOptions, render_png};
+use crate::render::{Camera, ColorMode, RenderOptions, render_png};
 use crate::scenes::default_scene;
 
 /// Usage of the window and render flags.
 pub const USAGE: &str = "usage: softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--no-overlay] [--paused] [--report]
-       softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out PATH] [--springs] [--points] [--color body|speed]";
+       softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out PATH] [--view X,Y,PPM] [--springs] [--points] [--color body|speed]";
 
 /// Window flags that take a value.
 const WINDOW_FLAGS: &[&str] = &["--bodies", "--frames", "--size", "--msaa"];
@@ -131,6 +131,22 @@ fn parse_render(args: &[String]) -> Result<RenderArgs, String> {
             "--size" => size_px = size(flag, it.next())?,
             "--msaa" => opts.msaa = value(flag, it.next())?,
             "--out" => out = value(flag, it.next())?,
+            "--view" => {
+                // X,Y,PPM: the centre in metres and the zoom in pixels per metre.
+                let v: String = value(flag, it.next())?;
+                let n: Vec<f32> = v
+                    .split(',')
+                    .map(|x| x.trim().parse::<f32>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("--view: {e}"))?;
+                let [x, y, ppm] = n[..] else {
+                    return Err(format!("--view: expected X,Y,PPM, got {v:?}"));
+                };
+                opts.camera = Some(Camera {
+                    center: glam::Vec2::new(x, y),
+                    pixels_per_metre: ppm,
+                });
+            }
             "--springs" => opts.draw.springs = true,
             "--points" => opts.draw.points = true,
             "--color" => {
@@ -177,5 +193,12 @@ mod tests {
         assert!(opts.draw.springs && !opts.draw.points);
         assert_eq!(opts.draw.color, ColorMode::Speed);
         assert!(parse_render(&args("--size 320")).is_err());
+        let (.., opts) = parse_render(&args("--view -14,16.5,40")).unwrap();
+        let cam = opts.camera.unwrap();
+        assert_eq!(
+            (cam.center.x, cam.center.y, cam.pixels_per_metre),
+            (-14.0, 16.5, 40.0)
+        );
+        assert!(parse_render(&args("--view 1,2")).is_err());
     }
 }

@@ -7,8 +7,8 @@
 //! colour per body, the static colliders) is a [`Topology`], built once per
 //! upload from the [`World`](crate::World).
 //!
-//! Layers, bottom to top: background and half-planes, planets, body fills,
-//! springs, outlines, points, the mouse spring. Rendering interpolates
+//! Layers, bottom to top: grid, half-planes, planets, body fills with their
+//! outlines, springs, points, the mouse spring. Rendering interpolates
 //! between the previous and the current step on the GPU
 //! ([`Renderer::snapshot_previous`], [`FrameView::alpha`]).
 //!
@@ -40,7 +40,7 @@ pub use offscreen::{
     OFFSCREEN_FORMAT, RenderOptions, RgbaImage, render_image, render_png, simulate_and_render,
 };
 pub use renderer::{ColorMode, DrawOptions, FrameView, NONE, Renderer, ViewUniform};
-pub use topology::{BodyKind, EAR_CLIP_MAX_POINTS, Topology, outline, triangulate};
+pub use topology::{BodyKind, EAR_CLIP_MAX_POINTS, OUTLINE_EDGE, Topology, outline, triangulate};
 
 use crate::error::WorldError;
 use crate::gpu::SolverError;
