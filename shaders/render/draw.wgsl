@@ -4,8 +4,8 @@
 // nothing goes through the CPU per frame. Fills (with their outlines) are
 // triangles over member indices (triangulated once at upload), so each
 // vertex is a `Member` of the solver's members buffer.
-// `shaders/shared.wgsl` is prepended (SpringInfo, Member, PlanetInfo,
-// PlaneInfo). Rust side: src/render/renderer.rs; the `View` twin is
+// `shaders/shared.wgsl` is prepended (Member, PlanetInfo, PlaneInfo,
+// KIND_ROD). Rust side: src/render/renderer.rs; the `View` twin is
 // `render::ViewUniform`, checked against naga's layout in tests/render.rs.
 //
 // Colours are written as they should appear (sRGB-encoded values into a
@@ -14,6 +14,16 @@
 const NONE: u32 = 0xffffffffu;
 const COLOR_BY_BODY: u32 = 0u;
 const COLOR_BY_SPEED: u32 = 1u;
+
+// A spring as drawn: its ends, rest length and kind (uploaded by the
+// renderer from the world, so drawing does not depend on how the solver
+// stores its springs).
+struct SpringLine {
+    a: u32,
+    b: u32,
+    rest: f32,
+    kind: u32,
+}
 
 struct View {
     // World point at the centre of the target, m.
@@ -50,7 +60,7 @@ struct View {
 @group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
 @group(0) @binding(2) var<storage, read> prev: array<vec2<f32>>;
 @group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> springs: array<SpringInfo>;
+@group(0) @binding(4) var<storage, read> springs: array<SpringLine>;
 @group(0) @binding(5) var<storage, read> members: array<Member>;
 @group(0) @binding(9) var<storage, read> fill: array<u32>;
 // Per-body colour, packed RGBA8 (sRGB-encoded).

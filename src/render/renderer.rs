@@ -306,6 +306,7 @@ impl Renderer {
             mapped_at_creation: false,
         });
         let fill = storage_buffer(device, "softbody fill", &topology.fill);
+        let springs = storage_buffer(device, "softbody springs", &topology.springs);
         let colors = storage_buffer(device, "softbody body colours", &topology.body_colors);
         let planets = storage_buffer(device, "softbody planets", &topology.planets);
         let planes = storage_buffer(device, "softbody planes", &topology.planes);
@@ -314,7 +315,7 @@ impl Renderer {
             pos,
             &prev,
             solver.velocities_buffer(),
-            solver.springs_buffer(),
+            &springs,
             solver.members_buffer(),
             &colors,
             &planets,
@@ -339,7 +340,7 @@ impl Renderer {
             prev,
             bind,
             fill_vertices: topology.fill.len() as u32,
-            spring_vertices: 2 * topology.num_springs,
+            spring_vertices: 2 * topology.springs.len() as u32,
             num_points: topology.num_points,
             num_planets: topology.planets.len() as u32,
             num_planes: topology.planes.len() as u32,

@@ -1,6 +1,9 @@
 //! What the renderer needs beyond the solver's buffers, built once per
 //! upload from the [`World`]: each body's fill triangles and outline, a
-//! colour per body, and the static colliders.
+//! colour per body, the springs' ends and rest lengths, and the static
+//! colliders. Only what moves (positions, velocities) and the body
+//! memberships are read from the solver, so drawing does not depend on how
+//! the solver lays out springs or colliders internally.
 //!
 //! A body's outline is its points in the order given (the [`Body`] contract:
 //! boundary order), except that trailing points lying strictly inside the
@@ -17,6 +20,8 @@
 //! [`Body`]: crate::world::Body
 
 use glam::Vec2;
+
+use bytemuck::{Pod, Zeroable};
 
 use crate::layout::{PlaneInfo, PlanetInfo};
 use crate::world::World;
@@ -54,6 +59,18 @@ impl BodyKind {
     }
 }
 
+/// A spring as drawn (WGSL `SpringLine` in `shaders/render/draw.wgsl`):
+/// its ends, rest length (m) and kind (`KIND_SPRING`, `KIND_SOFT`,
+/// `KIND_ROD` of [`crate::layout`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SpringLine {
+    pub a: u32,
+    pub b: u32,
+    pub rest: f32,
+    pub kind: u32,
+}
+
 /// Set in a [`Topology::fill`] entry when the edge from that corner to the
 /// next corner of its triangle is on the body's outline.
 pub const OUTLINE_EDGE: u32 = 1 << 31;
@@ -76,10 +93,11 @@ pub struct Topology {
     pub body_colors: Vec<u32>,
     /// Per body, what it was taken for.
     pub kinds: Vec<BodyKind>,
+    /// Every spring, in the world's order.
+    pub springs: Vec<SpringLine>,
     pub planets: Vec<PlanetInfo>,
     pub planes: Vec<PlaneInfo>,
     pub num_points: u32,
-    pub num_springs: u32,
 }
 
 impl Topology {
@@ -93,7 +111,17 @@ impl Topology {
         }
         let mut t = Topology {
             num_points: world.points().len() as u32,
-            num_springs: world.springs().len() as u32,
+            springs: world
+                .springs()
+                .iter()
+                .zip(world.rest_lengths())
+                .map(|(s, &rest)| SpringLine {
+                    a: s.a.0,
+                    b: s.b.0,
+                    rest,
+                    kind: s.kind.code(),
+                })
+                .collect(),
             ..Default::default()
         };
         let mut first = 0u32;
