@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use common::gpu;
 use softbody::prelude::*;
 use softbody::render::{
-    Camera, DragParams, PickQuery, PickResult, Picker, RenderOptions, RgbaImage, ViewUniform,
-    shaders, simulate_and_render,
+    Camera, DragParams, PickQuery, PickResult, Picker, RenderOptions, RgbaImage, SpringLine,
+    ViewUniform, shaders, simulate_and_render,
 };
 
 const MEAN_TOL: f64 = 1.0;
@@ -116,8 +116,12 @@ fn render_structs_match_wgsl_layouts() {
             grid_first,
             grid_step,
             grid_columns,
+            draw_fill,
+            draw_outlines,
+            _pad,
         ]
     );
+    check_layout!(draw, "SpringLine", SpringLine, [a, b, rest, kind]);
     let pick = parse_and_validate("pick");
     check_layout!(pick, "PickQuery", PickQuery, [cursor, num_points, _pad]);
     check_layout!(pick, "PickResult", PickResult, [point, dist2]);

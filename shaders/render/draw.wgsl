@@ -1,11 +1,11 @@
 // Drawing straight from the solver's storage buffers: every vertex shader
 // reads positions (interpolated between the previous and the current step),
 // velocities, springs and body memberships where the kernels left them;
-// nothing goes through the CPU per frame. Fills and outlines are indexed
-// draws whose indices are member indices (triangulated once at upload), so
-// each vertex is a `Member` of the solver's members buffer.
-// `shaders/shared.wgsl` is prepended (SpringInfo, Member, PlanetInfo,
-// PlaneInfo). Rust side: src/render/renderer.rs; the `View` twin is
+// nothing goes through the CPU per frame. Fills (with their outlines) are
+// triangles over member indices (triangulated once at upload), so each
+// vertex is a `Member` of the solver's members buffer.
+// `shaders/shared.wgsl` is prepended (Member, PlanetInfo, PlaneInfo,
+// KIND_ROD). Rust side: src/render/renderer.rs; the `View` twin is
 // `render::ViewUniform`, checked against naga's layout in tests/render.rs.
 //
 // Colours are written as they should appear (sRGB-encoded values into a
@@ -14,6 +14,16 @@
 const NONE: u32 = 0xffffffffu;
 const COLOR_BY_BODY: u32 = 0u;
 const COLOR_BY_SPEED: u32 = 1u;
+
+// A spring as drawn: its ends, rest length and kind (uploaded by the
+// renderer from the world, so drawing does not depend on how the solver
+// stores its springs).
+struct SpringLine {
+    a: u32,
+    b: u32,
+    rest: f32,
+    kind: u32,
+}
 
 struct View {
     // World point at the centre of the target, m.
@@ -40,14 +50,19 @@ struct View {
     grid_step: f32,
     // Vertical grid lines; the rest of the grid draw is horizontal lines.
     grid_columns: u32,
+    // Whether fills and outlines are drawn (the fill pass draws both).
+    draw_fill: u32,
+    draw_outlines: u32,
+    _pad: vec2<u32>,
 }
 
 @group(0) @binding(0) var<uniform> view: View;
 @group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
 @group(0) @binding(2) var<storage, read> prev: array<vec2<f32>>;
 @group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> springs: array<SpringInfo>;
+@group(0) @binding(4) var<storage, read> springs: array<SpringLine>;
 @group(0) @binding(5) var<storage, read> members: array<Member>;
+@group(0) @binding(9) var<storage, read> fill: array<u32>;
 // Per-body colour, packed RGBA8 (sRGB-encoded).
 @group(0) @binding(6) var<storage, read> body_colors: array<u32>;
 @group(0) @binding(7) var<storage, read> planets: array<PlanetInfo>;
@@ -91,19 +106,66 @@ fn body_color(point: u32, body: u32) -> vec3<f32> {
     return unpack4x8unorm(body_colors[body]).rgb;
 }
 
-// `m` is a member index, from the fill's index buffer.
-@vertex
-fn vs_fill(@builtin(vertex_index) m: u32) -> Varying {
-    let mb = members[m];
-    return Varying(to_clip(point_at(mb.point)), vec4<f32>(body_color(mb.point, mb.body), view.fill_alpha));
+// Fill triangles, three entries each: a member index in the low 31 bits;
+// bit 31 set when the edge from this corner to the next is on the body's
+// outline. Triangulated once at upload (src/render/topology.rs).
+struct FillVarying {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) fill: vec4<f32>,
+    @location(1) outline: vec4<f32>,
+    // Barycentric coordinates: the distance to the edge opposite each corner.
+    @location(2) bary: vec3<f32>,
+    // Which edges are outline: bit k for the edge from corner k to k + 1.
+    @location(3) @interpolate(flat) edges: u32,
 }
 
-// `m` is a member index, from the outlines' index buffer.
+const OUTLINE_BIT: u32 = 0x80000000u;
+
 @vertex
-fn vs_outline(@builtin(vertex_index) m: u32) -> Varying {
-    let mb = members[m];
-    let c = mix(body_color(mb.point, mb.body), vec3<f32>(1.0), 0.3);
-    return Varying(to_clip(point_at(mb.point)), vec4<f32>(c, 0.9));
+fn vs_fill(@builtin(vertex_index) v: u32) -> FillVarying {
+    let corner = v % 3u;
+    let first = v - corner;
+    var edges = 0u;
+    for (var k = 0u; k < 3u; k++) {
+        edges |= (fill[first + k] >> 31u) << k;
+    }
+    let mb = members[fill[v] & ~OUTLINE_BIT];
+    let c = body_color(mb.point, mb.body);
+    var bary = vec3<f32>(0.0);
+    bary[corner] = 1.0;
+    var fill_color = vec4<f32>(c, view.fill_alpha);
+    if (view.draw_fill == 0u) {
+        fill_color.a = 0.0;
+    }
+    var outline_color = vec4<f32>(mix(c, vec3<f32>(1.0), 0.3), 0.9);
+    if (view.draw_outlines == 0u) {
+        outline_color = fill_color;
+    }
+    return FillVarying(to_clip(point_at(mb.point)), fill_color, outline_color, bary, edges);
+}
+
+// The fill, with a one-pixel outline along the body's outline edges (not
+// along the inner edges of the triangulation), anti-aliased with the
+// barycentric coordinates' screen-space derivatives.
+@fragment
+fn fs_fill(in: FillVarying) -> @location(0) vec4<f32> {
+    let px = in.bary / max(fwidth(in.bary), vec3<f32>(1e-6));
+    var d = 1e6;
+    // Edge k runs from corner k to corner k + 1, opposite corner k + 2.
+    if ((in.edges & 1u) != 0u) {
+        d = min(d, px.z);
+    }
+    if ((in.edges & 2u) != 0u) {
+        d = min(d, px.x);
+    }
+    if ((in.edges & 4u) != 0u) {
+        d = min(d, px.y);
+    }
+    let c = mix(in.fill, in.outline, clamp(1.5 - d, 0.0, 1.0));
+    if (c.a <= 0.0) {
+        discard;
+    }
+    return c;
 }
 
 // Springs coloured by strain: red when stretched, blue when compressed.

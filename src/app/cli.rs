@@ -2,9 +2,9 @@
 //! clap CLI (issue 4) takes them over:
 //!
 //! ```text
-//! softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--paused] [--report]
+//! softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--no-overlay] [--paused] [--report]
 //! softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out frame.png]
-//!                 [--springs] [--points] [--color body|speed]
+//!                 [--view X,Y,PPM] [--springs] [--points] [--color body|speed]
 //! ```
 //!
 //! `softbody` opens the window on the default scene (`--frames N`: exit
@@ -15,17 +15,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::{AppOptions, run};
-use crate::render::{ColorMode, RenderOptions, render_png};
+use crate::render::{Camera, ColorMode, RenderOptions, render_png};
 use crate::scenes::default_scene;
 
 /// Usage of the window and render flags.
-pub const USAGE: &str = "usage: softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--paused] [--report]
-       softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out PATH] [--springs] [--points] [--color body|speed]";
+pub const USAGE: &str = "usage: softbody [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--no-vsync] [--no-overlay] [--paused] [--report]
+       softbody render [--bodies N] [--frames N] [--size WxH] [--msaa 1|4] [--out PATH] [--view X,Y,PPM] [--springs] [--points] [--color body|speed]";
 
 /// Window flags that take a value.
 const WINDOW_FLAGS: &[&str] = &["--bodies", "--frames", "--size", "--msaa"];
 /// Window flags without a value.
-const WINDOW_SWITCHES: &[&str] = &["--no-vsync", "--paused", "--report"];
+const WINDOW_SWITCHES: &[&str] = &["--no-vsync", "--no-overlay", "--paused", "--report"];
 
 /// Runs the window or the renderer when the arguments ask for one of them;
 /// `None` leaves them to the headless main program.
@@ -104,6 +104,7 @@ fn parse_window(args: &[String]) -> Result<AppOptions, String> {
             "--size" => opts.size = size(flag, it.next())?,
             "--msaa" => opts.msaa = value(flag, it.next())?,
             "--no-vsync" => opts.vsync = false,
+            "--no-overlay" => opts.overlay = false,
             "--paused" => opts.paused = true,
             "--report" => opts.report = true,
             other => return Err(format!("unknown argument {other:?}")),
@@ -130,6 +131,22 @@ fn parse_render(args: &[String]) -> Result<RenderArgs, String> {
             "--size" => size_px = size(flag, it.next())?,
             "--msaa" => opts.msaa = value(flag, it.next())?,
             "--out" => out = value(flag, it.next())?,
+            "--view" => {
+                // X,Y,PPM: the centre in metres and the zoom in pixels per metre.
+                let v: String = value(flag, it.next())?;
+                let n: Vec<f32> = v
+                    .split(',')
+                    .map(|x| x.trim().parse::<f32>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("--view: {e}"))?;
+                let [x, y, ppm] = n[..] else {
+                    return Err(format!("--view: expected X,Y,PPM, got {v:?}"));
+                };
+                opts.camera = Some(Camera {
+                    center: glam::Vec2::new(x, y),
+                    pixels_per_metre: ppm,
+                });
+            }
             "--springs" => opts.draw.springs = true,
             "--points" => opts.draw.points = true,
             "--color" => {
@@ -176,5 +193,12 @@ mod tests {
         assert!(opts.draw.springs && !opts.draw.points);
         assert_eq!(opts.draw.color, ColorMode::Speed);
         assert!(parse_render(&args("--size 320")).is_err());
+        let (.., opts) = parse_render(&args("--view -14,16.5,40")).unwrap();
+        let cam = opts.camera.unwrap();
+        assert_eq!(
+            (cam.center.x, cam.center.y, cam.pixels_per_metre),
+            (-14.0, 16.5, 40.0)
+        );
+        assert!(parse_render(&args("--view 1,2")).is_err());
     }
 }

@@ -156,7 +156,7 @@ pub fn run(mut opts: AppOptions) -> Result<(), AppError> {
     event_loop
         .run_app(&mut app)
         .map_err(|e| AppError::Window(e.to_string()))?;
-    if let Some(r) = &app.running
+    if let Some(r) = &mut app.running
         && app.opts.report
     {
         r.report(app.presented);
@@ -272,21 +272,17 @@ enum Pointer {
     Dragging(u32),
 }
 
-/// Exponentially smoothed statistics.
+/// Exponentially smoothed statistics (`None` until the first sample).
 #[derive(Default)]
 struct Smoothed {
-    frame_s: f64,
-    sim_ms: f64,
+    frame_s: Option<f64>,
+    sim_ms: Option<f64>,
     draw_ms: Option<f64>,
-    steps: f64,
+    steps: Option<f64>,
 }
 
-fn smooth(old: f64, new: f64) -> f64 {
-    if old == 0.0 {
-        new
-    } else {
-        old + 0.1 * (new - old)
-    }
+fn smooth(old: &mut Option<f64>, new: f64) {
+    *old = Some(old.map_or(new, |o| o + 0.1 * (new - o)));
 }
 
 struct Running {
@@ -388,6 +384,12 @@ impl Running {
         let sim = Sim::new(&device, &queue, &mut renderer, world)?;
         let timer = GpuTimer::new(&device, &queue);
         let egui_ctx = egui::Context::default();
+        // Soft shadows are many blended pixels; a software adapter pays
+        // for each of them.
+        egui_ctx.global_style_mut(|s| {
+            s.visuals.window_shadow = egui::Shadow::NONE;
+            s.visuals.popup_shadow = egui::Shadow::NONE;
+        });
         let egui_state = egui_winit::State::new(
             egui_ctx.clone(),
             egui::ViewportId::ROOT,
@@ -407,9 +409,9 @@ impl Running {
         let params = sim.solver.params().clone();
         let camera = Camera::fit_world(&sim.world, (config.width, config.height));
         let mut draw = crate::render::DrawOptions::default();
-        // Tens of thousands of bodies: springs and points are clutter at the
+        // Hundreds of bodies and more: springs and points are clutter at the
         // fitted zoom (keys 3 and 4 bring them back).
-        if sim.solver.num_bodies() > 2000 {
+        if sim.solver.num_bodies() > 500 {
             draw.springs = false;
             draw.points = false;
         }
@@ -580,7 +582,7 @@ impl Running {
                 "f" if !event.repeat => c.fit = true,
                 "s" if !event.repeat => c.speed = if c.speed < 1.0 { 1.0 } else { 0.25 },
                 "[" => c.params.substeps = c.params.substeps.saturating_sub(1).max(1),
-                "]" => c.params.substeps = (c.params.substeps + 1).min(64),
+                "]" => c.params.substeps = (c.params.substeps + 1).min(32),
                 "c" if !event.repeat => {
                     use crate::render::ColorMode;
                     c.draw.color = match c.draw.color {
@@ -605,6 +607,10 @@ impl Running {
     }
 
     fn on_pick(&mut self, result: Option<crate::render::PickResult>) {
+        // A newer press is still waiting for its pick: this answer is stale.
+        if self.pick_at.is_some() {
+            return;
+        }
         let Pointer::Pressed { pan } = self.pointer else {
             return;
         };
@@ -666,10 +672,10 @@ impl Running {
         if let Some(t) = self.timer.as_mut().and_then(GpuTimer::poll) {
             if t.steps > 0 {
                 self.clock.set_step_cost(t.sim_ms * 1e-3 / t.steps as f64);
-                self.smoothed.sim_ms = smooth(self.smoothed.sim_ms, t.sim_ms);
+                smooth(&mut self.smoothed.sim_ms, t.sim_ms);
                 self.stats.ms_per_step = t.sim_ms / t.steps as f64;
             }
-            self.smoothed.draw_ms = Some(smooth(self.smoothed.draw_ms.unwrap_or(0.0), t.draw_ms));
+            smooth(&mut self.smoothed.draw_ms, t.draw_ms);
         }
 
         // The surface first: without one the frame is skipped and simulated
@@ -737,7 +743,7 @@ impl Running {
             self.sim.solver.record_step(&mut encoder);
         }
         self.sim.time += steps as f64 * dt as f64;
-        self.smoothed.steps = smooth(self.smoothed.steps.max(1e-9), steps as f64);
+        smooth(&mut self.smoothed.steps, steps as f64);
         if let Some(t) = &mut self.timer {
             t.sim_end(&mut encoder, steps);
         }
@@ -758,7 +764,7 @@ impl Running {
             let ms = wall.elapsed().as_secs_f64() * 1e3;
             if steps > 0 {
                 self.clock.set_step_cost(ms * 1e-3 / steps as f64);
-                self.smoothed.sim_ms = smooth(self.smoothed.sim_ms, ms);
+                smooth(&mut self.smoothed.sim_ms, ms);
                 self.stats.ms_per_step = ms / steps as f64;
             }
         }
@@ -851,22 +857,19 @@ impl Running {
     }
 
     fn update_stats(&mut self, elapsed: f64) {
-        self.smoothed.frame_s = smooth(self.smoothed.frame_s, elapsed);
+        smooth(&mut self.smoothed.frame_s, elapsed);
         let s = &mut self.stats;
-        s.frame_ms = self.smoothed.frame_s * 1e3;
-        s.fps = if self.smoothed.frame_s > 0.0 {
-            1.0 / self.smoothed.frame_s
-        } else {
-            0.0
-        };
-        s.sim_ms = self.smoothed.sim_ms;
+        let frame_s = self.smoothed.frame_s.unwrap_or(0.0);
+        s.frame_ms = frame_s * 1e3;
+        s.fps = if frame_s > 0.0 { 1.0 / frame_s } else { 0.0 };
+        s.sim_ms = self.smoothed.sim_ms.unwrap_or(0.0);
         s.draw_ms = self.smoothed.draw_ms;
         s.timing = if self.timer.is_some() {
             "GPU timestamps"
         } else {
             "wall clock"
         };
-        s.steps_per_frame = self.smoothed.steps;
+        s.steps_per_frame = self.smoothed.steps.unwrap_or(0.0);
         s.max_steps = self.clock.max_steps();
         s.sim_time = self.sim.time;
         s.adapter.clone_from(&self.adapter);
@@ -880,12 +883,14 @@ impl Running {
         s.warnings.clone_from(&self.sim.warnings);
     }
 
-    fn report(&self, presented: u64) {
+    /// One line on stderr: the frame rate averaged since the last report,
+    /// the smoothed timings and the scene.
+    fn report(&mut self, presented: u64) {
+        let seconds = self.last_report.elapsed().as_secs_f64();
+        let fps = self.frames_since_report as f64 / seconds.max(1e-9);
         let s = &self.stats;
         eprintln!(
-            "frame {presented}: {:.2} fps ({:.1} ms/frame), simulation {:.1} ms/frame ({}; {:.2} steps/frame, {:.1} ms/step), drawing {}, t = {:.2} s, {} bodies, {} points, {}x{} px, {}",
-            s.fps,
-            s.frame_ms,
+            "frame {presented}: {fps:.2} fps over {seconds:.1} s; simulation {:.1} ms/frame ({}; {:.2} steps/frame, {:.1} ms/step), drawing {}; t = {:.2} s; {} bodies, {} points; {}x{} px; {}",
             s.sim_ms,
             s.timing,
             s.steps_per_frame,
@@ -899,13 +904,13 @@ impl Running {
             self.config.height,
             self.adapter
         );
+        self.last_report = Instant::now();
+        self.frames_since_report = 0;
     }
 
     fn maybe_report(&mut self, presented: u64) {
         if self.last_report.elapsed() >= Duration::from_secs(5) {
             self.report(presented);
-            self.last_report = Instant::now();
-            self.frames_since_report = 0;
         }
     }
 }

@@ -136,70 +136,75 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                     c.fit = true;
                 }
             });
-            ui.add(
-                Slider::new(&mut c.speed, 0.05..=2.0)
-                    .logarithmic(true)
-                    .text("speed (slow motion)"),
-            );
-            ui.add(Slider::new(&mut c.params.substeps, 1..=32).text("substeps"));
+            // Closed by default: on a software adapter every widget drawn
+            // costs frame time.
+            egui::CollapsingHeader::new("Settings")
+                .default_open(false)
+                .show(ui, |ui| {
+                    ui.add(
+                        Slider::new(&mut c.speed, 0.05..=2.0)
+                            .logarithmic(true)
+                            .text("speed (slow motion)"),
+                    );
+                    ui.add(Slider::new(&mut c.params.substeps, 1..=32).text("substeps"));
 
-            ui.separator();
-            ui.horizontal(|ui| {
-                ui.checkbox(&mut c.draw.fill, "fill");
-                ui.checkbox(&mut c.draw.outlines, "outlines");
-                ui.checkbox(&mut c.draw.springs, "springs");
-                ui.checkbox(&mut c.draw.points, "points");
-            });
-            ui.horizontal(|ui| {
-                ui.label("colour by");
-                ui.radio_value(&mut c.draw.color, ColorMode::Body, "body");
-                ui.radio_value(&mut c.draw.color, ColorMode::Speed, "speed");
-            });
-            if c.draw.color == ColorMode::Speed {
-                ui.add(Slider::new(&mut c.draw.max_speed, 1.0..=50.0).text("red at m/s"));
-            }
-            ui.horizontal(|ui| {
-                ui.label("right click spawns");
-                for k in SpawnKind::ALL {
-                    ui.radio_value(&mut c.spawn, k, k.name());
-                }
-            });
+                    ui.separator();
+                    ui.horizontal(|ui| {
+                        ui.checkbox(&mut c.draw.fill, "fill");
+                        ui.checkbox(&mut c.draw.outlines, "outlines");
+                        ui.checkbox(&mut c.draw.springs, "springs");
+                        ui.checkbox(&mut c.draw.points, "points");
+                    });
+                    ui.horizontal(|ui| {
+                        ui.label("colour by");
+                        ui.radio_value(&mut c.draw.color, ColorMode::Body, "body");
+                        ui.radio_value(&mut c.draw.color, ColorMode::Speed, "speed");
+                    });
+                    if c.draw.color == ColorMode::Speed {
+                        ui.add(Slider::new(&mut c.draw.max_speed, 1.0..=50.0).text("red at m/s"));
+                    }
+                    ui.horizontal(|ui| {
+                        ui.label("right click spawns");
+                        for k in SpawnKind::ALL {
+                            ui.radio_value(&mut c.spawn, k, k.name());
+                        }
+                    });
 
-            ui.separator();
-            let p = &mut c.params;
-            ui.label("Live (GpuSolver::set_params):");
-            ui.add(Slider::new(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
-            ui.add(Slider::new(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
-            ui.label("Baked into items; re-uploaded on release:");
-            ui.add(Slider::new(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
-            ui.add(log_slider(&mut p.friction, 0.0..=100.0, "friction, 1/s"));
-            ui.add(log_slider(
-                &mut p.spring_stiffness,
-                0.0..=50_000.0,
-                "spring stiffness, N/m",
-            ));
-            ui.add(log_slider(
-                &mut p.spring_damping,
-                0.0..=100.0,
-                "spring damping, 1/s",
-            ));
-            ui.add(log_slider(
-                &mut p.shape_stiffness,
-                0.0..=50_000.0,
-                "shape stiffness, 1/s²",
-            ));
-            ui.add(log_slider(
-                &mut p.shape_damping,
-                0.0..=100.0,
-                "shape damping, 1/s",
-            ));
-            if s.reupload_pending {
-                ui.label(RichText::new("re-upload on release...").italics());
-            }
-            if ui.button("Default parameters").clicked() {
-                *p = Params::default();
-            }
-
+                    ui.separator();
+                    let p = &mut c.params;
+                    ui.label("Live (GpuSolver::set_params):");
+                    ui.add(Slider::new(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
+                    ui.add(Slider::new(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
+                    ui.label("Baked into items; re-uploaded on release:");
+                    ui.add(Slider::new(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
+                    ui.add(log_slider(&mut p.friction, 0.0..=100.0, "friction, 1/s"));
+                    ui.add(log_slider(
+                        &mut p.spring_stiffness,
+                        0.0..=50_000.0,
+                        "spring stiffness, N/m",
+                    ));
+                    ui.add(log_slider(
+                        &mut p.spring_damping,
+                        0.0..=100.0,
+                        "spring damping, 1/s",
+                    ));
+                    ui.add(log_slider(
+                        &mut p.shape_stiffness,
+                        0.0..=50_000.0,
+                        "shape stiffness, 1/s²",
+                    ));
+                    ui.add(log_slider(
+                        &mut p.shape_damping,
+                        0.0..=100.0,
+                        "shape damping, 1/s",
+                    ));
+                    if s.reupload_pending {
+                        ui.label(RichText::new("re-upload on release...").italics());
+                    }
+                    if ui.button("Default parameters").clicked() {
+                        *p = Params::default();
+                    }
+                });
             ui.collapsing("Controls", |ui| {
                 egui::Grid::new("keys").striped(true).show(ui, |ui| {
                     for (k, what) in CONTROLS_HELP {

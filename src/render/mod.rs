@@ -1,14 +1,14 @@
 //! Drawing a world straight from the solver's buffers (feature `render`).
 //!
 //! The vertex shaders bind the [`GpuSolver`](crate::gpu::GpuSolver)'s
-//! positions, velocities and springs as storage buffers, as wgpu's boids
-//! example binds its compute output: no per-frame copy through the CPU. What
-//! the buffers do not hold (which points outline and fill each body, a
-//! colour per body, the static colliders) is a [`Topology`], built once per
-//! upload from the [`World`](crate::World).
+//! positions, velocities and body memberships as storage buffers, as wgpu's
+//! boids example binds its compute output: no per-frame copy through the
+//! CPU. What does not move (which members outline and fill each body, a
+//! colour per body, the springs' ends, the static colliders) is a
+//! [`Topology`], built once per upload from the [`World`](crate::World).
 //!
-//! Layers, bottom to top: background and half-planes, planets, body fills,
-//! springs, outlines, points, the mouse spring. Rendering interpolates
+//! Layers, bottom to top: grid, half-planes, planets, body fills with their
+//! outlines, springs, points, the mouse spring. Rendering interpolates
 //! between the previous and the current step on the GPU
 //! ([`Renderer::snapshot_previous`], [`FrameView::alpha`]).
 //!
@@ -40,7 +40,9 @@ pub use offscreen::{
     OFFSCREEN_FORMAT, RenderOptions, RgbaImage, render_image, render_png, simulate_and_render,
 };
 pub use renderer::{ColorMode, DrawOptions, FrameView, NONE, Renderer, ViewUniform};
-pub use topology::{BodyKind, EAR_CLIP_MAX_POINTS, Topology, outline, triangulate};
+pub use topology::{
+    BodyKind, EAR_CLIP_MAX_POINTS, OUTLINE_EDGE, SpringLine, Topology, outline, triangulate,
+};
 
 use crate::error::WorldError;
 use crate::gpu::SolverError;

@@ -77,8 +77,8 @@ impl RgbaImage {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenderOptions {
     pub draw: DrawOptions,
-    /// The view; `None` fits the world as it was before simulating
-    /// ([`Camera::fit_world`]).
+    /// The view; `None` fits the world as it is after simulating
+    /// ([`Camera::fit_world`] on the state read back once).
     pub camera: Option<Camera>,
     /// Samples per pixel: 1, or 4 for multisampled anti-aliasing.
     pub msaa: u32,
@@ -127,9 +127,25 @@ pub fn simulate_and_render(
         solver.step(device, queue, n);
         left -= n;
     }
-    let camera = opts
-        .camera
-        .unwrap_or_else(|| Camera::fit_world(world, size));
+    let camera = match opts.camera {
+        Some(c) => c,
+        None => {
+            let state = solver.read_state(device, queue)?;
+            let mut now = world.clone();
+            let pos: Vec<_> = state
+                .pos
+                .iter()
+                .map(|p| glam::Vec2::from_array(*p))
+                .collect();
+            let vel: Vec<_> = state
+                .vel
+                .iter()
+                .map(|v| glam::Vec2::from_array(*v))
+                .collect();
+            now.set_state(&pos, &vel)?;
+            Camera::fit_world(&now, size)
+        }
+    };
     let mut renderer = Renderer::new(device, OFFSCREEN_FORMAT, opts.msaa);
     let mut encoder = device.create_command_encoder(&Default::default());
     renderer.set_scene(device, &mut encoder, &solver, &Topology::from_world(world));

@@ -87,6 +87,9 @@ pub struct ViewUniform {
     pub grid_first: [f32; 2],
     pub grid_step: f32,
     pub grid_columns: u32,
+    pub draw_fill: u32,
+    pub draw_outlines: u32,
+    pub _pad: [u32; 2],
 }
 
 /// Spacing of grid lines on screen: the smallest power of ten of metres at
@@ -119,16 +122,12 @@ impl FrameView {
     }
 }
 
-/// The scene's GPU resources: the previous-positions buffer, the index
-/// buffers of fills and outlines, and the bind group over them and the
-/// solver's buffers.
+/// The scene's GPU resources: the previous-positions buffer, the fill
+/// triangles, and the bind group over them and the solver's buffers.
 struct Scene {
     prev: wgpu::Buffer,
     bind: wgpu::BindGroup,
-    fill: wgpu::Buffer,
-    edges: wgpu::Buffer,
-    fill_indices: u32,
-    edge_indices: u32,
+    fill_vertices: u32,
     spring_vertices: u32,
     num_points: u32,
     num_planets: u32,
@@ -140,7 +139,6 @@ struct Pipelines {
     planes: wgpu::RenderPipeline,
     planets: wgpu::RenderPipeline,
     fill: wgpu::RenderPipeline,
-    outlines: wgpu::RenderPipeline,
     springs: wgpu::RenderPipeline,
     points: wgpu::RenderPipeline,
     drag: wgpu::RenderPipeline,
@@ -216,6 +214,7 @@ impl Renderer {
                 storage_entry(6, S::VERTEX),
                 storage_entry(7, S::VERTEX),
                 storage_entry(8, S::VERTEX),
+                storage_entry(9, S::VERTEX),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -262,8 +261,7 @@ impl Renderer {
             grid: make("vs_grid", "fs_color", LineList, false),
             planes: make("vs_plane", "fs_plane", TriangleList, true),
             planets: make("vs_planet", "fs_planet", TriangleList, true),
-            fill: make("vs_fill", "fs_color", TriangleList, true),
-            outlines: make("vs_outline", "fs_color", LineList, true),
+            fill: make("vs_fill", "fs_fill", TriangleList, true),
             springs: make("vs_spring", "fs_color", LineList, true),
             points: make("vs_point", "fs_point", TriangleList, true),
             drag: make("vs_drag", "fs_color", LineList, true),
@@ -307,15 +305,7 @@ impl Renderer {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let index = |label: &str, data: &[u32]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytemuck::cast_slice(if data.is_empty() { &[0u32] } else { data }),
-                usage: wgpu::BufferUsages::INDEX,
-            })
-        };
-        let fill = index("softbody fill", &topology.fill);
-        let edges = index("softbody outlines", &topology.edges);
+        let fill = storage_buffer(device, "softbody fill", &topology.fill);
         let colors = storage_buffer(device, "softbody body colours", &topology.body_colors);
         let springs = storage_buffer(device, "softbody springs", &topology.springs);
         let planets = storage_buffer(device, "softbody planets", &topology.planets);
@@ -330,6 +320,7 @@ impl Renderer {
             &colors,
             &planets,
             &planes,
+            &fill,
         ];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
@@ -348,11 +339,8 @@ impl Renderer {
         self.scene = Some(Scene {
             prev,
             bind,
-            fill,
-            edges,
-            fill_indices: topology.fill.len() as u32,
-            edge_indices: topology.edges.len() as u32,
-            spring_vertices: 2 * topology.num_springs,
+            fill_vertices: topology.fill.len() as u32,
+            spring_vertices: 2 * topology.springs.len() as u32,
             num_points: topology.num_points,
             num_planets: topology.planets.len() as u32,
             num_planes: topology.planes.len() as u32,
@@ -396,6 +384,9 @@ impl Renderer {
             grid_first: first.to_array(),
             grid_step: step,
             grid_columns: columns,
+            draw_fill: opts.fill as u32,
+            draw_outlines: opts.outlines as u32,
+            _pad: [0; 2],
         }
     }
 
@@ -474,19 +465,13 @@ impl Renderer {
             pass.set_pipeline(&p.planets);
             pass.draw(0..6, 0..scene.num_planets);
         }
-        if opts.fill && scene.fill_indices > 0 {
+        if (opts.fill || opts.outlines) && scene.fill_vertices > 0 {
             pass.set_pipeline(&p.fill);
-            pass.set_index_buffer(scene.fill.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..scene.fill_indices, 0, 0..1);
+            pass.draw(0..scene.fill_vertices, 0..1);
         }
         if opts.springs && scene.spring_vertices > 0 {
             pass.set_pipeline(&p.springs);
             pass.draw(0..scene.spring_vertices, 0..1);
-        }
-        if opts.outlines && scene.edge_indices > 0 {
-            pass.set_pipeline(&p.outlines);
-            pass.set_index_buffer(scene.edges.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..scene.edge_indices, 0, 0..1);
         }
         if opts.points && scene.num_points > 0 {
             pass.set_pipeline(&p.points);

@@ -1,19 +1,29 @@
 //! What the renderer needs beyond the solver's buffers, built once per
 //! upload from the [`World`]: each body's fill triangles and outline, a
-//! colour per body, and the static colliders.
+//! colour per body, the springs' ends and rest lengths, and the static
+//! colliders. Only what moves (positions, velocities) and the body
+//! memberships are read from the solver, so drawing does not depend on how
+//! the solver lays out springs or colliders internally.
 //!
 //! A body's outline is its points in the order given (the [`Body`] contract:
 //! boundary order), except that trailing points lying strictly inside the
 //! polygon of the points before them are left out: the builders put a
 //! wheel's hub and a blob's centre point last. The outline is triangulated by
 //! ear clipping in the rest shape, so concave bodies fill correctly; the
-//! triangles then follow the points as they move.
+//! triangles then follow the points as they move. Each triangle corner
+//! records whether the edge to the next corner is an outline edge, so the
+//! fill pass draws the outline too (one pass instead of a line pass, which
+//! costs about as much as the fill on a software rasteriser). A body whose
+//! rest outline has no area (two points, or all in a line) is not drawn;
+//! its springs and points still are.
 //!
 //! [`Body`]: crate::world::Body
 
 use glam::Vec2;
 
-use crate::layout::{PlaneInfo, PlanetInfo, SpringInfo};
+use bytemuck::{Pod, Zeroable};
+
+use crate::layout::{PlaneInfo, PlanetInfo};
 use crate::world::World;
 
 /// Bodies with more outline points than this are filled by a fan from their
@@ -49,27 +59,45 @@ impl BodyKind {
     }
 }
 
-/// Index buffers of the renderer, in member indices: indices into the
-/// solver's members buffer ([`Packed::members`](crate::pack::Packed)),
-/// where body `b`'s `k`-th point is member `first(b) + k`, `first` the
-/// number of points of the bodies before it.
+/// A spring as drawn (WGSL `SpringLine` in `shaders/render/draw.wgsl`):
+/// its ends, rest length (m) and kind (`KIND_SPRING`, `KIND_SOFT`,
+/// `KIND_ROD` of [`crate::layout`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SpringLine {
+    pub a: u32,
+    pub b: u32,
+    pub rest: f32,
+    pub kind: u32,
+}
+
+/// Set in a [`Topology::fill`] entry when the edge from that corner to the
+/// next corner of its triangle is on the body's outline.
+pub const OUTLINE_EDGE: u32 = 1 << 31;
+
+/// What the renderer draws beyond the solver's buffers. Fill triangles are
+/// given by member indices: indices into the solver's members buffer
+/// ([`Packed::members`](crate::pack::Packed)), where body `b`'s `k`-th point
+/// is member `first(b) + k`, `first` the number of points of the bodies
+/// before it. Member indices stay below `2^31` ([`MAX_ITEMS`]), which
+/// leaves the top bit for [`OUTLINE_EDGE`].
+///
+/// [`MAX_ITEMS`]: crate::world::MAX_ITEMS
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Topology {
-    /// Fill triangles, three member indices each.
+    /// Fill triangles, three entries each: a member index, with
+    /// [`OUTLINE_EDGE`] set when the edge to the next corner is an outline
+    /// edge (the outline is drawn by the fill's fragment shader).
     pub fill: Vec<u32>,
-    /// Outline edges, two member indices each.
-    pub edges: Vec<u32>,
     /// Per body, packed RGBA8 (sRGB-encoded), red in the low byte.
     pub body_colors: Vec<u32>,
     /// Per body, what it was taken for.
     pub kinds: Vec<BodyKind>,
+    /// Every spring, in the world's order.
+    pub springs: Vec<SpringLine>,
     pub planets: Vec<PlanetInfo>,
     pub planes: Vec<PlaneInfo>,
-    /// Every spring (ends, rest length, kind) for drawing by strain; the
-    /// solver keeps only per-point records of them.
-    pub springs: Vec<SpringInfo>,
     pub num_points: u32,
-    pub num_springs: u32,
 }
 
 impl Topology {
@@ -83,25 +111,33 @@ impl Topology {
         }
         let mut t = Topology {
             num_points: world.points().len() as u32,
-            num_springs: world.springs().len() as u32,
+            springs: world
+                .springs()
+                .iter()
+                .zip(world.rest_lengths())
+                .map(|(s, &rest)| SpringLine {
+                    a: s.a.0,
+                    b: s.b.0,
+                    rest,
+                    kind: s.kind.code(),
+                })
+                .collect(),
             ..Default::default()
         };
         let mut first = 0u32;
         for (b, (body, rest)) in world.bodies().iter().zip(world.rest_shapes()).enumerate() {
             let b = b as u32;
             let ring = outline(rest);
-            let pt = |k: usize| first + ring[k] as u32;
-            for k in 0..ring.len() {
-                t.edges.push(pt(k));
-                t.edges.push(pt((k + 1) % ring.len()));
-            }
-            if ring.len() == 2 {
-                t.edges.truncate(t.edges.len() - 2);
-            }
+            let n = ring.len();
             let poly: Vec<Vec2> = ring.iter().map(|&k| rest[k]).collect();
             let tris = triangulate(&poly);
             for tri in &tris {
-                t.fill.extend(tri.iter().map(|&k| pt(k)));
+                for c in 0..3 {
+                    let (i, j) = (tri[c], tri[(c + 1) % 3]);
+                    let on_outline = j == (i + 1) % n || i == (j + 1) % n;
+                    let flag = if on_outline { OUTLINE_EDGE } else { 0 };
+                    t.fill.push((first + ring[i] as u32) | flag);
+                }
             }
             let kind = if tris.is_empty() {
                 BodyKind::Degenerate
@@ -120,18 +156,6 @@ impl Topology {
             t.body_colors.push(pack_color(vary(kind.base_color(), b)));
             first += body.points.len() as u32;
         }
-        t.springs = world
-            .springs()
-            .iter()
-            .zip(world.rest_lengths())
-            .map(|(s, &rest)| SpringInfo {
-                a: s.a.0,
-                b: s.b.0,
-                rest,
-                kind: s.kind.code(),
-                ..Default::default()
-            })
-            .collect();
         t.planets = world
             .planets()
             .iter()
@@ -333,16 +357,29 @@ mod tests {
             ]
         );
         // Rim of 8: 6 triangles; blobs of 10: 8; boxes: 2 each.
-        assert_eq!(t.fill.len(), 3 * (6 + 8 + 8 + 2 + 2 + 2));
-        assert_eq!(t.edges.len(), 2 * (8 + 10 + 10 + 4 + 4 + 4));
-        // The hub (member 8) is neither filled nor outlined; the next body
-        // starts at member 9.
-        assert!(t.fill.iter().chain(&t.edges).all(|&m| m != 8));
-        assert_eq!(t.edges[2 * 8], 9);
+        let tris = [6, 8, 8, 2, 2, 2];
+        assert_eq!(t.fill.len(), 3 * tris.iter().sum::<usize>());
+        let member = |e: u32| e & !OUTLINE_EDGE;
+        // The hub (member 8) is not drawn; the next body starts at member 9.
+        assert!(t.fill.iter().all(|&e| member(e) != 8));
+        let second = &t.fill[3 * 6..3 * (6 + 8)];
+        assert_eq!(second.iter().map(|&e| member(e)).min(), Some(9));
+        // Every body's outline edges go once round its outline: n of them.
+        let outline_edges: Vec<usize> = {
+            let mut start = 0;
+            tris.iter()
+                .map(|&k| {
+                    let body = &t.fill[start..start + 3 * k];
+                    start += 3 * k;
+                    body.iter().filter(|&&e| e & OUTLINE_EDGE != 0).count()
+                })
+                .collect()
+        };
+        assert_eq!(outline_edges, vec![8, 10, 10, 4, 4, 4]);
         // Members index the packed world's members buffer.
         let packed = crate::pack::Packed::from_world(&w).unwrap();
-        for &m in &t.fill {
-            assert!((m as usize) < packed.members.len());
+        for &e in &t.fill {
+            assert!((member(e) as usize) < packed.members.len());
         }
         assert_eq!(t.body_colors.len(), 6);
     }
