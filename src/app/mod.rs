@@ -20,7 +20,6 @@
 //! # Ok::<(), softbody::app::AppError>(())
 //! ```
 
-pub mod cli;
 mod clock;
 mod overlay;
 pub mod sim;
