@@ -10,9 +10,10 @@
 //! Tolerance: per 8-bit channel, the mean absolute difference over the whole
 //! image must be at most [`MEAN_TOL`] and the largest at most [`MAX_TOL`].
 //! On lavapipe the render is deterministic (we measured 0 and 0); the slack
-//! is for another driver's rounding of positions and anti-aliased edges. A
-//! body drawn in the wrong place or colour, or a missing layer, moves the
-//! mean by several units and the max by far more.
+//! is for other rounding of the physics and of anti-aliased edges: the same
+//! test on a reworked solver (kernels fused, sums in another order) measured
+//! mean 0.0003 and max 26. A body drawn in the wrong place or colour, or a
+//! missing layer, moves the mean by several units and the max by far more.
 
 mod common;
 

@@ -62,11 +62,12 @@ struct View {
 @group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read> springs: array<SpringLine>;
 @group(0) @binding(5) var<storage, read> members: array<Member>;
-@group(0) @binding(9) var<storage, read> fill: array<u32>;
 // Per-body colour, packed RGBA8 (sRGB-encoded).
 @group(0) @binding(6) var<storage, read> body_colors: array<u32>;
 @group(0) @binding(7) var<storage, read> planets: array<PlanetInfo>;
 @group(0) @binding(8) var<storage, read> planes: array<PlaneInfo>;
+// Fill triangles: see `FillVarying` below.
+@group(0) @binding(9) var<storage, read> fill: array<u32>;
 
 struct Varying {
     @builtin(position) clip: vec4<f32>,

@@ -417,7 +417,8 @@ impl Running {
         let adapter = adapter_summary(&adapter);
         log::info!("window on {adapter}");
         Ok(Self {
-            clock: FixedStep::new(params.dt as f64, 4),
+            // One step per frame until a step has been timed.
+            clock: FixedStep::new(params.dt as f64, 1),
             controls: Controls {
                 paused: opts.paused,
                 speed: 1.0,
@@ -594,10 +595,11 @@ impl Running {
                 "3" if !event.repeat => c.draw.springs = !c.draw.springs,
                 "4" if !event.repeat => c.draw.points = !c.draw.points,
                 "h" if !event.repeat => c.show_overlay = !c.show_overlay,
-                "b" => self.spawn(SpawnKind::Box),
-                "w" => self.spawn(SpawnKind::Wheel),
-                "o" => self.spawn(SpawnKind::Blob),
-                "p" => self.spawn(SpawnKind::Ship),
+                // Each spawn re-uploads the world: once per press.
+                "b" if !event.repeat => self.spawn(SpawnKind::Box),
+                "w" if !event.repeat => self.spawn(SpawnKind::Wheel),
+                "o" if !event.repeat => self.spawn(SpawnKind::Blob),
+                "p" if !event.repeat => self.spawn(SpawnKind::Ship),
                 _ => {}
             },
             _ => {}
