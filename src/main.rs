@@ -46,10 +46,9 @@ struct DefaultArgs {
     /// headless).
     #[arg(long)]
     bodies: Option<usize>,
-    /// Close the window after this many frames.
     #[cfg(feature = "window")]
-    #[arg(long)]
-    frames: Option<u64>,
+    #[command(flatten)]
+    window: WindowArgs,
     /// Steps to simulate (1/60 s each by default).
     #[cfg(not(feature = "window"))]
     #[arg(long, default_value_t = 600)]
@@ -176,9 +175,48 @@ fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
 struct RunArgs {
     #[command(flatten)]
     scene: SceneArgs,
+    #[cfg(feature = "window")]
+    #[command(flatten)]
+    window: WindowArgs,
+}
+
+/// How the window runs.
+#[cfg(feature = "window")]
+#[derive(Args, Clone, Debug)]
+struct WindowArgs {
     /// Close the window after this many frames.
     #[arg(long)]
     frames: Option<u64>,
+    /// Print the frame rate and simulation time to stderr every few seconds.
+    #[arg(long)]
+    report: bool,
+    /// Present as fast as frames are made (for measuring).
+    #[arg(long)]
+    no_vsync: bool,
+    /// Start with the overlay hidden.
+    #[arg(long)]
+    no_overlay: bool,
+    /// Start paused.
+    #[arg(long)]
+    paused: bool,
+    /// Samples per pixel: 1, or 4 for multisampled anti-aliasing.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
+    msaa: u32,
+}
+
+#[cfg(feature = "window")]
+impl WindowArgs {
+    fn options(&self) -> softbody::app::AppOptions {
+        softbody::app::AppOptions {
+            frames: self.frames,
+            report: self.report,
+            vsync: !self.no_vsync,
+            overlay: !self.no_overlay,
+            paused: self.paused,
+            msaa: self.msaa,
+            ..Default::default()
+        }
+    }
 }
 
 /// A failure, with the exit code it maps to.
@@ -235,15 +273,11 @@ fn main() -> ExitCode {
 /// scene, or without the `window` feature the headless summary.
 #[cfg(feature = "window")]
 fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
-    window::open(
-        softbody::app::AppOptions {
-            bodies: args
-                .bodies
-                .unwrap_or(softbody::app::AppOptions::default().bodies),
-            ..Default::default()
-        },
-        args.frames,
-    )
+    let mut opts = args.window.options();
+    if let Some(bodies) = args.bodies {
+        opts.bodies = bodies;
+    }
+    window::open(opts)
 }
 
 /// What `softbody` does without a subcommand: the window on the default
@@ -295,17 +329,16 @@ mod window {
     }
 
     pub fn run(args: &RunArgs) -> Result<ExitCode> {
-        let mut opts = AppOptions::default();
+        let mut opts = args.window.options();
         if args.scene.scene.is_some() {
             opts.world = Some(load_world(&args.scene)?.0);
         } else {
             opts.bodies = args.scene.bodies;
         }
-        open(opts, args.frames)
+        open(opts)
     }
 
-    pub fn open(mut opts: AppOptions, frames: Option<u64>) -> Result<ExitCode> {
-        opts.frames = frames;
+    pub fn open(opts: AppOptions) -> Result<ExitCode> {
         softbody::app::run(opts).map_err(|e| CliError::Failed(e.to_string()))?;
         Ok(ExitCode::SUCCESS)
     }
