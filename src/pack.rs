@@ -8,10 +8,30 @@
 use crate::error::WorldError;
 use crate::layout::*;
 use crate::params::Params;
-use crate::world::{PINNED_SHAPE_WEIGHT, SpringKind, World};
+use crate::world::{HalfPlane, Planet, World};
 
 mod edit;
 pub use edit::scene_hash;
+
+impl From<&Planet> for PlanetInfo {
+    fn from(p: &Planet) -> Self {
+        PlanetInfo {
+            center: p.center.to_array(),
+            radius: p.radius,
+            layers: p.layers,
+        }
+    }
+}
+
+impl From<&HalfPlane> for PlaneInfo {
+    fn from(p: &HalfPlane) -> Self {
+        PlaneInfo {
+            normal: p.normal.to_array(),
+            offset: p.offset,
+            layers: p.layers,
+        }
+    }
+}
 
 /// Compressed per-point adjacency: `offsets[i] .. offsets[i + 1]` index
 /// `entries`. Stored on the GPU as one `array<u32>`: the `n + 1` offsets
@@ -104,7 +124,7 @@ impl HalfSprings {
 }
 
 /// A world flattened into GPU-layout arrays.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Packed {
     pub sim: SimParams,
     pub pos: Vec<[f32; 2]>,
@@ -159,162 +179,11 @@ impl Packed {
     /// validated when added to the world).
     pub fn from_world(world: &World) -> Result<Self, WorldError> {
         world.validate()?;
-        let params = &world.params;
-        let n = world.points().len();
-        let pos = world.points().iter().map(|p| p.pos.to_array()).collect();
-        // A pinned point never moves; a stored velocity would still act
-        // through damping and rigid motion, so it is zero by definition.
-        let vel = world
-            .points()
-            .iter()
-            .map(|p| {
-                if p.is_pinned() {
-                    [0.0; 2]
-                } else {
-                    p.vel.to_array()
-                }
-            })
-            .collect();
-        let point_info = world
-            .points()
-            .iter()
-            .map(|p| PointInfo {
-                inv_mass: if p.is_pinned() { 0.0 } else { 1.0 / p.mass },
-                weight: if p.is_pinned() {
-                    PINNED_SHAPE_WEIGHT
-                } else {
-                    p.mass
-                },
-                material: p.material.0,
-                layers: p.layers,
-            })
-            .collect::<Vec<_>>();
-        let materials = (0..world.materials().len())
-            .map(|m| {
-                let (elasticity, friction) =
-                    world.resolve_material(crate::MaterialHandle(m as u32));
-                MaterialInfo {
-                    elasticity,
-                    friction,
-                }
-            })
-            .collect();
-        let springs: Vec<SpringInfo> = world
-            .springs()
-            .iter()
-            .zip(world.rest_lengths())
-            .map(|(s, &rest)| SpringInfo {
-                a: s.a.0,
-                b: s.b.0,
-                rest,
-                stiffness: s.stiffness.unwrap_or(params.spring_stiffness),
-                damping: s.damping.unwrap_or(params.spring_damping),
-                kind: s.kind.code(),
-            })
-            .collect();
-        let spring_halves = HalfSprings::build(n, &springs, |s| s.kind != KIND_ROD);
-        let rod_halves = HalfSprings::build(n, &springs, |s| s.kind == KIND_ROD);
-        let num_rods = world
-            .springs()
-            .iter()
-            .filter(|s| s.kind == SpringKind::Rod)
-            .count() as u32;
-
-        let mut bodies = Vec::with_capacity(world.bodies().len());
-        let mut members = Vec::new();
-        for (b, (body, rest)) in world.bodies().iter().zip(world.rest_shapes()).enumerate() {
-            // Rest offsets from the weighted rest centroid, in f64 so that
-            // sum(w q) is zero to f32 precision (momentum conservation).
-            let weights: Vec<f64> = body
-                .points
-                .iter()
-                .map(|p| point_info[p.index()].weight as f64)
-                .collect();
-            let total: f64 = weights.iter().sum();
-            let (mut cx, mut cy) = (0.0f64, 0.0f64);
-            for (r, w) in rest.iter().zip(&weights) {
-                cx += r.x as f64 * w;
-                cy += r.y as f64 * w;
-            }
-            cx /= total;
-            cy /= total;
-            bodies.push(BodyInfo {
-                first: members.len() as u32,
-                count: body.points.len() as u32,
-                stiffness: body.stiffness.unwrap_or(params.shape_stiffness),
-                damping: body.damping.unwrap_or(params.shape_damping),
-            });
-            for (p, r) in body.points.iter().zip(rest) {
-                members.push(Member {
-                    rest: [(r.x as f64 - cx) as f32, (r.y as f64 - cy) as f32],
-                    point: p.0,
-                    body: b as u32,
-                });
-            }
-        }
-        if members.len() as u64 >= crate::world::MAX_ITEMS {
-            return Err(WorldError::TooMany {
-                what: "body memberships",
-                count: members.len() as u64,
-                limit: crate::world::MAX_ITEMS,
-            });
-        }
-        let member_adj = Adjacency::build(
-            n,
-            members
-                .iter()
-                .enumerate()
-                .map(|(m, mem)| (mem.point, m as u32)),
-        );
-        let (small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
-            .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
-        let sim = SimParams {
-            gravity: params.gravity.to_array(),
-            h: params.h(),
-            point_radius: params.point_radius,
-            num_points: n as u32,
-            num_springs: springs.len() as u32,
-            num_bodies: bodies.len() as u32,
-            num_planets: world.planets().len() as u32,
-            num_planes: world.planes().len() as u32,
-            num_small_bodies: small.len() as u32,
-            num_large_bodies: large.len() as u32,
-            _pad: 0,
-        };
-        let body_order = small.into_iter().chain(large).collect();
-        Ok(Self {
-            sim,
-            pos,
-            vel,
-            point_info,
-            materials,
-            springs,
-            spring_halves,
-            rod_halves,
-            bodies,
-            members,
-            member_adj,
-            body_order,
-            planets: world
-                .planets()
-                .iter()
-                .map(|p| PlanetInfo {
-                    center: p.center.to_array(),
-                    radius: p.radius,
-                    layers: p.layers,
-                })
-                .collect(),
-            planes: world
-                .planes()
-                .iter()
-                .map(|p| PlaneInfo {
-                    normal: p.normal.to_array(),
-                    offset: p.offset,
-                    layers: p.layers,
-                })
-                .collect(),
-            num_rods,
-        })
+        // Packing a world is appending all of it to an empty one: one code
+        // path for both, so an edited solver steps what a new one would.
+        let mut packed = Self::default();
+        packed.append_from(world)?;
+        Ok(packed)
     }
 }
 

@@ -246,24 +246,8 @@ impl Packed {
     }
 
     fn pack_colliders(&mut self, world: &World) {
-        self.planets = world
-            .planets()
-            .iter()
-            .map(|p| PlanetInfo {
-                center: p.center.to_array(),
-                radius: p.radius,
-                layers: p.layers,
-            })
-            .collect();
-        self.planes = world
-            .planes()
-            .iter()
-            .map(|p| PlaneInfo {
-                normal: p.normal.to_array(),
-                offset: p.offset,
-                layers: p.layers,
-            })
-            .collect();
+        self.planets = world.planets().iter().map(PlanetInfo::from).collect();
+        self.planes = world.planes().iter().map(PlaneInfo::from).collect();
     }
 
     /// Adjacency, body order, rod count and the uniform counts, from the

@@ -156,24 +156,8 @@ impl Topology {
             t.body_colors.push(pack_color(vary(kind.base_color(), b)));
             first += body.points.len() as u32;
         }
-        t.planets = world
-            .planets()
-            .iter()
-            .map(|p| PlanetInfo {
-                center: p.center.to_array(),
-                radius: p.radius,
-                layers: p.layers,
-            })
-            .collect();
-        t.planes = world
-            .planes()
-            .iter()
-            .map(|p| PlaneInfo {
-                normal: p.normal.to_array(),
-                offset: p.offset,
-                layers: p.layers,
-            })
-            .collect();
+        t.planets = world.planets().iter().map(PlanetInfo::from).collect();
+        t.planes = world.planes().iter().map(PlaneInfo::from).collect();
         t
     }
 }
