@@ -561,6 +561,7 @@ impl Scene {
             shape_stiffness: p.shape_stiffness.unwrap_or(d.shape_stiffness),
             shape_damping: p.shape_damping.unwrap_or(d.shape_damping),
             rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
+            ..d
         }
     }
 

@@ -461,6 +461,7 @@ impl Plan {
             let b = Body {
                 stiffness: style.body_stiffness,
                 damping: style.body_damping,
+                material: style.material,
                 ..Body::new(body.iter().map(|&i| shape.points[i as usize]).collect())
             };
             shape.bodies.push(world.add_body(b)?);

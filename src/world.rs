@@ -241,6 +241,20 @@ pub struct Body {
     pub stiffness: Option<f32>,
     /// Damping toward rigid motion in 1/s; `None` follows [`Params::shape_damping`].
     pub damping: Option<f32>,
+    /// Its outline in body-body collisions, a closed polygon through these
+    /// points in order (at least 3 distinct members of the body); `None`:
+    /// `points` in order. Give it for bodies with interior points, such as
+    /// a wheel's hub. A body whose outline has fewer than 3 points is not
+    /// hit by other points (its points still hit other bodies).
+    pub boundary: Option<Vec<PointHandle>>,
+    /// Elasticity and friction of the body in body-body contacts (combined
+    /// with the other side's, see docs/physics.md). Default material 0.
+    pub material: MaterialHandle,
+    /// Collision category bits (seed 002's layers): two bodies collide only
+    /// when each one's `mask` has a bit of the other's `category`. Default `1`.
+    pub category: u32,
+    /// The categories this body collides with. Default [`ALL_LAYERS`].
+    pub mask: u32,
 }
 
 impl Body {
@@ -251,7 +265,39 @@ impl Body {
             rest: None,
             stiffness: None,
             damping: None,
+            boundary: None,
+            material: MaterialHandle(0),
+            category: 1,
+            mask: ALL_LAYERS,
         }
+    }
+    /// With an explicit outline for body-body collisions.
+    #[must_use]
+    pub fn boundary(mut self, boundary: Vec<PointHandle>) -> Self {
+        self.boundary = Some(boundary);
+        self
+    }
+    /// With a contact material for body-body collisions.
+    #[must_use]
+    pub fn material(mut self, material: MaterialHandle) -> Self {
+        self.material = material;
+        self
+    }
+    /// With collision category bits.
+    #[must_use]
+    pub fn category(mut self, category: u32) -> Self {
+        self.category = category;
+        self
+    }
+    /// With a collision mask.
+    #[must_use]
+    pub fn mask(mut self, mask: u32) -> Self {
+        self.mask = mask;
+        self
+    }
+    /// The outline used in body-body collisions: `boundary`, or `points`.
+    pub fn outline(&self) -> &[PointHandle] {
+        self.boundary.as_deref().unwrap_or(&self.points)
     }
     /// With an explicit rest shape.
     #[must_use]
@@ -622,6 +668,39 @@ impl World {
         }
         check_opt_non_negative(item, "stiffness", b.stiffness)?;
         check_opt_non_negative(item, "damping", b.damping)?;
+        if b.material.index() >= self.materials.len() {
+            return Err(WorldError::IndexOutOfRange {
+                item,
+                field: "material",
+                index: b.material.0,
+                len: self.materials.len() as u32,
+            });
+        }
+        if let Some(boundary) = &b.boundary {
+            if boundary.len() < 3 {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!(
+                        "boundary needs at least 3 points, has {}",
+                        boundary.len()
+                    ),
+                });
+            }
+            let mut seen: Vec<u32> = boundary.iter().map(|p| p.0).collect();
+            seen.sort_unstable();
+            if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!("boundary lists point {} twice", w[0]),
+                });
+            }
+            if let Some(p) = boundary.iter().find(|p| sorted.binary_search(&p.0).is_err()) {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!("boundary point {} is not one of the body's points", p.0),
+                });
+            }
+        }
         let rest = match &b.rest {
             Some(rest) => {
                 if rest.len() != b.points.len() {
@@ -936,6 +1015,12 @@ impl World {
             }
             let mut b = body.clone();
             b.points = pts;
+            if let Some(boundary) = &mut b.boundary {
+                boundary.retain(|p| !remove_point[p.index()]);
+                for p in boundary.iter_mut() {
+                    *p = PointHandle(points.get(p.0).expect("kept above"));
+                }
+            }
             if b.rest.is_some() {
                 b.rest = Some(rs.clone());
             }

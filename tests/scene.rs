@@ -109,6 +109,7 @@ fn listed_items_and_parameters() {
         shape_stiffness: 50.0,
         shape_damping: 2.0,
         rod_iterations: 3,
+        ..Params::default()
     });
     let m = expected
         .add_material(Material {
