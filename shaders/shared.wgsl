@@ -6,6 +6,7 @@ const WORKGROUP_SIZE: u32 = 64u;
 const LARGE_BODY_THREADS: u32 = 256u;
 
 const MAX_PLANETS: u32 = 256u;
+const SMALL_BODY_MAX_POINTS: u32 = 32u;
 const MAX_PLANES: u32 = 64u;
 
 const KIND_SPRING: u32 = 0u;
@@ -27,7 +28,15 @@ struct SimParams {
     num_planes: u32,
     num_small_bodies: u32,
     num_large_bodies: u32,
-    _pad: u32,
+    num_colliders: u32,
+    num_small_colliders: u32,
+    num_free: u32,
+    table_mask: u32,
+    cell: f32,
+    inv_cell: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct PointInfo {
@@ -122,4 +131,53 @@ fn cross2(a: vec2<f32>, b: vec2<f32>) -> f32 {
 
 fn perp(a: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(-a.y, a.x);
+}
+
+// Body-body collisions (src/layout.rs has the meaning of each).
+const CONTACT_SCALE: f32 = 1048576.0;
+const CONTACT_LIMIT: f32 = 1024.0;
+const CONTACT_FREE: u32 = 0x80000000u;
+const GRID_MAX_CELLS: u32 = 4u;
+const SCAN_THREADS: u32 = 256u;
+const SCAN_BLOCK: u32 = 1024u;
+
+struct ContactPoint {
+    group: u32,
+    filter_id: u32,
+}
+
+struct BodyOutline {
+    first: u32,
+    count: u32,
+    group: u32,
+    filter_id: u32,
+}
+
+struct ContactFilter {
+    category: u32,
+    mask: u32,
+    elasticity: f32,
+    friction: f32,
+}
+
+// The grid cell holding `p`; coordinates clamped to +-2^30 so that the
+// conversion never overflows (mirror: cpu::broad_phase::grid_cell).
+fn grid_cell(p: vec2<f32>, inv_cell: f32) -> vec2<i32> {
+    return vec2<i32>(clamp(floor(p * inv_cell), vec2<f32>(-1073741824.0), vec2<f32>(1073741824.0)));
+}
+
+// Hash-table slot of a cell.
+fn cell_slot(c: vec2<i32>, table_mask: u32) -> u32 {
+    return ((bitcast<u32>(c.x) * 73856093u) ^ (bitcast<u32>(c.y) * 19349663u)) & table_mask;
+}
+
+// A cell's identity in a slot (the low 16 bits of each coordinate): entries
+// of other cells that share the slot are skipped.
+fn cell_key(c: vec2<i32>) -> u32 {
+    return (bitcast<u32>(c.x) & 0xffffu) | (bitcast<u32>(c.y) << 16u);
+}
+
+// Fixed-point contribution (see CONTACT_SCALE).
+fn fixed(x: vec2<f32>) -> vec2<i32> {
+    return vec2<i32>(floor(clamp(x, vec2<f32>(-CONTACT_LIMIT), vec2<f32>(CONTACT_LIMIT)) * CONTACT_SCALE + 0.5));
 }

@@ -49,7 +49,25 @@ pub struct SimParams {
     pub num_small_bodies: u32,
     /// Bodies reduced one per workgroup; they follow in `body_order`.
     pub num_large_bodies: u32,
-    pub _pad: u32,
+    /// Bodies whose outline is a polygon (at least 3 points), listed in
+    /// `collider_order`; zero when body collisions are off.
+    pub num_colliders: u32,
+    /// The first `num_small_colliders` of them have at most
+    /// `SMALL_BODY_MAX_POINTS` outline points (bounds by one thread each);
+    /// the rest by a workgroup each.
+    pub num_small_colliders: u32,
+    /// Free points (in no body) that collide as disks of `point_radius`.
+    pub num_free: u32,
+    /// Slots of the collision grid's hash table minus one (a power of two
+    /// minus one).
+    pub table_mask: u32,
+    /// Collision grid cell size, m.
+    pub cell: f32,
+    /// `1 / cell`, 1/m.
+    pub inv_cell: f32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 
 /// Static per-point data (WGSL `PointInfo`).
@@ -191,4 +209,60 @@ impl Colliders {
         c.planes[..planes.len()].copy_from_slice(planes);
         c
     }
+}
+
+/// Scale of the fixed-point body-contact accumulators: a contribution `x`
+/// (m or m/s) is added as the integer `floor(x * CONTACT_SCALE + 0.5)`.
+/// Integer addition does not depend on order, so contacts summed by atomics
+/// on the GPU give the same bits on every run and on the CPU. Resolution
+/// about 1e-6 m and m/s.
+pub const CONTACT_SCALE: f32 = 1_048_576.0;
+/// Largest magnitude of one fixed-point contribution, m or m/s (clamped;
+/// an accumulator holds up to +-2048).
+pub const CONTACT_LIMIT: f32 = 1024.0;
+/// In [`ContactPoint::filter_id`]: the point is in no body and collides with
+/// other such points as a disk of `point_radius`.
+pub const CONTACT_FREE: u32 = 1 << 31;
+/// A collider whose bounding box spans more grid cells than this goes on
+/// the large list, which every point tests, instead of into the grid.
+pub const GRID_MAX_CELLS: u32 = 4;
+/// Threads of a prefix-scan workgroup.
+pub const SCAN_THREADS: u32 = 256;
+/// Elements scanned by one workgroup (4 per thread).
+pub const SCAN_BLOCK: u32 = 4 * SCAN_THREADS;
+
+/// One point in body-body collisions (WGSL `ContactPoint`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ContactPoint {
+    /// Its assembly: points joined by shared bodies, springs or rods have
+    /// the same group and never collide with each other.
+    pub group: u32,
+    /// Index into the filter table, `| CONTACT_FREE` for a free disk.
+    pub filter_id: u32,
+}
+
+/// A body's outline in body-body collisions (WGSL `BodyOutline`): its
+/// polygon is `outline_points[first .. first + count]` in order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct BodyOutline {
+    pub first: u32,
+    pub count: u32,
+    /// The body's assembly (see [`ContactPoint::group`]).
+    pub group: u32,
+    /// Index into the filter table.
+    pub filter_id: u32,
+}
+
+/// Layers and contact material of one side of a body contact (WGSL
+/// `ContactFilter`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactFilter {
+    pub category: u32,
+    pub mask: u32,
+    pub elasticity: f32,
+    /// 1/s.
+    pub friction: f32,
 }

@@ -10,6 +10,7 @@ use crate::layout::*;
 use crate::params::Params;
 use crate::world::{HalfPlane, Planet, World};
 
+mod contacts;
 mod edit;
 pub use edit::scene_hash;
 
@@ -148,6 +149,19 @@ pub struct Packed {
     pub planes: Vec<PlaneInfo>,
     /// Number of rods (the rod stage is skipped when zero).
     pub num_rods: u32,
+    /// Body-body collisions: each point's assembly and filter.
+    pub contact_points: Vec<ContactPoint>,
+    /// Each body's outline, assembly and filter.
+    pub outlines: Vec<BodyOutline>,
+    /// The outlines' points, body by body.
+    pub outline_points: Vec<u32>,
+    /// Bodies that collide (outline of at least 3 points): small outlines
+    /// first, then large (see `SimParams::num_small_colliders`).
+    pub collider_order: Vec<u32>,
+    /// Points in no body that collide as disks.
+    pub free_points: Vec<u32>,
+    /// Distinct (category, mask, material) of the contact sides.
+    pub contact_filters: Vec<ContactFilter>,
 }
 
 /// Checks that a state has one position and one velocity per point.

@@ -25,7 +25,7 @@ fn parse_and_validate(name: &str, source: &str) -> naga::Module {
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 5);
+    assert_eq!(STAGES.len(), 7);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -99,8 +99,23 @@ fn rust_structs_match_naga_layouts() {
             num_planes,
             num_small_bodies,
             num_large_bodies,
-            _pad
+            num_colliders,
+            num_small_colliders,
+            num_free,
+            table_mask,
+            cell,
+            inv_cell,
+            _pad0,
+            _pad1,
+            _pad2
         ]
+    );
+    check_layout!(module, ContactPoint, [group, filter_id]);
+    check_layout!(module, BodyOutline, [first, count, group, filter_id]);
+    check_layout!(
+        module,
+        ContactFilter,
+        [category, mask, elasticity, friction]
     );
     check_layout!(module, PointInfo, [inv_mass, weight, material, layers]);
     check_layout!(module, MaterialInfo, [elasticity, friction]);
@@ -142,4 +157,22 @@ fn shared_constants_match() {
     assert_eq!(constant("HALF_SOFT"), HALF_SOFT);
     assert_eq!(constant("HALF_INDEX"), HALF_INDEX);
     assert_eq!(constant("MAX_PLANES") as usize, MAX_PLANES);
+    assert_eq!(constant("SMALL_BODY_MAX_POINTS"), SMALL_BODY_MAX_POINTS);
+    assert_eq!(constant("CONTACT_FREE"), CONTACT_FREE);
+    assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
+    assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
+    assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
+    let float = |name: &str| -> f32 {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("const {name} missing"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::F32(v)) => v,
+            ref e => panic!("const {name} is {e:?}"),
+        }
+    };
+    assert_eq!(float("CONTACT_SCALE"), CONTACT_SCALE);
+    assert_eq!(float("CONTACT_LIMIT"), CONTACT_LIMIT);
 }

@@ -15,6 +15,14 @@ pub const STAGES: &[(&str, &str)] = &[
         "shape_match",
         include_str!("../../shaders/shape_match.wgsl"),
     ),
+    (
+        "broad_phase",
+        include_str!("../../shaders/broad_phase.wgsl"),
+    ),
+    (
+        "body_collide",
+        include_str!("../../shaders/body_collide.wgsl"),
+    ),
 ];
 
 /// The complete WGSL of a stage (prelude + stage), or `None` for an unknown name.

@@ -152,6 +152,7 @@ impl Packed {
         }
         self.pack_colliders(world);
         self.rebuild_indices(params);
+        self.pack_contacts(world);
         Ok(())
     }
 
@@ -211,6 +212,7 @@ impl Packed {
             }
         }
         self.rebuild_indices(params);
+        self.pack_contacts(world);
         Ok(())
     }
 
@@ -236,6 +238,7 @@ impl Packed {
             info.damping = b.damping.unwrap_or(params.shape_damping);
         }
         self.sim = super::sim_params(params, self);
+        self.pack_contacts(world);
     }
 
     /// The per-point spring records, from the packed springs.
@@ -278,7 +281,7 @@ impl Packed {
             num_planes: self.planes.len() as u32,
             num_small_bodies: small.len() as u32,
             num_large_bodies: large.len() as u32,
-            _pad: 0,
+            ..self.sim
         };
         self.body_order = small.into_iter().chain(large).collect();
     }
@@ -327,5 +330,9 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.slice("members", &packed.members);
     h.slice("planets", &packed.planets);
     h.slice("planes", &packed.planes);
+    h.slice("contact_points", &packed.contact_points);
+    h.slice("outlines", &packed.outlines);
+    h.slice("outline_points", &packed.outline_points);
+    h.slice("contact_filters", &packed.contact_filters);
     h.0
 }

@@ -1,0 +1,249 @@
+// Stage 5a: the broad phase of body-body collisions (issue 6; seed 004's
+// broad phase, seed 002's grid). Rebuilt every substep, all on the GPU:
+//
+//   clear                  empties the large list;
+//   bounds / bounds_large  each collider's bounding box; colliders spanning
+//                          at most GRID_MAX_CELLS cells count themselves
+//                          into those cells' hash slots, larger ones go on
+//                          the large list (which every point tests);
+//   scan_up / scan_down    exclusive prefix sums of the slot counts: where
+//                          each slot's entries start;
+//   fill                   every collider writes (collider, cell key) into
+//                          its slots, taking places by counting the slot
+//                          back down, so the counts end at zero and the
+//                          next substep needs no clearing.
+//
+// The order of entries within a slot depends on the atomics, but the narrow
+// phase's result does not depend on it (body_collide.wgsl).
+// CPU mirror: src/cpu/broad_phase.rs.
+//
+// Colliders: `colliders[0 .. num_colliders]` are bodies (small outlines
+// first), `colliders[num_colliders ..]` free points; a grid entry names a
+// body by its index and free point f as `num_bodies + f`.
+//
+// `grid` holds the slot starts (table_mask + 2 of them; the last is the
+// total), then the large list (its length, then the bodies), then the
+// entries as (collider, cell key) pairs.
+
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read> outlines: array<BodyOutline>;
+@group(0) @binding(3) var<storage, read> outline_points: array<u32>;
+@group(0) @binding(4) var<storage, read> colliders: array<u32>;
+@group(0) @binding(5) var<storage, read_write> aabbs: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> grid: array<atomic<u32>>;
+
+// Prefix scan, one level: `scan_in` -> `scan_out`, block totals -> `scan_sums`.
+struct ScanLevel {
+    len: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+@group(0) @binding(8) var<uniform> scan_level: ScanLevel;
+@group(0) @binding(9) var<storage, read> scan_in: array<u32>;
+@group(0) @binding(10) var<storage, read_write> scan_out: array<u32>;
+@group(0) @binding(11) var<storage, read_write> scan_sums: array<u32>;
+
+fn large_base() -> u32 {
+    return sim.table_mask + 2u;
+}
+
+fn entry_base() -> u32 {
+    return large_base() + 1u + sim.num_colliders;
+}
+
+// The cells of a box: (first cell, last cell).
+struct CellRange {
+    lo: vec2<i32>,
+    hi: vec2<i32>,
+}
+
+fn cell_range(lo: vec2<f32>, hi: vec2<f32>) -> CellRange {
+    return CellRange(grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
+}
+
+// Whether a box fits the grid (at most GRID_MAX_CELLS cells); written so
+// that huge spans cannot overflow.
+fn fits(r: CellRange) -> bool {
+    let span = r.hi - r.lo;
+    if (span.x >= i32(GRID_MAX_CELLS) || span.y >= i32(GRID_MAX_CELLS)) {
+        return false;
+    }
+    return u32((span.x + 1) * (span.y + 1)) <= GRID_MAX_CELLS;
+}
+
+// Counts collider `c` into the slots of its cells, or puts it on the large list.
+fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
+    let r = cell_range(lo, hi);
+    if (!fits(r)) {
+        let k = atomicAdd(&grid[large_base()], 1u);
+        atomicStore(&grid[large_base() + 1u + k], c);
+        return;
+    }
+    for (var y = r.lo.y; y <= r.hi.y; y++) {
+        for (var x = r.lo.x; x <= r.hi.x; x++) {
+            atomicAdd(&counts[cell_slot(vec2<i32>(x, y), sim.table_mask)], 1u);
+        }
+    }
+}
+
+// Empties the large list; one thread, first in the stage.
+@compute @workgroup_size(1)
+fn clear() {
+    atomicStore(&grid[large_base()], 0u);
+}
+
+// One thread per small-outline body, then one per free point.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bounds(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let k = linear_index(gid, groups);
+    if (k < sim.num_small_colliders) {
+        let b = colliders[k];
+        let o = outlines[b];
+        var lo = pos[outline_points[o.first]];
+        var hi = lo;
+        for (var j = 1u; j < o.count; j++) {
+            let p = pos[outline_points[o.first + j]];
+            lo = min(lo, p);
+            hi = max(hi, p);
+        }
+        aabbs[b] = vec4<f32>(lo, hi);
+        insert(b, lo, hi);
+    } else if (k < sim.num_small_colliders + sim.num_free) {
+        let f = k - sim.num_small_colliders;
+        let p = pos[colliders[sim.num_colliders + f]];
+        let r = vec2<f32>(sim.point_radius);
+        insert(sim.num_bodies + f, p - r, p + r);
+    }
+}
+
+var<workgroup> red_lo: array<vec2<f32>, LARGE_BODY_THREADS>;
+var<workgroup> red_hi: array<vec2<f32>, LARGE_BODY_THREADS>;
+
+// One workgroup per large-outline body: strided min/max, then a tree.
+@compute @workgroup_size(LARGE_BODY_THREADS)
+fn bounds_large(
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let k = wid.x + wid.y * groups.x;
+    if (k >= sim.num_colliders - sim.num_small_colliders) {
+        return;
+    }
+    let b = colliders[sim.num_small_colliders + k];
+    let o = outlines[b];
+    var lo = pos[outline_points[o.first]];
+    var hi = lo;
+    for (var j = t; j < o.count; j += LARGE_BODY_THREADS) {
+        let p = pos[outline_points[o.first + j]];
+        lo = min(lo, p);
+        hi = max(hi, p);
+    }
+    red_lo[t] = lo;
+    red_hi[t] = hi;
+    workgroupBarrier();
+    for (var stride = LARGE_BODY_THREADS / 2u; stride > 0u; stride /= 2u) {
+        if (t < stride) {
+            red_lo[t] = min(red_lo[t], red_lo[t + stride]);
+            red_hi[t] = max(red_hi[t], red_hi[t + stride]);
+        }
+        workgroupBarrier();
+    }
+    if (t == 0u) {
+        aabbs[b] = vec4<f32>(red_lo[0], red_hi[0]);
+        insert(b, red_lo[0], red_hi[0]);
+    }
+}
+
+var<workgroup> scan_tmp: array<u32, SCAN_THREADS>;
+
+// Exclusive prefix sums within blocks of SCAN_BLOCK elements (4 per
+// thread), and each block's total.
+@compute @workgroup_size(SCAN_THREADS)
+fn scan_up(
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    let n = scan_level.len;
+    let base = block * SCAN_BLOCK + 4u * t;
+    var v = vec4<u32>(0u);
+    for (var k = 0u; k < 4u; k++) {
+        if (base + k < n) {
+            v[k] = scan_in[base + k];
+        }
+    }
+    let inclusive = vec4<u32>(v.x, v.x + v.y, v.x + v.y + v.z, v.x + v.y + v.z + v.w);
+    scan_tmp[t] = inclusive.w;
+    workgroupBarrier();
+    for (var offset = 1u; offset < SCAN_THREADS; offset *= 2u) {
+        var add = 0u;
+        if (t >= offset) {
+            add = scan_tmp[t - offset];
+        }
+        workgroupBarrier();
+        scan_tmp[t] += add;
+        workgroupBarrier();
+    }
+    let before = scan_tmp[t] - inclusive.w;
+    for (var k = 0u; k < 4u; k++) {
+        if (base + k < n) {
+            scan_out[base + k] = before + inclusive[k] - v[k];
+        }
+    }
+    if (t == SCAN_THREADS - 1u) {
+        scan_sums[block] = scan_tmp[t];
+    }
+}
+
+// Adds each block's offset (`scan_in`, the scanned block totals) to its
+// elements; block 0's offset is zero.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn scan_down(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let j = linear_index(gid, groups) + SCAN_BLOCK;
+    if (j < scan_level.len) {
+        scan_out[j] += scan_in[j / SCAN_BLOCK];
+    }
+}
+
+// Every collider that fits the grid writes its entries.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn fill(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let k = linear_index(gid, groups);
+    var c: u32;
+    var lo: vec2<f32>;
+    var hi: vec2<f32>;
+    if (k < sim.num_colliders) {
+        c = colliders[k];
+        let bb = aabbs[c];
+        lo = bb.xy;
+        hi = bb.zw;
+    } else if (k < sim.num_colliders + sim.num_free) {
+        let f = k - sim.num_colliders;
+        let p = pos[colliders[k]];
+        let r = vec2<f32>(sim.point_radius);
+        lo = p - r;
+        hi = p + r;
+        c = sim.num_bodies + f;
+    } else {
+        return;
+    }
+    let r = cell_range(lo, hi);
+    if (!fits(r)) {
+        return;
+    }
+    for (var y = r.lo.y; y <= r.hi.y; y++) {
+        for (var x = r.lo.x; x <= r.hi.x; x++) {
+            let cell = vec2<i32>(x, y);
+            let slot = cell_slot(cell, sim.table_mask);
+            let place = atomicSub(&counts[slot], 1u) - 1u;
+            let e = entry_base() + 2u * (atomicLoad(&grid[slot]) + place);
+            atomicStore(&grid[e], c);
+            atomicStore(&grid[e + 1u], cell_key(cell));
+        }
+    }
+}

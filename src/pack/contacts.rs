@@ -1,0 +1,188 @@
+//! Packing what body-body collisions need: every point's assembly and
+//! contact filter, the bodies' outlines, which bodies and free points
+//! collide, and the grid's cell size and table size.
+//!
+//! All of it is a function of the world's items (never of the state), so it
+//! is packed again whole after every edit: a union-find over the points and
+//! one pass over the memberships, linear in points + springs + members.
+
+use std::collections::HashMap;
+
+use super::Packed;
+use crate::layout::*;
+use crate::world::{MaterialHandle, World};
+
+/// Union-find over point indices; the representative of a set is its
+/// smallest index, so assemblies are numbered the same way on every run.
+struct Assemblies(Vec<u32>);
+
+impl Assemblies {
+    fn new(n: usize) -> Self {
+        Self((0..n as u32).collect())
+    }
+    fn find(&mut self, mut i: u32) -> u32 {
+        while self.0[i as usize] != i {
+            let up = self.0[self.0[i as usize] as usize];
+            self.0[i as usize] = up;
+            i = up;
+        }
+        i
+    }
+    fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        self.0[hi as usize] = lo;
+    }
+}
+
+/// The automatic grid cell: 1.25x the 95th percentile of the colliders'
+/// rest extents (so that most bodies span at most 2 x 2 cells), and never
+/// less than a free disk's diameter.
+fn auto_cell(extents: &mut [f32], point_radius: f32) -> f32 {
+    let floor = (4.0 * point_radius).max(1e-6);
+    if extents.is_empty() {
+        return floor.max(0.1);
+    }
+    extents.sort_by(f32::total_cmp);
+    let p95 = extents[(extents.len() * 95 / 100).min(extents.len() - 1)];
+    (1.25 * p95).max(floor)
+}
+
+impl Packed {
+    /// Packs the contact data of `world`, whose items must be the packed
+    /// ones, and sets the contact fields of `sim`.
+    pub(crate) fn pack_contacts(&mut self, world: &World) {
+        let params = &world.params;
+        let n = self.point_info.len();
+        let on = params.body_collisions;
+
+        let mut asm = Assemblies::new(n);
+        for b in world.bodies() {
+            for w in b.points.windows(2) {
+                asm.union(w[0].0, w[1].0);
+            }
+        }
+        for s in &self.springs {
+            asm.union(s.a, s.b);
+        }
+
+        // Filters: distinct (category, mask, material), in order of first use.
+        let mut filter_index: HashMap<(u32, u32, u32), u32> = HashMap::new();
+        let mut filters = Vec::new();
+        let mut filter = |category: u32, mask: u32, material: u32| -> u32 {
+            *filter_index
+                .entry((category, mask, material))
+                .or_insert_with(|| {
+                    let (elasticity, friction) =
+                        world.resolve_material(MaterialHandle(material));
+                    filters.push(ContactFilter {
+                        category,
+                        mask,
+                        elasticity,
+                        friction,
+                    });
+                    filters.len() as u32 - 1
+                })
+        };
+
+        let mut outlines = Vec::with_capacity(world.bodies().len());
+        let mut outline_points = Vec::new();
+        let mut body_filter = Vec::with_capacity(world.bodies().len());
+        for b in world.bodies() {
+            let f = filter(b.category, b.mask, b.material.0);
+            body_filter.push(f);
+            let outline = b.outline();
+            outlines.push(BodyOutline {
+                first: outline_points.len() as u32,
+                count: outline.len() as u32,
+                group: asm.find(b.points[0].0),
+                filter_id: f,
+            });
+            outline_points.extend(outline.iter().map(|p| p.0));
+        }
+
+        // A body point takes the filter of the first body that holds it; a
+        // free point collides as a disk on its static-collision layers.
+        let disks = on && params.point_radius > 0.0;
+        let mut free_points = Vec::new();
+        let mut contact_points = Vec::with_capacity(n);
+        for (i, p) in world.points().iter().enumerate() {
+            let memberships = self.member_adj.of(i);
+            let f = match memberships.first() {
+                Some(&m) => body_filter[self.members[m as usize].body as usize],
+                None => {
+                    let f = filter(p.layers, p.layers, p.material.0);
+                    if disks {
+                        free_points.push(i as u32);
+                        f | CONTACT_FREE
+                    } else {
+                        f
+                    }
+                }
+            };
+            contact_points.push(ContactPoint {
+                group: asm.find(i as u32),
+                filter_id: f,
+            });
+        }
+
+        let (mut small, mut large) = (Vec::new(), Vec::new());
+        let mut extents = Vec::new();
+        if on {
+            for (b, o) in outlines.iter().enumerate() {
+                if o.count < 3 {
+                    continue;
+                }
+                if o.count <= SMALL_BODY_MAX_POINTS {
+                    small.push(b as u32);
+                } else {
+                    large.push(b as u32);
+                }
+                let info = &self.bodies[b];
+                let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+                for m in &self.members[info.first as usize..(info.first + info.count) as usize] {
+                    for k in 0..2 {
+                        lo[k] = lo[k].min(m.rest[k]);
+                        hi[k] = hi[k].max(m.rest[k]);
+                    }
+                }
+                extents.push((hi[0] - lo[0]).max(hi[1] - lo[1]));
+            }
+        }
+        let cell = params
+            .collision_cell
+            .unwrap_or_else(|| auto_cell(&mut extents, params.point_radius))
+            .max(2.0 * params.point_radius);
+        let colliders = small.len() + large.len() + free_points.len();
+        let slots = (2 * colliders).next_power_of_two().max(64) as u32;
+
+        self.sim.num_colliders = (small.len() + large.len()) as u32;
+        self.sim.num_small_colliders = small.len() as u32;
+        self.sim.num_free = free_points.len() as u32;
+        self.sim.table_mask = slots - 1;
+        self.sim.cell = cell;
+        self.sim.inv_cell = 1.0 / cell;
+        self.contact_points = contact_points;
+        self.outlines = outlines;
+        self.outline_points = outline_points;
+        self.collider_order = small.into_iter().chain(large).collect();
+        self.free_points = free_points;
+        self.contact_filters = filters;
+    }
+
+    /// Whether a substep has body-body contacts to look for.
+    pub fn has_contacts(&self) -> bool {
+        self.sim.num_colliders + self.sim.num_free > 0
+    }
+
+    /// Slots of the collision grid's hash table.
+    pub fn grid_slots(&self) -> usize {
+        self.sim.table_mask as usize + 1
+    }
+
+    /// Capacity of the grid's entry list: every collider in at most
+    /// `GRID_MAX_CELLS` cells.
+    pub fn grid_capacity(&self) -> usize {
+        GRID_MAX_CELLS as usize * (self.sim.num_colliders + self.sim.num_free) as usize
+    }
+}
