@@ -132,6 +132,8 @@ pub struct ParamsSpec {
     pub shape_stiffness: Option<f32>,
     pub shape_damping: Option<f32>,
     pub rod_iterations: Option<u32>,
+    pub body_collisions: Option<bool>,
+    pub collision_cell: Option<f32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -212,6 +214,15 @@ pub struct BodySpec {
     pub rest: Option<Vec<V2>>,
     pub stiffness: Option<f32>,
     pub damping: Option<f32>,
+    /// Outline in body-body collisions, point indices; `None`: `points`.
+    pub boundary: Option<Vec<u32>>,
+    /// Contact material index in body-body collisions.
+    #[serde(default)]
+    pub material: u32,
+    #[serde(default = "category_one")]
+    pub category: u32,
+    #[serde(default = "all_layers")]
+    pub mask: u32,
 }
 
 /// `array`: the shape repeated `count[0] x count[1]` times, copy `(i, j)`
@@ -239,6 +250,12 @@ macro_rules! generator {
             pub material: u32,
             #[serde(default = "all_layers")]
             pub layers: u32,
+            /// Collision category bits of each body.
+            #[serde(default = "category_one")]
+            pub category: u32,
+            /// Collision mask of each body.
+            #[serde(default = "all_layers")]
+            pub mask: u32,
             /// Initial velocity of each point.
             #[serde(default)]
             pub vel: V2,
@@ -261,6 +278,8 @@ macro_rules! generator {
                     mass: self.mass,
                     material: MaterialHandle(self.material),
                     layers: self.layers,
+                    category: self.category,
+                    mask: self.mask,
                     vel: v2(self.vel),
                     body_stiffness: self.body_stiffness,
                     body_damping: self.body_damping,
@@ -359,6 +378,9 @@ fn yes() -> bool {
 }
 fn all_layers() -> u32 {
     ALL_LAYERS
+}
+fn category_one() -> u32 {
+    1
 }
 
 /// A count from the file as `usize`, saturating (builders cap it).
@@ -561,7 +583,8 @@ impl Scene {
             shape_stiffness: p.shape_stiffness.unwrap_or(d.shape_stiffness),
             shape_damping: p.shape_damping.unwrap_or(d.shape_damping),
             rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
-            ..d
+            body_collisions: p.body_collisions.unwrap_or(d.body_collisions),
+            collision_cell: p.collision_cell.or(d.collision_cell),
         }
     }
 
@@ -698,17 +721,34 @@ impl Scene {
                 })
                 .map_err(|e| at(format!("springs[{i}]"), e))?;
         }
+        let handles = |indices: &[u32]| -> Vec<PointHandle> {
+            indices.iter().map(|&p| PointHandle(p)).collect()
+        };
         for (i, b) in self.bodies.iter().enumerate() {
             for (k, &p) in b.points.iter().enumerate() {
                 check_index(format!("bodies[{i}].points[{k}]"), p)?;
             }
-            let mut body = Body::new(b.points.iter().map(|&p| PointHandle(p)).collect());
-            body.rest = b.rest.as_ref().map(|r| r.iter().copied().map(v2).collect());
-            body.stiffness = b.stiffness;
-            body.damping = b.damping;
-            world
-                .add_body(body)
-                .map_err(|e| at(format!("bodies[{i}]"), e))?;
+            for (k, &p) in b.boundary.iter().flatten().enumerate() {
+                check_index(format!("bodies[{i}].boundary[{k}]"), p)?;
+            }
+            let body = Body {
+                rest: b.rest.as_ref().map(|r| r.iter().copied().map(v2).collect()),
+                stiffness: b.stiffness,
+                damping: b.damping,
+                boundary: b.boundary.as_deref().map(handles),
+                material: MaterialHandle(b.material),
+                category: b.category,
+                mask: b.mask,
+                ..Body::new(handles(&b.points))
+            };
+            world.add_body(body).map_err(|e| match &e {
+                // The world checks the outline after the points: a
+                // degenerate body whose reason is about the boundary.
+                WorldError::DegenerateBody { reason, .. } if reason.starts_with("boundary") => {
+                    SceneError::new(format!("bodies[{i}].boundary"), describe(&e))
+                }
+                _ => at(format!("bodies[{i}]"), e),
+            })?;
         }
         Ok(world)
     }

@@ -5,8 +5,9 @@
 //! Every builder is a `#[must_use]` value with documented defaults. Its
 //! `build` adds points, springs and bodies to a [`World`] and returns their
 //! handles as a [`Shape`]. Look and feel shared by all builders (mass,
-//! material, layers, initial velocity, body and spring settings) lives in a
-//! [`ShapeStyle`]; each builder has the style's setters too, so
+//! material, layers, collision category and mask, initial velocity, body
+//! and spring settings) lives in a [`ShapeStyle`]; each builder has the
+//! style's setters too, so
 //! `BoxShape::new(c, s).mass(2.0)` and
 //! `BoxShape::new(c, s).style(ShapeStyle::new().mass(2.0))` are the same.
 //!
@@ -18,7 +19,11 @@
 //! `Builder.argument`, e.g. `BoxGrid.nx`.
 //!
 //! Polygons are counter-clockwise in the usual y-up frame (positive signed
-//! area), rotations are counter-clockwise in radians.
+//! area), rotations are counter-clockwise in radians. Every body's outline
+//! in body-body collisions ([`Body::outline`]) is such a polygon: a box's
+//! or a grid cell's 4 corners, a blob's perimeter, a wheel's rim (the hub
+//! or centre point is inside, left out of the outline by an explicit
+//! `Body::boundary`).
 
 use glam::Vec2;
 
@@ -50,8 +55,10 @@ pub struct Shape {
 /// | field | default |
 /// |---|---|
 /// | `mass` (of each point) | `1.0` kg |
-/// | `material` | `MaterialHandle(0)`, which follows [`Params`](crate::Params) |
-/// | `layers` | [`ALL_LAYERS`] |
+/// | `material` (of each point and body) | `MaterialHandle(0)`, which follows [`Params`](crate::Params) |
+/// | `layers` (of each point, against planets and planes) | [`ALL_LAYERS`] |
+/// | `category` (of each body, in body-body collisions) | `1` |
+/// | `mask` (of each body, in body-body collisions) | [`ALL_LAYERS`] |
 /// | `vel` (of each point) | zero |
 /// | `body_stiffness`, `body_damping` | `None`: the [`Params`](crate::Params) defaults |
 /// | `springs` | `true`: add the builder's springs |
@@ -62,10 +69,17 @@ pub struct Shape {
 pub struct ShapeStyle {
     /// Mass of each point in kg, `>= 0` (`0` pins).
     pub mass: f32,
-    /// Contact material of each point.
+    /// Contact material of each point (against planets and planes) and of
+    /// each body (in body-body contacts, `Body::material`).
     pub material: MaterialHandle,
-    /// Collision layers of each point.
+    /// Collision layers of each point, against planets and planes.
     pub layers: u32,
+    /// Collision category bits of each body, `Body::category`: two bodies
+    /// collide only when each one's `mask` has a bit of the other's
+    /// `category`.
+    pub category: u32,
+    /// The categories each body collides with, `Body::mask`.
+    pub mask: u32,
     /// Initial velocity of each point, in m/s.
     pub vel: Vec2,
     /// Shape-matching stiffness of the bodies; `None` follows
@@ -99,6 +113,8 @@ impl ShapeStyle {
         mass: 1.0,
         material: MaterialHandle(0),
         layers: ALL_LAYERS,
+        category: 1,
+        mask: ALL_LAYERS,
         vel: Vec2::ZERO,
         body_stiffness: None,
         body_damping: None,
@@ -122,9 +138,19 @@ impl ShapeStyle {
         self.material = material;
         self
     }
-    /// With these collision layers.
+    /// With these collision layers (points against planets and planes).
     pub fn layers(mut self, layers: u32) -> Self {
         self.layers = layers;
+        self
+    }
+    /// With these collision category bits for the bodies.
+    pub fn category(mut self, category: u32) -> Self {
+        self.category = category;
+        self
+    }
+    /// With this collision mask for the bodies.
+    pub fn mask(mut self, mask: u32) -> Self {
+        self.mask = mask;
         self
     }
     /// With this initial velocity for every point.
@@ -185,6 +211,16 @@ macro_rules! style_setters {
         /// See [`ShapeStyle::layers`].
         pub fn layers(mut self, layers: u32) -> Self {
             self.style = self.style.layers(layers);
+            self
+        }
+        /// See [`ShapeStyle::category`].
+        pub fn category(mut self, category: u32) -> Self {
+            self.style = self.style.category(category);
+            self
+        }
+        /// See [`ShapeStyle::mask`].
+        pub fn mask(mut self, mask: u32) -> Self {
+            self.style = self.style.mask(mask);
             self
         }
         /// See [`ShapeStyle::vel`].
@@ -327,7 +363,24 @@ struct Plan {
     /// Points whose mass differs from the style's (pinned rope ends, hub).
     mass_overrides: Vec<(u32, f32)>,
     springs: Vec<[u32; 2]>,
-    bodies: Vec<Vec<u32>>,
+    bodies: Vec<PlanBody>,
+}
+
+/// A body a builder is about to add, in indices local to the shape.
+struct PlanBody {
+    points: Vec<u32>,
+    /// Its outline when `points` in order is not one (a hub inside).
+    boundary: Option<Vec<u32>>,
+}
+
+impl PlanBody {
+    /// A body whose points, in order, are its outline.
+    fn outlined(points: Vec<u32>) -> Self {
+        Self {
+            points,
+            boundary: None,
+        }
+    }
 }
 
 impl Plan {
@@ -421,8 +474,8 @@ impl Plan {
             item_opt(item, "damping", style.body_damping)?;
         }
         for (k, body) in self.bodies.iter().enumerate() {
-            let first = self.pos[body[0] as usize];
-            if body.iter().all(|&i| self.pos[i as usize] == first) {
+            let first = self.pos[body.points[0] as usize];
+            if body.points.iter().all(|&i| self.pos[i as usize] == first) {
                 return Err(WorldError::DegenerateBody {
                     item: Item::Body((base_b + k as u64) as u32),
                     reason: "rest shape has fewer than 2 distinct positions".into(),
@@ -458,11 +511,17 @@ impl Plan {
             shape.springs.push(world.add_spring(s)?);
         }
         for body in &self.bodies {
+            let handles = |local: &[u32]| -> Vec<PointHandle> {
+                local.iter().map(|&i| shape.points[i as usize]).collect()
+            };
             let b = Body {
                 stiffness: style.body_stiffness,
                 damping: style.body_damping,
+                boundary: body.boundary.as_deref().map(handles),
                 material: style.material,
-                ..Body::new(body.iter().map(|&i| shape.points[i as usize]).collect())
+                category: style.category,
+                mask: style.mask,
+                ..Body::new(handles(&body.points))
             };
             shape.bodies.push(world.add_body(b)?);
         }
@@ -480,7 +539,9 @@ impl Plan {
 ///
 /// The [`Shape`] holds points `[bottom-left, bottom-right, top-right,
 /// top-left]` of the unrotated box (counter-clockwise), springs `[0-1, 1-2,
-/// 2-3, 3-0, 0-2, 1-3]` (edges, then diagonals) and the one body.
+/// 2-3, 3-0, 0-2, 1-3]` (edges, then diagonals) and the one body, over the
+/// 4 points in that order, which are its outline (no explicit
+/// `Body::boundary`).
 ///
 /// ```
 /// use softbody::prelude::*;
@@ -555,7 +616,7 @@ impl BoxShape {
                 plan.springs.extend([[0, 2], [1, 3]]);
             }
         }
-        plan.bodies.push(vec![0, 1, 2, 3]);
+        plan.bodies.push(PlanBody::outlined(vec![0, 1, 2, 3]));
         plan.commit(world, &self.style)
     }
 }
@@ -581,7 +642,9 @@ pub enum GridAnchor {
 /// - points row by row: corner `(i, j)`, `i` in `0..=nx` along the grid's x
 ///   axis and `j` in `0..=ny` along its y axis, is `points[j * (nx + 1) + i]`;
 /// - bodies row by row: cell `(i, j)` is `bodies[j * nx + i]`, over corners
-///   `(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)` (counter-clockwise);
+///   `(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)` (counter-clockwise,
+///   whatever the rotation: the cell's outline, no explicit
+///   `Body::boundary`);
 /// - springs: the `nx (ny + 1)` edges along x (row by row), then the
 ///   `(nx + 1) ny` edges along y (row by row), then per cell (row by row) the
 ///   diagonals `(i, j)-(i + 1, j + 1)` and `(i + 1, j)-(i, j + 1)`.
@@ -706,8 +769,12 @@ impl BoxGrid {
         plan.bodies.reserve(nx * ny);
         for j in 0..ny {
             for i in 0..nx {
-                plan.bodies
-                    .push(vec![id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)]);
+                plan.bodies.push(PlanBody::outlined(vec![
+                    id(i, j),
+                    id(i + 1, j),
+                    id(i + 1, j + 1),
+                    id(i, j + 1),
+                ]));
             }
         }
         plan.commit(world, &self.style)
@@ -762,20 +829,26 @@ fn ring(
             }
         }
     }
-    plan.bodies.push((0..total as u32).collect());
+    // With a centre point, the outline is the ring alone.
+    plan.bodies.push(PlanBody {
+        points: (0..total as u32).collect(),
+        boundary: hub.is_some().then(|| (0..n32).collect()),
+    });
     plan.commit(world, style)
 }
 
 /// A wheel: `n` rim points around a hub point, one body over the rim (in
 /// counter-clockwise order) and the hub, springs along the rim and from
-/// every rim point to the hub (spokes).
+/// every rim point to the hub (spokes). The body's outline in body-body
+/// collisions (`Body::boundary`) is the rim.
 ///
 /// Defaults: rotation `0` (rim point 0 on the +x side of the hub), hub mass
 /// the style's mass, the [`ShapeStyle`] defaults.
 ///
 /// The [`Shape`] holds points `[rim 0, .., rim n-1, hub]`, springs `[rim
 /// 0-1, .., rim (n-1)-0, spoke 0, .., spoke n-1]` and the one body, whose
-/// points are the shape's points in the same order.
+/// points are the shape's points in the same order and whose `boundary` is
+/// `[rim 0, .., rim n-1]`.
 ///
 /// ```
 /// use softbody::prelude::*;
@@ -788,6 +861,9 @@ fn ring(
 /// assert_eq!(wheel.springs.len(), 24);
 /// let hub = wheel.points[12];
 /// assert_eq!(world.point(hub).mass, 3.0);
+/// // The hub is inside: the outline in body-body collisions is the rim.
+/// let body = &world.bodies()[wheel.bodies[0].index()];
+/// assert_eq!(body.outline(), &wheel.points[..12]);
 /// # Ok::<(), WorldError>(())
 /// ```
 #[must_use]
@@ -850,7 +926,9 @@ impl Wheel {
 
 /// A round soft body: `n` points on a circle (counter-clockwise), one body,
 /// springs along the perimeter and, optionally, from every perimeter point
-/// to a centre point.
+/// to a centre point. The body's outline in body-body collisions is the
+/// perimeter: its points in order without a centre point, an explicit
+/// `Body::boundary` with one.
 ///
 /// Defaults: no centre point, rotation `0` (point 0 on the +x side), the
 /// [`ShapeStyle`] defaults.
@@ -858,7 +936,8 @@ impl Wheel {
 /// The [`Shape`] holds points `[perimeter 0, .., perimeter n-1]` then the
 /// centre point if any, springs `[0-1, .., (n-1)-0]` then the `n` springs
 /// to the centre if any, and the one body over all the points, in that
-/// order.
+/// order; with a centre point its `boundary` is `[perimeter 0, ..,
+/// perimeter n-1]`, without one it has none.
 ///
 /// ```
 /// use softbody::prelude::*;
@@ -883,8 +962,8 @@ pub struct Blob {
     pub n: usize,
     /// Angle of point 0, in radians, counter-clockwise from +x.
     pub rotation: f32,
-    /// Whether to add a centre point, in the body and linked to every
-    /// perimeter point.
+    /// Whether to add a centre point, in the body (not its outline) and
+    /// linked to every perimeter point.
     pub center_point: bool,
     /// Points, bodies and springs.
     pub style: ShapeStyle,

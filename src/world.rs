@@ -680,10 +680,7 @@ impl World {
             if boundary.len() < 3 {
                 return Err(WorldError::DegenerateBody {
                     item,
-                    reason: format!(
-                        "boundary needs at least 3 points, has {}",
-                        boundary.len()
-                    ),
+                    reason: format!("boundary needs at least 3 points, has {}", boundary.len()),
                 });
             }
             let mut seen: Vec<u32> = boundary.iter().map(|p| p.0).collect();
@@ -694,7 +691,10 @@ impl World {
                     reason: format!("boundary lists point {} twice", w[0]),
                 });
             }
-            if let Some(p) = boundary.iter().find(|p| sorted.binary_search(&p.0).is_err()) {
+            if let Some(p) = boundary
+                .iter()
+                .find(|p| sorted.binary_search(&p.0).is_err())
+            {
                 return Err(WorldError::DegenerateBody {
                     item,
                     reason: format!("boundary point {} is not one of the body's points", p.0),

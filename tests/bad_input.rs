@@ -92,6 +92,25 @@ fn point_with_unknown_material() {
     );
 }
 
+#[test]
+fn body_with_unknown_material() {
+    let mut w = world3();
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 2])).material(MaterialHandle(1))),
+        WorldError::IndexOutOfRange {
+            item: Item::Body(0),
+            field: "material",
+            index: 1,
+            len: 1,
+        },
+        "body 0",
+    );
+    assert!(w.bodies().is_empty());
+    let m = w.add_material(Material::DEFAULT).unwrap();
+    w.add_body(Body::new(handles(&[0, 1, 2])).material(m))
+        .unwrap();
+}
+
 // ---------------------------------------------------------------------------
 // NaN and infinities.
 
@@ -540,6 +559,72 @@ fn body_rest_shape_of_the_wrong_length() {
 }
 
 #[test]
+fn body_boundary_with_fewer_than_3_points() {
+    let mut w = world3();
+    let b = || Body::new(handles(&[0, 1, 2]));
+    expect_err(
+        w.add_body(b().boundary(handles(&[0, 1]))),
+        degenerate("boundary needs at least 3 points, has 2"),
+        "body 0",
+    );
+    expect_err(
+        w.add_body(b().boundary(Vec::new())),
+        degenerate("boundary needs at least 3 points, has 0"),
+        "body 0",
+    );
+    // A 2-point body has no outline of its own, and cannot be given one.
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1])).boundary(handles(&[0, 1]))),
+        degenerate("boundary needs at least 3 points, has 2"),
+        "body 0",
+    );
+    assert!(w.bodies().is_empty());
+}
+
+#[test]
+fn body_boundary_listing_a_point_twice() {
+    let mut w = world3();
+    w.add_point(Point::new(Vec2::ONE)).unwrap();
+    let b = || Body::new(handles(&[0, 1, 3, 2]));
+    expect_err(
+        w.add_body(b().boundary(handles(&[0, 1, 1]))),
+        degenerate("boundary lists point 1 twice"),
+        "body 0",
+    );
+    expect_err(
+        w.add_body(b().boundary(handles(&[2, 0, 1, 3, 2]))),
+        degenerate("boundary lists point 2 twice"),
+        "body 0",
+    );
+    assert!(w.bodies().is_empty());
+}
+
+#[test]
+fn body_boundary_point_not_in_the_body() {
+    let mut w = world3();
+    w.add_point(Point::new(Vec2::ONE)).unwrap();
+    let b = || Body::new(handles(&[0, 1, 2]));
+    // Point 3 exists, but belongs to no body.
+    expect_err(
+        w.add_body(b().boundary(handles(&[0, 1, 3]))),
+        degenerate("boundary point 3 is not one of the body's points"),
+        "body 0",
+    );
+    // A point that does not exist is no member either.
+    expect_err(
+        w.add_body(b().boundary(handles(&[0, 9, 1]))),
+        degenerate("boundary point 9 is not one of the body's points"),
+        "body 0",
+    );
+    assert!(w.bodies().is_empty());
+    // An outline through some of the body's points, in any order, is fine.
+    let h = w
+        .add_body(Body::new(handles(&[3, 0, 1, 2])).boundary(handles(&[0, 1, 3])))
+        .unwrap();
+    assert_eq!(w.bodies()[h.index()].outline(), &handles(&[0, 1, 3])[..]);
+}
+
+#[test]
 fn half_plane_with_zero_normal() {
     let mut w = World::default();
     w.add_plane(HalfPlane::floor(0.0)).unwrap();
@@ -673,6 +758,41 @@ fn bad_params() -> Vec<(Params, WorldError)> {
             },
             negative("shape_damping", -1.0),
         ),
+        (
+            Params {
+                collision_cell: Some(0.0),
+                ..p()
+            },
+            range("collision_cell", 0.0, "> 0"),
+        ),
+        (
+            Params {
+                collision_cell: Some(-0.5),
+                ..p()
+            },
+            range("collision_cell", -0.5, "> 0"),
+        ),
+        (
+            Params {
+                collision_cell: Some(f32::NAN),
+                ..p()
+            },
+            non_finite("collision_cell"),
+        ),
+        (
+            Params {
+                collision_cell: Some(f32::INFINITY),
+                ..p()
+            },
+            non_finite("collision_cell"),
+        ),
+        (
+            Params {
+                collision_cell: Some(f32::NEG_INFINITY),
+                ..p()
+            },
+            non_finite("collision_cell"),
+        ),
     ]
 }
 
@@ -682,6 +802,15 @@ fn invalid_params_through_validate() {
         expect_err(params.validate(), want, "params");
     }
     Params::default().validate().unwrap();
+    for cell in [None, Some(f32::MIN_POSITIVE), Some(0.25), Some(1.0e6)] {
+        Params {
+            collision_cell: cell,
+            body_collisions: false,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+    }
     for ok in [1, 1024] {
         Params {
             substeps: ok,

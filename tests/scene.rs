@@ -244,6 +244,126 @@ fn generators_build_what_the_builders_build() {
     assert_eq!(world, w);
 }
 
+#[test]
+fn collision_keys_build_what_the_api_builds() {
+    let json = r#"{
+        "params": { "body_collisions": false, "collision_cell": 0.3 },
+        "materials": [{ "elasticity": 0.1, "friction": 9 }, { "friction": 0 }],
+        "points": [
+            { "pos": [0, 0] }, { "pos": [2, 0] }, { "pos": [2, 2] }, { "pos": [0, 2] },
+            { "pos": [1, 1] }
+        ],
+        "shapes": [
+            { "box": { "center": [5, 1], "size": [1, 1], "category": 2, "mask": 5,
+                       "material": 1 } },
+            { "grid": { "cells": [2, 1], "cell": [0.5, 0.5], "origin": [7, 0],
+                        "category": 8 } },
+            { "wheel": { "center": [10, 1], "radius": 0.5, "n": 7, "mask": 6 } },
+            { "blob": { "center": [12, 1], "radius": 0.5, "n": 6, "center_point": true,
+                        "category": 3, "mask": 0, "material": 2 } },
+            { "rope": { "a": [0, 5], "b": [2, 5], "n": 3, "category": 16, "mask": 16 } }
+        ],
+        "bodies": [
+            { "points": [0, 1, 2, 3, 4], "boundary": [0, 1, 2, 3], "material": 2,
+              "category": 4, "mask": 3 },
+            { "points": [4, 1, 2], "material": 1 },
+            { "points": [5, 6, 7, 8], "boundary": [8, 5, 6], "mask": 4294967295 }
+        ]
+    }"#;
+    let scene = Scene::parse(json).unwrap();
+    assert!(!scene.params().body_collisions);
+    assert_eq!(scene.params().collision_cell, Some(0.3));
+    let world = scene.build().unwrap();
+
+    let mut w = World::new(Params {
+        body_collisions: false,
+        collision_cell: Some(0.3),
+        ..Params::default()
+    });
+    let m1 = w
+        .add_material(Material {
+            elasticity: Some(0.1),
+            friction: Some(9.0),
+        })
+        .unwrap();
+    let m2 = w
+        .add_material(Material {
+            elasticity: None,
+            friction: Some(0.0),
+        })
+        .unwrap();
+    let p: Vec<PointHandle> = [
+        Vec2::ZERO,
+        Vec2::new(2.0, 0.0),
+        Vec2::splat(2.0),
+        Vec2::new(0.0, 2.0),
+        Vec2::ONE,
+    ]
+    .into_iter()
+    .map(|pos| w.add_point(Point::new(pos)).unwrap())
+    .collect();
+    let first_box = BoxShape::new(Vec2::new(5.0, 1.0), Vec2::ONE)
+        .category(2)
+        .mask(5)
+        .material(m1)
+        .build(&mut w)
+        .unwrap();
+    BoxGrid::new(2, 1, Vec2::splat(0.5))
+        .origin(Vec2::new(7.0, 0.0))
+        .category(8)
+        .build(&mut w)
+        .unwrap();
+    Wheel::new(Vec2::new(10.0, 1.0), 0.5, 7)
+        .mask(6)
+        .build(&mut w)
+        .unwrap();
+    Blob::new(Vec2::new(12.0, 1.0), 0.5, 6)
+        .center_point(true)
+        .style(ShapeStyle::new().category(3).mask(0).material(m2))
+        .build(&mut w)
+        .unwrap();
+    Rope::new(Vec2::new(0.0, 5.0), Vec2::new(2.0, 5.0), 3)
+        .category(16)
+        .mask(16)
+        .build(&mut w)
+        .unwrap();
+    w.add_body(
+        Body::new(p.clone())
+            .boundary(p[..4].to_vec())
+            .material(m2)
+            .category(4)
+            .mask(3),
+    )
+    .unwrap();
+    w.add_body(Body::new(vec![p[4], p[1], p[2]]).material(m1))
+        .unwrap();
+    let q = &first_box.points;
+    w.add_body(Body::new(q.clone()).boundary(vec![q[3], q[0], q[1]]))
+        .unwrap();
+    assert_eq!(world, w);
+
+    // The generators' bodies got the style's category, mask and material.
+    let last = world.bodies().len() - 1;
+    let b = &world.bodies()[last - 3];
+    assert_eq!((b.category, b.mask, b.material), (3, 0, m2));
+    assert_eq!(b.boundary.as_ref().map(Vec::len), Some(6));
+    assert_eq!(world.bodies()[last].mask, ALL_LAYERS);
+
+    // Missing keys take the defaults.
+    let plain = load(
+        r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0]}, {"pos": [0, 1]}],
+                         "bodies": [{"points": [0, 1, 2]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(plain.params, Params::default());
+    let b = &plain.bodies()[0];
+    assert_eq!(b.boundary, None);
+    assert_eq!(
+        (b.material, b.category, b.mask),
+        (MaterialHandle(0), 1, ALL_LAYERS)
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Bad input: each error names the JSON path and what is wrong.
 
@@ -439,6 +559,111 @@ fn non_finite_and_negative_values() {
 }
 
 #[test]
+fn bad_collision_keys() {
+    let four = r#""points": [{"pos": [0, 0]}, {"pos": [1, 0]}, {"pos": [1, 1]}, {"pos": [0, 1]}]"#;
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "boundary": [0, 7, 2]}}]}}"#),
+        "bodies[0].boundary[1]",
+        "point index 7 is out of range: the scene has 4 points",
+    );
+    fails(
+        &format!(
+            r#"{{{four}, "bodies": [{{"points": [0, 1, 2]}}, {{"points": [0, 1, 2], "boundary": [0, 1]}}]}}"#
+        ),
+        "bodies[1].boundary",
+        "boundary needs at least 3 points, has 2",
+    );
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "boundary": [0, 1, 3]}}]}}"#),
+        "bodies[0].boundary",
+        "boundary point 3 is not one of the body's points",
+    );
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "boundary": [0, 1, 2, 0]}}]}}"#),
+        "bodies[0].boundary",
+        "boundary lists point 0 twice",
+    );
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "boundary": 3}}]}}"#),
+        "bodies[0].boundary",
+        "invalid type",
+    );
+    // Problems with the points come first, and keep their own path.
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 0, 2], "boundary": [0, 1]}}]}}"#),
+        "bodies[0]",
+        "point 0 is listed twice",
+    );
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "material": 2}}]}}"#),
+        "bodies[0].material",
+        "refers to index 2, but there are only 1",
+    );
+    fails(
+        &format!(
+            r#"{{{four}, "materials": [{{}}], "bodies": [{{"points": [0, 1, 2], "material": 2}}]}}"#
+        ),
+        "bodies[0].material",
+        "refers to index 2, but there are only 2",
+    );
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "category": -1}}]}}"#),
+        "bodies[0].category",
+        "invalid value",
+    );
+    fails(
+        &format!(r#"{{{four}, "bodies": [{{"points": [0, 1, 2], "mask": 4294967296}}]}}"#),
+        "bodies[0].mask",
+        "invalid value",
+    );
+    fails(
+        r#"{"params": {"body_collisions": 1}}"#,
+        "params.body_collisions",
+        "invalid type: integer `1`, expected a boolean",
+    );
+    fails(
+        r#"{"params": {"body_collisions": "yes"}}"#,
+        "params.body_collisions",
+        "invalid type",
+    );
+    fails(
+        r#"{"params": {"collision_cell": 0}}"#,
+        "params.collision_cell",
+        "collision_cell = 0 is out of range (expected > 0)",
+    );
+    fails(
+        r#"{"params": {"collision_cell": -0.5}}"#,
+        "params.collision_cell",
+        "out of range (expected > 0)",
+    );
+    fails(
+        r#"{"params": {"collision_cell": 1e39}}"#,
+        "params.collision_cell",
+        "not finite",
+    );
+    fails(
+        r#"{"params": {"collision_cell": true}}"#,
+        "params.collision_cell",
+        "invalid type",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "category": 1.5}}]}"#,
+        "shapes[0].box.category",
+        "invalid type",
+    );
+    fails(
+        r#"{"shapes": [{"wheel": {"center": [0, 0], "radius": 1, "n": 5, "mask": -3}}]}"#,
+        "shapes[0].wheel.mask",
+        "invalid value",
+    );
+    fails(
+        r#"{"shapes": [{"wheel": {"center": [0, 0], "radius": 1, "n": 5, "boundary": [0, 1, 2]}}]}"#,
+        "shapes[0].wheel.boundary",
+        "unknown field `boundary`",
+    );
+}
+
+#[test]
 fn bad_generator_arguments() {
     fails(
         r#"{"shapes": [{"box": {"center": [0, 0], "size": [-1, 1]}}]}"#,
@@ -596,6 +821,12 @@ const KEYS: &[&str] = &[
     "pin_first",
     "hub_mass",
     "spring_kind",
+    "boundary",
+    "category",
+    "mask",
+    "body_collisions",
+    "collision_cell",
+    "center_point",
     "bogus",
 ];
 

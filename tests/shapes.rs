@@ -385,6 +385,160 @@ fn handles_continue_after_existing_items() {
 }
 
 // ---------------------------------------------------------------------------
+// Outlines for body-body collisions, category and mask.
+
+fn outline_polygon(world: &World, b: BodyHandle) -> Vec<Vec2> {
+    positions(world, world.bodies()[b.index()].outline())
+}
+
+#[test]
+fn wheel_and_centred_blob_outlines_are_the_rim() {
+    let mut world = World::default();
+    let (r, n) = (0.5, 10);
+    let expect = 0.5 * n as f32 * r * r * (TAU / n as f32).sin();
+    for rotation in [0.0, 0.25, -2.0, PI] {
+        let wheel = Wheel::new(Vec2::new(1.0, 2.0), r, n)
+            .rotation(rotation)
+            .build(&mut world)
+            .unwrap();
+        let blob = Blob::new(Vec2::new(-3.0, 1.0), r, n)
+            .rotation(rotation)
+            .center_point(true)
+            .build(&mut world)
+            .unwrap();
+        for s in [&wheel, &blob] {
+            let body = &world.bodies()[s.bodies[0].index()];
+            // The body holds the hub; its outline is the rim alone, in order.
+            assert_eq!(body.points, s.points);
+            assert_eq!(body.boundary.as_deref(), Some(&s.points[..n]));
+            assert_eq!(body.outline(), &s.points[..n]);
+            assert!(!body.outline().contains(&s.points[n]));
+            let area = signed_area(&outline_polygon(&world, s.bodies[0]));
+            assert!(area > 0.0, "rotation {rotation}: area {area}");
+            assert!((area - expect).abs() < 1e-4, "area {area} vs {expect}");
+        }
+    }
+    // The smallest wheel's outline is a triangle.
+    let small = Wheel::new(Vec2::ZERO, 1.0, 3).build(&mut world).unwrap();
+    assert_eq!(world.bodies()[small.bodies[0].index()].outline().len(), 3);
+}
+
+#[test]
+fn bodies_without_interior_points_are_their_own_outline() {
+    let mut world = World::default();
+    for rotation in [0.0, 0.7, FRAC_PI_2, PI, -2.5] {
+        let size = Vec2::new(2.0, 0.5);
+        let b = BoxShape::new(Vec2::new(1.0, -1.0), size)
+            .rotation(rotation)
+            .build(&mut world)
+            .unwrap();
+        let body = &world.bodies()[b.bodies[0].index()];
+        assert_eq!(body.boundary, None);
+        assert_eq!(body.outline(), &b.points[..]);
+        // Around the box, not across it: the whole area, counter-clockwise.
+        let area = signed_area(&outline_polygon(&world, b.bodies[0]));
+        assert!((area - size.x * size.y).abs() < 1e-5, "box area {area}");
+
+        let cell = Vec2::new(0.5, 0.25);
+        for grid in [
+            BoxGrid::new(3, 2, cell).rotation(rotation),
+            BoxGrid::new(1, 4, cell)
+                .origin(Vec2::new(-2.0, 3.0))
+                .rotation(rotation),
+        ] {
+            let g = grid.build(&mut world).unwrap();
+            for &h in &g.bodies {
+                let body = &world.bodies()[h.index()];
+                assert_eq!(body.boundary, None);
+                assert_eq!(body.outline(), &body.points[..]);
+                let area = signed_area(&outline_polygon(&world, h));
+                assert!((area - cell.x * cell.y).abs() < 1e-5, "cell area {area}");
+            }
+        }
+
+        let blob = Blob::new(Vec2::ZERO, 1.0, 7)
+            .rotation(rotation)
+            .build(&mut world)
+            .unwrap();
+        let body = &world.bodies()[blob.bodies[0].index()];
+        assert_eq!(body.boundary, None);
+        assert_eq!(body.outline(), &blob.points[..]);
+        assert!(signed_area(&outline_polygon(&world, blob.bodies[0])) > 0.0);
+    }
+}
+
+#[test]
+fn style_category_mask_and_material_reach_the_bodies() {
+    let style = ShapeStyle::new();
+    assert_eq!((style.category, style.mask), (1, ALL_LAYERS));
+
+    let mut world = World::default();
+    let m = world.add_material(Material::DEFAULT).unwrap();
+    let defaults = every_shape(&mut world);
+    for s in &defaults {
+        for &b in &s.bodies {
+            let body = &world.bodies()[b.index()];
+            assert_eq!(body.category, 1);
+            assert_eq!(body.mask, ALL_LAYERS);
+            assert_eq!(body.material, MaterialHandle(0));
+        }
+    }
+
+    let (category, mask) = (0b100, 0b011);
+    let shapes = [
+        BoxShape::new(Vec2::ZERO, Vec2::ONE)
+            .category(category)
+            .mask(mask)
+            .material(m)
+            .build(&mut world)
+            .unwrap(),
+        BoxGrid::new(2, 3, Vec2::ONE)
+            .category(category)
+            .mask(mask)
+            .material(m)
+            .build(&mut world)
+            .unwrap(),
+        Wheel::new(Vec2::ZERO, 1.0, 8)
+            .category(category)
+            .mask(mask)
+            .material(m)
+            .build(&mut world)
+            .unwrap(),
+        Blob::new(Vec2::ZERO, 1.0, 8)
+            .center_point(true)
+            .category(category)
+            .mask(mask)
+            .material(m)
+            .build(&mut world)
+            .unwrap(),
+        Blob::new(Vec2::ZERO, 1.0, 8)
+            .style(ShapeStyle::new().category(category).mask(mask).material(m))
+            .build(&mut world)
+            .unwrap(),
+    ];
+    for s in &shapes {
+        assert!(!s.bodies.is_empty());
+        for &b in &s.bodies {
+            let body = &world.bodies()[b.index()];
+            assert_eq!((body.category, body.mask), (category, mask));
+            assert_eq!(body.material, m);
+        }
+        // Points keep their own layers (planets and planes).
+        for &p in &s.points {
+            assert_eq!(world.point(p).layers, ALL_LAYERS);
+            assert_eq!(world.point(p).material, m);
+        }
+    }
+    // A rope has no body; its style's category and mask are unused.
+    let rope = Rope::new(Vec2::ZERO, Vec2::X, 4)
+        .category(0)
+        .mask(0)
+        .build(&mut world)
+        .unwrap();
+    assert!(rope.bodies.is_empty());
+}
+
+// ---------------------------------------------------------------------------
 // Packing and simulation.
 
 fn every_shape(world: &mut World) -> Vec<Shape> {
