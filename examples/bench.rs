@@ -1,6 +1,12 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N] [--json] [--steps N]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N]`
+//!
+//! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
+//! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
+//! 10k and 100k bodies piled on planets, body collisions on; stepped
+//! `--settle` steps on the GPU first, default 60). `--points N` runs the
+//! first at one size only, `--bodies N` the second.
 //!
 //! For each scene size: GPU ms/step (wall clock around submit + wait, no
 //! readback inside the timed loop) and per stage (timestamp queries when the
@@ -12,33 +18,45 @@ use std::time::Instant;
 
 use softbody::gpu::{GpuContext, StageTimes};
 use softbody::prelude::*;
-use softbody::scenes::bench_scene;
+use softbody::scenes::{bench_scene, contact_scene};
 
 struct Opts {
+    /// Point counts of the core scene.
     sizes: Vec<usize>,
+    /// Body counts of the contact scene.
+    bodies: Vec<usize>,
     json: bool,
     steps: Option<u32>,
+    settle: u32,
     gpu_only: bool,
 }
 
 fn parse() -> Opts {
     let mut o = Opts {
         sizes: vec![1_000, 10_000, 100_000, 1_000_000],
+        bodies: vec![10_000, 100_000],
         json: false,
         steps: None,
+        settle: 60,
         gpu_only: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--points" => {
-                o.sizes = vec![it.next().and_then(|s| s.parse().ok()).expect("--points N")]
+                o.sizes = vec![it.next().and_then(|s| s.parse().ok()).expect("--points N")];
+                o.bodies.clear();
             }
+            "--bodies" => {
+                o.bodies = vec![it.next().and_then(|s| s.parse().ok()).expect("--bodies N")];
+                o.sizes.clear();
+            }
+            "--settle" => o.settle = it.next().and_then(|s| s.parse().ok()).expect("--settle N"),
             "--steps" => o.steps = it.next().and_then(|s| s.parse().ok()),
             "--json" => o.json = true,
             "--gpu-only" => o.gpu_only = true,
             other => panic!(
-                "unknown argument {other}; usage: bench [--points N] [--steps N] [--json] [--gpu-only]"
+                "unknown argument {other}; usage: bench [--points N | --bodies N] [--steps N] [--settle N] [--json] [--gpu-only]"
             ),
         }
     }
@@ -60,7 +78,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("adapter: {adapter}");
         println!("CPU threads: {threads}; 8 substeps per step; median of 5 runs after warm-up");
         println!(
-            "{:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>8}",
+            "{:>8} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>8}",
+            "scene",
             "points",
             "bodies",
             "springs",
@@ -74,8 +93,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "stages"
         );
     }
-    for &n in &opts.sizes {
-        let world = bench_scene(n)?;
+    let scenes = opts
+        .sizes
+        .iter()
+        .map(|&n| ("core", n))
+        .chain(opts.bodies.iter().map(|&b| ("contacts", b)));
+    for (scene, n) in scenes {
+        let mut world = if scene == "core" {
+            bench_scene(n)?
+        } else {
+            contact_scene(n)?
+        };
+        if scene == "contacts" && opts.settle > 0 {
+            // Let the bodies pile up first (on the GPU, reading back once).
+            let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
+            for _ in 0..opts.settle.div_ceil(10) {
+                gpu.step(&ctx.device, &ctx.queue, 10);
+                gpu.wait(&ctx.device)?;
+            }
+            let state = gpu.read_state(&ctx.device, &ctx.queue)?;
+            let v2 = |v: &[[f32; 2]]| v.iter().map(|p| Vec2::from(*p)).collect::<Vec<_>>();
+            world.set_state(&v2(&state.pos), &v2(&state.vel))?;
+        }
         let points = world.points().len();
         let substeps = world.params.substeps;
         // Enough steps for ~0.3 s of GPU work per run, at least 2.
@@ -128,7 +167,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if opts.json {
             for (path, ms) in [("gpu", gpu_ms), ("cpu1", cpu1_ms), ("cpu_all", cpun_ms)] {
                 println!(
-                    "{{\"points\":{points},\"bodies\":{},\"springs\":{},\"substeps\":{substeps},\"path\":\"{path}\",\"ms_per_step\":{ms:.4},\"point_substeps_per_s\":{:.0},\"threads\":{},\"gpu_bytes_per_point\":{bytes_per_point:.1},\"adapter\":\"{}\",\"backend\":\"{:?}\",\"device_type\":\"{:?}\"}}",
+                    "{{\"scene\":\"{scene}\",\"body_collisions\":{},\"points\":{points},\"bodies\":{},\"springs\":{},\"substeps\":{substeps},\"path\":\"{path}\",\"ms_per_step\":{ms:.4},\"point_substeps_per_s\":{:.0},\"threads\":{},\"gpu_bytes_per_point\":{bytes_per_point:.1},\"adapter\":\"{}\",\"backend\":\"{:?}\",\"device_type\":\"{:?}\"}}",
+                    world.params.body_collisions,
                     world.bodies().len(),
                     world.springs().len(),
                     points as f64 * substeps as f64 / (ms * 1e-3),
@@ -140,7 +180,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         } else {
             println!(
-                "{:>9} {:>7} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.1} {:>7.1} {:>7.2}  {}",
+                "{:>8} {:>9} {:>7} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.1} {:>7.1} {:>7.2}  {}",
+                scene,
                 points,
                 world.bodies().len(),
                 world.springs().len(),

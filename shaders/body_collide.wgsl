@@ -3,14 +3,22 @@
 // split by mass). One thread per point, after the broad phase
 // (broad_phase.wgsl):
 //
-//   narrow  a point inside another body's outline (point in polygon) is
-//           pushed out to that body's nearest edge; the deepest such
-//           contact wins (ties: the lower body index), so the result does
-//           not depend on the order of the grid's entries. Free points
-//           also collide with each other as disks. Every change is added
-//           to fixed-point accumulators with integer atomics: the sums do
-//           not depend on order, so runs are bitwise reproducible.
-//   apply   adds the accumulators to the state and clears them.
+//   narrow   a point inside another body's outline (point in polygon) is
+//            in contact with that body's nearest edge, a point within
+//            point_radius outside it with the edge it faces (see
+//            test_body); the deepest such contact wins (ties: the lower
+//            body index), so the result does not depend on the order of
+//            the grid's entries. It is stored, and every point it moves
+//            counts it. Free points also touch each other as disks.
+//   resolve  every contact pushes its points out and changes their
+//            velocities by impulses split by inverse mass, scaled down by
+//            the largest contact count among its points (several contacts
+//            on one point share the work instead of each doing all of it).
+//            Changes go to fixed-point accumulators with integer atomics:
+//            the sums do not depend on order, so runs are bitwise
+//            reproducible.
+//   apply    adds the accumulators to the state and clears them and the
+//            counts.
 //
 // CPU mirror: src/cpu/body_collide.rs.
 
@@ -25,14 +33,20 @@
 @group(0) @binding(8) var<storage, read> colliders: array<u32>;
 @group(0) @binding(9) var<storage, read> aabbs: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> grid: array<u32>;
-@group(0) @binding(11) var<storage, read_write> acc: array<atomic<i32>>;
+// narrow writes each point's contact and counts; resolve reads them.
+@group(0) @binding(11) var<storage, read_write> hits: array<ContactHit>;
+@group(0) @binding(12) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read_write> acc: array<atomic<i32>>;
 
-// apply's view of the state and the accumulators.
-@group(0) @binding(12) var<storage, read_write> pos_out: array<vec2<f32>>;
-@group(0) @binding(13) var<storage, read_write> vel_out: array<vec2<f32>>;
-@group(0) @binding(14) var<storage, read_write> acc_sums: array<vec4<i32>>;
+// apply's view of the state, the accumulators and the counts.
+@group(0) @binding(14) var<storage, read_write> pos_out: array<vec2<f32>>;
+@group(0) @binding(15) var<storage, read_write> vel_out: array<vec2<f32>>;
+@group(0) @binding(16) var<storage, read_write> acc_sums: array<vec4<i32>>;
+@group(0) @binding(17) var<storage, read_write> counts_out: array<u32>;
 
 const NO_BODY: u32 = 0xffffffffu;
+// See on_face.
+const FACE_SLACK: f32 = 1e-3;
 
 fn large_base() -> u32 {
     return sim.table_mask + 2u;
@@ -42,28 +56,22 @@ fn entry_base() -> u32 {
     return large_base() + 1u + sim.num_colliders;
 }
 
-// The deepest contact so far.
-struct Hit {
-    depth: f32,
-    body: u32,
-    edge: u32,
-    t: f32,
-    // Unit direction from the point to the nearest point of the outline.
-    n: vec2<f32>,
-}
-
 // Whether the two sides' layers let them collide (seed 002).
 fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
     return (a.mask & b.category) != 0u && (b.mask & a.category) != 0u;
 }
 
 // Point `p` (of assembly `group`, filter `pf`) against body `b`'s outline:
-// crossing-number point-in-polygon and the nearest edge, in one pass.
-fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<function, Hit>) {
+// crossing-number point-in-polygon and the nearest edge, in one pass. Like
+// against planets, the point has radius `point_radius`: it is in contact
+// when inside the outline (depth: distance to the nearest edge plus the
+// radius) or within the radius outside it (depth: radius minus distance).
+fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<function, ContactHit>) {
     let o = outlines[b];
     if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
         return;
     }
+    // The box already includes the radius (broad_phase.wgsl).
     let bb = aabbs[b];
     if (p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w) {
         return;
@@ -72,6 +80,8 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
     var best_d2 = 3.4028235e38;
     var edge = 0u;
     var edge_t = 0.0;
+    var edge_raw = 0.0;
+    var edge_dir = vec2<f32>(0.0);
     var nearest = p;
     var a = pos[outline_points[o.first]];
     for (var k = 0u; k < o.count; k++) {
@@ -88,10 +98,11 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
         }
         let ac = c - a;
         let len2 = dot(ac, ac);
-        var t = 0.0;
+        var raw = 0.0;
         if (len2 > TINY_DIST2) {
-            t = clamp(dot(p - a, ac) / len2, 0.0, 1.0);
+            raw = dot(p - a, ac) / len2;
         }
+        let t = clamp(raw, 0.0, 1.0);
         let e = a + ac * t;
         let d = e - p;
         let d2 = dot(d, d);
@@ -99,31 +110,104 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
             best_d2 = d2;
             edge = k;
             edge_t = t;
+            edge_raw = raw;
+            edge_dir = ac;
             nearest = e;
         }
         a = c;
     }
-    if (!inside || best_d2 <= TINY_DIST2) {
+    let r = sim.point_radius;
+    if (!inside && best_d2 >= r * r) {
         return;
     }
-    let depth = sqrt(best_d2);
+    var depth = r;
+    var n = vec2<f32>(0.0, 1.0);
+    if (inside) {
+        if (best_d2 > TINY_DIST2) {
+            let dist = sqrt(best_d2);
+            depth = r + dist;
+            n = (nearest - p) / dist;
+        } else {
+            n = face_normal(edge_dir);
+        }
+    } else {
+        // Outside, within the radius: out along the face normal of the
+        // edge the point faces (its projection falls on the edge). Beyond a
+        // corner it faces neither edge there and touches nothing: the
+        // corner itself meets this point's body instead. (Pushing such a
+        // point off the corner's side would shove a box resting on another
+        // sideways as soon as it overhangs: stacks would snake apart.)
+        if (!on_face(edge_raw)) {
+            var k2 = edge + 1u;
+            if (edge_raw < 0.0) {
+                k2 = edge + o.count - 1u;
+            }
+            if (k2 >= o.count) {
+                k2 -= o.count;
+            }
+            var k3 = k2 + 1u;
+            if (k3 == o.count) {
+                k3 = 0u;
+            }
+            let a2 = pos[outline_points[o.first + k2]];
+            let dir2 = pos[outline_points[o.first + k3]] - a2;
+            let len2 = dot(dir2, dir2);
+            if (len2 <= TINY_DIST2) {
+                return;
+            }
+            let raw2 = dot(p - a2, dir2) / len2;
+            if (!on_face(raw2)) {
+                return;
+            }
+            edge = k2;
+            edge_t = clamp(raw2, 0.0, 1.0);
+            edge_dir = dir2;
+        }
+        let a0 = pos[outline_points[o.first + edge]];
+        n = face_normal(edge_dir);
+        let s = dot(p - a0, n);
+        depth = r - s;
+    }
+    if (depth <= 0.0) {
+        return;
+    }
     if (depth > (*best).depth || (depth == (*best).depth && b < (*best).body)) {
-        *best = Hit(depth, b, edge, edge_t, (nearest - p) / depth);
+        *best = ContactHit(depth, b, edge, edge_t, n);
     }
 }
 
+// Whether a projection parameter falls on its edge, give or take 1e-3 of
+// the edge's length (so that rounding cannot drop a corner resting exactly
+// on another).
+fn on_face(raw: f32) -> bool {
+    return raw >= -FACE_SLACK && raw <= 1.0 + FACE_SLACK;
+}
+
+// The outward normal of an edge running `dir` (outlines run counter-
+// clockwise at rest), or zero for a degenerate edge.
+fn face_normal(dir: vec2<f32>) -> vec2<f32> {
+    let len2 = dot(dir, dir);
+    if (len2 > TINY_DIST2) {
+        return vec2<f32>(dir.y, -dir.x) / sqrt(len2);
+    }
+    return vec2<f32>(0.0);
+}
+
 // The change of relative velocity `vrel` at a contact with normal `n`
-// (pointing the way the first side is pushed): the approaching normal part
-// reflected with elasticity `e`, the tangential part decayed by
-// `exp(-mu h)` (as against planets).
-fn contact_dv(vrel: vec2<f32>, n: vec2<f32>, e: f32, mu: f32) -> vec2<f32> {
+// (pointing the way the first side is pushed) that has the share `scale` of
+// its points: the approaching normal part reflected with elasticity `e`,
+// times the share (several contacts on a point split one reflection); the
+// tangential part decayed by the factor `decay` (`exp(-mu h)`, as against
+// planets), but never by more than the share.
+fn contact_dv(vrel: vec2<f32>, n: vec2<f32>, e: f32, decay: f32, scale: f32) -> vec2<f32> {
     let vn = dot(vrel, n);
     let vt = vrel - n * vn;
     var vn_after = vn;
     if (vn < 0.0) {
         vn_after = vn * -e;
     }
-    return n * (vn_after - vn) + vt * (exp(-mu * sim.h) - 1.0);
+    let slow = min(1.0 - decay, scale);
+    return n * ((vn_after - vn) * scale) - vt * slow;
 }
 
 fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
@@ -135,21 +219,9 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
     atomicAdd(&acc[4u * k + 3u], r.y);
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
-    if (i >= sim.num_points) {
-        return;
-    }
-    let p = pos[i];
-    let v = vel[i];
-    let wi = info[i].inv_mass;
-    let cp = contact_points[i];
-    let pf = filters[cp.filter_id & ~CONTACT_FREE];
-    var own = vec4<i32>(0);
-
-    // Bodies: those registered in the point's cell, and the large ones.
-    var best = Hit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
+// The deepest body contact of point `i` at `p`.
+fn deepest(i: u32, p: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> ContactHit {
+    var best = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
     let key = cell_key(cell);
@@ -162,95 +234,173 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     }
     let large = grid[large_base()];
     for (var k = 0u; k < large; k++) {
-        test_body(grid[large_base() + 1u + k], p, cp.group, pf, &best);
-    }
-    if (best.body != NO_BODY) {
-        let o = outlines[best.body];
-        var next = best.edge + 1u;
-        if (next == o.count) {
-            next = 0u;
+        let c = grid[large_base() + 1u + k];
+        if (c < sim.num_bodies) {
+            test_body(c, p, cp.group, pf, &best);
         }
-        let ia = outline_points[o.first + best.edge];
-        let ib = outline_points[o.first + next];
-        let wa = info[ia].inv_mass;
-        let wb = info[ib].inv_mass;
-        let s = 1.0 - best.t;
-        let t = best.t;
+    }
+    return best;
+}
+
+// The ends of the edge a contact hit.
+fn edge_ends(hit: ContactHit) -> vec2<u32> {
+    let o = outlines[hit.body];
+    var next = hit.edge + 1u;
+    if (next == o.count) {
+        next = 0u;
+    }
+    return vec2<u32>(outline_points[o.first + hit.edge], outline_points[o.first + next]);
+}
+
+// A contact's share: 1 / the largest contact count among its moving points.
+fn share(count: u32, w: f32, m: u32) -> u32 {
+    if (w > 0.0) {
+        return max(m, count);
+    }
+    return m;
+}
+
+// Free point `i` against the other free points, as disks of point_radius:
+// with `resolve` false, the number of contacts; with it true, the point's
+// own fixed-point changes from them. A pair is counted in one cell only,
+// the cell of the lower corner of the overlap of the two disks' boxes.
+fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: ContactFilter, resolve: bool) -> vec4<i32> {
+    var out = vec4<i32>(0);
+    let rr = vec2<f32>(sim.point_radius);
+    let reach = 2.0 * sim.point_radius;
+    let lo = grid_cell(p - rr, sim.inv_cell);
+    let hi = grid_cell(p + rr, sim.inv_cell);
+    // At most 2 x 2 cells, unless the position is not finite.
+    if (any(hi - lo > vec2<i32>(1))) {
+        return out;
+    }
+    for (var y = lo.y; y <= hi.y; y++) {
+        for (var x = lo.x; x <= hi.x; x++) {
+            let cell = vec2<i32>(x, y);
+            let slot = cell_slot(cell, sim.table_mask);
+            let key = cell_key(cell);
+            let end = grid[slot + 1u];
+            for (var e = grid[slot]; e < end; e++) {
+                let c = grid[entry_base() + 2u * e];
+                if (c < sim.num_bodies || grid[entry_base() + 2u * e + 1u] != key) {
+                    continue;
+                }
+                let j = colliders[sim.num_colliders + c - sim.num_bodies];
+                let cj = contact_points[j];
+                if (j == i || cj.group == cp.group) {
+                    continue;
+                }
+                let jf = filters[cj.filter_id & ~CONTACT_FREE];
+                if (!layers_meet(pf, jf)) {
+                    continue;
+                }
+                let q = pos[j];
+                let d = p - q;
+                let d2 = dot(d, d);
+                if (d2 >= reach * reach) {
+                    continue;
+                }
+                if (any(grid_cell(max(p - rr, q - rr), sim.inv_cell) != cell)) {
+                    continue;
+                }
+                let wj = info[j].inv_mass;
+                let w = wi + wj;
+                if (w == 0.0) {
+                    continue;
+                }
+                if (!resolve) {
+                    out.x += 1;
+                    continue;
+                }
+                let m = share(atomicLoad(&counts[j]), wj, share(atomicLoad(&counts[i]), wi, 1u));
+                let dist = sqrt(d2);
+                var n = vec2<f32>(1.0, 0.0);
+                if (d2 > TINY_DIST2) {
+                    n = d / dist;
+                } else if (j < i) {
+                    n = vec2<f32>(-1.0, 0.0);
+                }
+                let scale = 1.0 / f32(m);
+                let push = n * ((reach - dist) / w * scale);
+                let e = max(pf.elasticity, jf.elasticity);
+                let decay = sqrt(pf.decay * jf.decay);
+                let jv = contact_dv(v - vel[j], n, e, decay, scale) / w;
+                out += vec4<i32>(fixed(push * wi), fixed(jv * wi));
+            }
+        }
+    }
+    return out;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let p = pos[i];
+    let cp = contact_points[i];
+    let pf = filters[cp.filter_id & ~CONTACT_FREE];
+    let wi = info[i].inv_mass;
+    let best = deepest(i, p, cp, pf);
+    hits[i] = best;
+    if (best.body != NO_BODY) {
+        let ends = edge_ends(best);
+        atomicAdd(&counts[i], 1u);
+        atomicAdd(&counts[ends.x], 1u);
+        atomicAdd(&counts[ends.y], 1u);
+    }
+    if ((cp.filter_id & CONTACT_FREE) != 0u) {
+        let k = disks(i, p, vec2<f32>(0.0), wi, cp, pf, false).x;
+        if (k > 0) {
+            atomicAdd(&counts[i], u32(k));
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let hit = hits[i];
+    let cp = contact_points[i];
+    if (hit.body == NO_BODY && (cp.filter_id & CONTACT_FREE) == 0u) {
+        return;
+    }
+    let v = vel[i];
+    let wi = info[i].inv_mass;
+    let pf = filters[cp.filter_id & ~CONTACT_FREE];
+    var own = vec4<i32>(0);
+    if (hit.body != NO_BODY) {
+        let ends = edge_ends(hit);
+        let wa = info[ends.x].inv_mass;
+        let wb = info[ends.y].inv_mass;
+        let s = 1.0 - hit.t;
+        let t = hit.t;
         // Generalised inverse mass of the point against the edge point.
         let w = wi + s * s * wa + t * t * wb;
         if (w > 0.0) {
-            let bf = filters[o.filter_id];
+            let m = share(atomicLoad(&counts[ends.y]), wb, share(atomicLoad(&counts[ends.x]), wa, share(atomicLoad(&counts[i]), wi, 1u)));
+            let scale = 1.0 / f32(m);
+            let bf = filters[outlines[hit.body].filter_id];
             let e = max(pf.elasticity, bf.elasticity);
-            let mu = sqrt(pf.friction * bf.friction);
-            let push = best.n * (best.depth / w);
-            let vrel = v - (vel[ia] * s + vel[ib] * t);
-            let j = contact_dv(vrel, best.n, e, mu) / w;
+            let decay = sqrt(pf.decay * bf.decay);
+            let push = hit.n * (hit.depth / w * scale);
+            let vrel = v - (vel[ends.x] * s + vel[ends.y] * t);
+            let j = contact_dv(vrel, hit.n, e, decay, scale) / w;
             own += vec4<i32>(fixed(push * wi), fixed(j * wi));
             if (wa > 0.0) {
-                add_fixed(ia, -push * (s * wa), -j * (s * wa));
+                add_fixed(ends.x, -push * (s * wa), -j * (s * wa));
             }
             if (wb > 0.0) {
-                add_fixed(ib, -push * (t * wb), -j * (t * wb));
+                add_fixed(ends.y, -push * (t * wb), -j * (t * wb));
             }
         }
     }
-
-    // Free points against free points, as disks; a pair is counted in one
-    // cell only, the cell of the lower corner of the boxes' overlap.
     if ((cp.filter_id & CONTACT_FREE) != 0u) {
-        let rr = vec2<f32>(sim.point_radius);
-        let reach = 2.0 * sim.point_radius;
-        let lo = grid_cell(p - rr, sim.inv_cell);
-        let hi = grid_cell(p + rr, sim.inv_cell);
-        for (var y = lo.y; y <= hi.y; y++) {
-            for (var x = lo.x; x <= hi.x; x++) {
-                let cell = vec2<i32>(x, y);
-                let slot = cell_slot(cell, sim.table_mask);
-                let key = cell_key(cell);
-                let end = grid[slot + 1u];
-                for (var e = grid[slot]; e < end; e++) {
-                    let c = grid[entry_base() + 2u * e];
-                    if (c < sim.num_bodies || grid[entry_base() + 2u * e + 1u] != key) {
-                        continue;
-                    }
-                    let j = colliders[sim.num_colliders + c - sim.num_bodies];
-                    let cj = contact_points[j];
-                    if (j == i || cj.group == cp.group) {
-                        continue;
-                    }
-                    let jf = filters[cj.filter_id & ~CONTACT_FREE];
-                    if (!layers_meet(pf, jf)) {
-                        continue;
-                    }
-                    let q = pos[j];
-                    let d = p - q;
-                    let d2 = dot(d, d);
-                    if (d2 >= reach * reach) {
-                        continue;
-                    }
-                    if (any(grid_cell(max(p - rr, q - rr), sim.inv_cell) != cell)) {
-                        continue;
-                    }
-                    let wj = info[j].inv_mass;
-                    let w = wi + wj;
-                    if (w == 0.0) {
-                        continue;
-                    }
-                    let dist = sqrt(d2);
-                    var n = vec2<f32>(1.0, 0.0);
-                    if (d2 > TINY_DIST2) {
-                        n = d / dist;
-                    } else if (j < i) {
-                        n = vec2<f32>(-1.0, 0.0);
-                    }
-                    let push = n * ((reach - dist) / w);
-                    let e = max(pf.elasticity, jf.elasticity);
-                    let mu = sqrt(pf.friction * jf.friction);
-                    let jv = contact_dv(v - vel[j], n, e, mu) / w;
-                    own += vec4<i32>(fixed(push * wi), fixed(jv * wi));
-                }
-            }
-        }
+        own += disks(i, pos[i], v, wi, cp, pf, true);
     }
     if (any(own != vec4<i32>(0))) {
         atomicAdd(&acc[4u * i], own.x);
@@ -266,6 +416,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (i >= sim.num_points) {
         return;
     }
+    counts_out[i] = 0u;
     let a = acc_sums[i];
     if (any(a != vec4<i32>(0))) {
         let unit = 1.0 / CONTACT_SCALE;

@@ -74,12 +74,16 @@ fn fits(r: CellRange) -> bool {
     return u32((span.x + 1) * (span.y + 1)) <= GRID_MAX_CELLS;
 }
 
-// Counts collider `c` into the slots of its cells, or puts it on the large list.
+// Counts collider `c` into the slots of its cells, or puts a body on the
+// large list. A free point's box spans at most 2 x 2 cells (the cell is at
+// least 4 point radii) unless its position is not finite: it is left out.
 fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
     let r = cell_range(lo, hi);
     if (!fits(r)) {
-        let k = atomicAdd(&grid[large_base()], 1u);
-        atomicStore(&grid[large_base() + 1u + k], c);
+        if (c < sim.num_bodies) {
+            let k = atomicAdd(&grid[large_base()], 1u);
+            atomicStore(&grid[large_base() + 1u + k], c);
+        }
         return;
     }
     for (var y = r.lo.y; y <= r.hi.y; y++) {
@@ -109,8 +113,10 @@ fn bounds(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             lo = min(lo, p);
             hi = max(hi, p);
         }
-        aabbs[b] = vec4<f32>(lo, hi);
-        insert(b, lo, hi);
+        // Grown by the point radius: points that near come in contact.
+        let r = vec2<f32>(sim.point_radius);
+        aabbs[b] = vec4<f32>(lo - r, hi + r);
+        insert(b, lo - r, hi + r);
     } else if (k < sim.num_small_colliders + sim.num_free) {
         let f = k - sim.num_small_colliders;
         let p = pos[colliders[sim.num_colliders + f]];
@@ -153,8 +159,9 @@ fn bounds_large(
         workgroupBarrier();
     }
     if (t == 0u) {
-        aabbs[b] = vec4<f32>(red_lo[0], red_hi[0]);
-        insert(b, red_lo[0], red_hi[0]);
+        let r = vec2<f32>(sim.point_radius);
+        aabbs[b] = vec4<f32>(red_lo[0] - r, red_hi[0] + r);
+        insert(b, red_lo[0] - r, red_hi[0] + r);
     }
 }
 

@@ -153,17 +153,31 @@ struct BodyOutline {
     filter_id: u32,
 }
 
+// A point's deepest body contact (body = 0xffffffff: none).
+struct ContactHit {
+    depth: f32,
+    body: u32,
+    edge: u32,
+    t: f32,
+    n: vec2<f32>,
+}
+
 struct ContactFilter {
     category: u32,
     mask: u32,
     elasticity: f32,
     friction: f32,
+    decay: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
-// The grid cell holding `p`; coordinates clamped to +-2^30 so that the
-// conversion never overflows (mirror: cpu::broad_phase::grid_cell).
+// The grid cell holding `p`; coordinates clamped to +-2^29 so that neither
+// the conversion nor the span of two cells overflows an i32, even for
+// positions that are not finite (mirror: cpu::broad_phase::grid_cell).
 fn grid_cell(p: vec2<f32>, inv_cell: f32) -> vec2<i32> {
-    return vec2<i32>(clamp(floor(p * inv_cell), vec2<f32>(-1073741824.0), vec2<f32>(1073741824.0)));
+    return vec2<i32>(clamp(floor(p * inv_cell), vec2<f32>(-536870912.0), vec2<f32>(536870912.0)));
 }
 
 // Hash-table slot of a cell.

@@ -265,4 +265,40 @@ pub struct ContactFilter {
     pub elasticity: f32,
     /// 1/s.
     pub friction: f32,
+    /// `exp(-friction h)`, computed on the CPU when packed (and when `h`
+    /// changes): a pair's tangential decay is `sqrt(decay_a decay_b)`,
+    /// that of the mean friction rate, without an `exp` in the kernel, so
+    /// the GPU's contacts are bitwise the CPU's.
+    pub decay: f32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+/// A point's deepest body contact (WGSL `ContactHit`), found by the narrow
+/// phase and resolved after every point's contacts are counted.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactHit {
+    /// How far the point must move to be `point_radius` outside, m.
+    pub depth: f32,
+    /// The body hit, or [`ContactHit::NONE`]'s `u32::MAX`.
+    pub body: u32,
+    /// Edge `edge` of its outline, from point `edge` to the next.
+    pub edge: u32,
+    /// Where along the edge, `0..=1`.
+    pub t: f32,
+    /// Unit direction the point is pushed (out of the body).
+    pub n: [f32; 2],
+}
+
+impl ContactHit {
+    /// No contact.
+    pub const NONE: ContactHit = ContactHit {
+        depth: 0.0,
+        body: u32::MAX,
+        edge: 0,
+        t: 0.0,
+        n: [0.0; 2],
+    };
 }

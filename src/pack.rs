@@ -155,11 +155,10 @@ pub struct Packed {
     pub outlines: Vec<BodyOutline>,
     /// The outlines' points, body by body.
     pub outline_points: Vec<u32>,
-    /// Bodies that collide (outline of at least 3 points): small outlines
-    /// first, then large (see `SimParams::num_small_colliders`).
-    pub collider_order: Vec<u32>,
-    /// Points in no body that collide as disks.
-    pub free_points: Vec<u32>,
+    /// The colliders: bodies whose outline has at least 3 points, small
+    /// outlines first (`SimParams::num_colliders`, `num_small_colliders`),
+    /// then the free points that collide as disks (`num_free`).
+    pub colliders: Vec<u32>,
     /// Distinct (category, mask, material) of the contact sides.
     pub contact_filters: Vec<ContactFilter>,
 }

@@ -263,6 +263,9 @@ fn check_stage(
     gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
         .unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    if stage == Stage::BodyCollide {
+        gpu.record_stage(&mut encoder, Stage::BroadPhase);
+    }
     gpu.record_stage(&mut encoder, stage);
     ctx.queue.submit([encoder.finish()]);
     let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());
@@ -276,6 +279,11 @@ fn check_stage(
         Stage::Springs => cpu.stage_springs(),
         Stage::Rods => cpu.stage_rods(),
         Stage::ShapeMatch => cpu.stage_shape_match(),
+        Stage::BroadPhase => cpu.stage_broad_phase(),
+        Stage::BodyCollide => {
+            cpu.stage_broad_phase();
+            cpu.stage_body_collide();
+        }
     }
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     let what = format!("{name} {stage:?}");
@@ -508,6 +516,32 @@ fn world_larger_than_device_limits_is_a_typed_error() {
         ),
         "{err:?}"
     );
+    // Body-body contacts need more storage buffers per stage.
+    let (device, queue) = device_with(wgpu::Limits {
+        max_storage_buffers_per_shader_stage: 8,
+        ..softbody::gpu::required_limits()
+    });
+    let mut boxes = World::default();
+    BoxShape::new(Vec2::ZERO, Vec2::ONE)
+        .build(&mut boxes)
+        .unwrap();
+    BoxShape::new(Vec2::new(0.0, 2.0), Vec2::ONE)
+        .build(&mut boxes)
+        .unwrap();
+    let err = GpuSolver::new(&device, &queue, &boxes).err().unwrap();
+    assert!(
+        matches!(
+            err,
+            SolverError::DeviceLimit {
+                limit: "max_storage_buffers_per_shader_stage",
+                required: 16,
+                available: 8
+            }
+        ),
+        "{err:?}"
+    );
+    boxes.params.body_collisions = false;
+    GpuSolver::new(&device, &queue, &boxes).expect("8 are enough without contacts");
     // Enough of everything but buffer size.
     let (device, queue) = device_with(wgpu::Limits {
         max_storage_buffer_binding_size: 4096,

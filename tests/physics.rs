@@ -341,6 +341,9 @@ fn layer_masks_select_colliders() {
     let params = Params {
         point_radius: 0.02,
         elasticity: 0.0,
+        // The three points start in one place: as free points on shared
+        // layers they would also push each other apart as disks.
+        body_collisions: false,
         ..quiet()
     };
     let mut world = World::new(params);

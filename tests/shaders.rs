@@ -112,10 +112,13 @@ fn rust_structs_match_naga_layouts() {
     );
     check_layout!(module, ContactPoint, [group, filter_id]);
     check_layout!(module, BodyOutline, [first, count, group, filter_id]);
+    check_layout!(module, ContactHit, [depth, body, edge, t, n]);
     check_layout!(
         module,
         ContactFilter,
-        [category, mask, elasticity, friction]
+        [
+            category, mask, elasticity, friction, decay, _pad0, _pad1, _pad2
+        ]
     );
     check_layout!(module, PointInfo, [inv_mass, weight, material, layers]);
     check_layout!(module, MaterialInfo, [elasticity, friction]);

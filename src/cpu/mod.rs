@@ -7,6 +7,8 @@
 //! on its bindings, and reads its inputs from the state at the start of the
 //! stage (Jacobi), so the order in which items are visited never matters.
 
+pub mod body_collide;
+pub mod broad_phase;
 mod collide;
 mod integrate;
 mod par;

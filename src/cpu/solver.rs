@@ -2,14 +2,38 @@
 
 use glam::Vec2;
 
-use super::{collide, integrate, rods, shape_match, springs, v2};
+use super::broad_phase::{Grid, broad_phase};
+use super::{body_collide, collide, integrate, rods, shape_match, springs, v2};
 use crate::error::WorldError;
-use crate::layout::BodyFrame;
+use crate::layout::{BodyFrame, ContactHit};
 use crate::pack::{Packed, check_state_len, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
 mod edit;
+
+/// The body-contact stages' scratch: bounding boxes, the grid and the
+/// fixed-point accumulators (all zero between substeps).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Contacts {
+    aabbs: Vec<[f32; 4]>,
+    grid: Grid,
+    hits: Vec<ContactHit>,
+    counts: Vec<u32>,
+    acc: Vec<[i32; 4]>,
+}
+
+impl Contacts {
+    pub(super) fn new(packed: &Packed) -> Self {
+        Self {
+            aabbs: vec![[0.0; 4]; packed.bodies.len()],
+            grid: Grid::new(&packed.sim),
+            hits: vec![ContactHit::NONE; packed.pos.len()],
+            counts: vec![0; packed.pos.len()],
+            acc: vec![[0; 4]; packed.pos.len()],
+        }
+    }
+}
 
 /// Steps a world on the CPU, stage by stage, exactly as the GPU does.
 ///
@@ -34,6 +58,7 @@ pub struct CpuSolver {
     pos_tmp: Vec<[f32; 2]>,
     vel_tmp: Vec<[f32; 2]>,
     frames: Vec<BodyFrame>,
+    contacts: Contacts,
     steps: u64,
     parallel: bool,
     /// The parameters the items' defaults were resolved with.
@@ -55,6 +80,7 @@ impl CpuSolver {
             pos_tmp: vec![[0.0; 2]; n],
             vel_tmp: vec![[0.0; 2]; n],
             frames: vec![BodyFrame::default(); packed.bodies.len()],
+            contacts: Contacts::new(&packed),
             packed,
             steps: 0,
             parallel: false,
@@ -85,6 +111,9 @@ impl CpuSolver {
     pub fn set_params(&mut self, params: Params) -> Result<(), WorldError> {
         params.validate()?;
         self.packed.sim = sim_params(&params, &self.packed);
+        if params.h() != self.params.h() {
+            self.packed.refresh_contact_decay(params.h());
+        }
         self.params = params;
         Ok(())
     }
@@ -135,10 +164,15 @@ impl CpuSolver {
         self.steps += 1;
     }
 
-    /// One substep: integrate, collide, springs, rods, shape matching.
+    /// One substep: integrate, collide, body contacts (broad and narrow
+    /// phase), springs, rods, shape matching.
     pub fn substep(&mut self) {
         self.stage_integrate();
         self.stage_collide();
+        if self.has_contacts() {
+            self.stage_broad_phase();
+            self.stage_body_collide();
+        }
         self.stage_springs();
         for _ in 0..self.rod_passes() {
             self.stage_rods();
@@ -153,6 +187,67 @@ impl CpuSolver {
         } else {
             self.params.rod_iterations
         }
+    }
+
+    /// Whether substeps run the body-contact stages: body collisions are on
+    /// and some body outline or free disk can be hit.
+    pub fn has_contacts(&self) -> bool {
+        self.params.body_collisions && self.packed.has_contacts()
+    }
+
+    /// The collision grid as of the last broad phase.
+    pub fn grid(&self) -> &Grid {
+        &self.contacts.grid
+    }
+
+    /// Each body's bounding box `[min x, min y, max x, max y]` as of the
+    /// last broad phase (colliding bodies only).
+    pub fn aabbs(&self) -> &[[f32; 4]] {
+        &self.contacts.aabbs
+    }
+
+    /// Stage 5a alone: the collision grid from the current positions.
+    pub fn stage_broad_phase(&mut self) {
+        let p = &self.packed;
+        broad_phase(
+            &p.sim,
+            &p.pos,
+            &p.outlines,
+            &p.outline_points,
+            &p.colliders,
+            &mut self.contacts.aabbs,
+            &mut self.contacts.grid,
+            self.parallel,
+        );
+    }
+
+    /// Stage 5b alone: body contacts against the grid of the last broad
+    /// phase, added to the state.
+    pub fn stage_body_collide(&mut self) {
+        let p = &mut self.packed;
+        let Contacts {
+            aabbs,
+            grid,
+            hits,
+            counts,
+            acc,
+        } = &mut self.contacts;
+        let bind = body_collide::Bindings {
+            sim: &p.sim,
+            info: &p.point_info,
+            pos: &p.pos,
+            vel: &p.vel,
+            contact_points: &p.contact_points,
+            outlines: &p.outlines,
+            outline_points: &p.outline_points,
+            filters: &p.contact_filters,
+            colliders: &p.colliders,
+            aabbs,
+            grid,
+        };
+        body_collide::narrow(&bind, hits, counts, self.parallel);
+        body_collide::resolve(&bind, hits, counts, acc, self.parallel);
+        body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 
     fn swap(&mut self) {

@@ -5,6 +5,8 @@
 //! buffers and pipelines, never the device: it takes the caller's device and
 //! queue and records steps into the caller's command encoder.
 
+mod body_collide;
+mod broad_phase;
 mod buffers;
 mod collide;
 mod context;
@@ -17,7 +19,7 @@ mod springs;
 
 pub use buffers::Buffers;
 pub use context::{GpuContext, adapter_summary, request_device};
-pub use solver::{EditReport, GpuSolver, Stage, StageTimes, State, read_buffer};
+pub use solver::{ContactGrid, EditReport, GpuSolver, Stage, StageTimes, State, read_buffer};
 
 use crate::error::WorldError;
 use crate::layout::LARGE_BODY_THREADS;
@@ -27,7 +29,8 @@ use crate::layout::LARGE_BODY_THREADS;
 /// buffer-size limits for large worlds.
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits {
-        max_storage_buffers_per_shader_stage: 8,
+        // The body-contact narrow phase binds 13 storage buffers.
+        max_storage_buffers_per_shader_stage: 16,
         max_compute_workgroup_size_x: LARGE_BODY_THREADS,
         max_compute_invocations_per_workgroup: LARGE_BODY_THREADS,
         // The large-body reduction: 256 x 3 vec4.
@@ -36,10 +39,20 @@ pub fn required_limits() -> wgpu::Limits {
     }
 }
 
-/// Checks a device against [`required_limits`].
-pub fn check_device_limits(device: &wgpu::Device) -> Result<(), SolverError> {
+/// Storage buffers per stage the kernels need without body-body contacts
+/// (WebGPU's default); [`required_limits`] asks for what the contact
+/// kernels need.
+pub const STORAGE_BUFFERS_WITHOUT_CONTACTS: u32 = 8;
+
+/// Checks a device against [`required_limits`]; a world without body-body
+/// contacts (`contacts` false) needs only
+/// [`STORAGE_BUFFERS_WITHOUT_CONTACTS`] storage buffers per stage.
+pub fn check_device_limits(device: &wgpu::Device, contacts: bool) -> Result<(), SolverError> {
     let have = device.limits();
-    let need = required_limits();
+    let mut need = required_limits();
+    if !contacts {
+        need.max_storage_buffers_per_shader_stage = STORAGE_BUFFERS_WITHOUT_CONTACTS;
+    }
     let checks = [
         (
             "max_storage_buffers_per_shader_stage",

@@ -1,6 +1,8 @@
 //! The GPU solver: records whole steps into the caller's encoder.
 
 use super::SolverError;
+use super::body_collide::BodyCollide;
+use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::Collide;
 use super::integrate::Integrate;
@@ -28,6 +30,42 @@ pub enum Stage {
     /// One rod iteration.
     Rods,
     ShapeMatch,
+    /// The collision grid of body-body contacts.
+    BroadPhase,
+    /// Body-body contacts: narrow phase, resolve, apply (after
+    /// [`Stage::BroadPhase`]).
+    BodyCollide,
+}
+
+/// The collision grid read back: the `grid` buffer's words and each body's
+/// bounding box (see [`GpuSolver::read_contact_grid`]).
+pub type ContactGrid = (Vec<u32>, Vec<[f32; 4]>);
+
+/// The body-contact stages and their buffers.
+pub(super) struct ContactStages {
+    pub(super) buffers: ContactBuffers,
+    broad: BroadPhase,
+    collide: BodyCollide,
+}
+
+impl ContactStages {
+    /// The stages for a packed world, or `None` when nothing can collide.
+    pub(super) fn new(
+        device: &wgpu::Device,
+        b: &Buffers,
+        packed: &Packed,
+    ) -> Result<Option<Self>, SolverError> {
+        if !packed.has_contacts() {
+            return Ok(None);
+        }
+        super::check_device_limits(device, true)?;
+        let buffers = ContactBuffers::new(device, packed)?;
+        Ok(Some(Self {
+            broad: BroadPhase::new(device, b, &buffers, packed),
+            collide: BodyCollide::new(device, b, &buffers),
+            buffers,
+        }))
+    }
 }
 
 /// Positions and velocities read back from the GPU.
@@ -71,6 +109,7 @@ pub struct GpuSolver {
     springs: Springs,
     rods: Rods,
     shape_match: ShapeMatch,
+    contacts: Option<ContactStages>,
     point_grid: (u32, u32),
     shape_grids: ShapeMatchGrids,
     has_springs: bool,
@@ -93,6 +132,8 @@ pub struct StageTimes {
     pub springs: f64,
     pub rods: f64,
     pub shape_match: f64,
+    pub broad_phase: f64,
+    pub body_collide: f64,
 }
 
 impl StageTimes {
@@ -104,6 +145,8 @@ impl StageTimes {
             + self.springs
             + self.rods
             + self.shape_match
+            + self.broad_phase
+            + self.body_collide
     }
 }
 
@@ -111,8 +154,10 @@ impl std::fmt::Display for StageTimes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "integrate+collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
+            "integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
             self.integrate + self.collide + self.integrate_collide,
+            self.broad_phase,
+            self.body_collide,
             self.springs,
             self.rods,
             self.shape_match
@@ -143,7 +188,7 @@ impl GpuSolver {
         packed: &Packed,
     ) -> Result<Self, SolverError> {
         params.validate()?;
-        super::check_device_limits(device)?;
+        super::check_device_limits(device, packed.has_contacts())?;
         for w in packed.stability(params.h()).warnings() {
             log::warn!("{w}");
         }
@@ -157,6 +202,7 @@ impl GpuSolver {
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers),
+            contacts: ContactStages::new(device, &buffers, packed)?,
             point_grid: groups(packed.sim.num_points, WORKGROUP_SIZE),
             shape_grids: ShapeMatchGrids {
                 small: groups(packed.sim.num_small_bodies, WORKGROUP_SIZE),
@@ -193,6 +239,16 @@ impl GpuSolver {
             ..self.sim
         };
         self.buffers.write_sim(queue, &self.sim);
+        if params.h() != self.params.h() {
+            self.edit.refresh_contact_decay(params.h());
+            if let Some(c) = &self.contacts {
+                queue.write_buffer(
+                    &c.buffers.filters,
+                    0,
+                    bytemuck::cast_slice(&self.packed().contact_filters),
+                );
+            }
+        }
         self.params = params;
         Ok(())
     }
@@ -216,6 +272,10 @@ impl GpuSolver {
     /// included).
     pub fn gpu_bytes(&self) -> u64 {
         self.buffers.total_bytes()
+            + self
+                .contacts
+                .as_ref()
+                .map_or(0, |c| c.buffers.total_bytes())
             + self.spring_index_buffer().size()
             + self.body_edge_index_buffer().size()
     }
@@ -286,6 +346,9 @@ impl GpuSolver {
     /// are left out).
     pub fn substep_plan(&self) -> Vec<Stage> {
         let mut plan = vec![Stage::IntegrateCollide];
+        if self.has_contacts() {
+            plan.extend([Stage::BroadPhase, Stage::BodyCollide]);
+        }
         if self.has_springs {
             plan.push(Stage::Springs);
         }
@@ -301,6 +364,32 @@ impl GpuSolver {
             state = self.record_stage_in(pass, stage, state);
         }
         state
+    }
+
+    /// Whether substeps run the body-contact stages: body collisions are on
+    /// and some body outline or free disk can be hit.
+    pub fn has_contacts(&self) -> bool {
+        self.params.body_collisions && self.contacts.is_some()
+    }
+
+    /// The collision grid's buffer as of the last broad phase (`array<u32>`:
+    /// slot starts, the large list, the entries; see
+    /// `shaders/broad_phase.wgsl`) and the bodies' bounding boxes
+    /// (`array<vec4<f32>>`), or `None` without contacts. For tests and
+    /// debugging views.
+    pub fn read_contact_grid(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Option<ContactGrid>, SolverError> {
+        let Some(c) = &self.contacts else {
+            return Ok(None);
+        };
+        let words = (c.buffers.grid.size() / 4) as usize;
+        Ok(Some((
+            read_buffer(device, queue, &c.buffers.grid, words)?,
+            read_buffer(device, queue, &c.buffers.aabbs, self.num_bodies)?,
+        )))
     }
 
     /// Waits until the GPU has finished all submitted work.
@@ -372,6 +461,8 @@ impl GpuSolver {
                 Stage::Springs => &mut t.springs,
                 Stage::Rods => &mut t.rods,
                 Stage::ShapeMatch => &mut t.shape_match,
+                Stage::BroadPhase => &mut t.broad_phase,
+                Stage::BodyCollide => &mut t.body_collide,
             } += ms;
         }
         Ok(Some(t))
@@ -426,6 +517,18 @@ impl GpuSolver {
             Stage::Rods if self.num_rods > 0 => self.rods.record(pass, state, self.point_grid),
             Stage::ShapeMatch if self.num_bodies > 0 => {
                 self.shape_match.record(pass, state, self.shape_grids);
+                state
+            }
+            Stage::BroadPhase => {
+                if let Some(c) = &self.contacts {
+                    c.broad.record(pass, state);
+                }
+                state
+            }
+            Stage::BodyCollide => {
+                if let Some(c) = &self.contacts {
+                    c.collide.record(pass, state, self.point_grid);
+                }
                 state
             }
             _ => state,

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 
 use super::Packed;
 use crate::layout::*;
-use crate::world::{MaterialHandle, World};
+use glam::Vec2;
+
+use crate::world::{MaterialHandle, PointHandle, World};
 
 /// Union-find over point indices; the representative of a set is its
 /// smallest index, so assemblies are numbered the same way on every run.
@@ -48,6 +50,27 @@ fn auto_cell(extents: &mut [f32], point_radius: f32) -> f32 {
     (1.25 * p95).max(floor)
 }
 
+/// Reverses an outline that runs clockwise in the body's rest shape, so
+/// that every outline is counter-clockwise at rest and its edges' outside
+/// is known (the narrow phase needs it for points exactly on an edge).
+fn counter_clockwise(outline: &mut [u32], points: &[PointHandle], rest: &[Vec2]) {
+    let rest_of: HashMap<u32, Vec2> = points
+        .iter()
+        .map(|p| p.0)
+        .zip(rest.iter().copied())
+        .collect();
+    let q: Vec<Vec2> = outline.iter().map(|p| rest_of[p]).collect();
+    let twice_area: f64 = (0..q.len())
+        .map(|k| {
+            let (a, b) = (q[k], q[(k + 1) % q.len()]);
+            a.x as f64 * b.y as f64 - a.y as f64 * b.x as f64
+        })
+        .sum();
+    if twice_area < 0.0 {
+        outline.reverse();
+    }
+}
+
 impl Packed {
     /// Packs the contact data of `world`, whose items must be the packed
     /// ones, and sets the contact fields of `sim`.
@@ -73,13 +96,14 @@ impl Packed {
             *filter_index
                 .entry((category, mask, material))
                 .or_insert_with(|| {
-                    let (elasticity, friction) =
-                        world.resolve_material(MaterialHandle(material));
+                    let (elasticity, friction) = world.resolve_material(MaterialHandle(material));
                     filters.push(ContactFilter {
                         category,
                         mask,
                         elasticity,
                         friction,
+                        decay: (-friction * params.h()).exp(),
+                        ..Default::default()
                     });
                     filters.len() as u32 - 1
                 })
@@ -88,17 +112,18 @@ impl Packed {
         let mut outlines = Vec::with_capacity(world.bodies().len());
         let mut outline_points = Vec::new();
         let mut body_filter = Vec::with_capacity(world.bodies().len());
-        for b in world.bodies() {
+        for (b, rest) in world.bodies().iter().zip(world.rest_shapes()) {
             let f = filter(b.category, b.mask, b.material.0);
             body_filter.push(f);
-            let outline = b.outline();
+            let first = outline_points.len();
+            outline_points.extend(b.outline().iter().map(|p| p.0));
+            counter_clockwise(&mut outline_points[first..], &b.points, rest);
             outlines.push(BodyOutline {
-                first: outline_points.len() as u32,
-                count: outline.len() as u32,
+                first: first as u32,
+                count: (outline_points.len() - first) as u32,
                 group: asm.find(b.points[0].0),
                 filter_id: f,
             });
-            outline_points.extend(outline.iter().map(|p| p.0));
         }
 
         // A body point takes the filter of the first body that holds it; a
@@ -165,9 +190,15 @@ impl Packed {
         self.contact_points = contact_points;
         self.outlines = outlines;
         self.outline_points = outline_points;
-        self.collider_order = small.into_iter().chain(large).collect();
-        self.free_points = free_points;
+        self.colliders = small.into_iter().chain(large).chain(free_points).collect();
         self.contact_filters = filters;
+    }
+
+    /// Recomputes the contact filters' `decay` for a new substep `h`.
+    pub fn refresh_contact_decay(&mut self, h: f32) {
+        for f in &mut self.contact_filters {
+            f.decay = (-f.friction * h).exp();
+        }
     }
 
     /// Whether a substep has body-body contacts to look for.

@@ -122,6 +122,7 @@ impl CpuSolver {
     fn resize_scratch(&mut self) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
+        self.contacts = super::Contacts::new(&self.packed);
         self.vel_tmp.resize(n, [0.0; 2]);
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());

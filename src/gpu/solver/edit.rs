@@ -210,6 +210,11 @@ enum StateEdit<'a> {
 }
 
 impl EditState {
+    /// The contact filters' decay for a new substep.
+    pub(super) fn refresh_contact_decay(&mut self, h: f32) {
+        self.mirror.refresh_contact_decay(h);
+    }
+
     pub(super) fn new(device: &wgpu::Device, params: &Params, packed: &Packed) -> Self {
         Self {
             spring_indices: IndexBuffer::new(device, "spring indices", spring_indices(packed)),
@@ -533,6 +538,11 @@ impl GpuSolver {
             self.edit.buffer_generation += 1;
         }
         self.refresh_counts(device);
+        // The contact data is a function of the whole world: built again.
+        self.contacts = super::ContactStages::new(device, &self.buffers, &self.edit.mirror)?;
+        if let Some(c) = &self.contacts {
+            report.bytes_uploaded += c.buffers.total_bytes();
+        }
         Ok(report)
     }
 

@@ -1,0 +1,438 @@
+//! Stage 5b, mirror of `shaders/body_collide.wgsl`: body-body contacts.
+//!
+//! `narrow` finds each point's deepest contact with another body's outline
+//! (point in polygon, nearest edge) and counts, per point, the contacts
+//! that move it; `resolve` turns every contact (and every disk contact
+//! between free points) into the kernel's fixed-point integers, with the
+//! kernel's formulas in the kernel's order. The GPU adds them with atomics,
+//! this path in point order: integer sums do not depend on order, so both
+//! get the same accumulators from the same contacts. `apply` adds the
+//! accumulators to the state.
+
+use glam::Vec2;
+
+use super::broad_phase::{Grid, cell_key, cell_slot, fixed, grid_cell};
+use super::{par, v2};
+use crate::layout::{
+    BodyOutline, CONTACT_FREE, CONTACT_SCALE, ContactFilter, ContactHit, ContactPoint, PointInfo,
+    SimParams,
+};
+
+/// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).
+use super::TINY_DIST2;
+
+/// Whether two sides' layers let them collide (WGSL `layers_meet`).
+#[inline]
+pub fn layers_meet(a: &ContactFilter, b: &ContactFilter) -> bool {
+    a.mask & b.category != 0 && b.mask & a.category != 0
+}
+
+/// What the narrow phase reads, bundled like the kernel's bindings.
+pub struct Bindings<'a> {
+    pub sim: &'a SimParams,
+    pub info: &'a [PointInfo],
+    pub pos: &'a [[f32; 2]],
+    pub vel: &'a [[f32; 2]],
+    pub contact_points: &'a [ContactPoint],
+    pub outlines: &'a [BodyOutline],
+    pub outline_points: &'a [u32],
+    pub filters: &'a [ContactFilter],
+    /// Colliding bodies, then free points.
+    pub colliders: &'a [u32],
+    pub aabbs: &'a [[f32; 4]],
+    pub grid: &'a Grid,
+}
+
+/// Point `p` against body `b`'s outline (WGSL `test_body`): in contact
+/// when inside the outline or within `point_radius` outside it.
+pub fn test_body(
+    bind: &Bindings,
+    b: u32,
+    p: Vec2,
+    group: u32,
+    pf: &ContactFilter,
+    best: &mut ContactHit,
+) {
+    let o = &bind.outlines[b as usize];
+    if o.group == group || !layers_meet(pf, &bind.filters[o.filter_id as usize]) {
+        return;
+    }
+    let bb = bind.aabbs[b as usize];
+    if p.x < bb[0] || p.y < bb[1] || p.x > bb[2] || p.y > bb[3] {
+        return;
+    }
+    let pts = &bind.outline_points[o.first as usize..(o.first + o.count) as usize];
+    let mut inside = false;
+    let mut best_d2 = f32::MAX;
+    let (mut edge, mut edge_t, mut edge_raw, mut edge_dir, mut nearest) =
+        (0u32, 0.0f32, 0.0f32, Vec2::ZERO, p);
+    let mut a = v2(bind.pos[pts[0] as usize]);
+    for k in 0..pts.len() {
+        let c = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
+        if (a.y > p.y) != (c.y > p.y) {
+            let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
+            if p.x < x {
+                inside = !inside;
+            }
+        }
+        let ac = c - a;
+        let len2 = ac.dot(ac);
+        let raw = if len2 > TINY_DIST2 {
+            (p - a).dot(ac) / len2
+        } else {
+            0.0
+        };
+        let t = raw.clamp(0.0, 1.0);
+        let e = a + ac * t;
+        let d = e - p;
+        let d2 = d.dot(d);
+        if d2 < best_d2 {
+            best_d2 = d2;
+            edge = k as u32;
+            edge_t = t;
+            edge_raw = raw;
+            edge_dir = ac;
+            nearest = e;
+        }
+        a = c;
+    }
+    let r = bind.sim.point_radius;
+    if !inside && best_d2 >= r * r {
+        return;
+    }
+    let (depth, n) = if inside {
+        if best_d2 > TINY_DIST2 {
+            let dist = best_d2.sqrt();
+            (r + dist, (nearest - p) / dist)
+        } else {
+            (r, face_normal(edge_dir))
+        }
+    } else {
+        let count = pts.len() as u32;
+        let at = |k: u32| v2(bind.pos[pts[k as usize] as usize]);
+        if !on_face(edge_raw) {
+            let mut k2 = if edge_raw < 0.0 {
+                edge + count - 1
+            } else {
+                edge + 1
+            };
+            if k2 >= count {
+                k2 -= count;
+            }
+            let k3 = if k2 + 1 == count { 0 } else { k2 + 1 };
+            let a2 = at(k2);
+            let dir2 = at(k3) - a2;
+            let len2 = dir2.dot(dir2);
+            if len2 <= TINY_DIST2 {
+                return;
+            }
+            let raw2 = (p - a2).dot(dir2) / len2;
+            if !on_face(raw2) {
+                return;
+            }
+            edge = k2;
+            edge_t = raw2.clamp(0.0, 1.0);
+            edge_dir = dir2;
+        }
+        let n = face_normal(edge_dir);
+        let s = (p - at(edge)).dot(n);
+        (r - s, n)
+    };
+    if depth <= 0.0 {
+        return;
+    }
+    if depth > best.depth || (depth == best.depth && b < best.body) {
+        *best = ContactHit {
+            depth,
+            body: b,
+            edge,
+            t: edge_t,
+            n: n.to_array(),
+        };
+    }
+}
+
+/// WGSL `FACE_SLACK`: projections within this fraction of an edge's length
+/// beyond its ends still face it.
+pub const FACE_SLACK: f32 = 1e-3;
+
+/// Whether a projection parameter falls on its edge (WGSL `on_face`).
+#[inline]
+pub fn on_face(raw: f32) -> bool {
+    (-FACE_SLACK..=1.0 + FACE_SLACK).contains(&raw)
+}
+
+/// The outward normal of an edge running `dir` (WGSL `face_normal`).
+#[inline]
+pub fn face_normal(dir: Vec2) -> Vec2 {
+    let len2 = dir.dot(dir);
+    if len2 > TINY_DIST2 {
+        Vec2::new(dir.y, -dir.x) / len2.sqrt()
+    } else {
+        Vec2::ZERO
+    }
+}
+
+/// The change of relative velocity at a contact with share `scale` and
+/// tangential decay factor `decay` (WGSL `contact_dv`).
+#[inline]
+pub fn contact_dv(vrel: Vec2, n: Vec2, e: f32, decay: f32, scale: f32) -> Vec2 {
+    let vn = vrel.dot(n);
+    let vt = vrel - n * vn;
+    let vn_after = if vn < 0.0 { vn * -e } else { vn };
+    let slow = (1.0 - decay).min(scale);
+    n * ((vn_after - vn) * scale) - vt * slow
+}
+
+/// One point's contributions: to itself, and to the two ends of the edge it
+/// hit (`(point, [dp.x, dp.y, dv.x, dv.y])`, skipped for pinned ends).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Contributions {
+    pub own: [i32; 4],
+    pub ends: [Option<(u32, [i32; 4])>; 2],
+}
+
+fn add4(a: &mut [i32; 4], dp: [i32; 2], dv: [i32; 2]) {
+    a[0] = a[0].wrapping_add(dp[0]);
+    a[1] = a[1].wrapping_add(dp[1]);
+    a[2] = a[2].wrapping_add(dv[0]);
+    a[3] = a[3].wrapping_add(dv[1]);
+}
+
+/// The deepest body contact of a point (WGSL `deepest`).
+pub fn deepest(bind: &Bindings, p: Vec2, cp: &ContactPoint, pf: &ContactFilter) -> ContactHit {
+    let sim = bind.sim;
+    let mut best = ContactHit::NONE;
+    let cell = grid_cell(p, sim.inv_cell);
+    let key = cell_key(cell);
+    for (c, k) in bind.grid.slot_entries(sim, cell_slot(cell, sim.table_mask)) {
+        if c < sim.num_bodies && k == key {
+            test_body(bind, c, p, cp.group, pf, &mut best);
+        }
+    }
+    for &b in bind.grid.large(sim) {
+        if b < sim.num_bodies {
+            test_body(bind, b, p, cp.group, pf, &mut best);
+        }
+    }
+    best
+}
+
+/// The ends of the edge a contact hit (WGSL `edge_ends`).
+pub fn edge_ends(bind: &Bindings, hit: &ContactHit) -> (u32, u32) {
+    let o = &bind.outlines[hit.body as usize];
+    let next = if hit.edge + 1 == o.count {
+        0
+    } else {
+        hit.edge + 1
+    };
+    (
+        bind.outline_points[(o.first + hit.edge) as usize],
+        bind.outline_points[(o.first + next) as usize],
+    )
+}
+
+/// WGSL `share`: the largest count among a contact's moving points.
+#[inline]
+fn share(count: u32, w: f32, m: u32) -> u32 {
+    if w > 0.0 { m.max(count) } else { m }
+}
+
+/// Free point `i` against the other free points as disks (WGSL `disks`):
+/// with `counts` `None`, the number of contacts in `[0]`; with the counts,
+/// the point's own fixed-point changes.
+pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32; 4] {
+    let sim = bind.sim;
+    let p = v2(bind.pos[i]);
+    let wi = bind.info[i].inv_mass;
+    let cp = bind.contact_points[i];
+    let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
+    let mut out = [0i32; 4];
+    let rr = Vec2::splat(sim.point_radius);
+    let reach = 2.0 * sim.point_radius;
+    let lo = grid_cell(p - rr, sim.inv_cell);
+    let hi = grid_cell(p + rr, sim.inv_cell);
+    // At most 2 x 2 cells, unless the position is not finite.
+    if (hi - lo).max_element() > 1 {
+        return out;
+    }
+    for y in lo.y..=hi.y {
+        for x in lo.x..=hi.x {
+            let cell = glam::IVec2::new(x, y);
+            let key = cell_key(cell);
+            for (c, k) in bind.grid.slot_entries(sim, cell_slot(cell, sim.table_mask)) {
+                if c < sim.num_bodies || k != key {
+                    continue;
+                }
+                let j = bind.colliders[(sim.num_colliders + c - sim.num_bodies) as usize];
+                let cj = bind.contact_points[j as usize];
+                if j as usize == i || cj.group == cp.group {
+                    continue;
+                }
+                let jf = bind.filters[(cj.filter_id & !CONTACT_FREE) as usize];
+                if !layers_meet(&pf, &jf) {
+                    continue;
+                }
+                let q = v2(bind.pos[j as usize]);
+                let d = p - q;
+                let d2 = d.dot(d);
+                if d2 >= reach * reach {
+                    continue;
+                }
+                if grid_cell((p - rr).max(q - rr), sim.inv_cell) != cell {
+                    continue;
+                }
+                let wj = bind.info[j as usize].inv_mass;
+                let w = wi + wj;
+                if w == 0.0 {
+                    continue;
+                }
+                let Some(counts) = counts else {
+                    out[0] += 1;
+                    continue;
+                };
+                let m = share(counts[j as usize], wj, share(counts[i], wi, 1));
+                let dist = d2.sqrt();
+                let n = if d2 > TINY_DIST2 {
+                    d / dist
+                } else if (j as usize) < i {
+                    Vec2::new(-1.0, 0.0)
+                } else {
+                    Vec2::new(1.0, 0.0)
+                };
+                let scale = 1.0 / m as f32;
+                let push = n * ((reach - dist) / w * scale);
+                let e = pf.elasticity.max(jf.elasticity);
+                let decay = (pf.decay * jf.decay).sqrt();
+                let jv = contact_dv(v - v2(bind.vel[j as usize]), n, e, decay, scale) / w;
+                add4(&mut out, fixed(push * wi), fixed(jv * wi));
+            }
+        }
+    }
+    out
+}
+
+/// WGSL `narrow` for every point: each point's deepest body contact into
+/// `hits`, and every point's contact count into `counts` (which must be
+/// zero).
+pub fn narrow(bind: &Bindings, hits: &mut [ContactHit], counts: &mut [u32], parallel: bool) {
+    let n = bind.sim.num_points as usize;
+    let mut free = vec![0u32; n];
+    par::zip_mut(parallel, &mut hits[..n], &mut free, |i, hit, free| {
+        let cp = bind.contact_points[i];
+        let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
+        *hit = deepest(bind, v2(bind.pos[i]), &cp, &pf);
+        if cp.filter_id & CONTACT_FREE != 0 {
+            *free = disks(bind, i, Vec2::ZERO, None)[0] as u32;
+        }
+    });
+    for i in 0..n {
+        if hits[i].body != u32::MAX {
+            let (a, b) = edge_ends(bind, &hits[i]);
+            counts[i] += 1;
+            counts[a as usize] += 1;
+            counts[b as usize] += 1;
+        }
+        counts[i] += free[i];
+    }
+}
+
+/// WGSL `resolve` for point `i`: its contacts' fixed-point changes.
+pub fn resolve_point(
+    bind: &Bindings,
+    hits: &[ContactHit],
+    counts: &[u32],
+    i: usize,
+) -> Contributions {
+    let hit = hits[i];
+    let cp = bind.contact_points[i];
+    let mut out = Contributions::default();
+    if hit.body == u32::MAX && cp.filter_id & CONTACT_FREE == 0 {
+        return out;
+    }
+    let v = v2(bind.vel[i]);
+    let wi = bind.info[i].inv_mass;
+    let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
+    if hit.body != u32::MAX {
+        let (ia, ib) = edge_ends(bind, &hit);
+        let wa = bind.info[ia as usize].inv_mass;
+        let wb = bind.info[ib as usize].inv_mass;
+        let s = 1.0 - hit.t;
+        let t = hit.t;
+        let w = wi + s * s * wa + t * t * wb;
+        if w > 0.0 {
+            let m = share(
+                counts[ib as usize],
+                wb,
+                share(counts[ia as usize], wa, share(counts[i], wi, 1)),
+            );
+            let scale = 1.0 / m as f32;
+            let bf = &bind.filters[bind.outlines[hit.body as usize].filter_id as usize];
+            let e = pf.elasticity.max(bf.elasticity);
+            let decay = (pf.decay * bf.decay).sqrt();
+            let n = v2(hit.n);
+            let push = n * (hit.depth / w * scale);
+            let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
+            let j = contact_dv(vrel, n, e, decay, scale) / w;
+            add4(&mut out.own, fixed(push * wi), fixed(j * wi));
+            if wa > 0.0 {
+                let mut a = [0; 4];
+                add4(&mut a, fixed(-push * (s * wa)), fixed(-j * (s * wa)));
+                out.ends[0] = Some((ia, a));
+            }
+            if wb > 0.0 {
+                let mut b = [0; 4];
+                add4(&mut b, fixed(-push * (t * wb)), fixed(-j * (t * wb)));
+                out.ends[1] = Some((ib, b));
+            }
+        }
+    }
+    if cp.filter_id & CONTACT_FREE != 0 {
+        let d = disks(bind, i, v, Some(counts));
+        add4(&mut out.own, [d[0], d[1]], [d[2], d[3]]);
+    }
+    out
+}
+
+/// WGSL `resolve` for every point, summed into the fixed-point
+/// accumulators (`acc`, one `[dp.x, dp.y, dv.x, dv.y]` per point).
+pub fn resolve(
+    bind: &Bindings,
+    hits: &[ContactHit],
+    counts: &[u32],
+    acc: &mut [[i32; 4]],
+    parallel: bool,
+) {
+    let n = bind.sim.num_points as usize;
+    let mut each = vec![Contributions::default(); n];
+    par::map(parallel, &mut each, |i| {
+        resolve_point(bind, hits, counts, i)
+    });
+    for (i, c) in each.iter().enumerate() {
+        add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
+        for &(k, d) in c.ends.iter().flatten() {
+            add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);
+        }
+    }
+}
+
+/// Adds the accumulators to the state and clears them and the counts
+/// (WGSL `apply`).
+pub fn apply(
+    sim: &SimParams,
+    acc: &mut [[i32; 4]],
+    counts: &mut [u32],
+    pos: &mut [[f32; 2]],
+    vel: &mut [[f32; 2]],
+) {
+    let unit = 1.0 / CONTACT_SCALE;
+    let n = sim.num_points as usize;
+    counts[..n].fill(0);
+    for ((a, p), v) in acc[..n].iter_mut().zip(&mut pos[..n]).zip(&mut vel[..n]) {
+        if *a != [0; 4] {
+            *p = (v2(*p) + Vec2::new(a[0] as f32, a[1] as f32) * unit).to_array();
+            *v = (v2(*v) + Vec2::new(a[2] as f32, a[3] as f32) * unit).to_array();
+            *a = [0; 4];
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Stage 5a, mirror of `shaders/broad_phase.wgsl`: the collision grid.
+//!
+//! Same bounding boxes (min/max are exact, so bitwise the GPU's), same
+//! cells, slots and keys, same prefix sums and the same `grid` layout. Only
+//! the order of the entries within a slot and of the large list differs:
+//! the GPU's follows its atomics, this one the collider order. The narrow
+//! phase does not depend on either order.
+
+use glam::{IVec2, Vec2};
+
+use super::{par, v2};
+use crate::layout::{BodyOutline, CONTACT_LIMIT, CONTACT_SCALE, GRID_MAX_CELLS, SimParams};
+
+/// The grid as the GPU holds it: `counts` (one per slot, plus one that
+/// stays zero) and `data`: the slot starts (`slots + 1`), the large list
+/// (its length, then up to `num_colliders` bodies), then the entries as
+/// `(collider, cell key)` pairs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Grid {
+    pub counts: Vec<u32>,
+    pub data: Vec<u32>,
+}
+
+impl Grid {
+    /// An empty grid sized for `sim`'s colliders.
+    pub fn new(sim: &SimParams) -> Self {
+        let slots = sim.table_mask as usize + 1;
+        let colliders = (sim.num_colliders + sim.num_free) as usize;
+        Self {
+            counts: vec![0; slots + 1],
+            data: vec![
+                0;
+                slots
+                    + 2
+                    + sim.num_colliders as usize
+                    + 2 * GRID_MAX_CELLS as usize * colliders
+            ],
+        }
+    }
+
+    /// Index in `data` where the large list starts (its length).
+    pub fn large_base(sim: &SimParams) -> usize {
+        sim.table_mask as usize + 2
+    }
+
+    /// Index in `data` of the first entry.
+    pub fn entry_base(sim: &SimParams) -> usize {
+        Self::large_base(sim) + 1 + sim.num_colliders as usize
+    }
+
+    /// The bodies on the large list.
+    pub fn large<'a>(&'a self, sim: &SimParams) -> &'a [u32] {
+        let base = Self::large_base(sim);
+        &self.data[base + 1..base + 1 + self.data[base] as usize]
+    }
+
+    /// The entries `(collider, cell key)` of slot `slot`.
+    pub fn slot_entries<'a>(
+        &'a self,
+        sim: &SimParams,
+        slot: u32,
+    ) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let base = Self::entry_base(sim);
+        let (a, b) = (
+            self.data[slot as usize] as usize,
+            self.data[slot as usize + 1] as usize,
+        );
+        (a..b).map(move |e| (self.data[base + 2 * e], self.data[base + 2 * e + 1]))
+    }
+}
+
+/// The cell holding `p` (WGSL `grid_cell`), coordinates clamped to
+/// `+-2^29` so that the span of two cells never overflows an i32.
+#[inline]
+pub fn grid_cell(p: Vec2, inv_cell: f32) -> IVec2 {
+    let c = (p * inv_cell)
+        .floor()
+        .clamp(Vec2::splat(-536870912.0), Vec2::splat(536870912.0));
+    IVec2::new(c.x as i32, c.y as i32)
+}
+
+/// The hash-table slot of a cell (WGSL `cell_slot`).
+#[inline]
+pub fn cell_slot(c: IVec2, table_mask: u32) -> u32 {
+    ((c.x as u32).wrapping_mul(73856093) ^ (c.y as u32).wrapping_mul(19349663)) & table_mask
+}
+
+/// A cell's identity within its slot (WGSL `cell_key`).
+#[inline]
+pub fn cell_key(c: IVec2) -> u32 {
+    (c.x as u32 & 0xffff) | ((c.y as u32) << 16)
+}
+
+/// A fixed-point contribution (WGSL `fixed`).
+#[inline]
+pub fn fixed(x: Vec2) -> [i32; 2] {
+    let q = |v: f32| (v.clamp(-CONTACT_LIMIT, CONTACT_LIMIT) * CONTACT_SCALE + 0.5).floor() as i32;
+    [q(x.x), q(x.y)]
+}
+
+/// The cells of a box, or `None` when it spans more than `GRID_MAX_CELLS`
+/// (WGSL `cell_range` and `fits`).
+pub fn cell_range(sim: &SimParams, lo: Vec2, hi: Vec2) -> Option<(IVec2, IVec2)> {
+    let (a, b) = (grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
+    let span = b - a;
+    let max = GRID_MAX_CELLS as i32;
+    if span.x >= max || span.y >= max || ((span.x + 1) * (span.y + 1)) as u32 > GRID_MAX_CELLS {
+        return None;
+    }
+    Some((a, b))
+}
+
+/// Every cell of a range, row by row.
+pub fn cells(range: (IVec2, IVec2)) -> impl Iterator<Item = IVec2> {
+    let (a, b) = range;
+    (a.y..=b.y).flat_map(move |y| (a.x..=b.x).map(move |x| IVec2::new(x, y)))
+}
+
+/// The bounding box of an outline grown by `r`, `[min x, min y, max x,
+/// max y]` (WGSL `bounds` and `bounds_large`: min and max are exact in any
+/// order).
+pub fn outline_bounds(
+    o: &BodyOutline,
+    outline_points: &[u32],
+    pos: &[[f32; 2]],
+    r: f32,
+) -> [f32; 4] {
+    let pts = &outline_points[o.first as usize..(o.first + o.count) as usize];
+    let mut lo = v2(pos[pts[0] as usize]);
+    let mut hi = lo;
+    for &p in &pts[1..] {
+        lo = lo.min(v2(pos[p as usize]));
+        hi = hi.max(v2(pos[p as usize]));
+    }
+    let (lo, hi) = (lo - Vec2::splat(r), hi + Vec2::splat(r));
+    [lo.x, lo.y, hi.x, hi.y]
+}
+
+/// Collider `k` (in `colliders` order, bodies then free points): its grid
+/// id and bounding box.
+fn collider_box(
+    sim: &SimParams,
+    k: usize,
+    colliders: &[u32],
+    aabbs: &[[f32; 4]],
+    pos: &[[f32; 2]],
+) -> (u32, Vec2, Vec2) {
+    if k < sim.num_colliders as usize {
+        let b = colliders[k];
+        let bb = aabbs[b as usize];
+        (b, Vec2::new(bb[0], bb[1]), Vec2::new(bb[2], bb[3]))
+    } else {
+        let f = k - sim.num_colliders as usize;
+        let p = v2(pos[colliders[k] as usize]);
+        let r = Vec2::splat(sim.point_radius);
+        (sim.num_bodies + f as u32, p - r, p + r)
+    }
+}
+
+/// Builds the grid from the positions: bounding boxes, counts (and the
+/// large list), prefix sums, entries. The counts end at zero, as on the GPU.
+#[allow(clippy::too_many_arguments)]
+pub fn broad_phase(
+    sim: &SimParams,
+    pos: &[[f32; 2]],
+    outlines: &[BodyOutline],
+    outline_points: &[u32],
+    colliders: &[u32],
+    aabbs: &mut [[f32; 4]],
+    grid: &mut Grid,
+    parallel: bool,
+) {
+    let num = sim.num_colliders as usize;
+    // bounds, bounds_large: the boxes (independent per body).
+    let mut boxes = vec![[0.0f32; 4]; num];
+    par::map(parallel, &mut boxes, |k| {
+        outline_bounds(
+            &outlines[colliders[k] as usize],
+            outline_points,
+            pos,
+            sim.point_radius,
+        )
+    });
+    for (k, bb) in boxes.into_iter().enumerate() {
+        aabbs[colliders[k] as usize] = bb;
+    }
+    // The counts and the large list.
+    let large = Grid::large_base(sim);
+    grid.data[large] = 0;
+    let total = num + sim.num_free as usize;
+    for k in 0..total {
+        let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
+        match cell_range(sim, lo, hi) {
+            Some(range) => {
+                for cell in cells(range) {
+                    grid.counts[cell_slot(cell, sim.table_mask) as usize] += 1;
+                }
+            }
+            None if c < sim.num_bodies => {
+                let n = grid.data[large] as usize;
+                grid.data[large + 1 + n] = c;
+                grid.data[large] += 1;
+            }
+            // A free point whose position is not finite.
+            None => {}
+        }
+    }
+    // scan_up / scan_down: exclusive prefix sums over slots + 1.
+    let mut sum = 0u32;
+    for (start, &count) in grid.data.iter_mut().zip(&grid.counts) {
+        *start = sum;
+        sum += count;
+    }
+    // fill: places taken by counting each slot back down.
+    let base = Grid::entry_base(sim);
+    for k in 0..total {
+        let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
+        let Some(range) = cell_range(sim, lo, hi) else {
+            continue;
+        };
+        for cell in cells(range) {
+            let slot = cell_slot(cell, sim.table_mask) as usize;
+            grid.counts[slot] -= 1;
+            let e = base + 2 * (grid.data[slot] + grid.counts[slot]) as usize;
+            grid.data[e] = c;
+            grid.data[e + 1] = cell_key(cell);
+        }
+    }
+}

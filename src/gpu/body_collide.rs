@@ -1,0 +1,87 @@
+//! Stage 5b wrapper for `shaders/body_collide.wgsl` (CPU mirror:
+//! `cpu::body_collide`): narrow phase, resolve, apply; in place on the
+//! current state copy.
+
+use super::broad_phase::ContactBuffers;
+use super::buffers::Buffers;
+use super::shaders::{bind_group, pipeline};
+
+/// Body-body contacts against the grid the broad phase just built.
+pub struct BodyCollide {
+    narrow: wgpu::ComputePipeline,
+    resolve: wgpu::ComputePipeline,
+    apply: wgpu::ComputePipeline,
+    narrow_bind: [wgpu::BindGroup; 2],
+    resolve_bind: [wgpu::BindGroup; 2],
+    apply_bind: [wgpu::BindGroup; 2],
+}
+
+impl BodyCollide {
+    pub fn new(device: &wgpu::Device, b: &Buffers, c: &ContactBuffers) -> Self {
+        let stage = "body_collide";
+        let narrow = pipeline(device, stage, "narrow");
+        let resolve = pipeline(device, stage, "resolve");
+        let apply = pipeline(device, stage, "apply");
+        let common = |s: usize| {
+            vec![
+                (0, &b.sim),
+                (1, &b.info),
+                (2, &b.pos[s]),
+                (3, &b.vel[s]),
+                (4, &c.contact_points),
+                (5, &c.outlines),
+                (6, &c.outline_points),
+                (7, &c.filters),
+                (8, &c.colliders),
+                (10, &c.grid),
+                (11, &c.hits),
+                (12, &c.point_counts),
+            ]
+        };
+        let narrow_bind = [0, 1].map(|s| {
+            let mut e = common(s);
+            e.push((9, &c.aabbs));
+            bind_group(device, "narrow", &narrow, &e)
+        });
+        let resolve_bind = [0, 1].map(|s| {
+            let mut e = common(s);
+            e.push((13, &c.acc));
+            bind_group(device, "resolve", &resolve, &e)
+        });
+        let apply_bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "apply",
+                &apply,
+                &[
+                    (0, &b.sim),
+                    (14, &b.pos[s]),
+                    (15, &b.vel[s]),
+                    (16, &c.acc),
+                    (17, &c.point_counts),
+                ],
+            )
+        });
+        Self {
+            narrow,
+            resolve,
+            apply,
+            narrow_bind,
+            resolve_bind,
+            apply_bind,
+        }
+    }
+
+    /// Records narrow phase, resolve and apply on state copy `state`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
+        for (pipeline, bind) in [
+            (&self.narrow, &self.narrow_bind),
+            (&self.resolve, &self.resolve_bind),
+            (&self.apply, &self.apply_bind),
+        ] {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind[state], &[]);
+            pass.dispatch_workgroups(points.0, points.1, 1);
+        }
+    }
+}

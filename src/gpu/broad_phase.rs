@@ -1,0 +1,336 @@
+//! Stage 5a wrapper for `shaders/broad_phase.wgsl` (CPU mirror:
+//! `cpu::broad_phase`), and the buffers both body-contact stages share.
+//!
+//! The contact buffers are packed from the world whole, so an edit builds
+//! them again rather than patching them (about 40 bytes per point; the
+//! static part is a function of the world's items, never of the state, and
+//! the scratch part is zero between substeps).
+
+use wgpu::util::DeviceExt;
+
+use super::SolverError;
+use super::buffers::Buffers;
+use super::shaders::{bind_group, grid, pipeline};
+use crate::layout::{ContactHit, SCAN_BLOCK, WORKGROUP_SIZE};
+use crate::pack::Packed;
+
+/// Buffers of the body-contact stages.
+pub struct ContactBuffers {
+    pub contact_points: wgpu::Buffer,
+    pub outlines: wgpu::Buffer,
+    pub outline_points: wgpu::Buffer,
+    pub filters: wgpu::Buffer,
+    /// Colliding bodies, then free points.
+    pub colliders: wgpu::Buffer,
+    /// Each body's bounding box, grown by the point radius.
+    pub aabbs: wgpu::Buffer,
+    /// Entries per hash slot while the grid is built (zero otherwise).
+    pub slot_counts: wgpu::Buffer,
+    /// Slot starts, the large list and the entries (see `broad_phase.wgsl`).
+    pub grid: wgpu::Buffer,
+    /// Each point's deepest contact.
+    pub hits: wgpu::Buffer,
+    /// Contacts per point (zero between substeps).
+    pub point_counts: wgpu::Buffer,
+    /// Fixed-point accumulators, 4 per point (zero between substeps).
+    pub acc: wgpu::Buffer,
+    /// The prefix scan's levels.
+    scan_levels: Vec<ScanLevel>,
+}
+
+struct ScanLevel {
+    len: u32,
+    uniform: wgpu::Buffer,
+    /// Level 0 reads `slot_counts` and writes `grid`; level `l > 0` reads
+    /// the block totals of level `l - 1` and writes `output`.
+    output: Option<wgpu::Buffer>,
+    /// This level's block totals (the next level's input; a one-element
+    /// buffer for the top level).
+    sums: wgpu::Buffer,
+}
+
+impl ContactBuffers {
+    /// Uploads the contact data of a packed world.
+    pub fn new(device: &wgpu::Device, packed: &Packed) -> Result<Self, SolverError> {
+        let limit = device
+            .limits()
+            .max_storage_buffer_binding_size
+            .min(device.limits().max_buffer_size);
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let check = |name: &'static str, bytes: u64| {
+            if bytes > limit {
+                Err(SolverError::TooLarge {
+                    buffer: name,
+                    bytes,
+                    limit,
+                    limit_name: "max_storage_buffer_binding_size",
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let init = |name: &'static str, bytes: &[u8]| -> Result<wgpu::Buffer, SolverError> {
+            check(name, bytes.len() as u64)?;
+            let contents: &[u8] = if bytes.is_empty() { &[0; 16] } else { bytes };
+            Ok(
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(name),
+                    contents,
+                    usage: storage | wgpu::BufferUsages::COPY_SRC,
+                }),
+            )
+        };
+        let zeroed = |name: &'static str, bytes: u64| -> Result<wgpu::Buffer, SolverError> {
+            check(name, bytes)?;
+            // wgpu zero-initialises new buffers.
+            Ok(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(name),
+                size: bytes.max(16).next_multiple_of(4),
+                usage: storage | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }))
+        };
+        let n = packed.pos.len() as u64;
+        let slots = packed.grid_slots() as u64;
+        let grid_words =
+            slots + 2 + packed.sim.num_colliders as u64 + 2 * packed.grid_capacity() as u64;
+        let uniform = |len: u32| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("scan level"),
+                contents: bytemuck::cast_slice(&[len, 0, 0, 0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+        };
+        let mut lens = vec![slots as u32 + 1];
+        while *lens.last().expect("non-empty") > SCAN_BLOCK {
+            lens.push(lens.last().expect("non-empty").div_ceil(SCAN_BLOCK));
+        }
+        let mut scan_levels: Vec<ScanLevel> = Vec::new();
+        for (l, &len) in lens.iter().enumerate() {
+            let next = lens.get(l + 1).copied().unwrap_or(1);
+            let output = if l == 0 {
+                None
+            } else {
+                Some(zeroed("scan output", 4 * len as u64)?)
+            };
+            scan_levels.push(ScanLevel {
+                len,
+                uniform: uniform(len),
+                output,
+                sums: zeroed("scan sums", 4 * next as u64)?,
+            });
+        }
+        Ok(Self {
+            contact_points: init(
+                "contact_points",
+                bytemuck::cast_slice(&packed.contact_points),
+            )?,
+            outlines: init("outlines", bytemuck::cast_slice(&packed.outlines))?,
+            outline_points: init(
+                "outline_points",
+                bytemuck::cast_slice(&packed.outline_points),
+            )?,
+            filters: init(
+                "contact_filters",
+                bytemuck::cast_slice(&packed.contact_filters),
+            )?,
+            colliders: init("colliders", bytemuck::cast_slice(&packed.colliders))?,
+            aabbs: zeroed("aabbs", 16 * packed.bodies.len() as u64)?,
+            slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
+            grid: zeroed("grid", 4 * grid_words)?,
+            hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
+            point_counts: zeroed("point_counts", 4 * n)?,
+            acc: zeroed("contact accumulators", 16 * n)?,
+            scan_levels,
+        })
+    }
+
+    /// Bytes of GPU memory held.
+    pub fn total_bytes(&self) -> u64 {
+        let scan: u64 = self
+            .scan_levels
+            .iter()
+            .map(|l| l.uniform.size() + l.sums.size() + l.output.as_ref().map_or(0, |b| b.size()))
+            .sum();
+        [
+            &self.contact_points,
+            &self.outlines,
+            &self.outline_points,
+            &self.filters,
+            &self.colliders,
+            &self.aabbs,
+            &self.slot_counts,
+            &self.grid,
+            &self.hits,
+            &self.point_counts,
+            &self.acc,
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum::<u64>()
+            + scan
+    }
+}
+
+/// One level of the prefix scan: scan_up's bind group and workgroups, and
+/// scan_down's (adding the level above; none for the top level).
+type ScanDispatch = (
+    wgpu::BindGroup,
+    (u32, u32),
+    Option<(wgpu::BindGroup, (u32, u32))>,
+);
+
+/// The broad phase's dispatches.
+pub struct BroadPhase {
+    clear: wgpu::ComputePipeline,
+    bounds: wgpu::ComputePipeline,
+    bounds_large: wgpu::ComputePipeline,
+    scan_up: wgpu::ComputePipeline,
+    scan_down: wgpu::ComputePipeline,
+    fill: wgpu::ComputePipeline,
+    clear_bind: wgpu::BindGroup,
+    bounds_bind: [wgpu::BindGroup; 2],
+    bounds_large_bind: [wgpu::BindGroup; 2],
+    fill_bind: [wgpu::BindGroup; 2],
+    /// Per level: scan_up's bind group, its workgroups; scan_down's bind
+    /// group (adding the level above) and its workgroups.
+    scan: Vec<ScanDispatch>,
+    small_grid: (u32, u32),
+    large_grid: (u32, u32),
+    fill_grid: (u32, u32),
+}
+
+impl BroadPhase {
+    pub fn new(device: &wgpu::Device, b: &Buffers, c: &ContactBuffers, packed: &Packed) -> Self {
+        let stage = "broad_phase";
+        let clear = pipeline(device, stage, "clear");
+        let bounds = pipeline(device, stage, "bounds");
+        let bounds_large = pipeline(device, stage, "bounds_large");
+        let scan_up = pipeline(device, stage, "scan_up");
+        let scan_down = pipeline(device, stage, "scan_down");
+        let fill = pipeline(device, stage, "fill");
+        let bounds_entries = |s: usize| {
+            [
+                (0, &b.sim),
+                (1, &b.pos[s]),
+                (2, &c.outlines),
+                (3, &c.outline_points),
+                (4, &c.colliders),
+                (5, &c.aabbs),
+                (6, &c.slot_counts),
+                (7, &c.grid),
+            ]
+        };
+        let bounds_bind = [0, 1].map(|s| bind_group(device, "bounds", &bounds, &bounds_entries(s)));
+        let bounds_large_bind =
+            [0, 1].map(|s| bind_group(device, "bounds_large", &bounds_large, &bounds_entries(s)));
+        let fill_bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "fill",
+                &fill,
+                &[
+                    (0, &b.sim),
+                    (1, &b.pos[s]),
+                    (4, &c.colliders),
+                    (5, &c.aabbs),
+                    (6, &c.slot_counts),
+                    (7, &c.grid),
+                ],
+            )
+        });
+        let clear_bind = bind_group(device, "clear", &clear, &[(0, &b.sim), (7, &c.grid)]);
+        let max = device.limits().max_compute_workgroups_per_dimension;
+        let levels = &c.scan_levels;
+        let mut scan = Vec::new();
+        for (l, level) in levels.iter().enumerate() {
+            let input = if l == 0 {
+                &c.slot_counts
+            } else {
+                &levels[l - 1].sums
+            };
+            let output = level.output.as_ref().unwrap_or(&c.grid);
+            let up = bind_group(
+                device,
+                "scan_up",
+                &scan_up,
+                &[
+                    (8, &level.uniform),
+                    (9, input),
+                    (10, output),
+                    (11, &level.sums),
+                ],
+            );
+            let down = levels.get(l + 1).map(|above| {
+                let above_out = above.output.as_ref().expect("levels above 0 have outputs");
+                (
+                    bind_group(
+                        device,
+                        "scan_down",
+                        &scan_down,
+                        &[(8, &level.uniform), (9, above_out), (10, output)],
+                    ),
+                    grid((level.len - SCAN_BLOCK).div_ceil(WORKGROUP_SIZE), max),
+                )
+            });
+            scan.push((up, grid(level.len.div_ceil(SCAN_BLOCK), max), down));
+        }
+        let sim = &packed.sim;
+        Self {
+            clear,
+            bounds,
+            bounds_large,
+            scan_up,
+            scan_down,
+            fill,
+            clear_bind,
+            bounds_bind,
+            bounds_large_bind,
+            fill_bind,
+            scan,
+            small_grid: grid(
+                (sim.num_small_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
+                max,
+            ),
+            large_grid: grid(sim.num_colliders - sim.num_small_colliders, max),
+            fill_grid: grid(
+                (sim.num_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
+                max,
+            ),
+        }
+    }
+
+    /// Records the grid's construction from state copy `state`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize) {
+        pass.set_pipeline(&self.clear);
+        pass.set_bind_group(0, &self.clear_bind, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        if self.small_grid.0 > 0 {
+            pass.set_pipeline(&self.bounds);
+            pass.set_bind_group(0, &self.bounds_bind[state], &[]);
+            pass.dispatch_workgroups(self.small_grid.0, self.small_grid.1, 1);
+        }
+        if self.large_grid.0 > 0 {
+            pass.set_pipeline(&self.bounds_large);
+            pass.set_bind_group(0, &self.bounds_large_bind[state], &[]);
+            pass.dispatch_workgroups(self.large_grid.0, self.large_grid.1, 1);
+        }
+        pass.set_pipeline(&self.scan_up);
+        for (up, groups, _) in &self.scan {
+            pass.set_bind_group(0, up, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
+        }
+        pass.set_pipeline(&self.scan_down);
+        for (_, _, down) in self.scan.iter().rev() {
+            if let Some((bind, groups)) = down {
+                pass.set_bind_group(0, bind, &[]);
+                pass.dispatch_workgroups(groups.0, groups.1, 1);
+            }
+        }
+        if self.fill_grid.0 > 0 {
+            pass.set_pipeline(&self.fill);
+            pass.set_bind_group(0, &self.fill_bind[state], &[]);
+            pass.dispatch_workgroups(self.fill_grid.0, self.fill_grid.1, 1);
+        }
+    }
+}
