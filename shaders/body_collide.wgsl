@@ -11,12 +11,13 @@
 //            the grid's entries. It is stored, and every point it moves
 //            counts it. Free points also touch each other as disks.
 //   resolve  every contact pushes its points out and changes their
-//            velocities by impulses split by inverse mass, scaled down by
-//            the largest contact count among its points (several contacts
-//            on one point share the work instead of each doing all of it).
-//            Changes go to fixed-point accumulators with integer atomics:
-//            the sums do not depend on order, so runs are bitwise
-//            reproducible.
+//            velocities by impulses split by inverse mass, with mass
+//            splitting: each point's inverse mass counts as many times as
+//            it has contacts, so several contacts on one point average
+//            instead of adding up, and each contact still conserves
+//            momentum exactly. Changes go to fixed-point accumulators with
+//            integer atomics: the sums do not depend on order, so runs are
+//            bitwise reproducible.
 //   apply    adds the accumulators to the state and clears them and the
 //            counts.
 //
@@ -194,20 +195,17 @@ fn face_normal(dir: vec2<f32>) -> vec2<f32> {
 }
 
 // The change of relative velocity `vrel` at a contact with normal `n`
-// (pointing the way the first side is pushed) that has the share `scale` of
-// its points: the approaching normal part reflected with elasticity `e`,
-// times the share (several contacts on a point split one reflection); the
-// tangential part decayed by the factor `decay` (`exp(-mu h)`, as against
-// planets), but never by more than the share.
-fn contact_dv(vrel: vec2<f32>, n: vec2<f32>, e: f32, decay: f32, scale: f32) -> vec2<f32> {
+// (pointing the way the first side is pushed): the approaching normal part
+// reflected with elasticity `e` (seed 003), the tangential part decayed by
+// the factor `decay` (`exp(-mu h)`, as against planets).
+fn contact_dv(vrel: vec2<f32>, n: vec2<f32>, e: f32, decay: f32) -> vec2<f32> {
     let vn = dot(vrel, n);
     let vt = vrel - n * vn;
     var vn_after = vn;
     if (vn < 0.0) {
         vn_after = vn * -e;
     }
-    let slow = min(1.0 - decay, scale);
-    return n * ((vn_after - vn) * scale) - vt * slow;
+    return n * (vn_after - vn) - vt * (1.0 - decay);
 }
 
 fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
@@ -252,12 +250,9 @@ fn edge_ends(hit: ContactHit) -> vec2<u32> {
     return vec2<u32>(outline_points[o.first + hit.edge], outline_points[o.first + next]);
 }
 
-// A contact's share: 1 / the largest contact count among its moving points.
-fn share(count: u32, w: f32, m: u32) -> u32 {
-    if (w > 0.0) {
-        return max(m, count);
-    }
-    return m;
+// A point's inverse mass split over its `count` contacts (mass splitting).
+fn split(w: f32, count: u32) -> f32 {
+    return w * f32(max(count, 1u));
 }
 
 // Free point `i` against the other free points, as disks of point_radius:
@@ -312,7 +307,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                     out.x += 1;
                     continue;
                 }
-                let m = share(atomicLoad(&counts[j]), wj, share(atomicLoad(&counts[i]), wi, 1u));
+                let split_w = split(wi, atomicLoad(&counts[i])) + split(wj, atomicLoad(&counts[j]));
                 let dist = sqrt(d2);
                 var n = vec2<f32>(1.0, 0.0);
                 if (d2 > TINY_DIST2) {
@@ -320,11 +315,10 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 } else if (j < i) {
                     n = vec2<f32>(-1.0, 0.0);
                 }
-                let scale = 1.0 / f32(m);
-                let push = n * ((reach - dist) / w * scale);
+                let push = n * ((reach - dist) / split_w);
                 let e = max(pf.elasticity, jf.elasticity);
                 let decay = sqrt(pf.decay * jf.decay);
-                let jv = contact_dv(v - vel[j], n, e, decay, scale) / w;
+                let jv = contact_dv(v - vel[j], n, e, decay) / split_w;
                 out += vec4<i32>(fixed(push * wi), fixed(jv * wi));
             }
         }
@@ -345,10 +339,16 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     let best = deepest(i, p, cp, pf);
     hits[i] = best;
     if (best.body != NO_BODY) {
+        // Every point the contact moves counts it (an edge end at t = 0
+        // or 1 on the other side is not moved).
         let ends = edge_ends(best);
         atomicAdd(&counts[i], 1u);
-        atomicAdd(&counts[ends.x], 1u);
-        atomicAdd(&counts[ends.y], 1u);
+        if (best.t < 1.0) {
+            atomicAdd(&counts[ends.x], 1u);
+        }
+        if (best.t > 0.0) {
+            atomicAdd(&counts[ends.y], 1u);
+        }
     }
     if ((cp.filter_id & CONTACT_FREE) != 0u) {
         let k = disks(i, p, vec2<f32>(0.0), wi, cp, pf, false).x;
@@ -382,14 +382,14 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         // Generalised inverse mass of the point against the edge point.
         let w = wi + s * s * wa + t * t * wb;
         if (w > 0.0) {
-            let m = share(atomicLoad(&counts[ends.y]), wb, share(atomicLoad(&counts[ends.x]), wa, share(atomicLoad(&counts[i]), wi, 1u)));
-            let scale = 1.0 / f32(m);
+            // Solved with split inverse masses, applied with the real ones.
+            let split_w = split(wi, atomicLoad(&counts[i])) + s * s * split(wa, atomicLoad(&counts[ends.x])) + t * t * split(wb, atomicLoad(&counts[ends.y]));
             let bf = filters[outlines[hit.body].filter_id];
             let e = max(pf.elasticity, bf.elasticity);
             let decay = sqrt(pf.decay * bf.decay);
-            let push = hit.n * (hit.depth / w * scale);
+            let push = hit.n * (hit.depth / split_w);
             let vrel = v - (vel[ends.x] * s + vel[ends.y] * t);
-            let j = contact_dv(vrel, hit.n, e, decay, scale) / w;
+            let j = contact_dv(vrel, hit.n, e, decay) / split_w;
             own += vec4<i32>(fixed(push * wi), fixed(j * wi));
             if (wa > 0.0) {
                 add_fixed(ends.x, -push * (s * wa), -j * (s * wa));

@@ -173,15 +173,14 @@ pub fn face_normal(dir: Vec2) -> Vec2 {
     }
 }
 
-/// The change of relative velocity at a contact with share `scale` and
-/// tangential decay factor `decay` (WGSL `contact_dv`).
+/// The change of relative velocity at a contact with tangential decay
+/// factor `decay` (WGSL `contact_dv`).
 #[inline]
-pub fn contact_dv(vrel: Vec2, n: Vec2, e: f32, decay: f32, scale: f32) -> Vec2 {
+pub fn contact_dv(vrel: Vec2, n: Vec2, e: f32, decay: f32) -> Vec2 {
     let vn = vrel.dot(n);
     let vt = vrel - n * vn;
     let vn_after = if vn < 0.0 { vn * -e } else { vn };
-    let slow = (1.0 - decay).min(scale);
-    n * ((vn_after - vn) * scale) - vt * slow
+    n * (vn_after - vn) - vt * (1.0 - decay)
 }
 
 /// One point's contributions: to itself, and to the two ends of the edge it
@@ -232,10 +231,10 @@ pub fn edge_ends(bind: &Bindings, hit: &ContactHit) -> (u32, u32) {
     )
 }
 
-/// WGSL `share`: the largest count among a contact's moving points.
+/// A point's inverse mass split over its contacts (WGSL `split`).
 #[inline]
-fn share(count: u32, w: f32, m: u32) -> u32 {
-    if w > 0.0 { m.max(count) } else { m }
+fn split(w: f32, count: u32) -> f32 {
+    w * count.max(1) as f32
 }
 
 /// Free point `i` against the other free points as disks (WGSL `disks`):
@@ -291,7 +290,7 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                     out[0] += 1;
                     continue;
                 };
-                let m = share(counts[j as usize], wj, share(counts[i], wi, 1));
+                let split_w = split(wi, counts[i]) + split(wj, counts[j as usize]);
                 let dist = d2.sqrt();
                 let n = if d2 > TINY_DIST2 {
                     d / dist
@@ -300,11 +299,10 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                 } else {
                     Vec2::new(1.0, 0.0)
                 };
-                let scale = 1.0 / m as f32;
-                let push = n * ((reach - dist) / w * scale);
+                let push = n * ((reach - dist) / split_w);
                 let e = pf.elasticity.max(jf.elasticity);
                 let decay = (pf.decay * jf.decay).sqrt();
-                let jv = contact_dv(v - v2(bind.vel[j as usize]), n, e, decay, scale) / w;
+                let jv = contact_dv(v - v2(bind.vel[j as usize]), n, e, decay) / split_w;
                 add4(&mut out, fixed(push * wi), fixed(jv * wi));
             }
         }
@@ -330,8 +328,12 @@ pub fn narrow(bind: &Bindings, hits: &mut [ContactHit], counts: &mut [u32], para
         if hits[i].body != u32::MAX {
             let (a, b) = edge_ends(bind, &hits[i]);
             counts[i] += 1;
-            counts[a as usize] += 1;
-            counts[b as usize] += 1;
+            if hits[i].t < 1.0 {
+                counts[a as usize] += 1;
+            }
+            if hits[i].t > 0.0 {
+                counts[b as usize] += 1;
+            }
         }
         counts[i] += free[i];
     }
@@ -361,19 +363,16 @@ pub fn resolve_point(
         let t = hit.t;
         let w = wi + s * s * wa + t * t * wb;
         if w > 0.0 {
-            let m = share(
-                counts[ib as usize],
-                wb,
-                share(counts[ia as usize], wa, share(counts[i], wi, 1)),
-            );
-            let scale = 1.0 / m as f32;
+            let split_w = split(wi, counts[i])
+                + s * s * split(wa, counts[ia as usize])
+                + t * t * split(wb, counts[ib as usize]);
             let bf = &bind.filters[bind.outlines[hit.body as usize].filter_id as usize];
             let e = pf.elasticity.max(bf.elasticity);
             let decay = (pf.decay * bf.decay).sqrt();
             let n = v2(hit.n);
-            let push = n * (hit.depth / w * scale);
+            let push = n * (hit.depth / split_w);
             let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
-            let j = contact_dv(vrel, n, e, decay, scale) / w;
+            let j = contact_dv(vrel, n, e, decay) / split_w;
             add4(&mut out.own, fixed(push * wi), fixed(j * wi));
             if wa > 0.0 {
                 let mut a = [0; 4];
