@@ -139,16 +139,24 @@ fn rust_structs_match_naga_layouts() {
 #[test]
 fn shared_constants_match() {
     let module = parse_and_validate("shared.wgsl", SHARED);
-    let constant = |name: &str| -> u32 {
+    let literal = |name: &str| -> naga::Literal {
         let (_, c) = module
             .constants
             .iter()
             .find(|(_, c)| c.name.as_deref() == Some(name))
             .unwrap_or_else(|| panic!("const {name} missing"));
         match module.global_expressions[c.init] {
-            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            naga::Expression::Literal(l) => l,
             ref e => panic!("const {name} is {e:?}"),
         }
+    };
+    let constant = |name: &str| match literal(name) {
+        naga::Literal::U32(v) => v,
+        l => panic!("const {name} is {l:?}, not a u32"),
+    };
+    let float = |name: &str| match literal(name) {
+        naga::Literal::F32(v) => v,
+        l => panic!("const {name} is {l:?}, not an f32"),
     };
     assert_eq!(constant("WORKGROUP_SIZE"), WORKGROUP_SIZE);
     assert_eq!(constant("LARGE_BODY_THREADS"), LARGE_BODY_THREADS);
@@ -165,17 +173,6 @@ fn shared_constants_match() {
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
-    let float = |name: &str| -> f32 {
-        let (_, c) = module
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("const {name} missing"));
-        match module.global_expressions[c.init] {
-            naga::Expression::Literal(naga::Literal::F32(v)) => v,
-            ref e => panic!("const {name} is {e:?}"),
-        }
-    };
     assert_eq!(float("CONTACT_SCALE"), CONTACT_SCALE);
     assert_eq!(float("CONTACT_LIMIT"), CONTACT_LIMIT);
 }
