@@ -49,14 +49,6 @@ const NO_BODY: u32 = 0xffffffffu;
 // See on_face.
 const FACE_SLACK: f32 = 1e-3;
 
-fn large_base() -> u32 {
-    return sim.table_mask + 2u;
-}
-
-fn entry_base() -> u32 {
-    return large_base() + 1u + sim.num_colliders;
-}
-
 // Whether the two sides' layers let them collide (seed 002).
 fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
     return (a.mask & b.category) != 0u && (b.mask & a.category) != 0u;
@@ -225,14 +217,14 @@ fn deepest(i: u32, p: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> Contact
     let key = cell_key(cell);
     let end = grid[slot + 1u];
     for (var e = grid[slot]; e < end; e++) {
-        let c = grid[entry_base() + 2u * e];
-        if (c < sim.num_bodies && grid[entry_base() + 2u * e + 1u] == key) {
+        let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
+        if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
             test_body(c, p, cp.group, pf, &best);
         }
     }
-    let large = grid[large_base()];
+    let large = grid[large_base(sim.table_mask)];
     for (var k = 0u; k < large; k++) {
-        let c = grid[large_base() + 1u + k];
+        let c = grid[large_base(sim.table_mask) + 1u + k];
         if (c < sim.num_bodies) {
             test_body(c, p, cp.group, pf, &best);
         }
@@ -276,8 +268,8 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
             let key = cell_key(cell);
             let end = grid[slot + 1u];
             for (var e = grid[slot]; e < end; e++) {
-                let c = grid[entry_base() + 2u * e];
-                if (c < sim.num_bodies || grid[entry_base() + 2u * e + 1u] != key) {
+                let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
+                if (c < sim.num_bodies || grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] != key) {
                     continue;
                 }
                 let j = colliders[sim.num_colliders + c - sim.num_bodies];

@@ -46,14 +46,6 @@ struct ScanLevel {
 @group(0) @binding(10) var<storage, read_write> scan_out: array<u32>;
 @group(0) @binding(11) var<storage, read_write> scan_sums: array<u32>;
 
-fn large_base() -> u32 {
-    return sim.table_mask + 2u;
-}
-
-fn entry_base() -> u32 {
-    return large_base() + 1u + sim.num_colliders;
-}
-
 // The cells of a box: (first cell, last cell).
 struct CellRange {
     lo: vec2<i32>,
@@ -81,8 +73,8 @@ fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
     let r = cell_range(lo, hi);
     if (!fits(r)) {
         if (c < sim.num_bodies) {
-            let k = atomicAdd(&grid[large_base()], 1u);
-            atomicStore(&grid[large_base() + 1u + k], c);
+            let k = atomicAdd(&grid[large_base(sim.table_mask)], 1u);
+            atomicStore(&grid[large_base(sim.table_mask) + 1u + k], c);
         }
         return;
     }
@@ -96,7 +88,7 @@ fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
 // Empties the large list; one thread, first in the stage.
 @compute @workgroup_size(1)
 fn clear() {
-    atomicStore(&grid[large_base()], 0u);
+    atomicStore(&grid[large_base(sim.table_mask)], 0u);
 }
 
 // One thread per small-outline body, then one per free point.
@@ -248,7 +240,7 @@ fn fill(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             let cell = vec2<i32>(x, y);
             let slot = cell_slot(cell, sim.table_mask);
             let place = atomicSub(&counts[slot], 1u) - 1u;
-            let e = entry_base() + 2u * (atomicLoad(&grid[slot]) + place);
+            let e = entry_base(sim.table_mask, sim.num_colliders) + 2u * (atomicLoad(&grid[slot]) + place);
             atomicStore(&grid[e], c);
             atomicStore(&grid[e + 1u], cell_key(cell));
         }

@@ -191,6 +191,18 @@ fn cell_key(c: vec2<i32>) -> u32 {
     return (bitcast<u32>(c.x) & 0xffffu) | (bitcast<u32>(c.y) << 16u);
 }
 
+// The grid buffer's layout (src/pack/contacts.rs, `Packed::grid_words`):
+// slot starts (table_mask + 2 of them, the last the total), then the large
+// list (its length, then the bodies), then the entries as (collider, cell
+// key) pairs.
+fn large_base(table_mask: u32) -> u32 {
+    return table_mask + 2u;
+}
+
+fn entry_base(table_mask: u32, num_colliders: u32) -> u32 {
+    return large_base(table_mask) + 1u + num_colliders;
+}
+
 // Fixed-point contribution (see CONTACT_SCALE).
 fn fixed(x: vec2<f32>) -> vec2<i32> {
     return vec2<i32>(floor(clamp(x, vec2<f32>(-CONTACT_LIMIT), vec2<f32>(CONTACT_LIMIT)) * CONTACT_SCALE + 0.5));

@@ -72,13 +72,16 @@ pub struct Params {
     pub rod_iterations: u32,
     /// Whether shape-matched bodies collide with each other and free points
     /// with each other (see docs/physics.md, "Body-body collisions").
-    /// Default `true`. Speed limit: a point must not move more than half
-    /// the thickness of the thinnest body it may hit in one substep, i.e.
-    /// relative speeds below `thickness / (2 h)`.
+    /// Default `true`. Speed limit: a point stops at a body of thickness
+    /// `T` when its speed relative to it is below `(T / 2 + point_radius) /
+    /// h` (33.6 m/s for `T` = 0.1 m with the defaults).
     pub body_collisions: bool,
     /// Cell size of the collision grid, in metres; `None`: chosen when the
     /// world is uploaded, 1.25x the 95th percentile of the bodies' rest
-    /// extents (at least 4 `point_radius`). Must be finite and `> 0`.
+    /// extents. Must be finite and `> 0`; either is raised to at least 4
+    /// `point_radius` (a free point's disk then spans at most 2 x 2 cells).
+    /// Resolved when the world is packed (`new`, `sync`), not by
+    /// `set_params`.
     /// Bodies that come to span more than 2 x 2 cells are tested against
     /// every point instead of through the grid: correct, but slower.
     pub collision_cell: Option<f32>,

@@ -312,17 +312,24 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
 
 /// WGSL `narrow` for every point: each point's deepest body contact into
 /// `hits`, and every point's contact count into `counts` (which must be
-/// zero).
-pub fn narrow(bind: &Bindings, hits: &mut [ContactHit], counts: &mut [u32], parallel: bool) {
+/// zero); `free` is scratch, one per point.
+pub fn narrow(
+    bind: &Bindings,
+    hits: &mut [ContactHit],
+    free: &mut [u32],
+    counts: &mut [u32],
+    parallel: bool,
+) {
     let n = bind.sim.num_points as usize;
-    let mut free = vec![0u32; n];
-    par::zip_mut(parallel, &mut hits[..n], &mut free, |i, hit, free| {
+    par::zip_mut(parallel, &mut hits[..n], &mut free[..n], |i, hit, free| {
         let cp = bind.contact_points[i];
         let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
         *hit = deepest(bind, v2(bind.pos[i]), &cp, &pf);
-        if cp.filter_id & CONTACT_FREE != 0 {
-            *free = disks(bind, i, Vec2::ZERO, None)[0] as u32;
-        }
+        *free = if cp.filter_id & CONTACT_FREE != 0 {
+            disks(bind, i, Vec2::ZERO, None)[0] as u32
+        } else {
+            0
+        };
     });
     for i in 0..n {
         if hits[i].body != u32::MAX {
@@ -394,19 +401,19 @@ pub fn resolve_point(
 }
 
 /// WGSL `resolve` for every point, summed into the fixed-point
-/// accumulators (`acc`, one `[dp.x, dp.y, dv.x, dv.y]` per point).
+/// accumulators (`acc`, one `[dp.x, dp.y, dv.x, dv.y]` per point); `each`
+/// is scratch, one per point.
 pub fn resolve(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
+    each: &mut [Contributions],
     acc: &mut [[i32; 4]],
     parallel: bool,
 ) {
     let n = bind.sim.num_points as usize;
-    let mut each = vec![Contributions::default(); n];
-    par::map(parallel, &mut each, |i| {
-        resolve_point(bind, hits, counts, i)
-    });
+    let each = &mut each[..n];
+    par::map(parallel, each, |i| resolve_point(bind, hits, counts, i));
     for (i, c) in each.iter().enumerate() {
         add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
         for &(k, d) in c.ends.iter().flatten() {

@@ -10,6 +10,7 @@ use glam::{IVec2, Vec2};
 
 use super::{par, v2};
 use crate::layout::{BodyOutline, CONTACT_LIMIT, CONTACT_SCALE, GRID_MAX_CELLS, SimParams};
+use crate::pack::Packed;
 
 /// The grid as the GPU holds it: `counts` (one per slot, plus one that
 /// stays zero) and `data`: the slot starts (`slots + 1`), the large list
@@ -22,28 +23,21 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// An empty grid sized for `sim`'s colliders.
-    pub fn new(sim: &SimParams) -> Self {
-        let slots = sim.table_mask as usize + 1;
-        let colliders = (sim.num_colliders + sim.num_free) as usize;
+    /// An empty grid sized for a packed world's colliders.
+    pub fn new(packed: &Packed) -> Self {
         Self {
-            counts: vec![0; slots + 1],
-            data: vec![
-                0;
-                slots
-                    + 2
-                    + sim.num_colliders as usize
-                    + 2 * GRID_MAX_CELLS as usize * colliders
-            ],
+            counts: vec![0; packed.grid_slots() + 1],
+            data: vec![0; packed.grid_words()],
         }
     }
 
-    /// Index in `data` where the large list starts (its length).
+    /// Index in `data` where the large list starts (its length; WGSL
+    /// `large_base`).
     pub fn large_base(sim: &SimParams) -> usize {
         sim.table_mask as usize + 2
     }
 
-    /// Index in `data` of the first entry.
+    /// Index in `data` of the first entry (WGSL `entry_base`).
     pub fn entry_base(sim: &SimParams) -> usize {
         Self::large_base(sim) + 1 + sim.num_colliders as usize
     }
@@ -159,6 +153,9 @@ fn collider_box(
 
 /// Builds the grid from the positions: bounding boxes, counts (and the
 /// large list), prefix sums, entries. The counts end at zero, as on the GPU.
+/// `aabbs` has one box per body: those of the colliding bodies (outlines of
+/// 3 or more points) are written, the others zeroed (the GPU never writes
+/// them; its buffer starts zeroed).
 #[allow(clippy::too_many_arguments)]
 pub fn broad_phase(
     sim: &SimParams,
@@ -171,19 +168,16 @@ pub fn broad_phase(
     parallel: bool,
 ) {
     let num = sim.num_colliders as usize;
-    // bounds, bounds_large: the boxes (independent per body).
-    let mut boxes = vec![[0.0f32; 4]; num];
-    par::map(parallel, &mut boxes, |k| {
-        outline_bounds(
-            &outlines[colliders[k] as usize],
-            outline_points,
-            pos,
-            sim.point_radius,
-        )
+    // bounds, bounds_large: the boxes (independent per body; a body
+    // collides when its outline is a polygon, and this stage runs only
+    // when body collisions are on).
+    par::map(parallel, &mut aabbs[..outlines.len()], |b| {
+        let o = &outlines[b];
+        if o.count < 3 {
+            return [0.0; 4];
+        }
+        outline_bounds(o, outline_points, pos, sim.point_radius)
     });
-    for (k, bb) in boxes.into_iter().enumerate() {
-        aabbs[colliders[k] as usize] = bb;
-    }
     // The counts and the large list.
     let large = Grid::large_base(sim);
     grid.data[large] = 0;

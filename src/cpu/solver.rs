@@ -12,8 +12,10 @@ use crate::world::World;
 
 mod edit;
 
-/// The body-contact stages' scratch: bounding boxes, the grid and the
-/// fixed-point accumulators (all zero between substeps).
+/// The body-contact stages' state, sized once per world (nothing is
+/// allocated per substep): bounding boxes, the grid, each point's contact,
+/// the contact counts and fixed-point accumulators (zero between
+/// substeps), and per-point scratch.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Contacts {
     aabbs: Vec<[f32; 4]>,
@@ -21,16 +23,21 @@ pub(super) struct Contacts {
     hits: Vec<ContactHit>,
     counts: Vec<u32>,
     acc: Vec<[i32; 4]>,
+    free: Vec<u32>,
+    each: Vec<body_collide::Contributions>,
 }
 
 impl Contacts {
     pub(super) fn new(packed: &Packed) -> Self {
+        let n = packed.pos.len();
         Self {
             aabbs: vec![[0.0; 4]; packed.bodies.len()],
-            grid: Grid::new(&packed.sim),
-            hits: vec![ContactHit::NONE; packed.pos.len()],
-            counts: vec![0; packed.pos.len()],
-            acc: vec![[0; 4]; packed.pos.len()],
+            grid: Grid::new(packed),
+            hits: vec![ContactHit::NONE; n],
+            counts: vec![0; n],
+            acc: vec![[0; 4]; n],
+            free: vec![0; n],
+            each: vec![Default::default(); n],
         }
     }
 }
@@ -231,6 +238,8 @@ impl CpuSolver {
             hits,
             counts,
             acc,
+            free,
+            each,
         } = &mut self.contacts;
         let bind = body_collide::Bindings {
             sim: &p.sim,
@@ -245,8 +254,8 @@ impl CpuSolver {
             aabbs,
             grid,
         };
-        body_collide::narrow(&bind, hits, counts, self.parallel);
-        body_collide::resolve(&bind, hits, counts, acc, self.parallel);
+        body_collide::narrow(&bind, hits, free, counts, self.parallel);
+        body_collide::resolve(&bind, hits, counts, each, acc, self.parallel);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 

@@ -17,11 +17,21 @@ pub struct BodyCollide {
 }
 
 impl BodyCollide {
-    pub fn new(device: &wgpu::Device, b: &Buffers, c: &ContactBuffers) -> Self {
-        let stage = "body_collide";
-        let narrow = pipeline(device, stage, "narrow");
-        let resolve = pipeline(device, stage, "resolve");
-        let apply = pipeline(device, stage, "apply");
+    /// The dispatches over these buffers; the pipelines of `reuse` (the
+    /// stage an edit replaces) are kept rather than compiled again.
+    pub fn new(
+        device: &wgpu::Device,
+        b: &Buffers,
+        c: &ContactBuffers,
+        reuse: Option<&BodyCollide>,
+    ) -> Self {
+        let get = |entry: &str, old: Option<&wgpu::ComputePipeline>| {
+            old.cloned()
+                .unwrap_or_else(|| pipeline(device, "body_collide", entry))
+        };
+        let narrow = get("narrow", reuse.map(|r| &r.narrow));
+        let resolve = get("resolve", reuse.map(|r| &r.resolve));
+        let apply = get("apply", reuse.map(|r| &r.apply));
         let common = |s: usize| {
             vec![
                 (0, &b.sim),

@@ -9,7 +9,7 @@
 use wgpu::util::DeviceExt;
 
 use super::SolverError;
-use super::buffers::Buffers;
+use super::buffers::{Buffers, check_storage_size};
 use super::shaders::{bind_group, grid, pipeline};
 use crate::layout::{ContactHit, SCAN_BLOCK, WORKGROUP_SIZE};
 use crate::pack::Packed;
@@ -52,23 +52,9 @@ struct ScanLevel {
 impl ContactBuffers {
     /// Uploads the contact data of a packed world.
     pub fn new(device: &wgpu::Device, packed: &Packed) -> Result<Self, SolverError> {
-        let limit = device
-            .limits()
-            .max_storage_buffer_binding_size
-            .min(device.limits().max_buffer_size);
+        let limits = device.limits();
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let check = |name: &'static str, bytes: u64| {
-            if bytes > limit {
-                Err(SolverError::TooLarge {
-                    buffer: name,
-                    bytes,
-                    limit,
-                    limit_name: "max_storage_buffer_binding_size",
-                })
-            } else {
-                Ok(())
-            }
-        };
+        let check = |name: &'static str, bytes: u64| check_storage_size(&limits, name, bytes);
         let init = |name: &'static str, bytes: &[u8]| -> Result<wgpu::Buffer, SolverError> {
             check(name, bytes.len() as u64)?;
             let contents: &[u8] = if bytes.is_empty() { &[0; 16] } else { bytes };
@@ -92,8 +78,7 @@ impl ContactBuffers {
         };
         let n = packed.pos.len() as u64;
         let slots = packed.grid_slots() as u64;
-        let grid_words =
-            slots + 2 + packed.sim.num_colliders as u64 + 2 * packed.grid_capacity() as u64;
+        let grid_words = packed.grid_words() as u64;
         let uniform = |len: u32| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("scan level"),
@@ -143,6 +128,21 @@ impl ContactBuffers {
             acc: zeroed("contact accumulators", 16 * n)?,
             scan_levels,
         })
+    }
+
+    /// Bytes uploaded from the world (the static arrays; the rest starts
+    /// zeroed on the GPU).
+    pub fn uploaded_bytes(&self) -> u64 {
+        [
+            &self.contact_points,
+            &self.outlines,
+            &self.outline_points,
+            &self.filters,
+            &self.colliders,
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum()
     }
 
     /// Bytes of GPU memory held.
@@ -201,14 +201,25 @@ pub struct BroadPhase {
 }
 
 impl BroadPhase {
-    pub fn new(device: &wgpu::Device, b: &Buffers, c: &ContactBuffers, packed: &Packed) -> Self {
-        let stage = "broad_phase";
-        let clear = pipeline(device, stage, "clear");
-        let bounds = pipeline(device, stage, "bounds");
-        let bounds_large = pipeline(device, stage, "bounds_large");
-        let scan_up = pipeline(device, stage, "scan_up");
-        let scan_down = pipeline(device, stage, "scan_down");
-        let fill = pipeline(device, stage, "fill");
+    /// The dispatches over these buffers; the pipelines of `reuse` (the
+    /// stage an edit replaces) are kept rather than compiled again.
+    pub fn new(
+        device: &wgpu::Device,
+        b: &Buffers,
+        c: &ContactBuffers,
+        packed: &Packed,
+        reuse: Option<&BroadPhase>,
+    ) -> Self {
+        let get = |entry: &str, old: Option<&wgpu::ComputePipeline>| {
+            old.cloned()
+                .unwrap_or_else(|| pipeline(device, "broad_phase", entry))
+        };
+        let clear = get("clear", reuse.map(|r| &r.clear));
+        let bounds = get("bounds", reuse.map(|r| &r.bounds));
+        let bounds_large = get("bounds_large", reuse.map(|r| &r.bounds_large));
+        let scan_up = get("scan_up", reuse.map(|r| &r.scan_up));
+        let scan_down = get("scan_down", reuse.map(|r| &r.scan_down));
+        let fill = get("fill", reuse.map(|r| &r.fill));
         let bounds_entries = |s: usize| {
             [
                 (0, &b.sim),

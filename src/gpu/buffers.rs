@@ -38,6 +38,32 @@ fn bytes_or_zero<T: bytemuck::Pod>(data: &[T]) -> Vec<u8> {
     }
 }
 
+/// Checks that a storage buffer of `bytes` fits the device's limits; the
+/// error names the buffer and the limit it passes.
+pub(crate) fn check_storage_size(
+    limits: &wgpu::Limits,
+    name: &'static str,
+    bytes: u64,
+) -> Result<(), SolverError> {
+    for (limit, limit_name) in [
+        (
+            limits.max_storage_buffer_binding_size,
+            "max_storage_buffer_binding_size",
+        ),
+        (limits.max_buffer_size, "max_buffer_size"),
+    ] {
+        if bytes > limit {
+            return Err(SolverError::TooLarge {
+                buffer: name,
+                bytes,
+                limit,
+                limit_name,
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Buffers {
     /// Uploads a packed world after checking every buffer against the
     /// device's limits.
@@ -45,26 +71,8 @@ impl Buffers {
         let limits = device.limits();
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let state = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::VERTEX;
-        let check = |name: &'static str, bytes: usize| -> Result<(), SolverError> {
-            let bytes = bytes as u64;
-            for (limit, limit_name) in [
-                (
-                    limits.max_storage_buffer_binding_size,
-                    "max_storage_buffer_binding_size",
-                ),
-                (limits.max_buffer_size, "max_buffer_size"),
-            ] {
-                if bytes > limit {
-                    return Err(SolverError::TooLarge {
-                        buffer: name,
-                        bytes,
-                        limit,
-                        limit_name,
-                    });
-                }
-            }
-            Ok(())
-        };
+        let check =
+            |name: &'static str, bytes: usize| check_storage_size(&limits, name, bytes as u64);
         let init =
             |name: &'static str, contents: Vec<u8>, usage| -> Result<wgpu::Buffer, SolverError> {
                 check(name, contents.len())?;

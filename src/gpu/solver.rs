@@ -50,10 +50,13 @@ pub(super) struct ContactStages {
 
 impl ContactStages {
     /// The stages for a packed world, or `None` when nothing can collide.
+    /// An edit passes the stages it replaces: their compiled pipelines are
+    /// kept, only buffers and bind groups are made again.
     pub(super) fn new(
         device: &wgpu::Device,
         b: &Buffers,
         packed: &Packed,
+        reuse: Option<&ContactStages>,
     ) -> Result<Option<Self>, SolverError> {
         if !packed.has_contacts() {
             return Ok(None);
@@ -61,8 +64,8 @@ impl ContactStages {
         super::check_device_limits(device, true)?;
         let buffers = ContactBuffers::new(device, packed)?;
         Ok(Some(Self {
-            broad: BroadPhase::new(device, b, &buffers, packed),
-            collide: BodyCollide::new(device, b, &buffers),
+            broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
+            collide: BodyCollide::new(device, b, &buffers, reuse.map(|r| &r.collide)),
             buffers,
         }))
     }
@@ -188,7 +191,8 @@ impl GpuSolver {
         packed: &Packed,
     ) -> Result<Self, SolverError> {
         params.validate()?;
-        super::check_device_limits(device, packed.has_contacts())?;
+        // The contact stages check what they need themselves.
+        super::check_device_limits(device, false)?;
         for w in packed.stability(params.h()).warnings() {
             log::warn!("{w}");
         }
@@ -202,7 +206,7 @@ impl GpuSolver {
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers),
-            contacts: ContactStages::new(device, &buffers, packed)?,
+            contacts: ContactStages::new(device, &buffers, packed, None)?,
             point_grid: groups(packed.sim.num_points, WORKGROUP_SIZE),
             shape_grids: ShapeMatchGrids {
                 small: groups(packed.sim.num_small_bodies, WORKGROUP_SIZE),

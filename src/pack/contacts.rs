@@ -38,16 +38,15 @@ impl Assemblies {
 }
 
 /// The automatic grid cell: 1.25x the 95th percentile of the colliders'
-/// rest extents (so that most bodies span at most 2 x 2 cells), and never
-/// less than a free disk's diameter.
-fn auto_cell(extents: &mut [f32], point_radius: f32) -> f32 {
-    let floor = (4.0 * point_radius).max(1e-6);
+/// rest extents (so that most bodies span at most 2 x 2 cells); 0.1 m
+/// without colliders. Rest extents are positive (a body has two distinct
+/// rest positions).
+fn auto_cell(extents: &mut [f32]) -> f32 {
     if extents.is_empty() {
-        return floor.max(0.1);
+        return 0.1;
     }
     extents.sort_by(f32::total_cmp);
-    let p95 = extents[(extents.len() * 95 / 100).min(extents.len() - 1)];
-    (1.25 * p95).max(floor)
+    1.25 * extents[(extents.len() * 95 / 100).min(extents.len() - 1)]
 }
 
 /// Reverses an outline that runs clockwise in the body's rest shape, so
@@ -174,10 +173,12 @@ impl Packed {
                 extents.push((hi[0] - lo[0]).max(hi[1] - lo[1]));
             }
         }
+        // At least 4 point radii, so that a free disk's box spans at most
+        // 2 x 2 cells (the broad phase and the disk search rely on it).
         let cell = params
             .collision_cell
-            .unwrap_or_else(|| auto_cell(&mut extents, params.point_radius))
-            .max(2.0 * params.point_radius);
+            .unwrap_or_else(|| auto_cell(&mut extents))
+            .max(4.0 * params.point_radius);
         let colliders = small.len() + large.len() + free_points.len();
         let slots = (2 * colliders).next_power_of_two().max(64) as u32;
 
@@ -215,5 +216,12 @@ impl Packed {
     /// `GRID_MAX_CELLS` cells.
     pub fn grid_capacity(&self) -> usize {
         GRID_MAX_CELLS as usize * (self.sim.num_colliders + self.sim.num_free) as usize
+    }
+
+    /// Words of the grid buffer (WGSL `grid` in `broad_phase.wgsl`): the
+    /// slot starts (`slots + 1`), the large list (its length, then up to
+    /// `num_colliders` bodies), then `(collider, cell key)` per entry.
+    pub fn grid_words(&self) -> usize {
+        self.grid_slots() + 2 + self.sim.num_colliders as usize + 2 * self.grid_capacity()
     }
 }

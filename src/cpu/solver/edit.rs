@@ -122,8 +122,8 @@ impl CpuSolver {
     fn resize_scratch(&mut self) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
-        self.contacts = super::Contacts::new(&self.packed);
         self.vel_tmp.resize(n, [0.0; 2]);
+        self.contacts = super::Contacts::new(&self.packed);
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());
     }

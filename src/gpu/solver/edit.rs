@@ -538,10 +538,13 @@ impl GpuSolver {
             self.edit.buffer_generation += 1;
         }
         self.refresh_counts(device);
-        // The contact data is a function of the whole world: built again.
-        self.contacts = super::ContactStages::new(device, &self.buffers, &self.edit.mirror)?;
+        // The contact data is a function of the whole world: uploaded
+        // again (the pipelines are kept).
+        let old = self.contacts.take();
+        self.contacts =
+            super::ContactStages::new(device, &self.buffers, &self.edit.mirror, old.as_ref())?;
         if let Some(c) = &self.contacts {
-            report.bytes_uploaded += c.buffers.total_bytes();
+            report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
         Ok(report)
     }
