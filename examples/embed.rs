@@ -184,6 +184,17 @@ fn main() -> Result<(), Box<dyn Error>> {
         wgpu::PrimitiveTopology::LineList,
         &[Some(vec2_buffer)],
     );
+    // The solver's state as a vertex buffer: 16 bytes per point, the
+    // position first.
+    let state_lines = pipeline(
+        "line_vs",
+        wgpu::PrimitiveTopology::LineList,
+        &[Some(wgpu::VertexBufferLayout {
+            array_stride: softbody::gpu::STATE_BYTES,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &wgpu::vertex_attr_array![0 => Float32x2],
+        })],
+    );
     let points = pipeline("point_vs", wgpu::PrimitiveTopology::TriangleList, &[]);
     let frames = pipeline("frame_vs", wgpu::PrimitiveTopology::LineList, &[]);
 
@@ -216,7 +227,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: s.positions_buffer().as_entire_binding(),
+                    resource: s.state_buffer().as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -290,9 +301,10 @@ fn main() -> Result<(), Box<dyn Error>> {
             pass.set_vertex_buffer(0, static_vertices.slice(..));
             pass.draw(0..static_lines.len() as u32, 0..1);
 
-            // Springs and body outlines: positions as the vertex buffer,
+            // Springs and body outlines: the state as the vertex buffer,
             // the solver's index buffers as index buffers.
-            pass.set_vertex_buffer(0, solver.positions_buffer().slice(..));
+            pass.set_pipeline(&state_lines);
+            pass.set_vertex_buffer(0, solver.state_buffer().slice(..));
             pass.set_bind_group(0, &spring_color, &[]);
             pass.set_index_buffer(
                 solver.spring_index_buffer().slice(..),

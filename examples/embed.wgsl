@@ -16,35 +16,38 @@ struct BodyFrame {
     vel: vec2<f32>,
     rot: vec2<f32>,
     omega: f32,
-    stiffness: f32,
-    damping: f32,
-    _pad: u32,
+    pull: f32,
+    relax: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> style: Style;
-@group(1) @binding(0) var<storage, read> positions: array<vec2<f32>>;
+// The solver's state: per point (position, velocity).
+@group(1) @binding(0) var<storage, read> state: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read> frames: array<BodyFrame>;
 
 fn to_clip(p: vec2<f32>) -> vec4<f32> {
     return vec4<f32>(p * style.scale + style.offset, 0.0, 1.0);
 }
 
-// Lines from a vertex buffer: the solver's positions buffer with its spring
+// Lines from a vertex buffer: the solver's state buffer with its spring
 // or body-edge index buffer, or the example's own static geometry.
 @vertex
 fn line_vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
     return to_clip(p);
 }
 
-// One quad (two triangles) per point, pulled from the positions storage
-// buffer by instance index.
+// One quad (two triangles) per point, pulled from the state storage buffer
+// by instance index.
 @vertex
 fn point_vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {
     var corners = array<vec2<f32>, 6>(
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
     );
-    return to_clip(positions[i] + corners[v] * style.point_size);
+    return to_clip(state[i].xy + corners[v] * style.point_size);
 }
 
 // Each body's rigid frame as a short line from its centroid along its

@@ -25,8 +25,8 @@
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
-@group(0) @binding(2) var<storage, read> pos: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
+// Per point (position, velocity).
+@group(0) @binding(2) var<storage, read> state: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> contact_points: array<ContactPoint>;
 @group(0) @binding(5) var<storage, read> outlines: array<BodyOutline>;
 @group(0) @binding(6) var<storage, read> outline_points: array<u32>;
@@ -40,8 +40,7 @@
 @group(0) @binding(13) var<storage, read_write> acc: array<atomic<i32>>;
 
 // apply's view of the state, the accumulators and the counts.
-@group(0) @binding(14) var<storage, read_write> pos_out: array<vec2<f32>>;
-@group(0) @binding(15) var<storage, read_write> vel_out: array<vec2<f32>>;
+@group(0) @binding(14) var<storage, read_write> state_out: array<vec4<f32>>;
 @group(0) @binding(16) var<storage, read_write> acc_sums: array<vec4<i32>>;
 @group(0) @binding(17) var<storage, read_write> counts_out: array<u32>;
 
@@ -76,13 +75,13 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
     var edge_raw = 0.0;
     var edge_dir = vec2<f32>(0.0);
     var nearest = p;
-    var a = pos[outline_points[o.first]];
+    var a = state[outline_points[o.first]].xy;
     for (var k = 0u; k < o.count; k++) {
         var next = k + 1u;
         if (next == o.count) {
             next = 0u;
         }
-        let c = pos[outline_points[o.first + next]];
+        let c = state[outline_points[o.first + next]].xy;
         if ((a.y > p.y) != (c.y > p.y)) {
             let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
             if (p.x < x) {
@@ -142,8 +141,8 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
             if (k3 == o.count) {
                 k3 = 0u;
             }
-            let a2 = pos[outline_points[o.first + k2]];
-            let dir2 = pos[outline_points[o.first + k3]] - a2;
+            let a2 = state[outline_points[o.first + k2]].xy;
+            let dir2 = state[outline_points[o.first + k3]].xy - a2;
             let len2 = dot(dir2, dir2);
             if (len2 <= TINY_DIST2) {
                 return;
@@ -156,7 +155,7 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
             edge_t = clamp(raw2, 0.0, 1.0);
             edge_dir = dir2;
         }
-        let a0 = pos[outline_points[o.first + edge]];
+        let a0 = state[outline_points[o.first + edge]].xy;
         n = face_normal(edge_dir);
         let s = dot(p - a0, n);
         depth = r - s;
@@ -281,7 +280,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 if (!layers_meet(pf, jf)) {
                     continue;
                 }
-                let q = pos[j];
+                let q = state[j].xy;
                 let d = p - q;
                 let d2 = dot(d, d);
                 if (d2 >= reach * reach) {
@@ -310,7 +309,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 let push = n * ((reach - dist) / split_w);
                 let e = max(pf.elasticity, jf.elasticity);
                 let decay = sqrt(pf.decay * jf.decay);
-                let jv = contact_dv(v - vel[j], n, e, decay) / split_w;
+                let jv = contact_dv(v - state[j].zw, n, e, decay) / split_w;
                 out += vec4<i32>(fixed(push * wi), fixed(jv * wi));
             }
         }
@@ -324,7 +323,7 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
-    let p = pos[i];
+    let p = state[i].xy;
     let cp = contact_points[i];
     let pf = filters[cp.filter_id & ~CONTACT_FREE];
     let wi = info[i].inv_mass;
@@ -361,7 +360,7 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (hit.body == NO_BODY && (cp.filter_id & CONTACT_FREE) == 0u) {
         return;
     }
-    let v = vel[i];
+    let v = state[i].zw;
     let wi = info[i].inv_mass;
     let pf = filters[cp.filter_id & ~CONTACT_FREE];
     var own = vec4<i32>(0);
@@ -380,7 +379,7 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             let e = max(pf.elasticity, bf.elasticity);
             let decay = sqrt(pf.decay * bf.decay);
             let push = hit.n * (hit.depth / split_w);
-            let vrel = v - (vel[ends.x] * s + vel[ends.y] * t);
+            let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
             let j = contact_dv(vrel, hit.n, e, decay) / split_w;
             own += vec4<i32>(fixed(push * wi), fixed(j * wi));
             if (wa > 0.0) {
@@ -392,7 +391,7 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         }
     }
     if ((cp.filter_id & CONTACT_FREE) != 0u) {
-        own += disks(i, pos[i], v, wi, cp, pf, true);
+        own += disks(i, state[i].xy, v, wi, cp, pf, true);
     }
     if (any(own != vec4<i32>(0))) {
         atomicAdd(&acc[4u * i], own.x);
@@ -412,8 +411,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let a = acc_sums[i];
     if (any(a != vec4<i32>(0))) {
         let unit = 1.0 / CONTACT_SCALE;
-        pos_out[i] = pos_out[i] + vec2<f32>(a.xy) * unit;
-        vel_out[i] = vel_out[i] + vec2<f32>(a.zw) * unit;
+        state_out[i] = state_out[i] + vec4<f32>(a) * unit;
         acc_sums[i] = vec4<i32>(0);
     }
 }

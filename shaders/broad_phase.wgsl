@@ -26,7 +26,8 @@
 // entries as (collider, cell key) pairs.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
-@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
+// Per point (position, velocity); only positions are read.
+@group(0) @binding(1) var<storage, read> state: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> outlines: array<BodyOutline>;
 @group(0) @binding(3) var<storage, read> outline_points: array<u32>;
 @group(0) @binding(4) var<storage, read> colliders: array<u32>;
@@ -98,10 +99,10 @@ fn bounds(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (k < sim.num_small_colliders) {
         let b = colliders[k];
         let o = outlines[b];
-        var lo = pos[outline_points[o.first]];
+        var lo = state[outline_points[o.first]].xy;
         var hi = lo;
         for (var j = 1u; j < o.count; j++) {
-            let p = pos[outline_points[o.first + j]];
+            let p = state[outline_points[o.first + j]].xy;
             lo = min(lo, p);
             hi = max(hi, p);
         }
@@ -111,7 +112,7 @@ fn bounds(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         insert(b, lo - r, hi + r);
     } else if (k < sim.num_small_colliders + sim.num_free) {
         let f = k - sim.num_small_colliders;
-        let p = pos[colliders[sim.num_colliders + f]];
+        let p = state[colliders[sim.num_colliders + f]].xy;
         let r = vec2<f32>(sim.point_radius);
         insert(sim.num_bodies + f, p - r, p + r);
     }
@@ -133,10 +134,10 @@ fn bounds_large(
     }
     let b = colliders[sim.num_small_colliders + k];
     let o = outlines[b];
-    var lo = pos[outline_points[o.first]];
+    var lo = state[outline_points[o.first]].xy;
     var hi = lo;
     for (var j = t; j < o.count; j += LARGE_BODY_THREADS) {
-        let p = pos[outline_points[o.first + j]];
+        let p = state[outline_points[o.first + j]].xy;
         lo = min(lo, p);
         hi = max(hi, p);
     }
@@ -223,7 +224,7 @@ fn fill(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         hi = bb.zw;
     } else if (k < sim.num_colliders + sim.num_free) {
         let f = k - sim.num_colliders;
-        let p = pos[colliders[k]];
+        let p = state[colliders[k]].xy;
         let r = vec2<f32>(sim.point_radius);
         lo = p - r;
         hi = p + r;

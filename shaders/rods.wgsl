@@ -8,11 +8,11 @@
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
 // n + 1 offsets into `halves`.
 @group(0) @binding(2) var<storage, read> offsets: array<u32>;
-@group(0) @binding(3) var<storage, read> halves: array<HalfSpring>;
-@group(0) @binding(4) var<storage, read> pos_in: array<vec2<f32>>;
-@group(0) @binding(5) var<storage, read> vel_in: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read_write> pos_out: array<vec2<f32>>;
-@group(0) @binding(7) var<storage, read_write> vel_out: array<vec2<f32>>;
+// HalfSpring records, fetched as one vec4 each (see half_spring).
+@group(0) @binding(3) var<storage, read> halves: array<vec4<u32>>;
+// Per point (position, velocity): one copy in, the other out.
+@group(0) @binding(4) var<storage, read> state_in: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> state_out: array<vec4<f32>>;
 
 // (dp, dv) of end a in .xy/.zw of `a`, of end b in `b`; both zero when the
 // two ends are pinned.
@@ -40,28 +40,31 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= sim.num_points) {
         return;
     }
-    var p = pos_in[i];
-    var v = vel_in[i];
+    let si = state_in[i];
+    var p = si.xy;
+    var v = si.zw;
     let start = offsets[i];
     let end = offsets[i + 1u];
     let count = end - start;
     let w = info[i].inv_mass * f32(count);
     var dpv = vec4<f32>(0.0);
     for (var e = start; e < end; e++) {
-        let s = halves[e];
+        let s = half_spring(halves[e]);
         let o = s.other & HALF_INDEX;
         let wo = info[o].inv_mass * f32(offsets[o + 1u] - offsets[o]);
-        if ((s.other & HALF_IS_B) == 0u) {
-            dpv += rod_deltas(s.rest, p, pos_in[o], v, vel_in[o], w, wo).a;
-        } else {
-            dpv += rod_deltas(s.rest, pos_in[o], p, vel_in[o], v, wo, w).b;
-        }
+        let so = state_in[o];
+        // In the rod's own (a, b) order, selected rather than branched on
+        // (see springs.wgsl).
+        let is_b = (s.other & HALF_IS_B) != 0u;
+        let sa = select(si, so, is_b);
+        let sb = select(so, si, is_b);
+        let d = rod_deltas(s.rest, sa.xy, sb.xy, sa.zw, sb.zw, select(w, wo, is_b), select(wo, w, is_b));
+        dpv += select(d.a, d.b, is_b);
     }
     if (count > 0u) {
         let inv = 1.0 / f32(count);
         p += dpv.xy * inv;
         v += dpv.zw * inv;
     }
-    pos_out[i] = p;
-    vel_out[i] = v;
+    state_out[i] = vec4<f32>(p, v);
 }

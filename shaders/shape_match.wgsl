@@ -10,17 +10,24 @@ const TINY_SUM: f32 = 1e-30;
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
-@group(0) @binding(2) var<storage, read> bodies: array<BodyInfo>;
-@group(0) @binding(3) var<storage, read> members: array<Member>;
+// BodyInfo and Member records, fetched as one vec4 each (see half_spring
+// in shared.wgsl).
+@group(0) @binding(2) var<storage, read> bodies: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> members: array<vec4<u32>>;
 // Small bodies first, then large ones.
 @group(0) @binding(4) var<storage, read> body_order: array<u32>;
-@group(0) @binding(5) var<storage, read> pos_in: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read> vel_in: array<vec2<f32>>;
+// Per point (position, velocity).
+@group(0) @binding(5) var<storage, read> state_in: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> frames_out: array<BodyFrame>;
 // n + 1 offsets, then the membership indices of each point.
 @group(0) @binding(8) var<storage, read> member_adj: array<u32>;
-@group(0) @binding(9) var<storage, read> frames_in: array<BodyFrame>;
-@group(0) @binding(10) var<storage, read_write> vel: array<vec2<f32>>;
+// The frames as apply reads them: three vec4 per BodyFrame.
+@group(0) @binding(9) var<storage, read> frames_in: array<vec4<f32>>;
+// apply's view of the state, updated in place.
+@group(0) @binding(10) var<storage, read_write> state: array<vec4<f32>>;
+// For the fused kernel's collide (collide_point.wgsl, appended to this file).
+@group(0) @binding(11) var<storage, read> materials: array<MaterialInfo>;
+@group(0) @binding(12) var<uniform> colliders: Colliders;
 
 // One pass of sums over a body's members about a reference member (p0, v0),
 // the body's first: with r = p - p0, u = v - v0,
@@ -35,8 +42,9 @@ struct Sums {
 
 fn member_sums(m: Member, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
     let w = info[m.point].weight;
-    let r = pos_in[m.point] - p0;
-    let u = vel_in[m.point] - v0;
+    let s = state_in[m.point];
+    let r = s.xy - p0;
+    let u = s.zw - v0;
     let q = m.rest;
     return Sums(
         vec4<f32>(w, w * r.x, w * r.y, w * u.x),
@@ -75,7 +83,15 @@ fn finish(body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
     // Per-substep coefficients, once per body rather than once per member.
     let pull = body.stiffness * sim.h;
     let relax = 1.0 - exp(-body.damping * sim.h);
-    return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, pull, relax, 0u);
+    return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, pull, relax, 0u, 0u, 0u);
+}
+
+// Body `b`'s frame, in three vec4 loads rather than nine scalar ones.
+fn frame_at(b: u32) -> BodyFrame {
+    let f0 = frames_in[3u * b];
+    let f1 = frames_in[3u * b + 1u];
+    let f2 = frames_in[3u * b + 2u];
+    return BodyFrame(f0.xy, f0.zw, f1.xy, f1.z, f1.w, f2.x, 0u, 0u, 0u);
 }
 
 // One thread per small body.
@@ -86,14 +102,14 @@ fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         return;
     }
     let b = body_order[k];
-    let body = bodies[b];
-    let first = members[body.first].point;
-    let p0 = pos_in[first];
-    let v0 = vel_in[first];
+    let body = body_info(bodies[b]);
+    let s0 = state_in[member_of(members[body.first]).point];
+    let p0 = s0.xy;
+    let v0 = s0.zw;
     var sums = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     let end = body.first + body.count;
     for (var j = body.first; j < end; j++) {
-        sums = add_sums(sums, member_sums(members[j], p0, v0));
+        sums = add_sums(sums, member_sums(member_of(members[j]), p0, v0));
     }
     frames_out[b] = finish(body, p0, v0, sums);
 }
@@ -114,13 +130,13 @@ fn frames_large(
         return;
     }
     let b = body_order[sim.num_small_bodies + k];
-    let body = bodies[b];
-    let first = members[body.first].point;
-    let p0 = pos_in[first];
-    let v0 = vel_in[first];
+    let body = body_info(bodies[b]);
+    let s0 = state_in[member_of(members[body.first]).point];
+    let p0 = s0.xy;
+    let v0 = s0.zw;
     var sums = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var j = t; j < body.count; j += LARGE_BODY_THREADS) {
-        sums = add_sums(sums, member_sums(members[body.first + j], p0, v0));
+        sums = add_sums(sums, member_sums(member_of(members[body.first + j]), p0, v0));
     }
     red_a[t] = sums.a;
     red_b[t] = sums.b;
@@ -139,27 +155,53 @@ fn frames_large(
     }
 }
 
-// Per point: the sum over its bodies of the pull toward the target c + R q
-// and the relaxation toward the body's rigid motion; pinned points stay.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+// Point i's velocity after shape matching: the sum over its bodies of the
+// pull toward the target c + R q and the relaxation toward the body's rigid
+// motion.
+fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
     let n = sim.num_points;
-    if (i >= n || info[i].inv_mass == 0.0) {
-        return;
-    }
-    let p = pos_in[i];
-    let v = vel[i];
     var dv = vec2<f32>(0.0, 0.0);
     let start = member_adj[i];
     let end = member_adj[i + 1u];
     for (var e = start; e < end; e++) {
-        let m = members[member_adj[n + 1u + e]];
-        let f = frames_in[m.body];
+        let m = member_of(members[member_adj[n + 1u + e]]);
+        let f = frame_at(m.body);
         let q = m.rest;
         let target_pos = f.centroid + vec2<f32>(f.rot.x * q.x - f.rot.y * q.y, f.rot.y * q.x + f.rot.x * q.y);
         let rigid = f.vel + perp(p - f.centroid) * f.omega;
         dv += (target_pos - p) * f.pull + (rigid - v) * f.relax;
     }
-    vel[i] = v + dv;
+    return v + dv;
+}
+
+// Per point, in place; pinned points stay.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points || info[i].inv_mass == 0.0) {
+        return;
+    }
+    let s = state[i];
+    state[i] = vec4<f32>(s.xy, matched_velocity(i, s.xy, s.zw));
+}
+
+// `apply`, then the next substep's integrate and collide (collide.wgsl's
+// integrate_collide) without storing the state in between: one pass over
+// the points instead of two, bitwise the same as the two in turn
+// (tests/gpu_vs_cpu.rs). Only between substeps of a step: the first
+// substep starts with integrate_collide, the last ends with apply.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let pi = info[i];
+    let s = state[i];
+    if (pi.inv_mass == 0.0) {
+        state[i] = vec4<f32>(s.xy, 0.0, 0.0);
+        return;
+    }
+    let v = matched_velocity(i, s.xy, s.zw) + sim.gravity * sim.h;
+    state[i] = collide_point(pi, s.xy + v * sim.h, v);
 }

@@ -64,11 +64,19 @@ const HALF_IS_B: u32 = 0x80000000u;
 const HALF_SOFT: u32 = 0x40000000u;
 const HALF_INDEX: u32 = 0x3fffffffu;
 
+// Coefficients of one substep (src/layout.rs, HalfSpring).
 struct HalfSpring {
     other: u32,
     rest: f32,
-    stiffness: f32,
-    damping: f32,
+    pull: f32,
+    damp: f32,
+}
+
+// 16-byte records are bound as arrays of vec4 and fetched in one load, then
+// rebuilt: lavapipe loads a struct member by member, each with its own
+// per-lane loop, which costs about twice as much as one vec4 load.
+fn half_spring(r: vec4<u32>) -> HalfSpring {
+    return HalfSpring(r.x, bitcast<f32>(r.y), bitcast<f32>(r.z), bitcast<f32>(r.w));
 }
 
 struct BodyInfo {
@@ -78,12 +86,21 @@ struct BodyInfo {
     damping: f32,
 }
 
+fn body_info(r: vec4<u32>) -> BodyInfo {
+    return BodyInfo(r.x, r.y, bitcast<f32>(r.z), bitcast<f32>(r.w));
+}
+
 struct Member {
     rest: vec2<f32>,
     point: u32,
     body: u32,
 }
 
+fn member_of(r: vec4<u32>) -> Member {
+    return Member(bitcast<vec2<f32>>(r.xy), r.z, r.w);
+}
+
+// 48 bytes: three vec4 loads (see frame_at in shape_match.wgsl).
 struct BodyFrame {
     centroid: vec2<f32>,
     vel: vec2<f32>,
@@ -91,7 +108,9 @@ struct BodyFrame {
     omega: f32,
     pull: f32,
     relax: f32,
-    _pad: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct PlanetInfo {

@@ -117,15 +117,36 @@ pub const HALF_INDEX: u32 = HALF_SOFT - 1;
 
 /// One end's view of a spring, soft constraint or rod (WGSL `HalfSpring`),
 /// stored in that end's adjacency so that the per-point gather reads its
-/// springs contiguously instead of through an index.
+/// springs contiguously instead of through an index, in one 16-byte load.
+/// The coefficients are those of one substep `h`, computed on the CPU when
+/// the world is packed (and again when `h` changes), so that the kernel
+/// computes no `exp` and both paths use the same bits.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct HalfSpring {
     /// The other end (`& HALF_INDEX`) and the flags `HALF_IS_B`, `HALF_SOFT`.
     pub other: u32,
+    /// Rest length, m.
     pub rest: f32,
-    pub stiffness: f32,
-    pub damping: f32,
+    /// Force spring: `stiffness * h`, 1/s (the velocity change per metre of
+    /// stretch per unit inverse mass). Soft constraint:
+    /// `1 - exp(-stiffness * h)`, the fraction of the error closed. Rod:
+    /// unused.
+    pub pull: f32,
+    /// Force spring: `exp(-damping * h) - 1`, the change of the relative
+    /// velocity along the spring per unit of it. Otherwise unused (0).
+    pub damp: f32,
+}
+
+impl HalfSpring {
+    /// `pull` and `damp` of a spring of `kind` for a substep `h`.
+    pub fn coefficients(kind: u32, stiffness: f32, damping: f32, h: f32) -> (f32, f32) {
+        match kind {
+            KIND_SPRING => (stiffness * h, (-damping * h).exp() - 1.0),
+            KIND_SOFT => (1.0 - (-stiffness * h).exp(), 0.0),
+            _ => (0.0, 0.0),
+        }
+    }
 }
 
 /// A resolved soft body (WGSL `BodyInfo`): its members are
@@ -169,7 +190,10 @@ pub struct BodyFrame {
     /// `1 - exp(-damping * h)`: the fraction of the velocity's departure
     /// from rigid motion removed per substep.
     pub relax: f32,
-    pub _pad: u32,
+    /// To 48 bytes: the kernels fetch a frame as three `vec4` loads.
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 
 /// A planet (WGSL `PlanetInfo`).

@@ -23,15 +23,15 @@
 //!
 //! | buffer | WGSL type | usages | what |
 //! |---|---|---|---|
-//! | [`positions_buffer`](gpu::GpuSolver::positions_buffer) | `array<vec2<f32>>` | STORAGE, VERTEX, COPY_SRC, COPY_DST | one position per point, m |
-//! | [`velocities_buffer`](gpu::GpuSolver::velocities_buffer) | `array<vec2<f32>>` | STORAGE, VERTEX, COPY_SRC, COPY_DST | one velocity per point, m/s |
-//! | [`frames_buffer`](gpu::GpuSolver::frames_buffer) | `array<BodyFrame>` ([`layout::BodyFrame`], 40 bytes) | STORAGE, COPY_SRC | each body's transform: centroid, velocity, rotation `(cos, sin)`, angular velocity |
+//! | [`state_buffer`](gpu::GpuSolver::state_buffer) | `array<vec4<f32>>` | STORAGE, VERTEX, COPY_SRC, COPY_DST | per point: position (m) in `xy`, velocity (m/s) in `zw` |
+//! | [`frames_buffer`](gpu::GpuSolver::frames_buffer) | `array<BodyFrame>` ([`layout::BodyFrame`], 48 bytes) | STORAGE, COPY_SRC | each body's transform: centroid, velocity, rotation `(cos, sin)`, angular velocity |
 //! | [`spring_index_buffer`](gpu::GpuSolver::spring_index_buffer) | `array<u32>` | INDEX, STORAGE | line list of the springs' points |
 //! | [`body_edge_index_buffer`](gpu::GpuSolver::body_edge_index_buffer) | `array<u32>` | INDEX, STORAGE | line list of the bodies' outlines |
 //! | [`bodies_buffer`](gpu::GpuSolver::bodies_buffer), [`members_buffer`](gpu::GpuSolver::members_buffer) | [`layout`] structs | STORAGE | the bodies themselves: members' rest offsets, point and body indices |
 //! | [`colliders_buffer`](gpu::GpuSolver::colliders_buffer) | `Colliders` ([`layout::Colliders`]) | UNIFORM | planets and half-planes |
 //!
-//! Positions and velocities are valid between steps. An edit that outgrows
+//! The state is valid between steps; as a vertex buffer its stride is
+//! [`gpu::STATE_BYTES`] (16), positions at offset 0, velocities at 8. An edit that outgrows
 //! the buffers replaces them and bumps
 //! [`buffer_generation`](gpu::GpuSolver::buffer_generation): rebuild your
 //! bind groups when it changes. `examples/embed.rs` is a complete renderer
@@ -69,7 +69,7 @@
 //!     layout: &layout,
 //!     entries: &[wgpu::BindGroupEntry {
 //!         binding: 0,
-//!         resource: solver.positions_buffer().as_entire_binding(),
+//!         resource: solver.state_buffer().as_entire_binding(),
 //!     }],
 //! });
 //!
@@ -77,7 +77,7 @@
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! solver.record_step(&mut encoder);
 //! // ... begin your render pass, set_bind_group(0, &bind_group, &[]), and
-//! // e.g. set_vertex_buffer(0, solver.positions_buffer().slice(..)) with
+//! // e.g. set_vertex_buffer(0, solver.state_buffer().slice(..)) (stride 16) with
 //! // set_index_buffer(solver.spring_index_buffer().slice(..), Uint32) and
 //! // draw_indexed(0..solver.spring_index_count(), 0, 0..1) for the springs.
 //! queue.submit([encoder.finish()]);

@@ -90,15 +90,17 @@ pub struct HalfSprings {
 }
 
 impl HalfSprings {
-    /// Builds the records of the springs `want` selects.
-    fn build(n: usize, springs: &[SpringInfo], want: impl Fn(&SpringInfo) -> bool) -> Self {
+    /// Builds the records of the springs `want` selects, with the
+    /// coefficients of a substep `h`.
+    fn build(n: usize, springs: &[SpringInfo], h: f32, want: impl Fn(&SpringInfo) -> bool) -> Self {
         let pairs = springs.iter().filter(|s| want(s)).flat_map(|s| {
             let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
+            let (pull, damp) = HalfSpring::coefficients(s.kind, s.stiffness, s.damping, h);
             let half = |other: u32, flags: u32| HalfSpring {
                 other: other | flags,
                 rest: s.rest,
-                stiffness: s.stiffness,
-                damping: s.damping,
+                pull,
+                damp,
             };
             [(s.a, half(s.b, soft)), (s.b, half(s.a, soft | HALF_IS_B))]
         });

@@ -263,8 +263,13 @@ fn check_stage(
     gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
         .unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    if stage == Stage::BodyCollide {
-        gpu.record_stage(&mut encoder, Stage::BroadPhase);
+    // Stages that read what another one leaves: that one first.
+    match stage {
+        Stage::BodyCollide => gpu.record_stage(&mut encoder, Stage::BroadPhase),
+        Stage::ShapeApply | Stage::ApplyIntegrateCollide => {
+            gpu.record_stage(&mut encoder, Stage::ShapeFrames)
+        }
+        _ => {}
     }
     gpu.record_stage(&mut encoder, stage);
     ctx.queue.submit([encoder.finish()]);
@@ -278,7 +283,13 @@ fn check_stage(
         }
         Stage::Springs => cpu.stage_springs(),
         Stage::Rods => cpu.stage_rods(),
-        Stage::ShapeMatch => cpu.stage_shape_match(),
+        Stage::ShapeMatch | Stage::ShapeApply => cpu.stage_shape_match(),
+        Stage::ApplyIntegrateCollide => {
+            cpu.stage_shape_match();
+            cpu.stage_integrate();
+            cpu.stage_collide();
+        }
+        Stage::ShapeFrames => unreachable!("frames alone change no state"),
         Stage::BroadPhase => cpu.stage_broad_phase(),
         Stage::BodyCollide => {
             cpu.stage_broad_phase();
@@ -299,7 +310,7 @@ fn check_stage(
         cpu.velocities(),
         STAGE_TOL,
     );
-    if stage == Stage::ShapeMatch {
+    if matches!(stage, Stage::ShapeMatch | Stage::ShapeApply) {
         let flat = |f: &[softbody::layout::BodyFrame]| -> Vec<[f32; 2]> {
             f.iter()
                 .flat_map(|f| [f.centroid, f.vel, f.rot, [f.omega, 0.0]])
@@ -334,6 +345,8 @@ fn every_stage_matches_the_cpu() {
             Stage::Springs,
             Stage::Rods,
             Stage::ShapeMatch,
+            Stage::ShapeApply,
+            Stage::ApplyIntegrateCollide,
         ] {
             check_stage(&ctx, name, &world, &pos, stage);
         }

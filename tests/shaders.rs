@@ -3,7 +3,7 @@
 
 use std::mem::{offset_of, size_of};
 
-use softbody::gpu::shaders::{SHARED, STAGES, stage_source};
+use softbody::gpu::shaders::{FRAGMENTS, SHARED, STAGES, stage_source};
 use softbody::layout::*;
 
 fn parse_and_validate(name: &str, source: &str) -> naga::Module {
@@ -41,7 +41,8 @@ fn every_stage_parses_and_validates() {
 
 #[test]
 fn shader_files_on_disk_are_the_ones_compiled_in() {
-    // Every .wgsl in shaders/ is either the prelude or a registered stage.
+    // Every .wgsl in shaders/ is the prelude, a registered stage or a
+    // fragment that some stage holds.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -51,6 +52,13 @@ fn shader_files_on_disk_are_the_ones_compiled_in() {
     on_disk.sort();
     let mut known: Vec<String> = STAGES.iter().map(|(n, _)| format!("{n}.wgsl")).collect();
     known.push("shared.wgsl".into());
+    for (name, src) in FRAGMENTS {
+        known.push(format!("{name}.wgsl"));
+        assert!(
+            STAGES.iter().any(|(_, stage)| stage.contains(src)),
+            "fragment {name} is in no stage"
+        );
+    }
     known.sort();
     assert_eq!(on_disk, known);
 }
@@ -123,13 +131,13 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(module, PointInfo, [inv_mass, weight, material, layers]);
     check_layout!(module, MaterialInfo, [elasticity, friction]);
     check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
-    check_layout!(module, HalfSpring, [other, rest, stiffness, damping]);
+    check_layout!(module, HalfSpring, [other, rest, pull, damp]);
     check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
     check_layout!(module, Member, [rest, point, body]);
     check_layout!(
         module,
         BodyFrame,
-        [centroid, vel, rot, omega, pull, relax, _pad]
+        [centroid, vel, rot, omega, pull, relax, _pad0, _pad1, _pad2]
     );
     check_layout!(module, PlanetInfo, [center, radius, layers]);
     check_layout!(module, PlaneInfo, [normal, offset, layers]);

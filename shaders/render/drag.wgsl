@@ -2,7 +2,7 @@
 // impulse of a damped spring toward the cursor over one step,
 // `v += (k (target - p) - c v) dt` (symplectic Euler: stable while
 // `sqrt(k) dt < 2` and `c dt < 2`). One thread, written into the solver's
-// velocity buffer on the GPU: no readback, no CPU copy of the state.
+// state buffer on the GPU: no readback, no CPU copy of the state.
 // Rust side: src/render/interact.rs (`Dragger`, `DragParams`).
 
 struct DragParams {
@@ -19,15 +19,16 @@ struct DragParams {
 }
 
 @group(0) @binding(0) var<uniform> drag: DragParams;
-@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> vel: array<vec2<f32>>;
+// The solver's state: per point (position, velocity).
+@group(0) @binding(1) var<storage, read_write> state: array<vec4<f32>>;
 
 @compute @workgroup_size(1)
 fn main() {
     let i = drag.point;
-    if (drag.enabled == 0u || i >= arrayLength(&pos)) {
+    if (drag.enabled == 0u || i >= arrayLength(&state)) {
         return;
     }
-    let v = vel[i];
-    vel[i] = v + (drag.stiffness * (drag.target_pos - pos[i]) - drag.damping * v) * drag.dt;
+    let s = state[i];
+    let v = s.zw;
+    state[i] = vec4<f32>(s.xy, v + (drag.stiffness * (drag.target_pos - s.xy) - drag.damping * v) * drag.dt);
 }

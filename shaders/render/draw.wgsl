@@ -57,17 +57,18 @@ struct View {
 }
 
 @group(0) @binding(0) var<uniform> view: View;
-@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> prev: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> springs: array<SpringLine>;
-@group(0) @binding(5) var<storage, read> members: array<Member>;
+// The solver's state, per point (position, velocity), and its copy from
+// the previous step.
+@group(0) @binding(1) var<storage, read> state: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> prev: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> springs: array<SpringLine>;
+@group(0) @binding(4) var<storage, read> members: array<Member>;
 // Per-body colour, packed RGBA8 (sRGB-encoded).
-@group(0) @binding(6) var<storage, read> body_colors: array<u32>;
-@group(0) @binding(7) var<storage, read> planets: array<PlanetInfo>;
-@group(0) @binding(8) var<storage, read> planes: array<PlaneInfo>;
+@group(0) @binding(5) var<storage, read> body_colors: array<u32>;
+@group(0) @binding(6) var<storage, read> planets: array<PlanetInfo>;
+@group(0) @binding(7) var<storage, read> planes: array<PlaneInfo>;
 // Fill triangles: see `FillVarying` below.
-@group(0) @binding(9) var<storage, read> fill: array<u32>;
+@group(0) @binding(8) var<storage, read> fill: array<u32>;
 
 struct Varying {
     @builtin(position) clip: vec4<f32>,
@@ -77,7 +78,7 @@ struct Varying {
 // A point where it stood `alpha` of the way from the previous step to the
 // current one (seed 002: render interpolation with the accumulator's alpha).
 fn point_at(i: u32) -> vec2<f32> {
-    return mix(prev[i], pos[i], view.alpha);
+    return mix(prev[i].xy, state[i].xy, view.alpha);
 }
 
 fn to_clip(p: vec2<f32>) -> vec4<f32> {
@@ -102,7 +103,7 @@ fn speed_color(speed: f32) -> vec3<f32> {
 
 fn body_color(point: u32, body: u32) -> vec3<f32> {
     if (view.color_mode == COLOR_BY_SPEED) {
-        return speed_color(length(vel[point]));
+        return speed_color(length(state[point].zw));
     }
     return unpack4x8unorm(body_colors[body]).rgb;
 }

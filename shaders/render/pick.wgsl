@@ -1,7 +1,7 @@
 // Picking: the point nearest to the cursor, found on the GPU by one
 // workgroup (strided scan, then a tree reduction) into an 8-byte result that
 // the window reads back asynchronously a frame later. Reads the solver's
-// positions buffer; never the whole state back to the CPU.
+// state buffer; never the whole state back to the CPU.
 // Rust side: src/render/interact.rs (`Picker`, `PickQuery`).
 
 const PICK_THREADS: u32 = 256u;
@@ -19,7 +19,8 @@ struct PickResult {
 }
 
 @group(0) @binding(0) var<uniform> query: PickQuery;
-@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
+// The solver's state: per point (position, velocity).
+@group(0) @binding(1) var<storage, read> state: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> result: PickResult;
 
 var<workgroup> best_d: array<f32, PICK_THREADS>;
@@ -30,7 +31,7 @@ fn main(@builtin(local_invocation_index) t: u32) {
     var bd = 3.0e38;
     var bi = NONE;
     for (var i = t; i < query.num_points; i += PICK_THREADS) {
-        let d = pos[i] - query.cursor;
+        let d = state[i].xy - query.cursor;
         let d2 = dot(d, d);
         if (d2 < bd) {
             bd = d2;

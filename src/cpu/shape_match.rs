@@ -93,7 +93,9 @@ pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame
         omega,
         pull: body.stiffness * h,
         relax: 1.0 - (-body.damping * h).exp(),
-        _pad: 0,
+        _pad0: 0,
+        _pad1: 0,
+        _pad2: 0,
     }
 }
 

@@ -119,7 +119,7 @@ impl CpuSolver {
         params.validate()?;
         self.packed.sim = sim_params(&params, &self.packed);
         if params.h() != self.params.h() {
-            self.packed.refresh_contact_decay(params.h());
+            self.packed.refresh_step_coefficients(params.h());
         }
         self.params = params;
         Ok(())

@@ -11,11 +11,11 @@ use crate::pack::HalfSprings;
 /// The position and velocity changes a spring or soft constraint gives its
 /// two ends `(dp_a, dv_a, dp_b, dv_b)`, from the state at the start of the
 /// stage. Both ends evaluate this same function on the same inputs in the
-/// same order, so the two halves are exactly opposite impulses.
+/// same order, so the two halves are exactly opposite impulses. The
+/// record's coefficients are those of the substep (see [`HalfSpring`]).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn spring_deltas(
-    h: f32,
     s: &HalfSpring,
     pa: Vec2,
     pb: Vec2,
@@ -35,18 +35,18 @@ pub fn spring_deltas(
     if s.other & HALF_SOFT == 0 {
         // Force along the spring, then damping of the relative velocity
         // along it, split by inverse mass (seed 001, with its slip fixed).
-        let impulse = dir * (s.stiffness * err * h);
+        let impulse = dir * (s.pull * err);
         let mut dva = -impulse * wa;
         let mut dvb = impulse * wb;
         let vrel = ((vb + dvb) - (va + dva)).dot(dir);
-        let change = vrel * ((-s.damping * h).exp() - 1.0);
+        let change = vrel * s.damp;
         dva -= dir * (change * wa / w);
         dvb += dir * (change * wb / w);
         (Vec2::ZERO, dva, Vec2::ZERO, dvb)
     } else {
         // Soft constraint: close the fraction alpha of the length error and
         // of the relative velocity along the constraint.
-        let alpha = 1.0 - (-s.stiffness * h).exp();
+        let alpha = s.pull;
         let dp = dir * (err * alpha / w);
         let vrel = (vb - va).dot(dir);
         let dv = dir * (vrel * alpha / w);
@@ -82,11 +82,11 @@ pub fn springs(
                 let o = (s.other & HALF_INDEX) as usize;
                 let (po, vo, wo) = (v2(pos_in[o]), v2(vel_in[o]), info[o].inv_mass);
                 if s.other & HALF_IS_B == 0 {
-                    let (dpa, dva, _, _) = spring_deltas(sim.h, s, p, po, v, vo, w, wo);
+                    let (dpa, dva, _, _) = spring_deltas(s, p, po, v, vo, w, wo);
                     dp += dpa;
                     dv += dva;
                 } else {
-                    let (_, _, dpb, dvb) = spring_deltas(sim.h, s, po, p, vo, v, wo, w);
+                    let (_, _, dpb, dvb) = spring_deltas(s, po, p, vo, v, wo, w);
                     dp += dpb;
                     dv += dvb;
                 }

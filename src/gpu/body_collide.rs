@@ -36,8 +36,7 @@ impl BodyCollide {
             vec![
                 (0, &b.sim),
                 (1, &b.info),
-                (2, &b.pos[s]),
-                (3, &b.vel[s]),
+                (2, &b.state[s]),
                 (4, &c.contact_points),
                 (5, &c.outlines),
                 (6, &c.outline_points),
@@ -65,8 +64,7 @@ impl BodyCollide {
                 &apply,
                 &[
                     (0, &b.sim),
-                    (14, &b.pos[s]),
-                    (15, &b.vel[s]),
+                    (14, &b.state[s]),
                     (16, &c.acc),
                     (17, &c.point_counts),
                 ],

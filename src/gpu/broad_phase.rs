@@ -223,7 +223,7 @@ impl BroadPhase {
         let bounds_entries = |s: usize| {
             [
                 (0, &b.sim),
-                (1, &b.pos[s]),
+                (1, &b.state[s]),
                 (2, &c.outlines),
                 (3, &c.outline_points),
                 (4, &c.colliders),
@@ -242,7 +242,7 @@ impl BroadPhase {
                 &fill,
                 &[
                     (0, &b.sim),
-                    (1, &b.pos[s]),
+                    (1, &b.state[s]),
                     (4, &c.colliders),
                     (5, &c.aabbs),
                     (6, &c.slot_counts),

@@ -6,9 +6,10 @@ use super::SolverError;
 use crate::layout::{BodyFrame, Colliders, SimParams};
 use crate::pack::Packed;
 
-/// Every buffer the kernels bind. State (`pos`, `vel`) is double-buffered:
-/// Jacobi stages read one copy and write the other. Between steps the state
-/// is always in copy 0.
+/// Every buffer the kernels bind. The state, one `vec4<f32>` per point
+/// (position in `xy`, velocity in `zw`: one load fetches both), is
+/// double-buffered: Jacobi stages read one copy and write the other.
+/// Between steps the state is always in copy 0.
 pub struct Buffers {
     pub sim: wgpu::Buffer,
     pub info: wgpu::Buffer,
@@ -23,8 +24,7 @@ pub struct Buffers {
     pub body_order: wgpu::Buffer,
     /// Planets and half-planes (`Colliders`), a uniform buffer.
     pub colliders: wgpu::Buffer,
-    pub pos: [wgpu::Buffer; 2],
-    pub vel: [wgpu::Buffer; 2],
+    pub state: [wgpu::Buffer; 2],
     pub frames: wgpu::Buffer,
 }
 
@@ -36,6 +36,23 @@ fn bytes_or_zero<T: bytemuck::Pod>(data: &[T]) -> Vec<u8> {
     } else {
         bytemuck::cast_slice(data).to_vec()
     }
+}
+
+/// Bytes of one point's state (`vec4<f32>`).
+pub const STATE_BYTES: u64 = 16;
+
+/// Positions and velocities as the state buffer holds them: one
+/// `[x, y, vx, vy]` per point.
+pub fn interleave(pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<[f32; 4]> {
+    pos.iter()
+        .zip(vel)
+        .map(|(p, v)| [p[0], p[1], v[0], v[1]])
+        .collect()
+}
+
+/// The inverse of [`interleave`].
+pub fn deinterleave(state: &[[f32; 4]]) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
+    state.iter().map(|s| ([s[0], s[1]], [s[2], s[3]])).unzip()
 }
 
 /// Checks that a storage buffer of `bytes` fits the device's limits; the
@@ -127,13 +144,17 @@ impl Buffers {
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
-            pos: [
-                init("pos0", bytes_or_zero(&packed.pos), state)?,
-                init("pos1", bytes_or_zero(&packed.pos), state)?,
-            ],
-            vel: [
-                init("vel0", bytes_or_zero(&packed.vel), state)?,
-                init("vel1", bytes_or_zero(&packed.vel), state)?,
+            state: [
+                init(
+                    "state0",
+                    bytes_or_zero(&interleave(&packed.pos, &packed.vel)),
+                    state,
+                )?,
+                init(
+                    "state1",
+                    bytes_or_zero(&interleave(&packed.pos, &packed.vel)),
+                    state,
+                )?,
             ],
             frames: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("frames"),
@@ -164,10 +185,8 @@ impl Buffers {
             &self.member_adj,
             &self.body_order,
             &self.colliders,
-            &self.pos[0],
-            &self.pos[1],
-            &self.vel[0],
-            &self.vel[1],
+            &self.state[0],
+            &self.state[1],
             &self.frames,
         ]
         .iter()

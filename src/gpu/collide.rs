@@ -27,8 +27,7 @@ impl Collide {
                         (1, &b.info),
                         (2, &b.materials),
                         (3, &b.colliders),
-                        (4, &b.pos[s]),
-                        (5, &b.vel[s]),
+                        (4, &b.state[s]),
                     ],
                 )
             })

@@ -17,7 +17,7 @@ impl Integrate {
                 device,
                 "integrate",
                 &pipeline,
-                &[(0, &b.sim), (1, &b.info), (2, &b.pos[s]), (3, &b.vel[s])],
+                &[(0, &b.sim), (1, &b.info), (2, &b.state[s])],
             )
         });
         Self { pipeline, bind }

@@ -17,7 +17,7 @@ mod shape_match;
 mod solver;
 mod springs;
 
-pub use buffers::Buffers;
+pub use buffers::{Buffers, STATE_BYTES, deinterleave, interleave};
 pub use context::{GpuContext, adapter_summary, request_device};
 pub use solver::{ContactGrid, EditReport, GpuSolver, Stage, StageTimes, State, read_buffer};
 

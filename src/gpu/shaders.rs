@@ -5,15 +5,27 @@
 pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 
 /// Every stage: `(name, source without the prelude)`. The name is the WGSL
-/// file, the Rust wrapper module and the CPU mirror alike.
+/// file, the Rust wrapper module and the CPU mirror alike. Two stages also
+/// hold the fragment `shaders/collide_point.wgsl` (a point against the
+/// static colliders): `collide`, and `shape_match` for its kernel fused
+/// with the next substep's integrate and collide.
 pub const STAGES: &[(&str, &str)] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
-    ("collide", include_str!("../../shaders/collide.wgsl")),
+    (
+        "collide",
+        concat!(
+            include_str!("../../shaders/collide.wgsl"),
+            include_str!("../../shaders/collide_point.wgsl")
+        ),
+    ),
     ("springs", include_str!("../../shaders/springs.wgsl")),
     ("rods", include_str!("../../shaders/rods.wgsl")),
     (
         "shape_match",
-        include_str!("../../shaders/shape_match.wgsl"),
+        concat!(
+            include_str!("../../shaders/shape_match.wgsl"),
+            include_str!("../../shaders/collide_point.wgsl")
+        ),
     ),
     (
         "broad_phase",
@@ -24,6 +36,13 @@ pub const STAGES: &[(&str, &str)] = &[
         include_str!("../../shaders/body_collide.wgsl"),
     ),
 ];
+
+/// Fragments appended to some stages' files (see [`STAGES`]):
+/// `(name, source)`, the name being the file's.
+pub const FRAGMENTS: &[(&str, &str)] = &[(
+    "collide_point",
+    include_str!("../../shaders/collide_point.wgsl"),
+)];
 
 /// The complete WGSL of a stage (prelude + stage), or `None` for an unknown name.
 pub fn stage_source(name: &str) -> Option<String> {
@@ -107,10 +126,8 @@ impl SpringGather {
                     (1, &b.info),
                     (2, offsets),
                     (3, halves),
-                    (4, &b.pos[s]),
-                    (5, &b.vel[s]),
-                    (6, &b.pos[1 - s]),
-                    (7, &b.vel[1 - s]),
+                    (4, &b.state[s]),
+                    (6, &b.state[1 - s]),
                 ],
             )
         });

@@ -1,6 +1,7 @@
 //! Stage 4 wrapper for `shaders/shape_match.wgsl` (CPU mirror:
 //! `cpu::shape_match`): body frames (small bodies one per thread, large
-//! bodies one per workgroup), then the per-point gather.
+//! bodies one per workgroup), then the per-point gather, alone or fused
+//! with the next substep's integrate and collide.
 
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
@@ -10,9 +11,11 @@ pub struct ShapeMatch {
     frames: wgpu::ComputePipeline,
     frames_large: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
+    fused: wgpu::ComputePipeline,
     frames_bind: [wgpu::BindGroup; 2],
     frames_large_bind: [wgpu::BindGroup; 2],
     apply_bind: [wgpu::BindGroup; 2],
+    fused_bind: [wgpu::BindGroup; 2],
 }
 
 /// Workgroup grids of the three dispatches.
@@ -28,6 +31,7 @@ impl ShapeMatch {
         let frames = pipeline(device, "shape_match", "frames");
         let frames_large = pipeline(device, "shape_match", "frames_large");
         let apply = pipeline(device, "shape_match", "apply");
+        let fused = pipeline(device, "shape_match", "apply_integrate_collide");
         let frame_entries = |s: usize| {
             [
                 (0, &b.sim),
@@ -35,8 +39,7 @@ impl ShapeMatch {
                 (2, &b.bodies),
                 (3, &b.members),
                 (4, &b.body_order),
-                (5, &b.pos[s]),
-                (6, &b.vel[s]),
+                (5, &b.state[s]),
                 (7, &b.frames),
             ]
         };
@@ -50,34 +53,48 @@ impl ShapeMatch {
                 &frame_entries(s),
             )
         });
-        let apply_bind = [0, 1].map(|s| {
-            bind_group(
-                device,
-                "shape_match.apply",
-                &apply,
-                &[
-                    (0, &b.sim),
-                    (1, &b.info),
-                    (3, &b.members),
-                    (5, &b.pos[s]),
-                    (8, &b.member_adj),
-                    (9, &b.frames),
-                    (10, &b.vel[s]),
-                ],
-            )
+        let apply_entries = |s: usize| {
+            vec![
+                (0, &b.sim),
+                (1, &b.info),
+                (3, &b.members),
+                (8, &b.member_adj),
+                (9, &b.frames),
+                (10, &b.state[s]),
+            ]
+        };
+        let apply_bind =
+            [0, 1].map(|s| bind_group(device, "shape_match.apply", &apply, &apply_entries(s)));
+        let fused_bind = [0, 1].map(|s| {
+            let mut e = apply_entries(s);
+            e.extend([(11, &b.materials), (12, &b.colliders)]);
+            bind_group(device, "shape_match.apply_integrate_collide", &fused, &e)
         });
         Self {
             frames,
             frames_large,
             apply,
+            fused,
             frames_bind,
             frames_large_bind,
             apply_bind,
+            fused_bind,
         }
     }
 
     /// Records the frames and the apply dispatches on copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grids: ShapeMatchGrids) {
+        self.record_frames(pass, state, grids);
+        self.record_apply(pass, state, grids);
+    }
+
+    /// Records the frames dispatches on copy `state`.
+    pub fn record_frames(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        grids: ShapeMatchGrids,
+    ) {
         if grids.small.0 > 0 {
             pass.set_pipeline(&self.frames);
             pass.set_bind_group(0, &self.frames_bind[state], &[]);
@@ -88,8 +105,25 @@ impl ShapeMatch {
             pass.set_bind_group(0, &self.frames_large_bind[state], &[]);
             pass.dispatch_workgroups(grids.large.0, grids.large.1, 1);
         }
+    }
+
+    /// Records the apply dispatch on copy `state` (the frames must be
+    /// those of this state).
+    pub fn record_apply(&self, pass: &mut wgpu::ComputePass, state: usize, grids: ShapeMatchGrids) {
         pass.set_pipeline(&self.apply);
         pass.set_bind_group(0, &self.apply_bind[state], &[]);
+        pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
+    }
+
+    /// Records apply fused with the next substep's integrate and collide.
+    pub fn record_apply_integrate_collide(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        grids: ShapeMatchGrids,
+    ) {
+        pass.set_pipeline(&self.fused);
+        pass.set_bind_group(0, &self.fused_bind[state], &[]);
         pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
     }
 }

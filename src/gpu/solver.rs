@@ -29,7 +29,16 @@ pub enum Stage {
     Springs,
     /// One rod iteration.
     Rods,
+    /// Shape matching: the body frames, then the per-point apply.
     ShapeMatch,
+    /// Shape matching's body frames alone.
+    ShapeFrames,
+    /// Shape matching's per-point apply alone (with the frames of the
+    /// current state, from [`Stage::ShapeFrames`]): the end of a step.
+    ShapeApply,
+    /// [`Stage::ShapeApply`] fused with the next substep's
+    /// [`Stage::IntegrateCollide`], as a step runs them between substeps.
+    ApplyIntegrateCollide,
     /// The collision grid of body-body contacts.
     BroadPhase,
     /// Body-body contacts: narrow phase, resolve, apply (after
@@ -130,8 +139,11 @@ pub struct GpuSolver {
 pub struct StageTimes {
     pub integrate: f64,
     pub collide: f64,
-    /// Integrate and collide fused (what a step runs).
+    /// Integrate and collide fused (what a step's first substep runs).
     pub integrate_collide: f64,
+    /// Shape matching's apply fused with integrate and collide (what the
+    /// other substeps start with).
+    pub apply_integrate_collide: f64,
     pub springs: f64,
     pub rods: f64,
     pub shape_match: f64,
@@ -145,6 +157,7 @@ impl StageTimes {
         self.integrate
             + self.collide
             + self.integrate_collide
+            + self.apply_integrate_collide
             + self.springs
             + self.rods
             + self.shape_match
@@ -157,8 +170,9 @@ impl std::fmt::Display for StageTimes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
+            "integrate+collide {:.3} apply+integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
             self.integrate + self.collide + self.integrate_collide,
+            self.apply_integrate_collide,
             self.broad_phase,
             self.body_collide,
             self.springs,
@@ -244,7 +258,11 @@ impl GpuSolver {
         };
         self.buffers.write_sim(queue, &self.sim);
         if params.h() != self.params.h() {
-            self.edit.refresh_contact_decay(params.h());
+            self.edit.refresh_step_coefficients(params.h());
+            let halves = &self.packed().spring_halves.records;
+            if !halves.is_empty() {
+                queue.write_buffer(&self.buffers.spring_halves, 0, bytemuck::cast_slice(halves));
+            }
             if let Some(c) = &self.contacts {
                 queue.write_buffer(
                     &c.buffers.filters,
@@ -293,15 +311,14 @@ impl GpuSolver {
         }
     }
 
-    /// Positions, `array<vec2<f32>>`, one per point; valid between steps.
-    /// Usable as a vertex or storage buffer in the caller's pipelines.
-    pub fn positions_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.pos[0]
-    }
-
-    /// Velocities, `array<vec2<f32>>`, one per point.
-    pub fn velocities_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.vel[0]
+    /// The state, `array<vec4<f32>>`, one per point: position (m) in
+    /// `xy`, velocity (m/s) in `zw`; valid between steps. Usable as a
+    /// storage buffer, or as a vertex buffer with a 16-byte stride
+    /// (`Float32x2` at offset 0 for positions, 8 for velocities), in the
+    /// caller's pipelines. One buffer rather than two because the kernels
+    /// fetch a point's position and velocity together in one load.
+    pub fn state_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.state[0]
     }
 
     /// Body frames (`BodyFrame`: centroid, velocity, rotation, angular
@@ -329,8 +346,7 @@ impl GpuSolver {
 
     /// Records one step (`substeps` substeps) into the caller's encoder. No
     /// readback, no CPU work beyond recording; the state ends in the buffers
-    /// returned by [`positions_buffer`](Self::positions_buffer) and
-    /// [`velocities_buffer`](Self::velocities_buffer).
+    /// returned by [`state_buffer`](Self::state_buffer).
     pub fn record_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let mut state = 0;
         {
@@ -338,36 +354,45 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
-            for _ in 0..self.params.substeps {
-                state = self.record_substep(&mut pass, state);
+            for stage in self.step_plan() {
+                state = self.record_stage_in(&mut pass, stage, state);
             }
         }
         self.finish_in_copy_zero(encoder, state);
         self.steps += 1;
     }
 
-    /// The stages one substep runs, in order (stages with nothing to do
-    /// are left out).
-    pub fn substep_plan(&self) -> Vec<Stage> {
-        let mut plan = vec![Stage::IntegrateCollide];
-        if self.has_contacts() {
-            plan.extend([Stage::BroadPhase, Stage::BodyCollide]);
+    /// The stages one step runs, in order, substep after substep (stages
+    /// with nothing to do are left out). Each substep is integrate,
+    /// collide, body contacts, springs, rods, shape matching; shape
+    /// matching's per-point apply is fused with the next substep's
+    /// integrate and collide, so a step with bodies starts with
+    /// [`Stage::IntegrateCollide`], runs [`Stage::ApplyIntegrateCollide`]
+    /// between substeps and ends with [`Stage::ShapeApply`].
+    pub fn step_plan(&self) -> Vec<Stage> {
+        let bodies = self.num_bodies > 0;
+        let mut plan = Vec::new();
+        for k in 0..self.params.substeps {
+            plan.push(if k > 0 && bodies {
+                Stage::ApplyIntegrateCollide
+            } else {
+                Stage::IntegrateCollide
+            });
+            if self.has_contacts() {
+                plan.extend([Stage::BroadPhase, Stage::BodyCollide]);
+            }
+            if self.has_springs {
+                plan.push(Stage::Springs);
+            }
+            plan.extend(std::iter::repeat_n(Stage::Rods, self.rod_passes() as usize));
+            if bodies {
+                plan.push(Stage::ShapeFrames);
+            }
         }
-        if self.has_springs {
-            plan.push(Stage::Springs);
-        }
-        plan.extend(std::iter::repeat_n(Stage::Rods, self.rod_passes() as usize));
-        if self.num_bodies > 0 {
-            plan.push(Stage::ShapeMatch);
+        if bodies {
+            plan.push(Stage::ShapeApply);
         }
         plan
-    }
-
-    fn record_substep(&self, pass: &mut wgpu::ComputePass, mut state: usize) -> usize {
-        for stage in self.substep_plan() {
-            state = self.record_stage_in(pass, stage, state);
-        }
-        state
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on
@@ -413,8 +438,8 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Option<StageTimes>, SolverError> {
-        let plan = self.substep_plan();
-        let passes = plan.len() * self.params.substeps as usize;
+        let plan = self.step_plan();
+        let passes = plan.len();
         let queries = 2 * passes as u32;
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) || queries > 4096 {
             return Ok(None);
@@ -434,20 +459,17 @@ impl GpuSolver {
             label: Some("softbody profiled step"),
         });
         let mut state = 0;
-        let mut k = 0u32;
-        for _ in 0..self.params.substeps {
-            for &stage in &plan {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("softbody timed stage"),
-                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                        query_set: &set,
-                        beginning_of_pass_write_index: Some(2 * k),
-                        end_of_pass_write_index: Some(2 * k + 1),
-                    }),
-                });
-                state = self.record_stage_in(&mut pass, stage, state);
-                k += 1;
-            }
+        for (k, &stage) in plan.iter().enumerate() {
+            let k = k as u32;
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("softbody timed stage"),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &set,
+                    beginning_of_pass_write_index: Some(2 * k),
+                    end_of_pass_write_index: Some(2 * k + 1),
+                }),
+            });
+            state = self.record_stage_in(&mut pass, stage, state);
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
         self.finish_in_copy_zero(&mut encoder, state);
@@ -456,7 +478,7 @@ impl GpuSolver {
         let ticks: Vec<u64> = read_buffer(device, queue, &resolve, queries as usize)?;
         let ms_per_tick = queue.get_timestamp_period() as f64 * 1e-6;
         let mut t = StageTimes::default();
-        for (pass, stage) in plan.iter().cycle().take(passes).enumerate() {
+        for (pass, stage) in plan.iter().enumerate() {
             let ms = ticks[2 * pass + 1].saturating_sub(ticks[2 * pass]) as f64 * ms_per_tick;
             *match stage {
                 Stage::Integrate => &mut t.integrate,
@@ -464,7 +486,8 @@ impl GpuSolver {
                 Stage::IntegrateCollide => &mut t.integrate_collide,
                 Stage::Springs => &mut t.springs,
                 Stage::Rods => &mut t.rods,
-                Stage::ShapeMatch => &mut t.shape_match,
+                Stage::ShapeMatch | Stage::ShapeFrames | Stage::ShapeApply => &mut t.shape_match,
+                Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
                 Stage::BroadPhase => &mut t.broad_phase,
                 Stage::BodyCollide => &mut t.body_collide,
             } += ms;
@@ -481,10 +504,10 @@ impl GpuSolver {
         let rods = self.num_rods as u64 * self.rod_passes() as u64;
         let members = self.num_members as u64;
         let bodies = self.num_bodies as u64;
-        // integrate + collide, fused: info 16 + pos/vel read 16 + write 16.
+        // integrate + collide, fused: info 16 + state read 16 + write 16.
         let mut bytes = 48 * n;
-        // Per-point gathers: offsets 8, own info 4, pos/vel 16 in, 16 out;
-        // per spring end: its record 16, the other end's info 4, pos/vel 16.
+        // Per-point gathers: offsets 8, own info 4, state 16 in, 16 out;
+        // per spring end: its record 16, the other end's info 4, state 16.
         if self.has_springs {
             bytes += 44 * n + 2 * 36 * springs;
         }
@@ -493,12 +516,14 @@ impl GpuSolver {
             bytes += self.rod_passes() as u64 * 44 * n + 2 * 44 * rods;
         }
         if bodies > 0 {
-            // frames: body 16 + order 4 + frame out 40; two passes over the
-            // members reading member 16, weight 4, pos/vel 16.
-            bytes += 60 * bodies + 2 * 36 * members;
-            // apply: offsets 8, info 4, pos 8, vel 16; per membership: entry
-            // 4, member 16, frame 40.
-            bytes += 36 * n + 60 * members;
+            // frames: body 16 + order 4 + the reference member 16 and its
+            // state 16 + frame out 48; one pass over the members reading
+            // member 16, weight 4, state 16.
+            bytes += 100 * bodies + 36 * members;
+            // apply, fused with the next integrate + collide (sharing its
+            // state read and write): offsets 8; per membership: entry 4,
+            // member 16, frame 48.
+            bytes += 8 * n + 68 * members;
         }
         bytes
     }
@@ -523,6 +548,24 @@ impl GpuSolver {
                 self.shape_match.record(pass, state, self.shape_grids);
                 state
             }
+            Stage::ShapeFrames if self.num_bodies > 0 => {
+                self.shape_match
+                    .record_frames(pass, state, self.shape_grids);
+                state
+            }
+            Stage::ShapeApply if self.num_bodies > 0 => {
+                self.shape_match.record_apply(pass, state, self.shape_grids);
+                state
+            }
+            Stage::ApplyIntegrateCollide => {
+                if self.num_bodies > 0 {
+                    self.shape_match
+                        .record_apply_integrate_collide(pass, state, self.shape_grids);
+                } else {
+                    self.collide.record_fused(pass, state, self.point_grid);
+                }
+                state
+            }
             Stage::BroadPhase => {
                 if let Some(c) = &self.contacts {
                     c.broad.record(pass, state);
@@ -542,8 +585,7 @@ impl GpuSolver {
     fn finish_in_copy_zero(&self, encoder: &mut wgpu::CommandEncoder, state: usize) {
         if state == 1 {
             let b = &self.buffers;
-            encoder.copy_buffer_to_buffer(&b.pos[1], 0, &b.pos[0], 0, b.pos[0].size());
-            encoder.copy_buffer_to_buffer(&b.vel[1], 0, &b.vel[0], 0, b.vel[0].size());
+            encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, b.state[0].size());
         }
     }
 
@@ -580,8 +622,11 @@ impl GpuSolver {
     ) -> Result<(), SolverError> {
         check_state_len(self.num_points, pos, vel)?;
         if self.num_points > 0 {
-            queue.write_buffer(&self.buffers.pos[0], 0, bytemuck::cast_slice(pos));
-            queue.write_buffer(&self.buffers.vel[0], 0, bytemuck::cast_slice(vel));
+            queue.write_buffer(
+                &self.buffers.state[0],
+                0,
+                bytemuck::cast_slice(&super::interleave(pos, vel)),
+            );
         }
         Ok(())
     }
@@ -593,10 +638,10 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<State, SolverError> {
-        Ok(State {
-            pos: read_buffer(device, queue, &self.buffers.pos[0], self.num_points)?,
-            vel: read_buffer(device, queue, &self.buffers.vel[0], self.num_points)?,
-        })
+        let state: Vec<[f32; 4]> =
+            read_buffer(device, queue, &self.buffers.state[0], self.num_points)?;
+        let (pos, vel) = super::deinterleave(&state);
+        Ok(State { pos, vel })
     }
 
     /// Reads the body frames back (waits for the GPU).

@@ -195,8 +195,10 @@ impl Packed {
         self.contact_filters = filters;
     }
 
-    /// Recomputes the contact filters' `decay` for a new substep `h`.
-    pub fn refresh_contact_decay(&mut self, h: f32) {
+    /// Recomputes what depends on the substep `h` (the spring records'
+    /// coefficients, the contact filters' `decay`) for a new `h`.
+    pub fn refresh_step_coefficients(&mut self, h: f32) {
+        self.rebuild_spring_halves(h);
         for f in &mut self.contact_filters {
             f.decay = (-f.friction * h).exp();
         }

@@ -232,7 +232,7 @@ impl Packed {
             info.stiffness = s.stiffness.unwrap_or(params.spring_stiffness);
             info.damping = s.damping.unwrap_or(params.spring_damping);
         }
-        self.rebuild_spring_halves();
+        self.rebuild_spring_halves(params.h());
         for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
             info.stiffness = b.stiffness.unwrap_or(params.shape_stiffness);
             info.damping = b.damping.unwrap_or(params.shape_damping);
@@ -241,11 +241,12 @@ impl Packed {
         self.pack_contacts(world);
     }
 
-    /// The per-point spring records, from the packed springs.
-    fn rebuild_spring_halves(&mut self) {
+    /// The per-point spring records, from the packed springs, with the
+    /// coefficients of a substep `h`.
+    pub(crate) fn rebuild_spring_halves(&mut self, h: f32) {
         let n = self.point_info.len();
-        self.spring_halves = HalfSprings::build(n, &self.springs, |s| s.kind != KIND_ROD);
-        self.rod_halves = HalfSprings::build(n, &self.springs, |s| s.kind == KIND_ROD);
+        self.spring_halves = HalfSprings::build(n, &self.springs, h, |s| s.kind != KIND_ROD);
+        self.rod_halves = HalfSprings::build(n, &self.springs, h, |s| s.kind == KIND_ROD);
     }
 
     fn pack_colliders(&mut self, world: &World) {
@@ -257,7 +258,7 @@ impl Packed {
     /// packed arrays.
     fn rebuild_indices(&mut self, params: &Params) {
         let n = self.point_info.len();
-        self.rebuild_spring_halves();
+        self.rebuild_spring_halves(params.h());
         let springs = &self.springs;
         self.num_rods = springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
         self.member_adj = Adjacency::build(
@@ -268,8 +269,11 @@ impl Packed {
                 .map(|(m, mem)| (mem.point, m as u32)),
         );
         let bodies = &self.bodies;
-        let (small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
+        let (mut small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
             .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
+        // Small bodies by member count (stable: index order within a
+        // count), so that the threads of one SIMD batch loop equally often.
+        small.sort_by_key(|&b| bodies[b as usize].count);
         self.sim = SimParams {
             gravity: params.gravity.to_array(),
             h: params.h(),

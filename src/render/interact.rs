@@ -153,13 +153,13 @@ impl Picker {
         }
     }
 
-    /// Binds a solver's positions; call again when the solver is rebuilt.
+    /// Binds a solver's state; call again when the solver is rebuilt.
     pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
         let bind = bind_group(
             device,
             "softbody pick",
             &self.pipeline,
-            &[&self.query, solver.positions_buffer(), &self.result],
+            &[&self.query, solver.state_buffer(), &self.result],
         );
         self.bind = Some((bind, solver.num_points() as u32));
     }
@@ -293,18 +293,13 @@ impl Dragger {
         }
     }
 
-    /// Binds a solver's positions and velocities; call again when the
-    /// solver is rebuilt.
+    /// Binds a solver's state; call again when the solver is rebuilt.
     pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
         self.bind = Some(bind_group(
             device,
             "softbody drag",
             &self.pipeline,
-            &[
-                &self.params,
-                solver.positions_buffer(),
-                solver.velocities_buffer(),
-            ],
+            &[&self.params, solver.state_buffer()],
         ));
     }
 

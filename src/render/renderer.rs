@@ -122,7 +122,7 @@ impl FrameView {
     }
 }
 
-/// The scene's GPU resources: the previous-positions buffer, the fill
+/// The scene's GPU resources: the previous-state buffer, the fill
 /// triangles, and the bind group over them and the solver's buffers.
 struct Scene {
     prev: wgpu::Buffer,
@@ -214,7 +214,6 @@ impl Renderer {
                 storage_entry(6, S::VERTEX),
                 storage_entry(7, S::VERTEX),
                 storage_entry(8, S::VERTEX),
-                storage_entry(9, S::VERTEX),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -289,8 +288,8 @@ impl Renderer {
     }
 
     /// Binds a solver and the topology of its world; call again whenever
-    /// the solver is rebuilt. The previous positions start equal to the
-    /// current ones (the copy is recorded into `encoder`).
+    /// the solver is rebuilt. The previous state starts equal to the
+    /// current one (the copy is recorded into `encoder`).
     pub fn set_scene(
         &mut self,
         device: &wgpu::Device,
@@ -298,9 +297,9 @@ impl Renderer {
         solver: &GpuSolver,
         topology: &Topology,
     ) {
-        let pos = solver.positions_buffer();
+        let pos = solver.state_buffer();
         let prev = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("softbody previous positions"),
+            label: Some("softbody previous state"),
             size: pos.size(),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
@@ -314,7 +313,6 @@ impl Renderer {
             &self.view,
             pos,
             &prev,
-            solver.velocities_buffer(),
             &springs,
             solver.members_buffer(),
             &colors,
@@ -347,12 +345,12 @@ impl Renderer {
         });
     }
 
-    /// Records the copy of the solver's current positions into the
-    /// previous-positions buffer. Record it just before the last step of a
+    /// Records the copy of the solver's current state into the
+    /// previous-state buffer. Record it just before the last step of a
     /// frame: the frame then draws between the last two states.
     pub fn snapshot_previous(&self, encoder: &mut wgpu::CommandEncoder, solver: &GpuSolver) {
         if let Some(scene) = &self.scene {
-            let pos = solver.positions_buffer();
+            let pos = solver.state_buffer();
             encoder.copy_buffer_to_buffer(pos, 0, &scene.prev, 0, pos.size());
         }
     }

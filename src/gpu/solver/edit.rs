@@ -16,7 +16,7 @@ use glam::Vec2;
 use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
-use super::super::buffers::Buffers;
+use super::super::buffers::{Buffers, STATE_BYTES, interleave};
 use super::super::collide::Collide;
 use super::super::integrate::Integrate;
 use super::super::rods::Rods;
@@ -145,7 +145,12 @@ fn write_changed(queue: &wgpu::Queue, buffer: &wgpu::Buffer, old: &[u8], new: &[
 /// Pads `v` to the capacity of `buffer` in elements, or to double that (at
 /// least `v.len()`) when `v` has outgrown it; returns the capacity.
 fn grow<T: bytemuck::Pod + Default>(v: &mut Vec<T>, buffer: &wgpu::Buffer) -> usize {
-    let cap = buffer.size() as usize / std::mem::size_of::<T>();
+    grow_by(v, buffer, std::mem::size_of::<T>())
+}
+
+/// [`grow`] for a buffer holding `stride` bytes per element of `v`.
+fn grow_by<T: Clone + Default>(v: &mut Vec<T>, buffer: &wgpu::Buffer, stride: usize) -> usize {
+    let cap = buffer.size() as usize / stride;
     let cap = if v.len() > cap {
         v.len().max(2 * cap)
     } else {
@@ -210,9 +215,9 @@ enum StateEdit<'a> {
 }
 
 impl EditState {
-    /// The contact filters' decay for a new substep.
-    pub(super) fn refresh_contact_decay(&mut self, h: f32) {
-        self.mirror.refresh_contact_decay(h);
+    /// What depends on the substep, for a new one.
+    pub(super) fn refresh_step_coefficients(&mut self, h: f32) {
+        self.mirror.refresh_step_coefficients(h);
     }
 
     pub(super) fn new(device: &wgpu::Device, params: &Params, packed: &Packed) -> Self {
@@ -358,9 +363,10 @@ impl GpuSolver {
         if !pos.is_finite() {
             return Err(WorldError::NonFinite { item, field: "pos" }.into());
         }
+        // Only the position: the pinned point's velocity stays zero.
         queue.write_buffer(
-            &self.buffers.pos[0],
-            point.index() as u64 * 8,
+            &self.buffers.state[0],
+            point.index() as u64 * STATE_BYTES,
             bytemuck::cast_slice(&[pos.to_array()]),
         );
         Ok(())
@@ -460,21 +466,18 @@ impl GpuSolver {
             StateEdit::Remove(removal) => {
                 let b = &self.buffers;
                 let mut encoder = device.create_command_encoder(&Default::default());
-                for (src, dst) in [(&b.pos[0], &b.pos[1]), (&b.vel[0], &b.vel[1])] {
-                    for (old_start, new_start, len) in removal.points.kept_runs() {
-                        encoder.copy_buffer_to_buffer(
-                            src,
-                            old_start as u64 * 8,
-                            dst,
-                            new_start as u64 * 8,
-                            len as u64 * 8,
-                        );
-                    }
+                for (old_start, new_start, len) in removal.points.kept_runs() {
+                    encoder.copy_buffer_to_buffer(
+                        &b.state[0],
+                        old_start as u64 * STATE_BYTES,
+                        &b.state[1],
+                        new_start as u64 * STATE_BYTES,
+                        len as u64 * STATE_BYTES,
+                    );
                 }
-                let n = removal.points.new_len() as u64 * 8;
+                let n = removal.points.new_len() as u64 * STATE_BYTES;
                 if n > 0 {
-                    encoder.copy_buffer_to_buffer(&b.pos[1], 0, &b.pos[0], 0, n);
-                    encoder.copy_buffer_to_buffer(&b.vel[1], 0, &b.vel[0], 0, n);
+                    encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, n);
                 }
                 queue.submit([encoder.finish()]);
                 let n = removal.points.new_len();
@@ -483,13 +486,13 @@ impl GpuSolver {
         };
         let (old_bytes, new_bytes) = (static_bytes(old), static_bytes(new));
         let targets = static_buffers(&self.buffers);
-        let state_bytes = new.pos.len() as u64 * 8;
+        let state_bytes = new.pos.len() as u64 * STATE_BYTES;
         let frames_bytes = (new.bodies.len() * std::mem::size_of::<BodyFrame>()) as u64;
         let fits = targets
             .iter()
             .zip(&new_bytes)
             .all(|(t, n)| n.len() as u64 <= t.size())
-            && state_bytes <= self.buffers.pos[0].size()
+            && state_bytes <= self.buffers.state[0].size()
             && frames_bytes <= self.buffers.frames.size();
         if fits {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
@@ -512,14 +515,10 @@ impl GpuSolver {
         }
         let new = &self.edit.mirror;
         if new.pos.len() > from {
-            for (buf, data) in [
-                (&self.buffers.pos[0], &new.pos),
-                (&self.buffers.vel[0], &new.vel),
-            ] {
-                let bytes: &[u8] = bytemuck::cast_slice(&data[from..]);
-                queue.write_buffer(buf, from as u64 * 8, bytes);
-                report.bytes_uploaded += bytes.len() as u64;
-            }
+            let state = interleave(&new.pos[from..], &new.vel[from..]);
+            let bytes: &[u8] = bytemuck::cast_slice(&state);
+            queue.write_buffer(&self.buffers.state[0], from as u64 * STATE_BYTES, bytes);
+            report.bytes_uploaded += bytes.len() as u64;
         }
         self.sim = crate::pack::sim_params(&self.params, new);
         self.buffers.write_sim(queue, &self.sim);
@@ -561,7 +560,7 @@ impl GpuSolver {
         let b = &self.buffers;
         let m = &self.edit.mirror;
         let mut padded = m.clone();
-        let n_cap = grow(&mut padded.pos, &b.pos[0]);
+        let n_cap = grow_by(&mut padded.pos, &b.state[0], STATE_BYTES as usize);
         padded.vel.resize(n_cap, [0.0; 2]);
         grow(&mut padded.point_info, &b.info);
         grow(&mut padded.materials, &b.materials);
@@ -584,9 +583,8 @@ impl GpuSolver {
         };
         if kept > 0 {
             let mut encoder = device.create_command_encoder(&Default::default());
-            let bytes = kept as u64 * 8;
-            encoder.copy_buffer_to_buffer(&self.buffers.pos[0], 0, &buffers.pos[0], 0, bytes);
-            encoder.copy_buffer_to_buffer(&self.buffers.vel[0], 0, &buffers.vel[0], 0, bytes);
+            let bytes = kept as u64 * STATE_BYTES;
+            encoder.copy_buffer_to_buffer(&self.buffers.state[0], 0, &buffers.state[0], 0, bytes);
             queue.submit([encoder.finish()]);
         }
         self.integrate = Integrate::new(device, &buffers);

@@ -1,0 +1,54 @@
+// The contact of one point with the static planets and half-planes
+// (seed 001: deepest penetration, push-out, elasticity, exponential
+// friction; seed 002: layers; seed 003: half-planes). A fragment, not a
+// stage: src/gpu/shaders.rs puts it in collide.wgsl's module and in
+// shape_match.wgsl's (whose fused kernel ends with a substep's integrate and
+// collide). The including file declares `sim`, `materials` and `colliders`.
+// CPU mirror: src/cpu/collide.rs.
+
+// The point after its deepest contact, as (p, v).
+fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
+    // Deepest contact; ties keep the first collider, planets before planes.
+    var best_depth = 0.0;
+    var best_normal = vec2<f32>(0.0, 0.0);
+    for (var k = 0u; k < sim.num_planets; k++) {
+        let planet = colliders.planets[k];
+        if ((planet.layers & pi.layers) == 0u) {
+            continue;
+        }
+        let d = p - planet.center;
+        let reach = planet.radius + sim.point_radius;
+        // Far from this planet: no contact, and no square root needed.
+        if (dot(d, d) >= reach * reach) {
+            continue;
+        }
+        let dist = length(d);
+        let depth = reach - dist;
+        if (depth > best_depth) {
+            best_depth = depth;
+            best_normal = safe_dir(d, dist);
+        }
+    }
+    for (var k = 0u; k < sim.num_planes; k++) {
+        let plane = colliders.planes[k];
+        if ((plane.layers & pi.layers) == 0u) {
+            continue;
+        }
+        let depth = plane.offset + sim.point_radius - dot(plane.normal, p);
+        if (depth > best_depth) {
+            best_depth = depth;
+            best_normal = plane.normal;
+        }
+    }
+    if (best_depth <= 0.0) {
+        return vec4<f32>(p, v);
+    }
+    let n = best_normal;
+    let mat = materials[pi.material];
+    var vn = dot(n, v);
+    let vt = (v - n * vn) * exp(-mat.friction * sim.h);
+    if (vn < 0.0) {
+        vn = vn * -mat.elasticity;
+    }
+    return vec4<f32>(p + n * best_depth, n * vn + vt);
+}
