@@ -589,3 +589,35 @@ fn world_larger_than_device_limits_is_a_typed_error() {
     small.add_point(Point::new(Vec2::ZERO)).unwrap();
     GpuSolver::new(&device, &queue, &small).unwrap();
 }
+
+#[test]
+fn the_springs_stage_is_bitwise_the_cpus() {
+    // The records carry the substep's coefficients, computed once on the
+    // CPU, so the kernel has no `exp` of its own: what is left (products,
+    // sums, a square root, divisions) is correctly rounded on both paths,
+    // on a software adapter exactly as on the CPU.
+    let Some(ctx) = gpu() else { return };
+    let world = softbody::scenes::bench_scene(5_000).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..5 {
+        cpu.substep();
+    }
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::Springs);
+    ctx.queue.submit([encoder.finish()]);
+    let before = cpu.velocities().to_vec();
+    cpu.stage_springs();
+    assert_ne!(before, cpu.velocities(), "the springs moved nothing");
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+        assert!(state.pos == cpu.positions(), "positions differ");
+        assert!(state.vel == cpu.velocities(), "velocities differ");
+    } else {
+        // A hardware driver may fuse a product and a sum into one FMA.
+        assert_close("springs pos", &state.pos, cpu.positions(), STAGE_TOL);
+        assert_close("springs vel", &state.vel, cpu.velocities(), STAGE_TOL);
+    }
+}
