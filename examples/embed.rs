@@ -6,9 +6,9 @@
 //! only records compute passes into the program's command encoder, and the
 //! render passes read the solver's buffers directly:
 //!
-//! - the positions buffer as a vertex buffer, with the solver's spring and
+//! - the state buffer as a vertex buffer (16-byte stride), with the solver's spring and
 //!   body-edge index buffers, for lines;
-//! - the positions buffer as a storage buffer in a vertex shader, for one
+//! - the state buffer as a storage buffer in a vertex shader, for one
 //!   quad per point;
 //! - the body-frames buffer as a storage buffer, for each body's rotation.
 //!

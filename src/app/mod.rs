@@ -3,7 +3,7 @@
 //! Each frame: the elapsed real time goes into a [`FixedStep`] accumulator
 //! (seed 002), which says how many fixed steps to run; the steps are
 //! recorded into one encoder, with the renderer's copy of the positions into
-//! its previous-positions buffer just before the last one, so the frame can
+//! its previous-state buffer just before the last one, so the frame can
 //! be drawn `alpha` of the way between the last two states (the
 //! interpolation happens in the vertex shaders). Drawing reads the solver's
 //! buffers directly; nothing but two tiny asynchronous readbacks (picking,

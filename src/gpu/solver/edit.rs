@@ -391,7 +391,7 @@ impl GpuSolver {
 
     /// Line-list indices of the springs, `array<u32>` (also an index buffer,
     /// `IndexFormat::Uint32`): points `a, b` of spring 0, then of spring 1...
-    /// Draw with the positions buffer as vertex buffer and
+    /// Draw with the state buffer as vertex buffer (stride 16) and
     /// [`spring_index_count`](Self::spring_index_count) indices.
     pub fn spring_index_buffer(&self) -> &wgpu::Buffer {
         &self.edit.spring_indices.buffer
