@@ -36,12 +36,6 @@ fn integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     if (i >= sim.num_points) {
         return;
     }
-    let pi = info[i];
     let s = state[i];
-    if (pi.inv_mass == 0.0) {
-        state[i] = vec4<f32>(s.xy, 0.0, 0.0);
-        return;
-    }
-    let v = s.zw + sim.gravity * sim.h;
-    state[i] = collide_point(pi, s.xy + v * sim.h, v);
+    state[i] = integrate_collide_point(info[i], s.xy, s.zw);
 }

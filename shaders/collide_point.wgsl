@@ -6,6 +6,17 @@
 // collide). The including file declares `sim`, `materials` and `colliders`.
 // CPU mirror: src/cpu/collide.rs.
 
+// Stages 1 and 2 for one point, as (p, v): symplectic Euler
+// (integrate.wgsl), then the contact, without storing the state in
+// between; a pinned point keeps its position and has no velocity.
+fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f32> {
+    if (pi.inv_mass == 0.0) {
+        return vec4<f32>(p, 0.0, 0.0);
+    }
+    let v = v0 + sim.gravity * sim.h;
+    return collide_point(pi, p + v * sim.h, v);
+}
+
 // The point after its deepest contact, as (p, v).
 fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     // Deepest contact; ties keep the first collider, planets before planes.

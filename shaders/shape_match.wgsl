@@ -198,10 +198,10 @@ fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @built
     }
     let pi = info[i];
     let s = state[i];
-    if (pi.inv_mass == 0.0) {
-        state[i] = vec4<f32>(s.xy, 0.0, 0.0);
-        return;
+    // Pinned points: apply leaves them, integrate zeroes their velocity.
+    var v = s.zw;
+    if (pi.inv_mass != 0.0) {
+        v = matched_velocity(i, s.xy, s.zw);
     }
-    let v = matched_velocity(i, s.xy, s.zw) + sim.gravity * sim.h;
-    state[i] = collide_point(pi, s.xy + v * sim.h, v);
+    state[i] = integrate_collide_point(pi, s.xy, v);
 }

@@ -13,7 +13,6 @@ use crate::pack::HalfSprings;
 /// stage. Both ends evaluate this same function on the same inputs in the
 /// same order, so the two halves are exactly opposite impulses. The
 /// record's coefficients are those of the substep (see [`HalfSpring`]).
-#[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn spring_deltas(
     s: &HalfSpring,

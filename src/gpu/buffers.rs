@@ -102,6 +102,7 @@ impl Buffers {
                 )
             };
         let frames_len = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
+        let initial_state = bytes_or_zero(&interleave(&packed.pos, &packed.vel));
         check("frames", frames_len)?;
         Ok(Self {
             sim: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -145,16 +146,8 @@ impl Buffers {
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
             state: [
-                init(
-                    "state0",
-                    bytes_or_zero(&interleave(&packed.pos, &packed.vel)),
-                    state,
-                )?,
-                init(
-                    "state1",
-                    bytes_or_zero(&interleave(&packed.pos, &packed.vel)),
-                    state,
-                )?,
+                init("state0", initial_state.clone(), state)?,
+                init("state1", initial_state, state)?,
             ],
             frames: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("frames"),
