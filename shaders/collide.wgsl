@@ -5,7 +5,8 @@
 // shape_match.wgsl's fused kernel.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
-@group(0) @binding(1) var<storage, read> info: array<PointInfo>;
+// PointInfo records, fetched as one vec4 each (point_info in shared.wgsl).
+@group(0) @binding(1) var<storage, read> info: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> materials: array<MaterialInfo>;
 // Every point reads every collider: a uniform buffer, read once per batch.
 @group(0) @binding(3) var<uniform> colliders: Colliders;
@@ -14,11 +15,11 @@
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+    let i = spread_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
-    let pi = info[i];
+    let pi = point_info(info[i]);
     if (pi.inv_mass == 0.0) {
         return;
     }
@@ -32,10 +33,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // two kernels in turn (tests/gpu_vs_cpu.rs).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+    let i = spread_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
     let s = state[i];
-    state[i] = integrate_collide_point(info[i], s.xy, s.zw);
+    state[i] = integrate_collide_point(point_info(info[i]), s.xy, s.zw);
 }

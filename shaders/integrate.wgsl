@@ -7,7 +7,7 @@
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+    let i = spread_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }

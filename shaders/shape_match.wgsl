@@ -9,7 +9,9 @@
 const TINY_SUM: f32 = 1e-30;
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
-@group(0) @binding(1) var<storage, read> info: array<PointInfo>;
+// PointInfo records as vec4 (point_info in shared.wgsl): the fused kernel
+// needs all of one, the others a single field.
+@group(0) @binding(1) var<storage, read> info: array<vec4<u32>>;
 // BodyInfo and Member records, fetched as one vec4 each (see half_spring
 // in shared.wgsl).
 @group(0) @binding(2) var<storage, read> bodies: array<vec4<u32>>;
@@ -41,7 +43,7 @@ struct Sums {
 }
 
 fn member_sums(m: Member, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
-    let w = info[m.point].weight;
+    let w = bitcast<f32>(info[m.point].y);
     let s = state_in[m.point];
     let r = s.xy - p0;
     let u = s.zw - v0;
@@ -97,7 +99,7 @@ fn frame_at(b: u32) -> BodyFrame {
 // One thread per small body.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let k = linear_index(gid, groups);
+    let k = spread_index(gid, groups);
     if (k >= sim.num_small_bodies) {
         return;
     }
@@ -177,8 +179,8 @@ fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
 // Per point, in place; pinned points stay.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
-    if (i >= sim.num_points || info[i].inv_mass == 0.0) {
+    let i = spread_index(gid, groups);
+    if (i >= sim.num_points || bitcast<f32>(info[i].x) == 0.0) {
         return;
     }
     let s = state[i];
@@ -192,11 +194,11 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 // substep starts with integrate_collide, the last ends with apply.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+    let i = spread_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
-    let pi = info[i];
+    let pi = point_info(info[i]);
     let s = state[i];
     // Pinned points: apply leaves them, integrate zeroes their velocity.
     var v = s.zw;

@@ -46,6 +46,11 @@ struct PointInfo {
     layers: u32,
 }
 
+// A PointInfo record fetched as one vec4 and rebuilt (see half_spring).
+fn point_info(r: vec4<u32>) -> PointInfo {
+    return PointInfo(bitcast<f32>(r.x), bitcast<f32>(r.y), r.z, r.w);
+}
+
 struct MaterialInfo {
     elasticity: f32,
     friction: f32,
@@ -134,6 +139,25 @@ struct Colliders {
 // workgroups (a grid row holds at most 65535 workgroups).
 fn linear_index(gid: vec3<u32>, num_groups: vec3<u32>) -> u32 {
     return gid.x + gid.y * num_groups.x * WORKGROUP_SIZE;
+}
+
+// Workgroups of a spread dispatch come in SPREAD interleaved stripes: the
+// w-th workgroup of the grid handles block (w % SPREAD) * (G / SPREAD) +
+// w / SPREAD of the G blocks of WORKGROUP_SIZE items (G is a multiple of
+// SPREAD, see `spread_grid` in src/gpu/shaders.rs). Any run of consecutive
+// workgroups then samples the whole index range. A software adapter
+// (lavapipe) hands each of its threads one contiguous run of a dispatch's
+// workgroups; where the work per item changes along the range (shared-corner
+// grids first, loose bodies after) contiguous runs would leave one thread
+// with most of the work. On a GPU, whose scheduler balances workgroups
+// itself, a block is still WORKGROUP_SIZE consecutive items.
+const SPREAD: u32 = 16u;
+
+fn spread_index(gid: vec3<u32>, num_groups: vec3<u32>) -> u32 {
+    let w = gid.x / WORKGROUP_SIZE + gid.y * num_groups.x;
+    let per_stripe = (num_groups.x * num_groups.y) / SPREAD;
+    let block = (w % SPREAD) * per_stripe + w / SPREAD;
+    return block * WORKGROUP_SIZE + gid.x % WORKGROUP_SIZE;
 }
 
 // Unit direction from `d`, or +x when `d` is (nearly) zero.

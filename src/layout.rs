@@ -128,22 +128,34 @@ pub struct HalfSpring {
     pub other: u32,
     /// Rest length, m.
     pub rest: f32,
-    /// Force spring: `stiffness * h`, 1/s (the velocity change per metre of
-    /// stretch per unit inverse mass). Soft constraint:
-    /// `1 - exp(-stiffness * h)`, the fraction of the error closed. Rod:
-    /// unused.
+    /// Force spring: `stiffness * h * exp(-damping * h)`, 1/s^2 times s (the
+    /// velocity change per metre of stretch per unit inverse mass, damping
+    /// folded in). Soft constraint: `(1 - exp(-stiffness * h)) / W`, the
+    /// fraction of the error closed, per unit of the spring's summed inverse
+    /// mass `W`. Rod: unused (0).
     pub pull: f32,
-    /// Force spring: `exp(-damping * h) - 1`, the change of the relative
-    /// velocity along the spring per unit of it. Otherwise unused (0).
+    /// Force spring: `(exp(-damping * h) - 1) / W`, the change of the
+    /// relative velocity along the spring per unit of it, per unit of `W`.
+    /// Otherwise unused (0).
     pub damp: f32,
 }
 
 impl HalfSpring {
-    /// `pull` and `damp` of a spring of `kind` for a substep `h`.
-    pub fn coefficients(kind: u32, stiffness: f32, damping: f32, h: f32) -> (f32, f32) {
+    /// `pull` and `damp` of a spring of `kind` for a substep `h` whose ends
+    /// have inverse masses summing to `w` (1/kg): both ends' records hold
+    /// the same pair, so that a kernel needs neither the other end's mass
+    /// nor a division (docs/physics.md, "Springs"). Two pinned ends
+    /// (`w == 0`) get zeros: the spring does nothing.
+    pub fn coefficients(kind: u32, stiffness: f32, damping: f32, h: f32, w: f32) -> (f32, f32) {
+        if w == 0.0 {
+            return (0.0, 0.0);
+        }
         match kind {
-            KIND_SPRING => (stiffness * h, (-damping * h).exp() - 1.0),
-            KIND_SOFT => (1.0 - (-stiffness * h).exp(), 0.0),
+            KIND_SPRING => {
+                let e = (-damping * h).exp();
+                (stiffness * h * e, (e - 1.0) / w)
+            }
+            KIND_SOFT => ((1.0 - (-stiffness * h).exp()) / w, 0.0),
             _ => (0.0, 0.0),
         }
     }

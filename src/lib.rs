@@ -25,8 +25,8 @@
 //! |---|---|---|---|
 //! | [`state_buffer`](gpu::GpuSolver::state_buffer) | `array<vec4<f32>>` | STORAGE, VERTEX, COPY_SRC, COPY_DST | per point: position (m) in `xy`, velocity (m/s) in `zw` |
 //! | [`frames_buffer`](gpu::GpuSolver::frames_buffer) | `array<BodyFrame>` ([`layout::BodyFrame`], 48 bytes) | STORAGE, COPY_SRC | each body's transform: centroid, velocity, rotation `(cos, sin)`, angular velocity |
-//! | [`spring_index_buffer`](gpu::GpuSolver::spring_index_buffer) | `array<u32>` | INDEX, STORAGE | line list of the springs' points |
-//! | [`body_edge_index_buffer`](gpu::GpuSolver::body_edge_index_buffer) | `array<u32>` | INDEX, STORAGE | line list of the bodies' outlines |
+//! | [`spring_index_buffer`](gpu::GpuSolver::spring_index_buffer) | `array<u32>` | INDEX, STORAGE, COPY_SRC | line list of the springs' points (made on first request) |
+//! | [`body_edge_index_buffer`](gpu::GpuSolver::body_edge_index_buffer) | `array<u32>` | INDEX, STORAGE, COPY_SRC | line list of the bodies' outlines (made on first request) |
 //! | [`bodies_buffer`](gpu::GpuSolver::bodies_buffer), [`members_buffer`](gpu::GpuSolver::members_buffer) | [`layout`] structs | STORAGE | the bodies themselves: members' rest offsets, point and body indices |
 //! | [`colliders_buffer`](gpu::GpuSolver::colliders_buffer) | `Colliders` ([`layout::Colliders`]) | UNIFORM | planets and half-planes |
 //!
@@ -78,7 +78,7 @@
 //! solver.record_step(&mut encoder);
 //! // ... begin your render pass, set_bind_group(0, &bind_group, &[]), and
 //! // e.g. set_vertex_buffer(0, solver.state_buffer().slice(..)) (stride 16) with
-//! // set_index_buffer(solver.spring_index_buffer().slice(..), Uint32) and
+//! // set_index_buffer(solver.spring_index_buffer(&device).slice(..), Uint32) and
 //! // draw_indexed(0..solver.spring_index_count(), 0, 0..1) for the springs.
 //! queue.submit([encoder.finish()]);
 //! # drop(bind_group);

@@ -91,11 +91,18 @@ pub struct HalfSprings {
 
 impl HalfSprings {
     /// Builds the records of the springs `want` selects, with the
-    /// coefficients of a substep `h`.
-    fn build(n: usize, springs: &[SpringInfo], h: f32, want: impl Fn(&SpringInfo) -> bool) -> Self {
+    /// coefficients of a substep `h` for the points' inverse masses.
+    fn build(
+        info: &[PointInfo],
+        springs: &[SpringInfo],
+        h: f32,
+        want: impl Fn(&SpringInfo) -> bool,
+    ) -> Self {
+        let n = info.len();
         let pairs = springs.iter().filter(|s| want(s)).flat_map(|s| {
             let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
-            let (pull, damp) = HalfSpring::coefficients(s.kind, s.stiffness, s.damping, h);
+            let w = info[s.a as usize].inv_mass + info[s.b as usize].inv_mass;
+            let (pull, damp) = HalfSpring::coefficients(s.kind, s.stiffness, s.damping, h, w);
             let half = |other: u32, flags: u32| HalfSpring {
                 other: other | flags,
                 rest: s.rest,

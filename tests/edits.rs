@@ -347,3 +347,76 @@ fn a_removal_the_solver_was_not_told_about_is_refused() {
     assert!(cpu.apply_removal(&w, &r3).is_err(), "applied twice");
     assert_eq!(cpu.packed(), &Packed::from_world(&w).unwrap());
 }
+
+#[test]
+fn a_planet_added_while_running_is_collided_with_on_the_gpu() {
+    // The collide kernels are made for the world's collider counts: adding
+    // a planet must give new ones, on both sync paths (in place, then
+    // reallocating).
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = World::default();
+    w.add_plane(HalfPlane::floor(-100.0)).unwrap();
+    let a = w.add_point(Point::new(Vec2::new(0.0, 2.0))).unwrap();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let run = |s: &mut GpuSolver, cpu: &mut CpuSolver, resting: &[(PointHandle, f32)]| {
+        s.step(d, q, 60);
+        for _ in 0..60 {
+            cpu.step();
+        }
+        let (pos, _) = gpu_state(s, &ctx);
+        for &(p, x) in resting {
+            let p = pos[p.index()];
+            // On top of its planet (radius 1 plus the point radius), not
+            // fallen through towards the floors.
+            assert!(
+                (p[0] - x).abs() < 1e-3 && p[1] > 0.99 && p[1] < 1.2,
+                "point at {p:?}"
+            );
+        }
+        // And where the CPU reference is (collide's friction exp is each
+        // path's own, so not bitwise).
+        for (g, c) in pos.iter().zip(cpu.positions()) {
+            assert!((g[0] - c[0]).abs() < 1e-5 && (g[1] - c[1]).abs() < 1e-5);
+        }
+    };
+    w.add_planet(Planet::new(Vec2::new(0.0, 0.0), 1.0)).unwrap();
+    assert!(!s.sync(d, q, &w).unwrap().reallocated);
+    cpu.sync(&w).unwrap();
+    run(&mut s, &mut cpu, &[(a, 0.0)]);
+    let b = w.add_point(Point::new(Vec2::new(5.0, 2.0))).unwrap();
+    w.add_plane(HalfPlane::floor(-50.0)).unwrap();
+    w.add_planet(Planet::new(Vec2::new(5.0, 0.0), 1.0)).unwrap();
+    s.sync(d, q, &w).unwrap();
+    cpu.sync(&w).unwrap();
+    run(&mut s, &mut cpu, &[(a, 0.0), (b, 5.0)]);
+}
+
+#[test]
+fn drawing_index_buffers_are_made_on_request_and_follow_edits() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = base_world();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    let without = s.gpu_bytes();
+    let springs = |w: &World| -> Vec<u32> {
+        w.springs()
+            .iter()
+            .flat_map(|sp| [sp.a.index() as u32, sp.b.index() as u32])
+            .collect()
+    };
+    let read = |s: &mut GpuSolver| -> Vec<u32> {
+        let n = s.spring_index_count() as usize;
+        let buffer = s.spring_index_buffer(d).clone();
+        softbody::gpu::read_buffer(d, q, &buffer, n).unwrap()
+    };
+    assert_eq!(read(&mut s), springs(&w));
+    let edges = s.body_edge_index_count() as u64;
+    s.body_edge_index_buffer(d);
+    assert!(s.gpu_bytes() >= without + 4 * (s.spring_index_count() as u64 + edges));
+    // An edit rewrites what was made.
+    add_more(&mut w, 6.0);
+    s.sync(d, q, &w).unwrap();
+    assert_eq!(read(&mut s), springs(&w));
+}

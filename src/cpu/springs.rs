@@ -8,48 +8,29 @@ use super::{par, safe_dir, v2};
 use crate::layout::{HALF_INDEX, HALF_IS_B, HALF_SOFT, HalfSpring, PointInfo, SimParams};
 use crate::pack::HalfSprings;
 
-/// The position and velocity changes a spring or soft constraint gives its
-/// two ends `(dp_a, dv_a, dp_b, dv_b)`, from the state at the start of the
-/// stage. Both ends evaluate this same function on the same inputs in the
-/// same order, so the two halves are exactly opposite impulses. The
-/// record's coefficients are those of the substep (see [`HalfSpring`]).
+/// The change `(dp, dv)` a spring or soft constraint gives its end `b` per
+/// unit of that end's inverse mass, from the state at the start of the
+/// stage; end `a` gets the opposite change times its own inverse mass. Both
+/// ends evaluate this same function on the same inputs in the same order,
+/// so the two halves are exactly opposite impulses. The record's
+/// coefficients are those of the substep, already divided by the spring's
+/// summed inverse mass (see [`HalfSpring::coefficients`]).
 #[inline]
-pub fn spring_deltas(
-    s: &HalfSpring,
-    pa: Vec2,
-    pb: Vec2,
-    va: Vec2,
-    vb: Vec2,
-    wa: f32,
-    wb: f32,
-) -> (Vec2, Vec2, Vec2, Vec2) {
-    let w = wa + wb;
-    if w == 0.0 {
-        return (Vec2::ZERO, Vec2::ZERO, Vec2::ZERO, Vec2::ZERO);
-    }
+pub fn spring_push(s: &HalfSpring, pa: Vec2, pb: Vec2, va: Vec2, vb: Vec2) -> (Vec2, Vec2) {
     let d = pb - pa;
     let dist = d.length();
     let dir = safe_dir(d, dist);
     let err = s.rest - dist;
+    let vrel = (vb - va).dot(dir);
     if s.other & HALF_SOFT == 0 {
         // Force along the spring, then damping of the relative velocity
-        // along it, split by inverse mass (seed 001, with its slip fixed).
-        let impulse = dir * (s.pull * err);
-        let mut dva = -impulse * wa;
-        let mut dvb = impulse * wb;
-        let vrel = ((vb + dvb) - (va + dva)).dot(dir);
-        let change = vrel * s.damp;
-        dva -= dir * (change * wa / w);
-        dvb += dir * (change * wb / w);
-        (Vec2::ZERO, dva, Vec2::ZERO, dvb)
+        // along it, split by inverse mass (seed 001, with its slip fixed),
+        // in one impulse per unit inverse mass (docs/physics.md).
+        (Vec2::ZERO, dir * (s.pull * err + s.damp * vrel))
     } else {
         // Soft constraint: close the fraction alpha of the length error and
         // of the relative velocity along the constraint.
-        let alpha = s.pull;
-        let dp = dir * (err * alpha / w);
-        let vrel = (vb - va).dot(dir);
-        let dv = dir * (vrel * alpha / w);
-        (-dp * wa, dv * wa, dp * wb, -dv * wb)
+        (dir * (err * s.pull), -dir * (vrel * s.pull))
     }
 }
 
@@ -79,17 +60,19 @@ pub fn springs(
             let mut dv = Vec2::ZERO;
             for s in halves.of(i) {
                 let o = (s.other & HALF_INDEX) as usize;
-                let (po, vo, wo) = (v2(pos_in[o]), v2(vel_in[o]), info[o].inv_mass);
+                let (po, vo) = (v2(pos_in[o]), v2(vel_in[o]));
                 if s.other & HALF_IS_B == 0 {
-                    let (dpa, dva, _, _) = spring_deltas(s, p, po, v, vo, w, wo);
-                    dp += dpa;
-                    dv += dva;
+                    let (gp, gv) = spring_push(s, p, po, v, vo);
+                    dp -= gp;
+                    dv -= gv;
                 } else {
-                    let (_, _, dpb, dvb) = spring_deltas(s, po, p, vo, v, wo, w);
-                    dp += dpb;
-                    dv += dvb;
+                    let (gp, gv) = spring_push(s, po, p, vo, v);
+                    dp += gp;
+                    dv += gv;
                 }
             }
+            // Per unit inverse mass until here.
+            let (dp, dv) = (dp * w, dv * w);
             *pos_out = (p + dp).to_array();
             *vel_out = (v + dv).to_array();
         },

@@ -2,7 +2,36 @@
 //! with the fused integrate + collide kernel the step runs.
 
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline};
+use super::shaders::{bind_group, pipeline_with};
+use crate::pack::Packed;
+
+/// The collider counts the collide kernels are specialised for (the WGSL
+/// overrides `NUM_PLANETS` and `NUM_PLANES` in
+/// `shaders/collide_point.wgsl`): constant loop bounds let the driver unroll
+/// the loops over the colliders. The solver makes new pipelines when a
+/// world's counts change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColliderCounts {
+    pub planets: u32,
+    pub planes: u32,
+}
+
+impl ColliderCounts {
+    pub fn of(p: &Packed) -> Self {
+        Self {
+            planets: p.planets.len() as u32,
+            planes: p.planes.len() as u32,
+        }
+    }
+
+    /// The values of the overrides, for `pipeline_with`.
+    pub fn constants(&self) -> [(&'static str, f64); 2] {
+        [
+            ("NUM_PLANETS", self.planets as f64),
+            ("NUM_PLANES", self.planes as f64),
+        ]
+    }
+}
 
 /// Points against planets and half-planes, in place on the current state.
 pub struct Collide {
@@ -13,9 +42,10 @@ pub struct Collide {
 }
 
 impl Collide {
-    pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
-        let collide = pipeline(device, "collide", "main");
-        let fused = pipeline(device, "collide", "integrate_collide");
+    pub fn new(device: &wgpu::Device, b: &Buffers, counts: ColliderCounts) -> Self {
+        let constants = counts.constants();
+        let collide = pipeline_with(device, "collide", "main", &constants);
+        let fused = pipeline_with(device, "collide", "integrate_collide", &constants);
         let binds = |p: &wgpu::ComputePipeline, label: &str| {
             [0, 1].map(|s| {
                 bind_group(

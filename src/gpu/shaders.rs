@@ -54,6 +54,17 @@ pub fn stage_source(name: &str) -> Option<String> {
 
 /// Creates a compute pipeline with an automatic layout for `entry` of `stage`.
 pub(crate) fn pipeline(device: &wgpu::Device, stage: &str, entry: &str) -> wgpu::ComputePipeline {
+    pipeline_with(device, stage, entry, &[])
+}
+
+/// [`pipeline`] with values for the stage's pipeline-overridable constants
+/// (WGSL `override`), by name.
+pub(crate) fn pipeline_with(
+    device: &wgpu::Device,
+    stage: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
     let source = stage_source(stage).expect("stage names are internal constants");
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(stage),
@@ -64,7 +75,10 @@ pub(crate) fn pipeline(device: &wgpu::Device, stage: &str, entry: &str) -> wgpu:
         layout: None,
         module: &module,
         entry_point: Some(entry),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
         cache: None,
     })
 }
@@ -97,6 +111,23 @@ pub(crate) fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
         (groups, 1)
     } else {
         (max_per_dim, groups.div_ceil(max_per_dim))
+    }
+}
+
+/// Workgroups of a dispatch read through WGSL `spread_index` (see
+/// `shaders/shared.wgsl`): a multiple of this many.
+pub(crate) const SPREAD: u32 = 16;
+
+/// Workgroup grid for at least `groups` workgroups, read through WGSL
+/// `spread_index`: the total is a multiple of [`SPREAD`] (the extra
+/// workgroups find their items out of range) and so is the row width.
+pub(crate) fn spread_grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
+    let row = max_per_dim - max_per_dim % SPREAD;
+    let groups = groups.div_ceil(SPREAD) * SPREAD;
+    if groups <= row {
+        (groups, 1)
+    } else {
+        (row, groups.div_ceil(row))
     }
 }
 

@@ -4,7 +4,8 @@
 //! with the next substep's integrate and collide.
 
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline};
+use super::collide::ColliderCounts;
+use super::shaders::{bind_group, pipeline, pipeline_with};
 
 /// Shape matching on state `s`: frames from it, then the velocities in place.
 pub struct ShapeMatch {
@@ -27,11 +28,18 @@ pub struct ShapeMatchGrids {
 }
 
 impl ShapeMatch {
-    pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
+    /// `counts`: the collider counts the fused kernel's collide is
+    /// specialised for.
+    pub fn new(device: &wgpu::Device, b: &Buffers, counts: ColliderCounts) -> Self {
         let frames = pipeline(device, "shape_match", "frames");
         let frames_large = pipeline(device, "shape_match", "frames_large");
         let apply = pipeline(device, "shape_match", "apply");
-        let fused = pipeline(device, "shape_match", "apply_integrate_collide");
+        let fused = pipeline_with(
+            device,
+            "shape_match",
+            "apply_integrate_collide",
+            &counts.constants(),
+        );
         let frame_entries = |s: usize| {
             [
                 (0, &b.sim),

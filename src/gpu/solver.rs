@@ -4,10 +4,10 @@ use super::SolverError;
 use super::body_collide::BodyCollide;
 use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
-use super::collide::Collide;
+use super::collide::{Collide, ColliderCounts};
 use super::integrate::Integrate;
 use super::rods::Rods;
-use super::shaders::grid;
+use super::shaders::{grid, spread_grid};
 use super::shape_match::{ShapeMatch, ShapeMatchGrids};
 use super::springs::Springs;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
@@ -123,6 +123,8 @@ pub struct GpuSolver {
     shape_match: ShapeMatch,
     contacts: Option<ContactStages>,
     point_grid: (u32, u32),
+    /// What the collide pipelines are specialised for.
+    collider_counts: ColliderCounts,
     shape_grids: ShapeMatchGrids,
     has_springs: bool,
     num_springs: usize,
@@ -212,19 +214,20 @@ impl GpuSolver {
         }
         let buffers = Buffers::new(device, packed)?;
         let max = device.limits().max_compute_workgroups_per_dimension;
-        let groups = |n: u32, per: u32| grid(n.div_ceil(per), max);
+        let groups = |n: u32, per: u32| spread_grid(n.div_ceil(per), max);
         let sim = sim_params(params, packed);
         Ok(Self {
             integrate: Integrate::new(device, &buffers),
-            collide: Collide::new(device, &buffers),
+            collide: Collide::new(device, &buffers, ColliderCounts::of(packed)),
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
-            shape_match: ShapeMatch::new(device, &buffers),
+            shape_match: ShapeMatch::new(device, &buffers, ColliderCounts::of(packed)),
+            collider_counts: ColliderCounts::of(packed),
             contacts: ContactStages::new(device, &buffers, packed, None)?,
             point_grid: groups(packed.sim.num_points, WORKGROUP_SIZE),
             shape_grids: ShapeMatchGrids {
                 small: groups(packed.sim.num_small_bodies, WORKGROUP_SIZE),
-                large: groups(packed.sim.num_large_bodies, 1),
+                large: grid(packed.sim.num_large_bodies, max),
                 points: groups(packed.sim.num_points, WORKGROUP_SIZE),
             },
             has_springs: packed.springs.len() as u32 > packed.num_rods,
@@ -234,7 +237,7 @@ impl GpuSolver {
             num_bodies: packed.bodies.len(),
             num_members: packed.members.len(),
             steps: 0,
-            edit: edit::EditState::new(device, params, packed),
+            edit: edit::EditState::new(params, packed),
             params: params.clone(),
             sim,
             buffers,
@@ -291,15 +294,14 @@ impl GpuSolver {
     }
 
     /// Bytes of GPU memory the solver holds (the index buffers for drawing
-    /// included).
+    /// included once they have been asked for).
     pub fn gpu_bytes(&self) -> u64 {
         self.buffers.total_bytes()
             + self
                 .contacts
                 .as_ref()
                 .map_or(0, |c| c.buffers.total_bytes())
-            + self.spring_index_buffer().size()
-            + self.body_edge_index_buffer().size()
+            + self.edit.index_buffer_bytes()
     }
 
     /// Rod iterations per substep (zero when the world has no rods).
@@ -507,9 +509,9 @@ impl GpuSolver {
         // integrate + collide, fused: info 16 + state read 16 + write 16.
         let mut bytes = 48 * n;
         // Per-point gathers: offsets 8, own info 4, state 16 in, 16 out;
-        // per spring end: its record 16, the other end's info 4, state 16.
+        // per spring end: its record 16 and the other end's state 16.
         if self.has_springs {
-            bytes += 44 * n + 2 * 36 * springs;
+            bytes += 44 * n + 2 * 32 * springs;
         }
         if self.num_rods > 0 {
             // Rods also read the other end's rod count (two offsets).

@@ -241,12 +241,13 @@ impl Packed {
         self.pack_contacts(world);
     }
 
-    /// The per-point spring records, from the packed springs, with the
-    /// coefficients of a substep `h`.
+    /// The per-point spring records, from the packed springs and points,
+    /// with the coefficients of a substep `h` (they depend on the ends'
+    /// inverse masses, so points are packed first).
     pub(crate) fn rebuild_spring_halves(&mut self, h: f32) {
-        let n = self.point_info.len();
-        self.spring_halves = HalfSprings::build(n, &self.springs, h, |s| s.kind != KIND_ROD);
-        self.rod_halves = HalfSprings::build(n, &self.springs, h, |s| s.kind == KIND_ROD);
+        let info = &self.point_info;
+        self.spring_halves = HalfSprings::build(info, &self.springs, h, |s| s.kind != KIND_ROD);
+        self.rod_halves = HalfSprings::build(info, &self.springs, h, |s| s.kind == KIND_ROD);
     }
 
     fn pack_colliders(&mut self, world: &World) {

@@ -17,10 +17,10 @@ use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
 use super::super::buffers::{Buffers, STATE_BYTES, interleave};
-use super::super::collide::Collide;
+use super::super::collide::{Collide, ColliderCounts};
 use super::super::integrate::Integrate;
 use super::super::rods::Rods;
-use super::super::shaders::grid;
+use super::super::shaders::{grid, spread_grid};
 use super::super::shape_match::{ShapeMatch, ShapeMatchGrids};
 use super::super::springs::Springs;
 use super::GpuSolver;
@@ -41,8 +41,10 @@ pub(super) struct EditState {
     pub(super) generation: u64,
     /// Bumped whenever the solver's buffers are replaced.
     buffer_generation: u64,
-    spring_indices: IndexBuffer,
-    body_edge_indices: IndexBuffer,
+    /// The drawing index buffers, made on first request (a solver that is
+    /// not drawn this way holds none) and kept current by edits from then on.
+    spring_indices: Option<IndexBuffer>,
+    body_edge_indices: Option<IndexBuffer>,
 }
 
 /// A `u32` index buffer for drawing, with its CPU copy.
@@ -55,7 +57,8 @@ struct IndexBuffer {
 impl IndexBuffer {
     const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::INDEX
         .union(wgpu::BufferUsages::STORAGE)
-        .union(wgpu::BufferUsages::COPY_DST);
+        .union(wgpu::BufferUsages::COPY_DST)
+        .union(wgpu::BufferUsages::COPY_SRC);
 
     fn new(device: &wgpu::Device, label: &'static str, data: Vec<u32>) -> Self {
         let contents: &[u32] = if data.is_empty() { &[0] } else { &data };
@@ -220,14 +223,19 @@ impl EditState {
         self.mirror.refresh_step_coefficients(h);
     }
 
-    pub(super) fn new(device: &wgpu::Device, params: &Params, packed: &Packed) -> Self {
+    /// GPU bytes of the drawing index buffers made so far.
+    pub(super) fn index_buffer_bytes(&self) -> u64 {
+        [&self.spring_indices, &self.body_edge_indices]
+            .into_iter()
+            .flatten()
+            .map(|ib| ib.buffer.size())
+            .sum()
+    }
+
+    pub(super) fn new(params: &Params, packed: &Packed) -> Self {
         Self {
-            spring_indices: IndexBuffer::new(device, "spring indices", spring_indices(packed)),
-            body_edge_indices: IndexBuffer::new(
-                device,
-                "body edge indices",
-                body_edge_indices(packed),
-            ),
+            spring_indices: None,
+            body_edge_indices: None,
             mirror: packed.clone(),
             resolved: params.clone(),
             generation: 0,
@@ -392,29 +400,46 @@ impl GpuSolver {
     /// Line-list indices of the springs, `array<u32>` (also an index buffer,
     /// `IndexFormat::Uint32`): points `a, b` of spring 0, then of spring 1...
     /// Draw with the state buffer as vertex buffer (stride 16) and
-    /// [`spring_index_count`](Self::spring_index_count) indices.
-    pub fn spring_index_buffer(&self) -> &wgpu::Buffer {
-        &self.edit.spring_indices.buffer
+    /// [`spring_index_count`](Self::spring_index_count) indices. Made on the
+    /// first call (a solver nobody draws this way holds none) and kept
+    /// current by [`sync`](Self::sync) and
+    /// [`apply_removal`](Self::apply_removal) from then on; a reallocation
+    /// shows in [`buffer_generation`](Self::buffer_generation).
+    pub fn spring_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
+        let edit = &mut self.edit;
+        &edit
+            .spring_indices
+            .get_or_insert_with(|| {
+                IndexBuffer::new(device, "spring indices", spring_indices(&edit.mirror))
+            })
+            .buffer
     }
 
     /// Number of indices in [`spring_index_buffer`](Self::spring_index_buffer)
     /// (twice the springs).
     pub fn spring_index_count(&self) -> u32 {
-        self.edit.spring_indices.data.len() as u32
+        2 * self.edit.mirror.springs.len() as u32
     }
 
     /// Line-list indices of the bodies' outlines, `array<u32>` (also an
     /// index buffer): for each body, its points in boundary order, each
     /// edge as a pair, closing the loop. (A wheel's hub is its last point,
-    /// so its outline runs through the hub.)
-    pub fn body_edge_index_buffer(&self) -> &wgpu::Buffer {
-        &self.edit.body_edge_indices.buffer
+    /// so its outline runs through the hub.) Made on the first call, like
+    /// [`spring_index_buffer`](Self::spring_index_buffer).
+    pub fn body_edge_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
+        let edit = &mut self.edit;
+        &edit
+            .body_edge_indices
+            .get_or_insert_with(|| {
+                IndexBuffer::new(device, "body edge indices", body_edge_indices(&edit.mirror))
+            })
+            .buffer
     }
 
     /// Number of indices in [`body_edge_index_buffer`](Self::body_edge_index_buffer)
     /// (twice the memberships).
     pub fn body_edge_index_count(&self) -> u32 {
-        self.edit.body_edge_indices.data.len() as u32
+        2 * self.edit.mirror.members.len() as u32
     }
 
     /// The packed static arrays the solver steps (its `pos`/`vel` are each
@@ -524,12 +549,13 @@ impl GpuSolver {
         self.buffers.write_sim(queue, &self.sim);
         report.bytes_uploaded += std::mem::size_of_val(&self.sim) as u64;
 
-        let (springs, edges) = (spring_indices(new), body_edge_indices(new));
-        for (ib, data) in [
-            (&mut self.edit.spring_indices, springs),
-            (&mut self.edit.body_edge_indices, edges),
-        ] {
-            let (realloc, bytes) = ib.update(device, queue, data);
+        if let Some(ib) = &mut self.edit.spring_indices {
+            let (realloc, bytes) = ib.update(device, queue, spring_indices(new));
+            report.reallocated |= realloc;
+            report.bytes_uploaded += bytes;
+        }
+        if let Some(ib) = &mut self.edit.body_edge_indices {
+            let (realloc, bytes) = ib.update(device, queue, body_edge_indices(new));
             report.reallocated |= realloc;
             report.bytes_uploaded += bytes;
         }
@@ -587,11 +613,13 @@ impl GpuSolver {
             encoder.copy_buffer_to_buffer(&self.buffers.state[0], 0, &buffers.state[0], 0, bytes);
             queue.submit([encoder.finish()]);
         }
+        let counts = ColliderCounts::of(m);
         self.integrate = Integrate::new(device, &buffers);
-        self.collide = Collide::new(device, &buffers);
+        self.collide = Collide::new(device, &buffers, counts);
         self.springs = Springs::new(device, &buffers);
         self.rods = Rods::new(device, &buffers);
-        self.shape_match = ShapeMatch::new(device, &buffers);
+        self.shape_match = ShapeMatch::new(device, &buffers, counts);
+        self.collider_counts = counts;
         self.buffers = buffers;
         Ok(())
     }
@@ -600,13 +628,20 @@ impl GpuSolver {
     fn refresh_counts(&mut self, device: &wgpu::Device) {
         let p = &self.edit.mirror;
         let max = device.limits().max_compute_workgroups_per_dimension;
-        let groups = |n: u32, per: u32| grid(n.div_ceil(per), max);
+        let groups = |n: u32, per: u32| spread_grid(n.div_ceil(per), max);
         self.point_grid = groups(p.sim.num_points, WORKGROUP_SIZE);
         self.shape_grids = ShapeMatchGrids {
             small: groups(p.sim.num_small_bodies, WORKGROUP_SIZE),
-            large: groups(p.sim.num_large_bodies, 1),
+            large: grid(p.sim.num_large_bodies, max),
             points: groups(p.sim.num_points, WORKGROUP_SIZE),
         };
+        // The collide kernels are specialised for the collider counts.
+        let counts = ColliderCounts::of(p);
+        if counts != self.collider_counts {
+            self.collide = Collide::new(device, &self.buffers, counts);
+            self.shape_match = ShapeMatch::new(device, &self.buffers, counts);
+            self.collider_counts = counts;
+        }
         self.has_springs = p.springs.len() as u32 > p.num_rods;
         self.num_rods = p.num_rods;
         self.num_points = p.pos.len();
