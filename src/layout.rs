@@ -11,6 +11,9 @@ use bytemuck::{Pod, Zeroable};
 pub const WORKGROUP_SIZE: u32 = 64;
 /// Threads per workgroup of the large-body reduction.
 pub const LARGE_BODY_THREADS: u32 = 256;
+/// Per-point and per-body dispatches come in this many interleaved stripes
+/// of workgroups (WGSL `spread_index`, `src/gpu/shaders.rs` `spread_grid`).
+pub const SPREAD: u32 = 16;
 /// Bodies with at most this many points are reduced by one thread each;
 /// larger ones by a workgroup of [`LARGE_BODY_THREADS`] threads.
 pub const SMALL_BODY_MAX_POINTS: u32 = 32;

@@ -168,6 +168,7 @@ fn shared_constants_match() {
     };
     assert_eq!(constant("WORKGROUP_SIZE"), WORKGROUP_SIZE);
     assert_eq!(constant("LARGE_BODY_THREADS"), LARGE_BODY_THREADS);
+    assert_eq!(constant("SPREAD"), SPREAD);
     assert_eq!(constant("KIND_SPRING"), KIND_SPRING);
     assert_eq!(constant("KIND_SOFT"), KIND_SOFT);
     assert_eq!(constant("KIND_ROD"), KIND_ROD);

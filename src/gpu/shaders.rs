@@ -114,12 +114,11 @@ pub(crate) fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-/// Workgroups of a dispatch read through WGSL `spread_index` (see
-/// `shaders/shared.wgsl`): a multiple of this many.
-pub(crate) const SPREAD: u32 = 16;
+use crate::layout::SPREAD;
 
 /// Workgroup grid for at least `groups` workgroups, read through WGSL
-/// `spread_index`: the total is a multiple of [`SPREAD`] (the extra
+/// `spread_index` (see `shaders/shared.wgsl`): the total is a multiple of
+/// [`SPREAD`] (the extra
 /// workgroups find their items out of range) and so is the row width.
 pub(crate) fn spread_grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
     let row = max_per_dim - max_per_dim % SPREAD;
@@ -176,5 +175,48 @@ impl SpringGather {
         pass.set_bind_group(0, &self.bind[state], &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
         1 - state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// WGSL `spread_index`'s block of workgroup `w` in a grid of `g`.
+    fn spread_block(w: u32, g: (u32, u32)) -> u32 {
+        let per_stripe = g.0 * g.1 / SPREAD;
+        (w % SPREAD) * per_stripe + w / SPREAD
+    }
+
+    #[test]
+    fn spread_dispatches_cover_every_block_once_and_mix_the_range() {
+        for (groups, max) in [
+            (1, 65535),
+            (15, 65535),
+            (17, 65535),
+            (1563, 65535),
+            (70000, 65535),
+            (100, 40),
+        ] {
+            let g = spread_grid(groups, max);
+            assert!(g.0 <= max && g.0.is_multiple_of(SPREAD), "{groups}: {g:?}");
+            let total = g.0 * g.1;
+            assert!(total >= groups && total.is_multiple_of(SPREAD));
+            let mut seen = vec![false; total as usize];
+            for w in 0..total {
+                let b = spread_block(w, g) as usize;
+                assert!(!seen[b], "{groups}: block {b} twice");
+                seen[b] = true;
+            }
+            // The first half of the workgroups (one of two threads on a
+            // software adapter) reaches the last sixteenth of the blocks.
+            if total >= 2 * SPREAD {
+                let last = (0..total / 2).map(|w| spread_block(w, g)).max().unwrap();
+                assert!(
+                    last >= total - total / SPREAD,
+                    "{groups}: {last} of {total}"
+                );
+            }
+        }
     }
 }
