@@ -131,15 +131,15 @@ pub struct HalfSpring {
     pub other: u32,
     /// Rest length, m.
     pub rest: f32,
-    /// Force spring: `stiffness * h * exp(-damping * h)`, 1/s^2 times s (the
-    /// velocity change per metre of stretch per unit inverse mass, damping
-    /// folded in). Soft constraint: `(1 - exp(-stiffness * h)) / W`, the
-    /// fraction of the error closed, per unit of the spring's summed inverse
-    /// mass `W`. Rod: unused (0).
+    /// Force spring: `stiffness * h * exp(-damping * h)`, kg/s (times an
+    /// end's inverse mass: that end's velocity change per metre of stretch,
+    /// damping folded in). Soft constraint: `(1 - exp(-stiffness * h)) / W`,
+    /// kg (times an end's inverse mass: the fraction of the error that end
+    /// closes), `W` the spring's summed inverse mass. Rod: unused (0).
     pub pull: f32,
-    /// Force spring: `(exp(-damping * h) - 1) / W`, the change of the
-    /// relative velocity along the spring per unit of it, per unit of `W`.
-    /// Otherwise unused (0).
+    /// Force spring: `(exp(-damping * h) - 1) / W`, kg (times an end's
+    /// inverse mass: the change of the relative velocity along the spring
+    /// per unit of it). Otherwise unused (0).
     pub damp: f32,
 }
 

@@ -4,7 +4,7 @@
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline};
+use super::shaders::{bind_group, pipeline_or_kept};
 
 /// Body-body contacts against the grid the broad phase just built.
 pub struct BodyCollide {
@@ -25,10 +25,7 @@ impl BodyCollide {
         c: &ContactBuffers,
         reuse: Option<&BodyCollide>,
     ) -> Self {
-        let get = |entry: &str, old: Option<&wgpu::ComputePipeline>| {
-            old.cloned()
-                .unwrap_or_else(|| pipeline(device, "body_collide", entry))
-        };
+        let get = |entry: &str, old| pipeline_or_kept(device, "body_collide", entry, old);
         let narrow = get("narrow", reuse.map(|r| &r.narrow));
         let resolve = get("resolve", reuse.map(|r| &r.resolve));
         let apply = get("apply", reuse.map(|r| &r.apply));

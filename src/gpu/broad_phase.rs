@@ -10,7 +10,7 @@ use wgpu::util::DeviceExt;
 
 use super::SolverError;
 use super::buffers::{Buffers, check_storage_size};
-use super::shaders::{bind_group, grid, pipeline};
+use super::shaders::{bind_group, grid, pipeline_or_kept};
 use crate::layout::{ContactHit, SCAN_BLOCK, WORKGROUP_SIZE};
 use crate::pack::Packed;
 
@@ -210,10 +210,7 @@ impl BroadPhase {
         packed: &Packed,
         reuse: Option<&BroadPhase>,
     ) -> Self {
-        let get = |entry: &str, old: Option<&wgpu::ComputePipeline>| {
-            old.cloned()
-                .unwrap_or_else(|| pipeline(device, "broad_phase", entry))
-        };
+        let get = |entry: &str, old| pipeline_or_kept(device, "broad_phase", entry, old);
         let clear = get("clear", reuse.map(|r| &r.clear));
         let bounds = get("bounds", reuse.map(|r| &r.bounds));
         let bounds_large = get("bounds_large", reuse.map(|r| &r.bounds_large));

@@ -57,6 +57,18 @@ pub(crate) fn pipeline(device: &wgpu::Device, stage: &str, entry: &str) -> wgpu:
     pipeline_with(device, stage, entry, &[])
 }
 
+/// `old` when an edit's stage kept it, else [`pipeline`]: edits that only
+/// replace buffers keep the compiled pipelines.
+pub(crate) fn pipeline_or_kept(
+    device: &wgpu::Device,
+    stage: &str,
+    entry: &str,
+    old: Option<&wgpu::ComputePipeline>,
+) -> wgpu::ComputePipeline {
+    old.cloned()
+        .unwrap_or_else(|| pipeline(device, stage, entry))
+}
+
 /// [`pipeline`] with values for the stage's pipeline-overridable constants
 /// (WGSL `override`), by name.
 pub(crate) fn pipeline_with(

@@ -80,6 +80,21 @@ impl ContactStages {
     }
 }
 
+/// The grid of the per-point dispatches and shape matching's grids for a
+/// world's counts: per-point and small-body dispatches are spread (WGSL
+/// `spread_index`), the large-body one has a workgroup per body.
+fn dispatch_grids(device: &wgpu::Device, sim: &SimParams) -> ((u32, u32), ShapeMatchGrids) {
+    let max = device.limits().max_compute_workgroups_per_dimension;
+    let spread = |n: u32| spread_grid(n.div_ceil(WORKGROUP_SIZE), max);
+    let points = spread(sim.num_points);
+    let shape = ShapeMatchGrids {
+        small: spread(sim.num_small_bodies),
+        large: grid(sim.num_large_bodies, max),
+        points,
+    };
+    (points, shape)
+}
+
 /// Positions and velocities read back from the GPU.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct State {
@@ -213,23 +228,19 @@ impl GpuSolver {
             log::warn!("{w}");
         }
         let buffers = Buffers::new(device, packed)?;
-        let max = device.limits().max_compute_workgroups_per_dimension;
-        let groups = |n: u32, per: u32| spread_grid(n.div_ceil(per), max);
         let sim = sim_params(params, packed);
+        let counts = ColliderCounts::of(packed);
+        let (point_grid, shape_grids) = dispatch_grids(device, &packed.sim);
         Ok(Self {
             integrate: Integrate::new(device, &buffers),
-            collide: Collide::new(device, &buffers, ColliderCounts::of(packed)),
+            collide: Collide::new(device, &buffers, counts),
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
-            shape_match: ShapeMatch::new(device, &buffers, ColliderCounts::of(packed)),
-            collider_counts: ColliderCounts::of(packed),
+            shape_match: ShapeMatch::new(device, &buffers, counts),
+            collider_counts: counts,
             contacts: ContactStages::new(device, &buffers, packed, None)?,
-            point_grid: groups(packed.sim.num_points, WORKGROUP_SIZE),
-            shape_grids: ShapeMatchGrids {
-                small: groups(packed.sim.num_small_bodies, WORKGROUP_SIZE),
-                large: grid(packed.sim.num_large_bodies, max),
-                points: groups(packed.sim.num_points, WORKGROUP_SIZE),
-            },
+            point_grid,
+            shape_grids,
             has_springs: packed.springs.len() as u32 > packed.num_rods,
             num_springs: packed.springs.len(),
             num_rods: packed.num_rods,
@@ -356,7 +367,7 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
-            for stage in self.step_plan() {
+            for stage in self.step_stages() {
                 state = self.record_stage_in(&mut pass, stage, state);
             }
         }
@@ -372,29 +383,35 @@ impl GpuSolver {
     /// [`Stage::IntegrateCollide`], runs [`Stage::ApplyIntegrateCollide`]
     /// between substeps and ends with [`Stage::ShapeApply`].
     pub fn step_plan(&self) -> Vec<Stage> {
+        self.step_stages().collect()
+    }
+
+    /// [`step_plan`](Self::step_plan) without allocating, for recording
+    /// every step.
+    fn step_stages(&self) -> impl Iterator<Item = Stage> + use<> {
         let bodies = self.num_bodies > 0;
-        let mut plan = Vec::new();
-        for k in 0..self.params.substeps {
-            plan.push(if k > 0 && bodies {
-                Stage::ApplyIntegrateCollide
-            } else {
-                Stage::IntegrateCollide
-            });
-            if self.has_contacts() {
-                plan.extend([Stage::BroadPhase, Stage::BodyCollide]);
-            }
-            if self.has_springs {
-                plan.push(Stage::Springs);
-            }
-            plan.extend(std::iter::repeat_n(Stage::Rods, self.rod_passes() as usize));
-            if bodies {
-                plan.push(Stage::ShapeFrames);
-            }
-        }
-        if bodies {
-            plan.push(Stage::ShapeApply);
-        }
-        plan
+        let contacts = self.has_contacts();
+        let springs = self.has_springs;
+        let rods = self.rod_passes() as usize;
+        (0..self.params.substeps)
+            .flat_map(move |k| {
+                let first = if k > 0 && bodies {
+                    Stage::ApplyIntegrateCollide
+                } else {
+                    Stage::IntegrateCollide
+                };
+                std::iter::once(first)
+                    .chain(
+                        contacts
+                            .then_some([Stage::BroadPhase, Stage::BodyCollide])
+                            .into_iter()
+                            .flatten(),
+                    )
+                    .chain(springs.then_some(Stage::Springs))
+                    .chain(std::iter::repeat_n(Stage::Rods, rods))
+                    .chain(bodies.then_some(Stage::ShapeFrames))
+            })
+            .chain(bodies.then_some(Stage::ShapeApply))
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on

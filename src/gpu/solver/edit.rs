@@ -20,12 +20,11 @@ use super::super::buffers::{Buffers, STATE_BYTES, interleave};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::integrate::Integrate;
 use super::super::rods::Rods;
-use super::super::shaders::{grid, spread_grid};
-use super::super::shape_match::{ShapeMatch, ShapeMatchGrids};
+use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
 use crate::error::{Item, WorldError};
-use crate::layout::{BodyFrame, Colliders, WORKGROUP_SIZE};
+use crate::layout::{BodyFrame, Colliders};
 use crate::pack::{Packed, scene_hash};
 use crate::params::Params;
 use crate::world::{PointHandle, Removal, World};
@@ -59,6 +58,18 @@ impl IndexBuffer {
         .union(wgpu::BufferUsages::STORAGE)
         .union(wgpu::BufferUsages::COPY_DST)
         .union(wgpu::BufferUsages::COPY_SRC);
+
+    /// The buffer in `slot`, made from `mirror` when there is none yet.
+    fn made<'a>(
+        slot: &'a mut Option<IndexBuffer>,
+        device: &wgpu::Device,
+        (label, indices): IndexKind,
+        mirror: &Packed,
+    ) -> &'a wgpu::Buffer {
+        &slot
+            .get_or_insert_with(|| Self::new(device, label, indices(mirror)))
+            .buffer
+    }
 
     fn new(device: &wgpu::Device, label: &'static str, data: Vec<u32>) -> Self {
         let contents: &[u32] = if data.is_empty() { &[0] } else { &data };
@@ -108,6 +119,11 @@ impl IndexBuffer {
         result
     }
 }
+
+/// A drawing index buffer's label and how its indices come from the world.
+type IndexKind = (&'static str, fn(&Packed) -> Vec<u32>);
+const SPRING_INDICES: IndexKind = ("spring indices", spring_indices);
+const BODY_EDGE_INDICES: IndexKind = ("body edge indices", body_edge_indices);
 
 fn spring_indices(p: &Packed) -> Vec<u32> {
     p.springs.iter().flat_map(|s| [s.a, s.b]).collect()
@@ -407,12 +423,12 @@ impl GpuSolver {
     /// shows in [`buffer_generation`](Self::buffer_generation).
     pub fn spring_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
         let edit = &mut self.edit;
-        &edit
-            .spring_indices
-            .get_or_insert_with(|| {
-                IndexBuffer::new(device, "spring indices", spring_indices(&edit.mirror))
-            })
-            .buffer
+        IndexBuffer::made(
+            &mut edit.spring_indices,
+            device,
+            SPRING_INDICES,
+            &edit.mirror,
+        )
     }
 
     /// Number of indices in [`spring_index_buffer`](Self::spring_index_buffer)
@@ -428,12 +444,12 @@ impl GpuSolver {
     /// [`spring_index_buffer`](Self::spring_index_buffer).
     pub fn body_edge_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
         let edit = &mut self.edit;
-        &edit
-            .body_edge_indices
-            .get_or_insert_with(|| {
-                IndexBuffer::new(device, "body edge indices", body_edge_indices(&edit.mirror))
-            })
-            .buffer
+        IndexBuffer::made(
+            &mut edit.body_edge_indices,
+            device,
+            BODY_EDGE_INDICES,
+            &edit.mirror,
+        )
     }
 
     /// Number of indices in [`body_edge_index_buffer`](Self::body_edge_index_buffer)
@@ -549,15 +565,15 @@ impl GpuSolver {
         self.buffers.write_sim(queue, &self.sim);
         report.bytes_uploaded += std::mem::size_of_val(&self.sim) as u64;
 
-        if let Some(ib) = &mut self.edit.spring_indices {
-            let (realloc, bytes) = ib.update(device, queue, spring_indices(new));
-            report.reallocated |= realloc;
-            report.bytes_uploaded += bytes;
-        }
-        if let Some(ib) = &mut self.edit.body_edge_indices {
-            let (realloc, bytes) = ib.update(device, queue, body_edge_indices(new));
-            report.reallocated |= realloc;
-            report.bytes_uploaded += bytes;
+        for (ib, kind) in [
+            (&mut self.edit.spring_indices, SPRING_INDICES),
+            (&mut self.edit.body_edge_indices, BODY_EDGE_INDICES),
+        ] {
+            if let Some(ib) = ib {
+                let (realloc, bytes) = ib.update(device, queue, (kind.1)(new));
+                report.reallocated |= realloc;
+                report.bytes_uploaded += bytes;
+            }
         }
         if report.reallocated {
             self.edit.buffer_generation += 1;
@@ -627,14 +643,7 @@ impl GpuSolver {
     /// The dispatch sizes and counts, from the mirror.
     fn refresh_counts(&mut self, device: &wgpu::Device) {
         let p = &self.edit.mirror;
-        let max = device.limits().max_compute_workgroups_per_dimension;
-        let groups = |n: u32, per: u32| spread_grid(n.div_ceil(per), max);
-        self.point_grid = groups(p.sim.num_points, WORKGROUP_SIZE);
-        self.shape_grids = ShapeMatchGrids {
-            small: groups(p.sim.num_small_bodies, WORKGROUP_SIZE),
-            large: grid(p.sim.num_large_bodies, max),
-            points: groups(p.sim.num_points, WORKGROUP_SIZE),
-        };
+        (self.point_grid, self.shape_grids) = super::dispatch_grids(device, &p.sim);
         // The collide kernels are specialised for the collider counts.
         let counts = ColliderCounts::of(p);
         if counts != self.collider_counts {
