@@ -10,17 +10,13 @@ struct Style {
     point_size: f32,
 }
 
-// softbody's BodyFrame (src/layout.rs), 40 bytes.
+// softbody's BodyFrame (src/layout.rs), 32 bytes.
 struct BodyFrame {
     centroid: vec2<f32>,
     vel: vec2<f32>,
     rot: vec2<f32>,
     omega: f32,
     pull: f32,
-    relax: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> style: Style;

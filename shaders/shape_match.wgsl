@@ -20,10 +20,14 @@ const TINY_SUM: f32 = 1e-30;
 @group(0) @binding(4) var<storage, read> body_order: array<u32>;
 // Per point (position, velocity).
 @group(0) @binding(5) var<storage, read> state_in: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> frames_out: array<BodyFrame>;
-// n + 1 offsets, then the membership indices of each point.
-@group(0) @binding(8) var<storage, read> member_adj: array<u32>;
-// The frames as apply reads them: three vec4 per BodyFrame.
+// The frames, two vec4 per BodyFrame: stored as two vec4 rather than six
+// fields (lavapipe stores a struct member by member, each a scatter).
+@group(0) @binding(7) var<storage, read_write> frames_out: array<vec4<f32>>;
+// PointMember records, point by point (see half_spring in shared.wgsl),
+// and the n + 1 offsets of each point's.
+@group(0) @binding(6) var<storage, read> point_members: array<vec4<u32>>;
+@group(0) @binding(8) var<storage, read> member_offsets: array<u32>;
+// The frames as apply reads them, two vec4 per BodyFrame.
 @group(0) @binding(9) var<storage, read> frames_in: array<vec4<f32>>;
 // apply's view of the state, updated in place.
 @group(0) @binding(10) var<storage, read_write> state: array<vec4<f32>>;
@@ -82,18 +86,13 @@ fn finish(body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
     if (i > TINY_SUM) {
         omega = l / i;
     }
-    // Per-substep coefficients, once per body rather than once per member.
-    let pull = body.stiffness * sim.h;
-    let relax = 1.0 - exp(-body.damping * sim.h);
-    return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, pull, relax, 0u, 0u, 0u);
+    // The pull per substep, once per body rather than once per member.
+    return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, body.stiffness * sim.h);
 }
 
-// Body `b`'s frame, in three vec4 loads rather than nine scalar ones.
-fn frame_at(b: u32) -> BodyFrame {
-    let f0 = frames_in[3u * b];
-    let f1 = frames_in[3u * b + 1u];
-    let f2 = frames_in[3u * b + 2u];
-    return BodyFrame(f0.xy, f0.zw, f1.xy, f1.z, f1.w, f2.x, 0u, 0u, 0u);
+fn store_frame(b: u32, f: BodyFrame) {
+    frames_out[2u * b] = vec4<f32>(f.centroid, f.vel);
+    frames_out[2u * b + 1u] = vec4<f32>(f.rot, f.omega, f.pull);
 }
 
 // One thread per small body.
@@ -113,7 +112,7 @@ fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     for (var j = body.first; j < end; j++) {
         sums = add_sums(sums, member_sums(member_of(members[j]), p0, v0));
     }
-    frames_out[b] = finish(body, p0, v0, sums);
+    store_frame(b, finish(body, p0, v0, sums));
 }
 
 var<workgroup> red_a: array<vec4<f32>, LARGE_BODY_THREADS>;
@@ -153,25 +152,27 @@ fn frames_large(
         workgroupBarrier();
     }
     if (t == 0u) {
-        frames_out[b] = finish(body, p0, v0, Sums(red_a[0], red_b[0], red_c[0]));
+        store_frame(b, finish(body, p0, v0, Sums(red_a[0], red_b[0], red_c[0])));
     }
 }
 
 // Point i's velocity after shape matching: the sum over its bodies of the
 // pull toward the target c + R q and the relaxation toward the body's rigid
-// motion.
+// motion. A membership costs three vec4 loads: the point's own record (with
+// the body's damping fraction) and the body's frame.
 fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
-    let n = sim.num_points;
     var dv = vec2<f32>(0.0, 0.0);
-    let start = member_adj[i];
-    let end = member_adj[i + 1u];
-    for (var e = start; e < end; e++) {
-        let m = member_of(members[member_adj[n + 1u + e]]);
-        let f = frame_at(m.body);
+    let end = member_offsets[i + 1u];
+    for (var e = member_offsets[i]; e < end; e++) {
+        let m = point_member(point_members[e]);
+        let f0 = frames_in[2u * m.body];
+        let f1 = frames_in[2u * m.body + 1u];
+        let centroid = f0.xy;
+        let rot = f1.xy;
         let q = m.rest;
-        let target_pos = f.centroid + vec2<f32>(f.rot.x * q.x - f.rot.y * q.y, f.rot.y * q.x + f.rot.x * q.y);
-        let rigid = f.vel + perp(p - f.centroid) * f.omega;
-        dv += (target_pos - p) * f.pull + (rigid - v) * f.relax;
+        let target_pos = centroid + vec2<f32>(rot.x * q.x - rot.y * q.y, rot.y * q.x + rot.x * q.y);
+        let rigid = f0.zw + perp(p - centroid) * f1.z;
+        dv += (target_pos - p) * f1.w + (rigid - v) * m.relax;
     }
     return v + dv;
 }

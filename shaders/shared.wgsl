@@ -105,17 +105,23 @@ fn member_of(r: vec4<u32>) -> Member {
     return Member(bitcast<vec2<f32>>(r.xy), r.z, r.w);
 }
 
-// 48 bytes: three vec4 loads (see frame_at in shape_match.wgsl).
+struct PointMember {
+    rest: vec2<f32>,
+    body: u32,
+    relax: f32,
+}
+
+fn point_member(r: vec4<u32>) -> PointMember {
+    return PointMember(bitcast<vec2<f32>>(r.xy), r.z, bitcast<f32>(r.w));
+}
+
+// 32 bytes: stored and fetched as two vec4 (shape_match.wgsl).
 struct BodyFrame {
     centroid: vec2<f32>,
     vel: vec2<f32>,
     rot: vec2<f32>,
     omega: f32,
     pull: f32,
-    relax: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 struct PlanetInfo {

@@ -187,8 +187,27 @@ pub struct Member {
     pub body: u32,
 }
 
+/// One point's membership in one body as the per-point gather reads it
+/// (WGSL `PointMember`): a copy of the [`Member`] record kept in the point's
+/// adjacency, so that `apply` reads its memberships contiguously (one
+/// 16-byte load each, no index to follow), with the body's per-substep
+/// damping fraction in place of the point, which the gather already knows.
+/// Built on the CPU when the world is packed, and again when `h` changes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PointMember {
+    /// Rest offset `q` from the body's weighted rest centroid, m.
+    pub rest: [f32; 2],
+    pub body: u32,
+    /// `1 - exp(-damping * h)` of the body: the fraction of the velocity's
+    /// departure from rigid motion removed per substep (computed on the CPU,
+    /// so both paths use the same bits and the kernels no `exp`).
+    pub relax: f32,
+}
+
 /// A body's best-fit rigid frame, recomputed every substep (WGSL `BodyFrame`).
-/// Also what a renderer or user reads as the body's transform.
+/// Also what a renderer or user reads as the body's transform. 32 bytes:
+/// the kernels store and fetch it as two `vec4`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BodyFrame {
@@ -201,14 +220,9 @@ pub struct BodyFrame {
     /// Angular velocity from angular momentum / inertia, rad/s.
     pub omega: f32,
     /// `stiffness * h`: the pull toward the targets per substep, 1/s.
+    /// (The body's damping fraction travels with its memberships,
+    /// [`PointMember::relax`].)
     pub pull: f32,
-    /// `1 - exp(-damping * h)`: the fraction of the velocity's departure
-    /// from rigid motion removed per substep.
-    pub relax: f32,
-    /// To 48 bytes: the kernels fetch a frame as three `vec4` loads.
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
 }
 
 /// A planet (WGSL `PlanetInfo`).

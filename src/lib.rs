@@ -24,7 +24,7 @@
 //! | buffer | WGSL type | usages | what |
 //! |---|---|---|---|
 //! | [`state_buffer`](gpu::GpuSolver::state_buffer) | `array<vec4<f32>>` | STORAGE, VERTEX, COPY_SRC, COPY_DST | per point: position (m) in `xy`, velocity (m/s) in `zw` |
-//! | [`frames_buffer`](gpu::GpuSolver::frames_buffer) | `array<BodyFrame>` ([`layout::BodyFrame`], 48 bytes) | STORAGE, COPY_SRC | each body's transform: centroid, velocity, rotation `(cos, sin)`, angular velocity |
+//! | [`frames_buffer`](gpu::GpuSolver::frames_buffer) | `array<BodyFrame>` ([`layout::BodyFrame`], 32 bytes) | STORAGE, COPY_SRC | each body's transform: centroid, velocity, rotation `(cos, sin)`, angular velocity |
 //! | [`spring_index_buffer`](gpu::GpuSolver::spring_index_buffer) | `array<u32>` | INDEX, STORAGE, COPY_SRC | line list of the springs' points (made on first request) |
 //! | [`body_edge_index_buffer`](gpu::GpuSolver::body_edge_index_buffer) | `array<u32>` | INDEX, STORAGE, COPY_SRC | line list of the bodies' outlines (made on first request) |
 //! | [`bodies_buffer`](gpu::GpuSolver::bodies_buffer), [`members_buffer`](gpu::GpuSolver::members_buffer) | [`layout`] structs | STORAGE | the bodies themselves: members' rest offsets, point and body indices |

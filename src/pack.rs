@@ -82,9 +82,11 @@ impl Adjacency {
 
 /// Per-point spring records: `offsets[i] .. offsets[i + 1]` index `records`,
 /// each the [`HalfSpring`] of one spring seen from point `i`, in spring order.
+/// Both are empty when there are no such springs (their stage is skipped;
+/// `n + 1` zero offsets would cost 4 bytes per point for nothing).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HalfSprings {
-    /// `n + 1` offsets.
+    /// `n + 1` offsets, or none.
     pub offsets: Vec<u32>,
     pub records: Vec<HalfSpring>,
 }
@@ -116,6 +118,9 @@ impl HalfSprings {
             pairs.clone().enumerate().map(|(k, (p, _))| (p, k as u32)),
         );
         let all: Vec<HalfSpring> = pairs.map(|(_, h)| h).collect();
+        if all.is_empty() {
+            return Self::default();
+        }
         Self {
             offsets: adj.data[..=n].to_vec(),
             records: adj.data[n + 1..].iter().map(|&k| all[k as usize]).collect(),
@@ -124,11 +129,65 @@ impl HalfSprings {
 
     /// Number of records of point `i`.
     pub fn count(&self, i: usize) -> u32 {
-        self.offsets[i + 1] - self.offsets[i]
+        self.of(i).len() as u32
     }
 
     /// The records of point `i`.
     pub fn of(&self, i: usize) -> &[HalfSpring] {
+        match self.offsets.get(i..i + 2) {
+            Some(&[a, b]) => &self.records[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// Per-point body memberships: `offsets[i] .. offsets[i + 1]` index
+/// `records`, each the [`PointMember`] of one body holding point `i`, in
+/// member order (so in body order). The shape-matching gather reads a
+/// point's memberships contiguously; the frames reduction reads
+/// [`Packed::members`], body by body.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointMembers {
+    /// `n + 1` offsets.
+    pub offsets: Vec<u32>,
+    pub records: Vec<PointMember>,
+}
+
+impl PointMembers {
+    /// Builds the records of `n` points from the bodies' members, with the
+    /// bodies' damping fractions for a substep `h`.
+    fn build(n: usize, bodies: &[BodyInfo], members: &[Member], h: f32) -> Self {
+        let relax: Vec<f32> = bodies
+            .iter()
+            .map(|b| 1.0 - (-b.damping * h).exp())
+            .collect();
+        let adj = Adjacency::build(
+            n,
+            members.iter().enumerate().map(|(k, m)| (m.point, k as u32)),
+        );
+        Self {
+            offsets: adj.data[..=n].to_vec(),
+            records: adj.data[n + 1..]
+                .iter()
+                .map(|&k| {
+                    let m = &members[k as usize];
+                    PointMember {
+                        rest: m.rest,
+                        body: m.body,
+                        relax: relax[m.body as usize],
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Number of memberships of point `i`.
+    pub fn count(&self, i: usize) -> u32 {
+        self.offsets[i + 1] - self.offsets[i]
+    }
+
+    /// The memberships of point `i`.
+    pub fn of(&self, i: usize) -> &[PointMember] {
         &self.records[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 }
@@ -150,8 +209,8 @@ pub struct Packed {
     pub rod_halves: HalfSprings,
     pub bodies: Vec<BodyInfo>,
     pub members: Vec<Member>,
-    /// Memberships of each point.
-    pub member_adj: Adjacency,
+    /// The same memberships, seen from each point.
+    pub point_members: PointMembers,
     /// Small bodies (one thread each) first, then large ones (a workgroup each).
     pub body_order: Vec<u32>,
     pub planets: Vec<PlanetInfo>,

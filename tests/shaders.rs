@@ -134,11 +134,8 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(module, HalfSpring, [other, rest, pull, damp]);
     check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
     check_layout!(module, Member, [rest, point, body]);
-    check_layout!(
-        module,
-        BodyFrame,
-        [centroid, vel, rot, omega, pull, relax, _pad0, _pad1, _pad2]
-    );
+    check_layout!(module, PointMember, [rest, body, relax]);
+    check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
     check_layout!(module, PlanetInfo, [center, radius, layers]);
     check_layout!(module, PlaneInfo, [normal, offset, layers]);
     check_layout!(module, Colliders, [planets, planes]);

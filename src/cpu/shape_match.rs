@@ -14,9 +14,10 @@ use glam::Vec2;
 
 use super::{cross2, par, perp, v2};
 use crate::layout::{
-    BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, SMALL_BODY_MAX_POINTS, SimParams,
+    BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, PointMember, SMALL_BODY_MAX_POINTS,
+    SimParams,
 };
-use crate::pack::Adjacency;
+use crate::pack::PointMembers;
 
 /// Sums below this count as zero when choosing a rotation or an angular
 /// velocity (a collapsed body keeps the identity rotation, never NaN).
@@ -63,8 +64,9 @@ impl Sums {
 }
 
 /// The frame from a body's sums (shared by the small and large
-/// reductions), with the body's per-substep coefficients `pull = k h` and
-/// `relax = 1 - exp(-c h)` computed once here rather than per point.
+/// reductions), with the body's per-substep pull `k h` computed once here
+/// rather than per point (its damping fraction `1 - exp(-c h)` comes with
+/// each membership record, [`PointMember::relax`]).
 pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame {
     let s = s.0;
     let total = s[0];
@@ -92,10 +94,6 @@ pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame
         rot,
         omega,
         pull: body.stiffness * h,
-        relax: 1.0 - (-body.damping * h).exp(),
-        _pad0: 0,
-        _pad1: 0,
-        _pad2: 0,
     }
 }
 
@@ -207,27 +205,26 @@ pub fn frames(
 }
 
 /// The velocity change body frame `f` asks of a point at `p` moving at `v`
-/// whose rest offset in the body is `q`: a pull toward its target
-/// `c + R q` plus relaxation toward the body's rigid motion.
+/// through membership `m` (rest offset `q`, damping fraction `relax`): a
+/// pull toward its target `c + R q` plus relaxation toward the body's rigid
+/// motion.
 #[inline]
-pub fn member_dv(f: &BodyFrame, q: Vec2, p: Vec2, v: Vec2) -> Vec2 {
+pub fn member_dv(f: &BodyFrame, m: &PointMember, p: Vec2, v: Vec2) -> Vec2 {
     let (cos, sin) = (f.rot[0], f.rot[1]);
-    let c = v2(f.centroid);
+    let (c, q) = (v2(f.centroid), v2(m.rest));
     let target = c + Vec2::new(cos * q.x - sin * q.y, sin * q.x + cos * q.y);
     let rigid = v2(f.vel) + perp(p - c) * f.omega;
-    (target - p) * f.pull + (rigid - v) * f.relax
+    (target - p) * f.pull + (rigid - v) * m.relax
 }
 
-/// Every point gathers the contributions of the bodies it belongs to. The
-/// frames already hold everything read from other points, so each point
-/// reads only its own state and the update is in place; pinned points do
-/// not move.
-#[allow(clippy::too_many_arguments)]
+/// Every point gathers the contributions of the bodies it belongs to, from
+/// its own membership records. The frames already hold everything read
+/// from other points, so each point reads only its own state and the update
+/// is in place; pinned points do not move.
 pub fn apply(
     sim: &SimParams,
     info: &[PointInfo],
-    members: &[Member],
-    adj: &Adjacency,
+    point_members: &PointMembers,
     frames: &[BodyFrame],
     pos: &[[f32; 2]],
     vel: &mut [[f32; 2]],
@@ -241,9 +238,8 @@ pub fn apply(
         let p = v2(pos[i]);
         let v = v2(*vel);
         let mut dv = Vec2::ZERO;
-        for &m in adj.of(i) {
-            let mem = &members[m as usize];
-            dv += member_dv(&frames[mem.body as usize], v2(mem.rest), p, v);
+        for m in point_members.of(i) {
+            dv += member_dv(&frames[m.body as usize], m, p, v);
         }
         *vel = (v + dv).to_array();
     });

@@ -333,8 +333,7 @@ impl CpuSolver {
         shape_match::apply(
             &p.sim,
             &p.point_info,
-            &p.members,
-            &p.member_adj,
+            &p.point_members,
             &self.frames,
             &p.pos,
             &mut p.vel,

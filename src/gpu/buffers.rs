@@ -20,7 +20,8 @@ pub struct Buffers {
     pub rod_halves: wgpu::Buffer,
     pub bodies: wgpu::Buffer,
     pub members: wgpu::Buffer,
-    pub member_adj: wgpu::Buffer,
+    pub member_offsets: wgpu::Buffer,
+    pub point_members: wgpu::Buffer,
     pub body_order: wgpu::Buffer,
     /// Planets and half-planes (`Colliders`), a uniform buffer.
     pub colliders: wgpu::Buffer,
@@ -134,9 +135,14 @@ impl Buffers {
             )?,
             bodies: init("bodies", bytes_or_zero(&packed.bodies), storage)?,
             members: init("members", bytes_or_zero(&packed.members), storage)?,
-            member_adj: init(
-                "member_adj",
-                bytes_or_zero(&packed.member_adj.data),
+            member_offsets: init(
+                "member_offsets",
+                bytes_or_zero(&packed.point_members.offsets),
+                storage,
+            )?,
+            point_members: init(
+                "point_members",
+                bytes_or_zero(&packed.point_members.records),
                 storage,
             )?,
             body_order: init("body_order", bytes_or_zero(&packed.body_order), storage)?,
@@ -175,7 +181,8 @@ impl Buffers {
             &self.rod_halves,
             &self.bodies,
             &self.members,
-            &self.member_adj,
+            &self.member_offsets,
+            &self.point_members,
             &self.body_order,
             &self.colliders,
             &self.state[0],

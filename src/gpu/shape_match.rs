@@ -65,8 +65,8 @@ impl ShapeMatch {
             vec![
                 (0, &b.sim),
                 (1, &b.info),
-                (3, &b.members),
-                (8, &b.member_adj),
+                (6, &b.point_members),
+                (8, &b.member_offsets),
                 (9, &b.frames),
                 (10, &b.state[s]),
             ]

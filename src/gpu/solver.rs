@@ -264,18 +264,23 @@ impl GpuSolver {
     /// Items keep the values resolved when the world was packed.
     pub fn set_params(&mut self, queue: &wgpu::Queue, params: Params) -> Result<(), SolverError> {
         params.validate()?;
-        self.sim = SimParams {
-            gravity: params.gravity.to_array(),
-            h: params.h(),
-            point_radius: params.point_radius,
-            ..self.sim
-        };
-        self.buffers.write_sim(queue, &self.sim);
         if params.h() != self.params.h() {
             self.edit.refresh_step_coefficients(params.h());
-            let halves = &self.packed().spring_halves.records;
-            if !halves.is_empty() {
-                queue.write_buffer(&self.buffers.spring_halves, 0, bytemuck::cast_slice(halves));
+            let p = self.packed();
+            let records: [(&wgpu::Buffer, &[u8]); 2] = [
+                (
+                    &self.buffers.spring_halves,
+                    bytemuck::cast_slice(&p.spring_halves.records),
+                ),
+                (
+                    &self.buffers.point_members,
+                    bytemuck::cast_slice(&p.point_members.records),
+                ),
+            ];
+            for (buffer, bytes) in records {
+                if !bytes.is_empty() {
+                    queue.write_buffer(buffer, 0, bytes);
+                }
             }
             if let Some(c) = &self.contacts {
                 queue.write_buffer(
@@ -285,6 +290,9 @@ impl GpuSolver {
                 );
             }
         }
+        // The mirror's uniforms too, so that `packed()` is what runs.
+        self.sim = self.edit.set_sim(&params);
+        self.buffers.write_sim(queue, &self.sim);
         self.params = params;
         Ok(())
     }
@@ -540,9 +548,9 @@ impl GpuSolver {
             // member 16, weight 4, state 16.
             bytes += 100 * bodies + 36 * members;
             // apply, fused with the next integrate + collide (sharing its
-            // state read and write): offsets 8; per membership: entry 4,
-            // member 16, frame 48.
-            bytes += 8 * n + 68 * members;
+            // state read and write): offsets 8; per membership: its
+            // record 16 and two thirds of the frame, 32.
+            bytes += 8 * n + 48 * members;
         }
         bytes
     }

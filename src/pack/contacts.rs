@@ -131,9 +131,9 @@ impl Packed {
         let mut free_points = Vec::new();
         let mut contact_points = Vec::with_capacity(n);
         for (i, p) in world.points().iter().enumerate() {
-            let memberships = self.member_adj.of(i);
+            let memberships = self.point_members.of(i);
             let f = match memberships.first() {
-                Some(&m) => body_filter[self.members[m as usize].body as usize],
+                Some(m) => body_filter[m.body as usize],
                 None => {
                     let f = filter(p.layers, p.layers, p.material.0);
                     if disks {
@@ -196,9 +196,10 @@ impl Packed {
     }
 
     /// Recomputes what depends on the substep `h` (the spring records'
-    /// coefficients, the contact filters' `decay`) for a new `h`.
+    /// coefficients, the memberships' damping fractions, the contact
+    /// filters' `decay`) for a new `h`.
     pub fn refresh_step_coefficients(&mut self, h: f32) {
-        self.rebuild_spring_halves(h);
+        self.rebuild_step_records(h);
         for f in &mut self.contact_filters {
             f.decay = (-f.friction * h).exp();
         }

@@ -10,7 +10,7 @@
 
 use glam::Vec2;
 
-use super::{Adjacency, HalfSprings, Packed};
+use super::{HalfSprings, Packed, PointMembers};
 use crate::error::WorldError;
 use crate::layout::*;
 use crate::params::Params;
@@ -232,22 +232,24 @@ impl Packed {
             info.stiffness = s.stiffness.unwrap_or(params.spring_stiffness);
             info.damping = s.damping.unwrap_or(params.spring_damping);
         }
-        self.rebuild_spring_halves(params.h());
         for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
             info.stiffness = b.stiffness.unwrap_or(params.shape_stiffness);
             info.damping = b.damping.unwrap_or(params.shape_damping);
         }
+        self.rebuild_step_records(params.h());
         self.sim = super::sim_params(params, self);
         self.pack_contacts(world);
     }
 
-    /// The per-point spring records, from the packed springs and points,
-    /// with the coefficients of a substep `h` (they depend on the ends'
-    /// inverse masses, so points are packed first).
-    pub(crate) fn rebuild_spring_halves(&mut self, h: f32) {
+    /// The per-point spring and membership records, from the packed
+    /// springs, points, bodies and members, with the coefficients of a
+    /// substep `h` (the spring coefficients depend on the ends' inverse
+    /// masses, so points are packed first).
+    pub(crate) fn rebuild_step_records(&mut self, h: f32) {
         let info = &self.point_info;
         self.spring_halves = HalfSprings::build(info, &self.springs, h, |s| s.kind != KIND_ROD);
         self.rod_halves = HalfSprings::build(info, &self.springs, h, |s| s.kind == KIND_ROD);
+        self.point_members = PointMembers::build(info.len(), &self.bodies, &self.members, h);
     }
 
     fn pack_colliders(&mut self, world: &World) {
@@ -259,16 +261,9 @@ impl Packed {
     /// packed arrays.
     fn rebuild_indices(&mut self, params: &Params) {
         let n = self.point_info.len();
-        self.rebuild_spring_halves(params.h());
+        self.rebuild_step_records(params.h());
         let springs = &self.springs;
         self.num_rods = springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
-        self.member_adj = Adjacency::build(
-            n,
-            self.members
-                .iter()
-                .enumerate()
-                .map(|(m, mem)| (mem.point, m as u32)),
-        );
         let bodies = &self.bodies;
         let (mut small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
             .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);

@@ -24,7 +24,7 @@ use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
 use crate::error::{Item, WorldError};
-use crate::layout::{BodyFrame, Colliders};
+use crate::layout::{BodyFrame, Colliders, SimParams};
 use crate::pack::{Packed, scene_hash};
 use crate::params::Params;
 use crate::world::{PointHandle, Removal, World};
@@ -181,7 +181,7 @@ fn grow_by<T: Clone + Default>(v: &mut Vec<T>, buffer: &wgpu::Buffer, stride: us
 
 /// The static arrays in the order of [`static_buffers`] (the colliders'
 /// uniform table is written separately).
-fn static_bytes(p: &Packed) -> [&[u8]; 10] {
+fn static_bytes(p: &Packed) -> [&[u8]; 11] {
     [
         bytemuck::cast_slice(&p.point_info),
         bytemuck::cast_slice(&p.materials),
@@ -191,14 +191,15 @@ fn static_bytes(p: &Packed) -> [&[u8]; 10] {
         bytemuck::cast_slice(&p.rod_halves.records),
         bytemuck::cast_slice(&p.bodies),
         bytemuck::cast_slice(&p.members),
-        bytemuck::cast_slice(&p.member_adj.data),
+        bytemuck::cast_slice(&p.point_members.offsets),
+        bytemuck::cast_slice(&p.point_members.records),
         bytemuck::cast_slice(&p.body_order),
     ]
 }
 
 /// The buffers holding [`static_bytes`]. A buffer added to [`Buffers`] for
 /// packed data must be added to both lists.
-fn static_buffers(b: &Buffers) -> [&wgpu::Buffer; 10] {
+fn static_buffers(b: &Buffers) -> [&wgpu::Buffer; 11] {
     [
         &b.info,
         &b.materials,
@@ -208,7 +209,8 @@ fn static_buffers(b: &Buffers) -> [&wgpu::Buffer; 10] {
         &b.rod_halves,
         &b.bodies,
         &b.members,
-        &b.member_adj,
+        &b.member_offsets,
+        &b.point_members,
         &b.body_order,
     ]
 }
@@ -237,6 +239,12 @@ impl EditState {
     /// What depends on the substep, for a new one.
     pub(super) fn refresh_step_coefficients(&mut self, h: f32) {
         self.mirror.refresh_step_coefficients(h);
+    }
+
+    /// The mirror's uniforms for `params`, which it keeps and returns.
+    pub(super) fn set_sim(&mut self, params: &Params) -> SimParams {
+        self.mirror.sim = crate::pack::sim_params(params, &self.mirror);
+        self.mirror.sim
     }
 
     /// GPU bytes of the drawing index buffers made so far.
@@ -615,7 +623,8 @@ impl GpuSolver {
         let bodies_cap = grow(&mut padded.bodies, &b.bodies).max(frames_cap);
         padded.bodies.resize(bodies_cap, Default::default());
         grow(&mut padded.members, &b.members);
-        grow(&mut padded.member_adj.data, &b.member_adj);
+        grow(&mut padded.point_members.offsets, &b.member_offsets);
+        grow(&mut padded.point_members.records, &b.point_members);
         grow(&mut padded.body_order, &b.body_order);
         // Exact sizes when doubling would pass the device's limits.
         let buffers = match Buffers::new(device, &padded) {
