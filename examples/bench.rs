@@ -1,6 +1,6 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only]`
 //!
 //! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
 //! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
@@ -12,7 +12,10 @@
 //! readback inside the timed loop) and per stage (timestamp queries when the
 //! adapter has them), CPU reference ms/step on one thread and on all threads,
 //! point-substeps per second, GPU memory per point and an estimate of bytes
-//! moved per substep.
+//! moved per substep. The three paths are timed in turns (GPU, CPU 1
+//! thread, CPU all threads, then again), `--runs` rounds (default 5), and
+//! each reports its median: on a shared machine a burst of other work then
+//! falls on all three rather than on whichever happened to be running.
 
 use std::time::Instant;
 
@@ -28,6 +31,7 @@ struct Opts {
     json: bool,
     steps: Option<u32>,
     settle: u32,
+    runs: usize,
     gpu_only: bool,
 }
 
@@ -38,6 +42,7 @@ fn parse() -> Opts {
         json: false,
         steps: None,
         settle: 60,
+        runs: 5,
         gpu_only: false,
     };
     let mut it = std::env::args().skip(1);
@@ -53,6 +58,13 @@ fn parse() -> Opts {
             }
             "--settle" => o.settle = it.next().and_then(|s| s.parse().ok()).expect("--settle N"),
             "--steps" => o.steps = it.next().and_then(|s| s.parse().ok()),
+            "--runs" => {
+                o.runs = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .filter(|&r| r > 0)
+                    .expect("--runs N (N > 0)")
+            }
             "--json" => o.json = true,
             "--gpu-only" => o.gpu_only = true,
             other => panic!(
@@ -76,7 +88,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let threads = rayon::current_num_threads();
     if !opts.json {
         println!("adapter: {adapter}");
-        println!("CPU threads: {threads}; 8 substeps per step; median of 5 runs after warm-up");
+        println!(
+            "CPU threads: {threads}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
+            opts.runs
+        );
         println!(
             "{:>8} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>8}",
             "scene",
@@ -124,38 +139,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
         gpu.step(&ctx.device, &ctx.queue, 2); // warm-up
         gpu.wait(&ctx.device)?;
-        let gpu_ms = median(
-            (0..5)
-                .map(|_| {
-                    let t = Instant::now();
-                    gpu.step(&ctx.device, &ctx.queue, steps);
-                    gpu.wait(&ctx.device).unwrap();
-                    t.elapsed().as_secs_f64() * 1e3 / steps as f64
-                })
-                .collect(),
-        );
-        let stages: Option<StageTimes> = gpu.profile_step(&ctx.device, &ctx.queue)?;
         let cpu_steps = (steps / 4).max(1);
-        let time_cpu = |parallel: bool| {
-            let mut cpu = CpuSolver::new(&world).unwrap().parallel(parallel);
-            cpu.step();
-            median(
-                (0..3)
-                    .map(|_| {
-                        let t = Instant::now();
-                        for _ in 0..cpu_steps {
-                            cpu.step();
-                        }
-                        t.elapsed().as_secs_f64() * 1e3 / cpu_steps as f64
-                    })
-                    .collect(),
-            )
-        };
-        let (cpu1_ms, cpun_ms) = if opts.gpu_only {
-            (f64::NAN, f64::NAN)
+        let mut cpus = if opts.gpu_only {
+            Vec::new()
         } else {
-            (time_cpu(false), time_cpu(true))
+            vec![
+                CpuSolver::new(&world)?.parallel(false),
+                CpuSolver::new(&world)?.parallel(true),
+            ]
         };
+        for cpu in &mut cpus {
+            cpu.step(); // warm-up
+        }
+        // Rounds of GPU, CPU 1 thread, CPU all threads.
+        let mut times = vec![Vec::new(); 1 + cpus.len()];
+        for _ in 0..opts.runs {
+            let t = Instant::now();
+            gpu.step(&ctx.device, &ctx.queue, steps);
+            gpu.wait(&ctx.device)?;
+            times[0].push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
+            for (cpu, times) in cpus.iter_mut().zip(&mut times[1..]) {
+                let t = Instant::now();
+                for _ in 0..cpu_steps {
+                    cpu.step();
+                }
+                times.push(t.elapsed().as_secs_f64() * 1e3 / cpu_steps as f64);
+            }
+        }
+        let mut medians = times.into_iter().map(median);
+        let gpu_ms = medians.next().unwrap_or(f64::NAN);
+        let cpu1_ms = medians.next().unwrap_or(f64::NAN);
+        let cpun_ms = medians.next().unwrap_or(f64::NAN);
+        let stages: Option<StageTimes> = gpu.profile_step(&ctx.device, &ctx.queue)?;
         let pss = points as f64 * substeps as f64 / (gpu_ms * 1e-3);
         let bytes_per_point = gpu.gpu_bytes() as f64 / points as f64;
         let moved = gpu.bytes_moved_per_substep() as f64;
