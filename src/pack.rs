@@ -359,3 +359,66 @@ impl Packed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    /// Two boxes of a grid share an edge, so two points are in both bodies;
+    /// a loose box with its own damping is in one.
+    fn world() -> World {
+        let mut w = World::default();
+        BoxGrid::new(2, 1, Vec2::splat(0.5))
+            .body_damping(3.0)
+            .build(&mut w)
+            .unwrap();
+        BoxShape::new(Vec2::new(3.0, 0.0), Vec2::splat(0.4))
+            .body_damping(7.0)
+            .build(&mut w)
+            .unwrap();
+        w
+    }
+
+    #[test]
+    fn point_members_list_every_membership_from_its_point_in_body_order() {
+        let w = world();
+        let p = Packed::from_world(&w).unwrap();
+        let h = w.params.h();
+        let pm = &p.point_members;
+        assert_eq!(pm.offsets.len(), p.pos.len() + 1);
+        assert_eq!(pm.records.len(), p.members.len());
+        for m in &p.members {
+            let body = &p.bodies[m.body as usize];
+            let want = PointMember {
+                rest: m.rest,
+                body: m.body,
+                relax: 1.0 - (-body.damping * h).exp(),
+            };
+            assert!(pm.of(m.point as usize).contains(&want), "{m:?}");
+        }
+        let shared = (0..p.pos.len()).filter(|&i| pm.count(i) == 2).count();
+        assert_eq!(shared, 2, "the grid's middle edge");
+        for i in 0..p.pos.len() {
+            let bodies: Vec<u32> = pm.of(i).iter().map(|r| r.body).collect();
+            assert!(bodies.is_sorted(), "point {i}: {bodies:?}");
+        }
+        // The damping fractions follow h.
+        let mut q = p.clone();
+        q.refresh_step_coefficients(2.0 * h);
+        let r = &q.point_members.records[0];
+        let c = q.bodies[r.body as usize].damping;
+        assert_eq!(r.relax, 1.0 - (-c * 2.0 * h).exp());
+    }
+
+    #[test]
+    fn a_world_without_rods_keeps_no_rod_offsets() {
+        let p = Packed::from_world(&world()).unwrap();
+        assert_eq!(p.num_rods, 0);
+        assert!(p.rod_halves.offsets.is_empty());
+        assert!(p.rod_halves.records.is_empty());
+        assert_eq!(p.rod_halves.of(3), &[]);
+        assert_eq!(p.rod_halves.count(3), 0);
+        assert_eq!(p.spring_halves.offsets.len(), p.pos.len() + 1);
+    }
+}
