@@ -34,62 +34,72 @@ impl From<&HalfPlane> for PlaneInfo {
     }
 }
 
-/// Compressed per-point adjacency: `offsets[i] .. offsets[i + 1]` index
-/// `entries`. Stored on the GPU as one `array<u32>`: the `n + 1` offsets
-/// followed by the entries (entry `k` at `n + 1 + k`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Adjacency {
-    /// `n + 1` offsets, then the entries, as uploaded.
-    pub data: Vec<u32>,
-    /// Number of points `n`.
-    pub n: usize,
-}
-
-impl Adjacency {
-    /// Builds the adjacency of `n` points from `(point, entry)` pairs; each
-    /// point's entries keep the order in which they are given.
-    pub fn build(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
-        let mut counts = vec![0u32; n + 1];
-        for (p, _) in pairs.clone() {
-            counts[p as usize + 1] += 1;
-        }
-        for i in 0..n {
-            counts[i + 1] += counts[i];
-        }
-        let total = counts[n] as usize;
-        let mut data = counts.clone();
-        data.resize(n + 1 + total, 0);
-        let mut cursor: Vec<u32> = counts[..n].to_vec();
-        for (p, e) in pairs {
-            let c = &mut cursor[p as usize];
-            data[n + 1 + *c as usize] = e;
-            *c += 1;
-        }
-        Self { data, n }
-    }
-
-    /// Number of entries of point `i`.
-    pub fn count(&self, i: usize) -> u32 {
-        self.data[i + 1] - self.data[i]
-    }
-
-    /// The entries of point `i`.
-    pub fn of(&self, i: usize) -> &[u32] {
-        let (a, b) = (self.data[i] as usize, self.data[i + 1] as usize);
-        &self.data[self.n + 1 + a..self.n + 1 + b]
-    }
-}
-
-/// Per-point spring records: `offsets[i] .. offsets[i + 1]` index `records`,
-/// each the [`HalfSpring`] of one spring seen from point `i`, in spring order.
-/// Both are empty when there are no such springs (their stage is skipped;
-/// `n + 1` zero offsets would cost 4 bytes per point for nothing).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct HalfSprings {
+/// Records grouped by point, the form every per-point gather reads:
+/// `offsets[i] .. offsets[i + 1]` index `records`, point `i`'s records
+/// being contiguous. Built once when the world is packed (a counting sort),
+/// so that each gather sums in a fixed order. Both vectors are empty when
+/// there are no records: their stage is then skipped, and `n + 1` zero
+/// offsets would cost 4 bytes per point for nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerPoint<T> {
     /// `n + 1` offsets, or none.
     pub offsets: Vec<u32>,
-    pub records: Vec<HalfSpring>,
+    pub records: Vec<T>,
 }
+
+impl<T> Default for PerPoint<T> {
+    fn default() -> Self {
+        Self {
+            offsets: Vec::new(),
+            records: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> PerPoint<T> {
+    /// The records of `n` points from `(point, record)` pairs; each point's
+    /// records keep the order in which they are given.
+    pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, T)> + Clone) -> Self {
+        let mut offsets = vec![0u32; n + 1];
+        for (p, _) in pairs.clone() {
+            offsets[p as usize + 1] += 1;
+        }
+        if offsets[1..].iter().all(|&c| c == 0) {
+            return Self::default();
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut cursor = offsets[..n].to_vec();
+        let mut slots = vec![None; offsets[n] as usize];
+        for (p, r) in pairs {
+            let c = &mut cursor[p as usize];
+            slots[*c as usize] = Some(r);
+            *c += 1;
+        }
+        Self {
+            offsets,
+            records: slots.into_iter().flatten().collect(),
+        }
+    }
+
+    /// Number of records of point `i`.
+    pub fn count(&self, i: usize) -> u32 {
+        self.of(i).len() as u32
+    }
+
+    /// The records of point `i`.
+    pub fn of(&self, i: usize) -> &[T] {
+        match self.offsets.get(i..i + 2) {
+            Some(&[a, b]) => &self.records[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// Per-point spring records: each the [`HalfSpring`] of one spring seen
+/// from point `i`, in spring order.
+pub type HalfSprings = PerPoint<HalfSpring>;
 
 impl HalfSprings {
     /// Builds the records of the springs `want` selects, with the
@@ -100,7 +110,6 @@ impl HalfSprings {
         h: f32,
         want: impl Fn(&SpringInfo) -> bool,
     ) -> Self {
-        let n = info.len();
         let pairs = springs.iter().filter(|s| want(s)).flat_map(|s| {
             let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
             let w = info[s.a as usize].inv_mass + info[s.b as usize].inv_mass;
@@ -113,45 +122,15 @@ impl HalfSprings {
             };
             [(s.a, half(s.b, soft)), (s.b, half(s.a, soft | HALF_IS_B))]
         });
-        let adj = Adjacency::build(
-            n,
-            pairs.clone().enumerate().map(|(k, (p, _))| (p, k as u32)),
-        );
-        let all: Vec<HalfSpring> = pairs.map(|(_, h)| h).collect();
-        if all.is_empty() {
-            return Self::default();
-        }
-        Self {
-            offsets: adj.data[..=n].to_vec(),
-            records: adj.data[n + 1..].iter().map(|&k| all[k as usize]).collect(),
-        }
-    }
-
-    /// Number of records of point `i`.
-    pub fn count(&self, i: usize) -> u32 {
-        self.of(i).len() as u32
-    }
-
-    /// The records of point `i`.
-    pub fn of(&self, i: usize) -> &[HalfSpring] {
-        match self.offsets.get(i..i + 2) {
-            Some(&[a, b]) => &self.records[a as usize..b as usize],
-            _ => &[],
-        }
+        Self::from_pairs(info.len(), pairs)
     }
 }
 
-/// Per-point body memberships: `offsets[i] .. offsets[i + 1]` index
-/// `records`, each the [`PointMember`] of one body holding point `i`, in
-/// member order (so in body order). The shape-matching gather reads a
-/// point's memberships contiguously; the frames reduction reads
+/// Per-point body memberships: each the [`PointMember`] of one body holding
+/// point `i`, in member order (so in body order). The shape-matching gather
+/// reads a point's memberships contiguously; the frames reduction reads
 /// [`Packed::members`], body by body.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PointMembers {
-    /// `n + 1` offsets.
-    pub offsets: Vec<u32>,
-    pub records: Vec<PointMember>,
-}
+pub type PointMembers = PerPoint<PointMember>;
 
 impl PointMembers {
     /// Builds the records of `n` points from the bodies' members, with the
@@ -161,34 +140,15 @@ impl PointMembers {
             .iter()
             .map(|b| 1.0 - (-b.damping * h).exp())
             .collect();
-        let adj = Adjacency::build(
-            n,
-            members.iter().enumerate().map(|(k, m)| (m.point, k as u32)),
-        );
-        Self {
-            offsets: adj.data[..=n].to_vec(),
-            records: adj.data[n + 1..]
-                .iter()
-                .map(|&k| {
-                    let m = &members[k as usize];
-                    PointMember {
-                        rest: m.rest,
-                        body: m.body,
-                        relax: relax[m.body as usize],
-                    }
-                })
-                .collect(),
-        }
-    }
-
-    /// Number of memberships of point `i`.
-    pub fn count(&self, i: usize) -> u32 {
-        self.offsets[i + 1] - self.offsets[i]
-    }
-
-    /// The memberships of point `i`.
-    pub fn of(&self, i: usize) -> &[PointMember] {
-        &self.records[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+        let pairs = members.iter().map(|m| {
+            let record = PointMember {
+                rest: m.rest,
+                body: m.body,
+                relax: relax[m.body as usize],
+            };
+            (m.point, record)
+        });
+        Self::from_pairs(n, pairs)
     }
 }
 

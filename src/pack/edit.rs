@@ -257,7 +257,7 @@ impl Packed {
         self.planes = world.planes().iter().map(PlaneInfo::from).collect();
     }
 
-    /// Adjacency, body order, rod count and the uniform counts, from the
+    /// Per-point records, body order, rod count and the uniform counts, from the
     /// packed arrays.
     fn rebuild_indices(&mut self, params: &Params) {
         let n = self.point_info.len();
