@@ -252,30 +252,44 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     }
 
     // From here on the edited solver and a fresh one are the same program
-    // on the same data.
-    let (pos, vel) = gpu_state(&s, &ctx);
-    let mut fresh = GpuSolver::new(d, q, &w).unwrap();
-    fresh.set_state(q, &pos, &vel).unwrap();
-    s.step(d, q, 30);
-    fresh.step(d, q, 30);
-    assert_eq!(
-        gpu_state(&s, &ctx),
-        gpu_state(&fresh, &ctx),
-        "bitwise identical"
-    );
-    for _ in 0..30 {
-        cpu.step();
-    }
-    // And it still agrees with the CPU path (the edits did not scramble
-    // anything): 100 steps of mostly resting contact.
-    let (pos, _) = gpu_state(&s, &ctx);
-    let worst = pos
-        .iter()
-        .zip(cpu.positions())
-        .map(|(g, c)| (g[0] - c[0]).abs().max((g[1] - c[1]).abs()))
-        .fold(0.0f32, f32::max);
+    // on the same data; and it still agrees with the CPU path (the edits did
+    // not scramble anything): 100 steps of mostly resting contact.
+    let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 30);
     eprintln!("GPU vs CPU after the edits: max deviation {worst:.2e} m");
     assert!(worst < 0.05, "{worst}");
+}
+
+/// Checks that `s` holds what a solver made afresh from `w` would and that,
+/// given `s`'s state, the two step bitwise alike for `steps` steps; steps
+/// `cpu` as far and returns the largest position difference between the
+/// GPU and CPU paths, in metres.
+fn steps_as_a_fresh_solver_would(
+    ctx: &GpuContext,
+    w: &World,
+    s: &mut GpuSolver,
+    cpu: &mut CpuSolver,
+    steps: u32,
+) -> f32 {
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let (pos, vel) = gpu_state(s, ctx);
+    let mut fresh = GpuSolver::new(d, q, w).unwrap();
+    fresh.set_state(q, &pos, &vel).unwrap();
+    assert_eq!(statics(s.packed()), statics(fresh.packed()));
+    s.step(d, q, steps);
+    fresh.step(d, q, steps);
+    assert_eq!(
+        gpu_state(s, ctx),
+        gpu_state(&fresh, ctx),
+        "bitwise identical"
+    );
+    for _ in 0..steps {
+        cpu.step();
+    }
+    let (pos, _) = gpu_state(s, ctx);
+    pos.iter()
+        .zip(cpu.positions())
+        .map(|(g, c)| (g[0] - c[0]).abs().max((g[1] - c[1]).abs()))
+        .fold(0.0f32, f32::max)
 }
 
 #[test]
@@ -439,25 +453,6 @@ fn a_new_substep_reaches_every_packed_coefficient() {
     w.params.substeps = 13;
     s.set_params(q, w.params.clone()).unwrap();
     cpu.set_params(w.params.clone()).unwrap();
-    let (pos, vel) = gpu_state(&s, &ctx);
-    let mut fresh = GpuSolver::new(d, q, &w).unwrap();
-    fresh.set_state(q, &pos, &vel).unwrap();
-    assert_eq!(statics(s.packed()), statics(fresh.packed()));
-    s.step(d, q, 20);
-    fresh.step(d, q, 20);
-    assert_eq!(
-        gpu_state(&s, &ctx),
-        gpu_state(&fresh, &ctx),
-        "bitwise identical"
-    );
-    for _ in 0..20 {
-        cpu.step();
-    }
-    let (pos, _) = gpu_state(&s, &ctx);
-    let worst = pos
-        .iter()
-        .zip(cpu.positions())
-        .map(|(g, c)| (g[0] - c[0]).abs().max((g[1] - c[1]).abs()))
-        .fold(0.0f32, f32::max);
+    let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 20);
     assert!(worst < 0.05, "GPU vs CPU after set_params: {worst}");
 }
