@@ -1,6 +1,6 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only] [--peak-gbs G]`
 //!
 //! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
 //! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
@@ -12,7 +12,9 @@
 //! readback inside the timed loop) and per stage (timestamp queries when the
 //! adapter has them), CPU reference ms/step on one thread and on all threads,
 //! point-substeps per second, GPU memory per point and an estimate of bytes
-//! moved per substep. The three paths are timed in turns (GPU, CPU 1
+//! moved per substep, with the achieved GB/s against the device's peak
+//! memory bandwidth when it is known (the GPUs this project targets, by
+//! adapter name, or `--peak-gbs`). The three paths are timed in turns (GPU, CPU 1
 //! thread, CPU all threads, then again), `--runs` rounds (default 5), and
 //! each reports its median: on a shared machine a burst of other work then
 //! falls on all three rather than on whichever happened to be running.
@@ -33,6 +35,26 @@ struct Opts {
     settle: u32,
     runs: usize,
     gpu_only: bool,
+    peak_gbs: Option<f64>,
+}
+
+/// Peak memory bandwidth, GB/s, of the GPUs this project targets (vendor
+/// datasheets), matched on the adapter's name, most specific first.
+fn known_peak_gbs(adapter: &str) -> Option<f64> {
+    const KNOWN: [(&str, f64); 7] = [
+        ("H200", 4800.0),
+        ("H100 NVL", 3900.0),
+        ("H100 PCIe", 2000.0),
+        // SXM ("NVIDIA H100 80GB HBM3").
+        ("H100", 3350.0),
+        ("A100-SXM4-80GB", 2039.0),
+        ("A100 80GB PCIe", 1935.0),
+        ("A100", 1555.0),
+    ];
+    KNOWN
+        .iter()
+        .find(|(name, _)| adapter.contains(name))
+        .map(|&(_, gbs)| gbs)
 }
 
 fn parse() -> Opts {
@@ -44,6 +66,7 @@ fn parse() -> Opts {
         settle: 60,
         runs: 5,
         gpu_only: false,
+        peak_gbs: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -65,6 +88,14 @@ fn parse() -> Opts {
                     .filter(|&r| r > 0)
                     .expect("--runs N (N > 0)")
             }
+            "--peak-gbs" => {
+                o.peak_gbs = Some(
+                    it.next()
+                        .and_then(|s| s.parse().ok())
+                        .filter(|&g: &f64| g > 0.0)
+                        .expect("--peak-gbs G (G > 0)"),
+                )
+            }
             "--json" => o.json = true,
             "--gpu-only" => o.gpu_only = true,
             other => panic!(
@@ -73,6 +104,14 @@ fn parse() -> Opts {
         }
     }
     o
+}
+
+/// A JSON number, or `null` for none (or a NaN).
+fn json_num(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x.is_finite() => format!("{x:.3}"),
+        _ => "null".into(),
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -86,14 +125,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let info = ctx.adapter.get_info();
     let adapter = ctx.adapter_summary();
     let threads = rayon::current_num_threads();
+    let peak_gbs = opts.peak_gbs.or_else(|| known_peak_gbs(&info.name));
     if !opts.json {
         println!("adapter: {adapter}");
+        match peak_gbs {
+            Some(g) => println!("peak memory bandwidth: {g} GB/s"),
+            None => println!("peak memory bandwidth: unknown (--peak-gbs G to give it)"),
+        }
         println!(
             "CPU threads: {threads}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
             opts.runs
         );
         println!(
-            "{:>8} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>8}",
+            "{:>8} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>6} {:>8}",
             "scene",
             "points",
             "bodies",
@@ -105,6 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "gpu Mpt-s/s",
             "B/pt",
             "GB/s",
+            "%peak",
             "stages"
         );
     }
@@ -175,6 +220,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let bytes_per_point = gpu.gpu_bytes() as f64 / points as f64;
         let moved = gpu.bytes_moved_per_substep() as f64;
         let gbs = moved * substeps as f64 / (gpu_ms * 1e-3) / 1e9;
+        let of_peak = peak_gbs.map(|p| 100.0 * gbs / p);
         let stage_text = stages
             .as_ref()
             .map(|s| s.to_string())
@@ -182,12 +228,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if opts.json {
             for (path, ms) in [("gpu", gpu_ms), ("cpu1", cpu1_ms), ("cpu_all", cpun_ms)] {
                 println!(
-                    "{{\"scene\":\"{scene}\",\"body_collisions\":{},\"points\":{points},\"bodies\":{},\"springs\":{},\"substeps\":{substeps},\"path\":\"{path}\",\"ms_per_step\":{ms:.4},\"point_substeps_per_s\":{:.0},\"threads\":{},\"gpu_bytes_per_point\":{bytes_per_point:.1},\"adapter\":\"{}\",\"backend\":\"{:?}\",\"device_type\":\"{:?}\"}}",
+                    "{{\"scene\":\"{scene}\",\"body_collisions\":{},\"points\":{points},\"bodies\":{},\"springs\":{},\"substeps\":{substeps},\"path\":\"{path}\",\"ms_per_step\":{ms:.4},\"point_substeps_per_s\":{:.0},\"threads\":{},\"gpu_bytes_per_point\":{bytes_per_point:.1},\"bytes_moved_per_substep\":{moved:.0},\"gb_per_s\":{},\"peak_gb_per_s\":{},\"adapter\":\"{}\",\"backend\":\"{:?}\",\"device_type\":\"{:?}\"}}",
                     world.params.body_collisions,
                     world.bodies().len(),
                     world.springs().len(),
                     points as f64 * substeps as f64 / (ms * 1e-3),
                     if path == "cpu_all" { threads } else { 1 },
+                    json_num((path == "gpu").then_some(gbs)),
+                    json_num(peak_gbs),
                     info.name,
                     info.backend,
                     info.device_type,
@@ -195,7 +243,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         } else {
             println!(
-                "{:>8} {:>9} {:>7} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.1} {:>7.1} {:>7.2}  {}",
+                "{:>8} {:>9} {:>7} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.1} {:>7.1} {:>7.2} {:>6}  {}",
                 scene,
                 points,
                 world.bodies().len(),
@@ -207,6 +255,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 pss / 1e6,
                 bytes_per_point,
                 gbs,
+                of_peak.map_or("-".into(), |p| format!("{p:.1}%")),
                 stage_text
             );
         }
