@@ -182,3 +182,12 @@ fn shared_constants_match() {
     assert_eq!(float("CONTACT_SCALE"), CONTACT_SCALE);
     assert_eq!(float("CONTACT_LIMIT"), CONTACT_LIMIT);
 }
+
+/// The embed example declares its own copy of `BodyFrame`, as an embedder
+/// would; it must follow the library's layout.
+#[test]
+fn the_embed_examples_body_frame_matches_the_librarys() {
+    let source = include_str!("../examples/embed.wgsl");
+    let module = parse_and_validate("examples/embed.wgsl", source);
+    check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
+}
