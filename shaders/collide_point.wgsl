@@ -20,11 +20,11 @@ override NUM_PLANES: u32 = 0u;
 // (integrate.wgsl), then the contact, without storing the state in
 // between; a pinned point keeps its position and has no velocity.
 fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f32> {
+    let s = euler_point(pi.inv_mass, p, v0, sim.gravity, sim.h);
     if (pi.inv_mass == 0.0) {
-        return vec4<f32>(p, 0.0, 0.0);
+        return s;
     }
-    let v = v0 + sim.gravity * sim.h;
-    return collide_point(pi, p + v * sim.h, v);
+    return collide_point(pi, s.xy, s.zw);
 }
 
 // The point after its deepest contact, as (p, v).

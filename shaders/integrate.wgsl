@@ -11,12 +11,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= sim.num_points) {
         return;
     }
-    // Pinned points never move, whatever velocity they were given.
     let s = state[i];
-    if (info[i].inv_mass == 0.0) {
-        state[i] = vec4<f32>(s.xy, 0.0, 0.0);
-        return;
-    }
-    let v = s.zw + sim.gravity * sim.h;
-    state[i] = vec4<f32>(s.xy + v * sim.h, v);
+    state[i] = euler_point(info[i].inv_mass, s.xy, s.zw, sim.gravity, sim.h);
 }

@@ -166,6 +166,19 @@ fn spread_index(gid: vec3<u32>, num_groups: vec3<u32>) -> u32 {
     return block * WORKGROUP_SIZE + gid.x % WORKGROUP_SIZE;
 }
 
+// Symplectic Euler for one point (seed 001), as (p, v): the velocity
+// first, then the position with the new velocity. A pinned point keeps its
+// position and has no velocity, whatever it was given. Stage 1
+// (integrate.wgsl) and the fused integrate + collide (collide_point.wgsl)
+// both step through here, so they stay bitwise alike.
+fn euler_point(inv_mass: f32, p: vec2<f32>, v: vec2<f32>, g: vec2<f32>, h: f32) -> vec4<f32> {
+    if (inv_mass == 0.0) {
+        return vec4<f32>(p, 0.0, 0.0);
+    }
+    let nv = v + g * h;
+    return vec4<f32>(p + nv * h, nv);
+}
+
 // Unit direction from `d`, or +x when `d` is (nearly) zero.
 fn safe_dir(d: vec2<f32>, dist: f32) -> vec2<f32> {
     if (dist * dist > TINY_DIST2) {

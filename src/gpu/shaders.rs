@@ -1,6 +1,8 @@
 //! WGSL sources: `shaders/shared.wgsl` (structs and helpers shared by every
 //! kernel, twins of `crate::layout`) prepended to each stage's file.
 
+use crate::layout::SPREAD;
+
 /// The shared prelude.
 pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 
@@ -125,8 +127,6 @@ pub(crate) fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
         (max_per_dim, groups.div_ceil(max_per_dim))
     }
 }
-
-use crate::layout::SPREAD;
 
 /// Workgroup grid for at least `groups` workgroups, read through WGSL
 /// `spread_index` (see `shaders/shared.wgsl`): the total is a multiple of

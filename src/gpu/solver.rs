@@ -543,13 +543,13 @@ impl GpuSolver {
             bytes += self.rod_passes() as u64 * 44 * n + 2 * 44 * rods;
         }
         if bodies > 0 {
-            // frames: body 16 + order 4 + the reference member 16 and its
-            // state 16 + frame out 48; one pass over the members reading
-            // member 16, weight 4, state 16.
-            bytes += 100 * bodies + 36 * members;
+            // frames: body 16 + order 4 + frame out 32; one pass over the
+            // members (the first one's loads serve as the reference too)
+            // reading member 16, weight 4, state 16.
+            bytes += 52 * bodies + 36 * members;
             // apply, fused with the next integrate + collide (sharing its
             // state read and write): offsets 8; per membership: its
-            // record 16 and two thirds of the frame, 32.
+            // record 16 and the body's frame 32.
             bytes += 8 * n + 48 * members;
         }
         bytes
