@@ -52,7 +52,7 @@ fn member_sums(m: Member, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
 
 // The terms of member `m` whose state is `s`.
 fn terms(m: Member, s: vec4<f32>, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
-    let w = bitcast<f32>(info[m.point].y);
+    let w = m.weight;
     let r = s.xy - p0;
     let u = s.zw - v0;
     let q = m.rest;

@@ -98,11 +98,11 @@ fn body_info(r: vec4<u32>) -> BodyInfo {
 struct Member {
     rest: vec2<f32>,
     point: u32,
-    body: u32,
+    weight: f32,
 }
 
 fn member_of(r: vec4<u32>) -> Member {
-    return Member(bitcast<vec2<f32>>(r.xy), r.z, r.w);
+    return Member(bitcast<vec2<f32>>(r.xy), r.z, bitcast<f32>(r.w));
 }
 
 struct PointMember {

@@ -60,7 +60,6 @@ pub fn body_frames(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<B
     let mut frames = vec![BodyFrame::default(); packed.bodies.len()];
     crate::cpu::shape_match::frames(
         &packed.sim,
-        &packed.point_info,
         &packed.bodies,
         &packed.members,
         pos,

@@ -177,21 +177,27 @@ pub struct BodyInfo {
     pub damping: f32,
 }
 
-/// One point's membership in one body (WGSL `Member`).
+/// One point's membership in one body (WGSL `Member`), in body order: body
+/// `b`'s members are `members[first .. first + count]` of its [`BodyInfo`].
+/// The frames reduction reads one per member, so it carries the point's
+/// shape-matching weight as well as its index: one load per member, not
+/// two.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Member {
     /// Rest offset `q` from the body's weighted rest centroid, m.
     pub rest: [f32; 2],
     pub point: u32,
-    pub body: u32,
+    /// The point's shape-matching weight, kg: a copy of
+    /// [`PointInfo::weight`].
+    pub weight: f32,
 }
 
 /// One point's membership in one body as the per-point gather reads it
-/// (WGSL `PointMember`): a copy of the [`Member`] record kept in the point's
-/// adjacency, so that `apply` reads its memberships contiguously (one
-/// 16-byte load each, no index to follow), with the body's per-substep
-/// damping fraction in place of the point, which the gather already knows.
+/// (WGSL `PointMember`): the [`Member`] record's rest offset kept in the
+/// point's adjacency, so that `apply` reads its memberships contiguously
+/// (one 16-byte load each, no index to follow), with the body and its
+/// per-substep damping fraction in place of the point and its weight.
 /// Built on the CPU when the world is packed, and again when `h` changes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -27,7 +27,7 @@
 //! | [`frames_buffer`](gpu::GpuSolver::frames_buffer) | `array<BodyFrame>` ([`layout::BodyFrame`], 32 bytes) | STORAGE, COPY_SRC | each body's transform: centroid, velocity, rotation `(cos, sin)`, angular velocity |
 //! | [`spring_index_buffer`](gpu::GpuSolver::spring_index_buffer) | `array<u32>` | INDEX, STORAGE, COPY_SRC | line list of the springs' points (made on first request) |
 //! | [`body_edge_index_buffer`](gpu::GpuSolver::body_edge_index_buffer) | `array<u32>` | INDEX, STORAGE, COPY_SRC | line list of the bodies' outlines (made on first request) |
-//! | [`bodies_buffer`](gpu::GpuSolver::bodies_buffer), [`members_buffer`](gpu::GpuSolver::members_buffer) | [`layout`] structs | STORAGE | the bodies themselves: members' rest offsets, point and body indices |
+//! | [`bodies_buffer`](gpu::GpuSolver::bodies_buffer), [`members_buffer`](gpu::GpuSolver::members_buffer) | [`layout`] structs | STORAGE | the bodies themselves: each body's member range; members' rest offsets, point indices and weights |
 //! | [`colliders_buffer`](gpu::GpuSolver::colliders_buffer) | `Colliders` ([`layout::Colliders`]) | UNIFORM | planets and half-planes |
 //!
 //! The state is valid between steps; as a vertex buffer its stride is

@@ -140,13 +140,18 @@ impl PointMembers {
             .iter()
             .map(|b| 1.0 - (-b.damping * h).exp())
             .collect();
-        let pairs = members.iter().map(|m| {
-            let record = PointMember {
-                rest: m.rest,
-                body: m.body,
-                relax: relax[m.body as usize],
-            };
-            (m.point, record)
+        let pairs = bodies.iter().zip(0u32..).flat_map(|(b, index)| {
+            let relax = relax[index as usize];
+            members[b.first as usize..(b.first + b.count) as usize]
+                .iter()
+                .map(move |m| {
+                    let record = PointMember {
+                        rest: m.rest,
+                        body: index,
+                        relax,
+                    };
+                    (m.point, record)
+                })
         });
         Self::from_pairs(n, pairs)
     }
@@ -272,6 +277,15 @@ impl Stability {
 }
 
 impl Packed {
+    /// Every membership with the index of its body, in member order.
+    pub fn body_members(&self) -> impl Iterator<Item = (u32, &Member)> {
+        self.bodies.iter().zip(0u32..).flat_map(|(b, index)| {
+            self.members[b.first as usize..(b.first + b.count) as usize]
+                .iter()
+                .map(move |m| (index, m))
+        })
+    }
+
     /// The world's worst points against the stability bounds, at substep `h`.
     pub fn stability(&self, h: f32) -> Stability {
         let n = self.pos.len();
@@ -298,8 +312,8 @@ impl Packed {
             damping[a] += alpha * wa / w;
             damping[b] += alpha * wb / w;
         }
-        for m in &self.members {
-            let body = &self.bodies[m.body as usize];
+        for (b, m) in self.body_members() {
+            let body = &self.bodies[b as usize];
             let i = m.point as usize;
             if self.point_info[i].inv_mass == 0.0 {
                 continue;
@@ -348,11 +362,11 @@ mod tests {
         let pm = &p.point_members;
         assert_eq!(pm.offsets.len(), p.pos.len() + 1);
         assert_eq!(pm.records.len(), p.members.len());
-        for m in &p.members {
-            let body = &p.bodies[m.body as usize];
+        for (b, m) in p.body_members() {
+            let body = &p.bodies[b as usize];
             let want = PointMember {
                 rest: m.rest,
-                body: m.body,
+                body: b,
                 relax: 1.0 - (-body.damping * h).exp(),
             };
             assert!(pm.of(m.point as usize).contains(&want), "{m:?}");

@@ -133,7 +133,7 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
     check_layout!(module, HalfSpring, [other, rest, pull, damp]);
     check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
-    check_layout!(module, Member, [rest, point, body]);
+    check_layout!(module, Member, [rest, point, weight]);
     check_layout!(module, PointMember, [rest, body, relax]);
     check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
     check_layout!(module, PlanetInfo, [center, radius, layers]);

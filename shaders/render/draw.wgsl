@@ -63,8 +63,8 @@ struct View {
 @group(0) @binding(2) var<storage, read> prev: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> springs: array<SpringLine>;
 @group(0) @binding(4) var<storage, read> members: array<Member>;
-// Per-body colour, packed RGBA8 (sRGB-encoded).
-@group(0) @binding(5) var<storage, read> body_colors: array<u32>;
+// Per fill triangle, its body's colour, packed RGBA8 (sRGB-encoded).
+@group(0) @binding(5) var<storage, read> fill_colors: array<u32>;
 @group(0) @binding(6) var<storage, read> planets: array<PlanetInfo>;
 @group(0) @binding(7) var<storage, read> planes: array<PlaneInfo>;
 // Fill triangles: see `FillVarying` below.
@@ -101,11 +101,12 @@ fn speed_color(speed: f32) -> vec3<f32> {
     return mix(c2, c3, (t - 0.66) / 0.34);
 }
 
-fn body_color(point: u32, body: u32) -> vec3<f32> {
+// The colour of fill triangle `tri` at its corner `point`.
+fn body_color(point: u32, tri: u32) -> vec3<f32> {
     if (view.color_mode == COLOR_BY_SPEED) {
         return speed_color(length(state[point].zw));
     }
-    return unpack4x8unorm(body_colors[body]).rgb;
+    return unpack4x8unorm(fill_colors[tri]).rgb;
 }
 
 // Fill triangles, three entries each: a member index in the low 31 bits;
@@ -132,7 +133,7 @@ fn vs_fill(@builtin(vertex_index) v: u32) -> FillVarying {
         edges |= (fill[first + k] >> 31u) << k;
     }
     let mb = members[fill[v] & ~OUTLINE_BIT];
-    let c = body_color(mb.point, mb.body);
+    let c = body_color(mb.point, v / 3u);
     var bary = vec3<f32>(0.0);
     bary[corner] = 1.0;
     var fill_color = vec4<f32>(c, view.fill_alpha);

@@ -99,16 +99,9 @@ pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame
 
 /// A member's terms about the reference `(p0, v0)`.
 #[inline]
-fn member_sums(
-    m: &Member,
-    info: &[PointInfo],
-    pos: &[[f32; 2]],
-    vel: &[[f32; 2]],
-    p0: Vec2,
-    v0: Vec2,
-) -> Sums {
+fn member_sums(m: &Member, pos: &[[f32; 2]], vel: &[[f32; 2]], p0: Vec2, v0: Vec2) -> Sums {
     let p = m.point as usize;
-    Sums::of(info[p].weight, v2(pos[p]) - p0, v2(vel[p]) - v0, v2(m.rest))
+    Sums::of(m.weight, v2(pos[p]) - p0, v2(vel[p]) - v0, v2(m.rest))
 }
 
 /// The reference member's position and velocity.
@@ -126,7 +119,6 @@ fn reference(
 pub fn frame_small(
     h: f32,
     body: &BodyInfo,
-    info: &[PointInfo],
     members: &[Member],
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
@@ -135,7 +127,7 @@ pub fn frame_small(
     let ms = &members[body.first as usize..(body.first + body.count) as usize];
     let mut sums = Sums::default();
     for m in ms {
-        sums = sums.plus(member_sums(m, info, pos, vel, p0, v0));
+        sums = sums.plus(member_sums(m, pos, vel, p0, v0));
     }
     finish(body, h, p0, v0, sums)
 }
@@ -158,7 +150,6 @@ fn tree_reduce<T: Copy>(mut s: Vec<T>, add: impl Fn(T, T) -> T) -> T {
 pub fn frame_large(
     h: f32,
     body: &BodyInfo,
-    info: &[PointInfo],
     members: &[Member],
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
@@ -170,7 +161,7 @@ pub fn frame_large(
         .map(|t| {
             let mut sums = Sums::default();
             for m in ms.iter().skip(t).step_by(threads) {
-                sums = sums.plus(member_sums(m, info, pos, vel, p0, v0));
+                sums = sums.plus(member_sums(m, pos, vel, p0, v0));
             }
             sums
         })
@@ -185,7 +176,6 @@ pub fn frame_large(
 #[allow(clippy::too_many_arguments)]
 pub fn frames(
     sim: &SimParams,
-    info: &[PointInfo],
     bodies: &[BodyInfo],
     members: &[Member],
     pos: &[[f32; 2]],
@@ -197,9 +187,9 @@ pub fn frames(
     par::map(parallel, &mut frames_out[..n], |b| {
         let body = &bodies[b];
         if body.count <= SMALL_BODY_MAX_POINTS {
-            frame_small(sim.h, body, info, members, pos, vel)
+            frame_small(sim.h, body, members, pos, vel)
         } else {
-            frame_large(sim.h, body, info, members, pos, vel)
+            frame_large(sim.h, body, members, pos, vel)
         }
     });
 }

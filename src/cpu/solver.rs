@@ -322,7 +322,6 @@ impl CpuSolver {
         let p = &mut self.packed;
         shape_match::frames(
             &p.sim,
-            &p.point_info,
             &p.bodies,
             &p.members,
             &p.pos,

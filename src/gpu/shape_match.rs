@@ -43,7 +43,6 @@ impl ShapeMatch {
         let frame_entries = |s: usize| {
             [
                 (0, &b.sim),
-                (1, &b.info),
                 (2, &b.bodies),
                 (3, &b.members),
                 (4, &b.body_order),

@@ -545,8 +545,8 @@ impl GpuSolver {
         if bodies > 0 {
             // frames: body 16 + order 4 + frame out 32; one pass over the
             // members (the first one's loads serve as the reference too)
-            // reading member 16, weight 4, state 16.
-            bytes += 52 * bodies + 36 * members;
+            // reading member 16 (with the weight) and state 16.
+            bytes += 52 * bodies + 32 * members;
             // apply, fused with the next integrate + collide (sharing its
             // state read and write): offsets 8; per membership: its
             // record 16 and the body's frame 32.

@@ -46,7 +46,6 @@ fn spring_info_of(s: &Spring, rest: f32, params: &Params) -> SpringInfo {
 fn pack_body(
     body: &Body,
     rest: &[Vec2],
-    index: u32,
     first: u32,
     info: &[PointInfo],
     params: &Params,
@@ -74,10 +73,12 @@ fn pack_body(
         .points
         .iter()
         .zip(rest)
-        .map(|(p, r)| Member {
+        .zip(&weights)
+        .map(|((p, r), &w)| Member {
             rest: [(r.x as f64 - cx) as f32, (r.y as f64 - cy) as f32],
             point: p.0,
-            body: index,
+            // Exact: the f32 weight widened to f64 and back.
+            weight: w as f32,
         })
         .collect();
     (info, members)
@@ -127,11 +128,7 @@ impl Packed {
                 .zip(&world.rest_lengths()[s0..])
                 .map(|(s, &rest)| spring_info_of(s, rest, params)),
         );
-        for (k, (body, rest)) in world.bodies()[b0..]
-            .iter()
-            .zip(&world.rest_shapes()[b0..])
-            .enumerate()
-        {
+        for (body, rest) in world.bodies()[b0..].iter().zip(&world.rest_shapes()[b0..]) {
             if (self.members.len() + body.points.len()) as u64 >= MAX_ITEMS {
                 return Err(WorldError::TooMany {
                     what: "body memberships",
@@ -142,7 +139,6 @@ impl Packed {
             let (info, members) = pack_body(
                 body,
                 rest,
-                (b0 + k) as u32,
                 self.members.len() as u32,
                 &self.point_info,
                 params,
@@ -193,7 +189,6 @@ impl Packed {
                 let (info, members) = pack_body(
                     &world.bodies()[new as usize],
                     &world.rest_shapes()[new as usize],
-                    new,
                     first,
                     &self.point_info,
                     params,
@@ -205,7 +200,6 @@ impl Packed {
                 self.members
                     .extend(old_members[span].iter().map(|m| Member {
                         point: map.get(m.point).expect("a kept body keeps its points"),
-                        body: new,
                         ..*m
                     }));
                 self.bodies.push(BodyInfo { first, ..*info });

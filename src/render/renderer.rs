@@ -305,7 +305,7 @@ impl Renderer {
             mapped_at_creation: false,
         });
         let fill = storage_buffer(device, "softbody fill", &topology.fill);
-        let colors = storage_buffer(device, "softbody body colours", &topology.body_colors);
+        let colors = storage_buffer(device, "softbody fill colours", &topology.fill_colors);
         let springs = storage_buffer(device, "softbody springs", &topology.springs);
         let planets = storage_buffer(device, "softbody planets", &topology.planets);
         let planes = storage_buffer(device, "softbody planes", &topology.planes);

@@ -89,6 +89,9 @@ pub struct Topology {
     /// [`OUTLINE_EDGE`] set when the edge to the next corner is an outline
     /// edge (the outline is drawn by the fill's fragment shader).
     pub fill: Vec<u32>,
+    /// Per fill triangle, its body's colour (packed like `body_colors`):
+    /// the solver's members carry no body index to look it up by.
+    pub fill_colors: Vec<u32>,
     /// Per body, packed RGBA8 (sRGB-encoded), red in the low byte.
     pub body_colors: Vec<u32>,
     /// Per body, what it was taken for.
@@ -153,7 +156,9 @@ impl Topology {
                 BodyKind::Blob
             };
             t.kinds.push(kind);
-            t.body_colors.push(pack_color(vary(kind.base_color(), b)));
+            let color = pack_color(vary(kind.base_color(), b));
+            t.body_colors.push(color);
+            t.fill_colors.extend(std::iter::repeat_n(color, tris.len()));
             first += body.points.len() as u32;
         }
         t.planets = world.planets().iter().map(PlanetInfo::from).collect();
@@ -343,6 +348,12 @@ mod tests {
         // Rim of 8: 6 triangles; blobs of 10: 8; boxes: 2 each.
         let tris = [6, 8, 8, 2, 2, 2];
         assert_eq!(t.fill.len(), 3 * tris.iter().sum::<usize>());
+        let colors: Vec<u32> = tris
+            .iter()
+            .zip(&t.body_colors)
+            .flat_map(|(&k, &c)| std::iter::repeat_n(c, k))
+            .collect();
+        assert_eq!(t.fill_colors, colors);
         let member = |e: u32| e & !OUTLINE_EDGE;
         // The hub (member 8) is not drawn; the next body starts at member 9.
         assert!(t.fill.iter().all(|&e| member(e) != 8));
