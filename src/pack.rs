@@ -126,6 +126,18 @@ impl HalfSprings {
     }
 }
 
+/// Every membership in `members` with the index of its body, body by body.
+fn body_members<'a>(
+    bodies: &'a [BodyInfo],
+    members: &'a [Member],
+) -> impl Iterator<Item = (u32, &'a Member)> + Clone {
+    bodies.iter().zip(0u32..).flat_map(move |(b, index)| {
+        members[b.first as usize..(b.first + b.count) as usize]
+            .iter()
+            .map(move |m| (index, m))
+    })
+}
+
 /// Per-point body memberships: each the [`PointMember`] of one body holding
 /// point `i`, in member order (so in body order). The shape-matching gather
 /// reads a point's memberships contiguously; the frames reduction reads
@@ -140,18 +152,13 @@ impl PointMembers {
             .iter()
             .map(|b| 1.0 - (-b.damping * h).exp())
             .collect();
-        let pairs = bodies.iter().zip(0u32..).flat_map(|(b, index)| {
-            let relax = relax[index as usize];
-            members[b.first as usize..(b.first + b.count) as usize]
-                .iter()
-                .map(move |m| {
-                    let record = PointMember {
-                        rest: m.rest,
-                        body: index,
-                        relax,
-                    };
-                    (m.point, record)
-                })
+        let pairs = body_members(bodies, members).map(|(b, m)| {
+            let record = PointMember {
+                rest: m.rest,
+                body: b,
+                relax: relax[b as usize],
+            };
+            (m.point, record)
         });
         Self::from_pairs(n, pairs)
     }
@@ -279,11 +286,7 @@ impl Stability {
 impl Packed {
     /// Every membership with the index of its body, in member order.
     pub fn body_members(&self) -> impl Iterator<Item = (u32, &Member)> {
-        self.bodies.iter().zip(0u32..).flat_map(|(b, index)| {
-            self.members[b.first as usize..(b.first + b.count) as usize]
-                .iter()
-                .map(move |m| (index, m))
-        })
+        body_members(&self.bodies, &self.members)
     }
 
     /// The world's worst points against the stability bounds, at substep `h`.
