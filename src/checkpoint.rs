@@ -273,3 +273,21 @@ impl Checkpoint {
         Self::from_bytes(&bytes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cpu::CpuSolver;
+    use crate::scenes::default_scene;
+
+    /// A checkpoint names its scene by hash, so the hash of a scene must not
+    /// change when only the solver's buffer layouts do: this value was
+    /// computed by the build before `Member` traded its body index for the
+    /// point's weight (8a46175). Change it only with a new checkpoint format
+    /// version, or when `default_scene` itself changes.
+    #[test]
+    fn the_scene_hash_of_a_fixed_scene_has_not_changed() {
+        let world = default_scene(50).unwrap();
+        let solver = CpuSolver::new(&world).unwrap();
+        assert_eq!(solver.scene_hash(), 0x0303_d582_2e39_4baa);
+    }
+}

@@ -321,7 +321,14 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.slice("materials", &packed.materials);
     h.slice("springs", &packed.springs);
     h.slice("bodies", &packed.bodies);
-    h.slice("members", &packed.members);
+    // Members in the layout they had before they carried their point's
+    // weight (rest offset, point, body), so that checkpoints written by
+    // earlier builds still load: the weights are hashed with `point_info`.
+    let members: Vec<[u32; 4]> = packed
+        .body_members()
+        .map(|(b, m)| [m.rest[0].to_bits(), m.rest[1].to_bits(), m.point, b])
+        .collect();
+    h.slice("members", &members);
     h.slice("planets", &packed.planets);
     h.slice("planes", &packed.planes);
     h.slice("contact_points", &packed.contact_points);
