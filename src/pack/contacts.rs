@@ -195,11 +195,8 @@ impl Packed {
         self.contact_filters = filters;
     }
 
-    /// Recomputes what depends on the substep `h` (the spring records'
-    /// coefficients, the memberships' damping fractions, the contact
-    /// filters' `decay`) for a new `h`.
-    pub fn refresh_step_coefficients(&mut self, h: f32) {
-        self.rebuild_step_records(h);
+    /// The contact filters' `decay` for a substep `h`.
+    pub(crate) fn refresh_contact_decay(&mut self, h: f32) {
         for f in &mut self.contact_filters {
             f.decay = (-f.friction * h).exp();
         }

@@ -235,6 +235,14 @@ impl Packed {
         self.pack_contacts(world);
     }
 
+    /// Recomputes what depends on the substep `h` (the spring records'
+    /// coefficients, the memberships' damping fractions, the contact
+    /// filters' `decay`) for a new `h`.
+    pub fn refresh_step_coefficients(&mut self, h: f32) {
+        self.rebuild_step_records(h);
+        self.refresh_contact_decay(h);
+    }
+
     /// The per-point spring and membership records, from the packed
     /// springs, points, bodies and members, with the coefficients of a
     /// substep `h` (the spring coefficients depend on the ends' inverse
