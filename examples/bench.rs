@@ -136,6 +136,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "CPU threads: {threads}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
             opts.runs
         );
+        if info.name.contains("llvmpipe") {
+            // llvmpipe's worker threads (lavapipe, or Mesa's GL): how much
+            // of the machine the GPU path gets (BENCHMARKS.md, on a noisy
+            // host).
+            let lp =
+                std::env::var("LP_NUM_THREADS").unwrap_or_else(|_| "unset (one per core)".into());
+            println!("LP_NUM_THREADS: {lp}");
+        }
         println!(
             "{:>8} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7} {:>6} {:>8}",
             "scene",
