@@ -456,3 +456,23 @@ fn a_new_substep_reaches_every_packed_coefficient() {
     let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 20);
     assert!(worst < 0.05, "GPU vs CPU after set_params: {worst}");
 }
+
+/// A world packed with one set of parameters and uploaded with another
+/// steps as a solver made with the second set would: the substep's
+/// coefficients and the uniforms follow the parameters `from_packed` is
+/// given, and `packed()` shows what runs.
+#[test]
+fn from_packed_steps_with_the_parameters_it_is_given() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = base_world();
+    let packed = Packed::from_world(&w).unwrap();
+    w.params.substeps = 13;
+    w.params.gravity = Vec2::new(0.5, -4.0);
+    let mut s = GpuSolver::from_packed(d, q, &w.params, &packed).unwrap();
+    let mut fresh = GpuSolver::new(d, q, &w).unwrap();
+    assert_eq!(s.packed(), fresh.packed());
+    s.step(d, q, 20);
+    fresh.step(d, q, 20);
+    assert_eq!(gpu_state(&s, &ctx), gpu_state(&fresh, &ctx), "bitwise");
+}

@@ -129,7 +129,6 @@ pub struct State {
 /// ```
 pub struct GpuSolver {
     params: Params,
-    sim: SimParams,
     buffers: Buffers,
     integrate: Integrate,
     collide: Collide,
@@ -214,7 +213,11 @@ impl GpuSolver {
         Ok(solver)
     }
 
-    /// Uploads an already packed world.
+    /// Uploads an already packed world, to be stepped with `params`: where
+    /// they differ from those it was packed with, the substep's
+    /// coefficients and the uniforms follow `params` (the items keep the
+    /// values resolved when it was packed, as after
+    /// [`set_params`](Self::set_params)).
     pub fn from_packed(
         device: &wgpu::Device,
         _queue: &wgpu::Queue,
@@ -227,8 +230,14 @@ impl GpuSolver {
         for w in packed.stability(params.h()).warnings() {
             log::warn!("{w}");
         }
+        let mut mirror = packed.clone();
+        if mirror.sim.h != params.h() {
+            mirror.refresh_step_coefficients(params.h());
+        }
+        mirror.sim = sim_params(params, &mirror);
+        // From here on, what runs.
+        let packed = &mirror;
         let buffers = Buffers::new(device, packed)?;
-        let sim = sim_params(params, packed);
         let counts = ColliderCounts::of(packed);
         let (point_grid, shape_grids) = dispatch_grids(device, &packed.sim);
         Ok(Self {
@@ -248,10 +257,9 @@ impl GpuSolver {
             num_bodies: packed.bodies.len(),
             num_members: packed.members.len(),
             steps: 0,
-            edit: edit::EditState::new(params, packed),
             params: params.clone(),
-            sim,
             buffers,
+            edit: edit::EditState::new(params, mirror),
         })
     }
 
@@ -290,9 +298,8 @@ impl GpuSolver {
                 );
             }
         }
-        // The mirror's uniforms too, so that `packed()` is what runs.
-        self.sim = self.edit.set_sim(&params);
-        self.buffers.write_sim(queue, &self.sim);
+        // The uniforms live in the mirror, so that `packed()` is what runs.
+        self.buffers.write_sim(queue, &self.edit.set_sim(&params));
         self.params = params;
         Ok(())
     }

@@ -256,11 +256,11 @@ impl EditState {
             .sum()
     }
 
-    pub(super) fn new(params: &Params, packed: &Packed) -> Self {
+    pub(super) fn new(params: &Params, mirror: Packed) -> Self {
         Self {
             spring_indices: None,
             body_edge_indices: None,
-            mirror: packed.clone(),
+            mirror,
             resolved: params.clone(),
             generation: 0,
             buffer_generation: 0,
@@ -562,6 +562,9 @@ impl GpuSolver {
             report.reallocated = true;
             report.bytes_uploaded += self.buffers.total_bytes();
         }
+        let sim = self.edit.set_sim(&self.params);
+        self.buffers.write_sim(queue, &sim);
+        report.bytes_uploaded += std::mem::size_of_val(&sim) as u64;
         let new = &self.edit.mirror;
         if new.pos.len() > from {
             let state = interleave(&new.pos[from..], &new.vel[from..]);
@@ -569,9 +572,6 @@ impl GpuSolver {
             queue.write_buffer(&self.buffers.state[0], from as u64 * STATE_BYTES, bytes);
             report.bytes_uploaded += bytes.len() as u64;
         }
-        self.sim = crate::pack::sim_params(&self.params, new);
-        self.buffers.write_sim(queue, &self.sim);
-        report.bytes_uploaded += std::mem::size_of_val(&self.sim) as u64;
 
         for (ib, kind) in [
             (&mut self.edit.spring_indices, SPRING_INDICES),
