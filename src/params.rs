@@ -76,6 +76,15 @@ pub struct Params {
     /// `T` when its speed relative to it is below `(T / 2 + point_radius) /
     /// h` (33.6 m/s for `T` = 0.1 m with the defaults).
     pub body_collisions: bool,
+    /// Passes of the body-contact solve per substep (find every point's
+    /// deepest contact, resolve, apply), all against the substep's one
+    /// broad phase. Default `1`. Range `1..=16`. Contacts are Jacobi with
+    /// mass splitting, so a point shared by `n` contacts gets about `1/n`
+    /// of each per pass: in deep piles one pass leaves penetration that
+    /// the pile's weight drives further in, and a second pass removes most
+    /// of it (docs/physics.md, "Piles"). Each pass costs one narrow phase,
+    /// the dearest contact stage. No effect without body collisions.
+    pub contact_iterations: u32,
     /// Cell size of the collision grid, in metres; `None`: chosen when the
     /// world is uploaded, 1.25x the 95th percentile of the bodies' rest
     /// extents. Must be finite and `> 0`; either is raised to at least 4
@@ -102,6 +111,7 @@ impl Default for Params {
             shape_damping: 10.0,
             rod_iterations: 4,
             body_collisions: true,
+            contact_iterations: 1,
             collision_cell: None,
         }
     }
@@ -111,6 +121,8 @@ impl Default for Params {
 pub const MAX_SUBSTEPS: u32 = 1024;
 /// Largest accepted `rod_iterations`.
 pub const MAX_ROD_ITERATIONS: u32 = 64;
+/// Largest accepted `contact_iterations`.
+pub const MAX_CONTACT_ITERATIONS: u32 = 16;
 
 impl Params {
     /// The substep `h = dt / substeps`, in seconds.
@@ -165,6 +177,14 @@ impl Params {
                 field: "rod_iterations",
                 value: self.rod_iterations as f64,
                 expected: "0..=64",
+            });
+        }
+        if self.contact_iterations == 0 || self.contact_iterations > MAX_CONTACT_ITERATIONS {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "contact_iterations",
+                value: self.contact_iterations as f64,
+                expected: "1..=16",
             });
         }
         finite("gravity.x", self.gravity.x)?;

@@ -133,6 +133,7 @@ pub struct ParamsSpec {
     pub shape_damping: Option<f32>,
     pub rod_iterations: Option<u32>,
     pub body_collisions: Option<bool>,
+    pub contact_iterations: Option<u32>,
     pub collision_cell: Option<f32>,
 }
 
@@ -584,6 +585,7 @@ impl Scene {
             shape_damping: p.shape_damping.unwrap_or(d.shape_damping),
             rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
             body_collisions: p.body_collisions.unwrap_or(d.body_collisions),
+            contact_iterations: p.contact_iterations.unwrap_or(d.contact_iterations),
             collision_cell: p.collision_cell.or(d.collision_cell),
         }
     }

@@ -711,6 +711,20 @@ fn bad_params() -> Vec<(Params, WorldError)> {
         ),
         (
             Params {
+                contact_iterations: 0,
+                ..p()
+            },
+            range("contact_iterations", 0.0, "1..=16"),
+        ),
+        (
+            Params {
+                contact_iterations: 17,
+                ..p()
+            },
+            range("contact_iterations", 17.0, "1..=16"),
+        ),
+        (
+            Params {
                 gravity: Vec2::new(0.0, f32::NAN),
                 ..p()
             },

@@ -171,14 +171,16 @@ impl CpuSolver {
         self.steps += 1;
     }
 
-    /// One substep: integrate, collide, body contacts (broad and narrow
-    /// phase), springs, rods, shape matching.
+    /// One substep: integrate, collide, body contacts (broad phase, then
+    /// `contact_iterations` narrow phases), springs, rods, shape matching.
     pub fn substep(&mut self) {
         self.stage_integrate();
         self.stage_collide();
         if self.has_contacts() {
             self.stage_broad_phase();
-            self.stage_body_collide();
+            for _ in 0..self.params.contact_iterations {
+                self.stage_body_collide();
+            }
         }
         self.stage_springs();
         for _ in 0..self.rod_passes() {

@@ -408,6 +408,11 @@ impl GpuSolver {
         let contacts = self.has_contacts();
         let springs = self.has_springs;
         let rods = self.rod_passes() as usize;
+        let contact_passes = if contacts {
+            self.params.contact_iterations as usize
+        } else {
+            0
+        };
         (0..self.params.substeps)
             .flat_map(move |k| {
                 let first = if k > 0 && bodies {
@@ -418,9 +423,9 @@ impl GpuSolver {
                 std::iter::once(first)
                     .chain(
                         contacts
-                            .then_some([Stage::BroadPhase, Stage::BodyCollide])
+                            .then_some(Stage::BroadPhase)
                             .into_iter()
-                            .flatten(),
+                            .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes)),
                     )
                     .chain(springs.then_some(Stage::Springs))
                     .chain(std::iter::repeat_n(Stage::Rods, rods))

@@ -311,7 +311,8 @@ impl Fnv {
 }
 
 /// A fingerprint of everything that defines a world's dynamics: the
-/// parameters (`dt`, `substeps`, `rod_iterations` and the uniform ones),
+/// parameters (`dt`, `substeps`, `rod_iterations`, `contact_iterations`
+/// and the uniform ones),
 /// every point's mass, material and layers, the resolved materials, springs
 /// and bodies (with their rest shapes), and the colliders. It leaves out the
 /// state (`pos`, `vel`), which is what a checkpoint replaces, and the body
@@ -324,6 +325,11 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.bytes(b"softbody scene v1");
     h.slice("dt", &[params.dt]);
     h.slice("steps", &[params.substeps, params.rod_iterations]);
+    // Hashed only when not the default, so that the hashes of scenes and
+    // checkpoints from before the parameter existed still match.
+    if params.contact_iterations != 1 {
+        h.slice("contact_iterations", &[params.contact_iterations]);
+    }
     h.slice("sim", &[packed.sim]);
     h.slice("point_info", &packed.point_info);
     h.slice("materials", &packed.materials);
