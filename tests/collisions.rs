@@ -540,6 +540,32 @@ fn pile(seed: u64, n: usize) -> World {
     world
 }
 
+/// The largest distance between matching entries of `a` and `b`.
+fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
+        .fold(0.0, f32::max)
+}
+
+/// Starts a substep from the CPU's state on both paths: integrate, collide
+/// and the broad phase, up to the contact stage.
+fn start_contact_substep(
+    ctx: &softbody::gpu::GpuContext,
+    gpu: &mut GpuSolver,
+    cpu: &mut CpuSolver,
+) {
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::IntegrateCollide);
+    gpu.record_stage(&mut encoder, Stage::BroadPhase);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_integrate();
+    cpu.stage_collide();
+    cpu.stage_broad_phase();
+}
+
 #[test]
 fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
     let Some(ctx) = gpu() else { return };
@@ -552,15 +578,7 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
         gpu.step(&ctx.device, &ctx.queue, 1);
         if step % 50 == 49 {
             // One contact stage from the CPU's state, on both paths.
-            gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-                .unwrap();
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            gpu.record_stage(&mut encoder, Stage::IntegrateCollide);
-            gpu.record_stage(&mut encoder, Stage::BroadPhase);
-            ctx.queue.submit([encoder.finish()]);
-            cpu.stage_integrate();
-            cpu.stage_collide();
-            cpu.stage_broad_phase();
+            start_contact_substep(&ctx, &mut gpu, &mut cpu);
             // The grid: the same slots, the same entries in each slot (in
             // any order), the same large list, the same boxes.
             let (data, aabbs) = gpu
@@ -611,15 +629,9 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
                 .zip(cpu.positions())
                 .filter(|(a, b)| a != b)
                 .count();
-            let worst = |g: &[[f32; 2]], c: &[[f32; 2]]| {
-                g.iter()
-                    .zip(c)
-                    .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
-                    .fold(0.0, f32::max)
-            };
             let (dp, dv) = (
-                worst(&state.pos, cpu.positions()),
-                worst(&state.vel, cpu.velocities()),
+                farthest(&state.pos, cpu.positions()),
+                farthest(&state.vel, cpu.velocities()),
             );
             eprintln!(
                 "step {step}: {moved} points moved by contacts; GPU - CPU: pos {dp:.2e} m, vel {dv:.2e} m/s"
@@ -668,12 +680,6 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
         }
         cpu.positions().to_vec()
     };
-    let farthest = |a: &[[f32; 2]], b: &[[f32; 2]]| {
-        a.iter()
-            .zip(b)
-            .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
-            .fold(0.0, f32::max)
-    };
     let cpu = run_cpu(&calm(0.0));
     let chaos = farthest(&cpu, &run_cpu(&calm(1e-6)));
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &calm(0.0)).unwrap();
@@ -707,21 +713,7 @@ fn repeated_contact_passes_match_the_cpu() {
     assert_eq!(count(Stage::BroadPhase), substeps);
     assert_eq!(count(Stage::BodyCollide), 3 * substeps);
     // One substep's contact passes from the CPU's state on both paths.
-    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-        .unwrap();
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    gpu.record_stage(&mut encoder, Stage::IntegrateCollide);
-    gpu.record_stage(&mut encoder, Stage::BroadPhase);
-    ctx.queue.submit([encoder.finish()]);
-    cpu.stage_integrate();
-    cpu.stage_collide();
-    cpu.stage_broad_phase();
-    let worst = |g: &[[f32; 2]], c: &[[f32; 2]]| {
-        g.iter()
-            .zip(c)
-            .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
-            .fold(0.0, f32::max)
-    };
+    start_contact_substep(&ctx, &mut gpu, &mut cpu);
     for pass in 0..3 {
         let before = cpu.positions().to_vec();
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -735,8 +727,8 @@ fn repeated_contact_passes_match_the_cpu() {
             .count();
         let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
         let (dp, dv) = (
-            worst(&state.pos, cpu.positions()),
-            worst(&state.vel, cpu.velocities()),
+            farthest(&state.pos, cpu.positions()),
+            farthest(&state.vel, cpu.velocities()),
         );
         eprintln!("pass {pass}: {moved} points moved; GPU - CPU: pos {dp:.2e} m, vel {dv:.2e} m/s");
         assert!(moved > 20, "pass {pass} moved {moved} points");
