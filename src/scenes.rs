@@ -23,6 +23,8 @@ pub const DEFAULT_PLANETS: [(Vec2, f32); 6] = [
 pub const DEFAULT_SCENE_SHAPE_STIFFNESS: f32 = 20_000.0;
 /// Spring stiffness of the default scene's bodies, N/m (default 2000).
 pub const DEFAULT_SCENE_SPRING_STIFFNESS: f32 = 8_000.0;
+/// Body-contact passes per substep in the default scene (default 1).
+pub const DEFAULT_SCENE_CONTACT_ITERATIONS: u32 = 2;
 
 /// Distance between neighbouring bodies when the scene is laid out, m.
 const SPACING: f32 = 0.72;
@@ -41,9 +43,8 @@ const SPACING: f32 = 0.72;
 /// toward the middle; the rings wrap onto their planets and slide round them,
 /// the curtain pours over the planets into the basin.
 ///
-/// The curtain lands at 30 to 47 m/s and the basin fills 10 to 20 bodies
-/// deep (20,000 bodies), so the bodies are stiffer than the [`Params`]
-/// defaults and contacts get two passes per substep: with the defaults,
+/// The curtain lands at 30 to 47 m/s and piles up many bodies deep in the
+/// basin, so the bodies are stiffer than the [`Params`] defaults and contacts get two passes per substep: with the defaults,
 /// impacts flatten and invert the bodies and the pile sinks into itself
 /// (at 10,000 bodies, 36,000 of 53,000 points inside another body after
 /// 4 s, against about 5,000 with these; docs/physics.md, "Piles").
@@ -53,7 +54,7 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
     let mut world = World::default();
     world.params.shape_stiffness = DEFAULT_SCENE_SHAPE_STIFFNESS;
     world.params.spring_stiffness = DEFAULT_SCENE_SPRING_STIFFNESS;
-    world.params.contact_iterations = 2;
+    world.params.contact_iterations = DEFAULT_SCENE_CONTACT_ITERATIONS;
     world.add_plane(HalfPlane::floor(0.0))?;
     // Walls meeting the floor at x = +-63.6 m, leaning out.
     world.add_plane(HalfPlane::new(Vec2::new(1.0, 0.35), -60.0))?;
