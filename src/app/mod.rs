@@ -423,6 +423,7 @@ impl Running {
                 paused: opts.paused,
                 speed: 1.0,
                 draw,
+                scene_params: sim.initial.params.clone(),
                 params,
                 spawn: SpawnKind::Box,
                 show_overlay: opts.overlay,

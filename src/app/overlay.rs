@@ -4,7 +4,7 @@
 use egui::{Context, RichText, Slider};
 
 use super::sim::SpawnKind;
-use crate::params::Params;
+use crate::params::{MAX_CONTACT_ITERATIONS, Params};
 use crate::render::{ColorMode, DrawOptions};
 
 /// Everything the user can change, in the overlay or with keys.
@@ -16,6 +16,11 @@ pub struct Controls {
     pub draw: DrawOptions,
     /// Parameters as edited; applied by the frame loop.
     pub params: Params,
+    /// The parameters the scene came with, which the overlay's "Scene
+    /// parameters" button restores (the default scene's are not
+    /// [`Params::default`]: its bodies are stiffer and its contacts get two
+    /// passes, `crate::scenes::default_scene`).
+    pub scene_params: Params,
     pub spawn: SpawnKind,
     pub show_overlay: bool,
     /// One-shot requests, cleared by the frame loop.
@@ -175,6 +180,12 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                     ui.label("Live (GpuSolver::set_params):");
                     ui.add(Slider::new(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
                     ui.add(Slider::new(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
+                    if p.body_collisions {
+                        ui.add(
+                            Slider::new(&mut p.contact_iterations, 1..=MAX_CONTACT_ITERATIONS)
+                                .text("contact passes per substep"),
+                        );
+                    }
                     ui.label("Baked into items; re-uploaded on release:");
                     ui.add(Slider::new(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
                     ui.add(log_slider(&mut p.friction, 0.0..=100.0, "friction, 1/s"));
@@ -201,8 +212,8 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                     if s.reupload_pending {
                         ui.label(RichText::new("re-upload on release...").italics());
                     }
-                    if ui.button("Default parameters").clicked() {
-                        *p = Params::default();
+                    if ui.button("Scene parameters").clicked() {
+                        *p = c.scene_params.clone();
                     }
                 });
             ui.collapsing("Controls", |ui| {
