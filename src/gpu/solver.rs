@@ -536,7 +536,9 @@ impl GpuSolver {
 
     /// An estimate of the bytes the kernels request from memory per substep,
     /// counting every load and store once (no cache reuse): the traffic a
-    /// bandwidth-bound GPU pays at worst.
+    /// bandwidth-bound GPU pays at worst. Body contacts (broad and narrow
+    /// phase) are not counted: their traffic follows the grid walks, that
+    /// is how the bodies pile up, not the sizes of the arrays.
     pub fn bytes_moved_per_substep(&self) -> u64 {
         let n = self.num_points as u64;
         let springs = (self.num_springs as u64 - self.num_rods as u64) * self.has_springs as u64;
