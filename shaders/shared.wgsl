@@ -199,7 +199,7 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
 const CONTACT_SCALE: f32 = 1048576.0;
 const CONTACT_LIMIT: f32 = 1024.0;
 const CONTACT_FREE: u32 = 0x80000000u;
-const GRID_MAX_CELLS: u32 = 4u;
+const GRID_MAX_CELLS: u32 = 9u;
 const SCAN_THREADS: u32 = 256u;
 const SCAN_BLOCK: u32 = 1024u;
 

@@ -284,7 +284,7 @@ pub const CONTACT_LIMIT: f32 = 1024.0;
 pub const CONTACT_FREE: u32 = 1 << 31;
 /// A collider whose bounding box spans more grid cells than this goes on
 /// the large list, which every point tests, instead of into the grid.
-pub const GRID_MAX_CELLS: u32 = 4;
+pub const GRID_MAX_CELLS: u32 = 9;
 /// Threads of a prefix-scan workgroup.
 pub const SCAN_THREADS: u32 = 256;
 /// Elements scanned by one workgroup (4 per thread).

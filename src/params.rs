@@ -86,12 +86,12 @@ pub struct Params {
     /// the dearest contact stage. No effect without body collisions.
     pub contact_iterations: u32,
     /// Cell size of the collision grid, in metres; `None`: chosen when the
-    /// world is uploaded, 1.25x the 95th percentile of the bodies' rest
+    /// world is uploaded, 0.625x the 95th percentile of the bodies' rest
     /// extents. Must be finite and `> 0`; either is raised to at least 4
     /// `point_radius` (a free point's disk then spans at most 2 x 2 cells).
     /// Resolved when the world is packed (`new`, `sync`), not by
     /// `set_params`.
-    /// Bodies that come to span more than 2 x 2 cells are tested against
+    /// Bodies that come to span more than 9 cells (3 x 3) are tested against
     /// every point instead of through the grid: correct, but slower.
     pub collision_cell: Option<f32>,
 }

@@ -904,3 +904,44 @@ fn a_world_that_blew_up_still_steps() {
         assert!(finite(&state.pos), "{:?}", &state.pos[10..12]);
     }
 }
+
+/// The grid only finds candidates: a point's deepest contact does not
+/// depend on which cell, or the large list, a body was found through, so a
+/// step is bitwise the same for any cell size (docs/physics.md, "The broad
+/// phase"). The default scene's pile fits the automatic grid: no body on
+/// the large list, which every point would test.
+#[test]
+fn contacts_do_not_depend_on_the_grid_cell() {
+    let world = softbody::scenes::default_scene(300).unwrap();
+    let run = |cell: Option<f32>, contacts: bool| {
+        let mut world = world.clone();
+        world.params.collision_cell = cell;
+        world.params.body_collisions = contacts;
+        let mut cpu = CpuSolver::new(&world).unwrap().parallel(true);
+        for _ in 0..240 {
+            cpu.step();
+        }
+        cpu
+    };
+    let auto = run(None, true);
+    let sim = auto.packed().sim;
+    assert!(
+        auto.grid().large(&sim).is_empty(),
+        "bodies on the large list: {:?}",
+        auto.grid().large(&sim)
+    );
+    // The bodies do touch: without contacts the run differs.
+    assert_ne!(run(None, false).positions(), auto.positions());
+    // Twice the cell (the rule before 3 x 3 cells), and a quarter of it,
+    // which puts bodies on the large list.
+    for cell in [2.0 * sim.cell, 0.25 * sim.cell] {
+        let other = run(Some(cell), true);
+        let large = other.grid().large(&other.packed().sim).len();
+        eprintln!("cell {cell}: {large} bodies on the large list");
+        assert_eq!(other.positions(), auto.positions(), "cell {cell}");
+        assert_eq!(other.velocities(), auto.velocities(), "cell {cell}");
+        if cell < sim.cell {
+            assert!(large > 0);
+        }
+    }
+}

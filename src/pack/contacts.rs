@@ -37,8 +37,11 @@ impl Assemblies {
     }
 }
 
-/// The automatic grid cell: 1.25x the 95th percentile of the colliders'
-/// rest extents (so that most bodies span at most 2 x 2 cells); 0.1 m
+/// The automatic grid cell: 0.625x the 95th percentile of the colliders'
+/// rest extents, so that most bodies span at most 3 x 3 cells (with the
+/// margin that 1.25x left for 2 x 2: deformation and the point radius);
+/// smaller cells than that rule's list fewer bodies per cell, and a
+/// point's walk is the narrow phase's dearest part; 0.1 m
 /// without colliders. Rest extents are positive (a body has two distinct
 /// rest positions).
 fn auto_cell(extents: &mut [f32]) -> f32 {
@@ -46,7 +49,7 @@ fn auto_cell(extents: &mut [f32]) -> f32 {
         return 0.1;
     }
     extents.sort_by(f32::total_cmp);
-    1.25 * extents[(extents.len() * 95 / 100).min(extents.len() - 1)]
+    0.625 * extents[(extents.len() * 95 / 100).min(extents.len() - 1)]
 }
 
 /// Reverses an outline that runs clockwise in the body's rest shape, so
