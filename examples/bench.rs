@@ -15,10 +15,11 @@
 //! moved per substep, with the achieved GB/s against the device's peak
 //! memory bandwidth when it is known (the GPUs this project targets, by
 //! adapter name, or `--peak-gbs`); not for the contact scene, whose grid
-//! walks the estimate does not model (`-`, `null` in JSON). The three paths are timed in turns (GPU, CPU 1
-//! thread, CPU all threads, then again), `--runs` rounds (default 5), and
-//! each reports its median: on a shared machine a burst of other work then
-//! falls on all three rather than on whichever happened to be running.
+//! walks the estimate does not model (`-`, `null` in JSON). The three
+//! paths are timed in turns (GPU, CPU 1 thread, CPU all threads, then
+//! again), `--runs` rounds (default 5), and each reports its median: on a
+//! shared machine a burst of other work then falls on all three rather
+//! than on whichever happened to be running.
 
 use std::time::Instant;
 

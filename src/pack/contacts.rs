@@ -39,10 +39,10 @@ impl Assemblies {
 
 /// The automatic grid cell: 0.625x the 95th percentile of the colliders'
 /// rest extents, so that most bodies span at most 3 x 3 cells (with the
-/// margin that 1.25x left for 2 x 2: deformation and the point radius);
-/// smaller cells than that rule's list fewer bodies per cell, and a
-/// point's walk is the narrow phase's dearest part; 0.1 m
-/// without colliders. Rest extents are positive (a body has two distinct
+/// margin that the earlier 1.25x left for 2 x 2: deformation and the point
+/// radius). Smaller cells hold fewer bodies, and a point's walk of its
+/// cell is the narrow phase's dearest part (docs/physics.md, "The broad
+/// phase"); 0.1 m without colliders. Rest extents are positive (a body has two distinct
 /// rest positions).
 fn auto_cell(extents: &mut [f32]) -> f32 {
     if extents.is_empty() {

@@ -334,8 +334,8 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     // contact candidates are found, not the dynamics: a step is bitwise the
     // same for any cell (tests/collisions.rs). Left out for scenes with
     // contacts, so that a checkpoint loads whatever the grid, automatic or
-    // `collision_cell`; hashed as before without contacts (the values are
-    // fixed there), so that their checkpoints from earlier builds still load.
+    // `collision_cell`; hashed as before in scenes without contacts, so
+    // that their checkpoints from earlier builds still load.
     let mut sim = packed.sim;
     if sim.num_colliders + sim.num_free > 0 {
         sim.cell = 0.0;
