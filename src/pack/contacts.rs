@@ -183,7 +183,7 @@ impl Packed {
             .unwrap_or_else(|| auto_cell(&mut extents))
             .max(4.0 * params.point_radius);
         let colliders = small.len() + large.len() + free_points.len();
-        let slots = (2 * colliders).next_power_of_two().max(64) as u32;
+        let slots = (4 * colliders).next_power_of_two().max(64) as u32;
 
         self.sim.num_colliders = (small.len() + large.len()) as u32;
         self.sim.num_small_colliders = small.len() as u32;
