@@ -44,8 +44,9 @@ const SPACING: f32 = 0.72;
 /// the curtain pours over the planets into the basin.
 ///
 /// The curtain lands at 30 to 47 m/s and piles up many bodies deep in the
-/// basin, so the bodies are stiffer than the [`Params`] defaults and contacts get two passes per substep: with the defaults,
-/// impacts flatten and invert the bodies and the pile sinks into itself
+/// basin, so the bodies are stiffer than the [`Params`] defaults and
+/// contacts get two passes per substep: with the defaults, impacts
+/// flatten and invert the bodies and the pile sinks into itself
 /// (at 10,000 bodies, 36,000 of 53,000 points inside another body after
 /// 4 s, against about 5,000 with these; docs/physics.md, "Piles").
 ///

@@ -944,4 +944,23 @@ fn contacts_do_not_depend_on_the_grid_cell() {
             assert!(large > 0);
         }
     }
+    // The GPU's grid too: from the pile, with the automatic cell and with
+    // a quarter of it (most bodies on the large list), the same bits.
+    let Some(ctx) = gpu() else { return };
+    let mut piled = world.clone();
+    let v2 = |v: &[[f32; 2]]| v.iter().map(|p| Vec2::from(*p)).collect::<Vec<_>>();
+    piled
+        .set_state(&v2(auto.positions()), &v2(auto.velocities()))
+        .unwrap();
+    let run_gpu = |cell: Option<f32>| {
+        let mut world = piled.clone();
+        world.params.collision_cell = cell;
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, 30);
+        gpu.read_state(&ctx.device, &ctx.queue).unwrap()
+    };
+    let (a, b) = (run_gpu(None), run_gpu(Some(0.25 * sim.cell)));
+    assert_eq!(a.pos, b.pos);
+    assert_eq!(a.vel, b.vel);
+    assert_ne!(a.pos, auto.positions(), "the GPU run moved the pile");
 }

@@ -42,8 +42,8 @@ impl Assemblies {
 /// margin that the earlier 1.25x left for 2 x 2: deformation and the point
 /// radius). Smaller cells hold fewer bodies, and a point's walk of its
 /// cell is the narrow phase's dearest part (docs/physics.md, "The broad
-/// phase"); 0.1 m without colliders. Rest extents are positive (a body has two distinct
-/// rest positions).
+/// phase"); 0.1 m without colliders. Rest extents are positive (a body
+/// has two distinct rest positions).
 fn auto_cell(extents: &mut [f32]) -> f32 {
     if extents.is_empty() {
         return 0.1;
