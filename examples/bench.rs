@@ -20,24 +20,91 @@
 //! again), `--runs` rounds (default 5), and each reports its median: on a
 //! shared machine a burst of other work then falls on all three rather
 //! than on whichever happened to be running.
+//!
+//! `--json` prints one object per line and path (`gpu`, `cpu1`, `cpu_all`)
+//! with `scene`, `body_collisions`, `points`, `bodies`, `springs`,
+//! `substeps`, `path`, `ms_per_step`, `point_substeps_per_s`, `threads`,
+//! `speedup_over_cpu1` and `stages_ms` (GPU line), `gpu_bytes_per_point`,
+//! `bytes_moved_per_substep`, `gb_per_s`, `peak_gb_per_s`, `adapter`,
+//! `backend`, `device_type` and `driver`; what was not measured is `null`,
+//! and `--gpu-only` leaves out the CPU lines. `--help` lists the options;
+//! bad values are refused with a message.
 
 use std::time::Instant;
 
+use clap::Parser;
+use serde_json::json;
 use softbody::gpu::{GpuContext, StageTimes};
 use softbody::prelude::*;
 use softbody::scenes::{bench_scene, contact_scene};
 
+/// Whole-step benchmark of the GPU path against the CPU reference.
+#[derive(Parser, Debug)]
+#[command(name = "bench")]
 struct Opts {
-    /// Point counts of the core scene.
-    sizes: Vec<usize>,
-    /// Body counts of the contact scene.
-    bodies: Vec<usize>,
+    /// Run the core scene at this many points only (default: 1k, 10k, 100k,
+    /// 1M points, then the contact scene at 10k and 100k bodies).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_one, conflicts_with = "bodies")]
+    points: Option<usize>,
+    /// Run the contact scene at this many bodies only.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_one)]
+    bodies: Option<usize>,
+    /// One JSON object per line and path instead of the table.
+    #[arg(long)]
     json: bool,
+    /// Steps per timed run (default: about 0.3 s of GPU work, 2 to 200).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     steps: Option<u32>,
+    /// Steps the contact scene takes on the GPU before timing, so that its
+    /// bodies have piled up (the pile is built by about 300).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 60,
+        allow_negative_numbers = true
+    )]
     settle: u32,
+    /// Timed rounds of each path; each path reports its median.
+    #[arg(long, value_name = "N", default_value_t = 5, allow_negative_numbers = true, value_parser = at_least_one)]
     runs: usize,
+    /// Time the GPU path only (no CPU reference rows or columns).
+    #[arg(long)]
     gpu_only: bool,
+    /// The device's peak memory bandwidth, GB/s, when the adapter is not
+    /// one this harness knows.
+    #[arg(long, value_name = "G", allow_negative_numbers = true, value_parser = positive_gbs)]
     peak_gbs: Option<f64>,
+}
+
+impl Opts {
+    /// The scenes to run, in order: (scene name, points or bodies).
+    fn scenes(&self) -> Vec<(&'static str, usize)> {
+        match (self.points, self.bodies) {
+            (Some(n), _) => vec![("core", n)],
+            (None, Some(b)) => vec![("contacts", b)],
+            (None, None) => [1_000, 10_000, 100_000, 1_000_000]
+                .map(|n| ("core", n))
+                .into_iter()
+                .chain([10_000, 100_000].map(|b| ("contacts", b)))
+                .collect(),
+        }
+    }
+}
+
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(e) => Err(format!("not a whole number: {e}")),
+    }
+}
+
+fn positive_gbs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 0.0 => Ok(g),
+        Ok(_) => Err("must be a positive number of GB/s".into()),
+        Err(e) => Err(format!("not a number: {e}")),
+    }
 }
 
 /// Peak memory bandwidth, GB/s, of the GPUs this project targets (vendor
@@ -59,86 +126,237 @@ fn known_peak_gbs(adapter: &str) -> Option<f64> {
         .map(|&(_, gbs)| gbs)
 }
 
-fn parse() -> Opts {
-    let mut o = Opts {
-        sizes: vec![1_000, 10_000, 100_000, 1_000_000],
-        bodies: vec![10_000, 100_000],
-        json: false,
-        steps: None,
-        settle: 60,
-        runs: 5,
-        gpu_only: false,
-        peak_gbs: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--points" => {
-                o.sizes = vec![it.next().and_then(|s| s.parse().ok()).expect("--points N")];
-                o.bodies.clear();
-            }
-            "--bodies" => {
-                o.bodies = vec![it.next().and_then(|s| s.parse().ok()).expect("--bodies N")];
-                o.sizes.clear();
-            }
-            "--settle" => o.settle = it.next().and_then(|s| s.parse().ok()).expect("--settle N"),
-            "--steps" => o.steps = it.next().and_then(|s| s.parse().ok()),
-            "--runs" => {
-                o.runs = it
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .filter(|&r| r > 0)
-                    .expect("--runs N (N > 0)")
-            }
-            "--peak-gbs" => {
-                o.peak_gbs = Some(
-                    it.next()
-                        .and_then(|s| s.parse().ok())
-                        .filter(|&g: &f64| g > 0.0)
-                        .expect("--peak-gbs G (G > 0)"),
-                )
-            }
-            "--json" => o.json = true,
-            "--gpu-only" => o.gpu_only = true,
-            other => panic!(
-                "unknown argument {other}; usage: bench [--points N | --bodies N] [--steps N] [--settle N] [--json] [--gpu-only]"
-            ),
-        }
-    }
-    o
-}
-
-/// A JSON number, or `null` for none (or a NaN).
-fn json_num(x: Option<f64>) -> String {
-    match x {
-        Some(x) if x.is_finite() => format!("{x:.3}"),
-        _ => "null".into(),
-    }
-}
-
+/// Median of a non-empty list of finite times.
 fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
+/// What every row is measured on.
+struct Machine {
+    /// The adapter's name, backend, device type and driver.
+    adapter: String,
+    backend: String,
+    device_type: String,
+    driver: String,
+    /// The CPU reference's threads on the all-threads path.
+    threads: usize,
+    peak_gbs: Option<f64>,
+}
+
+/// One scene size, measured.
+struct Row {
+    scene: &'static str,
+    body_collisions: bool,
+    points: usize,
+    bodies: usize,
+    springs: usize,
+    substeps: u32,
+    /// Median GPU wall time per step, ms.
+    gpu_ms: f64,
+    /// Median CPU reference time per step on one thread and on all threads,
+    /// ms; `None` with `--gpu-only`.
+    cpu_ms: Option<(f64, f64)>,
+    /// One step's GPU time per stage, when the adapter has timestamps.
+    stages: Option<StageTimes>,
+    gpu_bytes_per_point: f64,
+    /// Estimated bytes moved per substep; `None` for the contact scene,
+    /// whose grid walks the estimate does not model.
+    moved: Option<f64>,
+}
+
+impl Row {
+    fn point_substeps_per_s(&self, ms: f64) -> f64 {
+        self.points as f64 * self.substeps as f64 / (ms * 1e-3)
+    }
+
+    /// Achieved GB/s of the GPU path, by the estimate of bytes moved.
+    fn gb_per_s(&self) -> Option<f64> {
+        self.moved
+            .map(|m| m * self.substeps as f64 / (self.gpu_ms * 1e-3) / 1e9)
+    }
+
+    /// One JSON object per measured path: `gpu`, then `cpu1` and `cpu_all`
+    /// unless the CPU was not timed.
+    fn json_lines(&self, m: &Machine) -> Vec<serde_json::Value> {
+        let mut paths = vec![("gpu", self.gpu_ms, 1)];
+        if let Some((one, all)) = self.cpu_ms {
+            paths.push(("cpu1", one, 1));
+            paths.push(("cpu_all", all, m.threads));
+        }
+        paths
+            .into_iter()
+            .map(|(path, ms, threads)| {
+                let gpu = path == "gpu";
+                json!({
+                    "scene": self.scene,
+                    "body_collisions": self.body_collisions,
+                    "points": self.points,
+                    "bodies": self.bodies,
+                    "springs": self.springs,
+                    "substeps": self.substeps,
+                    "path": path,
+                    "ms_per_step": ms,
+                    "point_substeps_per_s": self.point_substeps_per_s(ms),
+                    "threads": threads,
+                    "speedup_over_cpu1": self.cpu_ms.filter(|_| gpu).map(|(one, _)| one / self.gpu_ms),
+                    "stages_ms": self.stages.filter(|_| gpu).map(stages_json),
+                    "gpu_bytes_per_point": self.gpu_bytes_per_point,
+                    "bytes_moved_per_substep": self.moved,
+                    "gb_per_s": self.gb_per_s().filter(|_| gpu),
+                    "peak_gb_per_s": m.peak_gbs,
+                    "adapter": m.adapter,
+                    "backend": m.backend,
+                    "device_type": m.device_type,
+                    "driver": m.driver,
+                })
+            })
+            .collect()
+    }
+
+    /// The table's line.
+    fn table_line(&self, m: &Machine) -> String {
+        let gbs = self.gb_per_s();
+        let cpu =
+            |f: fn((f64, f64)) -> f64| self.cpu_ms.map_or("-".into(), |c| format!("{:.3}", f(c)));
+        format!(
+            "{:>8} {:>9} {:>7} {:>8} {:>9.3} {:>9} {:>9} {:>9} {:>10.1} {:>7.1} {:>7} {:>6}  {}",
+            self.scene,
+            self.points,
+            self.bodies,
+            self.springs,
+            self.gpu_ms,
+            cpu(|c| c.0),
+            cpu(|c| c.1),
+            self.cpu_ms
+                .map_or("-".into(), |(one, _)| format!("{:.2}", one / self.gpu_ms)),
+            self.point_substeps_per_s(self.gpu_ms) / 1e6,
+            self.gpu_bytes_per_point,
+            gbs.map_or("-".into(), |g| format!("{g:.2}")),
+            gbs.zip(m.peak_gbs)
+                .map_or("-".into(), |(g, p)| format!("{:.1}%", 100.0 * g / p)),
+            self.stages.map_or("n/a".into(), |s| s.to_string()),
+        )
+    }
+}
+
+fn stages_json(s: StageTimes) -> serde_json::Value {
+    json!({
+        "integrate": s.integrate,
+        "collide": s.collide,
+        "integrate_collide": s.integrate_collide,
+        "apply_integrate_collide": s.apply_integrate_collide,
+        "springs": s.springs,
+        "rods": s.rods,
+        "shape_match": s.shape_match,
+        "broad_phase": s.broad_phase,
+        "body_collide": s.body_collide,
+    })
+}
+
+/// Builds one scene size and times its paths in turns.
+fn measure(
+    ctx: &GpuContext,
+    opts: &Opts,
+    scene: &'static str,
+    n: usize,
+) -> Result<Row, Box<dyn std::error::Error>> {
+    let mut world = if scene == "core" {
+        bench_scene(n)?
+    } else {
+        contact_scene(n)?
+    };
+    if scene == "contacts" && opts.settle > 0 {
+        // Let the bodies pile up first (on the GPU, reading back once).
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
+        let mut left = opts.settle;
+        while left > 0 {
+            let k = left.min(10);
+            gpu.step(&ctx.device, &ctx.queue, k);
+            gpu.wait(&ctx.device)?;
+            left -= k;
+        }
+        let state = gpu.read_state(&ctx.device, &ctx.queue)?;
+        let v2 = |v: &[[f32; 2]]| v.iter().map(|p| Vec2::from(*p)).collect::<Vec<_>>();
+        world.set_state(&v2(&state.pos), &v2(&state.vel))?;
+    }
+    let points = world.points().len();
+    let substeps = world.params.substeps;
+    // Enough steps for ~0.3 s of GPU work per run, at least 2.
+    let steps = opts
+        .steps
+        .unwrap_or(((3_000_000 / points.max(1)) as u32).clamp(2, 200));
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
+    gpu.step(&ctx.device, &ctx.queue, 2); // warm-up
+    gpu.wait(&ctx.device)?;
+    let cpu_steps = (steps / 4).max(1);
+    let mut cpus = if opts.gpu_only {
+        Vec::new()
+    } else {
+        vec![
+            CpuSolver::new(&world)?.parallel(false),
+            CpuSolver::new(&world)?.parallel(true),
+        ]
+    };
+    for cpu in &mut cpus {
+        cpu.step(); // warm-up
+    }
+    // Rounds of GPU, CPU 1 thread, CPU all threads. No readback and no CPU
+    // work inside the GPU's timed span: submit the steps, wait once.
+    let mut times = vec![Vec::new(); 1 + cpus.len()];
+    for _ in 0..opts.runs {
+        let t = Instant::now();
+        gpu.step(&ctx.device, &ctx.queue, steps);
+        gpu.wait(&ctx.device)?;
+        times[0].push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
+        for (cpu, times) in cpus.iter_mut().zip(&mut times[1..]) {
+            let t = Instant::now();
+            for _ in 0..cpu_steps {
+                cpu.step();
+            }
+            times.push(t.elapsed().as_secs_f64() * 1e3 / cpu_steps as f64);
+        }
+    }
+    let medians: Vec<f64> = times.into_iter().map(median).collect();
+    let stages = gpu.profile_step(&ctx.device, &ctx.queue)?;
+    Ok(Row {
+        scene,
+        body_collisions: world.params.body_collisions,
+        points,
+        bodies: world.bodies().len(),
+        springs: world.springs().len(),
+        substeps,
+        gpu_ms: medians[0],
+        cpu_ms: (medians.len() == 3).then(|| (medians[1], medians[2])),
+        stages,
+        gpu_bytes_per_point: gpu.gpu_bytes() as f64 / points as f64,
+        moved: (!gpu.has_contacts()).then(|| gpu.bytes_moved_per_substep() as f64),
+    })
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let opts = parse();
+    let opts = Opts::parse();
     let ctx = GpuContext::new_headless()?;
     let info = ctx.adapter.get_info();
-    let adapter = ctx.adapter_summary();
-    let threads = rayon::current_num_threads();
-    let peak_gbs = opts.peak_gbs.or_else(|| known_peak_gbs(&info.name));
+    let machine = Machine {
+        peak_gbs: opts.peak_gbs.or_else(|| known_peak_gbs(&info.name)),
+        threads: rayon::current_num_threads(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        driver: format!("{} {}", info.driver, info.driver_info),
+        adapter: info.name,
+    };
     if !opts.json {
-        println!("adapter: {adapter}");
-        match peak_gbs {
+        println!("adapter: {}", ctx.adapter_summary());
+        match machine.peak_gbs {
             Some(g) => println!("peak memory bandwidth: {g} GB/s"),
             None => println!("peak memory bandwidth: unknown (--peak-gbs G to give it)"),
         }
         println!(
-            "CPU threads: {threads}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
-            opts.runs
+            "CPU threads: {}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
+            machine.threads, opts.runs
         );
-        if info.name.contains("llvmpipe") {
+        if machine.adapter.contains("llvmpipe") {
             // llvmpipe's worker threads (lavapipe, or Mesa's GL): how much
             // of the machine the GPU path gets (BENCHMARKS.md, on a noisy
             // host).
@@ -163,115 +381,191 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "stages"
         );
     }
-    let scenes = opts
-        .sizes
-        .iter()
-        .map(|&n| ("core", n))
-        .chain(opts.bodies.iter().map(|&b| ("contacts", b)));
-    for (scene, n) in scenes {
-        let mut world = if scene == "core" {
-            bench_scene(n)?
-        } else {
-            contact_scene(n)?
-        };
-        if scene == "contacts" && opts.settle > 0 {
-            // Let the bodies pile up first (on the GPU, reading back once).
-            let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-            for _ in 0..opts.settle.div_ceil(10) {
-                gpu.step(&ctx.device, &ctx.queue, 10);
-                gpu.wait(&ctx.device)?;
-            }
-            let state = gpu.read_state(&ctx.device, &ctx.queue)?;
-            let v2 = |v: &[[f32; 2]]| v.iter().map(|p| Vec2::from(*p)).collect::<Vec<_>>();
-            world.set_state(&v2(&state.pos), &v2(&state.vel))?;
-        }
-        let points = world.points().len();
-        let substeps = world.params.substeps;
-        // Enough steps for ~0.3 s of GPU work per run, at least 2.
-        let steps = opts
-            .steps
-            .unwrap_or(((3_000_000 / points.max(1)) as u32).clamp(2, 200));
-        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-        gpu.step(&ctx.device, &ctx.queue, 2); // warm-up
-        gpu.wait(&ctx.device)?;
-        let cpu_steps = (steps / 4).max(1);
-        let mut cpus = if opts.gpu_only {
-            Vec::new()
-        } else {
-            vec![
-                CpuSolver::new(&world)?.parallel(false),
-                CpuSolver::new(&world)?.parallel(true),
-            ]
-        };
-        for cpu in &mut cpus {
-            cpu.step(); // warm-up
-        }
-        // Rounds of GPU, CPU 1 thread, CPU all threads.
-        let mut times = vec![Vec::new(); 1 + cpus.len()];
-        for _ in 0..opts.runs {
-            let t = Instant::now();
-            gpu.step(&ctx.device, &ctx.queue, steps);
-            gpu.wait(&ctx.device)?;
-            times[0].push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
-            for (cpu, times) in cpus.iter_mut().zip(&mut times[1..]) {
-                let t = Instant::now();
-                for _ in 0..cpu_steps {
-                    cpu.step();
-                }
-                times.push(t.elapsed().as_secs_f64() * 1e3 / cpu_steps as f64);
-            }
-        }
-        let mut medians = times.into_iter().map(median);
-        let gpu_ms = medians.next().unwrap_or(f64::NAN);
-        let cpu1_ms = medians.next().unwrap_or(f64::NAN);
-        let cpun_ms = medians.next().unwrap_or(f64::NAN);
-        let stages: Option<StageTimes> = gpu.profile_step(&ctx.device, &ctx.queue)?;
-        let pss = points as f64 * substeps as f64 / (gpu_ms * 1e-3);
-        let bytes_per_point = gpu.gpu_bytes() as f64 / points as f64;
-        // Body contacts' traffic depends on how the bodies pile up (the
-        // grid walks), which the estimate does not model: no GB/s for them.
-        let moved = (!gpu.has_contacts()).then(|| gpu.bytes_moved_per_substep() as f64);
-        let gbs = moved.map(|m| m * substeps as f64 / (gpu_ms * 1e-3) / 1e9);
-        let of_peak = gbs.zip(peak_gbs).map(|(g, p)| 100.0 * g / p);
-        let stage_text = stages
-            .as_ref()
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "n/a".into());
+    for (scene, n) in opts.scenes() {
+        let row = measure(&ctx, &opts, scene, n)?;
         if opts.json {
-            for (path, ms) in [("gpu", gpu_ms), ("cpu1", cpu1_ms), ("cpu_all", cpun_ms)] {
-                println!(
-                    "{{\"scene\":\"{scene}\",\"body_collisions\":{},\"points\":{points},\"bodies\":{},\"springs\":{},\"substeps\":{substeps},\"path\":\"{path}\",\"ms_per_step\":{ms:.4},\"point_substeps_per_s\":{:.0},\"threads\":{},\"gpu_bytes_per_point\":{bytes_per_point:.1},\"bytes_moved_per_substep\":{},\"gb_per_s\":{},\"peak_gb_per_s\":{},\"adapter\":\"{}\",\"backend\":\"{:?}\",\"device_type\":\"{:?}\"}}",
-                    world.params.body_collisions,
-                    world.bodies().len(),
-                    world.springs().len(),
-                    points as f64 * substeps as f64 / (ms * 1e-3),
-                    if path == "cpu_all" { threads } else { 1 },
-                    moved.map_or("null".into(), |m| format!("{m:.0}")),
-                    json_num(gbs.filter(|_| path == "gpu")),
-                    json_num(peak_gbs),
-                    info.name,
-                    info.backend,
-                    info.device_type,
-                );
+            for line in row.json_lines(&machine) {
+                println!("{line}");
             }
         } else {
-            println!(
-                "{:>8} {:>9} {:>7} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.1} {:>7.1} {:>7} {:>6}  {}",
-                scene,
-                points,
-                world.bodies().len(),
-                world.springs().len(),
-                gpu_ms,
-                cpu1_ms,
-                cpun_ms,
-                cpu1_ms / gpu_ms,
-                pss / 1e6,
-                bytes_per_point,
-                gbs.map_or("-".into(), |g| format!("{g:.2}")),
-                of_peak.map_or("-".into(), |p| format!("{p:.1}%")),
-                stage_text
-            );
+            println!("{}", row.table_line(&machine));
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(args: &[&str]) -> Result<Opts, clap::Error> {
+        Opts::try_parse_from(std::iter::once("bench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn bad_arguments_are_refused_with_a_message() {
+        for (args, says) in [
+            (&["--points", "0"][..], "at least 1"),
+            (&["--points", "ten"], "not a whole number"),
+            (&["--bodies", "0"], "at least 1"),
+            (&["--runs", "0"], "at least 1"),
+            (&["--steps", "0"], "--steps"),
+            (&["--steps", "x"], "--steps"),
+            (&["--points", "-5"], "not a whole number"),
+            (&["--settle", "-1"], "--settle"),
+            (&["--peak-gbs", "-3"], "positive"),
+            (&["--peak-gbs", "NaN"], "positive"),
+            (&["--points", "10", "--bodies", "5"], "cannot be used with"),
+            (&["--frobnicate"], "--frobnicate"),
+        ] {
+            let e = opts(args).expect_err(&format!("{args:?} refused"));
+            assert!(e.to_string().contains(says), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_arguments_pick_the_scenes() {
+        assert_eq!(
+            opts(&["--points", "5000"]).unwrap().scenes(),
+            [("core", 5000)]
+        );
+        assert_eq!(
+            opts(&["--bodies", "30"]).unwrap().scenes(),
+            [("contacts", 30)]
+        );
+        let all = opts(&[]).unwrap();
+        assert_eq!(
+            all.scenes(),
+            [
+                ("core", 1_000),
+                ("core", 10_000),
+                ("core", 100_000),
+                ("core", 1_000_000),
+                ("contacts", 10_000),
+                ("contacts", 100_000)
+            ]
+        );
+        assert_eq!((all.runs, all.settle, all.steps), (5, 60, None));
+    }
+
+    fn machine() -> Machine {
+        Machine {
+            // A name that needs escaping in JSON.
+            adapter: "Test \"GPU\" \\ 1".into(),
+            backend: "Vulkan".into(),
+            device_type: "DiscreteGpu".into(),
+            driver: "drv 1.0".into(),
+            threads: 16,
+            peak_gbs: Some(3350.0),
+        }
+    }
+
+    fn row(cpu: bool, contacts: bool) -> Row {
+        Row {
+            scene: if contacts { "contacts" } else { "core" },
+            body_collisions: contacts,
+            points: 1000,
+            bodies: 400,
+            springs: 2000,
+            substeps: 8,
+            gpu_ms: 2.0,
+            cpu_ms: cpu.then_some((4.0, 1.0)),
+            stages: None,
+            gpu_bytes_per_point: 227.0,
+            moved: (!contacts).then_some(450_000.0),
+        }
+    }
+
+    /// Each line parsed back from its text, as a script would.
+    fn lines(r: &Row) -> Vec<serde_json::Value> {
+        r.json_lines(&machine())
+            .iter()
+            .map(|v| serde_json::from_str(&v.to_string()).expect("valid JSON"))
+            .collect()
+    }
+
+    #[test]
+    fn json_lines_carry_the_documented_fields_for_each_path() {
+        let l = lines(&row(true, false));
+        let paths: Vec<_> = l.iter().map(|v| v["path"].as_str().unwrap()).collect();
+        assert_eq!(paths, ["gpu", "cpu1", "cpu_all"]);
+        for v in &l {
+            for key in [
+                "points",
+                "bodies",
+                "springs",
+                "substeps",
+                "path",
+                "ms_per_step",
+                "point_substeps_per_s",
+                "adapter",
+            ] {
+                assert!(!v[key].is_null(), "{key} in {v}");
+            }
+            assert_eq!(v["adapter"], "Test \"GPU\" \\ 1");
+            assert_eq!(v["backend"], "Vulkan");
+            assert_eq!(v["device_type"], "DiscreteGpu");
+        }
+        assert_eq!(l[0]["ms_per_step"], 2.0);
+        assert_eq!(l[0]["point_substeps_per_s"], 4e6);
+        assert_eq!(l[0]["speedup_over_cpu1"], 2.0);
+        // 450 kB per substep, 8 substeps in 2 ms.
+        assert_eq!(l[0]["gb_per_s"], 1.8);
+        assert_eq!(l[1]["ms_per_step"], 4.0);
+        assert!(l[1]["gb_per_s"].is_null() && l[1]["speedup_over_cpu1"].is_null());
+        assert_eq!(
+            (l[1]["threads"].as_u64(), l[2]["threads"].as_u64()),
+            (Some(1), Some(16))
+        );
+    }
+
+    #[test]
+    fn gpu_only_and_contact_rows_leave_out_what_was_not_measured() {
+        let l = lines(&row(false, true));
+        assert_eq!(l.len(), 1, "no CPU lines without CPU times: {l:?}");
+        let v = &l[0];
+        assert_eq!(v["path"], "gpu");
+        for key in [
+            "speedup_over_cpu1",
+            "bytes_moved_per_substep",
+            "gb_per_s",
+            "stages_ms",
+        ] {
+            assert!(v[key].is_null(), "{key} in {v}");
+        }
+        let t = row(false, true).table_line(&machine());
+        assert!(!t.contains("NaN") && t.contains(" - "), "{t}");
+    }
+
+    /// The whole harness on the GPU: a small core scene and a small contact
+    /// scene, every path timed, numbers finite and consistent.
+    #[test]
+    fn a_small_run_measures_every_path() {
+        let Some(ctx) = common::gpu() else { return };
+        let o = opts(&["--runs", "1", "--steps", "2", "--settle", "3"]).unwrap();
+        for (scene, n) in [("core", 1_000), ("contacts", 20)] {
+            let r = measure(&ctx, &o, scene, n).unwrap();
+            assert_eq!(r.scene, scene);
+            assert!(r.points >= n.min(1_000) && r.substeps == 8, "{scene}");
+            let (one, all) = r.cpu_ms.expect("CPU timed");
+            for ms in [r.gpu_ms, one, all] {
+                assert!(ms.is_finite() && ms > 0.0, "{scene}: {ms}");
+            }
+            assert!(
+                r.gpu_bytes_per_point > 16.0,
+                "{scene}: {}",
+                r.gpu_bytes_per_point
+            );
+            assert_eq!(r.moved.is_some(), scene == "core");
+            assert_eq!(r.body_collisions, scene == "contacts");
+            if let Some(s) = r.stages {
+                assert!(s.total() > 0.0 && s.springs > 0.0, "{scene}: {s:?}");
+                assert_eq!(s.body_collide > 0.0, scene == "contacts", "{s:?}");
+            }
+        }
+    }
 }
