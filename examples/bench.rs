@@ -26,9 +26,9 @@
 //! `substeps`, `path`, `ms_per_step`, `point_substeps_per_s`, `threads`,
 //! `speedup_over_cpu1` and `stages_ms` (GPU line), `gpu_bytes_per_point`,
 //! `bytes_moved_per_substep`, `gb_per_s`, `peak_gb_per_s`, `adapter`,
-//! `backend`, `device_type` and `driver`; what was not measured is `null`,
-//! and `--gpu-only` leaves out the CPU lines. `--help` lists the options;
-//! bad values are refused with a message.
+//! `backend`, `device_type`, `driver` and `host_cpu`; what was not
+//! measured is `null`, and `--gpu-only` leaves out the CPU lines. `--help`
+//! lists the options; bad values are refused with a message.
 
 use std::time::Instant;
 
@@ -126,6 +126,14 @@ fn known_peak_gbs(adapter: &str) -> Option<f64> {
         .map(|&(_, gbs)| gbs)
 }
 
+/// The host processor's model name, on Linux.
+fn host_cpu() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
+        .map(|(_, name)| name.trim().to_string())
+}
+
 /// Median of a non-empty list of finite times.
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -139,6 +147,9 @@ struct Machine {
     backend: String,
     device_type: String,
     driver: String,
+    /// The host's processor (`model name` of /proc/cpuinfo, where there is
+    /// one): the CPU reference runs on it, and so does a software adapter.
+    host_cpu: Option<String>,
     /// The CPU reference's threads on the all-threads path.
     threads: usize,
     peak_gbs: Option<f64>,
@@ -209,6 +220,7 @@ impl Row {
                     "backend": m.backend,
                     "device_type": m.device_type,
                     "driver": m.driver,
+                    "host_cpu": m.host_cpu,
                 })
             })
             .collect()
@@ -340,6 +352,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let info = ctx.adapter.get_info();
     let machine = Machine {
         peak_gbs: opts.peak_gbs.or_else(|| known_peak_gbs(&info.name)),
+        host_cpu: host_cpu(),
         threads: rayon::current_num_threads(),
         backend: format!("{:?}", info.backend),
         device_type: format!("{:?}", info.device_type),
@@ -353,8 +366,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None => println!("peak memory bandwidth: unknown (--peak-gbs G to give it)"),
         }
         println!(
-            "CPU threads: {}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
-            machine.threads, opts.runs
+            "host CPU: {}; CPU threads: {}; 8 substeps per step; median of {} runs after warm-up, paths in turns",
+            machine.host_cpu.as_deref().unwrap_or("unknown"),
+            machine.threads,
+            opts.runs
         );
         if machine.adapter.contains("llvmpipe") {
             // llvmpipe's worker threads (lavapipe, or Mesa's GL): how much
@@ -459,6 +474,7 @@ mod tests {
             backend: "Vulkan".into(),
             device_type: "DiscreteGpu".into(),
             driver: "drv 1.0".into(),
+            host_cpu: Some("Test CPU".into()),
             threads: 16,
             peak_gbs: Some(3350.0),
         }
@@ -509,6 +525,7 @@ mod tests {
             assert_eq!(v["adapter"], "Test \"GPU\" \\ 1");
             assert_eq!(v["backend"], "Vulkan");
             assert_eq!(v["device_type"], "DiscreteGpu");
+            assert_eq!(v["host_cpu"], "Test CPU");
         }
         assert_eq!(l[0]["ms_per_step"], 2.0);
         assert_eq!(l[0]["point_substeps_per_s"], 4e6);
