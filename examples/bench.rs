@@ -289,8 +289,7 @@ fn measure(
             left -= k;
         }
         let state = gpu.read_state(&ctx.device, &ctx.queue)?;
-        let v2 = |v: &[[f32; 2]]| v.iter().map(|p| Vec2::from(*p)).collect::<Vec<_>>();
-        world.set_state(&v2(&state.pos), &v2(&state.vel))?;
+        world.set_state(state.positions(), state.velocities())?;
     }
     let points = world.points().len();
     let substeps = world.params.substeps;

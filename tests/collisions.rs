@@ -948,9 +948,11 @@ fn contacts_do_not_depend_on_the_grid_cell() {
     // a quarter of it (most bodies on the large list), the same bits.
     let Some(ctx) = gpu() else { return };
     let mut piled = world.clone();
-    let v2 = |v: &[[f32; 2]]| v.iter().map(|p| Vec2::from(*p)).collect::<Vec<_>>();
     piled
-        .set_state(&v2(auto.positions()), &v2(auto.velocities()))
+        .set_state(
+            bytemuck::cast_slice(auto.positions()),
+            bytemuck::cast_slice(auto.velocities()),
+        )
         .unwrap();
     let run_gpu = |cell: Option<f32>| {
         let mut world = piled.clone();

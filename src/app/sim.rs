@@ -115,11 +115,9 @@ impl Sim {
         queue: &wgpu::Queue,
     ) -> Result<World, AppError> {
         let state = self.solver.read_state(device, queue)?;
-        let pos: Vec<Vec2> = state.pos.iter().map(|p| Vec2::from_array(*p)).collect();
-        let vel: Vec<Vec2> = state.vel.iter().map(|v| Vec2::from_array(*v)).collect();
         let mut world = self.world.clone();
         world.params = self.solver.params().clone();
-        world.set_state(&pos, &vel)?;
+        world.set_state(state.positions(), state.velocities())?;
         Ok(world)
     }
 

@@ -102,6 +102,19 @@ pub struct State {
     pub vel: Vec<[f32; 2]>,
 }
 
+impl State {
+    /// The positions as [`glam::Vec2`] (the same memory, no copy), as
+    /// [`World::set_state`](crate::World::set_state) takes them.
+    pub fn positions(&self) -> &[glam::Vec2] {
+        bytemuck::cast_slice(&self.pos)
+    }
+
+    /// The velocities as [`glam::Vec2`] (the same memory, no copy).
+    pub fn velocities(&self) -> &[glam::Vec2] {
+        bytemuck::cast_slice(&self.vel)
+    }
+}
+
 /// Steps a world on the GPU. Owns its buffers and pipelines, never the
 /// device: every call takes the caller's device, queue or encoder. To draw
 /// from its buffers in your own pipelines see the crate documentation

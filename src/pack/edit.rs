@@ -337,7 +337,7 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     // `collision_cell`; hashed as before in scenes without contacts, so
     // that their checkpoints from earlier builds still load.
     let mut sim = packed.sim;
-    if sim.num_colliders + sim.num_free > 0 {
+    if packed.has_contacts() {
         sim.cell = 0.0;
         sim.inv_cell = 0.0;
         sim.table_mask = 0;

@@ -132,17 +132,7 @@ pub fn simulate_and_render(
         None => {
             let state = solver.read_state(device, queue)?;
             let mut now = world.clone();
-            let pos: Vec<_> = state
-                .pos
-                .iter()
-                .map(|p| glam::Vec2::from_array(*p))
-                .collect();
-            let vel: Vec<_> = state
-                .vel
-                .iter()
-                .map(|v| glam::Vec2::from_array(*v))
-                .collect();
-            now.set_state(&pos, &vel)?;
+            now.set_state(state.positions(), state.velocities())?;
             Camera::fit_world(&now, size)
         }
     };
