@@ -163,30 +163,35 @@ impl Params {
                 expected: "> 0",
             });
         }
-        if self.substeps == 0 || self.substeps > MAX_SUBSTEPS {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "substeps",
-                value: self.substeps as f64,
-                expected: "1..=1024",
-            });
-        }
-        if self.rod_iterations > MAX_ROD_ITERATIONS {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "rod_iterations",
-                value: self.rod_iterations as f64,
-                expected: "0..=64",
-            });
-        }
-        if self.contact_iterations == 0 || self.contact_iterations > MAX_CONTACT_ITERATIONS {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "contact_iterations",
-                value: self.contact_iterations as f64,
-                expected: "1..=16",
-            });
-        }
+        // Integer counts; `expected` spells the range out for the message.
+        let count = |field: &'static str,
+                     v: u32,
+                     range: std::ops::RangeInclusive<u32>,
+                     expected: &'static str| {
+            if range.contains(&v) {
+                Ok(())
+            } else {
+                Err(WorldError::OutOfRange {
+                    item: Item::Params,
+                    field,
+                    value: v as f64,
+                    expected,
+                })
+            }
+        };
+        count("substeps", self.substeps, 1..=MAX_SUBSTEPS, "1..=1024")?;
+        count(
+            "rod_iterations",
+            self.rod_iterations,
+            0..=MAX_ROD_ITERATIONS,
+            "0..=64",
+        )?;
+        count(
+            "contact_iterations",
+            self.contact_iterations,
+            1..=MAX_CONTACT_ITERATIONS,
+            "1..=16",
+        )?;
         finite("gravity.x", self.gravity.x)?;
         finite("gravity.y", self.gravity.y)?;
         non_negative("point_radius", self.point_radius)?;
