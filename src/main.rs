@@ -252,6 +252,10 @@ fn failed(e: impl std::fmt::Display) -> CliError {
 type Result<T, E = CliError> = std::result::Result<T, E>;
 
 fn main() -> ExitCode {
+    // The library reports through `log`: stability warnings when a world is
+    // uploaded (`Packed::stability`), and wgpu's own. Warnings and errors by
+    // default; RUST_LOG chooses others (`RUST_LOG=info`, `RUST_LOG=off`).
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result = match cli.command {
         None => default_command(&cli.default),

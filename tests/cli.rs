@@ -155,6 +155,65 @@ fn bad_scenes_exit_2_naming_the_json_path() {
     assert!(stderr(&out).contains("cannot read"));
 }
 
+/// `softbody` with `RUST_LOG` set to `log` (`None`: unset).
+fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_softbody"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    match log {
+        Some(l) => cmd.env("RUST_LOG", l),
+        None => cmd.env_remove("RUST_LOG"),
+    };
+    let out = cmd.output().expect("the binary runs");
+    eprintln!(
+        "softbody {} (RUST_LOG {log:?})\n{}",
+        args.join(" "),
+        stderr(&out)
+    );
+    out
+}
+
+#[test]
+fn stability_warnings_reach_stderr_unless_logging_is_off() {
+    let d = dir("warnings");
+    // 2e6 N/m between two 1 kg points at the default substep (1/480 s):
+    // k h^2 (1/m_a + 1/m_b) = 17, far past the bound of 1.
+    let stiff = d.join("stiff.json");
+    std::fs::write(
+        &stiff,
+        r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0]}],
+            "springs": [{"a": 0, "b": 1, "stiffness": 2000000}]}"#,
+    )
+    .unwrap();
+    let calm = d.join("calm.json");
+    std::fs::write(
+        &calm,
+        r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0]}], "springs": [{"a": 0, "b": 1}]}"#,
+    )
+    .unwrap();
+    let run = |scene: &Path, log| {
+        let out = softbody_log(
+            &[
+                "simulate",
+                "--scene",
+                s(scene),
+                "--steps",
+                "1",
+                "--backend",
+                "cpu",
+            ],
+            log,
+        );
+        assert_eq!(code(&out), 0);
+        stderr(&out)
+    };
+    let err = run(&stiff, None);
+    assert!(err.contains("WARN"), "{err}");
+    assert!(err.contains("point 0: spring load"), "{err}");
+    assert!(err.contains("raise substeps or lower stiffness"), "{err}");
+    assert!(!run(&calm, None).contains("WARN"));
+    assert!(!run(&stiff, Some("off")).contains("spring load"));
+}
+
 #[test]
 fn simulate_writes_the_state_and_a_trace() {
     let d = dir("simulate");
