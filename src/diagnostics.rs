@@ -19,8 +19,9 @@ pub struct Totals {
     pub momentum: [f64; 2],
     /// Angular momentum about the origin `sum m (p x v)`, kg m^2/s.
     pub angular_momentum: f64,
-    /// Largest speed of any point (pinned ones included), m/s.
-    pub max_speed: f32,
+    /// Largest speed of any point (pinned ones included), m/s; in f64, so
+    /// that velocities near the f32 range do not read as infinite speeds.
+    pub max_speed: f64,
     /// Mean height `y` of all points, m.
     pub mean_height: f64,
     /// Whether every position and velocity is finite.
@@ -36,7 +37,7 @@ pub fn totals(packed: &Packed, gravity: Vec2, pos: &[[f32; 2]], vel: &[[f32; 2]]
     let (gx, gy) = (gravity.x as f64, gravity.y as f64);
     for ((p, v), info) in pos.iter().zip(vel).zip(&packed.point_info) {
         t.finite &= p.iter().chain(v).all(|x| x.is_finite());
-        t.max_speed = t.max_speed.max(Vec2::from_array(*v).length());
+        t.max_speed = t.max_speed.max((v[0] as f64).hypot(v[1] as f64));
         t.mean_height += p[1] as f64;
         if info.inv_mass == 0.0 {
             continue;
@@ -74,4 +75,45 @@ pub fn body_frames(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<B
 /// rest shape, in `(-pi, pi]`.
 pub fn frame_angle(frame: &BodyFrame) -> f32 {
     frame.rot[1].atan2(frame.rot[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    fn packed() -> Packed {
+        let mut w = World::default();
+        w.add_point(Point::new(Vec2::ZERO).mass(2.0)).unwrap();
+        w.add_point(Point::new(Vec2::X).pinned()).unwrap();
+        Packed::from_world(&w).unwrap()
+    }
+
+    #[test]
+    fn totals_sum_free_points_and_measure_speed_in_f64() {
+        let p = packed();
+        let g = Vec2::new(0.0, -10.0);
+        let t = totals(&p, g, &[[1.0, 2.0], [5.0, 5.0]], &[[3.0, 4.0], [0.0, 0.0]]);
+        assert_eq!(t.kinetic, 25.0); // 2 kg at 5 m/s; the pinned point carries none
+        assert_eq!(t.potential, 40.0);
+        assert_eq!(t.momentum, [6.0, 8.0]);
+        assert_eq!(t.angular_momentum, 2.0 * (1.0 * 4.0 - 2.0 * 3.0));
+        assert_eq!(t.max_speed, 5.0);
+        assert_eq!(t.mean_height, 3.5);
+        assert!(t.finite);
+        // Finite velocities whose length overflows f32 are finite speeds
+        // (a f32 length read inf for the first before 2026-11-23).
+        let big = 3.0e38f32;
+        let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &[[big, big], [0.0, 0.0]]);
+        assert!(t.finite);
+        let want = big as f64 * std::f64::consts::SQRT_2;
+        assert!((t.max_speed / want - 1.0).abs() < 1e-12, "{}", t.max_speed);
+        let t = totals(
+            &p,
+            g,
+            &[[f32::NAN, 0.0], [1.0, 0.0]],
+            &[[0.0, 0.0], [0.0, 0.0]],
+        );
+        assert!(!t.finite);
+    }
 }
