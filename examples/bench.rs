@@ -10,7 +10,8 @@
 //!
 //! For each scene size: GPU ms/step (wall clock around submit + wait, no
 //! readback inside the timed loop) and per stage (timestamp queries when the
-//! adapter has them), CPU reference ms/step on one thread and on all threads,
+//! adapter has them: one step profiled after each run, each stage's median),
+//! CPU reference ms/step on one thread and on all threads,
 //! point-substeps per second, GPU memory per point and an estimate of bytes
 //! moved per substep, with the achieved GB/s against the device's peak
 //! memory bandwidth when it is known (the GPUs this project targets, by
@@ -140,6 +141,26 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Each stage's median over profiled steps (`None` without any: no
+/// timestamp queries).
+fn median_stages(runs: &[StageTimes]) -> Option<StageTimes> {
+    if runs.is_empty() {
+        return None;
+    }
+    let m = |f: fn(&StageTimes) -> f64| median(runs.iter().map(f).collect());
+    Some(StageTimes {
+        integrate: m(|s| s.integrate),
+        collide: m(|s| s.collide),
+        integrate_collide: m(|s| s.integrate_collide),
+        apply_integrate_collide: m(|s| s.apply_integrate_collide),
+        springs: m(|s| s.springs),
+        rods: m(|s| s.rods),
+        shape_match: m(|s| s.shape_match),
+        broad_phase: m(|s| s.broad_phase),
+        body_collide: m(|s| s.body_collide),
+    })
+}
+
 /// What every row is measured on.
 struct Machine {
     /// The adapter's name, backend, device type and driver.
@@ -168,7 +189,8 @@ struct Row {
     /// Median CPU reference time per step on one thread and on all threads,
     /// ms; `None` with `--gpu-only`.
     cpu_ms: Option<(f64, f64)>,
-    /// One step's GPU time per stage, when the adapter has timestamps.
+    /// GPU time per stage (each stage's median over one profiled step per
+    /// run), when the adapter has timestamps.
     stages: Option<StageTimes>,
     gpu_bytes_per_point: f64,
     /// Estimated bytes moved per substep; `None` for the contact scene,
@@ -314,12 +336,16 @@ fn measure(
     }
     // Rounds of GPU, CPU 1 thread, CPU all threads. No readback and no CPU
     // work inside the GPU's timed span: submit the steps, wait once.
+    // One step per round is profiled stage by stage (after the timed span,
+    // so that the timestamps' passes stay out of it).
     let mut times = vec![Vec::new(); 1 + cpus.len()];
+    let mut profiles = Vec::new();
     for _ in 0..opts.runs {
         let t = Instant::now();
         gpu.step(&ctx.device, &ctx.queue, steps);
         gpu.wait(&ctx.device)?;
         times[0].push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
+        profiles.extend(gpu.profile_step(&ctx.device, &ctx.queue)?);
         for (cpu, times) in cpus.iter_mut().zip(&mut times[1..]) {
             let t = Instant::now();
             for _ in 0..cpu_steps {
@@ -329,7 +355,7 @@ fn measure(
         }
     }
     let medians: Vec<f64> = times.into_iter().map(median).collect();
-    let stages = gpu.profile_step(&ctx.device, &ctx.queue)?;
+    let stages = median_stages(&profiles);
     Ok(Row {
         scene,
         body_collisions: world.params.body_collisions,
@@ -439,6 +465,36 @@ mod tests {
             let e = opts(args).expect_err(&format!("{args:?} refused"));
             assert!(e.to_string().contains(says), "{args:?}: {e}");
         }
+    }
+
+    #[test]
+    fn stage_times_are_the_median_of_each_stage() {
+        assert_eq!(median_stages(&[]), None);
+        let run = |k: f64| StageTimes {
+            integrate: k,
+            collide: 2.0 * k,
+            integrate_collide: 3.0 * k,
+            apply_integrate_collide: 4.0 * k,
+            springs: 5.0 * k,
+            rods: 6.0 * k,
+            shape_match: 7.0 * k,
+            broad_phase: 8.0 * k,
+            body_collide: 9.0 * k,
+        };
+        // Each stage on its own: an outlier in one run's springs and
+        // another run's shape matching leave both stages' medians alone.
+        let mut slow_springs = run(1.0);
+        slow_springs.springs = 100.0;
+        let mut fast_frames = run(1.0);
+        fast_frames.shape_match = 0.0;
+        assert_eq!(
+            median_stages(&[slow_springs, run(1.0), fast_frames]),
+            Some(run(1.0))
+        );
+        assert_eq!(
+            median_stages(&[run(2.0), run(1.0), run(3.0)]),
+            Some(run(2.0))
+        );
     }
 
     #[test]
