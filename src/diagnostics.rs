@@ -19,8 +19,9 @@ pub struct Totals {
     pub momentum: [f64; 2],
     /// Angular momentum about the origin `sum m (p x v)`, kg m^2/s.
     pub angular_momentum: f64,
-    /// Largest speed of any point (pinned ones included), m/s; in f64, so
-    /// that velocities near the f32 range do not read as infinite speeds.
+    /// Largest speed of any point (pinned ones included), m/s; NaN when a
+    /// velocity is. In f64, so that velocities near the f32 range do not
+    /// read as infinite speeds.
     pub max_speed: f64,
     /// Mean height `y` of all points, m.
     pub mean_height: f64,
@@ -37,7 +38,13 @@ pub fn totals(packed: &Packed, gravity: Vec2, pos: &[[f32; 2]], vel: &[[f32; 2]]
     let (gx, gy) = (gravity.x as f64, gravity.y as f64);
     for ((p, v), info) in pos.iter().zip(vel).zip(&packed.point_info) {
         t.finite &= p.iter().chain(v).all(|x| x.is_finite());
-        t.max_speed = t.max_speed.max((v[0] as f64).hypot(v[1] as f64));
+        // NaN once any speed is (f64::max would pass over it).
+        let speed = (v[0] as f64).hypot(v[1] as f64);
+        t.max_speed = if speed.is_nan() || t.max_speed.is_nan() {
+            f64::NAN
+        } else {
+            t.max_speed.max(speed)
+        };
         t.mean_height += p[1] as f64;
         if info.inv_mass == 0.0 {
             continue;
@@ -115,5 +122,12 @@ mod tests {
             &[[0.0, 0.0], [0.0, 0.0]],
         );
         assert!(!t.finite);
+        assert_eq!(t.max_speed, 0.0);
+        // A NaN velocity anywhere, first or last, makes the speed NaN.
+        for vel in [[[f32::NAN, 0.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, f32::NAN]]] {
+            let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &vel);
+            assert!(!t.finite);
+            assert!(t.max_speed.is_nan(), "{vel:?}: {}", t.max_speed);
+        }
     }
 }
