@@ -568,6 +568,18 @@ fn write_state(
         .map_err(io_failed(path))
 }
 
+/// `x` with `decimals` decimals, or in exponent notation where that would
+/// not fit in `width` characters (a blown-up state's energy would otherwise
+/// print all of its 70-odd digits).
+fn column(x: f64, width: usize, decimals: usize) -> String {
+    let fixed = format!("{x:.decimals$}");
+    if fixed.len() <= width || !x.is_finite() {
+        fixed
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
 const TRACE_HEADER: &str =
     "step,time,kinetic_energy,potential_energy,momentum_x,momentum_y,angular_momentum,max_speed";
 
@@ -628,11 +640,11 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         let t = totals(runner.packed(), params.gravity, &pos, &vel);
         if let Some(ms) = ms {
             say(format!(
-                "t = {:7.2} s  kinetic {:12.1} J  mean height {:7.2} m  max speed {:7.2} m/s  {:8.3} ms/step{}",
+                "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {:8.3} ms/step{}",
                 time_at(step),
-                t.kinetic,
-                t.mean_height,
-                t.max_speed,
+                column(t.kinetic, 12, 1),
+                column(t.mean_height, 7, 2),
+                column(t.max_speed, 7, 2),
                 ms,
                 if t.finite { "" } else { "  NON-FINITE STATE" }
             ));
@@ -801,5 +813,21 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::FAILURE)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column;
+
+    #[test]
+    fn summary_columns_switch_to_exponents_only_when_too_wide() {
+        assert_eq!(column(95171.63, 12, 1), "95171.6");
+        assert_eq!(column(-0.004, 7, 2), "-0.00");
+        assert_eq!(column(1234.5, 7, 2), "1234.50");
+        assert_eq!(column(12345.5, 7, 2), "1.235e4");
+        assert_eq!(column(4.5e76, 12, 1), "4.500e76");
+        assert_eq!(column(f64::NAN, 7, 2), "NaN");
+        assert_eq!(column(f64::INFINITY, 7, 2), "inf");
     }
 }
