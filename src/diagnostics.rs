@@ -108,8 +108,8 @@ mod tests {
         assert_eq!(t.max_speed, 5.0);
         assert_eq!(t.mean_height, 3.5);
         assert!(t.finite);
-        // Finite velocities whose length overflows f32 are finite speeds
-        // (a f32 length read inf for the first before 2026-11-23).
+        // A finite velocity whose length overflows f32 is a finite speed
+        // (before 2026-11-23 an f32 length made it infinite).
         let big = 3.0e38f32;
         let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &[[big, big], [0.0, 0.0]]);
         assert!(t.finite);
