@@ -155,8 +155,11 @@ pub fn run(mut opts: AppOptions) -> Result<(), AppError> {
     event_loop
         .run_app(&mut app)
         .map_err(|e| AppError::Window(e.to_string()))?;
+    // The frames since the last report, if any (a report that had just
+    // been printed would otherwise be followed by one of 0 fps over 0 s).
     if let Some(r) = &mut app.running
         && app.opts.report
+        && r.frames_since_report > 0
     {
         r.report(app.presented);
     }
