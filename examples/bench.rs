@@ -141,24 +141,34 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Each stage's name (as in `--json`'s `stages_ms`) and field, in the
+/// order of [`StageTimes`]'s fields.
+type StageField = fn(&mut StageTimes) -> &mut f64;
+const STAGES: [(&str, StageField); 9] = [
+    ("integrate", |s| &mut s.integrate),
+    ("collide", |s| &mut s.collide),
+    ("integrate_collide", |s| &mut s.integrate_collide),
+    ("apply_integrate_collide", |s| {
+        &mut s.apply_integrate_collide
+    }),
+    ("springs", |s| &mut s.springs),
+    ("rods", |s| &mut s.rods),
+    ("shape_match", |s| &mut s.shape_match),
+    ("broad_phase", |s| &mut s.broad_phase),
+    ("body_collide", |s| &mut s.body_collide),
+];
+
 /// Each stage's median over profiled steps (`None` without any: no
 /// timestamp queries).
 fn median_stages(runs: &[StageTimes]) -> Option<StageTimes> {
     if runs.is_empty() {
         return None;
     }
-    let m = |f: fn(&StageTimes) -> f64| median(runs.iter().map(f).collect());
-    Some(StageTimes {
-        integrate: m(|s| s.integrate),
-        collide: m(|s| s.collide),
-        integrate_collide: m(|s| s.integrate_collide),
-        apply_integrate_collide: m(|s| s.apply_integrate_collide),
-        springs: m(|s| s.springs),
-        rods: m(|s| s.rods),
-        shape_match: m(|s| s.shape_match),
-        broad_phase: m(|s| s.broad_phase),
-        body_collide: m(|s| s.body_collide),
-    })
+    let mut out = StageTimes::default();
+    for (_, field) in STAGES {
+        *field(&mut out) = median(runs.iter().map(|&(mut r)| *field(&mut r)).collect());
+    }
+    Some(out)
 }
 
 /// What every row is measured on.
@@ -274,18 +284,12 @@ impl Row {
     }
 }
 
-fn stages_json(s: StageTimes) -> serde_json::Value {
-    json!({
-        "integrate": s.integrate,
-        "collide": s.collide,
-        "integrate_collide": s.integrate_collide,
-        "apply_integrate_collide": s.apply_integrate_collide,
-        "springs": s.springs,
-        "rods": s.rods,
-        "shape_match": s.shape_match,
-        "broad_phase": s.broad_phase,
-        "body_collide": s.body_collide,
-    })
+fn stages_json(mut s: StageTimes) -> serde_json::Value {
+    STAGES
+        .iter()
+        .map(|(name, field)| (name.to_string(), json!(*field(&mut s))))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 /// Builds one scene size and times its paths in turns.
@@ -561,7 +565,13 @@ mod tests {
 
     #[test]
     fn json_lines_carry_the_documented_fields_for_each_path() {
-        let l = lines(&row(true, false));
+        let mut r = row(true, false);
+        r.stages = Some(StageTimes {
+            springs: 1.5,
+            shape_match: 0.25,
+            ..StageTimes::default()
+        });
+        let l = lines(&r);
         let paths: Vec<_> = l.iter().map(|v| v["path"].as_str().unwrap()).collect();
         assert_eq!(paths, ["gpu", "cpu1", "cpu_all"]);
         for v in &l {
@@ -589,6 +599,17 @@ mod tests {
         assert_eq!(l[0]["gb_per_s"], 1.8);
         assert_eq!(l[1]["ms_per_step"], 4.0);
         assert!(l[1]["gb_per_s"].is_null() && l[1]["speedup_over_cpu1"].is_null());
+        // Every stage by name on the GPU line only.
+        let stages = l[0]["stages_ms"]
+            .as_object()
+            .expect("stages on the GPU line");
+        assert_eq!(stages.len(), 9, "{stages:?}");
+        assert_eq!(
+            (stages["springs"].as_f64(), stages["shape_match"].as_f64()),
+            (Some(1.5), Some(0.25))
+        );
+        assert_eq!(stages["integrate"].as_f64(), Some(0.0));
+        assert!(l[1]["stages_ms"].is_null() && l[2]["stages_ms"].is_null());
         assert_eq!(
             (l[1]["threads"].as_u64(), l[2]["threads"].as_u64()),
             (Some(1), Some(16))

@@ -7,13 +7,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn softbody(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_softbody"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
+    softbody_log(args, None)
+}
+
+/// `softbody` with `RUST_LOG` set to `log` (`None`: unset, so the default
+/// of warnings and errors).
+fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_softbody"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    match log {
+        Some(l) => cmd.env("RUST_LOG", l),
+        None => cmd.env_remove("RUST_LOG"),
+    };
+    let out = cmd.output().expect("the binary runs");
     eprintln!(
-        "softbody {}\n--- exit {:?}\n{}{}",
+        "softbody {} (RUST_LOG {log:?})\n--- exit {:?}\n{}{}",
         args.join(" "),
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
@@ -153,23 +161,6 @@ fn bad_scenes_exit_2_naming_the_json_path() {
     let out = softbody(&["simulate", "--scene", s(&d.join("missing.json"))]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("cannot read"));
-}
-
-/// `softbody` with `RUST_LOG` set to `log` (`None`: unset).
-fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_softbody"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    match log {
-        Some(l) => cmd.env("RUST_LOG", l),
-        None => cmd.env_remove("RUST_LOG"),
-    };
-    let out = cmd.output().expect("the binary runs");
-    eprintln!(
-        "softbody {} (RUST_LOG {log:?})\n{}",
-        args.join(" "),
-        stderr(&out)
-    );
-    out
 }
 
 #[test]
