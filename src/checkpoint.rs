@@ -40,7 +40,7 @@
 //! let saved = Checkpoint::of_cpu(&a, 50.0 * world.params.dt as f64);
 //! for _ in 0..50 { a.step(); }
 //!
-//! let bytes = saved.to_bytes();
+//! let bytes = saved.to_bytes()?;
 //! let mut b = CpuSolver::new(&world)?;
 //! Checkpoint::from_bytes(&bytes)?.restore_cpu(&mut b)?;
 //! for _ in 0..50 { b.step(); }
@@ -165,9 +165,17 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// The file's bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let n = self.pos.len().min(self.vel.len());
+    /// The file's bytes. Fails with [`CheckpointError::Format`] when `pos`
+    /// and `vel` differ in length (a checkpoint holds one of each per
+    /// point).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, CheckpointError> {
+        let n = self.pos.len();
+        if self.vel.len() != n {
+            return Err(CheckpointError::Format(format!(
+                "{n} positions but {} velocities: a checkpoint holds one of each per point",
+                self.vel.len()
+            )));
+        }
         let mut out = Vec::with_capacity(HEADER + 16 * n + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -175,13 +183,13 @@ impl Checkpoint {
         out.extend_from_slice(&self.step.to_le_bytes());
         out.extend_from_slice(&self.time.to_bits().to_le_bytes());
         out.extend_from_slice(&(n as u64).to_le_bytes());
-        for v in self.pos[..n].iter().chain(&self.vel[..n]) {
+        for v in self.pos.iter().chain(&self.vel) {
             out.extend_from_slice(&v[0].to_bits().to_le_bytes());
             out.extend_from_slice(&v[1].to_bits().to_le_bytes());
         }
         let sum = fnv(&out);
         out.extend_from_slice(&sum.to_le_bytes());
-        out
+        Ok(out)
     }
 
     /// Parses a checkpoint's bytes.
@@ -231,6 +239,7 @@ impl Checkpoint {
     /// Writes the checkpoint atomically: to a temporary file next to
     /// `path`, synced, then renamed over it.
     pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
+        let bytes = self.to_bytes()?;
         let io = |source| CheckpointError::Io {
             path: path.to_path_buf(),
             source,
@@ -249,7 +258,7 @@ impl Checkpoint {
         ));
         let result = (|| {
             let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&self.to_bytes())?;
+            f.write_all(&bytes)?;
             f.sync_all()?;
             std::fs::rename(&tmp, path)
         })();

@@ -3,8 +3,9 @@
 
 use glam::Vec2;
 
+use crate::error::WorldError;
 use crate::layout::BodyFrame;
-use crate::pack::Packed;
+use crate::pack::{Packed, check_state_len};
 
 /// Sums over the free points of a state (pinned points have infinite mass
 /// and never move, so they carry no kinetic energy or momentum and are left
@@ -29,8 +30,16 @@ pub struct Totals {
     pub finite: bool,
 }
 
-/// The [`Totals`] of a state of `packed`'s world under `gravity`.
-pub fn totals(packed: &Packed, gravity: Vec2, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Totals {
+/// The [`Totals`] of a state of `packed`'s world under `gravity`; the state
+/// must have one position and one velocity per point (else
+/// [`WorldError::LengthMismatch`]), and may be non-finite.
+pub fn totals(
+    packed: &Packed,
+    gravity: Vec2,
+    pos: &[[f32; 2]],
+    vel: &[[f32; 2]],
+) -> Result<Totals, WorldError> {
+    check_state_len(packed.pos.len(), pos, vel)?;
     let mut t = Totals {
         finite: true,
         ..Totals::default()
@@ -58,13 +67,20 @@ pub fn totals(packed: &Packed, gravity: Vec2, pos: &[[f32; 2]], vel: &[[f32; 2]]
         t.angular_momentum += m * (px * vy - py * vx);
     }
     t.mean_height /= pos.len().max(1) as f64;
-    t
+    Ok(t)
 }
 
 /// Each body's best-fit rigid frame (centroid, rotation from rest, mean
 /// velocity, angular velocity) for the state `pos`, `vel`, computed by the
-/// CPU mirror of the shape-matching kernel.
-pub fn body_frames(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<BodyFrame> {
+/// CPU mirror of the shape-matching kernel; the state must have one
+/// position and one velocity per point (else
+/// [`WorldError::LengthMismatch`]).
+pub fn body_frames(
+    packed: &Packed,
+    pos: &[[f32; 2]],
+    vel: &[[f32; 2]],
+) -> Result<Vec<BodyFrame>, WorldError> {
+    check_state_len(packed.pos.len(), pos, vel)?;
     let mut frames = vec![BodyFrame::default(); packed.bodies.len()];
     crate::cpu::shape_match::frames(
         &packed.sim,
@@ -75,7 +91,7 @@ pub fn body_frames(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<B
         &mut frames,
         false,
     );
-    frames
+    Ok(frames)
 }
 
 /// The angle of a frame's rotation, radians counter-clockwise from the
@@ -100,7 +116,7 @@ mod tests {
     fn totals_sum_free_points_and_measure_speed_in_f64() {
         let p = packed();
         let g = Vec2::new(0.0, -10.0);
-        let t = totals(&p, g, &[[1.0, 2.0], [5.0, 5.0]], &[[3.0, 4.0], [0.0, 0.0]]);
+        let t = totals(&p, g, &[[1.0, 2.0], [5.0, 5.0]], &[[3.0, 4.0], [0.0, 0.0]]).unwrap();
         assert_eq!(t.kinetic, 25.0); // 2 kg at 5 m/s; the pinned point carries none
         assert_eq!(t.potential, 40.0);
         assert_eq!(t.momentum, [6.0, 8.0]);
@@ -111,7 +127,7 @@ mod tests {
         // A finite velocity whose length overflows f32 is a finite speed
         // (before 2026-11-23 an f32 length made it infinite).
         let big = 3.0e38f32;
-        let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &[[big, big], [0.0, 0.0]]);
+        let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &[[big, big], [0.0, 0.0]]).unwrap();
         assert!(t.finite);
         let want = big as f64 * std::f64::consts::SQRT_2;
         assert!((t.max_speed / want - 1.0).abs() < 1e-12, "{}", t.max_speed);
@@ -120,12 +136,13 @@ mod tests {
             g,
             &[[f32::NAN, 0.0], [1.0, 0.0]],
             &[[0.0, 0.0], [0.0, 0.0]],
-        );
+        )
+        .unwrap();
         assert!(!t.finite);
         assert_eq!(t.max_speed, 0.0);
         // A NaN velocity anywhere, first or last, makes the speed NaN.
         for vel in [[[f32::NAN, 0.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, f32::NAN]]] {
-            let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &vel);
+            let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &vel).unwrap();
             assert!(!t.finite);
             assert!(t.max_speed.is_nan(), "{vel:?}: {}", t.max_speed);
         }

@@ -102,4 +102,13 @@ pub enum WorldError {
     /// removal it was not told about.
     #[error("the solver is out of sync with the world: {0}")]
     OutOfSync(String),
+    /// A solver's `set_params` was given a parameter that shapes the packed
+    /// contact data (`body_collisions`, `collision_cell`, or a
+    /// `point_radius` the packed grid cannot take): set it in
+    /// `world.params` and call the solver's `sync`, which packs the
+    /// contact data again.
+    #[error(
+        "params: {field} cannot change through set_params ({reason}); set it in world.params and call the solver's sync"
+    )]
+    NeedsSync { field: &'static str, reason: String },
 }

@@ -535,7 +535,7 @@ fn write_state(
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
 ) -> Result<()> {
-    let frames = body_frames(packed, pos, vel);
+    let frames = body_frames(packed, pos, vel).map_err(failed)?;
     let mut s = String::with_capacity(64 * (pos.len() + frames.len()) + 64);
     let _ = write!(
         s,
@@ -637,7 +637,7 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     let mut since_report = 0u64;
     let mut emit = |runner: &Runner, step: u64, ms: Option<f64>, trace_due: bool| -> Result<()> {
         let (pos, vel) = runner.state()?;
-        let t = totals(runner.packed(), params.gravity, &pos, &vel);
+        let t = totals(runner.packed(), params.gravity, &pos, &vel).map_err(failed)?;
         if let Some(ms) = ms {
             say(format!(
                 "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {:8.3} ms/step{}",

@@ -5,7 +5,7 @@
 //! which body memberships touch each point) is built here, once, so that every
 //! reduction on the GPU is a gather with a fixed summation order.
 
-use crate::error::WorldError;
+use crate::error::{Item, WorldError};
 use crate::layout::*;
 use crate::params::Params;
 use crate::world::{HalfPlane, Planet, World};
@@ -212,6 +212,24 @@ pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(
                 expected: n,
                 got,
             });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a state has one position and one velocity per point, all
+/// finite (a NaN or infinite entry would spread to every point linked to
+/// it in one step).
+pub fn check_state(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
+    check_state_len(n, pos, vel)?;
+    for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
+        for (field, x) in [("pos", p), ("vel", v)] {
+            if !x.iter().all(|c| c.is_finite()) {
+                return Err(WorldError::NonFinite {
+                    item: Item::Point(i as u32),
+                    field,
+                });
+            }
         }
     }
     Ok(())

@@ -30,8 +30,14 @@ pub struct Params {
     pub substeps: u32,
     /// Gravity, in m/s^2, applied to every non-pinned point. Default `(0, -9.81)`.
     pub gravity: Vec2,
-    /// Radius of every point for collisions with planets and half-planes, in
-    /// metres. Default `0.02`. Must be `>= 0`.
+    /// Radius of every point, in metres: for collisions with planets and
+    /// half-planes, a body point's margin against other bodies' outlines,
+    /// and the disk a free point (one in no body) collides as with other
+    /// free points. Default `0.02`. Must be `>= 0`; `0` turns the free
+    /// points' disks off. A solver's `set_params` changes it only while
+    /// it stays above 0 and at most a quarter of the packed collision cell
+    /// (else [`WorldError::NeedsSync`]: set
+    /// it in `world.params` and `sync`).
     pub point_radius: f32,
     /// Default coefficient of restitution for points, unitless, `[0, 1]`:
     /// `0` stops the normal motion on contact, `1` bounces without loss.
@@ -74,7 +80,10 @@ pub struct Params {
     /// with each other (see docs/physics.md, "Body-body collisions").
     /// Default `true`. Speed limit: a point stops at a body of thickness
     /// `T` when its speed relative to it is below `(T / 2 + point_radius) /
-    /// h` (33.6 m/s for `T` = 0.1 m with the defaults).
+    /// h` (33.6 m/s for `T` = 0.1 m with the defaults). Packed with the
+    /// world: a solver's `set_params` refuses to change it
+    /// ([`WorldError::NeedsSync`]); set it in
+    /// `world.params` and `sync`.
     pub body_collisions: bool,
     /// Passes of the body-contact solve per substep (find every point's
     /// deepest contact, resolve, apply), all against the substep's one
@@ -89,8 +98,9 @@ pub struct Params {
     /// world is uploaded, 0.625x the 95th percentile of the bodies' rest
     /// extents. Must be finite and `> 0`; either is raised to at least 4
     /// `point_radius` (a free point's disk then spans at most 2 x 2 cells).
-    /// Resolved when the world is packed (`new`, `sync`), not by
-    /// `set_params`.
+    /// Resolved when the world is packed (`new`, `sync`); a solver's
+    /// `set_params` refuses to change it
+    /// ([`WorldError::NeedsSync`]).
     /// Bodies that come to span more than 9 cells (3 x 3) are tested against
     /// every point instead of through the grid: correct, but slower.
     pub collision_cell: Option<f32>,

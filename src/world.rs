@@ -407,10 +407,15 @@ pub struct World {
     planets: Vec<Planet>,
     planes: Vec<HalfPlane>,
     materials: Vec<Material>,
-    /// Number of removals so far: solvers compare it to notice a removal
-    /// they were not told about.
+    /// Changes with every removal (see [`World::generation`]): solvers
+    /// compare it to notice a removal they were not told about.
     generation: u64,
 }
+
+/// The last removal token handed out ([`World::generation`]): unique in the
+/// process, so that a removal made on one world (or on a clone) is never
+/// taken for a removal made on another.
+static REMOVAL_TOKENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Default for World {
     fn default() -> Self {
@@ -540,19 +545,11 @@ impl World {
     /// Overwrites positions and velocities, e.g. with a solver's read-back
     /// state. Both slices must have one entry per point.
     pub fn set_state(&mut self, pos: &[Vec2], vel: &[Vec2]) -> Result<(), WorldError> {
-        for (what, got) in [("positions", pos.len()), ("velocities", vel.len())] {
-            if got != self.points.len() {
-                return Err(WorldError::LengthMismatch {
-                    what,
-                    expected: self.points.len(),
-                    got,
-                });
-            }
-        }
-        for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
-            check_vec(Item::Point(i as u32), "pos", *p)?;
-            check_vec(Item::Point(i as u32), "vel", *v)?;
-        }
+        crate::pack::check_state(
+            self.points.len(),
+            bytemuck::cast_slice(pos),
+            bytemuck::cast_slice(vel),
+        )?;
         for ((pt, p), v) in self.points.iter_mut().zip(pos).zip(vel) {
             pt.pos = *p;
             pt.vel = *v;
@@ -772,12 +769,23 @@ impl World {
     }
 
     /// Resolved elasticity and friction of a material.
+    ///
+    /// # Panics
+    ///
+    /// On a handle this world did not make; see
+    /// [`try_resolve_material`](Self::try_resolve_material).
     pub fn resolve_material(&self, m: MaterialHandle) -> (f32, f32) {
-        let mat = self.materials[m.index()];
-        (
+        self.try_resolve_material(m)
+            .unwrap_or_else(|| panic!("unknown material handle {}", m.0))
+    }
+    /// Resolved elasticity and friction of a material, or `None` for an
+    /// unknown handle.
+    pub fn try_resolve_material(&self, m: MaterialHandle) -> Option<(f32, f32)> {
+        let mat = self.materials.get(m.index())?;
+        Some((
             mat.elasticity.unwrap_or(self.params.elasticity),
             mat.friction.unwrap_or(self.params.friction),
-        )
+        ))
     }
 }
 
@@ -872,15 +880,15 @@ impl Remap {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Removal {
     /// Old point index to new.
-    pub points: Remap,
+    pub(crate) points: Remap,
     /// Old spring index to new.
-    pub springs: Remap,
+    pub(crate) springs: Remap,
     /// Old body index to new.
-    pub bodies: Remap,
+    pub(crate) bodies: Remap,
     /// Surviving bodies (new indices) that lost some of their points: their
     /// rest shape is the rest shape of the points they kept.
-    pub reshaped: Vec<BodyHandle>,
-    /// The world's removal count before and after.
+    pub(crate) reshaped: Vec<BodyHandle>,
+    /// The world's generation before and after.
     pub(crate) generation: (u64, u64),
 }
 
@@ -897,17 +905,37 @@ impl Removal {
     pub fn body(&self, h: BodyHandle) -> Option<BodyHandle> {
         self.bodies.get(h.0).map(BodyHandle)
     }
-    /// The world's removal count before and after this removal.
+    /// Old point index to new, for every point.
+    pub fn point_remap(&self) -> &Remap {
+        &self.points
+    }
+    /// Old spring index to new, for every spring.
+    pub fn spring_remap(&self) -> &Remap {
+        &self.springs
+    }
+    /// Old body index to new, for every body.
+    pub fn body_remap(&self) -> &Remap {
+        &self.bodies
+    }
+    /// Surviving bodies (new indices) that lost some of their points: their
+    /// rest shape is now the rest shape of the points they kept.
+    pub fn reshaped(&self) -> &[BodyHandle] {
+        &self.reshaped
+    }
+    /// The world's [`generation`](World::generation) before and after this
+    /// removal.
     pub fn generations(&self) -> (u64, u64) {
         self.generation
     }
 }
 
 impl World {
-    /// How many removals the world has seen. A solver remembers the
-    /// generation it follows, and refuses to follow a world whose
-    /// generation moved without being told how (see
-    /// `GpuSolver::apply_removal`).
+    /// Which removals the world has seen: 0 for a world that has seen none,
+    /// and after each removal a number no other removal in this process has
+    /// had (so a removal made on a clone of the world is not taken for one
+    /// made on the world itself). A solver remembers the generation it
+    /// follows, and refuses to follow a world whose generation moved
+    /// without being told how (see `GpuSolver::apply_removal`).
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -1040,7 +1068,7 @@ impl World {
         self.bodies = new_bodies;
         self.rest_shapes = new_rest;
         let before = self.generation;
-        self.generation += 1;
+        self.generation = REMOVAL_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Removal {
             points,
             springs,

@@ -4,6 +4,8 @@
 
 use std::fmt::Debug;
 
+mod common;
+
 use softbody::Item;
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -1074,4 +1076,116 @@ fn more_colliders_than_the_tables_hold() {
     // A full table still runs.
     let mut s = CpuSolver::new(&w).unwrap();
     s.step();
+}
+
+// ---------------------------------------------------------------------------
+// A running solver's state, checkpoints and measurements.
+
+/// A NaN or infinite state is refused by the solvers as by the world (it
+/// used to be taken, and spread to every linked point in one step), and so
+/// is a checkpoint holding one, checksum and all.
+#[test]
+fn non_finite_state_is_refused_by_the_solvers_and_checkpoints() {
+    use softbody::checkpoint::{Checkpoint, CheckpointError};
+    let mut w = world3();
+    w.add_spring(Spring::new(PointHandle(0), PointHandle(1)))
+        .unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let good = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    for bad in NON_FINITE {
+        let mut pos = good.0.clone();
+        pos[2] = [0.0, bad];
+        expect_err(
+            cpu.set_state(&pos, &good.1),
+            WorldError::NonFinite {
+                item: Item::Point(2),
+                field: "pos",
+            },
+            "point 2",
+        );
+        let mut vel = good.1.clone();
+        vel[1] = [bad, 0.0];
+        expect_err(
+            cpu.set_state(&good.0, &vel),
+            WorldError::NonFinite {
+                item: Item::Point(1),
+                field: "vel",
+            },
+            "point 1",
+        );
+        let saved = Checkpoint {
+            vel,
+            ..Checkpoint::of_cpu(&cpu, 0.0)
+        };
+        let loaded = Checkpoint::from_bytes(&saved.to_bytes().unwrap()).unwrap();
+        let err = loaded.restore_cpu(&mut cpu).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CheckpointError::Solver(SolverError::World(WorldError::NonFinite { .. }))
+            ),
+            "{err:?}"
+        );
+    }
+    assert_eq!(cpu.positions(), &good.0[..], "nothing was taken");
+    assert_eq!(cpu.velocities(), &good.1[..]);
+
+    let Some(ctx) = common::gpu() else { return };
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &w).unwrap();
+    let mut pos = good.0.clone();
+    pos[0] = [f32::NAN, 0.0];
+    let err = gpu.set_state(&ctx.queue, &pos, &good.1).unwrap_err();
+    assert!(
+        matches!(err, SolverError::World(WorldError::NonFinite { .. })),
+        "{err:?}"
+    );
+}
+
+/// A checkpoint whose positions and velocities differ in length is an
+/// error, not a file with the shorter of the two (which it used to write).
+#[test]
+fn checkpoint_with_unequal_state_lengths_is_refused() {
+    use softbody::checkpoint::{Checkpoint, CheckpointError};
+    let cpu = CpuSolver::new(&world3()).unwrap();
+    let mut saved = Checkpoint::of_cpu(&cpu, 0.0);
+    saved.vel.pop();
+    let err = saved.to_bytes().unwrap_err();
+    assert!(matches!(err, CheckpointError::Format(_)), "{err:?}");
+    assert!(
+        err.to_string().contains("3 positions but 2 velocities"),
+        "{err}"
+    );
+    let path = std::env::temp_dir().join(format!("softbody-bad-{}.ckpt", std::process::id()));
+    assert!(saved.write(&path).is_err());
+    assert!(!path.exists(), "nothing written");
+}
+
+/// The diagnostics take a state of the packed world's length (they used to
+/// panic on a short one, or quietly sum a prefix).
+#[test]
+fn diagnostics_of_a_state_of_the_wrong_length_are_refused() {
+    use softbody::diagnostics::{body_frames, totals};
+    let mut w = world3();
+    w.add_body(Body::new(handles(&[0, 1, 2]))).unwrap();
+    let p = Packed::from_world(&w).unwrap();
+    let (pos, vel) = (p.pos.clone(), p.vel.clone());
+    let want = WorldError::LengthMismatch {
+        what: "positions",
+        expected: 3,
+        got: 2,
+    };
+    expect_err(body_frames(&p, &pos[..2], &vel), want.clone(), "positions");
+    expect_err(totals(&p, Vec2::ZERO, &pos[..2], &vel), want, "positions");
+    assert_eq!(body_frames(&p, &pos, &vel).unwrap().len(), 1);
+    assert!(totals(&p, Vec2::ZERO, &pos, &vel).unwrap().finite);
+}
+
+#[test]
+fn an_unknown_material_resolves_to_none() {
+    let w = world3();
+    assert_eq!(
+        w.try_resolve_material(MaterialHandle(0)),
+        Some((w.params.elasticity, w.params.friction))
+    );
+    assert_eq!(w.try_resolve_material(MaterialHandle(5)), None);
 }

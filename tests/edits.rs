@@ -75,7 +75,7 @@ fn packed_edits_equal_a_fresh_pack() {
     p.apply_removal(&w, &r).unwrap();
     assert_eq!(p, Packed::from_world(&w).unwrap(), "after removing a cell");
     let r = w.remove_body(BodyHandle(0)).unwrap();
-    assert_eq!(r.points.new_len(), r.points.old_len() - 4);
+    assert_eq!(r.point_remap().new_len(), r.point_remap().old_len() - 4);
     p.apply_removal(&w, &r).unwrap();
     assert_eq!(p, Packed::from_world(&w).unwrap(), "after removing a box");
 
@@ -87,7 +87,7 @@ fn packed_edits_equal_a_fresh_pack() {
         .unwrap();
     let cut: Vec<PointHandle> = w.bodies()[blob].points[5..12].to_vec();
     let r = w.remove_points(&cut).unwrap();
-    assert_eq!(r.reshaped.len(), 1);
+    assert_eq!(r.reshaped().len(), 1);
     p.apply_removal(&w, &r).unwrap();
     assert_eq!(p, Packed::from_world(&w).unwrap(), "after cutting the blob");
 
@@ -149,8 +149,8 @@ fn cpu_edits_keep_state_and_match_a_fresh_solver() {
     let pre = (cpu.positions().to_vec(), cpu.velocities().to_vec());
     let r = w.remove_body(BodyHandle(3)).unwrap();
     cpu.apply_removal(&w, &r).unwrap();
-    assert_eq!(cpu.positions(), &r.points.retain(&pre.0)[..]);
-    assert_eq!(cpu.velocities(), &r.points.retain(&pre.1)[..]);
+    assert_eq!(cpu.positions(), &r.point_remap().retain(&pre.0)[..]);
+    assert_eq!(cpu.velocities(), &r.point_remap().retain(&pre.1)[..]);
     w.params.spring_stiffness = 800.0;
     cpu.sync(&w).unwrap();
     for _ in 0..10 {
@@ -233,8 +233,8 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     cpu.apply_removal(&w, &r).unwrap();
     assert!(!report.reallocated);
     let (pos, vel) = gpu_state(&s, &ctx);
-    assert_eq!(pos, r.points.retain(&pre_pos));
-    assert_eq!(vel, r.points.retain(&pre_vel));
+    assert_eq!(pos, r.point_remap().retain(&pre_pos));
+    assert_eq!(vel, r.point_remap().retain(&pre_vel));
     let blob = w
         .bodies()
         .iter()
@@ -475,4 +475,144 @@ fn from_packed_steps_with_the_parameters_it_is_given() {
     s.step(d, q, 20);
     fresh.step(d, q, 20);
     assert_eq!(gpu_state(&s, &ctx), gpu_state(&fresh, &ctx), "bitwise");
+}
+
+/// Items appended and then removed before the solver heard of either: the
+/// removal is followed on what the solver has, and `sync` brings in the
+/// appended items that survived (a solver used to be locked out of such a
+/// world for good, by `OutOfSync` from both calls).
+#[test]
+fn a_removal_of_items_not_yet_synced_is_followed() {
+    let mut w = base_world();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    for _ in 0..10 {
+        cpu.step();
+    }
+    let (pos0, vel0) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    add_more(&mut w, 6.0);
+    // Two removals in a row: the first is stale once the second is made.
+    let mut late = w.clone();
+    let r1 = late.remove_body(BodyHandle(0)).unwrap();
+    late.remove_body(BodyHandle(1)).unwrap();
+    let e = cpu.apply_removal(&late, &r1).unwrap_err();
+    assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
+    // One removal, of a packed body, with the appended items still unsynced.
+    let r = w.remove_body(BodyHandle(0)).unwrap();
+    cpu.apply_removal(&w, &r).unwrap();
+    let kept = (r.point_remap().retain(&pos0), r.point_remap().retain(&vel0));
+    assert_eq!(
+        cpu.positions(),
+        &kept.0[..],
+        "the packed survivors keep their state"
+    );
+    assert_eq!(cpu.velocities(), &kept.1[..]);
+    cpu.sync(&w).unwrap();
+    let mut fresh = Packed::from_world(&w).unwrap();
+    fresh.pos[..kept.0.len()].copy_from_slice(&kept.0);
+    fresh.vel[..kept.1.len()].copy_from_slice(&kept.1);
+    assert_eq!(
+        cpu.packed(),
+        &fresh,
+        "as packed afresh, with the state kept"
+    );
+
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = base_world();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    s.step(d, q, 10);
+    let (pos0, vel0) = gpu_state(&s, &ctx);
+    add_more(&mut w, 6.0);
+    let r = w.remove_body(BodyHandle(0)).unwrap();
+    s.apply_removal(d, q, &w, &r).unwrap();
+    assert_eq!(
+        gpu_state(&s, &ctx),
+        (r.point_remap().retain(&pos0), r.point_remap().retain(&vel0))
+    );
+    s.sync(d, q, &w).unwrap();
+    assert_eq!(statics(s.packed()), statics(&fresh));
+    let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 10);
+    assert!(worst < 0.05, "GPU vs CPU: {worst}");
+}
+
+/// A removal carries the world it was made on: one made on a clone is
+/// refused, even with the same counts and generation before (it used to be
+/// taken, leaving the solver with another world's points).
+#[test]
+fn a_removal_made_on_another_world_is_refused() {
+    let mut w = base_world();
+    let mut twin = w.clone();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let from_twin = twin.remove_points(&[PointHandle(0)]).unwrap();
+    w.remove_body(BodyHandle(0)).unwrap();
+    assert_eq!(from_twin.generations().0, 0, "both start at generation 0");
+    let e = cpu.apply_removal(&w, &from_twin).unwrap_err();
+    assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
+    assert_ne!(w.generation(), twin.generation());
+}
+
+/// `set_params` cannot pack the contact data again: a change to what is
+/// packed there is refused with `NeedsSync` (it used to be taken and do
+/// nothing), and goes through `world.params` and `sync` instead.
+#[test]
+fn set_params_refuses_what_the_contact_data_packs() {
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    w.params.body_collisions = false;
+    w.add_point(Point::new(Vec2::new(-1.0, 0.0)).vel(Vec2::X))
+        .unwrap();
+    w.add_point(Point::new(Vec2::new(1.0, 0.0)).vel(-Vec2::X))
+        .unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let gpu_ctx = gpu();
+    let mut s = gpu_ctx
+        .as_ref()
+        .map(|c| GpuSolver::new(&c.device, &c.queue, &w).unwrap());
+    let refused = |p: Params, field: &str, cpu: &mut CpuSolver, s: &mut Option<GpuSolver>| {
+        match cpu.set_params(p.clone()) {
+            Err(WorldError::NeedsSync { field: f, .. }) => assert_eq!(f, field),
+            other => panic!("{field}: {other:?}"),
+        }
+        if let (Some(c), Some(s)) = (&gpu_ctx, s) {
+            match s.set_params(&c.queue, p) {
+                Err(SolverError::World(WorldError::NeedsSync { field: f, .. })) => {
+                    assert_eq!(f, field)
+                }
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+    };
+    let mut p = w.params.clone();
+    p.body_collisions = true;
+    refused(p, "body_collisions", &mut cpu, &mut s);
+    let mut p = w.params.clone();
+    p.collision_cell = Some(2.0);
+    refused(p, "collision_cell", &mut cpu, &mut s);
+    assert_eq!(cpu.params(), &w.params, "nothing changed");
+
+    // Through the world and sync, the two points now collide as disks.
+    w.params.body_collisions = true;
+    w.params.point_radius = 0.2;
+    cpu.sync(&w).unwrap();
+    assert!(cpu.has_contacts());
+    // A radius past a quarter of the packed cell would need a new grid.
+    let cell = cpu.packed().sim.cell;
+    let mut p = w.params.clone();
+    p.point_radius = cell;
+    refused(p, "point_radius", &mut cpu, &mut None);
+    let mut p = w.params.clone();
+    p.point_radius = 0.0;
+    refused(p, "point_radius", &mut cpu, &mut None);
+    // Within the cell it changes at once, like gravity.
+    let mut p = w.params.clone();
+    p.point_radius = cell / 4.0;
+    cpu.set_params(p).unwrap();
+    for _ in 0..120 {
+        cpu.step();
+    }
+    let x = cpu.positions();
+    assert!(
+        x[0][0] < x[1][0] - 0.3,
+        "they did not pass through each other: {x:?}"
+    );
 }

@@ -554,7 +554,22 @@ fn world_larger_than_device_limits_is_a_typed_error() {
         "{err:?}"
     );
     boxes.params.body_collisions = false;
-    GpuSolver::new(&device, &queue, &boxes).expect("8 are enough without contacts");
+    let mut solver =
+        GpuSolver::new(&device, &queue, &boxes).expect("8 are enough without contacts");
+    // Turning contacts on through sync fails the same way, and changes
+    // nothing: the solver keeps stepping the world it had.
+    let before = solver.packed().clone();
+    boxes.params.body_collisions = true;
+    let err = solver.sync(&device, &queue, &boxes).unwrap_err();
+    assert!(
+        matches!(err, SolverError::DeviceLimit { required: 16, .. }),
+        "{err:?}"
+    );
+    assert_eq!(solver.packed(), &before);
+    assert!(!solver.params().body_collisions);
+    solver.step(&device, &queue, 2);
+    let state = solver.read_state(&device, &queue).unwrap();
+    assert!(state.pos.iter().flatten().all(|x| x.is_finite()));
     // Enough of everything but buffer size.
     let (device, queue) = device_with(wgpu::Limits {
         max_storage_buffer_binding_size: 4096,
@@ -588,6 +603,62 @@ fn world_larger_than_device_limits_is_a_typed_error() {
     let mut small = World::default();
     small.add_point(Point::new(Vec2::ZERO)).unwrap();
     GpuSolver::new(&device, &queue, &small).unwrap();
+
+    // An edit that would outgrow the limits fails before it changes
+    // anything (it used to update the solver's copy of the world and not
+    // its buffers, so later edits ran wgpu copies past their ends).
+    let mut world = World::default();
+    world.params.body_collisions = false;
+    for i in 0..100 {
+        world
+            .add_point(Point::new(Vec2::new(i as f32, 0.0)))
+            .unwrap();
+    }
+    let mut solver = GpuSolver::new(&device, &queue, &world).unwrap();
+    let before = solver.packed().clone();
+    let extra: Vec<PointHandle> = (0..300)
+        .map(|i| {
+            world
+                .add_point(Point::new(Vec2::new(i as f32, 5.0)).pinned())
+                .unwrap()
+        })
+        .collect();
+    let err = solver.sync(&device, &queue, &world).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SolverError::TooLarge {
+                buffer: "point_info",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(solver.packed(), &before);
+    assert_eq!(solver.num_points(), 100);
+    assert!(matches!(
+        solver.move_pinned_point(&queue, extra[250], Vec2::ONE),
+        Err(SolverError::World(WorldError::UnknownHandle { .. }))
+    ));
+    // Taking the extra points out again (never synced) is followed, and the
+    // 100 points keep their state.
+    solver.step(&device, &queue, 3);
+    let stepped = solver.read_state(&device, &queue).unwrap();
+    let removal = world.remove_points(&extra).unwrap();
+    solver
+        .apply_removal(&device, &queue, &world, &removal)
+        .unwrap();
+    solver.sync(&device, &queue, &world).unwrap();
+    assert_eq!(solver.num_points(), 100);
+    assert_eq!(solver.read_state(&device, &queue).unwrap(), stepped);
+
+    // A read-back past a buffer's end is a typed error too.
+    let err = softbody::gpu::read_buffer::<[f32; 4]>(&device, &queue, solver.state_buffer(), 101)
+        .unwrap_err();
+    assert!(matches!(err, SolverError::Readback(_)), "{err:?}");
+    let err = softbody::gpu::read_buffer::<u32>(&device, &queue, solver.colliders_buffer(), 1)
+        .unwrap_err();
+    assert!(err.to_string().contains("COPY_SRC"), "{err}");
 }
 
 #[test]

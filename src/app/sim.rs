@@ -5,7 +5,8 @@
 use glam::Vec2;
 
 use super::AppError;
-use crate::gpu::GpuSolver;
+use crate::error::WorldError;
+use crate::gpu::{GpuSolver, SolverError};
 use crate::pack::Packed;
 use crate::params::Params;
 use crate::render::{Dragger, Picker, Renderer, Topology};
@@ -43,8 +44,9 @@ impl SpawnKind {
 
 /// The parameters of [`Params`] that only take effect through a re-upload:
 /// they are resolved into every spring, body and material when the world is
-/// packed. [`GpuSolver::set_params`] updates the rest: gravity, `dt`,
-/// substeps, point radius and rod iterations.
+/// packed. [`GpuSolver::set_params`] updates the rest, except the
+/// parameters of the contact data, which it refuses
+/// ([`WorldError::NeedsSync`]).
 pub fn baked_params_differ(a: &Params, b: &Params) -> bool {
     a.elasticity != b.elasticity
         || a.friction != b.friction
@@ -137,10 +139,11 @@ impl Sim {
         Ok(())
     }
 
-    /// Applies edited parameters: gravity, `dt`, substeps, point radius and
-    /// rod iterations at once through
-    /// [`GpuSolver::set_params`]; the ones baked into items at upload
-    /// ([`baked_params_differ`]) by re-uploading the current state.
+    /// Applies edited parameters: gravity, `dt`, substeps, contact passes
+    /// and rod iterations at once through [`GpuSolver::set_params`]; the
+    /// ones baked into items at upload ([`baked_params_differ`]) and those
+    /// packed into the contact data (which `set_params` refuses with
+    /// [`WorldError::NeedsSync`]) by re-uploading the current state.
     pub fn set_params(
         &mut self,
         device: &wgpu::Device,
@@ -149,19 +152,23 @@ impl Sim {
         params: Params,
     ) -> Result<(), AppError> {
         params.validate()?;
-        if baked_params_differ(&params, self.solver.params()) {
-            let mut world = self.current_world(device, queue)?;
-            world.params = params;
-            self.upload(device, queue, renderer, world)
-        } else {
+        if !baked_params_differ(&params, self.solver.params()) {
             let h_changed = params.h() != self.solver.params().h();
-            self.solver.set_params(queue, params.clone())?;
-            self.world.params = params;
-            if h_changed {
-                self.warnings = warnings(&self.world);
+            match self.solver.set_params(queue, params.clone()) {
+                Ok(()) => {
+                    self.world.params = params;
+                    if h_changed {
+                        self.warnings = warnings(&self.world);
+                    }
+                    return Ok(());
+                }
+                Err(SolverError::World(WorldError::NeedsSync { .. })) => {}
+                Err(e) => return Err(e.into()),
             }
-            Ok(())
         }
+        let mut world = self.current_world(device, queue)?;
+        world.params = params;
+        self.upload(device, queue, renderer, world)
     }
 
     /// Adds a shape at `at` (m), moving with `vel`, to the current state

@@ -6,7 +6,7 @@ use super::broad_phase::{Grid, broad_phase};
 use super::{body_collide, collide, integrate, rods, shape_match, springs, v2};
 use crate::error::WorldError;
 use crate::layout::{BodyFrame, ContactHit};
-use crate::pack::{Packed, check_state_len, sim_params};
+use crate::pack::{Packed, check_state, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
@@ -114,9 +114,14 @@ impl CpuSolver {
         &self.params
     }
 
-    /// Replaces the parameters (the world's items keep their resolved values).
+    /// Replaces the parameters (the world's items keep their resolved
+    /// values). Refuses, with [`WorldError::NeedsSync`], the parameters
+    /// packed into the contact data (see
+    /// [`Packed::check_param_change`]): those go through `world.params`
+    /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, params: Params) -> Result<(), WorldError> {
         params.validate()?;
+        self.packed.check_param_change(&self.params, &params)?;
         self.packed.sim = sim_params(&params, &self.packed);
         if params.h() != self.params.h() {
             self.packed.refresh_step_coefficients(params.h());
@@ -155,9 +160,9 @@ impl CpuSolver {
         &self.frames
     }
 
-    /// Overwrites the state (one entry per point).
+    /// Overwrites the state (one entry per point, every one finite).
     pub fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
-        check_state_len(self.packed.pos.len(), pos, vel)?;
+        check_state(self.packed.pos.len(), pos, vel)?;
         self.packed.pos.copy_from_slice(pos);
         self.packed.vel.copy_from_slice(vel);
         Ok(())

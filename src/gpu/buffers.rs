@@ -83,77 +83,110 @@ pub(crate) fn check_storage_size(
 }
 
 impl Buffers {
+    /// Checks every storage buffer a packed world needs against the
+    /// device's limits, creating nothing: an edit checks the edited world
+    /// before it changes anything.
+    pub fn check_limits(limits: &wgpu::Limits, packed: &Packed) -> Result<(), SolverError> {
+        use std::mem::size_of_val;
+        let frames = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
+        let state = packed.pos.len() * STATE_BYTES as usize;
+        for (name, bytes) in [
+            ("frames", frames),
+            ("point_info", size_of_val(&packed.point_info[..])),
+            ("materials", size_of_val(&packed.materials[..])),
+            (
+                "spring_offsets",
+                size_of_val(&packed.spring_halves.offsets[..]),
+            ),
+            (
+                "spring_halves",
+                size_of_val(&packed.spring_halves.records[..]),
+            ),
+            ("rod_offsets", size_of_val(&packed.rod_halves.offsets[..])),
+            ("rod_halves", size_of_val(&packed.rod_halves.records[..])),
+            ("bodies", size_of_val(&packed.bodies[..])),
+            ("members", size_of_val(&packed.members[..])),
+            (
+                "member_offsets",
+                size_of_val(&packed.point_members.offsets[..]),
+            ),
+            (
+                "point_members",
+                size_of_val(&packed.point_members.records[..]),
+            ),
+            ("body_order", size_of_val(&packed.body_order[..])),
+            ("state0", state),
+            ("state1", state),
+        ] {
+            check_storage_size(limits, name, bytes as u64)?;
+        }
+        Ok(())
+    }
+
     /// Uploads a packed world after checking every buffer against the
-    /// device's limits.
+    /// device's limits ([`Buffers::check_limits`]).
     pub fn new(device: &wgpu::Device, packed: &Packed) -> Result<Self, SolverError> {
-        let limits = device.limits();
+        Self::check_limits(&device.limits(), packed)?;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let state = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::VERTEX;
-        let check =
-            |name: &'static str, bytes: usize| check_storage_size(&limits, name, bytes as u64);
-        let init =
-            |name: &'static str, contents: Vec<u8>, usage| -> Result<wgpu::Buffer, SolverError> {
-                check(name, contents.len())?;
-                Ok(
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some(name),
-                        contents: &contents,
-                        usage,
-                    }),
-                )
-            };
+        let init = |name: &'static str, contents: Vec<u8>, usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(name),
+                contents: &contents,
+                usage,
+            })
+        };
         let frames_len = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
         let initial_state = bytes_or_zero(&interleave(&packed.pos, &packed.vel));
-        check("frames", frames_len)?;
         Ok(Self {
             sim: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("sim"),
                 contents: bytemuck::bytes_of(&packed.sim),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
-            info: init("point_info", bytes_or_zero(&packed.point_info), storage)?,
-            materials: init("materials", bytes_or_zero(&packed.materials), storage)?,
+            info: init("point_info", bytes_or_zero(&packed.point_info), storage),
+            materials: init("materials", bytes_or_zero(&packed.materials), storage),
             spring_offsets: init(
                 "spring_offsets",
                 bytes_or_zero(&packed.spring_halves.offsets),
                 storage,
-            )?,
+            ),
             spring_halves: init(
                 "spring_halves",
                 bytes_or_zero(&packed.spring_halves.records),
                 storage,
-            )?,
+            ),
             rod_offsets: init(
                 "rod_offsets",
                 bytes_or_zero(&packed.rod_halves.offsets),
                 storage,
-            )?,
+            ),
             rod_halves: init(
                 "rod_halves",
                 bytes_or_zero(&packed.rod_halves.records),
                 storage,
-            )?,
-            bodies: init("bodies", bytes_or_zero(&packed.bodies), storage)?,
-            members: init("members", bytes_or_zero(&packed.members), storage)?,
+            ),
+            bodies: init("bodies", bytes_or_zero(&packed.bodies), storage),
+            members: init("members", bytes_or_zero(&packed.members), storage),
             member_offsets: init(
                 "member_offsets",
                 bytes_or_zero(&packed.point_members.offsets),
                 storage,
-            )?,
+            ),
             point_members: init(
                 "point_members",
                 bytes_or_zero(&packed.point_members.records),
                 storage,
-            )?,
-            body_order: init("body_order", bytes_or_zero(&packed.body_order), storage)?,
+            ),
+            body_order: init("body_order", bytes_or_zero(&packed.body_order), storage),
             colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("colliders"),
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
             state: [
-                init("state0", initial_state.clone(), state)?,
-                init("state1", initial_state, state)?,
+                init("state0", initial_state.clone(), state),
+                init("state1", initial_state, state),
             ],
             frames: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("frames"),

@@ -11,7 +11,7 @@ use super::shaders::{grid, spread_grid};
 use super::shape_match::{ShapeMatch, ShapeMatchGrids};
 use super::springs::Springs;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
-use crate::pack::check_state_len;
+use crate::pack::check_state;
 use crate::pack::{Packed, sim_params};
 use crate::params::Params;
 use crate::world::World;
@@ -67,16 +67,38 @@ impl ContactStages {
         packed: &Packed,
         reuse: Option<&ContactStages>,
     ) -> Result<Option<Self>, SolverError> {
+        let buffers = Self::buffers(device, packed)?;
+        Ok(buffers.map(|buffers| Self::with_buffers(device, b, buffers, packed, reuse)))
+    }
+
+    /// The contact buffers for a packed world (`None` when nothing can
+    /// collide), after checking the device's limits: the fallible half of
+    /// [`ContactStages::new`], which an edit does before it changes
+    /// anything.
+    fn buffers(
+        device: &wgpu::Device,
+        packed: &Packed,
+    ) -> Result<Option<ContactBuffers>, SolverError> {
         if !packed.has_contacts() {
             return Ok(None);
         }
         super::check_device_limits(device, true)?;
-        let buffers = ContactBuffers::new(device, packed)?;
-        Ok(Some(Self {
+        ContactBuffers::new(device, packed).map(Some)
+    }
+
+    /// The stages over `buffers` and the solver's buffers `b`.
+    fn with_buffers(
+        device: &wgpu::Device,
+        b: &Buffers,
+        buffers: ContactBuffers,
+        packed: &Packed,
+        reuse: Option<&ContactStages>,
+    ) -> Self {
+        Self {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
             collide: BodyCollide::new(device, b, &buffers, reuse.map(|r| &r.collide)),
             buffers,
-        }))
+        }
     }
 }
 
@@ -282,9 +304,14 @@ impl GpuSolver {
     }
 
     /// Replaces the parameters; takes effect from the next recorded step.
-    /// Items keep the values resolved when the world was packed.
+    /// Items keep the values resolved when the world was packed. Refuses,
+    /// with [`WorldError::NeedsSync`](crate::WorldError::NeedsSync), the
+    /// parameters packed into the contact data (see
+    /// [`Packed::check_param_change`]): those go through `world.params`
+    /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, queue: &wgpu::Queue, params: Params) -> Result<(), SolverError> {
         params.validate()?;
+        self.packed().check_param_change(&self.params, &params)?;
         if params.h() != self.params.h() {
             self.edit.refresh_step_coefficients(params.h());
             let p = self.packed();
@@ -667,14 +694,15 @@ impl GpuSolver {
         queue.submit([encoder.finish()]);
     }
 
-    /// Overwrites positions and velocities (one entry per point).
+    /// Overwrites positions and velocities (one entry per point, every one
+    /// finite).
     pub fn set_state(
         &mut self,
         queue: &wgpu::Queue,
         pos: &[[f32; 2]],
         vel: &[[f32; 2]],
     ) -> Result<(), SolverError> {
-        check_state_len(self.num_points, pos, vel)?;
+        check_state(self.num_points, pos, vel)?;
         if self.num_points > 0 {
             queue.write_buffer(
                 &self.buffers.state[0],
@@ -709,15 +737,39 @@ impl GpuSolver {
 }
 
 /// Copies the first `count` elements of `buffer` to the CPU and waits.
+/// Fails with [`SolverError::Readback`] when the buffer cannot be copied
+/// from (no `COPY_SRC` usage), holds fewer than `count` elements, or the
+/// bytes asked for are not a multiple of 4 (`wgpu::COPY_BUFFER_ALIGNMENT`).
 pub fn read_buffer<T: bytemuck::Pod>(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
     count: usize,
 ) -> Result<Vec<T>, SolverError> {
-    let bytes = (count * std::mem::size_of::<T>()) as u64;
+    let bytes = count
+        .checked_mul(std::mem::size_of::<T>())
+        .and_then(|b| u64::try_from(b).ok())
+        .filter(|&b| b <= buffer.size())
+        .ok_or_else(|| {
+            SolverError::Readback(format!(
+                "{count} elements of {} bytes are more than the buffer's {} bytes",
+                std::mem::size_of::<T>(),
+                buffer.size()
+            ))
+        })?;
     if bytes == 0 {
         return Ok(Vec::new());
+    }
+    if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
+        return Err(SolverError::Readback(
+            "the buffer has no COPY_SRC usage".to_string(),
+        ));
+    }
+    if bytes % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
+        return Err(SolverError::Readback(format!(
+            "{bytes} bytes is not a multiple of {}",
+            wgpu::COPY_BUFFER_ALIGNMENT
+        )));
     }
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("softbody readback"),

@@ -12,6 +12,8 @@ use super::Packed;
 use crate::layout::*;
 use glam::Vec2;
 
+use crate::error::WorldError;
+use crate::params::Params;
 use crate::world::{MaterialHandle, PointHandle, World};
 
 /// Union-find over point indices; the representative of a set is its
@@ -80,9 +82,15 @@ impl Packed {
         let params = &world.params;
         let n = self.point_info.len();
         let on = params.body_collisions;
+        // The packed items are the world's first ones; items appended since
+        // are packed (with the contact data again) by `append_from`.
+        let nb = self.bodies.len().min(world.bodies().len());
+        let bodies = &world.bodies()[..nb];
+        let rest_shapes = &world.rest_shapes()[..nb];
+        let points = &world.points()[..n.min(world.points().len())];
 
         let mut asm = Assemblies::new(n);
-        for b in world.bodies() {
+        for b in bodies {
             for w in b.points.windows(2) {
                 asm.union(w[0].0, w[1].0);
             }
@@ -111,10 +119,10 @@ impl Packed {
                 })
         };
 
-        let mut outlines = Vec::with_capacity(world.bodies().len());
+        let mut outlines = Vec::with_capacity(bodies.len());
         let mut outline_points = Vec::new();
-        let mut body_filter = Vec::with_capacity(world.bodies().len());
-        for (b, rest) in world.bodies().iter().zip(world.rest_shapes()) {
+        let mut body_filter = Vec::with_capacity(bodies.len());
+        for (b, rest) in bodies.iter().zip(rest_shapes) {
             let f = filter(b.category, b.mask, b.material.0);
             body_filter.push(f);
             let first = outline_points.len();
@@ -133,7 +141,7 @@ impl Packed {
         let disks = on && params.point_radius > 0.0;
         let mut free_points = Vec::new();
         let mut contact_points = Vec::with_capacity(n);
-        for (i, p) in world.points().iter().enumerate() {
+        for (i, p) in points.iter().enumerate() {
             let memberships = self.point_members.of(i);
             let f = match memberships.first() {
                 Some(m) => body_filter[m.body as usize],
@@ -203,6 +211,47 @@ impl Packed {
         for f in &mut self.contact_filters {
             f.decay = (-f.friction * h).exp();
         }
+    }
+
+    /// Checks that parameters `new` can replace `old` on this packed world
+    /// without packing its contact data again, as a solver's `set_params`
+    /// does: whether bodies collide, the grid's cell, and whether free
+    /// points are disks are packed; the point radius may change while it
+    /// stays above 0 and within a quarter of the packed cell.
+    pub fn check_param_change(&self, old: &Params, new: &Params) -> Result<(), WorldError> {
+        let needs = |field, reason: String| Err(WorldError::NeedsSync { field, reason });
+        if new.body_collisions != old.body_collisions {
+            return needs(
+                "body_collisions",
+                "the contact data is packed only for a world with body collisions".into(),
+            );
+        }
+        if new.collision_cell != old.collision_cell {
+            return needs(
+                "collision_cell",
+                "the grid's cell is resolved when the world is packed".into(),
+            );
+        }
+        if new.body_collisions && new.point_radius != old.point_radius {
+            if (new.point_radius > 0.0) != (old.point_radius > 0.0) {
+                return needs(
+                    "point_radius",
+                    "free points collide as disks only with a radius above 0".into(),
+                );
+            }
+            if 4.0 * new.point_radius > self.sim.cell {
+                return needs(
+                    "point_radius",
+                    format!(
+                        "{} m needs a collision cell of at least {} m, the packed one is {} m",
+                        new.point_radius,
+                        4.0 * new.point_radius,
+                        self.sim.cell
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Whether a substep has body-body contacts to look for.

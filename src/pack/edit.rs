@@ -88,8 +88,9 @@ impl Packed {
     /// Packs what was appended to `world` since this was packed from it:
     /// points, springs and bodies past the packed counts, new materials,
     /// and the colliders (a few bytes each, packed again). Points already
-    /// packed keep their state. Fails if the world has fewer items than
-    /// were packed (a removal must go through [`Packed::apply_removal`]).
+    /// packed keep their state. Fails, changing nothing, if the world has
+    /// fewer items than were packed (a removal must go through
+    /// [`Packed::apply_removal`]) or too many memberships.
     pub fn append_from(&mut self, world: &World) -> Result<(), WorldError> {
         let params = &world.params;
         let (n0, s0, b0) = (self.point_info.len(), self.springs.len(), self.bodies.len());
@@ -104,6 +105,20 @@ impl Packed {
                     "the world has {now} {what}, {packed} were packed; removals must be applied with apply_removal"
                 )));
             }
+        }
+        // Checked before anything changes: a failed append leaves the
+        // packed world as it was.
+        let memberships = self.members.len() as u64
+            + world.bodies()[b0..]
+                .iter()
+                .map(|b| b.points.len() as u64)
+                .sum::<u64>();
+        if memberships >= MAX_ITEMS {
+            return Err(WorldError::TooMany {
+                what: "body memberships",
+                count: memberships,
+                limit: MAX_ITEMS,
+            });
         }
         let new_points = &world.points()[n0..];
         self.pos.extend(new_points.iter().map(|p| p.pos.to_array()));
@@ -129,13 +144,6 @@ impl Packed {
                 .map(|(s, &rest)| spring_info_of(s, rest, params)),
         );
         for (body, rest) in world.bodies()[b0..].iter().zip(&world.rest_shapes()[b0..]) {
-            if (self.members.len() + body.points.len()) as u64 >= MAX_ITEMS {
-                return Err(WorldError::TooMany {
-                    what: "body memberships",
-                    count: (self.members.len() + body.points.len()) as u64,
-                    limit: MAX_ITEMS,
-                });
-            }
             let (info, members) = pack_body(
                 body,
                 rest,
@@ -156,55 +164,79 @@ impl Packed {
     /// removal since): drops the removed points with their state, springs
     /// and bodies, renumbers the rest, and packs again the bodies that lost
     /// points. Surviving points keep their state.
+    ///
+    /// Items appended to the world before the removal but not packed yet
+    /// are left for [`Packed::append_from`]: a removal keeps the order of
+    /// the survivors, so the packed items that survive are still the first
+    /// ones of the world.
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
         for (what, packed, old) in [
             ("points", self.point_info.len(), removal.points.old_len()),
             ("springs", self.springs.len(), removal.springs.old_len()),
             ("bodies", self.bodies.len(), removal.bodies.old_len()),
         ] {
-            if packed != old {
+            if packed > old {
                 return Err(WorldError::OutOfSync(format!(
                     "{packed} {what} are packed but the removal was made on a world with {old}"
                 )));
             }
         }
+        // A removal whose remaps do not fit what is packed was made on
+        // another world (one the solver was not built from).
+        let foreign = |what: String| {
+            WorldError::OutOfSync(format!(
+                "the removal does not fit the packed world: {what}; was the solver built from this world?"
+            ))
+        };
         let params = &world.params;
         let map = &removal.points;
-        self.pos = map.retain(&self.pos);
-        self.vel = map.retain(&self.vel);
-        self.point_info = map.retain(&self.point_info);
-        self.springs = removal.springs.retain(&self.springs);
-        for s in &mut self.springs {
-            s.a = map.get(s.a).expect("a kept spring has kept ends");
-            s.b = map.get(s.b).expect("a kept spring has kept ends");
+        let mut springs = removal.springs.retain(&self.springs);
+        for (i, s) in springs.iter_mut().enumerate() {
+            match (map.get(s.a), map.get(s.b)) {
+                (Some(a), Some(b)) => (s.a, s.b) = (a, b),
+                _ => return Err(foreign(format!("kept spring {i} lost an end"))),
+            }
         }
-        let old_bodies = std::mem::take(&mut self.bodies);
-        let old_members = std::mem::take(&mut self.members);
-        for (old, info) in old_bodies.iter().enumerate() {
+        let mut bodies = Vec::with_capacity(self.bodies.len());
+        let mut members = Vec::with_capacity(self.members.len());
+        let point_info = map.retain(&self.point_info);
+        for (old, info) in self.bodies.iter().enumerate() {
             let Some(new) = removal.bodies.get(old as u32) else {
                 continue;
             };
-            let first = self.members.len() as u32;
+            let first = members.len() as u32;
             if removal.reshaped.iter().any(|h| h.0 == new) {
-                let (info, members) = pack_body(
-                    &world.bodies()[new as usize],
-                    &world.rest_shapes()[new as usize],
-                    first,
-                    &self.point_info,
-                    params,
-                );
-                self.bodies.push(info);
-                self.members.extend(members);
+                let (Some(body), Some(rest)) = (
+                    world.bodies().get(new as usize),
+                    world.rest_shapes().get(new as usize),
+                ) else {
+                    return Err(foreign(format!("body {new} is not in the world")));
+                };
+                if body.points.iter().any(|p| p.index() >= point_info.len()) {
+                    return Err(foreign(format!(
+                        "body {new} has points that are not packed"
+                    )));
+                }
+                let (info, body_members) = pack_body(body, rest, first, &point_info, params);
+                bodies.push(info);
+                members.extend(body_members);
             } else {
                 let span = info.first as usize..(info.first + info.count) as usize;
-                self.members
-                    .extend(old_members[span].iter().map(|m| Member {
-                        point: map.get(m.point).expect("a kept body keeps its points"),
-                        ..*m
-                    }));
-                self.bodies.push(BodyInfo { first, ..*info });
+                for m in &self.members[span] {
+                    let Some(point) = map.get(m.point) else {
+                        return Err(foreign(format!("kept body {new} lost a point")));
+                    };
+                    members.push(Member { point, ..*m });
+                }
+                bodies.push(BodyInfo { first, ..*info });
             }
         }
+        self.pos = map.retain(&self.pos);
+        self.vel = map.retain(&self.vel);
+        self.point_info = point_info;
+        self.springs = springs;
+        self.bodies = bodies;
+        self.members = members;
         self.rebuild_indices(params);
         self.pack_contacts(world);
         Ok(())

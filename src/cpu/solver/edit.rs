@@ -47,8 +47,8 @@ impl CpuSolver {
         self.check_generation(before, "apply_removal")?;
         if world.generation() != after {
             return Err(WorldError::OutOfSync(format!(
-                "the world has had {} removals since this one; apply each removal right after making it",
-                world.generation() - after
+                "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
+                world.generation()
             )));
         }
         world.params.validate()?;

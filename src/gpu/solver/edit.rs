@@ -16,6 +16,7 @@ use glam::Vec2;
 use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
+use super::super::broad_phase::ContactBuffers;
 use super::super::buffers::{Buffers, STATE_BYTES, interleave};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::integrate::Integrate;
@@ -317,25 +318,21 @@ impl GpuSolver {
     ) -> Result<EditReport, SolverError> {
         self.check_generation(world.generation(), "sync")?;
         world.params.validate()?;
-        let old = self.edit.mirror.clone();
-        self.edit.mirror.append_from(world)?;
-        self.follow_params(world);
-        self.upload(
-            device,
-            queue,
-            &old,
-            StateEdit::Append {
-                from: old.pos.len(),
-            },
-        )
+        let mut new = self.edit.mirror.clone();
+        new.append_from(world)?;
+        let from = self.edit.mirror.pos.len();
+        self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
 
     /// Follows a removal made on `world` with [`World::remove_body`] or
     /// [`World::remove_points`]: removes the points (with their state),
     /// springs and bodies on the GPU too, and renumbers the rest. Call it
-    /// right after the removal, before removing anything else (items
-    /// appended in between are fine: [`GpuSolver::sync`] picks them up
-    /// afterwards).
+    /// right after the removal, on the world it was made on, before
+    /// removing anything else. Items appended and not synced yet, before
+    /// the removal or after it, are fine: the removal is followed on the
+    /// items the solver has, and [`GpuSolver::sync`] picks up the appended
+    /// ones that survived afterwards. A failed edit (here or in `sync`)
+    /// changes nothing.
     ///
     /// Like [`GpuSolver::sync`], it also takes the world's parameters.
     /// The surviving points keep their state, moved on the GPU by one
@@ -352,17 +349,17 @@ impl GpuSolver {
         self.check_generation(before, "apply_removal")?;
         if world.generation() != after {
             return Err(WorldError::OutOfSync(format!(
-                "the world has had {} removals since this one; apply each removal right after making it",
-                world.generation() - after
+                "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
+                world.generation()
             ))
             .into());
         }
         world.params.validate()?;
-        let old = self.edit.mirror.clone();
-        self.edit.mirror.apply_removal(world, removal)?;
-        self.follow_params(world);
+        let mut new = self.edit.mirror.clone();
+        new.apply_removal(world, removal)?;
+        let report = self.edit_to(device, queue, world, new, StateEdit::Remove(removal))?;
         self.edit.generation = after;
-        self.upload(device, queue, &old, StateEdit::Remove(removal))
+        Ok(report)
     }
 
     /// Moves a pinned point (mass 0) to `pos`: writes its 8 bytes of
@@ -477,14 +474,32 @@ impl GpuSolver {
         scene_hash(&self.edit.mirror, &self.params)
     }
 
-    /// Takes the world's parameters, resolving the items' defaults again
-    /// when they changed.
-    fn follow_params(&mut self, world: &World) {
-        if world.params != self.edit.resolved {
-            self.edit.mirror.resolve_defaults(world);
+    /// Makes `new` (the mirror after an edit of `world`) the solver's
+    /// world, with `world`'s parameters. Everything that can fail (the
+    /// device's limits for the new sizes, the contact buffers) is done
+    /// first, so a failed edit leaves the solver as it was.
+    fn edit_to(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: &World,
+        mut new: Packed,
+        state: StateEdit,
+    ) -> Result<EditReport, SolverError> {
+        // The items' defaults are resolved again when the parameters
+        // changed.
+        let resolve = world.params != self.edit.resolved;
+        if resolve {
+            new.resolve_defaults(world);
+        }
+        Buffers::check_limits(&device.limits(), &new)?;
+        let contacts = super::ContactStages::buffers(device, &new)?;
+        let old = std::mem::replace(&mut self.edit.mirror, new);
+        if resolve {
             self.edit.resolved = world.params.clone();
         }
         self.params = world.params.clone();
+        self.upload(device, queue, &old, state, contacts)
     }
 
     fn check_generation(&self, generation: u64, what: &str) -> Result<(), SolverError> {
@@ -498,13 +513,16 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Uploads the difference between `old` and the mirror.
+    /// Uploads the difference between `old` and the mirror, whose buffers
+    /// were checked against the device's limits, with the mirror's contact
+    /// buffers.
     fn upload(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         old: &Packed,
         state: StateEdit,
+        contacts: Option<ContactBuffers>,
     ) -> Result<EditReport, SolverError> {
         let new = &self.edit.mirror;
         let mut report = EditReport::default();
@@ -515,7 +533,14 @@ impl GpuSolver {
             StateEdit::Remove(removal) => {
                 let b = &self.buffers;
                 let mut encoder = device.create_command_encoder(&Default::default());
-                for (old_start, new_start, len) in removal.points.kept_runs() {
+                // Points appended to the world but not synced yet have no
+                // state here: only the packed ones move.
+                let packed = old.pos.len();
+                for (old_start, new_start, len) in removal.point_remap().kept_runs() {
+                    if old_start >= packed {
+                        break;
+                    }
+                    let len = len.min(packed - old_start);
                     encoder.copy_buffer_to_buffer(
                         &b.state[0],
                         old_start as u64 * STATE_BYTES,
@@ -524,12 +549,12 @@ impl GpuSolver {
                         len as u64 * STATE_BYTES,
                     );
                 }
-                let n = removal.points.new_len() as u64 * STATE_BYTES;
+                let n = self.edit.mirror.pos.len();
                 if n > 0 {
-                    encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, n);
+                    let bytes = n as u64 * STATE_BYTES;
+                    encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, bytes);
                 }
                 queue.submit([encoder.finish()]);
-                let n = removal.points.new_len();
                 (n, n)
             }
         };
@@ -590,8 +615,15 @@ impl GpuSolver {
         // The contact data is a function of the whole world: uploaded
         // again (the pipelines are kept).
         let old = self.contacts.take();
-        self.contacts =
-            super::ContactStages::new(device, &self.buffers, &self.edit.mirror, old.as_ref())?;
+        self.contacts = contacts.map(|buffers| {
+            super::ContactStages::with_buffers(
+                device,
+                &self.buffers,
+                buffers,
+                &self.edit.mirror,
+                old.as_ref(),
+            )
+        });
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
