@@ -268,10 +268,14 @@ pub struct Stability {
     /// `max_i sum_bodies k h^2` over the bodies containing a point; keep
     /// below 1.
     pub shape_load: (f32, u32),
-    /// `max_i` of the summed damping fractions at a point: each spring or soft
-    /// constraint adds `alpha w_i / (w_a + w_b)`, each body `alpha`, with
-    /// `alpha = 1 - exp(-c h)` (soft constraints: `1 - exp(-k h)`). Monotone
-    /// at or below 1, unstable above 2.
+    /// `max_i` of the summed damping fractions at a free point: each spring,
+    /// soft constraint and body at it adds its `alpha = 1 - exp(-c h)`
+    /// (soft constraints: `1 - exp(-k h)`). Each link is `alpha` times a
+    /// projector in the mass-weighted metric, so this bounds the damping
+    /// operator's largest eigenvalue: monotone at or below 1, unstable only
+    /// above 2. (Before 2026-11-23 a spring's `alpha` was split between its
+    /// ends by inverse mass, which reads half the true value for equal
+    /// masses.)
     pub damping_load: (f32, u32),
 }
 
@@ -330,8 +334,12 @@ impl Packed {
                 KIND_SOFT => 1.0 - (-s.stiffness * h).exp(),
                 _ => 0.0,
             };
-            damping[a] += alpha * wa / w;
-            damping[b] += alpha * wb / w;
+            // A pinned end does not move: the link damps the free end alone.
+            for (i, wi) in [(a, wa), (b, wb)] {
+                if wi > 0.0 {
+                    damping[i] += alpha;
+                }
+            }
         }
         for (b, m) in self.body_members() {
             let body = &self.bodies[b as usize];

@@ -1267,6 +1267,46 @@ fn damping_beyond_the_summed_bound_is_reported() {
     );
 }
 
+/// The damping load counts every link's whole `alpha` at each free end: a
+/// hub with six damped springs to equal masses along one line, alpha 0.6
+/// each. The star's damping operator has largest eigenvalue `7/2 alpha` =
+/// 2.1, so the hub's velocity is multiplied by about `1 - 2.1 = -1.1` per
+/// substep and grows. The report must say so (load 3.6, past 2); it used to
+/// split each alpha between the ends by inverse mass and report 1.8, under
+/// the bound it states for instability.
+#[test]
+fn damping_load_of_equal_masses_counts_each_link_whole() {
+    let h = quiet().h();
+    let c = -(1.0f32 - 0.6).ln() / h;
+    let mut world = World::new(quiet());
+    world.params.body_collisions = false;
+    let hub = world
+        .add_point(Point::new(Vec2::ZERO).vel(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    for j in 0..6 {
+        let x = if j % 2 == 0 { 1.0 + j as f32 } else { -1.0 - j as f32 };
+        let p = world.add_point(Point::new(Vec2::new(x, 0.0))).unwrap();
+        world
+            .add_spring(Spring::new(hub, p).stiffness(0.0).damping(c))
+            .unwrap();
+    }
+    let report = softbody::pack::Packed::from_world(&world)
+        .unwrap()
+        .stability(h);
+    let (load, point) = report.damping_load;
+    assert_eq!(point, 0);
+    assert!((load - 3.6).abs() < 1e-4, "damping load {load}");
+    assert!(report.warnings().iter().any(|w| w.contains("point 0")));
+    // And it does grow: the documented instability, not a false alarm.
+    let mut s = CpuSolver::new(&world).unwrap();
+    let v0 = vel(&s, 0)[0].abs();
+    for _ in 0..60 {
+        s.substep();
+    }
+    let v = vel(&s, 0)[0].abs();
+    assert!(!(v <= v0), "hub speed {v} after 60 substeps, from {v0}");
+}
+
 /// BUG (src/cpu/rods.rs, `rods`; same in the WGSL mirror): a point moves by
 /// the *average* of the projections of its rods, so in a chain the middle
 /// point gets half of each rod's correction while an end gets all of its
