@@ -160,7 +160,10 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
         let s = dot(p - a0, n);
         depth = r - s;
     }
-    if (depth <= 0.0) {
+    // A degenerate edge (two outline points on one spot, as in a crushed
+    // body) has no normal: no contact with it rather than one that pushes
+    // nowhere and still damps and splits.
+    if (depth <= 0.0 || all(n == vec2<f32>(0.0))) {
         return;
     }
     if (depth > (*best).depth || (depth == (*best).depth && b < (*best).body)) {

@@ -966,3 +966,62 @@ fn contacts_do_not_depend_on_the_grid_cell() {
     assert_eq!(a.vel, b.vel);
     assert_ne!(a.pos, auto.positions(), "the GPU run moved the pile");
 }
+
+/// A contact needs a direction: a point facing an edge whose two ends
+/// coincide (a crushed body) gets no contact from it, on the CPU mirror of
+/// the narrow phase as in the kernel (it used to get one with normal
+/// `(0, 0)` and depth `r`, which damped its velocity along nothing).
+#[test]
+fn a_degenerate_edge_gives_no_contact() {
+    use softbody::cpu::body_collide::{Bindings, test_body};
+    use softbody::cpu::broad_phase::Grid;
+    use softbody::layout::{BodyOutline, ContactFilter, ContactHit, SimParams};
+    let sim = SimParams {
+        point_radius: 0.05,
+        ..Default::default()
+    };
+    // A counter-clockwise unit square whose corner (1, 1) is listed twice,
+    // first: edge 0 runs from (1, 1) to (1, 1), so it is the first of the
+    // edges nearest to a point off that corner.
+    let pos = [[1.0, 1.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0]];
+    let outline_points = [0, 1, 2, 3, 4];
+    let filter = ContactFilter {
+        category: 1,
+        mask: 1,
+        ..Default::default()
+    };
+    let bind = Bindings {
+        sim: &sim,
+        info: &[],
+        pos: &pos,
+        vel: &[[0.0; 2]; 5],
+        contact_points: &[],
+        outlines: &[BodyOutline {
+            first: 0,
+            count: 5,
+            group: 0,
+            filter_id: 0,
+        }],
+        outline_points: &outline_points,
+        filters: &[filter],
+        colliders: &[0],
+        aabbs: &[[-0.1, -0.1, 1.1, 1.1]],
+        grid: &Grid::default(),
+    };
+    let none = ContactHit {
+        depth: 0.0,
+        body: u32::MAX,
+        ..Default::default()
+    };
+    // Just outside the doubled corner, within the radius, nearest to the
+    // degenerate edge's one spot.
+    let mut best = none;
+    test_body(&bind, 0, Vec2::new(1.01, 1.01), 1, &filter, &mut best);
+    assert_eq!(best, none, "no contact with a degenerate edge");
+    // The same square without the double corner touches a point facing its
+    // right edge, along +x.
+    let mut best = none;
+    test_body(&bind, 0, Vec2::new(1.02, 0.5), 1, &filter, &mut best);
+    assert_eq!(best.n, [1.0, 0.0]);
+    assert!((best.depth - 0.03).abs() < 1e-6, "{best:?}");
+}

@@ -138,7 +138,10 @@ pub fn test_body(
         let s = (p - at(edge)).dot(n);
         (r - s, n)
     };
-    if depth <= 0.0 {
+    // A degenerate edge (two outline points on one spot, as in a crushed
+    // body) has no normal: no contact with it rather than one that pushes
+    // nowhere and still damps and splits.
+    if depth <= 0.0 || n == Vec2::ZERO {
         return;
     }
     if depth > best.depth || (depth == best.depth && b < best.body) {
