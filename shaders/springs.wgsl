@@ -14,10 +14,11 @@
 @group(0) @binding(6) var<storage, read_write> state_out: array<vec4<f32>>;
 
 // The change (dp, dv) the spring gives its end b per unit of that end's
-// inverse mass; end a gets the opposite. The record's coefficients are
-// already divided by the spring's summed inverse mass (src/layout.rs,
-// HalfSpring::coefficients), so neither the other end's mass nor a
-// division is needed.
+// inverse mass; end a gets the opposite. The record's coefficients carry
+// what depends on the ends' masses (src/layout.rs, HalfSpring::coefficients:
+// a force spring's pull is k h E, its damping and a soft constraint's pull
+// are divided by the spring's summed inverse mass), so neither the other
+// end's mass nor a division is needed.
 fn spring_push(s: HalfSpring, pa: vec2<f32>, pb: vec2<f32>, va: vec2<f32>, vb: vec2<f32>) -> vec4<f32> {
     let d = pb - pa;
     let dist = length(d);

@@ -147,8 +147,9 @@ impl HalfSpring {
     /// `pull` and `damp` of a spring of `kind` for a substep `h` whose ends
     /// have inverse masses summing to `w` (1/kg): both ends' records hold
     /// the same pair, so that a kernel needs neither the other end's mass
-    /// nor a division (docs/physics.md, "Springs"). Two pinned ends
-    /// (`w == 0`) get zeros: the spring does nothing.
+    /// nor a division (docs/physics.md, "Stage 3a: force springs and soft
+    /// constraints"). Two pinned ends (`w == 0`) get zeros: the spring does
+    /// nothing.
     pub fn coefficients(kind: u32, stiffness: f32, damping: f32, h: f32, w: f32) -> (f32, f32) {
         if w == 0.0 {
             return (0.0, 0.0);

@@ -259,7 +259,7 @@ impl Packed {
 }
 
 /// The worst point of a world for each stability bound (see
-/// docs/physics.md, "Stability"). Loads are dimensionless.
+/// docs/physics.md, "Stability bounds"). Loads are dimensionless.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stability {
     /// `max_i sum_springs k h^2 (w_a + w_b)` over the force springs at a

@@ -156,9 +156,11 @@ pub enum SpringKind {
     /// fraction `1 - exp(-stiffness h)` of the length error and of the
     /// relative velocity along it; `stiffness` is a rate in 1/s.
     Soft,
-    /// Hard rod: Jacobi position projection, averaged per point, iterated
-    /// [`Params::rod_iterations`] times, then the relative velocity along the
-    /// rod is removed. `stiffness` and `damping` are unused.
+    /// Hard rod: Jacobi projection with mass splitting, iterated
+    /// [`Params::rod_iterations`] times; each iteration moves the ends to
+    /// the rest length and removes the relative velocity along the rod at
+    /// the same time (docs/physics.md, "Stage 3b"). `stiffness` and
+    /// `damping` are unused.
     Rod,
 }
 

@@ -13,8 +13,9 @@ use crate::pack::HalfSprings;
 /// stage; end `a` gets the opposite change times its own inverse mass. Both
 /// ends evaluate this same function on the same inputs in the same order,
 /// so the two halves are exactly opposite impulses. The record's
-/// coefficients are those of the substep, already divided by the spring's
-/// summed inverse mass (see [`HalfSpring::coefficients`]).
+/// coefficients are those of the substep (see [`HalfSpring::coefficients`]:
+/// a force spring's pull is `k h E`, its damping and a soft constraint's
+/// pull are already divided by the spring's summed inverse mass).
 #[inline]
 pub fn spring_push(s: &HalfSpring, pa: Vec2, pb: Vec2, va: Vec2, vb: Vec2) -> (Vec2, Vec2) {
     let d = pb - pa;
