@@ -1284,7 +1284,11 @@ fn damping_load_of_equal_masses_counts_each_link_whole() {
         .add_point(Point::new(Vec2::ZERO).vel(Vec2::new(1.0, 0.0)))
         .unwrap();
     for j in 0..6 {
-        let x = if j % 2 == 0 { 1.0 + j as f32 } else { -1.0 - j as f32 };
+        let x = if j % 2 == 0 {
+            1.0 + j as f32
+        } else {
+            -1.0 - j as f32
+        };
         let p = world.add_point(Point::new(Vec2::new(x, 0.0))).unwrap();
         world
             .add_spring(Spring::new(hub, p).stiffness(0.0).damping(c))
