@@ -36,7 +36,9 @@ use std::fmt;
 use std::path::Path;
 
 use glam::Vec2;
-use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
 use crate::error::{Item, WorldError};
 use crate::params::Params;
@@ -88,10 +90,54 @@ fn v2(a: V2) -> Vec2 {
     Vec2::from_array(a)
 }
 
+/// Implements `Deserialize` for structs derived with
+/// `#[serde(remote = "Self")]`, which makes the derived code an inherent
+/// `Type::deserialize` instead: from a JSON object only. The derived impl
+/// would also take the fields in order from an array (`[0.5, 8]` for
+/// `{"dt": 0.5, "substeps": 8}`), which the format does not have, and name
+/// the Rust type in its errors (`expected struct ParamsSpec`).
+macro_rules! from_object {
+    ($($ty:ident),* $(,)?) => {$(
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Object;
+                impl<'de> Visitor<'de> for Object {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$ty, A::Error> {
+                        // The inherent function that `remote = "Self"` derived.
+                        $ty::deserialize(MapAccessDeserializer::new(map))
+                    }
+                }
+                deserializer.deserialize_map(Object)
+            }
+        }
+    )*};
+}
+
+from_object!(
+    Scene,
+    ParamsSpec,
+    MaterialSpec,
+    PlanetSpec,
+    PlaneSpec,
+    PointSpec,
+    SpringSpec,
+    BodySpec,
+    ArraySpec,
+    BoxSpec,
+    GridSpec,
+    WheelSpec,
+    BlobSpec,
+    RopeSpec,
+);
+
 /// A parsed scene file, before it is built into a [`World`]. Fields are
 /// the file's keys; see `docs/scene-format.md`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Scene {
     /// Global parameters; missing ones take [`Params::default`].
     #[serde(default)]
@@ -119,7 +165,7 @@ pub struct Scene {
 
 /// `params`: every field optional.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct ParamsSpec {
     pub dt: Option<f32>,
     pub substeps: Option<u32>,
@@ -138,14 +184,14 @@ pub struct ParamsSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct MaterialSpec {
     pub elasticity: Option<f32>,
     pub friction: Option<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct PlanetSpec {
     pub center: V2,
     pub radius: f32,
@@ -154,7 +200,7 @@ pub struct PlanetSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct PlaneSpec {
     pub normal: V2,
     pub offset: f32,
@@ -163,7 +209,7 @@ pub struct PlaneSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct PointSpec {
     pub pos: V2,
     #[serde(default)]
@@ -177,13 +223,35 @@ pub struct PointSpec {
 }
 
 /// `kind` of a spring, in lower case.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KindSpec {
     #[default]
     Spring,
     Soft,
     Rod,
+}
+
+/// A string only: the derived impl would also take `{"rod": null}`.
+impl<'de> Deserialize<'de> for KindSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const KINDS: &[&str] = &["spring", "soft", "rod"];
+        struct Kind;
+        impl Visitor<'_> for Kind {
+            type Value = KindSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"spring\", \"soft\" or \"rod\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<KindSpec, E> {
+                match v {
+                    "spring" => Ok(KindSpec::Spring),
+                    "soft" => Ok(KindSpec::Soft),
+                    "rod" => Ok(KindSpec::Rod),
+                    _ => Err(E::unknown_variant(v, KINDS)),
+                }
+            }
+        }
+        deserializer.deserialize_str(Kind)
+    }
 }
 
 impl From<KindSpec> for SpringKind {
@@ -197,7 +265,7 @@ impl From<KindSpec> for SpringKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct SpringSpec {
     pub a: u32,
     pub b: u32,
@@ -209,7 +277,7 @@ pub struct SpringSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct BodySpec {
     pub points: Vec<u32>,
     pub rest: Option<Vec<V2>>,
@@ -229,7 +297,7 @@ pub struct BodySpec {
 /// `array`: the shape repeated `count[0] x count[1]` times, copy `(i, j)`
 /// moved by `(i spacing[0], j spacing[1])`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct ArraySpec {
     pub count: [u64; 2],
     pub spacing: V2,
@@ -240,7 +308,7 @@ macro_rules! generator {
     ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(remote = "Self", deny_unknown_fields)]
         pub struct $name {
             $($(#[$fdoc])* pub $field: $ty,)*
             /// Mass of each point (`0` pins).

@@ -375,7 +375,11 @@ fn malformed_json() {
     let e = load(r#"{"points": [] } trailing"#).unwrap_err();
     assert!(e.message.contains("trailing"), "{e}");
     fails(r#"{"points": [{"pos": [0, 0],}]}"#, "points[0]", "line 1");
-    fails("42", "", "expected struct Scene");
+    fails(
+        "42",
+        "",
+        "invalid type: integer `42`, expected a JSON object",
+    );
     fails("", "", "EOF");
 }
 
@@ -421,6 +425,70 @@ fn wrong_types() {
         "bodies",
         "expected a sequence",
     );
+}
+
+#[test]
+fn items_are_objects_never_arrays() {
+    // serde's derived impls would take a struct's fields in order from an
+    // array; the format has objects only, and errors name no Rust types.
+    let cases = [
+        (r#"[{"dt": 0.5}, [], [], [], [[[0, 3]], [[1, 3]]]]"#, ""),
+        ("[1, 2]", ""),
+        (r#"{"params": [0.5, 8]}"#, "params"),
+        (r#"{"materials": [[0.5, 1]]}"#, "materials[0]"),
+        (r#"{"planets": [[[0, 0], 1]]}"#, "planets[0]"),
+        (r#"{"planes": [[[0, 1], 0]]}"#, "planes[0]"),
+        (r#"{"points": [[[0, 0]]]}"#, "points[0]"),
+        (
+            r#"{"springs": [[0, 1, null, null, null, "rod"]]}"#,
+            "springs[0]",
+        ),
+        (r#"{"bodies": [[[0, 1]]]}"#, "bodies[0]"),
+        (
+            r#"{"shapes": [{"box": [[0, 0], [1, 1]]}]}"#,
+            "shapes[0].box",
+        ),
+        (
+            r#"{"shapes": [{"grid": [[1, 1], [1, 1]]}]}"#,
+            "shapes[0].grid",
+        ),
+        (
+            r#"{"shapes": [{"wheel": [[0, 0], 1, 8]}]}"#,
+            "shapes[0].wheel",
+        ),
+        (
+            r#"{"shapes": [{"blob": [[0, 0], 1, 8]}]}"#,
+            "shapes[0].blob",
+        ),
+        (
+            r#"{"shapes": [{"rope": [[0, 0], [1, 0], 3]}]}"#,
+            "shapes[0].rope",
+        ),
+        (
+            r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": [[2, 1], [1, 1]]}}]}"#,
+            "shapes[0].box.array",
+        ),
+    ];
+    for (json, path) in cases {
+        fails(
+            json,
+            path,
+            "invalid type: sequence, expected a JSON object at line 1",
+        );
+        let e = load(json).unwrap_err();
+        assert!(!e.message.contains("struct"), "{e}");
+    }
+    // A spring's kind is a string, not an object naming it.
+    let two = r#""points": [{"pos": [0, 0]}, {"pos": [1, 0]}]"#;
+    fails(
+        &format!(r#"{{{two}, "springs": [{{"a": 0, "b": 1, "kind": {{"rod": null}}}}]}}"#),
+        "springs[0].kind",
+        r#"invalid type: map, expected "spring", "soft" or "rod""#,
+    );
+    load(&format!(
+        r#"{{{two}, "springs": [{{"a": 0, "b": 1, "kind": "rod"}}]}}"#
+    ))
+    .unwrap();
 }
 
 #[test]
