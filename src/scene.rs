@@ -37,7 +37,7 @@ use std::path::Path;
 
 use glam::Vec2;
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{MapAccess, Visitor};
+use serde::de::{Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::{Item, WorldError};
@@ -83,12 +83,62 @@ impl fmt::Display for SceneError {
 
 impl std::error::Error for SceneError {}
 
-/// A 2-vector as JSON writes it: `[x, y]`.
-type V2 = [f32; 2];
+/// Two values as JSON writes them: a vector `[x, y]` ([`V2`]) or a count
+/// per axis `[nx, ny]` ([`Counts`]). Exactly two: an array of any other
+/// length is an error that says so (serde's `[T; 2]` reports a third
+/// number as `trailing characters`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pair<T>(pub [T; 2]);
+
+/// A 2-vector, `[x, y]`.
+pub type V2 = Pair<f32>;
+/// A count per axis, `[nx, ny]`.
+pub type Counts = Pair<u64>;
 
 fn v2(a: V2) -> Vec2 {
-    Vec2::from_array(a)
+    Vec2::from_array(a.0)
 }
+
+/// `Deserialize` for a [`Pair`] of `$t`, which `expecting` describes.
+macro_rules! pair {
+    ($t:ty, $expecting:literal) => {
+        impl<'de> Deserialize<'de> for Pair<$t> {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Two;
+                impl<'de> Visitor<'de> for Two {
+                    type Value = Pair<$t>;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(
+                        self,
+                        mut seq: A,
+                    ) -> Result<Self::Value, A::Error> {
+                        let Some(x) = seq.next_element()? else {
+                            return Err(A::Error::invalid_length(0, &self));
+                        };
+                        let Some(y) = seq.next_element()? else {
+                            return Err(A::Error::invalid_length(1, &self));
+                        };
+                        // Count the rest, to say how many there were.
+                        let mut len = 2;
+                        while seq.next_element::<IgnoredAny>()?.is_some() {
+                            len += 1;
+                        }
+                        if len > 2 {
+                            return Err(A::Error::invalid_length(len, &self));
+                        }
+                        Ok(Pair([x, y]))
+                    }
+                }
+                deserializer.deserialize_seq(Two)
+            }
+        }
+    };
+}
+
+pair!(f32, "two numbers [x, y]");
+pair!(u64, "two whole numbers [nx, ny]");
 
 /// Implements `Deserialize` for structs derived with
 /// `#[serde(remote = "Self")]`, which makes the derived code an inherent
@@ -299,7 +349,7 @@ pub struct BodySpec {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct ArraySpec {
-    pub count: [u64; 2],
+    pub count: Counts,
     pub spacing: V2,
 }
 
@@ -379,7 +429,7 @@ generator!(
     /// `center` or by `origin` (corner `(0, 0)`), not both; neither centres
     /// it at the origin.
     GridSpec {
-        cells: [u64; 2],
+        cells: Counts,
         cell: V2,
         center: Option<V2>,
         origin: Option<V2>,
@@ -429,14 +479,59 @@ generator!(
 );
 
 /// One generator, keyed by its name: `{"box": {...}}`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ShapeSpec {
     Box(BoxSpec),
     Grid(GridSpec),
     Wheel(WheelSpec),
     Blob(BlobSpec),
     Rope(RopeSpec),
+}
+
+/// What a `shapes` entry is, for errors.
+const SHAPE: &str = "an object with exactly one key, the generator: box, grid, wheel, blob or rope";
+
+/// An object with one key, the generator, whose value is the generator's
+/// object. serde's externally tagged enum says only `expected value` for
+/// `{}` or a second key.
+impl<'de> Deserialize<'de> for ShapeSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const GENERATORS: [&str; 5] = ["box", "grid", "wheel", "blob", "rope"];
+        struct Shape;
+        impl<'de> Visitor<'de> for Shape {
+            type Value = ShapeSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(SHAPE)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ShapeSpec, A::Error> {
+                let Some(key) = map.next_key::<String>()? else {
+                    return Err(A::Error::custom(format_args!(
+                        "a shape is {SHAPE}; found none"
+                    )));
+                };
+                let shape = match key.as_str() {
+                    "box" => ShapeSpec::Box(map.next_value()?),
+                    "grid" => ShapeSpec::Grid(map.next_value()?),
+                    "wheel" => ShapeSpec::Wheel(map.next_value()?),
+                    "blob" => ShapeSpec::Blob(map.next_value()?),
+                    "rope" => ShapeSpec::Rope(map.next_value()?),
+                    _ => {
+                        let names = GENERATORS.map(|g| format!("`{g}`")).join(", ");
+                        return Err(A::Error::custom(format_args!(
+                            "unknown generator `{key}`, expected one of {names}"
+                        )));
+                    }
+                };
+                if let Some(second) = map.next_key::<String>()? {
+                    return Err(A::Error::custom(format_args!(
+                        "a shape is {SHAPE}; found a second key `{second}`"
+                    )));
+                }
+                Ok(shape)
+            }
+        }
+        deserializer.deserialize_map(Shape)
+    }
 }
 
 fn one() -> f32 {
@@ -482,7 +577,9 @@ impl ShapeSpec {
     fn points_per_copy(&self) -> u128 {
         match self {
             ShapeSpec::Box(_) => 4,
-            ShapeSpec::Grid(s) => (s.cells[0] as u128 + 1).saturating_mul(s.cells[1] as u128 + 1),
+            ShapeSpec::Grid(s) => {
+                (s.cells.0[0] as u128 + 1).saturating_mul(s.cells.0[1] as u128 + 1)
+            }
             ShapeSpec::Wheel(s) => s.n as u128 + 1,
             ShapeSpec::Blob(s) => s.n as u128 + s.center_point as u128,
             ShapeSpec::Rope(s) => s.n as u128,
@@ -491,7 +588,7 @@ impl ShapeSpec {
 
     fn copies(&self) -> u128 {
         self.array().map_or(1, |a| {
-            (a.count[0] as u128).saturating_mul(a.count[1] as u128)
+            (a.count.0[0] as u128).saturating_mul(a.count.0[1] as u128)
         })
     }
 
@@ -505,7 +602,7 @@ impl ShapeSpec {
                 .build(world)
                 .map(drop),
             ShapeSpec::Grid(s) => {
-                let grid = BoxGrid::new(count(s.cells[0]), count(s.cells[1]), v2(s.cell))
+                let grid = BoxGrid::new(count(s.cells.0[0]), count(s.cells.0[1]), v2(s.cell))
                     .rotation(s.rotation)
                     .diagonals(s.diagonals)
                     .style(s.style());
@@ -732,7 +829,7 @@ impl Scene {
             let path = format!("shapes[{k}].{}", shape.key());
             let (counts, spacing) = shape
                 .array()
-                .map_or(([1, 1], Vec2::ZERO), |a| (a.count, v2(a.spacing)));
+                .map_or(([1, 1], Vec2::ZERO), |a| (a.count.0, v2(a.spacing)));
             if let ShapeSpec::Grid(GridSpec {
                 center: Some(_),
                 origin: Some(_),

@@ -398,7 +398,7 @@ fn wrong_types() {
     fails(
         r#"{"points": [{"pos": [0, 0, 0]}]}"#,
         "points[0].pos",
-        "trailing",
+        "invalid length 3, expected two numbers [x, y]",
     );
     fails(
         r#"{"params": {"substeps": 2.5}}"#,
@@ -492,6 +492,85 @@ fn items_are_objects_never_arrays() {
 }
 
 #[test]
+fn pairs_are_exactly_two_numbers() {
+    for (json, path, what) in [
+        (
+            r#"{"params": {"gravity": [0, 1, 2]}}"#,
+            "params.gravity",
+            "invalid length 3, expected two numbers [x, y] at line 1",
+        ),
+        (
+            r#"{"params": {"gravity": []}}"#,
+            "params.gravity",
+            "invalid length 0, expected two numbers [x, y]",
+        ),
+        (
+            r#"{"points": [{"pos": [0]}]}"#,
+            "points[0].pos",
+            "invalid length 1, expected two numbers [x, y]",
+        ),
+        (
+            r#"{"points": [{"pos": 3}]}"#,
+            "points[0].pos",
+            "invalid type: integer `3`, expected two numbers [x, y]",
+        ),
+        (
+            r#"{"bodies": [{"points": [0, 1], "rest": [[0, 0], [1, 0, 0, 0]]}]}"#,
+            "bodies[0].rest[1]",
+            "invalid length 4, expected two numbers [x, y]",
+        ),
+        (
+            r#"{"shapes": [{"grid": {"cells": [2, 2, 2], "cell": [1, 1]}}]}"#,
+            "shapes[0].grid.cells",
+            "invalid length 3, expected two whole numbers [nx, ny]",
+        ),
+        (
+            r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [4], "spacing": [1, 1]}}}]}"#,
+            "shapes[0].box.array.count",
+            "invalid length 1, expected two whole numbers [nx, ny]",
+        ),
+    ] {
+        fails(json, path, what);
+    }
+    // An element keeps its own path.
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [2, 1.5], "cell": [1, 1]}}]}"#,
+        "shapes[0].grid.cells[1]",
+        "invalid type: floating point `1.5`, expected u64",
+    );
+}
+
+#[test]
+fn a_shape_is_an_object_with_one_key() {
+    let one_key = "an object with exactly one key, the generator: box, grid, wheel, blob or rope";
+    fails(
+        r#"{"shapes": [{}]}"#,
+        "shapes[0]",
+        &format!("a shape is {one_key}; found none at line 1 column 14"),
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1]}, "x": 1}]}"#,
+        "shapes[0]",
+        &format!("a shape is {one_key}; found a second key `x`"),
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1]},
+                        "rope": {"a": [0, 0], "b": [1, 0], "n": 3}}]}"#,
+        "shapes[0]",
+        &format!("a shape is {one_key}; found a second key `rope` at line 2"),
+    );
+    let expected = format!("expected {one_key}");
+    fails(r#"{"shapes": ["box"]}"#, "shapes[0]", &expected);
+    fails(r#"{"shapes": [3]}"#, "shapes[0]", &expected);
+    // What is wrong inside the generator's object still names its key.
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0]}, "x": 1}]}"#,
+        "shapes[0].box",
+        "missing field `size`",
+    );
+}
+
+#[test]
 fn unknown_fields_are_errors() {
     fails(r#"{"pointz": []}"#, "pointz", "unknown field `pointz`");
     fails(
@@ -507,7 +586,7 @@ fn unknown_fields_are_errors() {
     fails(
         r#"{"shapes": [{"cube": {"center": [0, 0]}}]}"#,
         "shapes[0]",
-        "unknown variant `cube`",
+        "unknown generator `cube`, expected one of `box`, `grid`, `wheel`, `blob`, `rope`",
     );
     fails(
         r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "colour": 3}}]}"#,
