@@ -8,7 +8,8 @@
 //!
 //! Every error names the JSON path of what is wrong (`springs[3].a`,
 //! `shapes[0].grid.cells[1]`, `params.dt`) and says what is wrong; unknown
-//! fields are errors too, so a misspelt key never goes unnoticed. Loading
+//! fields are errors too, so a misspelt key never goes unnoticed, and so is
+//! `null` (a key left out takes its default; `null` never does). Loading
 //! never panics and never allocates for a generator before checking that
 //! the whole scene stays under [`MAX_SCENE_POINTS`].
 //!
@@ -190,26 +191,26 @@ from_object!(
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct Scene {
     /// Global parameters; missing ones take [`Params::default`].
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub params: ParamsSpec,
     /// Materials `1, 2, ...` (material `0` follows the parameters).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub materials: Vec<MaterialSpec>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub planets: Vec<PlanetSpec>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub planes: Vec<PlaneSpec>,
     /// Points `0 .. points.len()`; generated points follow them.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub points: Vec<PointSpec>,
     /// Generators, built in order after the points.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub shapes: Vec<ShapeSpec>,
     /// Springs between any points, listed or generated.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub springs: Vec<SpringSpec>,
     /// Bodies over any points, listed or generated.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub bodies: Vec<BodySpec>,
 }
 
@@ -217,26 +218,42 @@ pub struct Scene {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct ParamsSpec {
+    #[serde(default, deserialize_with = "some")]
     pub dt: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub substeps: Option<u32>,
+    #[serde(default, deserialize_with = "some")]
     pub gravity: Option<V2>,
+    #[serde(default, deserialize_with = "some")]
     pub point_radius: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub elasticity: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub friction: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub spring_stiffness: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub spring_damping: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub shape_stiffness: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub shape_damping: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub rod_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "some")]
     pub body_collisions: Option<bool>,
+    #[serde(default, deserialize_with = "some")]
     pub contact_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "some")]
     pub collision_cell: Option<f32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct MaterialSpec {
+    #[serde(default, deserialize_with = "some")]
     pub elasticity: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub friction: Option<f32>,
 }
 
@@ -245,7 +262,7 @@ pub struct MaterialSpec {
 pub struct PlanetSpec {
     pub center: V2,
     pub radius: f32,
-    #[serde(default = "all_layers")]
+    #[serde(default = "all_layers", deserialize_with = "present")]
     pub layers: u32,
 }
 
@@ -254,7 +271,7 @@ pub struct PlanetSpec {
 pub struct PlaneSpec {
     pub normal: V2,
     pub offset: f32,
-    #[serde(default = "all_layers")]
+    #[serde(default = "all_layers", deserialize_with = "present")]
     pub layers: u32,
 }
 
@@ -262,13 +279,13 @@ pub struct PlaneSpec {
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct PointSpec {
     pub pos: V2,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub vel: V2,
-    #[serde(default = "one")]
+    #[serde(default = "one", deserialize_with = "present")]
     pub mass: f32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub material: u32,
-    #[serde(default = "all_layers")]
+    #[serde(default = "all_layers", deserialize_with = "present")]
     pub layers: u32,
 }
 
@@ -319,10 +336,13 @@ impl From<KindSpec> for SpringKind {
 pub struct SpringSpec {
     pub a: u32,
     pub b: u32,
+    #[serde(default, deserialize_with = "some")]
     pub rest_length: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub stiffness: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub damping: Option<f32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub kind: KindSpec,
 }
 
@@ -330,17 +350,21 @@ pub struct SpringSpec {
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct BodySpec {
     pub points: Vec<u32>,
+    #[serde(default, deserialize_with = "some")]
     pub rest: Option<Vec<V2>>,
+    #[serde(default, deserialize_with = "some")]
     pub stiffness: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub damping: Option<f32>,
     /// Outline in body-body collisions, point indices; `None`: `points`.
+    #[serde(default, deserialize_with = "some")]
     pub boundary: Option<Vec<u32>>,
     /// Contact material index in body-body collisions.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub material: u32,
-    #[serde(default = "category_one")]
+    #[serde(default = "category_one", deserialize_with = "present")]
     pub category: u32,
-    #[serde(default = "all_layers")]
+    #[serde(default = "all_layers", deserialize_with = "present")]
     pub mask: u32,
 }
 
@@ -362,32 +386,37 @@ macro_rules! generator {
         pub struct $name {
             $($(#[$fdoc])* pub $field: $ty,)*
             /// Mass of each point (`0` pins).
-            #[serde(default = "one")]
+            #[serde(default = "one", deserialize_with = "present")]
             pub mass: f32,
             /// Material index.
-            #[serde(default)]
+            #[serde(default, deserialize_with = "present")]
             pub material: u32,
-            #[serde(default = "all_layers")]
+            #[serde(default = "all_layers", deserialize_with = "present")]
             pub layers: u32,
             /// Collision category bits of each body.
-            #[serde(default = "category_one")]
+            #[serde(default = "category_one", deserialize_with = "present")]
             pub category: u32,
             /// Collision mask of each body.
-            #[serde(default = "all_layers")]
+            #[serde(default = "all_layers", deserialize_with = "present")]
             pub mask: u32,
             /// Initial velocity of each point.
-            #[serde(default)]
+            #[serde(default, deserialize_with = "present")]
             pub vel: V2,
+            #[serde(default, deserialize_with = "some")]
             pub body_stiffness: Option<f32>,
+            #[serde(default, deserialize_with = "some")]
             pub body_damping: Option<f32>,
             /// Whether to add the shape's springs.
-            #[serde(default = "yes")]
+            #[serde(default = "yes", deserialize_with = "present")]
             pub springs: bool,
-            #[serde(default)]
+            #[serde(default, deserialize_with = "present")]
             pub spring_kind: KindSpec,
+            #[serde(default, deserialize_with = "some")]
             pub spring_stiffness: Option<f32>,
+            #[serde(default, deserialize_with = "some")]
             pub spring_damping: Option<f32>,
             /// Repeat the shape on a lattice.
+            #[serde(default, deserialize_with = "some")]
             pub array: Option<ArraySpec>,
         }
 
@@ -417,9 +446,9 @@ generator!(
     BoxSpec {
         center: V2,
         size: V2,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         rotation: f32,
-        #[serde(default = "yes")]
+        #[serde(default = "yes", deserialize_with = "present")]
         diagonals: bool,
     }
 );
@@ -431,11 +460,13 @@ generator!(
     GridSpec {
         cells: Counts,
         cell: V2,
+        #[serde(default, deserialize_with = "some")]
         center: Option<V2>,
+        #[serde(default, deserialize_with = "some")]
         origin: Option<V2>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         rotation: f32,
-        #[serde(default = "yes")]
+        #[serde(default = "yes", deserialize_with = "present")]
         diagonals: bool,
     }
 );
@@ -446,8 +477,9 @@ generator!(
         center: V2,
         radius: f32,
         n: u64,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         rotation: f32,
+        #[serde(default, deserialize_with = "some")]
         hub_mass: Option<f32>,
     }
 );
@@ -458,9 +490,9 @@ generator!(
         center: V2,
         radius: f32,
         n: u64,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         rotation: f32,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         center_point: bool,
     }
 );
@@ -471,9 +503,9 @@ generator!(
         a: V2,
         b: V2,
         n: u64,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         pin_first: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "present")]
         pin_last: bool,
     }
 );
@@ -532,6 +564,23 @@ impl<'de> Deserialize<'de> for ShapeSpec {
         }
         deserializer.deserialize_map(Shape)
     }
+}
+
+/// What a `null` gets: the format has none (a key left out takes its
+/// default), and serde's derived impls took it for some keys (`Option`)
+/// and not for others.
+const NULL: &str = "null is not a value: leave the key out to take its default";
+
+/// `deserialize_with` of a key with a default: anything but `null`.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<T, D::Error> {
+    Option::<T>::deserialize(deserializer)?.ok_or_else(|| D::Error::custom(NULL))
+}
+
+/// `deserialize_with` of an optional key: absent is `None`, `null` an error.
+fn some<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    present(deserializer).map(Some)
 }
 
 fn one() -> f32 {

@@ -571,6 +571,78 @@ fn a_shape_is_an_object_with_one_key() {
 }
 
 #[test]
+fn null_is_never_a_value() {
+    // Optional keys and keys with a default alike: leave the key out.
+    let null = "null is not a value: leave the key out to take its default at line 1";
+    for (json, path) in [
+        (r#"{"params": null}"#, "params"),
+        (r#"{"shapes": null}"#, "shapes"),
+        (r#"{"params": {"dt": null}}"#, "params.dt"),
+        (r#"{"params": {"gravity": null}}"#, "params.gravity"),
+        (
+            r#"{"materials": [{"friction": null}]}"#,
+            "materials[0].friction",
+        ),
+        (
+            r#"{"planets": [{"center": [0, 0], "radius": 1, "layers": null}]}"#,
+            "planets[0].layers",
+        ),
+        (
+            r#"{"points": [{"pos": [0, 0], "vel": null}]}"#,
+            "points[0].vel",
+        ),
+        (
+            r#"{"points": [{"pos": [0, 0], "mass": null}]}"#,
+            "points[0].mass",
+        ),
+        (
+            r#"{"springs": [{"a": 0, "b": 1, "rest_length": null}]}"#,
+            "springs[0].rest_length",
+        ),
+        (
+            r#"{"springs": [{"a": 0, "b": 1, "kind": null}]}"#,
+            "springs[0].kind",
+        ),
+        (
+            r#"{"bodies": [{"points": [0, 1], "rest": null}]}"#,
+            "bodies[0].rest",
+        ),
+        (
+            r#"{"bodies": [{"points": [0, 1], "boundary": null}]}"#,
+            "bodies[0].boundary",
+        ),
+        (
+            r#"{"bodies": [{"points": [0, 1], "category": null}]}"#,
+            "bodies[0].category",
+        ),
+        (
+            r#"{"shapes": [{"grid": {"cells": [1, 1], "cell": [1, 1], "center": null}}]}"#,
+            "shapes[0].grid.center",
+        ),
+        (
+            r#"{"shapes": [{"wheel": {"center": [0, 0], "radius": 1, "n": 3, "hub_mass": null}}]}"#,
+            "shapes[0].wheel.hub_mass",
+        ),
+        (
+            r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": null}}]}"#,
+            "shapes[0].box.array",
+        ),
+        (
+            r#"{"shapes": [{"rope": {"a": [0, 0], "b": [1, 0], "n": 3, "pin_first": null}}]}"#,
+            "shapes[0].rope.pin_first",
+        ),
+    ] {
+        fails(json, path, null);
+    }
+    // A required key is not optional either.
+    fails(
+        r#"{"points": [{"pos": null}]}"#,
+        "points[0].pos",
+        "invalid type: null, expected two numbers [x, y]",
+    );
+}
+
+#[test]
 fn unknown_fields_are_errors() {
     fails(r#"{"pointz": []}"#, "pointz", "unknown field `pointz`");
     fails(
