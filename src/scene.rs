@@ -684,8 +684,9 @@ impl ShapeSpec {
     }
 
     /// The JSON name of a builder's argument or of a field of an item it
-    /// creates, for error paths.
-    fn json_field(&self, e: &WorldError) -> Option<String> {
+    /// creates, for error paths; `base` is the number of points in the
+    /// world before the builder ran.
+    fn json_field(&self, e: &WorldError, base: usize) -> Option<String> {
         let (item, field) = item_field(e);
         let field = field?;
         // Builder arguments are spelt `Builder.argument`.
@@ -706,6 +707,13 @@ impl ShapeSpec {
                 ShapeSpec::Rope(_) => "a".into(),
                 _ => "center".into(),
             },
+            // A wheel's points are its `n` rim points, then the hub.
+            (Some(Item::Point(p)), "mass")
+                if matches!(self, ShapeSpec::Wheel(w)
+                    if (p as usize).checked_sub(base) == Some(count(w.n))) =>
+            {
+                "hub_mass".into()
+            }
             (Some(Item::Point(_)), f) => f.into(),
             (Some(Item::Spring(_)), "rest_length") => return None,
             (Some(Item::Spring(_)), f) => format!("spring_{f}"),
@@ -899,13 +907,14 @@ impl Scene {
             for j in 0..counts[1] {
                 for i in 0..counts[0] {
                     let offset = Vec2::new(i as f32, j as f32) * spacing;
+                    let base = world.points().len();
                     shape.build_at(&mut world, offset).map_err(|e| {
                         let copy = if shape.array().is_some() {
                             format!(" (copy [{i}, {j}] of the array)")
                         } else {
                             String::new()
                         };
-                        let path = match shape.json_field(&e) {
+                        let path = match shape.json_field(&e, base) {
                             Some(f) => format!("{path}.{f}"),
                             None => path.clone(),
                         };

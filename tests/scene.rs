@@ -944,6 +944,38 @@ fn bad_generator_arguments() {
 }
 
 #[test]
+fn a_bad_hub_mass_is_reported_at_hub_mass() {
+    let wheel = r#""center": [0, 0], "radius": 1, "n": 8"#;
+    fails(
+        &format!(r#"{{"shapes": [{{"wheel": {{{wheel}, "hub_mass": -1}}}}]}}"#),
+        "shapes[0].wheel.hub_mass",
+        "mass is negative (-1)",
+    );
+    // After other points, in a copy of an array: the hub is still found.
+    fails(
+        &format!(
+            r#"{{"points": [{{"pos": [5, 5]}}], "shapes": [
+                {{"box": {{"center": [9, 9], "size": [1, 1]}}}},
+                {{"wheel": {{{wheel}, "hub_mass": 1e39,
+                            "array": {{"count": [2, 1], "spacing": [3, 0]}}}}}}]}}"#
+        ),
+        "shapes[1].wheel.hub_mass",
+        "not finite (NaN or infinite) (copy [0, 0] of the array)",
+    );
+    // The style's mass, which the rim points have, is still `mass`.
+    fails(
+        &format!(r#"{{"shapes": [{{"wheel": {{{wheel}, "mass": -1, "hub_mass": 1}}}}]}}"#),
+        "shapes[0].wheel.mass",
+        "mass is negative (-1)",
+    );
+    fails(
+        &format!(r#"{{"shapes": [{{"wheel": {{{wheel}, "mass": -1}}}}]}}"#),
+        "shapes[0].wheel.mass",
+        "mass is negative (-1)",
+    );
+}
+
+#[test]
 fn absurd_sizes_are_refused_before_allocating() {
     // Each of these would need terabytes; they fail at once.
     fails(
