@@ -357,6 +357,36 @@ fn item_opt(item: Item, field: &'static str, v: Option<f32>) -> Result<(), World
     v.map_or(Ok(()), |v| item_non_negative(item, field, v))
 }
 
+/// A point's mass, checked by [`World::add_point`] itself (`0`, or
+/// [`MIN_MASS`](crate::world::MIN_MASS)`..=`[`MAX_MASS`](crate::world::MAX_MASS),
+/// finite): on a point alone in an empty world, its error then reported
+/// for `item`. So a builder refuses exactly the masses the world refuses,
+/// with the world's error, before it adds anything, and the range is
+/// written in one place.
+fn item_mass(item: Item, mass: f32) -> Result<(), WorldError> {
+    World::default()
+        .add_point(Point::new(Vec2::ZERO).mass(mass))
+        .map(drop)
+        .map_err(|e| match e {
+            WorldError::NonFinite { field, .. } => WorldError::NonFinite { item, field },
+            WorldError::Negative { field, value, .. } => {
+                WorldError::Negative { item, field, value }
+            }
+            WorldError::OutOfRange {
+                field,
+                value,
+                expected,
+                ..
+            } => WorldError::OutOfRange {
+                item,
+                field,
+                value,
+                expected,
+            },
+            other => other,
+        })
+}
+
 /// What a builder is about to add, in indices local to the shape.
 struct Plan {
     pos: Vec<Vec2>,
@@ -437,6 +467,9 @@ impl Plan {
                 });
             }
         }
+        // Masses come in runs (the style's, an override): check each run's
+        // first point, not every point against an empty world.
+        let mut checked_mass = None;
         for (k, p) in self.pos.iter().enumerate() {
             if !p.is_finite() {
                 return Err(WorldError::NonFinite {
@@ -444,7 +477,11 @@ impl Plan {
                     field: "pos",
                 });
             }
-            item_non_negative(point(k), "mass", self.mass_of(style, k as u32))?;
+            let mass = self.mass_of(style, k as u32);
+            if checked_mass != Some(mass.to_bits()) {
+                item_mass(point(k), mass)?;
+                checked_mass = Some(mass.to_bits());
+            }
         }
         if !self.springs.is_empty() {
             let item = Item::Spring(base_s as u32);
@@ -1153,6 +1190,56 @@ mod tests {
             }
         ));
         assert_eq!(world, before);
+    }
+
+    #[test]
+    fn masses_the_world_refuses_are_refused_before_anything_is_added() {
+        let mut world = World::default();
+        BoxShape::new(Vec2::ZERO, Vec2::ONE)
+            .build(&mut world)
+            .unwrap();
+        let before = world.clone();
+        for mass in [1e13, 1e-13, -1.0, f32::INFINITY] {
+            // The world's own error for the hub, point 4 + 8.
+            let mut direct = world.clone();
+            for _ in 0..8 {
+                direct.add_point(Point::new(Vec2::ZERO)).unwrap();
+            }
+            let expected = direct
+                .add_point(Point::new(Vec2::ZERO).mass(mass))
+                .unwrap_err();
+            assert!(matches!(
+                expected,
+                WorldError::NonFinite {
+                    item: Item::Point(12),
+                    ..
+                } | WorldError::Negative {
+                    item: Item::Point(12),
+                    ..
+                } | WorldError::OutOfRange {
+                    item: Item::Point(12),
+                    ..
+                }
+            ));
+            let err = Wheel::new(Vec2::new(3.0, 0.0), 1.0, 8)
+                .hub_mass(mass)
+                .build(&mut world)
+                .unwrap_err();
+            assert_eq!(err, expected);
+            assert_eq!(world, before, "hub mass {mass}");
+            // A rope's pinned ends are fine; its other points have the style's.
+            let err = Rope::new(Vec2::ZERO, Vec2::ONE, 3)
+                .pin_first(true)
+                .mass(mass)
+                .build(&mut world)
+                .unwrap_err();
+            assert!(format!("{err}").starts_with("point 5: mass"), "{err}");
+            assert_eq!(world, before, "rope mass {mass}");
+        }
+        Wheel::new(Vec2::new(3.0, 0.0), 1.0, 8)
+            .hub_mass(1e12)
+            .build(&mut world)
+            .unwrap();
     }
 
     #[test]

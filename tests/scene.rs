@@ -976,6 +976,33 @@ fn a_bad_hub_mass_is_reported_at_hub_mass() {
 }
 
 #[test]
+fn a_hub_mass_out_of_range_adds_nothing() {
+    // The builder checks the hub's mass as the world does before it adds
+    // the rim points, so that a failed build leaves the world unchanged.
+    let mut w = World::default();
+    BoxShape::new(Vec2::ZERO, Vec2::ONE).build(&mut w).unwrap();
+    let before = w.clone();
+    for hub in [1e13, 1e-13] {
+        let err = Wheel::new(Vec2::new(3.0, 0.0), 1.0, 8)
+            .hub_mass(hub)
+            .build(&mut w)
+            .unwrap_err();
+        assert!(err.to_string().starts_with("point 12: mass = "), "{err}");
+        assert_eq!(w.points().len(), 4);
+        assert_eq!(w, before);
+    }
+    for hub in ["1e13", "1e-13"] {
+        fails(
+            &format!(
+                r#"{{"shapes": [{{"wheel": {{"center": [0, 0], "radius": 1, "n": 8, "hub_mass": {hub}}}}}]}}"#
+            ),
+            "shapes[0].wheel.hub_mass",
+            "out of range (expected 0 (pinned) or 1e-12..=1e12)",
+        );
+    }
+}
+
+#[test]
 fn absurd_sizes_are_refused_before_allocating() {
     // Each of these would need terabytes; they fail at once.
     fails(
