@@ -967,10 +967,18 @@ impl Scene {
                 ..Body::new(handles(&b.points))
             };
             world.add_body(body).map_err(|e| match &e {
-                // The world checks the outline after the points: a
-                // degenerate body whose reason is about the boundary.
-                WorldError::DegenerateBody { reason, .. } if reason.starts_with("boundary") => {
-                    SceneError::new(format!("bodies[{i}].boundary"), describe(&e))
+                // A degenerate body names no field; its reason says which.
+                WorldError::DegenerateBody { reason, .. } => {
+                    let field = if reason.starts_with("boundary") {
+                        "boundary"
+                    } else if reason.starts_with("rest shape") && b.rest.is_some() {
+                        "rest"
+                    } else {
+                        // A point listed twice, fewer than 2 points, or
+                        // (with no `rest`) points that all coincide.
+                        "points"
+                    };
+                    SceneError::new(format!("bodies[{i}].{field}"), describe(&e))
                 }
                 _ => at(format!("bodies[{i}]"), e),
             })?;

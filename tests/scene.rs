@@ -768,14 +768,55 @@ fn non_finite_and_negative_values() {
     );
     fails(
         &format!(r#"{{{two}, "bodies": [{{"points": [0, 0]}}]}}"#),
-        "bodies[0]",
+        "bodies[0].points",
         "listed twice",
     );
     fails(
         &format!(r#"{{{two}, "bodies": [{{"points": [0, 1], "rest": [[0, 0]]}}]}}"#),
-        "bodies[0]",
+        "bodies[0].rest",
         "rest shape has 1 positions for 2 points",
     );
+}
+
+#[test]
+fn degenerate_bodies_name_points_or_rest() {
+    let three = r#""points": [{"pos": [0, 0]}, {"pos": [1, 0]}, {"pos": [0, 0]}]"#;
+    for (body, path, what) in [
+        (
+            r#"{"points": [0, 1, 1]}"#,
+            "bodies[0].points",
+            "point 1 is listed twice",
+        ),
+        (
+            r#"{"points": [1]}"#,
+            "bodies[0].points",
+            "needs at least 2 distinct points, has 1",
+        ),
+        (r#"{"points": []}"#, "bodies[0].points", "has 0"),
+        // Without `rest`, the rest shape is the points' positions.
+        (
+            r#"{"points": [0, 2]}"#,
+            "bodies[0].points",
+            "rest shape has fewer than 2 distinct positions",
+        ),
+        (
+            r#"{"points": [0, 1, 2], "rest": [[0, 0], [1, 0]]}"#,
+            "bodies[0].rest",
+            "rest shape has 2 positions for 3 points",
+        ),
+        (
+            r#"{"points": [0, 1], "rest": [[2, 3], [2, 3]]}"#,
+            "bodies[0].rest",
+            "rest shape has fewer than 2 distinct positions",
+        ),
+    ] {
+        fails(&format!(r#"{{{three}, "bodies": [{body}]}}"#), path, what);
+    }
+    // Coincident points with a rest shape that is not degenerate are fine.
+    load(&format!(
+        r#"{{{three}, "bodies": [{{"points": [0, 2], "rest": [[0, 0], [1, 0]]}}]}}"#
+    ))
+    .unwrap();
 }
 
 #[test]
@@ -811,7 +852,7 @@ fn bad_collision_keys() {
     // Problems with the points come first, and keep their own path.
     fails(
         &format!(r#"{{{four}, "bodies": [{{"points": [0, 0, 2], "boundary": [0, 1]}}]}}"#),
-        "bodies[0]",
+        "bodies[0].points",
         "point 0 is listed twice",
     );
     fails(
