@@ -1044,6 +1044,145 @@ fn a_hub_mass_out_of_range_adds_nothing() {
 }
 
 #[test]
+fn required_keys_are_the_documented_ones() {
+    // docs/scene-format.md marks these required; every other key has a default.
+    let items: &[(&str, &str, &[&str])] = &[
+        (
+            "planets",
+            r#"{"center": [0, 0], "radius": 1}"#,
+            &["center", "radius"],
+        ),
+        (
+            "planes",
+            r#"{"normal": [0, 1], "offset": 0}"#,
+            &["normal", "offset"],
+        ),
+        ("points", r#"{"pos": [0, 0]}"#, &["pos"]),
+        ("springs", r#"{"a": 0, "b": 1}"#, &["a", "b"]),
+        ("bodies", r#"{"points": [0, 1]}"#, &["points"]),
+    ];
+    for (list, full, keys) in items {
+        let full: serde_json::Value = serde_json::from_str(full).unwrap();
+        for key in *keys {
+            let mut item = full.clone();
+            item.as_object_mut().unwrap().remove(*key);
+            let json = format!(r#"{{"{list}": [{item}]}}"#);
+            fails(
+                &json,
+                &format!("{list}[0]"),
+                &format!("missing field `{key}`"),
+            );
+        }
+    }
+    let shapes: &[(&str, &str, &[&str])] = &[
+        (
+            "box",
+            r#"{"center": [0, 0], "size": [1, 1]}"#,
+            &["center", "size"],
+        ),
+        (
+            "grid",
+            r#"{"cells": [1, 1], "cell": [1, 1]}"#,
+            &["cells", "cell"],
+        ),
+        (
+            "wheel",
+            r#"{"center": [0, 0], "radius": 1, "n": 3}"#,
+            &["center", "radius", "n"],
+        ),
+        (
+            "blob",
+            r#"{"center": [0, 0], "radius": 1, "n": 3}"#,
+            &["center", "radius", "n"],
+        ),
+        (
+            "rope",
+            r#"{"a": [0, 0], "b": [1, 0], "n": 2}"#,
+            &["a", "b", "n"],
+        ),
+        (
+            "box",
+            r#"{"center": [0, 0], "size": [1, 1], "array": {"count": [1, 1], "spacing": [1, 1]}}"#,
+            &["array.count", "array.spacing"],
+        ),
+    ];
+    for (name, full, keys) in shapes {
+        let full: serde_json::Value = serde_json::from_str(full).unwrap();
+        load(&format!(r#"{{"shapes": [{{"{name}": {full}}}]}}"#)).unwrap();
+        for key in *keys {
+            let mut spec = full.clone();
+            let (object, key, path) = match key.split_once('.') {
+                Some((outer, inner)) => (
+                    spec.get_mut(outer).unwrap(),
+                    inner,
+                    format!("shapes[0].{name}.{outer}"),
+                ),
+                None => (&mut spec, *key, format!("shapes[0].{name}")),
+            };
+            object.as_object_mut().unwrap().remove(key);
+            let json = format!(r#"{{"shapes": [{{"{name}": {spec}}}]}}"#);
+            fails(&json, &path, &format!("missing field `{key}`"));
+        }
+    }
+}
+
+#[test]
+fn documented_rules_and_limits() {
+    // Planets and planes are capped (MAX_PLANETS, MAX_PLANES).
+    let planets = vec![r#"{"center": [0, -10], "radius": 1}"#; 257].join(", ");
+    fails(
+        &format!(r#"{{"planets": [{planets}]}}"#),
+        "planets[256]",
+        "planets: 257 is more than the limit of 256",
+    );
+    let planes = vec![r#"{"normal": [0, 1], "offset": 0}"#; 65].join(", ");
+    fails(
+        &format!(r#"{{"planes": [{planes}]}}"#),
+        "planes[64]",
+        "planes: 65 is more than the limit of 64",
+    );
+    // A plane's offset is along its normalised normal: y = 1 here.
+    let w = load(r#"{"planes": [{"normal": [0, 2], "offset": 1}]}"#).unwrap();
+    assert_eq!(w.planes()[0].normal, Vec2::Y);
+    assert_eq!(w.planes()[0].offset, 1.0);
+    // An array with a count of 0 generates nothing.
+    for count in ["[0, 3]", "[3, 0]", "[0, 0]"] {
+        let w = load(&format!(
+            r#"{{"shapes": [{{"box": {{"center": [0, 0], "size": [1, 1],
+                "array": {{"count": {count}, "spacing": [1, 1]}}}}}}]}}"#
+        ))
+        .unwrap();
+        assert!(w.points().is_empty() && w.bodies().is_empty(), "{count}");
+    }
+    // Radii and grid cells must be positive.
+    fails(
+        r#"{"shapes": [{"wheel": {"center": [0, 0], "radius": 0, "n": 5}}]}"#,
+        "shapes[0].wheel.radius",
+        "(expected > 0)",
+    );
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [1, 1], "cell": [1, 0]}}]}"#,
+        "shapes[0].grid.cell",
+        "(expected > 0)",
+    );
+    // A grid turns about its centre, or about the corner at `origin`.
+    let grid = |anchor: &str| {
+        let w = load(&format!(
+            r#"{{"shapes": [{{"grid": {{"cells": [2, 1], "cell": [1, 1], {anchor},
+                "rotation": 1.5707964}}}}]}}"#
+        ))
+        .unwrap();
+        w.points().iter().map(|p| p.pos).collect::<Vec<_>>()
+    };
+    let around_centre = grid(r#""center": [5, 5]"#);
+    let mean = around_centre.iter().sum::<Vec2>() / around_centre.len() as f32;
+    assert!((mean - Vec2::splat(5.0)).length() < 1e-5, "{mean}");
+    let around_corner = grid(r#""origin": [5, 5]"#);
+    assert_eq!(around_corner[0], Vec2::splat(5.0));
+    assert!((around_corner[2] - Vec2::new(5.0, 7.0)).length() < 1e-5);
+}
+
+#[test]
 fn absurd_sizes_are_refused_before_allocating() {
     // Each of these would need terabytes; they fail at once.
     fails(
