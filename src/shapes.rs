@@ -357,36 +357,6 @@ fn item_opt(item: Item, field: &'static str, v: Option<f32>) -> Result<(), World
     v.map_or(Ok(()), |v| item_non_negative(item, field, v))
 }
 
-/// A point's mass, checked by [`World::add_point`] itself (`0`, or
-/// [`MIN_MASS`](crate::world::MIN_MASS)`..=`[`MAX_MASS`](crate::world::MAX_MASS),
-/// finite): on a point alone in an empty world, its error then reported
-/// for `item`. So a builder refuses exactly the masses the world refuses,
-/// with the world's error, before it adds anything, and the range is
-/// written in one place.
-fn item_mass(item: Item, mass: f32) -> Result<(), WorldError> {
-    World::default()
-        .add_point(Point::new(Vec2::ZERO).mass(mass))
-        .map(drop)
-        .map_err(|e| match e {
-            WorldError::NonFinite { field, .. } => WorldError::NonFinite { item, field },
-            WorldError::Negative { field, value, .. } => {
-                WorldError::Negative { item, field, value }
-            }
-            WorldError::OutOfRange {
-                field,
-                value,
-                expected,
-                ..
-            } => WorldError::OutOfRange {
-                item,
-                field,
-                value,
-                expected,
-            },
-            other => other,
-        })
-}
-
 /// What a builder is about to add, in indices local to the shape.
 struct Plan {
     pos: Vec<Vec2>,
@@ -467,9 +437,6 @@ impl Plan {
                 });
             }
         }
-        // Masses come in runs (the style's, an override): check each run's
-        // first point, not every point against an empty world.
-        let mut checked_mass = None;
         for (k, p) in self.pos.iter().enumerate() {
             if !p.is_finite() {
                 return Err(WorldError::NonFinite {
@@ -477,11 +444,7 @@ impl Plan {
                     field: "pos",
                 });
             }
-            let mass = self.mass_of(style, k as u32);
-            if checked_mass != Some(mass.to_bits()) {
-                item_mass(point(k), mass)?;
-                checked_mass = Some(mass.to_bits());
-            }
+            crate::world::check_mass(point(k), self.mass_of(style, k as u32))?;
         }
         if !self.springs.is_empty() {
             let item = Item::Spring(base_s as u32);

@@ -433,6 +433,22 @@ fn check_finite(item: Item, field: &'static str, v: f32) -> Result<(), WorldErro
     }
 }
 
+/// A point's mass: `0` (pinned) or in [`MIN_MASS`]`..=`[`MAX_MASS`], as
+/// [`World::add_point`] and the shape builders (before they add anything)
+/// check it.
+pub(crate) fn check_mass(item: Item, mass: f32) -> Result<(), WorldError> {
+    check_non_negative(item, "mass", mass)?;
+    if mass != 0.0 && !(MIN_MASS..=MAX_MASS).contains(&mass) {
+        return Err(WorldError::OutOfRange {
+            item,
+            field: "mass",
+            value: mass as f64,
+            expected: "0 (pinned) or 1e-12..=1e12",
+        });
+    }
+    Ok(())
+}
+
 fn check_vec(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
     if v.is_finite() {
         Ok(())
@@ -577,15 +593,7 @@ impl World {
         let item = Item::Point(index);
         check_vec(item, "pos", p.pos)?;
         check_vec(item, "vel", p.vel)?;
-        check_non_negative(item, "mass", p.mass)?;
-        if p.mass != 0.0 && !(MIN_MASS..=MAX_MASS).contains(&p.mass) {
-            return Err(WorldError::OutOfRange {
-                item,
-                field: "mass",
-                value: p.mass as f64,
-                expected: "0 (pinned) or 1e-12..=1e12",
-            });
-        }
+        check_mass(item, p.mass)?;
         if p.material.index() >= self.materials.len() {
             return Err(WorldError::IndexOutOfRange {
                 item,

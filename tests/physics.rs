@@ -1308,7 +1308,10 @@ fn damping_load_of_equal_masses_counts_each_link_whole() {
         s.substep();
     }
     let v = vel(&s, 0)[0].abs();
-    assert!(!(v <= v0), "hub speed {v} after 60 substeps, from {v0}");
+    assert!(
+        v > v0 || v.is_nan(),
+        "hub speed {v} after 60 substeps, from {v0}"
+    );
 }
 
 /// BUG (src/cpu/rods.rs, `rods`; same in the WGSL mirror): a point moves by
