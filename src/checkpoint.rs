@@ -97,6 +97,40 @@ pub enum CheckpointError {
     Solver(#[from] SolverError),
 }
 
+/// Writes `bytes` to `path` atomically: to a temporary file next to it,
+/// synced, then renamed over it, so that `path` holds either its old
+/// contents or all of the new ones (checkpoints, and the program's state
+/// files).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    // Make the rename itself durable where directories can be synced.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
@@ -167,7 +201,8 @@ impl Checkpoint {
 
     /// The file's bytes. Fails with [`CheckpointError::Format`] when `pos`
     /// and `vel` differ in length (a checkpoint holds one of each per
-    /// point).
+    /// point), and with [`WorldError::NonFinite`](crate::WorldError) for a
+    /// NaN or infinite state, which no solver would restore.
     pub fn to_bytes(&self) -> Result<Vec<u8>, CheckpointError> {
         let n = self.pos.len();
         if self.vel.len() != n {
@@ -176,6 +211,7 @@ impl Checkpoint {
                 self.vel.len()
             )));
         }
+        crate::pack::check_state(n, &self.pos, &self.vel).map_err(SolverError::from)?;
         let mut out = Vec::with_capacity(HEADER + 16 * n + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -236,41 +272,13 @@ impl Checkpoint {
         })
     }
 
-    /// Writes the checkpoint atomically: to a temporary file next to
-    /// `path`, synced, then renamed over it.
+    /// Writes the checkpoint atomically ([`write_atomically`]).
     pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
         let bytes = self.to_bytes()?;
-        let io = |source| CheckpointError::Io {
+        write_atomically(path, &bytes).map_err(|source| CheckpointError::Io {
             path: path.to_path_buf(),
             source,
-        };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| io(std::io::Error::other("not a file name")))?;
-        let tmp = dir.join(format!(
-            ".{}.tmp{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io(e));
-        }
-        // Make the rename itself durable where directories can be synced.
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        })
     }
 
     /// Reads a checkpoint file.

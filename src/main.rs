@@ -22,7 +22,7 @@ use softbody::diagnostics::{body_frames, frame_angle, totals};
 use softbody::pack::Packed;
 use softbody::prelude::*;
 use softbody::scene;
-use softbody::scenes::default_scene;
+use softbody::scenes::{MAX_DEFAULT_SCENE_BODIES, default_scene};
 
 #[derive(Parser)]
 #[command(
@@ -44,7 +44,7 @@ struct Cli {
 struct DefaultArgs {
     /// Bodies in the default scene (default 20,000 in the window, 2,000
     /// headless).
-    #[arg(long)]
+    #[arg(long, value_parser = bodies)]
     bodies: Option<usize>,
     #[cfg(feature = "window")]
     #[command(flatten)]
@@ -86,9 +86,17 @@ struct SceneArgs {
     /// Scene file (JSON, docs/scene-format.md); without it, the built-in default scene.
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
-    /// Bodies in the built-in default scene.
-    #[arg(long, default_value_t = DEFAULT_BODIES, conflicts_with = "scene")]
-    bodies: usize,
+    /// Bodies in the built-in default scene (default 2,000; 20,000 for
+    /// `run`, as in the window without a subcommand).
+    #[arg(long, conflicts_with = "scene", value_parser = bodies)]
+    bodies: Option<usize>,
+}
+
+impl SceneArgs {
+    /// `--bodies`, or the headless commands' default.
+    fn bodies(&self) -> usize {
+        self.bodies.unwrap_or(DEFAULT_BODIES)
+    }
 }
 
 #[derive(Args, Clone, Debug)]
@@ -108,7 +116,7 @@ struct SimulateArgs {
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// One trace row every K steps.
-    #[arg(long, value_name = "K", default_value_t = 1, requires = "trace", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "trace", value_parser = every)]
     every: u64,
     /// Write a checkpoint of the final state (exact, atomic).
     #[arg(long, value_name = "FILE")]
@@ -127,11 +135,44 @@ struct CheckArgs {
     steps: u64,
     /// Largest position deviation allowed, in metres (distance between the
     /// GPU's and the CPU's position of a point).
-    #[arg(long, value_name = "METRES", default_value_t = 1e-3, value_parser = tolerance)]
+    #[arg(long, value_name = "METRES", default_value_t = 1e-3, value_parser = tolerance, allow_negative_numbers = true)]
     tolerance: f32,
     /// Largest velocity deviation allowed, in m/s (default: not checked).
-    #[arg(long, value_name = "M/S", value_parser = tolerance)]
+    #[arg(long, value_name = "M/S", value_parser = tolerance, allow_negative_numbers = true)]
     vel_tolerance: Option<f32>,
+}
+
+/// Samples per pixel: 1 or 4, the counts WebGPU guarantees for the
+/// window's formats (2 and 3 are not, and wgpu would panic on them).
+#[cfg(feature = "window")]
+fn msaa(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n @ (1 | 4)) => Ok(n),
+        Ok(n) => Err(format!("{n}: 1, or 4 for anti-aliasing")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `--bodies N`: at most [`MAX_DEFAULT_SCENE_BODIES`], refused before a
+/// scene is built (a count near `usize::MAX` used to overflow an
+/// allocation).
+fn bodies(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if n > MAX_DEFAULT_SCENE_BODIES {
+        return Err(format!(
+            "{n} is more than the default scene's {MAX_DEFAULT_SCENE_BODIES} bodies"
+        ));
+    }
+    Ok(n)
+}
+
+/// `--every K`: at least 1.
+fn every(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("a row every 0 steps: K must be at least 1".into()),
+        Ok(k) => Ok(k),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A tolerance: a finite number `>= 0`.
@@ -200,7 +241,7 @@ struct WindowArgs {
     #[arg(long)]
     paused: bool,
     /// Samples per pixel: 1, or 4 for multisampled anti-aliasing.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
+    #[arg(long, default_value_t = 1, value_parser = msaa)]
     msaa: u32,
 }
 
@@ -291,7 +332,7 @@ fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
     simulate(&SimulateArgs {
         scene: SceneArgs {
             scene: None,
-            bodies: args.bodies.unwrap_or(DEFAULT_BODIES),
+            bodies: args.bodies,
         },
         steps: args.steps,
         backend: args.backend,
@@ -312,6 +353,7 @@ mod window {
     use std::process::ExitCode;
 
     pub fn render(args: &RenderArgs) -> Result<ExitCode> {
+        super::check_output("--out", &args.out)?;
         let (world, name) = load_world(&args.scene)?;
         let steps = u32::try_from(args.steps)
             .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
@@ -336,8 +378,8 @@ mod window {
         let mut opts = args.window.options();
         if args.scene.scene.is_some() {
             opts.world = Some(load_world(&args.scene)?.0);
-        } else {
-            opts.bodies = args.scene.bodies;
+        } else if let Some(bodies) = args.scene.bodies {
+            opts.bodies = bodies;
         }
         open(opts)
     }
@@ -382,9 +424,10 @@ fn load_world(args: &SceneArgs) -> Result<(World, String)> {
             Ok((world, path.display().to_string()))
         }
         None => {
-            let world = default_scene(args.bodies)
+            let bodies = args.bodies();
+            let world = default_scene(bodies)
                 .map_err(|e| CliError::Input(format!("default scene: {e}")))?;
-            Ok((world, format!("default scene (--bodies {})", args.bodies)))
+            Ok((world, format!("default scene (--bodies {bodies})")))
         }
     }
 }
@@ -505,6 +548,31 @@ fn progress(total: u64) -> ProgressBar {
     bar
 }
 
+/// Refuses an output path that cannot be written, before a run spends its
+/// time: a directory, or a file in a directory that does not exist. (The
+/// outputs used to be opened after the run, so one bad path lost the
+/// others after overwriting some.)
+fn check_output(option: &str, path: &Path) -> Result<()> {
+    let bad = |why: String| {
+        Err(CliError::Input(format!(
+            "{option} {}: {why}",
+            path.display()
+        )))
+    };
+    if path.is_dir() {
+        return bad("is a directory".into());
+    }
+    if path.file_name().is_none() {
+        return bad("is not a file name".into());
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
+            bad(format!("directory {} does not exist", dir.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
     std::fs::File::create(path)
         .map(std::io::BufWriter::new)
@@ -562,10 +630,7 @@ fn write_state(
         );
     }
     s.push_str("\n]\n}\n");
-    let mut w = create(path)?;
-    w.write_all(s.as_bytes())
-        .and_then(|_| w.flush())
-        .map_err(io_failed(path))
+    softbody::checkpoint::write_atomically(path, s.as_bytes()).map_err(io_failed(path))
 }
 
 /// `x` with `decimals` decimals, or in exponent notation where that would
@@ -594,6 +659,15 @@ fn trace_row(step: u64, time: f64, t: &softbody::diagnostics::Totals) -> String 
 // simulate
 
 fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
+    for (option, path) in [
+        ("--out", &args.out),
+        ("--trace", &args.trace),
+        ("--save-state", &args.save_state),
+    ] {
+        if let Some(path) = path {
+            check_output(option, path)?;
+        }
+    }
     let (world, name) = load_world(&args.scene)?;
     let params = world.params.clone();
     println!(
@@ -611,15 +685,21 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     if let Some(path) = &args.load_state {
         let c =
             Checkpoint::read(path).map_err(|e| CliError::Input(format!("--load-state: {e}")))?;
-        runner.restore(&c).map_err(|e| match e {
-            CheckpointError::Solver(e) => failed(e),
-            e => CliError::Input(format!("--load-state {}: {e}", path.display())),
-        })?;
+        // A checkpoint that does not fit the scene (wrong scene, wrong
+        // point count, a non-finite state) is bad input like a damaged one.
+        runner
+            .restore(&c)
+            .map_err(|e| CliError::Input(format!("--load-state {}: {e}", path.display())))?;
         println!("resumed from {} at step {}", path.display(), c.step);
     }
     let time_at = |step: u64| step as f64 * params.dt as f64;
     let first = runner.steps();
-    let last = first + args.steps;
+    let last = first.checked_add(args.steps).ok_or_else(|| {
+        CliError::Input(format!(
+            "--steps {} after step {first} passes the largest step count",
+            args.steps
+        ))
+    })?;
     let report_every = (args.steps / 6).max(1);
 
     let mut trace = match &args.trace {
@@ -635,17 +715,22 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     let mut step = first;
     let mut started = Instant::now();
     let mut since_report = 0u64;
-    let mut emit = |runner: &Runner, step: u64, ms: Option<f64>, trace_due: bool| -> Result<()> {
+    let mut emit = |runner: &Runner,
+                    step: u64,
+                    report: Option<Option<f64>>,
+                    trace_due: bool|
+     -> Result<()> {
         let (pos, vel) = runner.state()?;
         let t = totals(runner.packed(), params.gravity, &pos, &vel).map_err(failed)?;
-        if let Some(ms) = ms {
+        if let Some(ms) = report {
+            // The starting line has no steps to time.
+            let ms = ms.map_or("       -".into(), |ms| format!("{ms:8.3}"));
             say(format!(
-                "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {:8.3} ms/step{}",
+                "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {ms} ms/step{}",
                 time_at(step),
                 column(t.kinetic, 12, 1),
                 column(t.mean_height, 7, 2),
                 column(t.max_speed, 7, 2),
-                ms,
                 if t.finite { "" } else { "  NON-FINITE STATE" }
             ));
         }
@@ -654,7 +739,7 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         }
         Ok(())
     };
-    emit(&runner, step, Some(0.0), true)?;
+    emit(&runner, step, Some(None), true)?;
     while step < last {
         let next_trace = if args.trace.is_some() {
             (step / args.every + 1) * args.every
@@ -672,8 +757,8 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         since_report += n;
         bar.set_position(step - first);
         if report_due || trace_due {
-            let ms =
-                report_due.then(|| started.elapsed().as_secs_f64() * 1e3 / since_report as f64);
+            let ms = report_due
+                .then(|| Some(started.elapsed().as_secs_f64() * 1e3 / since_report as f64));
             emit(&runner, step, ms, trace_due)?;
             if report_due {
                 since_report = 0;
@@ -695,7 +780,7 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         runner
             .checkpoint(time_at(step))?
             .write(path)
-            .map_err(failed)?;
+            .map_err(|e| failed(format!("--save-state {}: {e}", path.display())))?;
         println!("wrote checkpoint {} (step {step})", path.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -743,12 +828,29 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
     let (mut max_p, mut max_v) = ((0.0f32, 0u64, 0usize), (0.0f32, 0u64, 0usize));
     let (mut sum_p, mut sum_v) = (0.0f64, 0.0f64);
     let mut first_exceeded: Option<(u64, String)> = None;
+    // A path whose state went NaN or infinite has nothing left to compare
+    // (both blowing up alike used to read as a deviation of inf, or pass).
+    let mut non_finite: Option<(u64, &str)> = None;
+    let mut compared = 0u64;
     let bar = progress(args.steps);
     for step in 1..=args.steps {
         cpu.step(1, false)?;
         gpu.step(1, false)?;
         let (gp, gv) = gpu.state()?;
         let (cp, cv) = cpu.state()?;
+        let finite =
+            |p: &[[f32; 2]], v: &[[f32; 2]]| p.iter().chain(v).flatten().all(|x| x.is_finite());
+        let paths = match (finite(&gp, &gv), finite(&cp, &cv)) {
+            (true, true) => None,
+            (false, true) => Some("GPU path"),
+            (true, false) => Some("CPU path"),
+            (false, false) => Some("GPU and CPU paths"),
+        };
+        if let Some(paths) = paths {
+            non_finite = Some((step, paths));
+            break;
+        }
+        compared = step;
         let (dp, dv) = (deviation(&gp, &cp), deviation(&gv, &cv));
         sum_p += dp.sum;
         sum_v += dv.sum;
@@ -782,7 +884,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
         bar.set_position(step);
     }
     bar.finish_and_clear();
-    let samples = (n as u64 * args.steps).max(1) as f64;
+    let samples = (n as u64 * compared).max(1) as f64;
     println!(
         "positions:  max deviation {:.3e} m (step {}, point {}), mean {:.3e} m",
         max_p.0,
@@ -797,6 +899,13 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
         max_v.2,
         sum_v / samples
     );
+    if let Some((step, paths)) = non_finite {
+        println!(
+            "FAILED: NON-FINITE STATE on the {paths} at step {step} (t = {:.3} s); deviations above are over the {compared} steps before",
+            step as f64 * dt
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     match first_exceeded {
         None => {
             println!(

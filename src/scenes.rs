@@ -29,6 +29,11 @@ pub const DEFAULT_SCENE_CONTACT_ITERATIONS: u32 = 2;
 /// Distance between neighbouring bodies when the scene is laid out, m.
 const SPACING: f32 = 0.72;
 
+/// Most bodies [`default_scene`] makes: about 10.4 million points (5.2 per
+/// body), under a scene file's limit of 2^24 points. More is refused before
+/// anything is built.
+pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
+
 /// The default scene: `bodies` shape-matched soft bodies (exactly that many:
 /// boxes, wheels, round blobs and small multi-box "ships" whose cells share
 /// corners, as in seed 001's game) around six planets of different sizes, in
@@ -52,6 +57,13 @@ const SPACING: f32 = 0.72;
 ///
 /// [`Params`]: crate::Params
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
+    if bodies > MAX_DEFAULT_SCENE_BODIES {
+        return Err(WorldError::TooMany {
+            what: "default scene bodies",
+            count: bodies as u64,
+            limit: MAX_DEFAULT_SCENE_BODIES as u64,
+        });
+    }
     let mut world = World::default();
     world.params.shape_stiffness = DEFAULT_SCENE_SHAPE_STIFFNESS;
     world.params.spring_stiffness = DEFAULT_SCENE_SPRING_STIFFNESS;

@@ -71,7 +71,26 @@ fn help_and_usage_errors() {
     );
     assert_eq!(code(&softbody(&["frobnicate"])), 2);
     assert_eq!(code(&softbody(&["check", "--tolerance", "NaN"])), 2);
-    assert_eq!(code(&softbody(&["check", "--tolerance", "-1"])), 2);
+    let out = softbody(&["check", "--tolerance", "-1"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("finite number >= 0"),
+        "reaches the check"
+    );
+    let out = softbody(&["simulate", "--trace", "t.csv", "--every", "0"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("at least 1"));
+    // Near usize::MAX used to overflow an allocation (a panic).
+    for n in ["18446744073709551615", "2000001"] {
+        let out = softbody(&["simulate", "--bodies", n, "--backend", "cpu"]);
+        assert_eq!(code(&out), 2, "--bodies {n}");
+        assert!(stderr(&out).contains("2000000 bodies"), "{}", stderr(&out));
+    }
+    // 2 and 3 samples are not guaranteed for the window's formats (wgpu
+    // panicked on them); refused before any window opens.
+    for n in ["2", "3", "8"] {
+        assert_eq!(code(&softbody(&["run", "--msaa", n])), 2, "--msaa {n}");
+    }
     assert_eq!(
         code(&softbody(&[
             "check",
@@ -99,6 +118,40 @@ fn simulate_without_a_scene_runs_the_default_scene() {
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).starts_with("default scene"));
     assert!(stdout(&out).contains("t =    0.20 s"));
+    // The starting line has no steps to time.
+    assert!(
+        stdout(&out).contains("       - ms/step"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// Output paths are checked before the run: one that cannot be written
+/// used to fail after the run, having overwritten the others already.
+#[test]
+fn outputs_are_checked_before_the_run() {
+    let d = dir("outputs");
+    let keep = d.join("keep.csv");
+    std::fs::write(&keep, "keep").unwrap();
+    let missing = d.join("nodir").join("x.json");
+    for (option, bad) in [("--out", &missing), ("--save-state", &d)] {
+        let out = softbody(&[
+            "simulate",
+            "--bodies",
+            "5",
+            "--steps",
+            "3",
+            "--backend",
+            "cpu",
+            "--trace",
+            s(&keep),
+            option,
+            s(bad),
+        ]);
+        assert_eq!(code(&out), 2, "{option}");
+        assert!(stderr(&out).contains(option), "{}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
+    }
 }
 
 #[cfg(not(feature = "window"))]
@@ -382,6 +435,89 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
         assert_eq!(code(&out), 2);
         assert!(stderr(&out).contains(want), "{}", stderr(&out));
     }
+
+    // A checkpoint of this scene with a point too few (a valid file) is bad
+    // input too, naming the file (it exited 1 without the name).
+    let mut short = softbody::checkpoint::Checkpoint::read(&ckpt).unwrap();
+    short.pos.pop();
+    short.vel.pop();
+    let short_path = d.join("short.bin");
+    short.write(&short_path).unwrap();
+    let load = |path: &Path, steps: &str| {
+        softbody(&[
+            "simulate",
+            "--scene",
+            "scenes/boxes.json",
+            "--steps",
+            steps,
+            "--backend",
+            "cpu",
+            "--load-state",
+            s(path),
+        ])
+    };
+    let out = load(&short_path, "3");
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("short.bin"), "{}", stderr(&out));
+    // A step count that would pass u64::MAX after the checkpoint's step
+    // used to wrap around and run no step at all.
+    let out = load(&ckpt, "18446744073709551615");
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("largest step count"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A run that goes non-finite: `simulate` says so and writes no checkpoint
+/// (no solver would restore it); `check` fails, naming the step.
+#[test]
+fn a_run_that_blows_up_is_reported() {
+    let d = dir("blowup");
+    let stiff = d.join("stiff.json");
+    std::fs::write(
+        &stiff,
+        r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0], "vel": [0, 1]}],
+            "springs": [{"a": 0, "b": 1, "stiffness": 2000000}]}"#,
+    )
+    .unwrap();
+    let ckpt = d.join("c.bin");
+    let out = softbody_log(
+        &[
+            "simulate",
+            "--scene",
+            s(&stiff),
+            "--steps",
+            "60",
+            "--backend",
+            "cpu",
+            "--save-state",
+            s(&ckpt),
+        ],
+        Some("off"),
+    );
+    assert!(
+        stdout(&out).contains("NON-FINITE STATE"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("not finite"), "{}", stderr(&out));
+    assert!(!ckpt.exists());
+    if common::gpu().is_none() {
+        return;
+    }
+    let out = softbody_log(
+        &["check", "--scene", s(&stiff), "--steps", "60"],
+        Some("off"),
+    );
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("FAILED: NON-FINITE STATE on the"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// `render` simulates a scene file headless and writes a PNG of it.
