@@ -34,7 +34,11 @@
 //! [`gpu::STATE_BYTES`] (16), positions at offset 0, velocities at 8. An edit that outgrows
 //! the buffers replaces them and bumps
 //! [`buffer_generation`](gpu::GpuSolver::buffer_generation): rebuild your
-//! bind groups when it changes. `examples/embed.rs` is a complete renderer
+//! bind groups when it changes. Every edit (a `sync` or `apply_removal`
+//! that went through) bumps
+//! [`edit_generation`](gpu::GpuSolver::edit_generation): counts such as
+//! `num_points` and what you derived from the world (the `render` module's
+//! `Topology` and scene) are then another world's. `examples/embed.rs` is a complete renderer
 //! of its own (device, pipelines, WGSL) drawing points, springs, outlines
 //! and body frames from these buffers; the core of it:
 //!

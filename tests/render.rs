@@ -131,7 +131,9 @@ fn render_structs_match_wgsl_layouts() {
         drag,
         "DragParams",
         DragParams,
-        [target_pos, point, enabled, stiffness, damping, dt, _pad,]
+        [
+            target_pos, point, enabled, stiffness, damping, dt, num_points,
+        ]
     );
 }
 
@@ -346,7 +348,7 @@ fn dragging_pulls_a_point_to_the_cursor_and_lets_go() {
     dragger.set_solver(&ctx.device, &solver);
     let target = Vec2::new(3.0, 6.0);
     let dt = world.params.dt;
-    dragger.set(&ctx.queue, Some((p.0, target)), dt);
+    dragger.set(&ctx.queue, Some((p.0, target)), dt).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     for _ in 0..180 {
         dragger.record(&mut encoder);
@@ -362,7 +364,7 @@ fn dragging_pulls_a_point_to_the_cursor_and_lets_go() {
         "held corner at {at}, target {target}"
     );
     // Let go: the box falls.
-    dragger.set(&ctx.queue, None, dt);
+    dragger.set(&ctx.queue, None, dt).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     for _ in 0..30 {
         dragger.record(&mut encoder);
@@ -373,5 +375,172 @@ fn dragging_pulls_a_point_to_the_cursor_and_lets_go() {
     assert!(
         after.pos[p.index()][1] < at.y - 0.5,
         "released corner falls"
+    );
+}
+
+/// What an embedder can get wrong is a typed error before anything is
+/// drawn or simulated: a sample count wgpu would panic on, a camera that
+/// cannot draw, an image whose readback passes the device's buffer limit.
+#[test]
+fn bad_render_options_are_typed_errors() {
+    use softbody::render::{DrawOptions, FrameView, OFFSCREEN_FORMAT, RenderError, Renderer};
+    let Some(ctx) = gpu() else { return };
+    let world = small_scene();
+    for msaa in [0, 2, 3, 8] {
+        let opts = RenderOptions {
+            msaa,
+            ..reference_options()
+        };
+        let err =
+            simulate_and_render(&ctx.device, &ctx.queue, &world, 0, (32, 32), &opts).unwrap_err();
+        assert!(matches!(err, RenderError::Msaa(m) if m == msaa), "{err:?}");
+    }
+    for camera in [
+        Camera {
+            center: Vec2::ZERO,
+            pixels_per_metre: 0.0,
+        },
+        Camera {
+            center: Vec2::ZERO,
+            pixels_per_metre: -32.0,
+        },
+        Camera {
+            center: Vec2::ZERO,
+            pixels_per_metre: f32::NAN,
+        },
+        Camera {
+            center: Vec2::new(f32::NAN, 0.0),
+            pixels_per_metre: 32.0,
+        },
+    ] {
+        let opts = RenderOptions {
+            camera: Some(camera),
+            ..reference_options()
+        };
+        let err =
+            simulate_and_render(&ctx.device, &ctx.queue, &world, 0, (32, 32), &opts).unwrap_err();
+        assert!(matches!(err, RenderError::BadCamera(_)), "{err:?}");
+    }
+    // A NaN zoom factor leaves the camera as it was (clamp keeps NaN).
+    let mut cam = reference_options().camera.unwrap();
+    cam.zoom_about(f32::NAN, Vec2::new(10.0, 10.0), (32, 32));
+    assert_eq!(cam, reference_options().camera.unwrap());
+
+    // 1024 x 1024 reads back 4 MiB, past a 1 MiB max_buffer_size.
+    let (device, queue) = pollster::block_on(ctx.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("small buffers"),
+        required_limits: wgpu::Limits {
+            max_buffer_size: 1 << 20,
+            ..Default::default()
+        },
+        ..Default::default()
+    }))
+    .unwrap();
+    let mut renderer = Renderer::new(&device, OFFSCREEN_FORMAT, 1).unwrap();
+    let frame = FrameView::still(reference_options().camera.unwrap(), (1024, 1024));
+    let err = softbody::render::render_image(
+        &device,
+        &queue,
+        &mut renderer,
+        &frame,
+        &DrawOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("max_buffer_size"), "{err}");
+}
+
+/// A NaN interpolation factor (an accumulator over a zero dt) draws the
+/// current state; it used to make every position NaN and the bodies vanish.
+#[test]
+fn a_nan_interpolation_factor_draws_the_current_state() {
+    use softbody::render::{FrameView, OFFSCREEN_FORMAT, Renderer, Topology, render_image};
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let world = small_scene();
+    let solver = GpuSolver::new(d, q, &world).unwrap();
+    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut encoder = d.create_command_encoder(&Default::default());
+    renderer
+        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .unwrap();
+    q.submit([encoder.finish()]);
+    let opts = reference_options();
+    let mut frame = FrameView::still(opts.camera.unwrap(), (160, 100));
+    let still = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    frame.alpha = f32::NAN;
+    let nan = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    assert_eq!(nan.pixels, still.pixels);
+}
+
+/// The renderer's scene and the drag follow edits only when set again: a
+/// topology of another world is refused, and a snapshot after an edit is
+/// `StaleScene` (it used to copy past the end of the old buffer: a wgpu
+/// panic) until the scene is set again. A NaN drag target is refused and
+/// drags nothing.
+#[test]
+fn scenes_and_drags_refuse_what_does_not_fit_the_solver() {
+    use softbody::render::{Dragger, OFFSCREEN_FORMAT, RenderError, Renderer, Topology};
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut world = World::default();
+    BoxShape::new(Vec2::new(0.0, 5.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let mut solver = GpuSolver::new(d, q, &world).unwrap();
+    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut encoder = d.create_command_encoder(&Default::default());
+    let err = renderer
+        .set_scene(
+            d,
+            &mut encoder,
+            &solver,
+            &Topology::from_world(&small_scene()),
+        )
+        .unwrap_err();
+    assert!(matches!(err, RenderError::Topology(_)), "{err:?}");
+    renderer
+        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .unwrap();
+    renderer.snapshot_previous(&mut encoder, &solver).unwrap();
+    q.submit([encoder.finish()]);
+    assert!(renderer.scene_is_current(&solver));
+
+    BoxShape::new(Vec2::new(3.0, 5.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let edits = solver.edit_generation();
+    solver.sync(d, q, &world).unwrap();
+    assert_eq!(solver.edit_generation(), edits + 1);
+    let mut encoder = d.create_command_encoder(&Default::default());
+    let err = renderer
+        .snapshot_previous(&mut encoder, &solver)
+        .unwrap_err();
+    assert!(matches!(err, RenderError::StaleScene { .. }), "{err:?}");
+    assert!(!renderer.scene_is_current(&solver));
+    renderer
+        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .unwrap();
+    renderer.snapshot_previous(&mut encoder, &solver).unwrap();
+    q.submit([encoder.finish()]);
+
+    let mut dragger = Dragger::new(d);
+    dragger.set_solver(d, &solver);
+    let dt = world.params.dt;
+    assert!(dragger.set(q, Some((0, Vec2::NAN)), dt).is_err());
+    assert!(dragger.set(q, Some((0, Vec2::ONE)), f32::NAN).is_err());
+    let mut encoder = d.create_command_encoder(&Default::default());
+    for _ in 0..3 {
+        dragger.record(&mut encoder);
+        solver.record_step(&mut encoder);
+    }
+    q.submit([encoder.finish()]);
+    let state = solver.read_state(d, q).unwrap();
+    assert!(
+        state
+            .pos
+            .iter()
+            .chain(&state.vel)
+            .flatten()
+            .all(|x| x.is_finite())
     );
 }

@@ -15,7 +15,8 @@ struct DragParams {
     damping: f32,
     // Step length, s.
     dt: f32,
-    _pad: u32,
+    // Points of the solver bound (the state buffer may hold more slots).
+    num_points: u32,
 }
 
 @group(0) @binding(0) var<uniform> drag: DragParams;
@@ -25,7 +26,7 @@ struct DragParams {
 @compute @workgroup_size(1)
 fn main() {
     let i = drag.point;
-    if (drag.enabled == 0u || i >= arrayLength(&state)) {
+    if (drag.enabled == 0u || i >= drag.num_points) {
         return;
     }
     let s = state[i];

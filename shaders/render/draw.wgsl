@@ -86,8 +86,12 @@ fn to_clip(p: vec2<f32>) -> vec4<f32> {
 }
 
 // Blue -> cyan -> yellow -> red as `t` goes 0 -> 1.
+// A NaN speed (a state gone non-finite) shows as the fastest: red.
 fn speed_color(speed: f32) -> vec3<f32> {
-    let t = clamp(speed / view.max_speed, 0.0, 1.0);
+    var t = clamp(speed / view.max_speed, 0.0, 1.0);
+    if (speed != speed) {
+        t = 1.0;
+    }
     let c0 = vec3<f32>(0.16, 0.22, 0.62);
     let c1 = vec3<f32>(0.10, 0.75, 0.85);
     let c2 = vec3<f32>(0.98, 0.86, 0.25);

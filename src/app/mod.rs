@@ -382,7 +382,7 @@ impl Running {
         };
         surface.configure(&device, &config);
 
-        let mut renderer = Renderer::new(&device, view_format, opts.msaa.max(1));
+        let mut renderer = Renderer::new(&device, view_format, opts.msaa.max(1))?;
         let sim = Sim::new(&device, &queue, &mut renderer, world)?;
         let timer = GpuTimer::new(&device, &queue);
         let egui_ctx = egui::Context::default();
@@ -732,7 +732,10 @@ impl Running {
             _ => None,
         };
         let dt = self.sim.solver.params().dt;
-        self.sim.dragger.set(&self.queue, drag, dt);
+        // A cursor off in NaN (a degenerate camera) drags nothing.
+        if let Err(e) = self.sim.dragger.set(&self.queue, drag, dt) {
+            log::warn!("drag: {e}");
+        }
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let timed = self.timer.as_mut().is_some_and(GpuTimer::begin_frame);
         if let Some(t) = &self.timer {
@@ -740,9 +743,15 @@ impl Running {
         }
         let wall = Instant::now();
         for i in 0..steps {
-            if i + 1 == steps {
-                self.renderer
-                    .snapshot_previous(&mut encoder, &self.sim.solver);
+            // The window rebinds the scene with every upload, so the
+            // snapshot cannot be stale; if it were, the frame would draw
+            // without interpolation.
+            if i + 1 == steps
+                && let Err(e) = self
+                    .renderer
+                    .snapshot_previous(&mut encoder, &self.sim.solver)
+            {
+                log::error!("{e}");
             }
             self.sim.dragger.record(&mut encoder);
             self.sim.solver.record_step(&mut encoder);

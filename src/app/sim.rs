@@ -95,18 +95,24 @@ impl Sim {
             solver,
             time: 0.0,
         };
-        sim.bind(device, queue, renderer);
+        sim.bind(device, queue, renderer)?;
         Ok(sim)
     }
 
     /// Rebinds everything that reads the solver's buffers.
-    fn bind(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, renderer: &mut Renderer) {
+    fn bind(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        renderer: &mut Renderer,
+    ) -> Result<(), AppError> {
         self.topology = Topology::from_world(&self.world);
         let mut encoder = device.create_command_encoder(&Default::default());
-        renderer.set_scene(device, &mut encoder, &self.solver, &self.topology);
+        renderer.set_scene(device, &mut encoder, &self.solver, &self.topology)?;
         queue.submit([encoder.finish()]);
         self.picker.set_solver(device, &self.solver);
         self.dragger.set_solver(device, &self.solver);
+        Ok(())
     }
 
     /// The world with the solver's current positions and velocities (one
@@ -135,8 +141,7 @@ impl Sim {
         self.solver = GpuSolver::new(device, queue, &world)?;
         self.warnings = warnings(&world);
         self.world = world;
-        self.bind(device, queue, renderer);
-        Ok(())
+        self.bind(device, queue, renderer)
     }
 
     /// Applies edited parameters: gravity, `dt`, substeps, contact passes

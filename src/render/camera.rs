@@ -29,8 +29,14 @@ pub const ZOOM_RANGE: (f32, f32) = (0.01, 1.0e5);
 impl Camera {
     /// A camera showing the box `min..max` whole in a target of `size`
     /// pixels, with `margin` (a fraction of the target, e.g. `0.05`) free on
-    /// each side.
+    /// each side; a margin outside `0..=0.45` (or NaN) is taken as the
+    /// nearest of those (0 for NaN).
     pub fn fit(min: Vec2, max: Vec2, size: (u32, u32), margin: f32) -> Self {
+        let margin = if margin.is_nan() {
+            0.0
+        } else {
+            margin.clamp(0.0, 0.45)
+        };
         let extent = (max - min).max(Vec2::splat(1e-3));
         let usable = Vec2::new(size.0.max(1) as f32, size.1.max(1) as f32) * (1.0 - 2.0 * margin);
         let ppm = (usable / extent).min_element();
@@ -63,17 +69,41 @@ impl Camera {
         half + Vec2::new(d.x, -d.y)
     }
 
-    /// Zooms by `factor` keeping the world point under the pixel `px` fixed.
+    /// Zooms by `factor` keeping the world point under the pixel `px` fixed;
+    /// a factor that is not finite and positive, or a pixel that is not
+    /// finite, changes nothing.
     pub fn zoom_about(&mut self, factor: f32, px: Vec2, size: (u32, u32)) {
+        if !(factor.is_finite() && factor > 0.0 && px.is_finite()) {
+            return;
+        }
         let anchor = self.screen_to_world(px, size);
         self.pixels_per_metre = (self.pixels_per_metre * factor).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
         let moved = self.screen_to_world(px, size);
         self.center += anchor - moved;
     }
 
-    /// Moves the view so that the world follows a drag of `delta` pixels.
+    /// Moves the view so that the world follows a drag of `delta` pixels
+    /// (a non-finite delta changes nothing).
     pub fn pan_pixels(&mut self, delta: Vec2) {
-        self.center -= Vec2::new(delta.x, -delta.y) / self.pixels_per_metre;
+        if delta.is_finite() {
+            self.center -= Vec2::new(delta.x, -delta.y) / self.pixels_per_metre;
+        }
+    }
+
+    /// Whether the camera can draw: a finite centre and a finite zoom
+    /// above 0 (the fields are public; [`Camera::fit`] and
+    /// [`Camera::zoom_about`] keep it so).
+    pub fn check(&self) -> Result<(), String> {
+        if !self.center.is_finite() {
+            return Err(format!("centre {} is not finite", self.center));
+        }
+        if !(self.pixels_per_metre.is_finite() && self.pixels_per_metre > 0.0) {
+            return Err(format!(
+                "pixels_per_metre {} is not finite and above 0",
+                self.pixels_per_metre
+            ));
+        }
+        Ok(())
     }
 }
 

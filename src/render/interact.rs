@@ -17,6 +17,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 
 use super::shaders;
+use crate::error::{Item, WorldError};
 use crate::gpu::GpuSolver;
 
 /// The `PickQuery` uniform of `shaders/render/pick.wgsl`.
@@ -48,7 +49,9 @@ pub struct DragParams {
     pub stiffness: f32,
     pub damping: f32,
     pub dt: f32,
-    pub _pad: u32,
+    /// Points of the solver bound: the state buffer may hold more slots
+    /// (capacity), which are no points.
+    pub num_points: u32,
 }
 
 /// Stiffness of the mouse spring per unit mass, 1/s^2: `sqrt(k) = 20 rad/s`,
@@ -153,8 +156,16 @@ impl Picker {
         }
     }
 
-    /// Binds a solver's state; call again when the solver is rebuilt.
+    /// Binds a solver's state; call again when the solver is rebuilt or
+    /// edited (its [`edit_generation`](GpuSolver::edit_generation)
+    /// changes): the pick searches the point count it had then. A pick
+    /// recorded or in flight for the solver bound before is dropped.
     pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
+        if self.state == PickState::Mapping {
+            // Cancels the pending map (its callback reports failure).
+            self.staging.unmap();
+        }
+        self.state = PickState::Idle;
         let bind = bind_group(
             device,
             "softbody pick",
@@ -280,6 +291,7 @@ pub struct Dragger {
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     bind: Option<wgpu::BindGroup>,
+    num_points: u32,
     active: bool,
 }
 
@@ -289,11 +301,14 @@ impl Dragger {
             pipeline: compute_pipeline(device, "drag"),
             params: uniform(device, "softbody drag", std::mem::size_of::<DragParams>()),
             bind: None,
+            num_points: 0,
             active: false,
         }
     }
 
-    /// Binds a solver's state; call again when the solver is rebuilt.
+    /// Binds a solver's state; call again when the solver is rebuilt or
+    /// edited (its [`edit_generation`](GpuSolver::edit_generation)
+    /// changes). Clears the drag.
     pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
         self.bind = Some(bind_group(
             device,
@@ -301,11 +316,35 @@ impl Dragger {
             &self.pipeline,
             &[&self.params, solver.state_buffer()],
         ));
+        self.num_points = solver.num_points() as u32;
+        self.active = false;
     }
 
     /// Sets (or with `None` clears) the dragged point and its target for
-    /// the steps recorded next; `dt` is the step length.
-    pub fn set(&mut self, queue: &wgpu::Queue, drag: Option<(u32, Vec2)>, dt: f32) {
+    /// the steps recorded next; `dt` is the step length. A target or `dt`
+    /// that is not finite (or a `dt` not above 0) is refused, and the drag
+    /// cleared: it would make the point's velocity NaN. A point past the
+    /// solver's count is ignored by the kernel.
+    pub fn set(
+        &mut self,
+        queue: &wgpu::Queue,
+        drag: Option<(u32, Vec2)>,
+        dt: f32,
+    ) -> Result<(), WorldError> {
+        let bad = match drag {
+            Some((point, target)) if !target.is_finite() => Some(WorldError::NonFinite {
+                item: Item::Point(point),
+                field: "drag target",
+            }),
+            _ if !(dt.is_finite() && dt > 0.0) => Some(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "dt",
+                value: dt as f64,
+                expected: "finite and > 0",
+            }),
+            _ => None,
+        };
+        let drag = if bad.is_some() { None } else { drag };
         self.active = drag.is_some();
         let (point, target) = drag.unwrap_or((0, Vec2::ZERO));
         let params = DragParams {
@@ -314,10 +353,11 @@ impl Dragger {
             enabled: self.active as u32,
             stiffness: DRAG_STIFFNESS,
             damping: DRAG_DAMPING,
-            dt,
-            _pad: 0,
+            dt: if bad.is_some() { 0.0 } else { dt },
+            num_points: self.num_points,
         };
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        bad.map_or(Ok(()), Err)
     }
 
     /// Records the drag impulse; call before each `record_step`. Records

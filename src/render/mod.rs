@@ -71,6 +71,23 @@ pub enum RenderError {
     /// Reading the image back from the GPU failed.
     #[error("reading the image back from the GPU failed: {0}")]
     Readback(String),
+    /// A sample count other than 1 or 4 (the counts WebGPU guarantees for
+    /// every renderable format; wgpu panics on others it lacks).
+    #[error("{0} samples per pixel: 1, or 4 for anti-aliasing")]
+    Msaa(u32),
+    /// A topology that does not describe the solver's world.
+    #[error("the topology does not fit the solver: {0}")]
+    Topology(String),
+    /// The solver was edited (`sync`, `apply_removal`) since its scene was
+    /// set: call `Renderer::set_scene` again with a new `Topology`.
+    #[error(
+        "the solver was edited since Renderer::set_scene (edit generation {bound}, now {now}): set the scene again with a new Topology"
+    )]
+    StaleScene { bound: u64, now: u64 },
+    /// A camera that cannot draw: zoom not finite and positive, or a
+    /// centre not finite.
+    #[error("camera: {0}")]
+    BadCamera(String),
 }
 
 impl From<WorldError> for RenderError {

@@ -7,7 +7,7 @@ use super::RenderError;
 use super::camera::Camera;
 use super::renderer::{DrawOptions, FrameView, Renderer};
 use super::topology::Topology;
-use crate::gpu::{GpuContext, GpuSolver};
+use crate::gpu::{GpuContext, GpuSolver, SolverError};
 use crate::world::World;
 
 /// Format of offscreen targets (colours are written sRGB-encoded).
@@ -120,6 +120,11 @@ pub fn simulate_and_render(
     size: (u32, u32),
     opts: &RenderOptions,
 ) -> Result<RgbaImage, RenderError> {
+    // What can be refused is refused before the simulation runs.
+    let mut renderer = Renderer::new(device, OFFSCREEN_FORMAT, opts.msaa)?;
+    if let Some(c) = &opts.camera {
+        c.check().map_err(RenderError::BadCamera)?;
+    }
     let mut solver = GpuSolver::new(device, queue, world)?;
     let mut left = steps;
     while left > 0 {
@@ -136,9 +141,8 @@ pub fn simulate_and_render(
             Camera::fit_world(&now, size)
         }
     };
-    let mut renderer = Renderer::new(device, OFFSCREEN_FORMAT, opts.msaa);
     let mut encoder = device.create_command_encoder(&Default::default());
-    renderer.set_scene(device, &mut encoder, &solver, &Topology::from_world(world));
+    renderer.set_scene(device, &mut encoder, &solver, &Topology::from_world(world))?;
     queue.submit([encoder.finish()]);
     render_image(
         device,
@@ -163,6 +167,20 @@ pub fn render_image(
     if width == 0 || height == 0 || width > max || height > max {
         return Err(RenderError::BadSize { width, height, max });
     }
+    frame.camera.check().map_err(RenderError::BadCamera)?;
+    let row = width * 4;
+    let padded_row =
+        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let staging_bytes = padded_row as u64 * height as u64;
+    let limit = device.limits().max_buffer_size;
+    if staging_bytes > limit {
+        return Err(RenderError::Solver(SolverError::TooLarge {
+            buffer: "image readback",
+            bytes: staging_bytes,
+            limit,
+            limit_name: "max_buffer_size",
+        }));
+    }
     if renderer.format() != OFFSCREEN_FORMAT {
         return Err(RenderError::Format(format!(
             "renderer draws {:?}, offscreen images are {OFFSCREEN_FORMAT:?}",
@@ -184,12 +202,9 @@ pub fn render_image(
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     });
-    let row = width * 4;
-    let padded_row =
-        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("softbody offscreen readback"),
-        size: padded_row as u64 * height as u64,
+        size: staging_bytes,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });

@@ -5,9 +5,10 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 use wgpu::util::DeviceExt;
 
+use super::RenderError;
 use super::camera::Camera;
 use super::shaders;
-use super::topology::Topology;
+use super::topology::{OUTLINE_EDGE, Topology};
 use crate::gpu::GpuSolver;
 
 /// Point index meaning "none" in [`ViewUniform::highlight`].
@@ -125,6 +126,8 @@ impl FrameView {
 /// The scene's GPU resources: the previous-state buffer, the fill
 /// triangles, and the bind group over them and the solver's buffers.
 struct Scene {
+    /// The solver's edit generation when the scene was set.
+    edits: u64,
     prev: wgpu::Buffer,
     bind: wgpu::BindGroup,
     fill_vertices: u32,
@@ -185,12 +188,25 @@ fn storage_buffer<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgp
     })
 }
 
+/// `x` clamped to `[0, 1]`, and 1 for NaN (which `clamp` keeps).
+fn unit_or_one(x: f32) -> f32 {
+    if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) }
+}
+
 impl Renderer {
     /// Pipelines for targets of `format` drawn with `sample_count` samples
     /// (1, or 4 for multisampled anti-aliasing; the renderer resolves into
     /// the target). Colours are written sRGB-encoded, so use a non-sRGB
-    /// format (`Rgba8Unorm`, `Bgra8Unorm`), as egui does.
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, sample_count: u32) -> Self {
+    /// format (`Rgba8Unorm`, `Bgra8Unorm`), as egui does. Another sample
+    /// count is [`RenderError::Msaa`].
+    pub fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        sample_count: u32,
+    ) -> Result<Self, RenderError> {
+        if !matches!(sample_count, 1 | 4) {
+            return Err(RenderError::Msaa(sample_count));
+        }
         use wgpu::ShaderStages as S;
         let vf = S::VERTEX | S::FRAGMENT;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -271,7 +287,7 @@ impl Renderer {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Self {
+        Ok(Self {
             format,
             sample_count,
             layout,
@@ -279,7 +295,7 @@ impl Renderer {
             view,
             scene: None,
             msaa: None,
-        }
+        })
     }
 
     /// The target format the pipelines were built for.
@@ -288,15 +304,36 @@ impl Renderer {
     }
 
     /// Binds a solver and the topology of its world; call again whenever
-    /// the solver is rebuilt. The previous state starts equal to the
-    /// current one (the copy is recorded into `encoder`).
+    /// the solver is rebuilt or edited (its
+    /// [`edit_generation`](GpuSolver::edit_generation) changes). The
+    /// previous state starts equal to the current one (the copy is
+    /// recorded into `encoder`). A topology of another world (other point
+    /// or member counts) is [`RenderError::Topology`].
     pub fn set_scene(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         solver: &GpuSolver,
         topology: &Topology,
-    ) {
+    ) -> Result<(), RenderError> {
+        let members = solver.packed().members.len() as u32;
+        if topology.num_points as usize != solver.num_points() {
+            return Err(RenderError::Topology(format!(
+                "{} points, the solver has {}",
+                topology.num_points,
+                solver.num_points()
+            )));
+        }
+        if let Some(&e) = topology
+            .fill
+            .iter()
+            .find(|&&e| e & !OUTLINE_EDGE >= members)
+        {
+            return Err(RenderError::Topology(format!(
+                "fill corner at member {}, the solver has {members} members",
+                e & !OUTLINE_EDGE
+            )));
+        }
         let pos = solver.state_buffer();
         let prev = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("softbody previous state"),
@@ -335,6 +372,7 @@ impl Renderer {
         });
         encoder.copy_buffer_to_buffer(pos, 0, &prev, 0, pos.size());
         self.scene = Some(Scene {
+            edits: solver.edit_generation(),
             prev,
             bind,
             fill_vertices: topology.fill.len() as u32,
@@ -343,16 +381,39 @@ impl Renderer {
             num_planets: topology.planets.len() as u32,
             num_planes: topology.planes.len() as u32,
         });
+        Ok(())
     }
 
     /// Records the copy of the solver's current state into the
     /// previous-state buffer. Record it just before the last step of a
-    /// frame: the frame then draws between the last two states.
-    pub fn snapshot_previous(&self, encoder: &mut wgpu::CommandEncoder, solver: &GpuSolver) {
+    /// frame: the frame then draws between the last two states. A solver
+    /// edited since [`set_scene`](Self::set_scene) is
+    /// [`RenderError::StaleScene`] (its buffers may have outgrown the
+    /// copy, and the scene's topology is another world's).
+    pub fn snapshot_previous(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        solver: &GpuSolver,
+    ) -> Result<(), RenderError> {
         if let Some(scene) = &self.scene {
+            if scene.edits != solver.edit_generation() {
+                return Err(RenderError::StaleScene {
+                    bound: scene.edits,
+                    now: solver.edit_generation(),
+                });
+            }
             let pos = solver.state_buffer();
             encoder.copy_buffer_to_buffer(pos, 0, &scene.prev, 0, pos.size());
         }
+        Ok(())
+    }
+
+    /// Whether the scene was set from `solver` as it is now (no edit
+    /// since [`set_scene`](Self::set_scene)).
+    pub fn scene_is_current(&self, solver: &GpuSolver) -> bool {
+        self.scene
+            .as_ref()
+            .is_some_and(|s| s.edits == solver.edit_generation())
     }
 
     /// The uniform for a frame.
@@ -367,7 +428,9 @@ impl Renderer {
         ViewUniform {
             center: frame.camera.center.to_array(),
             scale: [2.0 * ppm / w, 2.0 * ppm / h],
-            alpha: frame.alpha.clamp(0.0, 1.0),
+            // NaN (e.g. an accumulator over a zero dt) would make every
+            // position NaN: the current state instead.
+            alpha: unit_or_one(frame.alpha),
             metres_per_pixel: 1.0 / ppm,
             point_radius: opts.point_radius,
             max_speed: opts.max_speed.max(1e-6),
@@ -377,7 +440,7 @@ impl Renderer {
             },
             highlight,
             num_planes: self.scene.as_ref().map_or(0, |s| s.num_planes),
-            fill_alpha: opts.fill_alpha.clamp(0.0, 1.0),
+            fill_alpha: unit_or_one(opts.fill_alpha),
             drag_target: target.to_array(),
             grid_first: first.to_array(),
             grid_step: step,

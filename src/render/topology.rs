@@ -5,10 +5,13 @@
 //! memberships are read from the solver, so drawing does not depend on how
 //! the solver lays out springs or colliders internally.
 //!
-//! A body's outline is its points in the order given (the [`Body`] contract:
-//! boundary order), except that trailing points lying strictly inside the
-//! polygon of the points before them are left out: the builders put a
-//! wheel's hub and a blob's centre point last. The outline is triangulated by
+//! A body's outline is its collision outline ([`Body::outline`]): its
+//! `boundary` when it has one (the builders give a wheel and a blob with a
+//! centre point their rim), else its points in the order given (the
+//! [`Body`] contract: boundary order). (Before 2026-11-23 trailing points
+//! strictly inside the polygon of those before them were taken for hubs,
+//! which cut the reflex last corner off a concave body listed that way.)
+//! The outline is triangulated by
 //! ear clipping in the rest shape, so concave bodies fill correctly; the
 //! triangles then follow the points as they move. Each triangle corner
 //! records whether the edge to the next corner is an outline edge, so the
@@ -18,13 +21,14 @@
 //! its springs and points still are.
 //!
 //! [`Body`]: crate::world::Body
+//! [`Body::outline`]: crate::world::Body::outline
 
 use glam::Vec2;
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::layout::{PlaneInfo, PlanetInfo};
-use crate::world::World;
+use crate::world::{Body, World};
 
 /// Bodies with more outline points than this are filled by a fan from their
 /// first point (right for convex shapes) instead of ear clipping, which is
@@ -130,7 +134,7 @@ impl Topology {
         let mut first = 0u32;
         for (b, (body, rest)) in world.bodies().iter().zip(world.rest_shapes()).enumerate() {
             let b = b as u32;
-            let ring = outline(rest);
+            let ring = outline(body);
             let n = ring.len();
             let poly: Vec<Vec2> = ring.iter().map(|&k| rest[k]).collect();
             let tris = triangulate(&poly);
@@ -167,35 +171,26 @@ impl Topology {
     }
 }
 
-/// Indices of a body's outline in its rest shape: all points in order,
-/// minus trailing points strictly inside the polygon of those before them.
-pub fn outline(rest: &[Vec2]) -> Vec<usize> {
-    let mut n = rest.len();
-    while n > 3 && inside(&rest[..n - 1], rest[n - 1]) {
-        n -= 1;
-    }
-    (0..n).collect()
-}
-
-/// Whether `p` lies strictly inside the polygon (even-odd rule, points on
-/// an edge are outside).
-fn inside(poly: &[Vec2], p: Vec2) -> bool {
-    let n = poly.len();
-    let mut odd = false;
-    for i in 0..n {
-        let (a, b) = (poly[i], poly[(i + 1) % n]);
-        let ab = b - a;
-        let cross = ab.perp_dot(p - a);
-        let on_edge =
-            cross.abs() <= 1e-6 * ab.length_squared().max(1e-12) && (p - a).dot(p - b) <= 0.0;
-        if on_edge {
-            return false;
+/// The positions in `body.points` of the body's outline
+/// ([`Body::outline`](crate::world::Body::outline)): its boundary, in
+/// boundary order, or all its points.
+pub fn outline(body: &Body) -> Vec<usize> {
+    match &body.boundary {
+        Some(boundary) => {
+            let at: std::collections::HashMap<u32, usize> = body
+                .points
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (p.0, k))
+                .collect();
+            // The world checks that a boundary lies in its body's points.
+            boundary
+                .iter()
+                .filter_map(|p| at.get(&p.0).copied())
+                .collect()
         }
-        if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * ab.x {
-            odd = !odd;
-        }
+        None => (0..body.points.len()).collect(),
     }
-    odd
 }
 
 fn signed_area(poly: &[Vec2]) -> f32 {
@@ -312,6 +307,37 @@ mod tests {
     fn degenerate_polygons_have_no_fill() {
         assert!(triangulate(&[Vec2::ZERO, Vec2::X]).is_empty());
         assert!(triangulate(&[Vec2::ZERO, Vec2::X, Vec2::X * 2.0]).is_empty());
+    }
+
+    /// A concave body whose last corner is reflex keeps it: the outline is
+    /// the body's own (it used to drop trailing points inside the polygon
+    /// of the others as hubs, filling the notch).
+    #[test]
+    fn a_notched_body_keeps_its_reflex_last_corner() {
+        let mut w = World::default();
+        let pts: Vec<_> = [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0), (1.0, 1.0)]
+            .into_iter()
+            .map(|(x, y)| {
+                w.add_point(crate::world::Point::new(Vec2::new(x, y)))
+                    .unwrap()
+            })
+            .collect();
+        w.add_body(Body::new(pts)).unwrap();
+        let t = Topology::from_world(&w);
+        assert_eq!(t.kinds, vec![BodyKind::Blob]);
+        let rest = &w.rest_shapes()[0];
+        let area: f32 = t
+            .fill
+            .chunks(3)
+            .map(|tri| {
+                let [a, b, c] = [0, 1, 2].map(|k| rest[(tri[k] & !OUTLINE_EDGE) as usize]);
+                (b - a).perp_dot(c - a).abs() / 2.0
+            })
+            .sum();
+        assert!(
+            (area - 3.0).abs() < 1e-5,
+            "area {area}, the notch is 1 of 4"
+        );
     }
 
     #[test]

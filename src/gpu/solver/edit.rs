@@ -41,6 +41,8 @@ pub(super) struct EditState {
     pub(super) generation: u64,
     /// Bumped whenever the solver's buffers are replaced.
     buffer_generation: u64,
+    /// Bumped by every edit that went through (`sync`, `apply_removal`).
+    edit_generation: u64,
     /// The drawing index buffers, made on first request (a solver that is
     /// not drawn this way holds none) and kept current by edits from then on.
     spring_indices: Option<IndexBuffer>,
@@ -265,6 +267,7 @@ impl EditState {
             resolved: params.clone(),
             generation: 0,
             buffer_generation: 0,
+            edit_generation: 0,
         }
     }
 }
@@ -411,6 +414,18 @@ impl GpuSolver {
     /// a buffer's capacity changes it).
     pub fn buffer_generation(&self) -> u64 {
         self.edit.buffer_generation
+    }
+
+    /// Counts the edits that went through ([`sync`](Self::sync) and
+    /// [`apply_removal`](Self::apply_removal)), whether or not they
+    /// replaced buffers: what was derived from the solver's world before
+    /// one (a `render::Topology` and the scene a `render::Renderer`, a
+    /// `Picker` or a `Dragger` holds; point counts) must be made again
+    /// when it changes. An
+    /// embedder's own bind groups over the solver's buffers need only
+    /// follow [`buffer_generation`](Self::buffer_generation).
+    pub fn edit_generation(&self) -> u64 {
+        self.edit.edit_generation
     }
 
     /// The world generation (removal count) the solver follows.
@@ -611,6 +626,7 @@ impl GpuSolver {
         if report.reallocated {
             self.edit.buffer_generation += 1;
         }
+        self.edit.edit_generation += 1;
         self.refresh_counts(device);
         // The contact data is a function of the whole world: uploaded
         // again (the pipelines are kept).
