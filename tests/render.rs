@@ -333,6 +333,12 @@ fn gpu_picking_finds_the_nearest_point() {
         assert_eq!(got.point as usize, want, "nearest to {cursor}");
         assert!((got.dist2 - d2).abs() <= 1e-4 * d2.max(1.0));
     }
+    // So far away that every squared distance overflows: still a point
+    // (the first, all being tied at infinity), not "no points".
+    let got = picker
+        .pick_blocking(&ctx.device, &ctx.queue, Vec2::splat(1e20))
+        .expect("a nearest point however far the cursor");
+    assert_eq!(got.point, 0);
 }
 
 #[test]

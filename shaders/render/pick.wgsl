@@ -28,12 +28,15 @@ var<workgroup> best_i: array<u32, PICK_THREADS>;
 
 @compute @workgroup_size(PICK_THREADS)
 fn main(@builtin(local_invocation_index) t: u32) {
-    var bd = 3.0e38;
+    // +infinity: a cursor so far away that every squared distance
+    // overflows still finds the nearest point (ties go to the lower index);
+    // a point whose distance is NaN is never nearest.
+    var bd = bitcast<f32>(0x7f800000u);
     var bi = NONE;
     for (var i = t; i < query.num_points; i += PICK_THREADS) {
         let d = state[i].xy - query.cursor;
         let d2 = dot(d, d);
-        if (d2 < bd) {
+        if (d2 == d2 && (bi == NONE || d2 < bd)) {
             bd = d2;
             bi = i;
         }
