@@ -15,7 +15,7 @@
 //! Nothing is read back while it runs; at the end the picture is copied out
 //! and written as a PNG.
 //!
-//!     cargo run --example embed -- embed.png
+//!     cargo run --example embed -- [OUT.png]      (default embed.png)
 
 use std::error::Error;
 
@@ -83,9 +83,17 @@ fn collider_lines(world: &World) -> Vec<[f32; 2]> {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let out_path = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "embed.png".into());
+    let usage = "usage: cargo run --example embed -- [OUT.png]   (default embed.png)";
+    let mut args = std::env::args().skip(1);
+    let out_path = match (args.next(), args.next()) {
+        (None, _) => "embed.png".to_string(),
+        (Some(a), None) if a == "-h" || a == "--help" => {
+            println!("{usage}");
+            return Ok(());
+        }
+        (Some(a), None) if !a.starts_with('-') => a,
+        _ => return Err(usage.into()),
+    };
 
     // The host's own device: the solver needs softbody::gpu::required_limits().
     let instance =

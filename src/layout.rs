@@ -2,7 +2,7 @@
 //!
 //! Every struct here is `#[repr(C)]`, `Pod`, padded explicitly, and checked
 //! field by field against naga's layout of the WGSL struct of the same name
-//! in `tests/layout.rs`. The CPU reference path works on the same structs, so
+//! in `tests/shaders.rs`. The CPU reference path works on the same structs, so
 //! both paths read identical data.
 
 use bytemuck::{Pod, Zeroable};

@@ -30,6 +30,12 @@
 //! | [`bodies_buffer`](gpu::GpuSolver::bodies_buffer), [`members_buffer`](gpu::GpuSolver::members_buffer) | [`layout`] structs | STORAGE | the bodies themselves: each body's member range; members' rest offsets, point indices and weights |
 //! | [`colliders_buffer`](gpu::GpuSolver::colliders_buffer) | `Colliders` ([`layout::Colliders`]) | UNIFORM | planets and half-planes |
 //!
+//! Buffers can hold more than the world (an edit that outgrows one grows it
+//! to at least double, and a removal leaves the tail unused): size draws
+//! and dispatches by `num_points()`, `num_bodies()`,
+//! `spring_index_count()` and `body_edge_index_count()`, not by a buffer's
+//! size or WGSL's `arrayLength`.
+//!
 //! The state is valid between steps; as a vertex buffer its stride is
 //! [`gpu::STATE_BYTES`] (16), positions at offset 0, velocities at 8. An edit that outgrows
 //! the buffers replaces them and bumps
@@ -95,7 +101,10 @@
 //! | feature | adds | dependencies |
 //! |---|---|---|
 //! | `scene` | [`scene`]: JSON scene files | serde, serde_json, serde_path_to_error |
-//! | `cli` (default) | the `softbody` program | clap, indicatif, and `scene` |
+//! | `cli` (default) | the `softbody` program | clap, indicatif, env_logger, and `scene` |
+//! | `parallel` (default) | the CPU reference on all cores, bitwise identical to one | rayon |
+//! | `render` | `render`: offscreen drawing from the solver's buffers, PNG | png |
+//! | `window` (default) | `app`: the window program, and `render` | winit, egui, egui-winit, egui-wgpu |
 //!
 //! With `default-features = false` the library depends on wgpu, glam and
 //! bytemuck, plus three small crates: pollster (to block on wgpu's futures

@@ -433,6 +433,40 @@ fn drawing_index_buffers_are_made_on_request_and_follow_edits() {
     add_more(&mut w, 6.0);
     s.sync(d, q, &w).unwrap();
     assert_eq!(read(&mut s), springs(&w));
+    // The outlines are the bodies' collision outlines (Body::outline): a
+    // wheel's rim without its hub (they used to run through every member).
+    let n = s.body_edge_index_count() as usize;
+    let buffer = s.body_edge_index_buffer(d).clone();
+    let edges: Vec<u32> = softbody::gpu::read_buffer(d, q, &buffer, n).unwrap();
+    let outline_points: usize = w.bodies().iter().map(|b| b.outline().len()).sum();
+    assert_eq!(n, 2 * outline_points);
+    let wheel = w.bodies().iter().find(|b| b.boundary.is_some()).unwrap();
+    let hub = wheel.points.last().unwrap().index() as u32;
+    assert!(!edges.contains(&hub), "the hub {hub} is on no outline");
+}
+
+/// Frames survive a `sync` that grows their buffer (a new buffer used to
+/// read zeros until the next step), and the solver's traffic estimate
+/// follows the edit (it kept the counts of the world it was built with).
+#[test]
+fn a_growing_sync_keeps_the_frames_and_the_counts() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = World::default();
+    BoxShape::new(Vec2::new(0.0, 5.0), Vec2::ONE)
+        .build(&mut w)
+        .unwrap();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    s.step(d, q, 5);
+    let before = s.read_frames(d, q).unwrap();
+    BoxShape::new(Vec2::new(3.0, 5.0), Vec2::ONE)
+        .build(&mut w)
+        .unwrap();
+    assert!(s.sync(d, q, &w).unwrap().reallocated);
+    let after = s.read_frames(d, q).unwrap();
+    assert_eq!(after[0], before[0]);
+    let fresh = GpuSolver::new(d, q, &w).unwrap();
+    assert_eq!(s.bytes_moved_per_substep(), fresh.bytes_moved_per_substep());
 }
 
 /// A new substep length changes the coefficients packed into the per-point

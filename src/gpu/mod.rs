@@ -24,9 +24,16 @@ pub use solver::{ContactGrid, EditReport, GpuSolver, Stage, StageTimes, State, r
 use crate::error::WorldError;
 use crate::layout::LARGE_BODY_THREADS;
 
-/// The least limits the solver's kernels need (WebGPU's defaults cover
-/// them); combine with your own when requesting a device, and raise the
-/// buffer-size limits for large worlds.
+/// The least limits the solver's kernels need: wgpu's downlevel defaults
+/// (so a 2048-pixel texture limit, among others) raised where the kernels
+/// need more, notably 16 storage buffers per shader stage for the
+/// body-contact kernels, twice WebGPU's default of 8 (a world without body
+/// contacts needs only 8, [`STORAGE_BUFFERS_WITHOUT_CONTACTS`]). These are
+/// the solver's minimums, not a renderer's: combine them with your own
+/// needs when requesting a device (e.g. `.using_resolution(adapter.limits())`
+/// for render targets as large as the adapter allows, as
+/// `examples/embed.rs` does), and raise the buffer-size limits for large
+/// worlds.
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits {
         // The body-contact narrow phase binds 13 storage buffers.

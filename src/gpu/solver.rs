@@ -390,7 +390,10 @@ impl GpuSolver {
     }
 
     /// Body frames (`BodyFrame`: centroid, velocity, rotation, angular
-    /// velocity) as of the last shape-matching stage.
+    /// velocity) as of the last shape-matching stage. Bodies added by a
+    /// `sync` have zeroed frames until the next step, and after an
+    /// `apply_removal` the frames are stale until then; the bodies already
+    /// there keep theirs through a `sync`, even one that grows the buffer.
     pub fn frames_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.frames
     }
@@ -401,8 +404,8 @@ impl GpuSolver {
         &self.buffers.colliders
     }
 
-    /// Body memberships (`Member`: rest offset, point index, body index),
-    /// body by body in boundary order.
+    /// Body memberships (`Member`: rest offset, point index, the point's
+    /// weight), body by body in member order.
     pub fn members_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.members
     }

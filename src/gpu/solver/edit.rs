@@ -132,12 +132,14 @@ fn spring_indices(p: &Packed) -> Vec<u32> {
     p.springs.iter().flat_map(|s| [s.a, s.b]).collect()
 }
 
+/// Each body's collision outline (packed with the contact data, from
+/// `Body::outline`), edge by edge.
 fn body_edge_indices(p: &Packed) -> Vec<u32> {
-    let mut out = Vec::with_capacity(2 * p.members.len());
-    for b in &p.bodies {
-        let members = &p.members[b.first as usize..(b.first + b.count) as usize];
-        for (k, m) in members.iter().enumerate() {
-            out.extend([m.point, members[(k + 1) % members.len()].point]);
+    let mut out = Vec::with_capacity(2 * p.outline_points.len());
+    for o in &p.outlines {
+        let ring = &p.outline_points[o.first as usize..(o.first + o.count) as usize];
+        for (k, &point) in ring.iter().enumerate() {
+            out.extend([point, ring[(k + 1) % ring.len()]]);
         }
     }
     out
@@ -458,10 +460,11 @@ impl GpuSolver {
     }
 
     /// Line-list indices of the bodies' outlines, `array<u32>` (also an
-    /// index buffer): for each body, its points in boundary order, each
-    /// edge as a pair, closing the loop. (A wheel's hub is its last point,
-    /// so its outline runs through the hub.) Made on the first call, like
-    /// [`spring_index_buffer`](Self::spring_index_buffer).
+    /// index buffer): for each body, its outline as in body-body
+    /// collisions (`Body::outline`: its `boundary`, so a wheel's rim
+    /// without the hub, or else all its points), counter-clockwise in the
+    /// rest shape, each edge as a pair, closing the loop. Made on the first
+    /// call, like [`spring_index_buffer`](Self::spring_index_buffer).
     pub fn body_edge_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
         let edit = &mut self.edit;
         IndexBuffer::made(
@@ -473,9 +476,9 @@ impl GpuSolver {
     }
 
     /// Number of indices in [`body_edge_index_buffer`](Self::body_edge_index_buffer)
-    /// (twice the memberships).
+    /// (twice the outline points).
     pub fn body_edge_index_count(&self) -> u32 {
-        2 * self.edit.mirror.members.len() as u32
+        2 * self.edit.mirror.outline_points.len() as u32
     }
 
     /// The packed static arrays the solver steps (its `pos`/`vel` are each
@@ -680,12 +683,16 @@ impl GpuSolver {
             Err(SolverError::TooLarge { .. }) => Buffers::new(device, m)?,
             Err(e) => return Err(e),
         };
+        let mut encoder = device.create_command_encoder(&Default::default());
         if kept > 0 {
-            let mut encoder = device.create_command_encoder(&Default::default());
             let bytes = kept as u64 * STATE_BYTES;
             encoder.copy_buffer_to_buffer(&self.buffers.state[0], 0, &buffers.state[0], 0, bytes);
-            queue.submit([encoder.finish()]);
         }
+        // The frames too: the bodies already there keep theirs until the
+        // next step (a new buffer would read zeros: no rotation at all).
+        let frames = self.buffers.frames.size().min(buffers.frames.size());
+        encoder.copy_buffer_to_buffer(&self.buffers.frames, 0, &buffers.frames, 0, frames);
+        queue.submit([encoder.finish()]);
         let counts = ColliderCounts::of(m);
         self.integrate = Integrate::new(device, &buffers);
         self.collide = Collide::new(device, &buffers, counts);
@@ -710,7 +717,9 @@ impl GpuSolver {
         }
         self.has_springs = p.springs.len() as u32 > p.num_rods;
         self.num_rods = p.num_rods;
+        self.num_springs = p.springs.len();
         self.num_points = p.pos.len();
         self.num_bodies = p.bodies.len();
+        self.num_members = p.members.len();
     }
 }
