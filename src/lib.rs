@@ -44,9 +44,9 @@
 //! that went through) bumps
 //! [`edit_generation`](gpu::GpuSolver::edit_generation): counts such as
 //! `num_points` and what you derived from the world (the `render` module's
-//! `Topology` and scene) are then another world's. `examples/embed.rs` is a complete renderer
-//! of its own (device, pipelines, WGSL) drawing points, springs, outlines
-//! and body frames from these buffers; the core of it:
+//! `Topology` and scene) are then another world's. `examples/embed.rs` is
+//! a complete renderer of its own (device, pipelines, WGSL) drawing points,
+//! springs, outlines and body frames from these buffers; the core of it:
 //!
 //! ```
 //! use softbody::prelude::*;

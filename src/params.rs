@@ -36,8 +36,8 @@ pub struct Params {
     /// free points. Default `0.02`. Must be `>= 0`; `0` turns the free
     /// points' disks off. A solver's `set_params` changes it only while
     /// it stays above 0 and at most a quarter of the packed collision cell
-    /// (else [`WorldError::NeedsSync`]: set
-    /// it in `world.params` and `sync`).
+    /// (else [`WorldError::NeedsSync`]: set it in `world.params` and
+    /// `sync`).
     pub point_radius: f32,
     /// Default coefficient of restitution for points, unitless, `[0, 1]`:
     /// `0` stops the normal motion on contact, `1` bounces without loss.
@@ -82,8 +82,7 @@ pub struct Params {
     /// `T` when its speed relative to it is below `(T / 2 + point_radius) /
     /// h` (33.6 m/s for `T` = 0.1 m with the defaults). Packed with the
     /// world: a solver's `set_params` refuses to change it
-    /// ([`WorldError::NeedsSync`]); set it in
-    /// `world.params` and `sync`.
+    /// ([`WorldError::NeedsSync`]); set it in `world.params` and `sync`.
     pub body_collisions: bool,
     /// Passes of the body-contact solve per substep (find every point's
     /// deepest contact, resolve, apply), all against the substep's one

@@ -1038,4 +1038,48 @@ fn a_degenerate_edge_gives_no_contact() {
     test_body(&bind, 0, Vec2::new(1.02, 0.5), 1, &filter, &mut best);
     assert_eq!(best.n, [1.0, 0.0]);
     assert!((best.depth - 0.03).abs() < 1e-6, "{best:?}");
+
+    // The kernel does the same: a box's corner closing in on that doubled
+    // corner of a body goes through the contact stage untouched on the CPU,
+    // and the GPU's stage gives the CPU's velocities (a zero-normal contact
+    // would damp the corner's 1.4 m/s by about 1%).
+    let Some(ctx) = gpu() else { return };
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    let square: Vec<PointHandle> = [(1.0, 1.0), (0.999, 1.0), (0.0, 1.0), (0.0, 0.0), (1.0, 0.0)]
+        .into_iter()
+        .map(|(x, y)| world.add_point(Point::new(Vec2::new(x, y))).unwrap())
+        .collect();
+    world.add_body(Body::new(square.clone())).unwrap();
+    let other = BoxShape::new(Vec2::splat(1.26), Vec2::splat(0.5))
+        .vel(Vec2::splat(-1.0))
+        .build(&mut world)
+        .unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let mut pos = cpu.positions().to_vec();
+    pos[square[1].index()] = [1.0, 1.0];
+    let vel = cpu.velocities().to_vec();
+    cpu.set_state(&pos, &vel).unwrap();
+    start_contact_substep(&ctx, &mut gpu, &mut cpu);
+    let corner = other
+        .points
+        .iter()
+        .map(|p| p.index())
+        .min_by(|&a, &b| {
+            let d = |i: usize| Vec2::from(cpu.positions()[i]).distance(Vec2::ONE);
+            d(a).total_cmp(&d(b))
+        })
+        .unwrap();
+    let near = Vec2::from(cpu.positions()[corner]).distance(Vec2::ONE);
+    assert!(near < 0.02, "the corner is within the point radius: {near}");
+    let before = cpu.velocities()[corner];
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::BodyCollide);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_body_collide();
+    assert_eq!(cpu.velocities()[corner], before, "no contact on the CPU");
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    let dv = farthest(&state.vel, cpu.velocities());
+    assert!(dv <= 1e-4, "GPU - CPU velocities {dv}");
 }

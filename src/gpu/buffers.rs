@@ -32,11 +32,56 @@ pub struct Buffers {
 /// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays
 /// in storage buffers cannot be empty).
 fn bytes_or_zero<T: bytemuck::Pod>(data: &[T]) -> Vec<u8> {
-    if data.is_empty() {
-        vec![0; std::mem::size_of::<T>().max(4)]
-    } else {
-        bytemuck::cast_slice(data).to_vec()
+    PackedArray::of("", data).bytes_or_zero()
+}
+
+/// One packed array that a storage buffer holds as it is.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedArray<'a> {
+    /// The buffer's name (its label, and the name in [`SolverError::TooLarge`]).
+    pub name: &'static str,
+    pub bytes: &'a [u8],
+    /// Bytes of one element.
+    elem: usize,
+}
+
+impl<'a> PackedArray<'a> {
+    fn of<T: bytemuck::Pod>(name: &'static str, data: &'a [T]) -> Self {
+        Self {
+            name,
+            bytes: bytemuck::cast_slice(data),
+            elem: std::mem::size_of::<T>(),
+        }
     }
+
+    /// The bytes, or one zeroed element's worth when empty.
+    fn bytes_or_zero(&self) -> Vec<u8> {
+        if self.bytes.is_empty() {
+            vec![0; self.elem.max(4)]
+        } else {
+            self.bytes.to_vec()
+        }
+    }
+}
+
+/// The packed arrays uploaded as they are, in the order of
+/// [`Buffers::static_buffers`] (the colliders' uniform table and the state
+/// are written separately). The one list of them: the limits check, the
+/// upload and an edit's rewrite all walk it.
+pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 11] {
+    [
+        PackedArray::of("point_info", &p.point_info),
+        PackedArray::of("materials", &p.materials),
+        PackedArray::of("spring_offsets", &p.spring_halves.offsets),
+        PackedArray::of("spring_halves", &p.spring_halves.records),
+        PackedArray::of("rod_offsets", &p.rod_halves.offsets),
+        PackedArray::of("rod_halves", &p.rod_halves.records),
+        PackedArray::of("bodies", &p.bodies),
+        PackedArray::of("members", &p.members),
+        PackedArray::of("member_offsets", &p.point_members.offsets),
+        PackedArray::of("point_members", &p.point_members.records),
+        PackedArray::of("body_order", &p.body_order),
+    ]
 }
 
 /// Bytes of one point's state (`vec4<f32>`).
@@ -87,38 +132,14 @@ impl Buffers {
     /// device's limits, creating nothing: an edit checks the edited world
     /// before it changes anything.
     pub fn check_limits(limits: &wgpu::Limits, packed: &Packed) -> Result<(), SolverError> {
-        use std::mem::size_of_val;
         let frames = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
         let state = packed.pos.len() * STATE_BYTES as usize;
-        for (name, bytes) in [
-            ("frames", frames),
-            ("point_info", size_of_val(&packed.point_info[..])),
-            ("materials", size_of_val(&packed.materials[..])),
-            (
-                "spring_offsets",
-                size_of_val(&packed.spring_halves.offsets[..]),
-            ),
-            (
-                "spring_halves",
-                size_of_val(&packed.spring_halves.records[..]),
-            ),
-            ("rod_offsets", size_of_val(&packed.rod_halves.offsets[..])),
-            ("rod_halves", size_of_val(&packed.rod_halves.records[..])),
-            ("bodies", size_of_val(&packed.bodies[..])),
-            ("members", size_of_val(&packed.members[..])),
-            (
-                "member_offsets",
-                size_of_val(&packed.point_members.offsets[..]),
-            ),
-            (
-                "point_members",
-                size_of_val(&packed.point_members.records[..]),
-            ),
-            ("body_order", size_of_val(&packed.body_order[..])),
-            ("state0", state),
-            ("state1", state),
-        ] {
-            check_storage_size(limits, name, bytes as u64)?;
+        check_storage_size(limits, "frames", frames as u64)?;
+        for a in static_arrays(packed) {
+            check_storage_size(limits, a.name, a.bytes.len() as u64)?;
+        }
+        for name in ["state0", "state1"] {
+            check_storage_size(limits, name, state as u64)?;
         }
         Ok(())
     }
@@ -136,6 +157,19 @@ impl Buffers {
                 usage,
             })
         };
+        let [
+            info,
+            materials,
+            spring_offsets,
+            spring_halves,
+            rod_offsets,
+            rod_halves,
+            bodies,
+            members,
+            member_offsets,
+            point_members,
+            body_order,
+        ] = static_arrays(packed).map(|a| init(a.name, a.bytes_or_zero(), storage));
         let frames_len = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
         let initial_state = bytes_or_zero(&interleave(&packed.pos, &packed.vel));
         Ok(Self {
@@ -144,41 +178,17 @@ impl Buffers {
                 contents: bytemuck::bytes_of(&packed.sim),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
-            info: init("point_info", bytes_or_zero(&packed.point_info), storage),
-            materials: init("materials", bytes_or_zero(&packed.materials), storage),
-            spring_offsets: init(
-                "spring_offsets",
-                bytes_or_zero(&packed.spring_halves.offsets),
-                storage,
-            ),
-            spring_halves: init(
-                "spring_halves",
-                bytes_or_zero(&packed.spring_halves.records),
-                storage,
-            ),
-            rod_offsets: init(
-                "rod_offsets",
-                bytes_or_zero(&packed.rod_halves.offsets),
-                storage,
-            ),
-            rod_halves: init(
-                "rod_halves",
-                bytes_or_zero(&packed.rod_halves.records),
-                storage,
-            ),
-            bodies: init("bodies", bytes_or_zero(&packed.bodies), storage),
-            members: init("members", bytes_or_zero(&packed.members), storage),
-            member_offsets: init(
-                "member_offsets",
-                bytes_or_zero(&packed.point_members.offsets),
-                storage,
-            ),
-            point_members: init(
-                "point_members",
-                bytes_or_zero(&packed.point_members.records),
-                storage,
-            ),
-            body_order: init("body_order", bytes_or_zero(&packed.body_order), storage),
+            info,
+            materials,
+            spring_offsets,
+            spring_halves,
+            rod_offsets,
+            rod_halves,
+            bodies,
+            members,
+            member_offsets,
+            point_members,
+            body_order,
             colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("colliders"),
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
@@ -195,6 +205,23 @@ impl Buffers {
                 mapped_at_creation: false,
             }),
         })
+    }
+
+    /// The buffers holding [`static_arrays`], in its order.
+    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 11] {
+        [
+            &self.info,
+            &self.materials,
+            &self.spring_offsets,
+            &self.spring_halves,
+            &self.rod_offsets,
+            &self.rod_halves,
+            &self.bodies,
+            &self.members,
+            &self.member_offsets,
+            &self.point_members,
+            &self.body_order,
+        ]
     }
 
     /// Writes new uniform parameters.

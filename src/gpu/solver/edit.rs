@@ -17,7 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
 use super::super::broad_phase::ContactBuffers;
-use super::super::buffers::{Buffers, STATE_BYTES, interleave};
+use super::super::buffers::{Buffers, STATE_BYTES, interleave, static_arrays};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::integrate::Integrate;
 use super::super::rods::Rods;
@@ -182,42 +182,6 @@ fn grow_by<T: Clone + Default>(v: &mut Vec<T>, buffer: &wgpu::Buffer, stride: us
     };
     v.resize(cap, T::default());
     cap
-}
-
-/// The static arrays in the order of [`static_buffers`] (the colliders'
-/// uniform table is written separately).
-fn static_bytes(p: &Packed) -> [&[u8]; 11] {
-    [
-        bytemuck::cast_slice(&p.point_info),
-        bytemuck::cast_slice(&p.materials),
-        bytemuck::cast_slice(&p.spring_halves.offsets),
-        bytemuck::cast_slice(&p.spring_halves.records),
-        bytemuck::cast_slice(&p.rod_halves.offsets),
-        bytemuck::cast_slice(&p.rod_halves.records),
-        bytemuck::cast_slice(&p.bodies),
-        bytemuck::cast_slice(&p.members),
-        bytemuck::cast_slice(&p.point_members.offsets),
-        bytemuck::cast_slice(&p.point_members.records),
-        bytemuck::cast_slice(&p.body_order),
-    ]
-}
-
-/// The buffers holding [`static_bytes`]. A buffer added to [`Buffers`] for
-/// packed data must be added to both lists.
-fn static_buffers(b: &Buffers) -> [&wgpu::Buffer; 11] {
-    [
-        &b.info,
-        &b.materials,
-        &b.spring_offsets,
-        &b.spring_halves,
-        &b.rod_offsets,
-        &b.rod_halves,
-        &b.bodies,
-        &b.members,
-        &b.member_offsets,
-        &b.point_members,
-        &b.body_order,
-    ]
 }
 
 /// What an edit did on the GPU.
@@ -576,8 +540,9 @@ impl GpuSolver {
                 (n, n)
             }
         };
-        let (old_bytes, new_bytes) = (static_bytes(old), static_bytes(new));
-        let targets = static_buffers(&self.buffers);
+        let bytes = |p| static_arrays(p).map(|a| a.bytes);
+        let (old_bytes, new_bytes) = (bytes(old), bytes(new));
+        let targets = self.buffers.static_buffers();
         let state_bytes = new.pos.len() as u64 * STATE_BYTES;
         let frames_bytes = (new.bodies.len() * std::mem::size_of::<BodyFrame>()) as u64;
         let fits = targets
