@@ -4,7 +4,7 @@
 // (broad_phase.wgsl):
 //
 //   narrow   a point inside another body's outline (point in polygon) is
-//            in contact with that body's nearest edge, a point within
+//            in contact with the edge it came in by (entry_edge), a point within
 //            point_radius outside it with the edge it faces (see
 //            test_body); the deepest such contact wins (ties: the lower
 //            body index), so the result does not depend on the order of
@@ -47,18 +47,21 @@
 const NO_BODY: u32 = 0xffffffffu;
 // See on_face.
 const FACE_SLACK: f32 = 1e-3;
+// See entry_edge.
+const ENTRY_SUBSTEPS: f32 = 2.0;
 
 // Whether the two sides' layers let them collide (seed 002).
 fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
     return (a.mask & b.category) != 0u && (b.mask & a.category) != 0u;
 }
 
-// Point `p` (of assembly `group`, filter `pf`) against body `b`'s outline:
-// crossing-number point-in-polygon and the nearest edge, in one pass. Like
+// Point `p` moving at `v` (of assembly `group`, filter `pf`) against body
+// `b`'s outline: crossing-number point-in-polygon and the nearest edge, in
+// one pass, then for a point inside the edge it came in by. Like
 // against planets, the point has radius `point_radius`: it is in contact
-// when inside the outline (depth: distance to the nearest edge plus the
+// when inside the outline (depth: distance to the entry edge plus the
 // radius) or within the radius outside it (depth: radius minus distance).
-fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<function, ContactHit>) {
+fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<function, ContactHit>) {
     let o = outlines[b];
     if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
         return;
@@ -74,7 +77,6 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
     var edge_t = 0.0;
     var edge_raw = 0.0;
     var edge_dir = vec2<f32>(0.0);
-    var nearest = p;
     var a = state[outline_points[o.first]].xy;
     for (var k = 0u; k < o.count; k++) {
         var next = k + 1u;
@@ -104,7 +106,6 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
             edge_t = t;
             edge_raw = raw;
             edge_dir = ac;
-            nearest = e;
         }
         a = c;
     }
@@ -115,10 +116,15 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
     var depth = r;
     var n = vec2<f32>(0.0, 1.0);
     if (inside) {
+        let entry = entry_edge(o, p, v);
+        edge = entry.edge;
+        edge_t = entry.t;
+        edge_dir = entry.dir;
+        best_d2 = entry.d2;
         if (best_d2 > TINY_DIST2) {
             let dist = sqrt(best_d2);
             depth = r + dist;
-            n = (nearest - p) / dist;
+            n = (entry.nearest - p) / dist;
         } else {
             n = face_normal(edge_dir);
         }
@@ -171,6 +177,54 @@ fn test_body(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<func
     }
 }
 
+struct EntryEdge {
+    edge: u32,
+    t: f32,
+    dir: vec2<f32>,
+    nearest: vec2<f32>,
+    d2: f32,
+}
+
+// The edge a point inside an outline is pushed out through: the nearest,
+// counting each edge nearer by ENTRY_SUBSTEPS h times the speed at which
+// the point moves inward through it (relative to the edge there), so that
+// a point that just came in goes back out the way it came, not out through
+// a nearer side edge in line with its path.
+fn entry_edge(o: BodyOutline, p: vec2<f32>, v: vec2<f32>) -> EntryEdge {
+    let reach = ENTRY_SUBSTEPS * sim.h;
+    var best = EntryEdge(0u, 0.0, vec2<f32>(0.0), p, 3.4028235e38);
+    var best_score = 3.4028235e38;
+    var sa = state[outline_points[o.first]];
+    for (var k = 0u; k < o.count; k++) {
+        var next = k + 1u;
+        if (next == o.count) {
+            next = 0u;
+        }
+        let sc = state[outline_points[o.first + next]];
+        let a = sa.xy;
+        let ac = sc.xy - a;
+        let len2 = dot(ac, ac);
+        var raw = 0.0;
+        if (len2 > TINY_DIST2) {
+            raw = dot(p - a, ac) / len2;
+        }
+        let t = clamp(raw, 0.0, 1.0);
+        let e = a + ac * t;
+        let d = e - p;
+        let d2 = dot(d, d);
+        // Inward speed through the edge, relative to the edge there.
+        let ve = sa.zw + (sc.zw - sa.zw) * t;
+        let inward = max(dot(ve - v, face_normal(ac)), 0.0);
+        let score = sqrt(d2) - reach * inward;
+        if (score < best_score) {
+            best_score = score;
+            best = EntryEdge(k, t, ac, e, d2);
+        }
+        sa = sc;
+    }
+    return best;
+}
+
 // Whether a projection parameter falls on its edge, give or take 1e-3 of
 // the edge's length (so that rounding cannot drop a corner resting exactly
 // on another).
@@ -212,7 +266,7 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
 }
 
 // The deepest body contact of point `i` at `p`.
-fn deepest(i: u32, p: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> ContactHit {
+fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> ContactHit {
     var best = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
@@ -221,14 +275,14 @@ fn deepest(i: u32, p: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> Contact
     for (var e = grid[slot]; e < end; e++) {
         let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
         if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
-            test_body(c, p, cp.group, pf, &best);
+            test_body(c, p, v, cp.group, pf, &best);
         }
     }
     let large = grid[large_base(sim.table_mask)];
     for (var k = 0u; k < large; k++) {
         let c = grid[large_base(sim.table_mask) + 1u + k];
         if (c < sim.num_bodies) {
-            test_body(c, p, cp.group, pf, &best);
+            test_body(c, p, v, cp.group, pf, &best);
         }
     }
     return best;
@@ -326,11 +380,12 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
-    let p = state[i].xy;
+    let si = state[i];
+    let p = si.xy;
     let cp = contact_points[i];
     let pf = filters[cp.filter_id & ~CONTACT_FREE];
     let wi = info[i].inv_mass;
-    let best = deepest(i, p, cp, pf);
+    let best = deepest(i, p, si.zw, cp, pf);
     hits[i] = best;
     if (best.body != NO_BODY) {
         // Every point the contact moves counts it (an edge end at t = 0

@@ -79,8 +79,8 @@ pub struct Params {
     /// Whether shape-matched bodies collide with each other and free points
     /// with each other (see docs/physics.md, "Body-body collisions").
     /// Default `true`. Speed limit: a point stops at a body of thickness
-    /// `T` when its speed relative to it is below `(T / 2 + point_radius) /
-    /// h` (33.6 m/s for `T` = 0.1 m with the defaults). Packed with the
+    /// `T` when its speed relative to it is below `(T + point_radius) / h`
+    /// (57.6 m/s for `T` = 0.1 m with the defaults). Packed with the
     /// world: a solver's `set_params` refuses to change it
     /// ([`WorldError::NeedsSync`]); set it in `world.params` and `sync`.
     pub body_collisions: bool,

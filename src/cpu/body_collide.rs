@@ -1,7 +1,7 @@
 //! Stage 5b, mirror of `shaders/body_collide.wgsl`: body-body contacts.
 //!
 //! `narrow` finds each point's deepest contact with another body's outline
-//! (point in polygon, nearest edge) and counts, per point, the contacts
+//! (point in polygon, the edge it came in by) and counts, per point, the contacts
 //! that move it; `resolve` turns every contact (and every disk contact
 //! between free points) into the kernel's fixed-point integers, with the
 //! kernel's formulas in the kernel's order. The GPU adds them with atomics,
@@ -43,12 +43,13 @@ pub struct Bindings<'a> {
     pub grid: &'a Grid,
 }
 
-/// Point `p` against body `b`'s outline (WGSL `test_body`): in contact
-/// when inside the outline or within `point_radius` outside it.
+/// Point `p` moving at `v` against body `b`'s outline (WGSL `test_body`):
+/// in contact when inside the outline or within `point_radius` outside it.
 pub fn test_body(
     bind: &Bindings,
     b: u32,
     p: Vec2,
+    v: Vec2,
     group: u32,
     pf: &ContactFilter,
     best: &mut ContactHit,
@@ -64,8 +65,7 @@ pub fn test_body(
     let pts = &bind.outline_points[o.first as usize..(o.first + o.count) as usize];
     let mut inside = false;
     let mut best_d2 = f32::MAX;
-    let (mut edge, mut edge_t, mut edge_raw, mut edge_dir, mut nearest) =
-        (0u32, 0.0f32, 0.0f32, Vec2::ZERO, p);
+    let (mut edge, mut edge_t, mut edge_raw, mut edge_dir) = (0u32, 0.0f32, 0.0f32, Vec2::ZERO);
     let mut a = v2(bind.pos[pts[0] as usize]);
     for k in 0..pts.len() {
         let c = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
@@ -92,7 +92,6 @@ pub fn test_body(
             edge_t = t;
             edge_raw = raw;
             edge_dir = ac;
-            nearest = e;
         }
         a = c;
     }
@@ -101,6 +100,8 @@ pub fn test_body(
         return;
     }
     let (depth, n) = if inside {
+        let nearest;
+        (edge, edge_t, edge_dir, nearest, best_d2) = entry_edge(bind, pts, p, v);
         if best_d2 > TINY_DIST2 {
             let dist = best_d2.sqrt();
             (r + dist, (nearest - p) / dist)
@@ -155,6 +156,52 @@ pub fn test_body(
     }
 }
 
+/// WGSL `ENTRY_SUBSTEPS`: an edge that a point inside the outline moves
+/// away from, inward, counts as nearer by the distance the point covers
+/// relative to it in this many substeps (docs/physics.md, "Contact of a
+/// point with an outline").
+pub const ENTRY_SUBSTEPS: f32 = 2.0;
+
+/// The edge a point inside an outline is pushed out through (WGSL
+/// `entry_edge`): the nearest, counting each edge nearer by
+/// `ENTRY_SUBSTEPS h` times the speed at which the point moves inward
+/// through it, so that a point that just came in goes back out the way it
+/// came, not out through a nearer side edge in line with its path.
+/// Returns the edge, the projection `t`, the edge's direction, the nearest
+/// point on it and the squared distance to that point.
+fn entry_edge(bind: &Bindings, pts: &[u32], p: Vec2, v: Vec2) -> (u32, f32, Vec2, Vec2, f32) {
+    let reach = ENTRY_SUBSTEPS * bind.sim.h;
+    let mut best = (0u32, 0.0f32, Vec2::ZERO, p, f32::MAX);
+    let mut best_score = f32::MAX;
+    let (mut a, mut va) = (v2(bind.pos[pts[0] as usize]), v2(bind.vel[pts[0] as usize]));
+    for k in 0..pts.len() {
+        let next = pts[(k + 1) % pts.len()] as usize;
+        let (c, vc) = (v2(bind.pos[next]), v2(bind.vel[next]));
+        let ac = c - a;
+        let len2 = ac.dot(ac);
+        let raw = if len2 > TINY_DIST2 {
+            (p - a).dot(ac) / len2
+        } else {
+            0.0
+        };
+        let t = raw.clamp(0.0, 1.0);
+        let e = a + ac * t;
+        let d = e - p;
+        let d2 = d.dot(d);
+        // Inward speed through the edge, relative to the edge there.
+        let ve = va + (vc - va) * t;
+        let inward = (ve - v).dot(face_normal(ac)).max(0.0);
+        let score = d2.sqrt() - reach * inward;
+        if score < best_score {
+            best_score = score;
+            best = (k as u32, t, ac, e, d2);
+        }
+        a = c;
+        va = vc;
+    }
+    best
+}
+
 /// WGSL `FACE_SLACK`: projections within this fraction of an edge's length
 /// beyond its ends still face it.
 pub const FACE_SLACK: f32 = 1e-3;
@@ -202,19 +249,25 @@ fn add4(a: &mut [i32; 4], dp: [i32; 2], dv: [i32; 2]) {
 }
 
 /// The deepest body contact of a point (WGSL `deepest`).
-pub fn deepest(bind: &Bindings, p: Vec2, cp: &ContactPoint, pf: &ContactFilter) -> ContactHit {
+pub fn deepest(
+    bind: &Bindings,
+    p: Vec2,
+    v: Vec2,
+    cp: &ContactPoint,
+    pf: &ContactFilter,
+) -> ContactHit {
     let sim = bind.sim;
     let mut best = ContactHit::NONE;
     let cell = grid_cell(p, sim.inv_cell);
     let key = cell_key(cell);
     for (c, k) in bind.grid.slot_entries(sim, cell_slot(cell, sim.table_mask)) {
         if c < sim.num_bodies && k == key {
-            test_body(bind, c, p, cp.group, pf, &mut best);
+            test_body(bind, c, p, v, cp.group, pf, &mut best);
         }
     }
     for &b in bind.grid.large(sim) {
         if b < sim.num_bodies {
-            test_body(bind, b, p, cp.group, pf, &mut best);
+            test_body(bind, b, p, v, cp.group, pf, &mut best);
         }
     }
     best
@@ -327,7 +380,7 @@ pub fn narrow(
     par::zip_mut(parallel, &mut hits[..n], &mut free[..n], |i, hit, free| {
         let cp = bind.contact_points[i];
         let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
-        *hit = deepest(bind, v2(bind.pos[i]), &cp, &pf);
+        *hit = deepest(bind, v2(bind.pos[i]), v2(bind.vel[i]), &cp, &pf);
         *free = if cp.filter_id & CONTACT_FREE != 0 {
             disks(bind, i, Vec2::ZERO, None)[0] as u32
         } else {
