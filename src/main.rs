@@ -1,7 +1,8 @@
 //! `softbody`: the command-line program (cargo feature `cli`).
 //!
-//! With no subcommand it simulates the built-in default scene headless and
-//! prints what happened ([`default_command`]). Subcommands: `simulate`,
+//! With no subcommand it opens the window on the built-in default scene, or,
+//! built without the `window` feature, simulates it headless and prints
+//! what happened ([`default_command`]). Subcommands: `simulate`,
 //! `check`, and (with the `window` feature) `render` and `run`; see
 //! `softbody --help` and README.md.
 //!
@@ -225,8 +226,8 @@ struct RunArgs {
 #[cfg(feature = "window")]
 #[derive(Args, Clone, Debug)]
 struct WindowArgs {
-    /// Close the window after this many frames.
-    #[arg(long)]
+    /// Close the window after this many frames (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     frames: Option<u64>,
     /// Print the frame rate and simulation time to stderr every few seconds.
     #[arg(long)]

@@ -91,6 +91,11 @@ fn help_and_usage_errors() {
     for n in ["2", "3", "8"] {
         assert_eq!(code(&softbody(&["run", "--msaa", n])), 2, "--msaa {n}");
     }
+    // `--frames 0` presented a frame anyway (the count is checked after
+    // presenting); a window that closes at once is not a request.
+    let out = softbody(&["run", "--frames", "0"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--frames"), "{}", stderr(&out));
     assert_eq!(
         code(&softbody(&[
             "check",

@@ -287,6 +287,25 @@ fn smooth(old: &mut Option<f64>, new: f64) {
     *old = Some(old.map_or(new, |o| o + 0.1 * (new - o)));
 }
 
+/// The surface size for a window of `size`: at least 1 x 1, and at most
+/// the device's largest texture (wgpu refuses a larger surface; the window
+/// system may still make the window larger, and the image is then
+/// stretched over it).
+fn surface_size(size: PhysicalSize<u32>, max: u32) -> (u32, u32) {
+    (size.width.clamp(1, max), size.height.clamp(1, max))
+}
+
+/// The `[` key: one substep fewer, at least 1.
+fn fewer_substeps(n: u32) -> u32 {
+    n.saturating_sub(1).max(1)
+}
+
+/// The `]` key: one substep more, up to what `Params` accepts (a scene may
+/// come with more than the overlay's slider shows).
+fn more_substeps(n: u32) -> u32 {
+    (n + 1).min(crate::params::MAX_SUBSTEPS).max(n)
+}
+
 struct Running {
     window: Arc<Window>,
     instance: wgpu::Instance,
@@ -356,12 +375,15 @@ impl Running {
             .or_else(|| caps.formats.first().copied())
             .ok_or_else(|| AppError::Surface("the surface supports no format".into()))?;
         let view_format = format.remove_srgb_suffix();
-        let size = window.inner_size();
+        let (width, height) = surface_size(
+            window.inner_size(),
+            device.limits().max_texture_dimension_2d,
+        );
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             format,
-            width: size.width.max(1),
-            height: size.height.max(1),
+            width,
+            height,
             present_mode: if opts.vsync {
                 wgpu::PresentMode::AutoVsync
             } else {
@@ -474,8 +496,8 @@ impl Running {
 
     fn resize(&mut self, size: PhysicalSize<u32>) {
         if size.width > 0 && size.height > 0 {
-            self.config.width = size.width;
-            self.config.height = size.height;
+            (self.config.width, self.config.height) =
+                surface_size(size, self.device.limits().max_texture_dimension_2d);
             self.surface.configure(&self.device, &self.config);
         }
     }
@@ -585,8 +607,8 @@ impl Running {
                 "r" if !event.repeat => c.reset = true,
                 "f" if !event.repeat => c.fit = true,
                 "s" if !event.repeat => c.speed = if c.speed < 1.0 { 1.0 } else { 0.25 },
-                "[" => c.params.substeps = c.params.substeps.saturating_sub(1).max(1),
-                "]" => c.params.substeps = (c.params.substeps + 1).min(32),
+                "[" => c.params.substeps = fewer_substeps(c.params.substeps),
+                "]" => c.params.substeps = more_substeps(c.params.substeps),
                 "c" if !event.repeat => {
                     use crate::render::ColorMode;
                     c.draw.color = match c.draw.color {
@@ -637,6 +659,11 @@ impl Running {
                 r.sim.reset(&r.device, &r.queue, &mut r.renderer)
             });
             self.clock.clear();
+            // A drag or a pick in flight was of the old scene's points: a
+            // held button would otherwise pull whichever point of the new
+            // scene has that index.
+            self.pointer = Pointer::Idle;
+            self.pick_at = None;
         }
         if std::mem::take(&mut self.controls.fit) {
             self.fit();
@@ -679,6 +706,9 @@ impl Running {
                 self.clock.set_step_cost(t.sim_ms * 1e-3 / t.steps as f64);
                 smooth(&mut self.smoothed.sim_ms, t.sim_ms);
                 self.stats.ms_per_step = t.sim_ms / t.steps as f64;
+            } else {
+                // Paused: no simulation time in this frame.
+                smooth(&mut self.smoothed.sim_ms, 0.0);
             }
             smooth(&mut self.smoothed.draw_ms, t.draw_ms);
         }
@@ -780,6 +810,8 @@ impl Running {
                 self.clock.set_step_cost(ms * 1e-3 / steps as f64);
                 smooth(&mut self.smoothed.sim_ms, ms);
                 self.stats.ms_per_step = ms / steps as f64;
+            } else {
+                smooth(&mut self.smoothed.sim_ms, 0.0);
             }
         }
 
@@ -926,5 +958,34 @@ impl Running {
         if self.last_report.elapsed() >= Duration::from_secs(5) {
             self.report(presented);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_surface_fits_the_device() {
+        assert_eq!(surface_size(PhysicalSize::new(0, 0), 8192), (1, 1));
+        assert_eq!(
+            surface_size(PhysicalSize::new(16385, 100), 16384),
+            (16384, 100)
+        );
+        assert_eq!(
+            surface_size(PhysicalSize::new(1280, 800), 16384),
+            (1280, 800)
+        );
+    }
+
+    #[test]
+    fn substep_keys_stay_in_range_and_keep_a_scenes_count() {
+        assert_eq!(fewer_substeps(1), 1);
+        assert_eq!(fewer_substeps(8), 7);
+        assert_eq!(more_substeps(8), 9);
+        // A scene's 64 substeps: `]` used to clamp them to 32.
+        assert_eq!(more_substeps(64), 65);
+        let max = crate::params::MAX_SUBSTEPS;
+        assert_eq!(more_substeps(max), max);
     }
 }

@@ -1,7 +1,7 @@
 //! The egui overlay: numbers, toggles and parameter sliders. It edits
 //! [`Controls`]; the frame loop applies what changed.
 
-use egui::{Context, RichText, Slider};
+use egui::{Context, RichText, Slider, SliderClamping, emath::Numeric};
 
 use super::sim::SpawnKind;
 use crate::params::{MAX_CONTACT_ITERATIONS, Params};
@@ -78,12 +78,20 @@ pub const CONTROLS_HELP: &[(&str, &str)] = &[
     ("Esc or Q", "quit"),
 ];
 
+/// A slider over `range` that keeps a value set outside it. The ranges are
+/// what is handy to drag through, not what `Params` accepts: a scene with
+/// 64 substeps or a friction of 200 1/s must not be clamped to the slider
+/// just by being shown (egui clamps existing values by default).
+fn slider<'a, N: Numeric>(value: &'a mut N, range: std::ops::RangeInclusive<N>) -> Slider<'a> {
+    Slider::new(value, range).clamping(SliderClamping::Edits)
+}
+
 fn log_slider<'a>(
     value: &'a mut f32,
     range: std::ops::RangeInclusive<f32>,
     text: &str,
 ) -> Slider<'a> {
-    Slider::new(value, range).logarithmic(true).text(text)
+    slider(value, range).logarithmic(true).text(text)
 }
 
 /// Draws the overlay.
@@ -147,11 +155,11 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                 .default_open(false)
                 .show(ui, |ui| {
                     ui.add(
-                        Slider::new(&mut c.speed, 0.05..=2.0)
+                        slider(&mut c.speed, 0.05..=2.0)
                             .logarithmic(true)
                             .text("speed (slow motion)"),
                     );
-                    ui.add(Slider::new(&mut c.params.substeps, 1..=32).text("substeps"));
+                    ui.add(slider(&mut c.params.substeps, 1..=32).text("substeps"));
 
                     ui.separator();
                     ui.horizontal(|ui| {
@@ -166,7 +174,7 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                         ui.radio_value(&mut c.draw.color, ColorMode::Speed, "speed");
                     });
                     if c.draw.color == ColorMode::Speed {
-                        ui.add(Slider::new(&mut c.draw.max_speed, 1.0..=50.0).text("red at m/s"));
+                        ui.add(slider(&mut c.draw.max_speed, 1.0..=50.0).text("red at m/s"));
                     }
                     ui.horizontal(|ui| {
                         ui.label("right click spawns");
@@ -178,16 +186,16 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                     ui.separator();
                     let p = &mut c.params;
                     ui.label("Live (GpuSolver::set_params):");
-                    ui.add(Slider::new(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
-                    ui.add(Slider::new(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
+                    ui.add(slider(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
+                    ui.add(slider(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
                     if p.body_collisions {
                         ui.add(
-                            Slider::new(&mut p.contact_iterations, 1..=MAX_CONTACT_ITERATIONS)
+                            slider(&mut p.contact_iterations, 1..=MAX_CONTACT_ITERATIONS)
                                 .text("contact passes per substep"),
                         );
                     }
                     ui.label("Baked into items; re-uploaded on release:");
-                    ui.add(Slider::new(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
+                    ui.add(slider(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
                     ui.add(log_slider(&mut p.friction, 0.0..=100.0, "friction, 1/s"));
                     ui.add(log_slider(
                         &mut p.spring_stiffness,
@@ -226,4 +234,25 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                 });
             });
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Showing a slider leaves a value outside its range as it is.
+    #[test]
+    fn a_slider_keeps_a_value_outside_its_range() {
+        let ctx = Context::default();
+        let (mut substeps, mut friction) = (64u32, 200.0f32);
+        for _ in 0..2 {
+            let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+                ui.add(slider(&mut substeps, 1..=32));
+                ui.add(log_slider(&mut friction, 0.0..=100.0, "friction"));
+            });
+            // No renderer here to take the font atlas.
+            out.textures_delta.clear();
+        }
+        assert_eq!((substeps, friction), (64, 200.0));
+    }
 }
