@@ -111,4 +111,21 @@ pub enum WorldError {
         "params: {field} cannot change through set_params ({reason}); set it in world.params and call the solver's sync"
     )]
     NeedsSync { field: &'static str, reason: String },
+    /// A force spring or a body that diverges on its own at this substep,
+    /// whatever else the world holds: its `w^2 h^2` (for a spring
+    /// `k (1/m_a + 1/m_b) h^2`, for a body `k h^2`) is above `limit`,
+    /// `2 (1 + E) / E` with its damping factor `E = exp(-c h)` (4 undamped;
+    /// docs/physics.md, "Stability bounds"). Simulating it would only
+    /// produce NaN, so solvers refuse it; raise `substeps`, lower the
+    /// stiffness, or raise the masses.
+    #[error(
+        "{item} diverges at a substep of {h} s: {what} = {value} is above {limit}; raise substeps, lower the stiffness or raise the masses"
+    )]
+    Unstable {
+        item: Item,
+        what: &'static str,
+        value: f32,
+        limit: f32,
+        h: f32,
+    },
 }

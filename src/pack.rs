@@ -260,7 +260,7 @@ impl Packed {
 
 /// The worst point of a world for each stability bound (see
 /// docs/physics.md, "Stability bounds"). Loads are dimensionless.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stability {
     /// `max_i sum_springs k h^2 (w_a + w_b)` over the force springs at a
     /// point, and that point; keep below 1.
@@ -277,9 +277,32 @@ pub struct Stability {
     /// ends by inverse mass, which reads half the true value for equal
     /// masses.)
     pub damping_load: (f32, u32),
+    /// The first force spring, else the first body, that diverges on its
+    /// own at this substep ([`WorldError::Unstable`]); solvers refuse a
+    /// world that has one.
+    pub diverging: Option<WorldError>,
+}
+
+/// Whether a link whose undamped `w^2 h^2` is `x` and whose damping factor
+/// per substep is `e = exp(-c h)` diverges on its own: one substep is the
+/// matrix `[[1, h], [-e w^2 h, e (1 - w^2 h^2)]]` (docs/physics.md, "Exact
+/// discrete behaviour of a two-body spring"), with determinant `e < 1` and
+/// trace `1 + e (1 - x)`, which has an eigenvalue beyond -1 exactly when
+/// `x > 2 (1 + e) / e`. Returns that limit when `x` is past it.
+fn diverges(x: f32, e: f32) -> Option<f32> {
+    let limit = 2.0 * (1.0 + e) / e;
+    (x > limit).then_some(limit)
 }
 
 impl Stability {
+    /// The link that diverges on its own, if any, as an error.
+    pub fn check(&self) -> Result<(), WorldError> {
+        match &self.diverging {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
     /// One line per bound the world exceeds (empty when all is well).
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -317,7 +340,8 @@ impl Packed {
         let mut spring = vec![0.0f32; n];
         let mut shape = vec![0.0f32; n];
         let mut damping = vec![0.0f32; n];
-        for s in &self.springs {
+        let mut diverging = None;
+        for (index, s) in self.springs.iter().enumerate() {
             let (a, b) = (s.a as usize, s.b as usize);
             let (wa, wb) = (self.point_info[a].inv_mass, self.point_info[b].inv_mass);
             let w = wa + wb;
@@ -329,7 +353,19 @@ impl Packed {
                     let load = s.stiffness * h * h * w;
                     spring[a] += load;
                     spring[b] += load;
-                    1.0 - (-s.damping * h).exp()
+                    let e = (-s.damping * h).exp();
+                    if diverging.is_none()
+                        && let Some(limit) = diverges(load, e)
+                    {
+                        diverging = Some(WorldError::Unstable {
+                            item: Item::Spring(index as u32),
+                            what: "k (1/m_a + 1/m_b) h^2",
+                            value: load,
+                            limit,
+                            h,
+                        });
+                    }
+                    1.0 - e
                 }
                 KIND_SOFT => 1.0 - (-s.stiffness * h).exp(),
                 _ => 0.0,
@@ -348,7 +384,19 @@ impl Packed {
                 continue;
             }
             shape[i] += body.stiffness * h * h;
-            damping[i] += 1.0 - (-body.damping * h).exp();
+            let e = (-body.damping * h).exp();
+            damping[i] += 1.0 - e;
+            if diverging.is_none()
+                && let Some(limit) = diverges(body.stiffness * h * h, e)
+            {
+                diverging = Some(WorldError::Unstable {
+                    item: Item::Body(b),
+                    what: "k h^2",
+                    value: body.stiffness * h * h,
+                    limit,
+                    h,
+                });
+            }
         }
         let worst = |v: &[f32]| {
             v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {
@@ -359,6 +407,7 @@ impl Packed {
             spring_load: worst(&spring),
             shape_load: worst(&shape),
             damping_load: worst(&damping),
+            diverging,
         }
     }
 }

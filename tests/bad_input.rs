@@ -1192,3 +1192,117 @@ fn an_unknown_material_resolves_to_none() {
     );
     assert_eq!(w.try_resolve_material(MaterialHandle(5)), None);
 }
+
+/// A link that diverges on its own at the substep: the solvers refuse the
+/// world (it could only produce NaN) instead of simulating it. A 1 g box
+/// with the default springs went NaN within 3 steps, silently.
+#[test]
+fn a_link_that_diverges_on_its_own_is_refused() {
+    let unstable = |e: &WorldError| matches!(e, WorldError::Unstable { .. });
+    // Two 1 kg points, undamped: k h^2 (1/m_a + 1/m_b) against 4.
+    let pair = |x: f32, c: f32| {
+        let mut w = World::new(Params {
+            gravity: Vec2::ZERO,
+            ..Params::default()
+        });
+        let h = w.params.h();
+        let a = w.add_point(Point::new(Vec2::ZERO)).unwrap();
+        let b = w.add_point(Point::new(Vec2::X)).unwrap();
+        w.add_spring(Spring::new(a, b).stiffness(x / (2.0 * h * h)).damping(c))
+            .unwrap();
+        w
+    };
+    assert!(CpuSolver::new(&pair(3.99, 0.0)).is_ok());
+    let err = CpuSolver::new(&pair(4.01, 0.0)).err().unwrap();
+    assert!(unstable(&err), "{err}");
+    assert!(err.to_string().contains("spring 0"), "{err}");
+    // Damping raises the limit to 2 (1 + E) / E.
+    assert!(CpuSolver::new(&pair(4.01, 100.0)).is_ok());
+
+    // The 1 g box, on both paths.
+    let mut light = World::default();
+    let b = BoxShape::new(Vec2::ZERO, Vec2::ONE)
+        .mass(0.001)
+        .build(&mut light)
+        .unwrap();
+    let err = CpuSolver::new(&light).err().unwrap();
+    assert!(unstable(&err), "{err}");
+    // A body as stiff as its substep allows once, then past it.
+    let mut stiff = World::default();
+    let h = stiff.params.h();
+    let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+        .map(|(x, y)| stiff.add_point(Point::new(Vec2::new(x, y))).unwrap());
+    let body = Body::new(corners.to_vec()).damping(0.0);
+    stiff
+        .add_body(body.clone().stiffness(3.9 / (h * h)))
+        .unwrap();
+    assert!(CpuSolver::new(&stiff).is_ok());
+    let mut stiff = World::default();
+    let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+        .map(|(x, y)| stiff.add_point(Point::new(Vec2::new(x, y))).unwrap());
+    stiff
+        .add_body(
+            Body::new(corners.to_vec())
+                .damping(0.0)
+                .stiffness(4.1 / (h * h)),
+        )
+        .unwrap();
+    let err = CpuSolver::new(&stiff).err().unwrap();
+    assert!(
+        matches!(
+            err,
+            WorldError::Unstable {
+                item: Item::Body(0),
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    // Fewer substeps through set_params: refused, the solver keeps its
+    // parameters and still steps.
+    let world = softbody::scenes::default_scene(20).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut one = world.params.clone();
+    one.substeps = 1;
+    let err = cpu.set_params(one.clone()).err().unwrap();
+    assert!(unstable(&err), "{err}");
+    assert_eq!(cpu.params().substeps, world.params.substeps);
+    cpu.step();
+    assert!(cpu.positions().iter().flatten().all(|x| x.is_finite()));
+
+    // Appending the 1 g box through sync: refused, nothing changes.
+    let mut grown = world.clone();
+    BoxShape::new(Vec2::new(0.0, 30.0), Vec2::ONE)
+        .mass(0.001)
+        .build(&mut grown)
+        .unwrap();
+    let before = cpu.packed().clone();
+    let err = cpu.sync(&grown).err().unwrap();
+    assert!(unstable(&err), "{err}");
+    assert!(cpu.packed() == &before, "a refused sync changed the solver");
+
+    let Some(ctx) = common::gpu() else { return };
+    let err = GpuSolver::new(&ctx.device, &ctx.queue, &light)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, SolverError::World(WorldError::Unstable { .. })),
+        "{err}"
+    );
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let err = gpu.set_params(&ctx.queue, one).err().unwrap();
+    assert!(
+        matches!(err, SolverError::World(WorldError::Unstable { .. })),
+        "{err}"
+    );
+    let before = gpu.packed().clone();
+    let err = gpu.sync(&ctx.device, &ctx.queue, &grown).err().unwrap();
+    assert!(
+        matches!(err, SolverError::World(WorldError::Unstable { .. })),
+        "{err}"
+    );
+    assert!(gpu.packed() == &before, "a refused sync changed the solver");
+    gpu.step(&ctx.device, &ctx.queue, 1);
+    let _ = b;
+}

@@ -78,7 +78,9 @@ impl CpuSolver {
     /// A solver for a world; fails if the world's parameters are invalid.
     pub fn new(world: &World) -> Result<Self, WorldError> {
         let packed = Packed::from_world(world)?;
-        for w in packed.stability(world.params.h()).warnings() {
+        let stability = packed.stability(world.params.h());
+        stability.check()?;
+        for w in stability.warnings() {
             log::warn!("{w}");
         }
         let n = packed.pos.len();

@@ -262,7 +262,9 @@ impl GpuSolver {
         params.validate()?;
         // The contact stages check what they need themselves.
         super::check_device_limits(device, false)?;
-        for w in packed.stability(params.h()).warnings() {
+        let stability = packed.stability(params.h());
+        stability.check()?;
+        for w in stability.warnings() {
             log::warn!("{w}");
         }
         let mut mirror = packed.clone();

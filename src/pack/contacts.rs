@@ -251,6 +251,11 @@ impl Packed {
                 );
             }
         }
+        // A longer substep can take a spring or body past the point where
+        // it diverges on its own.
+        if new.h() != old.h() {
+            self.stability(new.h()).check()?;
+        }
         Ok(())
     }
 

@@ -34,7 +34,11 @@ impl CpuSolver {
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
         self.check_generation(world.generation(), "sync")?;
         world.params.validate()?;
-        self.packed.append_from(world)?;
+        // Checked on a copy, so that a refused edit changes nothing.
+        let mut new = self.packed.clone();
+        new.append_from(world)?;
+        new.stability(world.params.h()).check()?;
+        self.packed = new;
         self.follow_params(world);
         self.resize_scratch();
         Ok(())
@@ -52,7 +56,10 @@ impl CpuSolver {
             )));
         }
         world.params.validate()?;
-        self.packed.apply_removal(world, removal)?;
+        let mut new = self.packed.clone();
+        new.apply_removal(world, removal)?;
+        new.stability(world.params.h()).check()?;
+        self.packed = new;
         self.follow_params(world);
         self.generation = after;
         self.resize_scratch();

@@ -289,6 +289,7 @@ impl GpuSolver {
         world.params.validate()?;
         let mut new = self.edit.mirror.clone();
         new.append_from(world)?;
+        new.stability(world.params.h()).check()?;
         let from = self.edit.mirror.pos.len();
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
@@ -326,6 +327,7 @@ impl GpuSolver {
         world.params.validate()?;
         let mut new = self.edit.mirror.clone();
         new.apply_removal(world, removal)?;
+        new.stability(world.params.h()).check()?;
         let report = self.edit_to(device, queue, world, new, StateEdit::Remove(removal))?;
         self.edit.generation = after;
         Ok(report)
