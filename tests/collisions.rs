@@ -1197,3 +1197,52 @@ fn boxes_meeting_face_to_face_in_line_do_not_pass_through() {
         }
     }
 }
+
+/// A body whose points lie in a line encloses nothing: its outline's edges
+/// run both ways, so a point near it was pulled through it (toward the
+/// edge found first) rather than pushed off. It is no collider, like a
+/// 2-point body; a triangle 1 cm high still is, and holds the point.
+#[test]
+fn an_outline_in_a_line_is_no_collider() {
+    let run = |height: f32| -> (u32, f32) {
+        let mut world = World::default();
+        let p: Vec<_> = [(0.0, 0.0), (0.5, height), (1.0, 0.0)]
+            .iter()
+            .map(|&(x, y)| {
+                world
+                    .add_point(Point::new(Vec2::new(x, y)).pinned())
+                    .unwrap()
+            })
+            .collect();
+        world.add_body(Body::new(p)).unwrap();
+        let free = world.add_point(Point::new(Vec2::new(0.5, 0.5))).unwrap();
+        let mut cpu = CpuSolver::new(&world).unwrap();
+        for _ in 0..60 {
+            cpu.step();
+        }
+        (
+            cpu.packed().sim.num_colliders,
+            cpu.positions()[free.index()][1],
+        )
+    };
+    let (colliders, y) = run(0.0);
+    assert_eq!(colliders, 0);
+    // Free fall, untouched: 60 steps of symplectic Euler from rest.
+    let params = Params::default();
+    let mut fall = CpuSolver::new(&{
+        let mut w = World::default();
+        w.add_point(Point::new(Vec2::new(0.5, 0.5))).unwrap();
+        w
+    })
+    .unwrap();
+    for _ in 0..60 {
+        fall.step();
+    }
+    assert_eq!(y, fall.positions()[0][1], "dt {}", params.dt);
+    let (colliders, y) = run(0.01);
+    assert_eq!(colliders, 1);
+    assert!(
+        (y - 0.01 - params.point_radius).abs() < 0.005,
+        "rests at {y}"
+    );
+}

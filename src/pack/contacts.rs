@@ -54,10 +54,17 @@ fn auto_cell(extents: &mut [f32]) -> f32 {
     0.625 * extents[(extents.len() * 95 / 100).min(extents.len() - 1)]
 }
 
+/// An outline whose rest shape encloses less than this fraction of its
+/// extent squared (its points in a line) has no inside and no outward side.
+const FLAT_OUTLINE: f64 = 1e-6;
+
 /// Reverses an outline that runs clockwise in the body's rest shape, so
 /// that every outline is counter-clockwise at rest and its edges' outside
 /// is known (the narrow phase needs it for points exactly on an edge).
-fn counter_clockwise(outline: &mut [u32], points: &[PointHandle], rest: &[Vec2]) {
+/// Returns whether the outline encloses an area at rest: a flat one (its
+/// points in a line) is no collider, since its edges run both ways and a
+/// point near it was pulled through rather than pushed off.
+fn counter_clockwise(outline: &mut [u32], points: &[PointHandle], rest: &[Vec2]) -> bool {
     let rest_of: HashMap<u32, Vec2> = points
         .iter()
         .map(|p| p.0)
@@ -73,6 +80,11 @@ fn counter_clockwise(outline: &mut [u32], points: &[PointHandle], rest: &[Vec2])
     if twice_area < 0.0 {
         outline.reverse();
     }
+    let (lo, hi) = q.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), p| {
+        (lo.min(*p), hi.max(*p))
+    });
+    let extent = (hi - lo).max_element() as f64;
+    twice_area.abs() > 2.0 * FLAT_OUTLINE * extent * extent
 }
 
 impl Packed {
@@ -120,6 +132,7 @@ impl Packed {
         };
 
         let mut outlines = Vec::with_capacity(bodies.len());
+        let mut encloses = Vec::with_capacity(bodies.len());
         let mut outline_points = Vec::new();
         let mut body_filter = Vec::with_capacity(bodies.len());
         for (b, rest) in bodies.iter().zip(rest_shapes) {
@@ -127,7 +140,11 @@ impl Packed {
             body_filter.push(f);
             let first = outline_points.len();
             outline_points.extend(b.outline().iter().map(|p| p.0));
-            counter_clockwise(&mut outline_points[first..], &b.points, rest);
+            encloses.push(counter_clockwise(
+                &mut outline_points[first..],
+                &b.points,
+                rest,
+            ));
             outlines.push(BodyOutline {
                 first: first as u32,
                 count: (outline_points.len() - first) as u32,
@@ -165,7 +182,7 @@ impl Packed {
         let mut extents = Vec::new();
         if on {
             for (b, o) in outlines.iter().enumerate() {
-                if o.count < 3 {
+                if o.count < 3 || !encloses[b] {
                     continue;
                 }
                 if o.count <= SMALL_BODY_MAX_POINTS {
