@@ -8,7 +8,8 @@
 //!
 //! Exit codes: 0 success; 1 failure (no GPU, a GPU error, `check` beyond
 //! its tolerance, a command this build does not have); 2 bad input (usage,
-//! scene file, checkpoint of another scene or a damaged one).
+//! scene file, a world the solver refuses, checkpoint of another scene or a
+//! damaged one).
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -448,10 +449,18 @@ enum Runner {
 impl Runner {
     fn new(world: &World, backend: Backend) -> Result<Self> {
         Ok(match backend {
-            Backend::Cpu => Runner::Cpu(Box::new(CpuSolver::new(world).map_err(failed)?)),
+            // A world the solver refuses (one that would only diverge, say)
+            // is bad input; a device that fails is not.
+            Backend::Cpu => Runner::Cpu(Box::new(
+                CpuSolver::new(world).map_err(|e| CliError::Input(e.to_string()))?,
+            )),
             Backend::Gpu => {
                 let ctx = GpuContext::new_headless().map_err(failed)?;
-                let solver = GpuSolver::new(&ctx.device, &ctx.queue, world).map_err(failed)?;
+                let solver =
+                    GpuSolver::new(&ctx.device, &ctx.queue, world).map_err(|e| match e {
+                        softbody::gpu::SolverError::World(w) => CliError::Input(w.to_string()),
+                        e => failed(e),
+                    })?;
                 Runner::Gpu {
                     ctx: Box::new(ctx),
                     solver: Box::new(solver),

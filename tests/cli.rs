@@ -224,13 +224,14 @@ fn bad_scenes_exit_2_naming_the_json_path() {
 #[test]
 fn stability_warnings_reach_stderr_unless_logging_is_off() {
     let d = dir("warnings");
-    // 2e6 N/m between two 1 kg points at the default substep (1/480 s):
-    // k h^2 (1/m_a + 1/m_b) = 17, far past the bound of 1.
+    // 2e5 N/m between two 1 kg points at the default substep (1/480 s):
+    // k h^2 (1/m_a + 1/m_b) = 1.7, past the bound of 1 but not past 4,
+    // where the spring would diverge on its own and be refused.
     let stiff = d.join("stiff.json");
     std::fs::write(
         &stiff,
         r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0]}],
-            "springs": [{"a": 0, "b": 1, "stiffness": 2000000}]}"#,
+            "springs": [{"a": 0, "b": 1, "stiffness": 200000}]}"#,
     )
     .unwrap();
     let calm = d.join("calm.json");
@@ -480,11 +481,43 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
 #[test]
 fn a_run_that_blows_up_is_reported() {
     let d = dir("blowup");
+    // A spring that diverges on its own (2e6 N/m between 1 kg points:
+    // k h^2 (1/m_a + 1/m_b) = 17, past 4) is refused before any step, as
+    // bad input.
+    let refused = d.join("refused.json");
+    std::fs::write(
+        &refused,
+        r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0]}],
+            "springs": [{"a": 0, "b": 1, "stiffness": 2000000}]}"#,
+    )
+    .unwrap();
+    for backend in ["cpu", "gpu"] {
+        if backend == "gpu" && common::gpu().is_none() {
+            continue;
+        }
+        let out = softbody_log(
+            &["simulate", "--scene", s(&refused), "--backend", backend],
+            Some("off"),
+        );
+        assert_eq!(code(&out), 2, "{backend}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("spring 0 diverges"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // Three damped links along one line at a light point: each is stable,
+    // but their damping fractions sum to 2.6 (docs/physics.md, "Stability
+    // bounds"), and its velocity is multiplied by -1.6 every substep.
     let stiff = d.join("stiff.json");
     std::fs::write(
         &stiff,
-        r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0], "vel": [0, 1]}],
-            "springs": [{"a": 0, "b": 1, "stiffness": 2000000}]}"#,
+        r#"{"params": {"gravity": [0, 0]},
+            "points": [{"pos": [0, 0], "vel": [1, 0]}, {"pos": [1, 0], "mass": 1000},
+                       {"pos": [-1, 0], "mass": 1000}, {"pos": [2, 0], "mass": 1000}],
+            "springs": [{"a": 0, "b": 1, "stiffness": 1, "damping": 1000},
+                        {"a": 0, "b": 2, "stiffness": 1, "damping": 1000},
+                        {"a": 0, "b": 3, "stiffness": 1, "damping": 1000}]}"#,
     )
     .unwrap();
     let ckpt = d.join("c.bin");

@@ -1246,3 +1246,60 @@ fn an_outline_in_a_line_is_no_collider() {
         "rests at {y}"
     );
 }
+
+/// Two materials meet (docs/physics.md, "What collides with what"): the
+/// pair's elasticity is the larger of the two and its friction rate the
+/// mean. A free point hits a pinned box's top face in one substep, so the
+/// contact gives the point the whole change: normal speed `2 max(e)`,
+/// tangential speed `exp(-(f_a + f_b) / 2 h)`, whichever side has which.
+#[test]
+fn two_materials_combine_by_the_larger_elasticity_and_the_mean_friction() {
+    let params = Params {
+        gravity: Vec2::ZERO,
+        ..Params::default()
+    };
+    let h = params.h();
+    let run = |point_first: bool| -> Vec2 {
+        let mut world = World::new(params.clone());
+        let bouncy = world
+            .add_material(Material {
+                elasticity: Some(0.9),
+                friction: Some(2.0),
+            })
+            .unwrap();
+        let dead = world
+            .add_material(Material {
+                elasticity: Some(0.2),
+                friction: Some(30.0),
+            })
+            .unwrap();
+        let (point_material, box_material) = if point_first {
+            (bouncy, dead)
+        } else {
+            (dead, bouncy)
+        };
+        BoxShape::new(Vec2::ZERO, Vec2::ONE)
+            .mass(0.0)
+            .material(box_material)
+            .build(&mut world)
+            .unwrap();
+        let p = world
+            .add_point(
+                Point::new(Vec2::new(0.0, 0.5 + params.point_radius / 2.0))
+                    .vel(Vec2::new(1.0, -2.0))
+                    .material(point_material),
+            )
+            .unwrap();
+        let mut cpu = CpuSolver::new(&world).unwrap();
+        cpu.substep();
+        Vec2::from(cpu.velocities()[p.index()])
+    };
+    let want = Vec2::new((-(2.0 + 30.0) / 2.0 * h).exp(), 2.0 * 0.9);
+    for point_first in [true, false] {
+        let v = run(point_first);
+        assert!(
+            (v - want).abs().max_element() < 4e-6,
+            "point's material first: {point_first}: {v}, want {want}"
+        );
+    }
+}

@@ -494,6 +494,8 @@ fn spring_period_matches_reduced_mass() {
     let mut crossings = Vec::new();
     let (mut t, mut x_prev) = (0.0f64, stretch(&s));
     while crossings.len() < 41 {
+        // A broken spring that stops oscillating must fail, not hang.
+        assert!(t < 100.0, "only {} crossings in 100 s", crossings.len());
         s.substep();
         let x = stretch(&s);
         if (x_prev > 0.0) != (x > 0.0) {
@@ -696,6 +698,7 @@ fn rod_pendulum_keeps_length_and_swings_at_the_pendulum_period() {
     let mut t = 0.0f64;
     let mut max_len_err = 0.0f64;
     while crossings.len() < 11 {
+        assert!(t < 100.0, "only {} crossings in 100 s", crossings.len());
         s.substep();
         t += h;
         let p = pos(&s, 1);
@@ -1425,4 +1428,58 @@ fn pinned_point_velocity_does_not_act() {
              points keep their velocity)"
         );
     }
+}
+
+/// Soft distance constraint (docs/physics.md, stage 3a), two free points
+/// of masses 1 and 3 moving apart along the link: each substep the drift
+/// `x += h u` is followed by closing `alpha = 1 - exp(-k h)` of the
+/// length error and of the relative velocity along the link (split by
+/// inverse mass, so the centre of mass keeps its velocity). Nothing else
+/// (the seed's position-only form, or a stiffness read half-strength)
+/// gives this sequence.
+#[test]
+fn soft_constraint_closes_alpha_of_the_error_and_of_the_approach() {
+    let k = 300.0f32;
+    let mut w = World::new(quiet());
+    let a = w
+        .add_point(Point::new(Vec2::ZERO).vel(Vec2::new(-0.3, 0.0)))
+        .unwrap();
+    let b = w
+        .add_point(
+            Point::new(Vec2::new(1.2, 0.0))
+                .mass(3.0)
+                .vel(Vec2::new(0.5, 0.0)),
+        )
+        .unwrap();
+    w.add_spring(
+        Spring::new(a, b)
+            .kind(SpringKind::Soft)
+            .stiffness(k)
+            .rest_length(1.0),
+    )
+    .unwrap();
+    let mut s = CpuSolver::new(&w).unwrap();
+    let h = w.params.h() as f64;
+    let alpha = 1.0 - (-(k as f64) * h).exp();
+    let (mut x, mut u) = (0.2f64, 0.8f64);
+    let momentum = -0.3 + 3.0 * 0.5;
+    for n in 1..=40 {
+        s.substep();
+        x = (1.0 - alpha) * (x + h * u);
+        u *= 1.0 - alpha;
+        let got_x = pos(&s, 1)[0] - pos(&s, 0)[0] - 1.0;
+        let got_u = vel(&s, 1)[0] - vel(&s, 0)[0];
+        assert!(
+            (got_x - x).abs() < 2e-6,
+            "substep {n}: error {got_x}, want {x}"
+        );
+        assert!(
+            (got_u - u).abs() < 2e-6,
+            "substep {n}: approach {got_u}, want {u}"
+        );
+        let p = vel(&s, 0)[0] + 3.0 * vel(&s, 1)[0];
+        assert!((p - momentum).abs() < 1e-5, "substep {n}: momentum {p}");
+    }
+    // Most of the error is gone after 40 substeps (alpha = 0.46).
+    assert!(x.abs() < 1e-9 && u.abs() < 1e-9);
 }

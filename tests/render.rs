@@ -478,6 +478,43 @@ fn a_nan_interpolation_factor_draws_the_current_state() {
     assert_eq!(nan.pixels, still.pixels);
 }
 
+/// Render interpolation (seed 002, docs/physics.md "Seed 002's slip"):
+/// `alpha` 0 draws the state before the last steps, 1 the current one. The
+/// backward blend, `mix(current, previous, alpha)`, drew the two the other
+/// way round; the NaN test above cannot see it (NaN is taken as 1).
+#[test]
+fn alpha_blends_from_the_previous_state_to_the_current_one() {
+    use softbody::render::{FrameView, OFFSCREEN_FORMAT, Renderer, Topology, render_image};
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let world = small_scene();
+    let mut solver = GpuSolver::new(d, q, &world).unwrap();
+    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut encoder = d.create_command_encoder(&Default::default());
+    renderer
+        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .unwrap();
+    renderer.snapshot_previous(&mut encoder, &solver).unwrap();
+    q.submit([encoder.finish()]);
+    let opts = reference_options();
+    let mut frame = FrameView::still(opts.camera.unwrap(), (160, 100));
+    let before = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    // The bodies fall for half a second; the snapshot keeps the start.
+    solver.step(d, q, 30);
+    frame.alpha = 0.0;
+    let at_0 = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    frame.alpha = 1.0;
+    let at_1 = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    assert!(
+        at_0.pixels == before.pixels,
+        "alpha 0 must draw the previous state"
+    );
+    assert!(
+        at_1.pixels != before.pixels,
+        "alpha 1 must draw the current state"
+    );
+}
+
 /// The renderer's scene and the drag follow edits only when set again: a
 /// topology of another world is refused, and a snapshot after an edit is
 /// `StaleScene` (it used to copy past the end of the old buffer: a wgpu

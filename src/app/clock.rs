@@ -104,6 +104,19 @@ mod tests {
         assert_eq!(c.max_steps(), MAX_STEPS_RANGE.1);
     }
 
+    /// A clock that goes back (or a NaN from one) adds no time: the
+    /// accumulator must not go into debt and hold steps back afterwards.
+    #[test]
+    fn a_negative_frame_time_adds_nothing() {
+        let mut c = FixedStep::new(0.01, 8);
+        assert_eq!(c.advance(0.015), 1);
+        let alpha = c.alpha();
+        assert_eq!(c.advance(-1.0), 0);
+        assert_eq!(c.advance(f64::NAN), 0);
+        assert_eq!(c.alpha(), alpha);
+        assert_eq!(c.advance(0.005), 1);
+    }
+
     #[test]
     fn slow_motion_scales_time() {
         let mut c = FixedStep::new(0.01, 8);
