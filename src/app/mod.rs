@@ -295,6 +295,13 @@ fn surface_size(size: PhysicalSize<u32>, max: u32) -> (u32, u32) {
     (size.width.clamp(1, max), size.height.clamp(1, max))
 }
 
+/// How far from a point, in pixels, a press still grabs it: 16 px, or the
+/// drawn disc's radius when zoomed in so far that the disc is larger (a
+/// press on a visible disc used to pan).
+fn pick_reach_px(point_radius_m: f32, pixels_per_metre: f32) -> f32 {
+    PICK_RADIUS_PX.max(point_radius_m * pixels_per_metre)
+}
+
 /// The `[` key: one substep fewer, at least 1.
 fn fewer_substeps(n: u32) -> u32 {
     n.saturating_sub(1).max(1)
@@ -641,8 +648,11 @@ impl Running {
         let Pointer::Pressed { pan } = self.pointer else {
             return;
         };
-        let near =
-            result.filter(|r| r.dist2.sqrt() * self.camera.pixels_per_metre <= PICK_RADIUS_PX);
+        let reach = pick_reach_px(
+            self.controls.draw.point_radius,
+            self.camera.pixels_per_metre,
+        );
+        let near = result.filter(|r| r.dist2.sqrt() * self.camera.pixels_per_metre <= reach);
         self.pointer = match near {
             Some(r) => Pointer::Dragging(r.point),
             None => {
@@ -976,6 +986,13 @@ mod tests {
             surface_size(PhysicalSize::new(1280, 800), 16384),
             (1280, 800)
         );
+    }
+
+    #[test]
+    fn a_press_on_a_drawn_disc_grabs_its_point() {
+        assert_eq!(pick_reach_px(0.03, 100.0), PICK_RADIUS_PX);
+        // Zoomed in to 1,000 px/m, a 3 cm disc is 30 px across the radius.
+        assert_eq!(pick_reach_px(0.03, 1000.0), 30.0);
     }
 
     #[test]
