@@ -91,20 +91,12 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
             }
         }
         let ac = c - a;
-        let len2 = dot(ac, ac);
-        var raw = 0.0;
-        if (len2 > TINY_DIST2) {
-            raw = dot(p - a, ac) / len2;
-        }
-        let t = clamp(raw, 0.0, 1.0);
-        let e = a + ac * t;
-        let d = e - p;
-        let d2 = dot(d, d);
-        if (d2 < best_d2) {
-            best_d2 = d2;
+        let pr = project(p, a, ac);
+        if (pr.d2 < best_d2) {
+            best_d2 = pr.d2;
             edge = k;
-            edge_t = t;
-            edge_raw = raw;
+            edge_t = pr.t;
+            edge_raw = pr.raw;
             edge_dir = ac;
         }
         a = c;
@@ -177,6 +169,28 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
     }
 }
 
+// `p` projected on the edge from `a` along `ac`: the unclamped parameter,
+// the parameter clamped to the edge, the nearest point on the edge and the
+// squared distance to it.
+struct Projection {
+    raw: f32,
+    t: f32,
+    e: vec2<f32>,
+    d2: f32,
+}
+
+fn project(p: vec2<f32>, a: vec2<f32>, ac: vec2<f32>) -> Projection {
+    let len2 = dot(ac, ac);
+    var raw = 0.0;
+    if (len2 > TINY_DIST2) {
+        raw = dot(p - a, ac) / len2;
+    }
+    let t = clamp(raw, 0.0, 1.0);
+    let e = a + ac * t;
+    let d = e - p;
+    return Projection(raw, t, e, dot(d, d));
+}
+
 struct EntryEdge {
     edge: u32,
     t: f32,
@@ -203,22 +217,14 @@ fn entry_edge(o: BodyOutline, p: vec2<f32>, v: vec2<f32>) -> EntryEdge {
         let sc = state[outline_points[o.first + next]];
         let a = sa.xy;
         let ac = sc.xy - a;
-        let len2 = dot(ac, ac);
-        var raw = 0.0;
-        if (len2 > TINY_DIST2) {
-            raw = dot(p - a, ac) / len2;
-        }
-        let t = clamp(raw, 0.0, 1.0);
-        let e = a + ac * t;
-        let d = e - p;
-        let d2 = dot(d, d);
+        let pr = project(p, a, ac);
         // Inward speed through the edge, relative to the edge there.
-        let ve = sa.zw + (sc.zw - sa.zw) * t;
+        let ve = sa.zw + (sc.zw - sa.zw) * pr.t;
         let inward = max(dot(ve - v, face_normal(ac)), 0.0);
-        let score = sqrt(d2) - reach * inward;
+        let score = sqrt(pr.d2) - reach * inward;
         if (score < best_score) {
             best_score = score;
-            best = EntryEdge(k, t, ac, e, d2);
+            best = EntryEdge(k, pr.t, ac, pr.e, pr.d2);
         }
         sa = sc;
     }

@@ -76,16 +76,7 @@ pub fn test_body(
             }
         }
         let ac = c - a;
-        let len2 = ac.dot(ac);
-        let raw = if len2 > TINY_DIST2 {
-            (p - a).dot(ac) / len2
-        } else {
-            0.0
-        };
-        let t = raw.clamp(0.0, 1.0);
-        let e = a + ac * t;
-        let d = e - p;
-        let d2 = d.dot(d);
+        let (raw, t, _, d2) = project(p, a, ac);
         if d2 < best_d2 {
             best_d2 = d2;
             edge = k as u32;
@@ -156,6 +147,23 @@ pub fn test_body(
     }
 }
 
+/// `p` projected on the edge from `a` along `ac` (WGSL `project`): the
+/// unclamped parameter, the parameter clamped to the edge, the nearest
+/// point on the edge and the squared distance to it.
+#[inline]
+fn project(p: Vec2, a: Vec2, ac: Vec2) -> (f32, f32, Vec2, f32) {
+    let len2 = ac.dot(ac);
+    let raw = if len2 > TINY_DIST2 {
+        (p - a).dot(ac) / len2
+    } else {
+        0.0
+    };
+    let t = raw.clamp(0.0, 1.0);
+    let e = a + ac * t;
+    let d = e - p;
+    (raw, t, e, d.dot(d))
+}
+
 /// WGSL `ENTRY_SUBSTEPS`: an edge that a point inside the outline moves
 /// away from, inward, counts as nearer by the distance the point covers
 /// relative to it in this many substeps (docs/physics.md, "Contact of a
@@ -178,16 +186,7 @@ fn entry_edge(bind: &Bindings, pts: &[u32], p: Vec2, v: Vec2) -> (u32, f32, Vec2
         let next = pts[(k + 1) % pts.len()] as usize;
         let (c, vc) = (v2(bind.pos[next]), v2(bind.vel[next]));
         let ac = c - a;
-        let len2 = ac.dot(ac);
-        let raw = if len2 > TINY_DIST2 {
-            (p - a).dot(ac) / len2
-        } else {
-            0.0
-        };
-        let t = raw.clamp(0.0, 1.0);
-        let e = a + ac * t;
-        let d = e - p;
-        let d2 = d.dot(d);
+        let (_, t, e, d2) = project(p, a, ac);
         // Inward speed through the edge, relative to the edge there.
         let ve = va + (vc - va) * t;
         let inward = (ve - v).dot(face_normal(ac)).max(0.0);
