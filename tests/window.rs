@@ -105,3 +105,45 @@ fn the_window_opens_renders_frames_and_exits() {
         start.elapsed().as_secs_f64()
     );
 }
+
+/// Shapes asked for within one frame go in with one readback and one
+/// upload (`Sim::spawn` takes them all): a key held down on lavapipe used
+/// to re-upload the world once per shape and freeze the window for
+/// seconds. Every shape arrives, at rest, where it was asked for.
+#[test]
+fn shapes_asked_for_in_one_frame_arrive_together() {
+    use softbody::app::sim::{Sim, SpawnKind};
+    use softbody::prelude::*;
+    use softbody::render::{OFFSCREEN_FORMAT, Renderer};
+    let Some(ctx) = common::gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut world = World::default();
+    BoxShape::new(Vec2::ZERO, Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut sim = Sim::new(d, q, &mut renderer, world).unwrap();
+    let shapes = [
+        (SpawnKind::Box, Vec2::new(5.0, 5.0)),
+        (SpawnKind::Wheel, Vec2::new(-5.0, 5.0)),
+        (SpawnKind::Box, Vec2::new(0.0, 9.0)),
+    ];
+    sim.spawn(d, q, &mut renderer, &shapes).unwrap();
+    let world = sim.current_world(d, q).unwrap();
+    assert_eq!(world.bodies().len(), 4);
+    assert_eq!(sim.solver.num_points(), world.points().len());
+    let centre = |b: usize| {
+        let pts = &world.bodies()[b].points;
+        pts.iter()
+            .map(|p| world.points()[p.index()].pos)
+            .sum::<Vec2>()
+            / pts.len() as f32
+    };
+    for (b, (_, at)) in shapes.iter().enumerate() {
+        assert!(
+            (centre(b + 1) - *at).length() < 0.3,
+            "shape {b} at {}",
+            centre(b + 1)
+        );
+    }
+}

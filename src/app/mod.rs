@@ -335,6 +335,9 @@ struct Running {
     pointer: Pointer,
     middle_down: bool,
     pick_at: Option<Vec2>,
+    /// Shapes asked for since the last frame (keys repeat faster than a
+    /// re-upload on lavapipe: one upload per shape froze the window).
+    spawns: Vec<(SpawnKind, Vec2)>,
     occluded: bool,
     last_frame: Instant,
     smoothed: Smoothed,
@@ -482,6 +485,7 @@ impl Running {
             pointer: Pointer::Idle,
             middle_down: false,
             pick_at: None,
+            spawns: Vec::new(),
             occluded: false,
             last_frame: Instant::now(),
             smoothed: Smoothed::default(),
@@ -534,11 +538,11 @@ impl Running {
         }
     }
 
+    /// Queues a shape at the cursor; the frame's controls add every queued
+    /// shape with one readback and one upload.
     fn spawn(&mut self, kind: SpawnKind) {
         let at = self.cursor_world();
-        self.attempt("spawn", |r| {
-            r.sim.spawn(&r.device, &r.queue, &mut r.renderer, kind, at)
-        });
+        self.spawns.push((kind, at));
     }
 
     fn fit(&mut self) {
@@ -674,6 +678,12 @@ impl Running {
             // scene has that index.
             self.pointer = Pointer::Idle;
             self.pick_at = None;
+        }
+        let spawns = std::mem::take(&mut self.spawns);
+        if !spawns.is_empty() {
+            self.attempt("spawn", |r| {
+                r.sim.spawn(&r.device, &r.queue, &mut r.renderer, &spawns)
+            });
         }
         if std::mem::take(&mut self.controls.fit) {
             self.fit();

@@ -176,25 +176,26 @@ impl Sim {
         self.upload(device, queue, renderer, world)
     }
 
-    /// Adds a shape at `at` (m), moving with `vel`, to the current state
-    /// and re-uploads.
+    /// Adds each shape at its point (m) to the current state, at rest, and
+    /// re-uploads once.
     pub fn spawn(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         renderer: &mut Renderer,
-        kind: SpawnKind,
-        at: Vec2,
+        shapes: &[(SpawnKind, Vec2)],
     ) -> Result<(), AppError> {
         let mut world = self.current_world(device, queue)?;
-        match kind {
-            SpawnKind::Box => BoxShape::new(at, Vec2::splat(1.0)).build(&mut world)?,
-            SpawnKind::Wheel => Wheel::new(at, 0.6, 12).build(&mut world)?,
-            SpawnKind::Blob => Blob::new(at, 0.7, 16).build(&mut world)?,
-            SpawnKind::Ship => BoxGrid::new(3, 2, Vec2::splat(0.45))
-                .center(at)
-                .build(&mut world)?,
-        };
+        for &(kind, at) in shapes {
+            match kind {
+                SpawnKind::Box => BoxShape::new(at, Vec2::splat(1.0)).build(&mut world)?,
+                SpawnKind::Wheel => Wheel::new(at, 0.6, 12).build(&mut world)?,
+                SpawnKind::Blob => Blob::new(at, 0.7, 16).build(&mut world)?,
+                SpawnKind::Ship => BoxGrid::new(3, 2, Vec2::splat(0.45))
+                    .center(at)
+                    .build(&mut world)?,
+            };
+        }
         self.upload(device, queue, renderer, world)
     }
 
