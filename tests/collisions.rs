@@ -1034,11 +1034,7 @@ fn a_degenerate_edge_gives_no_contact() {
         aabbs: &[[-0.1, -0.1, 1.1, 1.1]],
         grid: &Grid::default(),
     };
-    let none = ContactHit {
-        depth: 0.0,
-        body: u32::MAX,
-        ..Default::default()
-    };
+    let none = ContactHit::NONE;
     // Just outside the doubled corner, within the radius, nearest to the
     // degenerate edge's one spot.
     let mut best = none;

@@ -7,7 +7,6 @@ use glam::Vec2;
 use super::AppError;
 use crate::error::WorldError;
 use crate::gpu::{GpuSolver, SolverError};
-use crate::pack::Packed;
 use crate::params::Params;
 use crate::render::{Dragger, Picker, Renderer, Topology};
 use crate::shapes::{Blob, BoxGrid, BoxShape, Wheel};
@@ -71,10 +70,10 @@ pub struct Sim {
     pub time: f64,
 }
 
-fn warnings(world: &World) -> Vec<String> {
-    Packed::from_world(world)
-        .map(|p| p.stability(world.params.h()).warnings())
-        .unwrap_or_else(|e| vec![e.to_string()])
+/// The stability warnings of the world a solver holds, from its packed
+/// copy (packing the world again for them cost a second pass over it).
+fn warnings(solver: &GpuSolver) -> Vec<String> {
+    solver.packed().stability(solver.params().h()).warnings()
 }
 
 impl Sim {
@@ -90,7 +89,7 @@ impl Sim {
             topology: Topology::default(),
             picker: Picker::new(device),
             dragger: Dragger::new(device),
-            warnings: warnings(&world),
+            warnings: warnings(&solver),
             world,
             solver,
             time: 0.0,
@@ -139,7 +138,7 @@ impl Sim {
         world: World,
     ) -> Result<(), AppError> {
         self.solver = GpuSolver::new(device, queue, &world)?;
-        self.warnings = warnings(&world);
+        self.warnings = warnings(&self.solver);
         self.world = world;
         self.bind(device, queue, renderer)
     }
@@ -163,7 +162,7 @@ impl Sim {
                 Ok(()) => {
                     self.world.params = params;
                     if h_changed {
-                        self.warnings = warnings(&self.world);
+                        self.warnings = warnings(&self.solver);
                     }
                     return Ok(());
                 }

@@ -122,7 +122,6 @@ impl CpuSolver {
     /// [`Packed::check_param_change`]): those go through `world.params`
     /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, params: Params) -> Result<(), WorldError> {
-        params.validate()?;
         self.packed.check_param_change(&self.params, &params)?;
         self.packed.sim = sim_params(&params, &self.packed);
         if params.h() != self.params.h() {

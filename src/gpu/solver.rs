@@ -312,7 +312,6 @@ impl GpuSolver {
     /// [`Packed::check_param_change`]): those go through `world.params`
     /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, queue: &wgpu::Queue, params: Params) -> Result<(), SolverError> {
-        params.validate()?;
         self.packed().check_param_change(&self.params, &params)?;
         if params.h() != self.params.h() {
             self.edit.refresh_step_coefficients(params.h());

@@ -234,8 +234,11 @@ impl Packed {
     /// without packing its contact data again, as a solver's `set_params`
     /// does: whether bodies collide, the grid's cell, and whether free
     /// points are disks are packed; the point radius may change while it
-    /// stays above 0 and within a quarter of the packed cell.
+    /// stays above 0 and within a quarter of the packed cell. `new` must
+    /// be valid, and a new substep must leave no spring or body diverging
+    /// on its own.
     pub fn check_param_change(&self, old: &Params, new: &Params) -> Result<(), WorldError> {
+        new.validate()?;
         let needs = |field, reason: String| Err(WorldError::NeedsSync { field, reason });
         if new.body_collisions != old.body_collisions {
             return needs(

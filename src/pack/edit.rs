@@ -84,7 +84,58 @@ fn pack_body(
     (info, members)
 }
 
+/// Checks that a solver following world generation `followed` may take an
+/// edit (`what`) of a world at `generation`.
+fn check_generation(followed: u64, generation: u64, what: &str) -> Result<(), WorldError> {
+    if generation != followed {
+        return Err(WorldError::OutOfSync(format!(
+            "{what}: the solver follows world generation {followed}, got {generation}; pass every Removal to apply_removal, in order"
+        )));
+    }
+    Ok(())
+}
+
 impl Packed {
+    /// What a solver following world generation `followed` becomes on
+    /// `sync`: a copy with what was appended to `world` since
+    /// ([`Packed::append_from`]). Refused, with this one unchanged, when the
+    /// generations differ, the world's parameters are invalid, the append
+    /// fails, or a spring or body of the result diverges on its own at the
+    /// world's substep ([`WorldError::Unstable`]).
+    pub fn synced(&self, followed: u64, world: &World) -> Result<Packed, WorldError> {
+        check_generation(followed, world.generation(), "sync")?;
+        world.params.validate()?;
+        let mut new = self.clone();
+        new.append_from(world)?;
+        new.stability(world.params.h()).check()?;
+        Ok(new)
+    }
+
+    /// What a solver following world generation `followed` becomes on
+    /// `apply_removal`: a copy with `removal` applied
+    /// ([`Packed::apply_removal`]), refused like [`Packed::synced`], and
+    /// when the removal was not made on `world` right before.
+    pub fn removed(
+        &self,
+        followed: u64,
+        world: &World,
+        removal: &Removal,
+    ) -> Result<Packed, WorldError> {
+        let (before, after) = removal.generations();
+        check_generation(followed, before, "apply_removal")?;
+        if world.generation() != after {
+            return Err(WorldError::OutOfSync(format!(
+                "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
+                world.generation()
+            )));
+        }
+        world.params.validate()?;
+        let mut new = self.clone();
+        new.apply_removal(world, removal)?;
+        new.stability(world.params.h()).check()?;
+        Ok(new)
+    }
+
     /// Packs what was appended to `world` since this was packed from it:
     /// points, springs and bodies past the packed counts, new materials,
     /// and the colliders (a few bytes each, packed again). Points already

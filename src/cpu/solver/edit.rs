@@ -32,13 +32,7 @@ impl CpuSolver {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
-        self.check_generation(world.generation(), "sync")?;
-        world.params.validate()?;
-        // Checked on a copy, so that a refused edit changes nothing.
-        let mut new = self.packed.clone();
-        new.append_from(world)?;
-        new.stability(world.params.h()).check()?;
-        self.packed = new;
+        self.packed = self.packed.synced(self.generation, world)?;
         self.follow_params(world);
         self.resize_scratch();
         Ok(())
@@ -47,21 +41,9 @@ impl CpuSolver {
     /// Follows a removal made on `world`; see
     /// [`GpuSolver::apply_removal`](crate::gpu::GpuSolver::apply_removal).
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
-        let (before, after) = removal.generations();
-        self.check_generation(before, "apply_removal")?;
-        if world.generation() != after {
-            return Err(WorldError::OutOfSync(format!(
-                "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
-                world.generation()
-            )));
-        }
-        world.params.validate()?;
-        let mut new = self.packed.clone();
-        new.apply_removal(world, removal)?;
-        new.stability(world.params.h()).check()?;
-        self.packed = new;
+        self.packed = self.packed.removed(self.generation, world, removal)?;
         self.follow_params(world);
-        self.generation = after;
+        self.generation = removal.generations().1;
         self.resize_scratch();
         Ok(())
     }
@@ -112,16 +94,6 @@ impl CpuSolver {
         }
         self.params = world.params.clone();
         self.packed.sim = crate::pack::sim_params(&self.params, &self.packed);
-    }
-
-    fn check_generation(&self, generation: u64, what: &str) -> Result<(), WorldError> {
-        if generation != self.generation {
-            return Err(WorldError::OutOfSync(format!(
-                "{what}: the solver follows world generation {}, got {generation}; pass every Removal to apply_removal, in order",
-                self.generation
-            )));
-        }
-        Ok(())
     }
 
     /// Scratch state and frames sized to the world (frames are recomputed

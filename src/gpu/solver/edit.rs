@@ -285,11 +285,7 @@ impl GpuSolver {
         queue: &wgpu::Queue,
         world: &World,
     ) -> Result<EditReport, SolverError> {
-        self.check_generation(world.generation(), "sync")?;
-        world.params.validate()?;
-        let mut new = self.edit.mirror.clone();
-        new.append_from(world)?;
-        new.stability(world.params.h()).check()?;
+        let new = self.edit.mirror.synced(self.edit.generation, world)?;
         let from = self.edit.mirror.pos.len();
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
@@ -315,21 +311,12 @@ impl GpuSolver {
         world: &World,
         removal: &Removal,
     ) -> Result<EditReport, SolverError> {
-        let (before, after) = removal.generations();
-        self.check_generation(before, "apply_removal")?;
-        if world.generation() != after {
-            return Err(WorldError::OutOfSync(format!(
-                "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
-                world.generation()
-            ))
-            .into());
-        }
-        world.params.validate()?;
-        let mut new = self.edit.mirror.clone();
-        new.apply_removal(world, removal)?;
-        new.stability(world.params.h()).check()?;
+        let new = self
+            .edit
+            .mirror
+            .removed(self.edit.generation, world, removal)?;
         let report = self.edit_to(device, queue, world, new, StateEdit::Remove(removal))?;
-        self.edit.generation = after;
+        self.edit.generation = removal.generations().1;
         Ok(report)
     }
 
@@ -484,17 +471,6 @@ impl GpuSolver {
         }
         self.params = world.params.clone();
         self.upload(device, queue, &old, state, contacts)
-    }
-
-    fn check_generation(&self, generation: u64, what: &str) -> Result<(), SolverError> {
-        if generation != self.edit.generation {
-            return Err(WorldError::OutOfSync(format!(
-                "{what}: the solver follows world generation {}, got {generation}; pass every Removal to apply_removal, in order",
-                self.edit.generation
-            ))
-            .into());
-        }
-        Ok(())
     }
 
     /// Uploads the difference between `old` and the mirror, whose buffers
