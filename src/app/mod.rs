@@ -21,6 +21,7 @@
 //! ```
 
 mod clock;
+mod gesture;
 mod overlay;
 pub mod sim;
 mod timer;
@@ -37,6 +38,7 @@ use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 pub use clock::{FixedStep, MAX_STEPS_RANGE};
+use gesture::Gesture;
 pub use overlay::{CONTROLS_HELP, Controls, Stats};
 use sim::{Sim, SpawnKind, baked_params_differ};
 use timer::GpuTimer;
@@ -261,19 +263,6 @@ enum Handled {
     Exit,
 }
 
-/// What the left mouse button is doing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Pointer {
-    Idle,
-    /// Pressed; the pick is in flight. Mouse motion so far, pixels, applied
-    /// as a pan if no point turns out to be under the cursor.
-    Pressed {
-        pan: Vec2,
-    },
-    Panning,
-    Dragging(u32),
-}
-
 /// Exponentially smoothed statistics (`None` until the first sample).
 #[derive(Default)]
 struct Smoothed {
@@ -285,6 +274,21 @@ struct Smoothed {
 
 fn smooth(old: &mut Option<f64>, new: f64) {
     *old = Some(old.map_or(new, |o| o + 0.1 * (new - o)));
+}
+
+impl Smoothed {
+    /// A frame's simulation: `steps` steps took `ms` milliseconds. Returns
+    /// the cost of one step when any ran. A frame without steps (paused)
+    /// counts as no simulation time, whatever the timer measured around
+    /// nothing (the overlay used to keep showing the last running frame's).
+    fn record_sim(&mut self, steps: u32, ms: f64) -> Option<f64> {
+        if steps == 0 {
+            smooth(&mut self.sim_ms, 0.0);
+            return None;
+        }
+        smooth(&mut self.sim_ms, ms);
+        Some(ms / steps as f64)
+    }
 }
 
 /// The surface size for a window of `size`: at least 1 x 1, and at most
@@ -332,9 +336,8 @@ struct Running {
     clock: FixedStep,
     camera: Camera,
     cursor: Vec2,
-    pointer: Pointer,
+    gesture: Gesture,
     middle_down: bool,
-    pick_at: Option<Vec2>,
     /// Shapes asked for since the last frame (keys repeat faster than a
     /// re-upload on lavapipe: one upload per shape froze the window).
     spawns: Vec<(SpawnKind, Vec2)>,
@@ -482,9 +485,8 @@ impl Running {
             egui_renderer,
             camera,
             cursor: Vec2::ZERO,
-            pointer: Pointer::Idle,
+            gesture: Gesture::default(),
             middle_down: false,
-            pick_at: None,
             spawns: Vec::new(),
             occluded: false,
             last_frame: Instant::now(),
@@ -568,21 +570,20 @@ impl Running {
                 let p = Vec2::new(position.x as f32, position.y as f32);
                 let delta = p - self.cursor;
                 self.cursor = p;
-                match &mut self.pointer {
-                    Pointer::Pressed { pan } => *pan += delta,
-                    Pointer::Panning => self.camera.pan_pixels(delta),
-                    _ if self.middle_down => self.camera.pan_pixels(delta),
-                    _ => {}
+                if self.gesture.busy() {
+                    let pan = self.gesture.moved(delta);
+                    self.camera.pan_pixels(pan);
+                } else if self.middle_down {
+                    self.camera.pan_pixels(delta);
                 }
             }
             WindowEvent::MouseInput { state, button, .. } => {
                 let pressed = *state == ElementState::Pressed;
                 match button {
                     MouseButton::Left if pressed && !egui.consumed => {
-                        self.pointer = Pointer::Pressed { pan: Vec2::ZERO };
-                        self.pick_at = Some(self.cursor_world());
+                        self.gesture.press(self.cursor_world());
                     }
-                    MouseButton::Left if !pressed => self.pointer = Pointer::Idle,
+                    MouseButton::Left if !pressed => self.gesture.release(),
                     MouseButton::Middle => self.middle_down = pressed && !egui.consumed,
                     MouseButton::Right if pressed && !egui.consumed => {
                         self.spawn(self.controls.spawn)
@@ -645,25 +646,15 @@ impl Running {
     }
 
     fn on_pick(&mut self, result: Option<crate::render::PickResult>) {
-        // A newer press is still waiting for its pick: this answer is stale.
-        if self.pick_at.is_some() {
-            return;
-        }
-        let Pointer::Pressed { pan } = self.pointer else {
-            return;
-        };
         let reach = pick_reach_px(
             self.controls.draw.point_radius,
             self.camera.pixels_per_metre,
         );
-        let near = result.filter(|r| r.dist2.sqrt() * self.camera.pixels_per_metre <= reach);
-        self.pointer = match near {
-            Some(r) => Pointer::Dragging(r.point),
-            None => {
-                self.camera.pan_pixels(pan);
-                Pointer::Panning
-            }
-        };
+        let near = result
+            .filter(|r| r.dist2.sqrt() * self.camera.pixels_per_metre <= reach)
+            .map(|r| r.point);
+        let pan = self.gesture.picked(near);
+        self.camera.pan_pixels(pan);
     }
 
     /// Applies what the overlay and the keys asked for.
@@ -673,11 +664,7 @@ impl Running {
                 r.sim.reset(&r.device, &r.queue, &mut r.renderer)
             });
             self.clock.clear();
-            // A drag or a pick in flight was of the old scene's points: a
-            // held button would otherwise pull whichever point of the new
-            // scene has that index.
-            self.pointer = Pointer::Idle;
-            self.pick_at = None;
+            self.gesture.cancel();
         }
         let spawns = std::mem::take(&mut self.spawns);
         if !spawns.is_empty() {
@@ -722,14 +709,7 @@ impl Running {
             self.on_pick(r);
         }
         if let Some(t) = self.timer.as_mut().and_then(GpuTimer::poll) {
-            if t.steps > 0 {
-                self.clock.set_step_cost(t.sim_ms * 1e-3 / t.steps as f64);
-                smooth(&mut self.smoothed.sim_ms, t.sim_ms);
-                self.stats.ms_per_step = t.sim_ms / t.steps as f64;
-            } else {
-                // Paused: no simulation time in this frame.
-                smooth(&mut self.smoothed.sim_ms, 0.0);
-            }
+            self.record_sim(t.steps, t.sim_ms);
             smooth(&mut self.smoothed.draw_ms, t.draw_ms);
         }
 
@@ -777,10 +757,7 @@ impl Running {
             self.controls.step_once = false;
             self.clock.advance(elapsed)
         };
-        let drag = match self.pointer {
-            Pointer::Dragging(p) => Some((p, self.cursor_world())),
-            _ => None,
-        };
+        let drag = self.gesture.dragging().map(|p| (p, self.cursor_world()));
         let dt = self.sim.solver.params().dt;
         // A cursor off in NaN (a degenerate camera) drags nothing.
         if let Err(e) = self.sim.dragger.set(&self.queue, drag, dt) {
@@ -811,10 +788,10 @@ impl Running {
         if let Some(t) = &mut self.timer {
             t.sim_end(&mut encoder, steps);
         }
-        if let Some(at) = self.pick_at
+        if let Some(at) = self.gesture.pending_pick()
             && self.sim.picker.request(&self.queue, &mut encoder, at)
         {
-            self.pick_at = None;
+            self.gesture.pick_sent();
         }
         if self.timer.is_none() {
             // No timestamp queries: time the steps by the wall clock, which
@@ -825,14 +802,7 @@ impl Running {
             )
             .finish()]);
             let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
-            let ms = wall.elapsed().as_secs_f64() * 1e3;
-            if steps > 0 {
-                self.clock.set_step_cost(ms * 1e-3 / steps as f64);
-                smooth(&mut self.smoothed.sim_ms, ms);
-                self.stats.ms_per_step = ms / steps as f64;
-            } else {
-                smooth(&mut self.smoothed.sim_ms, 0.0);
-            }
+            self.record_sim(steps, wall.elapsed().as_secs_f64() * 1e3);
         }
 
         // Drawing: the scene, then the overlay on top.
@@ -922,6 +892,15 @@ impl Running {
         Ok(true)
     }
 
+    /// A frame's simulation timing, into the smoothed statistics and the
+    /// clock's step budget.
+    fn record_sim(&mut self, steps: u32, ms: f64) {
+        if let Some(step_ms) = self.smoothed.record_sim(steps, ms) {
+            self.clock.set_step_cost(step_ms * 1e-3);
+            self.stats.ms_per_step = step_ms;
+        }
+    }
+
     fn update_stats(&mut self, elapsed: f64) {
         smooth(&mut self.smoothed.frame_s, elapsed);
         let s = &mut self.stats;
@@ -1003,6 +982,18 @@ mod tests {
         assert_eq!(pick_reach_px(0.03, 100.0), PICK_RADIUS_PX);
         // Zoomed in to 1,000 px/m, a 3 cm disc is 30 px across the radius.
         assert_eq!(pick_reach_px(0.03, 1000.0), 30.0);
+    }
+
+    #[test]
+    fn a_paused_frame_counts_no_simulation_time() {
+        let mut s = Smoothed::default();
+        assert_eq!(s.record_sim(4, 20.0), Some(5.0));
+        assert_eq!(s.sim_ms, Some(20.0));
+        // Paused: the timer still measured something around no steps.
+        for _ in 0..100 {
+            assert_eq!(s.record_sim(0, 3.0), None);
+        }
+        assert!(s.sim_ms.unwrap() < 1e-3, "{:?}", s.sim_ms);
     }
 
     #[test]
