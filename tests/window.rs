@@ -109,7 +109,8 @@ fn the_window_opens_renders_frames_and_exits() {
 /// Shapes asked for within one frame go in with one readback and one
 /// upload (`Sim::spawn` takes them all): a key held down on lavapipe used
 /// to re-upload the world once per shape and freeze the window for
-/// seconds. Every shape arrives, at rest, where it was asked for.
+/// seconds. Every shape arrives, at rest, where it was asked for, except
+/// one asked for where another already is: it goes on top of it.
 #[test]
 fn shapes_asked_for_in_one_frame_arrive_together() {
     use softbody::app::sim::{Sim, SpawnKind};
@@ -129,8 +130,10 @@ fn shapes_asked_for_in_one_frame_arrive_together() {
         (SpawnKind::Box, Vec2::new(0.0, 9.0)),
     ];
     sim.spawn(d, q, &mut renderer, &shapes).unwrap();
+    // The same spot again: the key held with the cursor still.
+    sim.spawn(d, q, &mut renderer, &shapes[..1]).unwrap();
     let world = sim.current_world(d, q).unwrap();
-    assert_eq!(world.bodies().len(), 4);
+    assert_eq!(world.bodies().len(), 5);
     assert_eq!(sim.solver.num_points(), world.points().len());
     let centre = |b: usize| {
         let pts = &world.bodies()[b].points;
@@ -146,4 +149,7 @@ fn shapes_asked_for_in_one_frame_arrive_together() {
             centre(b + 1)
         );
     }
+    // Above the first, clear of it (unit boxes, gravity down).
+    let above = centre(4) - centre(1);
+    assert!(above.x.abs() < 1e-4 && above.y > 1.0, "{above}");
 }

@@ -39,6 +39,56 @@ impl SpawnKind {
             SpawnKind::Ship => "ship",
         }
     }
+
+    /// Half the size of the box around the shape, m.
+    pub fn half_extent(self) -> Vec2 {
+        match self {
+            SpawnKind::Box => Vec2::splat(0.5),
+            SpawnKind::Wheel => Vec2::splat(WHEEL_RADIUS),
+            SpawnKind::Blob => Vec2::splat(BLOB_RADIUS),
+            SpawnKind::Ship => SHIP_CELL * Vec2::new(3.0, 2.0) / 2.0,
+        }
+    }
+
+    fn build(self, at: Vec2, world: &mut World) -> Result<(), WorldError> {
+        match self {
+            SpawnKind::Box => BoxShape::new(at, 2.0 * self.half_extent()).build(world)?,
+            SpawnKind::Wheel => Wheel::new(at, WHEEL_RADIUS, 12).build(world)?,
+            SpawnKind::Blob => Blob::new(at, BLOB_RADIUS, 16).build(world)?,
+            SpawnKind::Ship => BoxGrid::new(3, 2, SHIP_CELL).center(at).build(world)?,
+        };
+        Ok(())
+    }
+}
+
+const WHEEL_RADIUS: f32 = 0.6;
+const BLOB_RADIUS: f32 = 0.7;
+const SHIP_CELL: Vec2 = Vec2::splat(0.45);
+
+/// How many shape heights [`clear_spot`] looks above the asked-for spot.
+pub const CLEAR_SPOT_TRIES: usize = 64;
+
+/// Where a shape of half size `half` (m) asked for at `at` goes: at `at`
+/// when no point lies in its box grown by `margin`, otherwise the first
+/// spot clear of points found stepping `up` (a unit vector) by the box's
+/// extent along it, up to [`CLEAR_SPOT_TRIES`] times, else `at` after all.
+///
+/// Shapes spawned at one spot used to sit inside each other, and two
+/// bodies on top of each other never come apart: each one's points lie on
+/// the other's edges.
+pub fn clear_spot(points: &[Vec2], at: Vec2, half: Vec2, margin: f32, up: Vec2) -> Vec2 {
+    let reach = half + Vec2::splat(margin.max(0.0));
+    let clear = |c: Vec2| {
+        !points.iter().any(|p| {
+            let d = (*p - c).abs();
+            d.x <= reach.x && d.y <= reach.y
+        })
+    };
+    let step = 2.0 * reach.dot(up.abs());
+    (0..=CLEAR_SPOT_TRIES)
+        .map(|i| at + up * (step * i as f32))
+        .find(|c| c.is_finite() && clear(*c))
+        .unwrap_or(at)
 }
 
 /// The parameters of [`Params`] that only take effect through a re-upload:
@@ -176,7 +226,9 @@ impl Sim {
     }
 
     /// Adds each shape at its point (m) to the current state, at rest, and
-    /// re-uploads once.
+    /// re-uploads once. A shape whose box would hold points already there
+    /// (of the world, or of a shape added before it) goes above them
+    /// instead, against gravity ([`clear_spot`]).
     pub fn spawn(
         &mut self,
         device: &wgpu::Device,
@@ -185,15 +237,13 @@ impl Sim {
         shapes: &[(SpawnKind, Vec2)],
     ) -> Result<(), AppError> {
         let mut world = self.current_world(device, queue)?;
+        let up = (-world.params.gravity).try_normalize().unwrap_or(Vec2::Y);
+        // Two point radii apart, and a little more.
+        let margin = 2.0 * world.params.point_radius + 0.05;
         for &(kind, at) in shapes {
-            match kind {
-                SpawnKind::Box => BoxShape::new(at, Vec2::splat(1.0)).build(&mut world)?,
-                SpawnKind::Wheel => Wheel::new(at, 0.6, 12).build(&mut world)?,
-                SpawnKind::Blob => Blob::new(at, 0.7, 16).build(&mut world)?,
-                SpawnKind::Ship => BoxGrid::new(3, 2, Vec2::splat(0.45))
-                    .center(at)
-                    .build(&mut world)?,
-            };
+            let points: Vec<Vec2> = world.points().iter().map(|p| p.pos).collect();
+            let at = clear_spot(&points, at, kind.half_extent(), margin, up);
+            kind.build(at, &mut world)?;
         }
         self.upload(device, queue, renderer, world)
     }
@@ -210,5 +260,73 @@ impl Sim {
         self.upload(device, queue, renderer, world)?;
         self.time = 0.0;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HALF: Vec2 = Vec2::splat(0.5);
+
+    #[test]
+    fn a_clear_spot_is_kept() {
+        let points = [Vec2::new(2.0, 0.0), Vec2::new(0.0, -0.6)];
+        assert_eq!(
+            clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y),
+            Vec2::ZERO
+        );
+        assert_eq!(clear_spot(&[], Vec2::ZERO, HALF, 0.05, Vec2::Y), Vec2::ZERO);
+    }
+
+    #[test]
+    fn a_taken_spot_moves_up_past_the_points_there() {
+        // A unit box's corners at the origin.
+        let points = [
+            Vec2::new(-0.5, -0.5),
+            Vec2::new(0.5, -0.5),
+            Vec2::new(0.5, 0.5),
+            Vec2::new(-0.5, 0.5),
+        ];
+        let at = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y);
+        assert_eq!(at.x, 0.0);
+        // Above the top corners by at least the margin, one step up.
+        assert!(at.y - 0.5 >= 0.5 + 0.05, "{at}");
+        assert!((at.y - 1.1).abs() < 1e-6, "{at}");
+        // Against gravity whichever way it points.
+        let left = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::NEG_X);
+        assert!((left - Vec2::new(-1.1, 0.0)).length() < 1e-6, "{left}");
+        // A point within the margin of the box's edge counts.
+        let near = [Vec2::new(0.54, 0.0)];
+        assert_ne!(
+            clear_spot(&near, Vec2::ZERO, HALF, 0.05, Vec2::Y),
+            Vec2::ZERO
+        );
+    }
+
+    #[test]
+    fn a_column_of_points_with_no_gap_leaves_the_spot_as_asked() {
+        let points: Vec<Vec2> = (0..2000).map(|i| Vec2::new(0.0, i as f32 * 0.1)).collect();
+        let at = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y);
+        assert_eq!(at, Vec2::ZERO);
+    }
+
+    #[test]
+    fn spawned_shapes_fit_the_box_they_are_placed_by() {
+        for kind in SpawnKind::ALL {
+            let mut world = World::default();
+            let at = Vec2::new(3.0, -2.0);
+            kind.build(at, &mut world).unwrap();
+            let half = kind.half_extent();
+            for p in world.points() {
+                let d = (p.pos - at).abs();
+                assert!(
+                    d.x <= half.x + 1e-5 && d.y <= half.y + 1e-5,
+                    "{}: point {} outside {half}",
+                    kind.name(),
+                    p.pos
+                );
+            }
+        }
     }
 }
