@@ -306,6 +306,16 @@ fn pick_reach_px(point_radius_m: f32, pixels_per_metre: f32) -> f32 {
     PICK_RADIUS_PX.max(point_radius_m * pixels_per_metre)
 }
 
+/// Simulated seconds per real second: `steps_per_frame` steps of `dt`
+/// seconds every `frame_s` seconds (0 before a frame has been timed).
+fn realtime_factor(steps_per_frame: f64, dt: f64, frame_s: f64) -> f64 {
+    if frame_s > 0.0 {
+        steps_per_frame * dt / frame_s
+    } else {
+        0.0
+    }
+}
+
 /// The `[` key: one substep fewer, at least 1.
 fn fewer_substeps(n: u32) -> u32 {
     n.saturating_sub(1).max(1)
@@ -917,6 +927,11 @@ impl Running {
         s.steps_per_frame = self.smoothed.steps.unwrap_or(0.0);
         s.max_steps = self.clock.max_steps();
         s.sim_time = self.sim.time;
+        s.realtime = if self.controls.paused {
+            0.0
+        } else {
+            realtime_factor(s.steps_per_frame, self.clock.dt, frame_s)
+        };
         s.adapter.clone_from(&self.adapter);
         let w = &self.sim.world;
         s.bodies = w.bodies().len();
@@ -935,7 +950,7 @@ impl Running {
         let fps = self.frames_since_report as f64 / seconds.max(1e-9);
         let s = &self.stats;
         eprintln!(
-            "frame {presented}: {fps:.2} fps over {seconds:.1} s; simulation {:.1} ms/frame ({}; {:.2} steps/frame, {:.1} ms/step), drawing {}; t = {:.2} s; {} bodies, {} points; {}x{} px; {}",
+            "frame {presented}: {fps:.2} fps over {seconds:.1} s; simulation {:.1} ms/frame ({}; {:.2} steps/frame, {:.1} ms/step), drawing {}; t = {:.2} s ({:.2}x real time); {} bodies, {} points; {}x{} px; {}",
             s.sim_ms,
             s.timing,
             s.steps_per_frame,
@@ -943,6 +958,7 @@ impl Running {
             s.draw_ms
                 .map_or("n/a".to_string(), |d| format!("{d:.1} ms/frame")),
             s.sim_time,
+            s.realtime,
             s.bodies,
             s.points,
             self.config.width,
@@ -994,6 +1010,15 @@ mod tests {
             assert_eq!(s.record_sim(0, 3.0), None);
         }
         assert!(s.sim_ms.unwrap() < 1e-3, "{:?}", s.sim_ms);
+    }
+
+    #[test]
+    fn real_time_factor_counts_simulated_seconds_per_second() {
+        // 60 fps, one 1/60 s step a frame: real time.
+        assert!((realtime_factor(1.0, 1.0 / 60.0, 1.0 / 60.0) - 1.0).abs() < 1e-12);
+        // 2 fps, capped at 3 steps of 1/60 s a frame: a tenth of real time.
+        assert!((realtime_factor(3.0, 1.0 / 60.0, 0.5) - 0.1).abs() < 1e-12);
+        assert_eq!(realtime_factor(1.0, 1.0 / 60.0, 0.0), 0.0);
     }
 
     #[test]

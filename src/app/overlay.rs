@@ -43,6 +43,10 @@ pub struct Stats {
     pub max_steps: u32,
     pub ms_per_step: f64,
     pub sim_time: f64,
+    /// Simulated seconds per real second (smoothed). Below the speed
+    /// setting when the frame's step budget caps the steps: slow motion
+    /// then changes nothing until it asks for less than this.
+    pub realtime: f64,
     pub adapter: String,
     pub bodies: usize,
     pub points: usize,
@@ -114,11 +118,14 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
             if let Some(d) = s.draw_ms {
                 ui.label(format!("drawing {d:.2} ms/frame (GPU timestamps)"));
             }
-            ui.label(format!(
-                "t = {:.2} s{}",
-                s.sim_time,
-                if c.paused { "  (paused)" } else { "" }
-            ));
+            ui.label(if c.paused {
+                format!("t = {:.2} s  (paused)", s.sim_time)
+            } else {
+                format!(
+                    "t = {:.2} s, {:.2}x real time (speed {:.2})",
+                    s.sim_time, s.realtime, c.speed
+                )
+            });
             ui.label(format!(
                 "{} bodies, {} points, {} springs, {} planets, {} half-planes, {:.1} MiB",
                 s.bodies, s.points, s.springs, s.planets, s.planes, s.gpu_mib
