@@ -5,6 +5,8 @@
 //! which body memberships touch each point) is built here, once, so that every
 //! reduction on the GPU is a gather with a fixed summation order.
 
+use glam::Vec2;
+
 use crate::error::{Item, WorldError};
 use crate::layout::*;
 use crate::params::Params;
@@ -219,18 +221,14 @@ pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(
 
 /// Checks that a state has one position and one velocity per point, all
 /// finite (a NaN or infinite entry would spread to every point linked to
-/// it in one step).
+/// it in one step) and within [`MAX_COORD`](crate::world::MAX_COORD) and
+/// [`MAX_SPEED`](crate::world::MAX_SPEED), as for points added to a world.
 pub fn check_state(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
     check_state_len(n, pos, vel)?;
     for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
-        for (field, x) in [("pos", p), ("vel", v)] {
-            if !x.iter().all(|c| c.is_finite()) {
-                return Err(WorldError::NonFinite {
-                    item: Item::Point(i as u32),
-                    field,
-                });
-            }
-        }
+        let item = Item::Point(i as u32);
+        crate::world::check_position(item, "pos", Vec2::from_array(*p))?;
+        crate::world::check_velocity(item, "vel", Vec2::from_array(*v))?;
     }
     Ok(())
 }

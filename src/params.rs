@@ -22,18 +22,21 @@ use crate::error::{Item, WorldError};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     /// Length of one step, in seconds. Default `1/60`.
-    /// Must be finite and `> 0`.
+    /// Range `0 < dt <=` [`MAX_DT`] (1 s), with a substep `dt / substeps` of
+    /// at least [`MIN_H`] (1e-9 s).
     pub dt: f32,
     /// Substeps per step; each runs every stage once with `h = dt / substeps`.
     /// Default `8`. Range `1..=1024`. More substeps allow stiffer springs and
     /// bodies (the bounds below scale with `h^2`) and reduce tunnelling.
     pub substeps: u32,
     /// Gravity, in m/s^2, applied to every non-pinned point. Default `(0, -9.81)`.
+    /// Each component within `±`[`MAX_GRAVITY`] (1e6 m/s^2).
     pub gravity: Vec2,
     /// Radius of every point, in metres: for collisions with planets and
     /// half-planes, a body point's margin against other bodies' outlines,
     /// and the disk a free point (one in no body) collides as with other
-    /// free points. Default `0.02`. Must be `>= 0`; `0` turns the free
+    /// free points. Default `0.02`. Range `0..=1e8` m
+    /// ([`MAX_LENGTH`](crate::world::MAX_LENGTH)); `0` turns the free
     /// points' disks off. A solver's `set_params` changes it only while
     /// it stays above 0 and at most a quarter of the packed collision cell
     /// (else [`WorldError::NeedsSync`]: set it in `world.params` and
@@ -128,6 +131,12 @@ impl Default for Params {
 
 /// Largest accepted `substeps`.
 pub const MAX_SUBSTEPS: u32 = 1024;
+/// Largest `dt`, s.
+pub const MAX_DT: f32 = 1.0;
+/// Smallest substep `dt / substeps`, s.
+pub const MIN_H: f32 = 1.0e-9;
+/// Largest gravity component, m/s^2 (about 100,000 g).
+pub const MAX_GRAVITY: f32 = 1.0e6;
 /// Largest accepted `rod_iterations`.
 pub const MAX_ROD_ITERATIONS: u32 = 64;
 /// Largest accepted `contact_iterations`.
@@ -164,12 +173,12 @@ impl Params {
             }
         };
         finite("dt", self.dt)?;
-        if self.dt <= 0.0 {
+        if !(self.dt > 0.0 && self.dt <= MAX_DT) {
             return Err(WorldError::OutOfRange {
                 item: Item::Params,
                 field: "dt",
                 value: self.dt as f64,
-                expected: "> 0",
+                expected: "0 < dt <= 1 s",
             });
         }
         // Integer counts; `expected` spells the range out for the message.
@@ -201,9 +210,20 @@ impl Params {
             1..=MAX_CONTACT_ITERATIONS,
             "1..=16",
         )?;
-        finite("gravity.x", self.gravity.x)?;
-        finite("gravity.y", self.gravity.y)?;
-        non_negative("point_radius", self.point_radius)?;
+        // The substep, once the count is known to be in range: a dt of
+        // 1e-45 s used to give h = 0 and a world that silently froze.
+        if self.h() < MIN_H {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "dt",
+                value: self.dt as f64,
+                expected: "dt / substeps >= 1e-9 s",
+            });
+        }
+        for (field, g) in [("gravity.x", self.gravity.x), ("gravity.y", self.gravity.y)] {
+            crate::world::check_bounded(Item::Params, field, g, MAX_GRAVITY, "|g| <= 1e6 m/s^2")?;
+        }
+        crate::world::check_length(Item::Params, "point_radius", self.point_radius)?;
         check_elasticity(Item::Params, self.elasticity)?;
         non_negative("friction", self.friction)?;
         non_negative("spring_stiffness", self.spring_stiffness)?;

@@ -422,12 +422,7 @@ impl Plan {
         }
         let point = |k: usize| Item::Point((base_p + k as u64) as u32);
         if !self.pos.is_empty() {
-            if !style.vel.is_finite() {
-                return Err(WorldError::NonFinite {
-                    item: point(0),
-                    field: "vel",
-                });
-            }
+            crate::world::check_velocity(point(0), "vel", style.vel)?;
             if style.material.index() >= world.materials().len() {
                 return Err(WorldError::IndexOutOfRange {
                     item: point(0),
@@ -438,12 +433,7 @@ impl Plan {
             }
         }
         for (k, p) in self.pos.iter().enumerate() {
-            if !p.is_finite() {
-                return Err(WorldError::NonFinite {
-                    item: point(k),
-                    field: "pos",
-                });
-            }
+            crate::world::check_position(point(k), "pos", *p)?;
             crate::world::check_mass(point(k), self.mass_of(style, k as u32))?;
         }
         if !self.springs.is_empty() {

@@ -89,9 +89,67 @@ pub struct Point {
 
 /// Smallest non-zero mass, kg: below it `1 / mass` loses meaning in f32.
 pub const MIN_MASS: f32 = 1.0e-12;
-/// Largest mass, kg: weighted sums over a 10,000-point body stay far from
-/// f32 overflow.
+/// Largest mass, kg: with coordinates within [`MAX_COORD`], a body's
+/// weighted sums (`m |r|^2`, up to 1e27 a point) stay far from f32
+/// overflow (3.4e38) for any body the engine accepts.
 pub const MAX_MASS: f32 = 1.0e12;
+
+/// Largest coordinate, m, of a position given to the engine (points, rest
+/// shapes, planet centres, half-plane offsets, states written back, pinned
+/// points moved): the world is the square `|x|, |y| <= 1e7` m. Beyond it an
+/// f32 position resolves no better than a metre, and far beyond it squared
+/// distances overflow: a 2e19 m box used to turn NaN in one step with no
+/// error.
+pub const MAX_COORD: f32 = 1.0e7;
+/// Largest length, m: rest lengths, planet radii, the point radius.
+pub const MAX_LENGTH: f32 = 1.0e8;
+/// Largest velocity component, m/s, of a point given to the engine.
+pub const MAX_SPEED: f32 = 1.0e7;
+
+/// A value that must be finite and within `-max..=max`; `expected` spells
+/// the bound out for the message.
+pub(crate) fn check_bounded(
+    item: Item,
+    field: &'static str,
+    v: f32,
+    max: f32,
+    expected: &'static str,
+) -> Result<(), WorldError> {
+    check_finite(item, field, v)?;
+    if v.abs() > max {
+        return Err(WorldError::OutOfRange {
+            item,
+            field,
+            value: v as f64,
+            expected,
+        });
+    }
+    Ok(())
+}
+
+/// A position within [`MAX_COORD`].
+pub(crate) fn check_position(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
+    check_vec(item, field, v)?;
+    for c in [v.x, v.y] {
+        check_bounded(item, field, c, MAX_COORD, "|x|, |y| <= 1e7 m")?;
+    }
+    Ok(())
+}
+
+/// A velocity within [`MAX_SPEED`].
+pub(crate) fn check_velocity(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
+    check_vec(item, field, v)?;
+    for c in [v.x, v.y] {
+        check_bounded(item, field, c, MAX_SPEED, "|vx|, |vy| <= 1e7 m/s")?;
+    }
+    Ok(())
+}
+
+/// A non-negative length within [`MAX_LENGTH`].
+pub(crate) fn check_length(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
+    check_non_negative(item, field, v)?;
+    check_bounded(item, field, v, MAX_LENGTH, "0..=1e8 m")
+}
 
 /// Shape-matching weight of a pinned point: the finite stand-in for its
 /// infinite mass, large enough that a body hangs from a pinned point without
@@ -591,8 +649,8 @@ impl World {
     pub fn add_point(&mut self, p: Point) -> Result<PointHandle, WorldError> {
         let index = next_index(self.points.len(), "points")?;
         let item = Item::Point(index);
-        check_vec(item, "pos", p.pos)?;
-        check_vec(item, "vel", p.vel)?;
+        check_position(item, "pos", p.pos)?;
+        check_velocity(item, "vel", p.vel)?;
         check_mass(item, p.mass)?;
         if p.material.index() >= self.materials.len() {
             return Err(WorldError::IndexOutOfRange {
@@ -632,7 +690,9 @@ impl World {
         if s.a == s.b {
             return Err(WorldError::SelfSpring { item, a: s.a.0 });
         }
-        check_opt_non_negative(item, "rest_length", s.rest_length)?;
+        if let Some(l) = s.rest_length {
+            check_length(item, "rest_length", l)?;
+        }
         check_opt_non_negative(item, "stiffness", s.stiffness)?;
         check_opt_non_negative(item, "damping", s.damping)?;
         let distance = self.points[s.a.index()]
@@ -646,7 +706,7 @@ impl World {
                 b: s.b.0,
             });
         }
-        check_finite(item, "rest_length", rest)?;
+        check_length(item, "rest_length", rest)?;
         self.springs.push(s);
         self.rest_lengths.push(rest);
         Ok(SpringHandle(index))
@@ -721,7 +781,7 @@ impl World {
                     });
                 }
                 for r in rest {
-                    check_vec(item, "rest", *r)?;
+                    check_position(item, "rest", *r)?;
                 }
                 rest.clone()
             }
@@ -748,8 +808,8 @@ impl World {
         let index = next_index(self.planets.len(), "planets")?;
         check_capacity("planets", self.planets.len(), crate::layout::MAX_PLANETS)?;
         let item = Item::Planet(index);
-        check_vec(item, "center", p.center)?;
-        check_non_negative(item, "radius", p.radius)?;
+        check_position(item, "center", p.center)?;
+        check_length(item, "radius", p.radius)?;
         self.planets.push(p);
         Ok(PlanetHandle(index))
     }
@@ -761,7 +821,7 @@ impl World {
         check_capacity("planes", self.planes.len(), crate::layout::MAX_PLANES)?;
         let item = Item::Plane(index);
         check_vec(item, "normal", p.normal)?;
-        check_finite(item, "offset", p.offset)?;
+        check_bounded(item, "offset", p.offset, MAX_COORD, "|offset| <= 1e7 m")?;
         // Scale first so that huge or tiny finite normals normalise too.
         let scale = p.normal.abs().max_element();
         if scale == 0.0 {

@@ -179,19 +179,179 @@ fn non_finite_rest_length() {
             "spring 0",
         );
     }
-    // A default rest length that overflows: the points are finite, their
-    // distance is not.
-    let a = w.add_point(Point::new(Vec2::splat(-f32::MAX))).unwrap();
-    let b = w.add_point(Point::new(Vec2::splat(f32::MAX))).unwrap();
+    // Points whose distance would overflow are refused as points (their
+    // coordinates are beyond the world), so a default rest length is always
+    // finite: it used to be reported as a bad `rest_length` nobody gave.
     expect_err(
-        w.add_spring(Spring::new(a, b)),
-        WorldError::NonFinite {
-            item: Item::Spring(0),
-            field: "rest_length",
+        w.add_point(Point::new(Vec2::splat(-f32::MAX))),
+        WorldError::OutOfRange {
+            item: Item::Point(3),
+            field: "pos",
+            value: -f32::MAX as f64,
+            expected: "|x|, |y| <= 1e7 m",
         },
-        "spring 0",
+        "point 3",
     );
     assert!(w.springs().is_empty());
+}
+
+/// Finite but huge geometry used to turn NaN within a step with no error
+/// (squared distances and shape-matching sums overflow f32): a 2e19 m box,
+/// a 1e20 m rest length, a planet of radius 1e30, a pinned point moved to
+/// 1e30, a state at 1e20, dt = 3e38. Each is now refused, naming the item
+/// and the bound, and the largest accepted values step without NaN.
+#[test]
+fn geometry_beyond_the_world_is_refused() {
+    let range = |item, field, value: f32, expected| WorldError::OutOfRange {
+        item,
+        field,
+        value: value as f64,
+        expected,
+    };
+    const POS: &str = "|x|, |y| <= 1e7 m";
+    let mut w = world3();
+    let before = w.clone();
+    expect_err(
+        w.add_point(Point::new(Vec2::new(0.0, 2.0e7))),
+        range(Item::Point(3), "pos", 2.0e7, POS),
+        "point 3",
+    );
+    expect_err(
+        w.add_point(Point::new(Vec2::ZERO).vel(Vec2::new(-3.0e38, 0.0))),
+        range(Item::Point(3), "vel", -3.0e38, "|vx|, |vy| <= 1e7 m/s"),
+        "point 3",
+    );
+    expect_err(
+        w.add_spring(Spring::new(PointHandle(0), PointHandle(1)).rest_length(1.0e20)),
+        range(Item::Spring(0), "rest_length", 1.0e20, "0..=1e8 m"),
+        "spring 0",
+    );
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 2])).rest(vec![
+            Vec2::ZERO,
+            Vec2::X,
+            Vec2::new(0.0, -1.0e19),
+        ])),
+        range(Item::Body(0), "rest", -1.0e19, POS),
+        "body 0",
+    );
+    expect_err(
+        w.add_planet(Planet::new(Vec2::ZERO, 1.0e30)),
+        range(Item::Planet(0), "radius", 1.0e30, "0..=1e8 m"),
+        "planet 0",
+    );
+    expect_err(
+        w.add_planet(Planet::new(Vec2::new(1.0e8, 0.0), 1.0)),
+        range(Item::Planet(0), "center", 1.0e8, POS),
+        "planet 0",
+    );
+    expect_err(
+        w.add_plane(HalfPlane::new(Vec2::Y, -1.0e8)),
+        range(Item::Plane(0), "offset", -1.0e8, "|offset| <= 1e7 m"),
+        "plane 0",
+    );
+    // A shape builder refuses before it adds anything.
+    let err = BoxShape::new(Vec2::ZERO, Vec2::splat(2.0e19))
+        .rotation(0.3)
+        .build(&mut w)
+        .unwrap_err();
+    assert!(
+        matches!(err, WorldError::OutOfRange { field: "pos", .. }),
+        "{err:?}"
+    );
+    assert_eq!(w, before, "nothing was added");
+
+    // Parameters: dt from 0 to 1 s with a substep of at least 1e-9 s, and
+    // gravity within 1e6 m/s^2.
+    for (params, want) in [
+        (
+            Params {
+                dt: 3.0e38,
+                ..Params::default()
+            },
+            range(Item::Params, "dt", 3.0e38, "0 < dt <= 1 s"),
+        ),
+        (
+            Params {
+                dt: 1.0e-45,
+                ..Params::default()
+            },
+            range(Item::Params, "dt", 1.0e-45, "dt / substeps >= 1e-9 s"),
+        ),
+        (
+            Params {
+                gravity: Vec2::new(0.0, -1.0e30),
+                ..Params::default()
+            },
+            range(Item::Params, "gravity.y", -1.0e30, "|g| <= 1e6 m/s^2"),
+        ),
+        (
+            Params {
+                point_radius: 1.0e9,
+                ..Params::default()
+            },
+            range(Item::Params, "point_radius", 1.0e9, "0..=1e8 m"),
+        ),
+    ] {
+        expect_err(params.validate(), want.clone(), "params");
+        let mut solver = CpuSolver::new(&world3()).unwrap();
+        expect_err(solver.set_params(params), want, "params");
+    }
+
+    // States written back and pinned points moved.
+    let mut pinned = World::default();
+    let p = pinned.add_point(Point::new(Vec2::ZERO).pinned()).unwrap();
+    pinned.add_point(Point::new(Vec2::X)).unwrap();
+    let mut cpu = CpuSolver::new(&pinned).unwrap();
+    expect_err(
+        cpu.move_pinned_point(p, Vec2::new(1.0e30, 0.0)),
+        range(Item::Point(0), "pos", 1.0e30, POS),
+        "point 0",
+    );
+    let vel = cpu.velocities().to_vec();
+    expect_err(
+        cpu.set_state(&[[0.0, 0.0], [1.0e20, 0.0]], &vel),
+        range(Item::Point(1), "pos", 1.0e20, POS),
+        "point 1",
+    );
+    assert_eq!(cpu.positions(), &[[0.0, 0.0], [1.0, 0.0]], "nothing moved");
+    if let Some(ctx) = common::gpu() {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &pinned).unwrap();
+        let err = gpu
+            .move_pinned_point(&ctx.queue, p, Vec2::new(1.0e30, 0.0))
+            .unwrap_err();
+        assert!(
+            matches!(err, SolverError::World(WorldError::OutOfRange { .. })),
+            "{err:?}"
+        );
+    }
+}
+
+/// The largest geometry the bounds accept steps without NaN: a box
+/// spanning the world at the largest mass, spinning, and a spring of the
+/// longest rest length between points a metre apart.
+#[test]
+fn the_largest_accepted_geometry_stays_finite() {
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    BoxShape::new(Vec2::ZERO, Vec2::splat(1.4e7))
+        .rotation(0.3)
+        .style(ShapeStyle {
+            mass: softbody::world::MAX_MASS,
+            vel: Vec2::new(1.0, 2.0),
+            ..ShapeStyle::DEFAULT
+        })
+        .build(&mut w)
+        .unwrap();
+    run_finite(&w, 20);
+
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    let a = w.add_point(Point::new(Vec2::ZERO)).unwrap();
+    let b = w.add_point(Point::new(Vec2::X)).unwrap();
+    w.add_spring(Spring::new(a, b).rest_length(softbody::world::MAX_LENGTH))
+        .unwrap();
+    run_finite(&w, 20);
 }
 
 #[test]
@@ -674,10 +834,10 @@ fn bad_params() -> Vec<(Params, WorldError)> {
         value,
     };
     vec![
-        (Params { dt: 0.0, ..p() }, range("dt", 0.0, "> 0")),
+        (Params { dt: 0.0, ..p() }, range("dt", 0.0, "0 < dt <= 1 s")),
         (
             Params { dt: -0.01, ..p() },
-            range("dt", -0.01f32 as f64, "> 0"),
+            range("dt", -0.01f32 as f64, "0 < dt <= 1 s"),
         ),
         (
             Params {

@@ -880,10 +880,16 @@ fn contact_runs_are_bitwise_deterministic_on_the_gpu_and_the_cpu() {
 /// search looped for billions of cells. Coordinates are now clamped to
 /// +-2^29 cells and disks with non-finite boxes are left out; stepping such
 /// a world must return, on both paths, and the free points that were
-/// finite (and touch nothing that is not) stay finite. (`set_state` refuses
-/// a non-finite state, so the state here is finite and blows up in the
-/// first substep: points at `f32::MAX` moving at `f32::MAX` m/s overflow to
-/// infinity, and the springs between them make NaN.)
+/// finite (and touch nothing that is not) stay finite.
+///
+/// The world blows up the one way the engine cannot refuse (it warns): a
+/// point held by eight springs, each within the stability bound alone
+/// (`k h^2 / m = 3`, under 4) but eight times over it together. Two
+/// opposite corners of an overlapping box, started apart, and a free point
+/// are held so: they swing out on opposite sides, through coordinates of
+/// 1e20 and more (a box whose cell span overflowed an i32), to infinity
+/// within a few steps. (Until the input bounds, the test wrote a state at
+/// `f32::MAX` instead; `set_state` now refuses that.)
 #[test]
 fn a_world_that_blew_up_still_steps() {
     let mut world = World::default();
@@ -893,41 +899,63 @@ fn a_world_that_blew_up_still_steps() {
     BoxShape::new(Vec2::new(0.5, 0.5), Vec2::ONE)
         .build(&mut world)
         .unwrap();
-    for k in 0..4 {
-        world
-            .add_point(Point::new(Vec2::new(3.0 + 0.01 * k as f32, 0.0)))
-            .unwrap();
+    let free = world.add_point(Point::new(Vec2::new(-5.0, 0.0))).unwrap();
+    let far: Vec<PointHandle> = (0..4)
+        .map(|k| {
+            world
+                .add_point(Point::new(Vec2::new(3.0 + 0.01 * k as f32, 0.0)))
+                .unwrap()
+        })
+        .collect();
+    let h2 = world.params.h() * world.params.h();
+    let pos: Vec<Vec2> = world.points().iter().map(|p| p.pos).collect();
+    let mut vel = vec![Vec2::ZERO; pos.len()];
+    vel[a.points[0].index()] = Vec2::ONE;
+    vel[a.points[2].index()] = -Vec2::ONE;
+    world.set_state(&pos, &vel).unwrap();
+    for held in [a.points[0], a.points[2], free] {
+        let at = world.point(held).pos;
+        let k = 3.0 * world.point(held).mass / h2;
+        for i in 0..8 {
+            let dir = Vec2::from_angle(i as f32 * std::f32::consts::TAU / 8.0);
+            let pin = world
+                .add_point(Point::new(at + 0.5 * dir).pinned())
+                .unwrap();
+            world
+                .add_spring(Spring::new(held, pin).stiffness(k).damping(0.0))
+                .unwrap();
+        }
     }
+    let finite = |pos: &[[f32; 2]]| {
+        far.iter()
+            .all(|p| pos[p.index()].iter().all(|x| x.is_finite()))
+    };
     let mut cpu = CpuSolver::new(&world).unwrap();
-    let mut pos = cpu.positions().to_vec();
-    let mut vel = cpu.velocities().to_vec();
-    let max = f32::MAX;
-    for (i, p) in [
-        (a.points[0].index(), [max, -max]),
-        (a.points[2].index(), [-max, max]),
-        (8, [max, max]),
-        (9, [max, 0.0]),
-    ] {
-        pos[i] = p;
-        vel[i] = p;
+    let mut blew_up = None;
+    for step in 0..20 {
+        cpu.step();
+        if cpu.positions().iter().flatten().any(|x| !x.is_finite()) {
+            blew_up = Some(step);
+            break;
+        }
     }
-    cpu.set_state(&pos, &vel).unwrap();
-    cpu.substep();
-    assert!(
-        cpu.positions().iter().flatten().any(|x| !x.is_finite()),
-        "the world blew up"
-    );
+    let blew_up = blew_up.expect("the world blew up");
     for _ in 0..3 {
         cpu.step();
     }
-    let finite = |pos: &[[f32; 2]]| pos[10..12].iter().flatten().all(|x| x.is_finite());
-    assert!(finite(cpu.positions()), "{:?}", &cpu.positions()[10..12]);
+    let pos = cpu.positions();
+    assert!(!pos[free.index()][0].is_finite() || !pos[free.index()][1].is_finite());
+    assert!(
+        finite(pos),
+        "{:?}",
+        far.iter().map(|p| pos[p.index()]).collect::<Vec<_>>()
+    );
     if let Some(ctx) = gpu() {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
-        gpu.step(&ctx.device, &ctx.queue, 3);
+        gpu.step(&ctx.device, &ctx.queue, blew_up as u32 + 4);
         let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-        assert!(finite(&state.pos), "{:?}", &state.pos[10..12]);
+        assert!(state.pos.iter().flatten().any(|x| !x.is_finite()));
+        assert!(finite(&state.pos));
     }
 }
 

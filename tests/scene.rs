@@ -723,7 +723,12 @@ fn non_finite_and_negative_values() {
     fails(
         r#"{"params": {"dt": 0}}"#,
         "params.dt",
-        "out of range (expected > 0)",
+        "out of range (expected 0 < dt <= 1 s)",
+    );
+    fails(
+        r#"{"params": {"dt": 3e38}}"#,
+        "params.dt",
+        "out of range (expected 0 < dt <= 1 s)",
     );
     fails(
         r#"{"params": {"gravity": [0, 1e39]}}"#,
@@ -978,9 +983,15 @@ fn bad_generator_arguments() {
     );
     // Far out, a small box's corners coincide in f32: the error says which copy.
     fails(
-        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [3, 1], "spacing": [3e38, 0]}}}]}"#,
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [0.1, 0.1], "array": {"count": [3, 1], "spacing": [4e6, 0]}}}]}"#,
         "shapes[0].box",
         "coincide, so the rest length is zero and the spring has no direction (copy [1, 0] of the array)",
+    );
+    // Further out, beyond the world's 1e7 m: the error says which copy.
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [3, 1], "spacing": [3e38, 0]}}}]}"#,
+        "shapes[0].box.center",
+        "is out of range (expected |x|, |y| <= 1e7 m) (copy [1, 0] of the array)",
     );
 }
 

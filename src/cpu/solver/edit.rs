@@ -65,9 +65,7 @@ impl CpuSolver {
                 mass: 1.0 / info.inv_mass,
             });
         }
-        if !pos.is_finite() {
-            return Err(WorldError::NonFinite { item, field: "pos" });
-        }
+        crate::world::check_position(item, "pos", pos)?;
         self.packed.pos[point.index()] = pos.to_array();
         Ok(())
     }

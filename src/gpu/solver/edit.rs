@@ -347,9 +347,7 @@ impl GpuSolver {
             }
             .into());
         }
-        if !pos.is_finite() {
-            return Err(WorldError::NonFinite { item, field: "pos" }.into());
-        }
+        crate::world::check_position(item, "pos", pos)?;
         // Only the position: the pinned point's velocity stays zero.
         queue.write_buffer(
             &self.buffers.state[0],
