@@ -585,6 +585,55 @@ fn a_removal_made_on_another_world_is_refused() {
     assert_ne!(w.generation(), twin.generation());
 }
 
+/// A solver follows one world. Syncing it with an unrelated world, or with
+/// a copy that went its own way after the solver was built, used to pass
+/// when the other world had at least as many items: the solver kept its
+/// own and took the surplus (a box's body over a wheel's rim points). Both
+/// are refused, on both paths, and the solver is left as it was.
+#[test]
+fn a_sync_with_another_world_is_refused() {
+    let w = base_world();
+    let mut grown = w.clone();
+    add_more(&mut grown, 6.0);
+    // More of everything than the solver's world, none of it the same.
+    let unrelated = softbody::scenes::default_scene(200).unwrap();
+    // A copy taken before the solver's world grew, grown differently.
+    let mut earlier = w.clone();
+    Wheel::new(Vec2::new(8.0, 3.0), 0.5, 12)
+        .build(&mut earlier)
+        .unwrap();
+    add_more(&mut earlier, 6.0);
+    for other in [&unrelated, &earlier] {
+        assert!(other.points().len() >= grown.points().len());
+        assert!(other.springs().len() >= grown.springs().len());
+        assert!(other.bodies().len() >= grown.bodies().len());
+    }
+    for other in [&unrelated, &earlier] {
+        let mut cpu = CpuSolver::new(&grown).unwrap();
+        let before = cpu.packed().clone();
+        let e = cpu.sync(other).unwrap_err();
+        assert!(
+            matches!(&e, WorldError::OutOfSync(m) if m.contains("differs")),
+            "{e}"
+        );
+        assert_eq!(cpu.packed(), &before, "a refused sync changes nothing");
+        if let Some(ctx) = gpu() {
+            let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &grown).unwrap();
+            let e = g.sync(&ctx.device, &ctx.queue, other).unwrap_err();
+            assert!(
+                matches!(e, SolverError::World(WorldError::OutOfSync(_))),
+                "{e}"
+            );
+            assert_eq!(g.num_points(), grown.points().len());
+        }
+    }
+    // The world itself, grown further, still syncs.
+    let mut cpu = CpuSolver::new(&grown).unwrap();
+    add_more(&mut grown, 9.0);
+    cpu.sync(&grown).unwrap();
+    assert_eq!(cpu.positions().len(), grown.points().len());
+}
+
 /// `set_params` cannot pack the contact data again: a change to what is
 /// packed there is refused with `NeedsSync` (it used to be taken and do
 /// nothing), and goes through `world.params` and `sync` instead.

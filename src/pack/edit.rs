@@ -104,6 +104,7 @@ impl Packed {
     /// world's substep ([`WorldError::Unstable`]).
     pub fn synced(&self, followed: u64, world: &World) -> Result<Packed, WorldError> {
         check_generation(followed, world.generation(), "sync")?;
+        self.check_prefix(world)?;
         world.params.validate()?;
         let mut new = self.clone();
         new.append_from(world)?;
@@ -134,6 +135,50 @@ impl Packed {
         new.apply_removal(world, removal)?;
         new.stability(world.params.h()).check()?;
         Ok(new)
+    }
+
+    /// Checks that the items packed here are the first items of `world`:
+    /// the same points (mass, material, layers), springs (ends and kind)
+    /// and bodies (members). Counts and generations alone let a sync with
+    /// an unrelated world, or with a clone that had gone its own way, pass:
+    /// the solver then kept its own items and took the other world's
+    /// surplus (a box's body over a wheel's points, with no error).
+    fn check_prefix(&self, world: &World) -> Result<(), WorldError> {
+        let differs = |what: String| {
+            Err(WorldError::OutOfSync(format!(
+                "sync: {what} differs between the world and the solver: the world is not the one the solver follows, or a copy that has since changed its own way (a solver follows one world, edited by appending, with removals passed to apply_removal)"
+            )))
+        };
+        let points = world.points();
+        let springs = world.springs();
+        let bodies = world.bodies();
+        if points.len() < self.point_info.len()
+            || springs.len() < self.springs.len()
+            || bodies.len() < self.bodies.len()
+        {
+            // append_from says which count shrank.
+            return Ok(());
+        }
+        for (i, (info, p)) in self.point_info.iter().zip(points).enumerate() {
+            if bytemuck::bytes_of(info) != bytemuck::bytes_of(&point_info_of(p)) {
+                return differs(format!("point {i}"));
+            }
+        }
+        for (i, (info, s)) in self.springs.iter().zip(springs).enumerate() {
+            if (info.a, info.b, info.kind) != (s.a.0, s.b.0, s.kind.code()) {
+                return differs(format!("spring {i}"));
+            }
+        }
+        for (i, (info, b)) in self.bodies.iter().zip(bodies).enumerate() {
+            let first = info.first as usize;
+            let members = &self.members[first..first + info.count as usize];
+            if members.len() != b.points.len()
+                || members.iter().zip(&b.points).any(|(m, p)| m.point != p.0)
+            {
+                return differs(format!("body {i}"));
+            }
+        }
+        Ok(())
     }
 
     /// Packs what was appended to `world` since this was packed from it:
