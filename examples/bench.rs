@@ -310,7 +310,7 @@ fn measure(
         let mut left = opts.settle;
         while left > 0 {
             let k = left.min(10);
-            gpu.step(&ctx.device, &ctx.queue, k);
+            gpu.step(&ctx.device, &ctx.queue, k)?;
             gpu.wait(&ctx.device)?;
             left -= k;
         }
@@ -324,7 +324,7 @@ fn measure(
         .steps
         .unwrap_or(((3_000_000 / points.max(1)) as u32).clamp(2, 200));
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-    gpu.step(&ctx.device, &ctx.queue, 2); // warm-up
+    gpu.step(&ctx.device, &ctx.queue, 2)?; // warm-up
     gpu.wait(&ctx.device)?;
     let cpu_steps = (steps / 4).max(1);
     let mut cpus = if opts.gpu_only {
@@ -346,7 +346,7 @@ fn measure(
     let mut profiles = Vec::new();
     for _ in 0..opts.runs {
         let t = Instant::now();
-        gpu.step(&ctx.device, &ctx.queue, steps);
+        gpu.step(&ctx.device, &ctx.queue, steps)?;
         gpu.wait(&ctx.device)?;
         times[0].push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
         profiles.extend(gpu.profile_step(&ctx.device, &ctx.queue)?);

@@ -102,6 +102,11 @@ pub enum WorldError {
     /// removal it was not told about.
     #[error("the solver is out of sync with the world: {0}")]
     OutOfSync(String),
+    /// A [`Packed`](crate::pack::Packed) whose arrays do not fit each
+    /// other (its fields are public: one edited by hand, or put together
+    /// from two worlds), given to `GpuSolver::from_packed`.
+    #[error("inconsistent packed world: {0}")]
+    InconsistentPacked(String),
     /// A solver's `set_params` was given a parameter that shapes the packed
     /// contact data (`body_collisions`, `collision_cell`, or a
     /// `point_radius` the packed grid cannot take): set it in

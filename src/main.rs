@@ -490,7 +490,9 @@ impl Runner {
                 while left > 0 {
                     // Bounded command buffers, however long the run.
                     let k = left.min(240);
-                    solver.step(&ctx.device, &ctx.queue, k as u32);
+                    solver
+                        .step(&ctx.device, &ctx.queue, k as u32)
+                        .map_err(failed)?;
                     left -= k;
                 }
                 if wait {

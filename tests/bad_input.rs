@@ -1463,6 +1463,148 @@ fn a_link_that_diverges_on_its_own_is_refused() {
         "{err}"
     );
     assert!(gpu.packed() == &before, "a refused sync changed the solver");
-    gpu.step(&ctx.device, &ctx.queue, 1);
+    gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
     let _ = b;
+}
+
+/// A solver's buffers and pipelines live on the device it was created
+/// with. Stepping it, reading it back or editing it with another device or
+/// queue (here a second device of the same adapter) used to panic inside
+/// wgpu ("Cannot get non-existent resource"); each call now refuses with
+/// `WrongDevice`, having done nothing.
+#[test]
+fn a_solver_refuses_another_device() {
+    let Some(ctx) = common::gpu() else { return };
+    let (device, queue) = pollster::block_on(softbody::gpu::request_device(&ctx.adapter)).unwrap();
+    let other = softbody::gpu::GpuContext {
+        instance: ctx.instance.clone(),
+        adapter: ctx.adapter.clone(),
+        device,
+        queue,
+    };
+    let mut w = world3();
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &w).unwrap();
+    let wrong = |e: SolverError, what: &str| {
+        assert!(
+            matches!(e, SolverError::WrongDevice { what: w, .. } if w == what),
+            "{e}"
+        );
+    };
+    wrong(
+        gpu.step(&other.device, &ctx.queue, 1).unwrap_err(),
+        "device",
+    );
+    wrong(gpu.step(&ctx.device, &other.queue, 1).unwrap_err(), "queue");
+    wrong(
+        gpu.read_state(&other.device, &other.queue).unwrap_err(),
+        "device",
+    );
+    wrong(gpu.wait(&other.device).unwrap_err(), "device");
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    wrong(
+        gpu.set_state(&other.queue, &state.pos, &state.vel)
+            .unwrap_err(),
+        "queue",
+    );
+    wrong(
+        gpu.set_params(&other.queue, Params::default()).unwrap_err(),
+        "queue",
+    );
+    BoxShape::new(Vec2::new(5.0, 5.0), Vec2::ONE)
+        .build(&mut w)
+        .unwrap();
+    wrong(
+        gpu.sync(&other.device, &other.queue, &w).unwrap_err(),
+        "device",
+    );
+    assert_eq!(gpu.num_points(), 3, "the refused sync changed nothing");
+    assert_eq!(gpu.steps(), 0, "the refused steps ran nothing");
+    // Its own device and queue still work.
+    gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
+    gpu.sync(&ctx.device, &ctx.queue, &w).unwrap();
+    assert_eq!(gpu.num_points(), 7);
+}
+
+/// `Packed`'s fields are public, and `GpuSolver::from_packed` takes one:
+/// arrays that do not fit each other (an index past its array, a dropped
+/// point, counts that disagree) used to panic on an index out of bounds.
+/// They are refused with `InconsistentPacked`; what `Packed::from_world`
+/// makes passes.
+#[test]
+fn an_inconsistent_packed_world_is_refused() {
+    let mut scene = softbody::scenes::default_scene(60).unwrap();
+    Rope::new(Vec2::new(0.0, 30.0), Vec2::new(3.0, 30.0), 6)
+        .spring_kind(SpringKind::Rod)
+        .build(&mut scene)
+        .unwrap();
+    scene.add_point(Point::new(Vec2::new(0.0, 40.0))).unwrap();
+    for world in [World::default(), world3(), scene.clone()] {
+        Packed::from_world(&world)
+            .unwrap()
+            .check_consistent()
+            .unwrap();
+    }
+    let good = Packed::from_world(&scene).unwrap();
+    assert!(good.num_rods > 0 && good.sim.num_free > 0 && !good.outlines.is_empty());
+    type Corrupt = fn(&mut Packed);
+    let corruptions: [(&str, Corrupt); 15] = [
+        ("a spring's end", |p| p.springs[0].a = 1 << 20),
+        ("a point dropped", |p| {
+            p.pos.pop();
+        }),
+        ("a velocity dropped", |p| {
+            p.vel.pop();
+        }),
+        ("a material", |p| p.point_info[0].material = 1000),
+        ("a spring record", |p| {
+            p.spring_halves.records[0].other = 1 << 20
+        }),
+        ("a spring offset", |p| p.spring_halves.offsets[1] = 1 << 20),
+        ("a rod record", |p| p.rod_halves.records[0].other = 1 << 20),
+        ("a body's first member", |p| p.bodies[0].first = 1 << 20),
+        ("a member's point", |p| p.members[0].point = 1 << 20),
+        ("a point member's body", |p| {
+            p.point_members.records[0].body = 1 << 20
+        }),
+        ("the body order", |p| p.body_order[0] = p.body_order[1]),
+        ("a collider", |p| p.colliders[0] = 1 << 20),
+        ("an outline point", |p| p.outline_points[0] = 1 << 20),
+        ("the point count", |p| p.sim.num_points += 1),
+        ("the rod count", |p| p.num_rods += 1),
+    ];
+    let ctx = common::gpu();
+    for (what, corrupt) in corruptions {
+        let mut p = good.clone();
+        corrupt(&mut p);
+        let e = p.check_consistent().unwrap_err();
+        assert!(
+            matches!(e, WorldError::InconsistentPacked(_)),
+            "{what}: {e}"
+        );
+        if let Some(ctx) = &ctx {
+            let e = GpuSolver::from_packed(&ctx.device, &ctx.queue, &scene.params, &p)
+                .err()
+                .unwrap();
+            assert!(
+                matches!(e, SolverError::World(WorldError::InconsistentPacked(_))),
+                "{what}: {e}"
+            );
+        }
+    }
+}
+
+/// The step count saturates: `set_steps(u64::MAX)` then a step used to
+/// wrap the count to 0 (and panic with overflow checks).
+#[test]
+fn the_step_count_does_not_wrap() {
+    let mut cpu = CpuSolver::new(&world3()).unwrap();
+    cpu.set_steps(u64::MAX);
+    cpu.step();
+    assert_eq!(cpu.steps(), u64::MAX);
+    if let Some(ctx) = common::gpu() {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world3()).unwrap();
+        gpu.set_steps(u64::MAX);
+        gpu.step(&ctx.device, &ctx.queue, 2).unwrap();
+        assert_eq!(gpu.steps(), u64::MAX);
+    }
 }

@@ -485,7 +485,7 @@ fn boxes_rest_on_a_10000_point_body() {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
         let mut deepest = f32::MIN;
         for _ in 0..9 {
-            gpu.step(&ctx.device, &ctx.queue, 10);
+            gpu.step(&ctx.device, &ctx.queue, 10).unwrap();
             deepest = deepest.max(inside(
                 &gpu.read_state(&ctx.device, &ctx.queue).unwrap().pos,
             ));
@@ -585,7 +585,7 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
     assert!(gpu.has_contacts() && cpu.has_contacts());
     for step in 0..200 {
         cpu.step();
-        gpu.step(&ctx.device, &ctx.queue, 1);
+        gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
         if step % 50 == 49 {
             // One contact stage from the CPU's state, on both paths.
             start_contact_substep(&ctx, &mut gpu, &mut cpu);
@@ -693,7 +693,7 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
     let cpu = run_cpu(&calm(0.0));
     let chaos = farthest(&cpu, &run_cpu(&calm(1e-6)));
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &calm(0.0)).unwrap();
-    gpu.step(&ctx.device, &ctx.queue, 200);
+    gpu.step(&ctx.device, &ctx.queue, 200).unwrap();
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     let worst = farthest(&state.pos, &cpu);
     eprintln!(
@@ -866,7 +866,7 @@ fn contact_runs_are_bitwise_deterministic_on_the_gpu_and_the_cpu() {
     let run = || {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
         for _ in 0..6 {
-            gpu.step(&ctx.device, &ctx.queue, 10);
+            gpu.step(&ctx.device, &ctx.queue, 10).unwrap();
         }
         gpu.read_state(&ctx.device, &ctx.queue).unwrap()
     };
@@ -952,7 +952,8 @@ fn a_world_that_blew_up_still_steps() {
     );
     if let Some(ctx) = gpu() {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        gpu.step(&ctx.device, &ctx.queue, blew_up as u32 + 4);
+        gpu.step(&ctx.device, &ctx.queue, blew_up as u32 + 4)
+            .unwrap();
         let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
         assert!(state.pos.iter().flatten().any(|x| !x.is_finite()));
         assert!(finite(&state.pos));
@@ -1012,7 +1013,7 @@ fn contacts_do_not_depend_on_the_grid_cell() {
         let mut world = piled.clone();
         world.params.collision_cell = cell;
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        gpu.step(&ctx.device, &ctx.queue, 30);
+        gpu.step(&ctx.device, &ctx.queue, 30).unwrap();
         gpu.read_state(&ctx.device, &ctx.queue).unwrap()
     };
     let (a, b) = (run_gpu(None), run_gpu(Some(0.25 * sim.cell)));
@@ -1176,7 +1177,7 @@ fn aligned_faces(
         }
         Some(ctx) => {
             let mut solver = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-            solver.step(&ctx.device, &ctx.queue, 60);
+            solver.step(&ctx.device, &ctx.queue, 60).unwrap();
             solver.read_state(&ctx.device, &ctx.queue).unwrap().pos
         }
     };

@@ -187,7 +187,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     let mut w = base_world();
     let mut cpu = CpuSolver::new(&w).unwrap();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 20);
+    s.step(d, q, 20).unwrap();
     for _ in 0..20 {
         cpu.step();
     }
@@ -204,7 +204,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     assert_eq!(&pos[..n0], &pos0[..]);
     assert_eq!(&vel[..n0], &vel0[..]);
     assert_eq!(&pos[n0..], &cpu.positions()[n0..]);
-    s.step(d, q, 10);
+    s.step(d, q, 10).unwrap();
     for _ in 0..10 {
         cpu.step();
     }
@@ -246,7 +246,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     cpu.apply_removal(&w, &r).unwrap();
     assert_eq!(statics(s.packed()), statics(cpu.packed()));
     assert_eq!(s.spring_index_count() as usize, 2 * w.springs().len());
-    s.step(d, q, 20);
+    s.step(d, q, 20).unwrap();
     for _ in 0..20 {
         cpu.step();
     }
@@ -275,8 +275,8 @@ fn steps_as_a_fresh_solver_would(
     let mut fresh = GpuSolver::new(d, q, w).unwrap();
     fresh.set_state(q, &pos, &vel).unwrap();
     assert_eq!(statics(s.packed()), statics(fresh.packed()));
-    s.step(d, q, steps);
-    fresh.step(d, q, steps);
+    s.step(d, q, steps).unwrap();
+    fresh.step(d, q, steps).unwrap();
     assert_eq!(
         gpu_state(s, ctx),
         gpu_state(&fresh, ctx),
@@ -327,9 +327,9 @@ fn moving_a_pinned_point_drags_its_rope() {
     let Some(ctx) = gpu() else { return };
     let (d, q) = (&ctx.device, &ctx.queue);
     let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 60);
+    s.step(d, q, 60).unwrap();
     s.move_pinned_point(q, pin, target).unwrap();
-    s.step(d, q, 240);
+    s.step(d, q, 240).unwrap();
     let (pos, _) = gpu_state(&s, &ctx);
     assert_eq!(pos[pin.index()], target.to_array());
     assert!(pos[free.index()][0] > 8.0);
@@ -375,7 +375,7 @@ fn a_planet_added_while_running_is_collided_with_on_the_gpu() {
     let mut s = GpuSolver::new(d, q, &w).unwrap();
     let mut cpu = CpuSolver::new(&w).unwrap();
     let run = |s: &mut GpuSolver, cpu: &mut CpuSolver, resting: &[(PointHandle, f32)]| {
-        s.step(d, q, 60);
+        s.step(d, q, 60).unwrap();
         for _ in 0..60 {
             cpu.step();
         }
@@ -457,7 +457,7 @@ fn a_growing_sync_keeps_the_frames_and_the_counts() {
         .build(&mut w)
         .unwrap();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 5);
+    s.step(d, q, 5).unwrap();
     let before = s.read_frames(d, q).unwrap();
     BoxShape::new(Vec2::new(3.0, 5.0), Vec2::ONE)
         .build(&mut w)
@@ -480,7 +480,7 @@ fn a_new_substep_reaches_every_packed_coefficient() {
     let mut w = base_world();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
     let mut cpu = CpuSolver::new(&w).unwrap();
-    s.step(d, q, 10);
+    s.step(d, q, 10).unwrap();
     for _ in 0..10 {
         cpu.step();
     }
@@ -506,8 +506,8 @@ fn from_packed_steps_with_the_parameters_it_is_given() {
     let mut s = GpuSolver::from_packed(d, q, &w.params, &packed).unwrap();
     let mut fresh = GpuSolver::new(d, q, &w).unwrap();
     assert_eq!(s.packed(), fresh.packed());
-    s.step(d, q, 20);
-    fresh.step(d, q, 20);
+    s.step(d, q, 20).unwrap();
+    fresh.step(d, q, 20).unwrap();
     assert_eq!(gpu_state(&s, &ctx), gpu_state(&fresh, &ctx), "bitwise");
 }
 
@@ -554,7 +554,7 @@ fn a_removal_of_items_not_yet_synced_is_followed() {
     let (d, q) = (&ctx.device, &ctx.queue);
     let mut w = base_world();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 10);
+    s.step(d, q, 10).unwrap();
     let (pos0, vel0) = gpu_state(&s, &ctx);
     add_more(&mut w, 6.0);
     let r = w.remove_body(BodyHandle(0)).unwrap();

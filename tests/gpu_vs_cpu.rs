@@ -360,7 +360,7 @@ fn degenerate_geometry_stays_finite_on_the_gpu() {
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
     let vel = vec![[0.0; 2]; pos.len()];
     gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
-    gpu.step(&ctx.device, &ctx.queue, 50);
+    gpu.step(&ctx.device, &ctx.queue, 50).unwrap();
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     for (i, (p, v)) in state.pos.iter().zip(&state.vel).enumerate() {
         assert!(
@@ -431,7 +431,7 @@ fn whole_steps_match_the_cpu_over_500_steps() {
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
     let mut worst: f32 = 0.0;
     for chunk in 0..10 {
-        gpu.step(&ctx.device, &ctx.queue, 50);
+        gpu.step(&ctx.device, &ctx.queue, 50).unwrap();
         for _ in 0..50 {
             cpu.step();
         }
@@ -470,7 +470,7 @@ fn gpu_runs_are_bitwise_deterministic() {
     let world = random_world(3, 2000);
     let run = || {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        gpu.step(&ctx.device, &ctx.queue, 100);
+        gpu.step(&ctx.device, &ctx.queue, 100).unwrap();
         let s = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
         let f = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
         (s, f)
@@ -567,7 +567,7 @@ fn world_larger_than_device_limits_is_a_typed_error() {
     );
     assert_eq!(solver.packed(), &before);
     assert!(!solver.params().body_collisions);
-    solver.step(&device, &queue, 2);
+    solver.step(&device, &queue, 2).unwrap();
     let state = solver.read_state(&device, &queue).unwrap();
     assert!(state.pos.iter().flatten().all(|x| x.is_finite()));
     // Enough of everything but buffer size.
@@ -642,7 +642,7 @@ fn world_larger_than_device_limits_is_a_typed_error() {
     ));
     // Taking the extra points out again (never synced) is followed, and the
     // 100 points keep their state.
-    solver.step(&device, &queue, 3);
+    solver.step(&device, &queue, 3).unwrap();
     let stepped = solver.read_state(&device, &queue).unwrap();
     let removal = world.remove_points(&extra).unwrap();
     solver

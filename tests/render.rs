@@ -500,7 +500,7 @@ fn alpha_blends_from_the_previous_state_to_the_current_one() {
     let mut frame = FrameView::still(opts.camera.unwrap(), (160, 100));
     let before = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
     // The bodies fall for half a second; the snapshot keeps the start.
-    solver.step(d, q, 30);
+    solver.step(d, q, 30).unwrap();
     frame.alpha = 0.0;
     let at_0 = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
     frame.alpha = 1.0;

@@ -131,7 +131,7 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// Steps completed.
+    /// Steps completed (stays at `u64::MAX` once there, rather than wrap).
     pub fn steps(&self) -> u64 {
         self.steps
     }
@@ -174,7 +174,7 @@ impl CpuSolver {
         for _ in 0..self.params.substeps {
             self.substep();
         }
-        self.steps += 1;
+        self.steps = self.steps.saturating_add(1);
     }
 
     /// One substep: integrate, collide, body contacts (broad phase, then

@@ -163,6 +163,9 @@ impl State {
 /// # }
 /// ```
 pub struct GpuSolver {
+    /// The device and queue it was created with, to refuse others.
+    device: wgpu::Device,
+    queue: wgpu::Queue,
     params: Params,
     buffers: Buffers,
     integrate: Integrate,
@@ -255,11 +258,12 @@ impl GpuSolver {
     /// [`set_params`](Self::set_params)).
     pub fn from_packed(
         device: &wgpu::Device,
-        _queue: &wgpu::Queue,
+        queue: &wgpu::Queue,
         params: &Params,
         packed: &Packed,
     ) -> Result<Self, SolverError> {
         params.validate()?;
+        packed.check_consistent()?;
         // The contact stages check what they need themselves.
         super::check_device_limits(device, false)?;
         let stability = packed.stability(params.h());
@@ -278,6 +282,8 @@ impl GpuSolver {
         let counts = ColliderCounts::of(packed);
         let (point_grid, shape_grids) = dispatch_grids(device, &packed.sim);
         Ok(Self {
+            device: device.clone(),
+            queue: queue.clone(),
             integrate: Integrate::new(device, &buffers),
             collide: Collide::new(device, &buffers, counts),
             springs: Springs::new(device, &buffers),
@@ -312,6 +318,7 @@ impl GpuSolver {
     /// [`Packed::check_param_change`]): those go through `world.params`
     /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, queue: &wgpu::Queue, params: Params) -> Result<(), SolverError> {
+        self.check_context("set_params", None, Some(queue))?;
         self.packed().check_param_change(&self.params, &params)?;
         if params.h() != self.params.h() {
             self.edit.refresh_step_coefficients(params.h());
@@ -355,7 +362,8 @@ impl GpuSolver {
         self.num_bodies
     }
 
-    /// Steps recorded so far.
+    /// Steps recorded so far (stays at `u64::MAX` once there, rather than
+    /// wrap).
     pub fn steps(&self) -> u64 {
         self.steps
     }
@@ -431,7 +439,7 @@ impl GpuSolver {
             }
         }
         self.finish_in_copy_zero(encoder, state);
-        self.steps += 1;
+        self.steps = self.steps.saturating_add(1);
     }
 
     /// The stages one step runs, in order, substep after substep (stages
@@ -494,6 +502,7 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Option<ContactGrid>, SolverError> {
+        self.check_context("read_contact_grid", Some(device), Some(queue))?;
         let Some(c) = &self.contacts else {
             return Ok(None);
         };
@@ -506,6 +515,7 @@ impl GpuSolver {
 
     /// Waits until the GPU has finished all submitted work.
     pub fn wait(&self, device: &wgpu::Device) -> Result<(), SolverError> {
+        self.check_context("wait", Some(device), None)?;
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
@@ -521,6 +531,7 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Option<StageTimes>, SolverError> {
+        self.check_context("profile_step", Some(device), Some(queue))?;
         let plan = self.step_plan();
         let passes = plan.len();
         let queries = 2 * passes as u32;
@@ -556,7 +567,7 @@ impl GpuSolver {
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
         self.finish_in_copy_zero(&mut encoder, state);
-        self.steps += 1;
+        self.steps = self.steps.saturating_add(1);
         queue.submit([encoder.finish()]);
         let ticks: Vec<u64> = read_buffer(device, queue, &resolve, queries as usize)?;
         let ms_per_tick = queue.get_timestamp_period() as f64 * 1e-6;
@@ -687,8 +698,16 @@ impl GpuSolver {
         self.finish_in_copy_zero(encoder, state);
     }
 
-    /// Records `steps` steps into one encoder and submits it.
-    pub fn step(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, steps: u32) {
+    /// Records `steps` steps into one encoder and submits it. Fails only
+    /// when given another device or queue than the solver's
+    /// ([`SolverError::WrongDevice`]), having run nothing.
+    pub fn step(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        steps: u32,
+    ) -> Result<(), SolverError> {
+        self.check_context("step", Some(device), Some(queue))?;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("softbody steps"),
         });
@@ -696,6 +715,29 @@ impl GpuSolver {
             self.record_step(&mut encoder);
         }
         queue.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    /// Refuses a device or queue other than the solver's own.
+    pub(crate) fn check_context(
+        &self,
+        call: &'static str,
+        device: Option<&wgpu::Device>,
+        queue: Option<&wgpu::Queue>,
+    ) -> Result<(), SolverError> {
+        if device.is_some_and(|d| *d != self.device) {
+            return Err(SolverError::WrongDevice {
+                call,
+                what: "device",
+            });
+        }
+        if queue.is_some_and(|q| *q != self.queue) {
+            return Err(SolverError::WrongDevice {
+                call,
+                what: "queue",
+            });
+        }
+        Ok(())
     }
 
     /// Overwrites positions and velocities (one entry per point, every one
@@ -706,6 +748,7 @@ impl GpuSolver {
         pos: &[[f32; 2]],
         vel: &[[f32; 2]],
     ) -> Result<(), SolverError> {
+        self.check_context("set_state", None, Some(queue))?;
         check_state(self.num_points, pos, vel)?;
         if self.num_points > 0 {
             queue.write_buffer(
@@ -724,6 +767,7 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<State, SolverError> {
+        self.check_context("read_state", Some(device), Some(queue))?;
         let state: Vec<[f32; 4]> =
             read_buffer(device, queue, &self.buffers.state[0], self.num_points)?;
         let (pos, vel) = super::deinterleave(&state);
@@ -736,6 +780,7 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Vec<BodyFrame>, SolverError> {
+        self.check_context("read_frames", Some(device), Some(queue))?;
         read_buffer(device, queue, &self.buffers.frames, self.num_bodies)
     }
 }

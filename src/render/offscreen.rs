@@ -129,7 +129,7 @@ pub fn simulate_and_render(
     let mut left = steps;
     while left > 0 {
         let n = left.min(STEPS_PER_SUBMIT);
-        solver.step(device, queue, n);
+        solver.step(device, queue, n)?;
         left -= n;
     }
     let camera = match opts.camera {

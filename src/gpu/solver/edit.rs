@@ -262,7 +262,7 @@ impl GpuSolver {
     /// world.add_plane(HalfPlane::floor(0.0))?;
     /// BoxShape::new(Vec2::new(0.0, 1.0), Vec2::ONE).build(&mut world)?;
     /// let mut solver = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-    /// solver.step(&ctx.device, &ctx.queue, 30);
+    /// solver.step(&ctx.device, &ctx.queue, 30)?;
     ///
     /// // Drop in another box and make gravity weaker, while running:
     /// let b = BoxShape::new(Vec2::new(0.0, 3.0), Vec2::ONE).build(&mut world)?;
@@ -275,7 +275,7 @@ impl GpuSolver {
     /// solver.apply_removal(&ctx.device, &ctx.queue, &world, &removal)?;
     /// assert_eq!(solver.num_bodies(), 1);
     /// assert_eq!(removal.body(b.bodies[0]), Some(BodyHandle(0)));
-    /// solver.step(&ctx.device, &ctx.queue, 30);
+    /// solver.step(&ctx.device, &ctx.queue, 30)?;
     /// # Ok(())
     /// # }
     /// ```
@@ -285,6 +285,7 @@ impl GpuSolver {
         queue: &wgpu::Queue,
         world: &World,
     ) -> Result<EditReport, SolverError> {
+        self.check_context("sync", Some(device), Some(queue))?;
         let new = self.edit.mirror.synced(self.edit.generation, world)?;
         let from = self.edit.mirror.pos.len();
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
@@ -311,6 +312,7 @@ impl GpuSolver {
         world: &World,
         removal: &Removal,
     ) -> Result<EditReport, SolverError> {
+        self.check_context("apply_removal", Some(device), Some(queue))?;
         let new = self
             .edit
             .mirror
@@ -330,6 +332,7 @@ impl GpuSolver {
         point: PointHandle,
         pos: Vec2,
     ) -> Result<(), SolverError> {
+        self.check_context("move_pinned_point", None, Some(queue))?;
         let item = Item::Point(point.0);
         let info =
             self.edit
