@@ -201,7 +201,19 @@ fn add_body(
 ///
 /// Body-body collisions are off: this is the core solver's benchmark (the
 /// scene of issue 5, which predates them); [`contact_scene`] measures them.
+///
+/// At most [`MAX_SCENE_POINTS`](crate::scene::MAX_SCENE_POINTS) points
+/// (else [`WorldError::TooMany`]; a huge count used to fail with a
+/// zero-length spring, its layout beyond f32).
 pub fn bench_scene(points: usize) -> Result<World, WorldError> {
+    let limit = crate::scene::MAX_SCENE_POINTS;
+    if points as u64 > limit {
+        return Err(WorldError::TooMany {
+            what: "points",
+            count: points as u64,
+            limit,
+        });
+    }
     let mut world = World::default();
     world.params.body_collisions = false;
     world.add_plane(HalfPlane::floor(0.0))?;
@@ -272,6 +284,19 @@ mod tests {
             assert_eq!(w.planets().len(), DEFAULT_PLANETS.len());
         }
         assert_eq!(default_scene(200).unwrap(), default_scene(200).unwrap());
+    }
+
+    #[test]
+    fn a_bench_scene_beyond_the_point_limit_is_refused() {
+        for n in [(crate::scene::MAX_SCENE_POINTS + 1) as usize, usize::MAX] {
+            assert!(
+                matches!(
+                    bench_scene(n),
+                    Err(WorldError::TooMany { what: "points", .. })
+                ),
+                "{n}"
+            );
+        }
     }
 
     #[test]
