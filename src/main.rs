@@ -668,6 +668,23 @@ fn trace_row(step: u64, time: f64, t: &softbody::diagnostics::Totals) -> String 
 // ---------------------------------------------------------------------------
 // simulate
 
+/// Where the run loop stops next, from `step` (`< last`): the next trace
+/// point (the next multiple of `every`, `None` without a trace or past
+/// `u64::MAX`), the next report (`to_report` steps on, saturating) and the
+/// stop itself, the nearest of those, `last`, and 240 steps on; always
+/// after `step` and at most `last`. (With a checkpoint near `u64::MAX`,
+/// unchecked arithmetic used to wrap to a stop before `step`, and the loop
+/// ran for ever.)
+fn next_stop(step: u64, last: u64, every: Option<u64>, to_report: u64) -> (Option<u64>, u64, u64) {
+    let next_trace = every.and_then(|k| (step / k).checked_add(1)?.checked_mul(k));
+    let next_report = step.saturating_add(to_report);
+    let target = last
+        .min(next_trace.unwrap_or(u64::MAX))
+        .min(next_report)
+        .min(step.saturating_add(240));
+    (next_trace, next_report, target)
+}
+
 fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     for (option, path) in [
         ("--out", &args.out),
@@ -751,16 +768,13 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     };
     emit(&runner, step, Some(None), true)?;
     while step < last {
-        let next_trace = if args.trace.is_some() {
-            (step / args.every + 1) * args.every
-        } else {
-            u64::MAX
-        };
-        let next_report = step + (report_every - since_report);
-        let target = last.min(next_trace).min(next_report).min(step + 240);
+        let (next_trace, next_report, target) =
+            next_stop(step, last, args.trace.is_some().then_some(args.every), {
+                report_every - since_report
+            });
         let n = target - step;
         let report_due = target == next_report || target == last;
-        let trace_due = target == next_trace;
+        let trace_due = next_trace == Some(target);
         // Waiting for the GPU makes the timings and the bar truthful.
         runner.step(n, report_due || !bar.is_hidden())?;
         step = target;
@@ -936,7 +950,28 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use super::column;
+    use super::{column, next_stop};
+
+    /// Near `u64::MAX` the next trace point does not exist, and the stop
+    /// is still after the current step (it wrapped to before it).
+    #[test]
+    fn the_run_loop_stops_after_the_current_step_near_the_largest_count() {
+        let max = u64::MAX;
+        let big = (1u64 << 63) + 1;
+        // A checkpoint at 2^63 + 5, `--every 2^63 + 1`: the next multiple
+        // is past u64::MAX.
+        let at = (1u64 << 63) + 5;
+        assert_eq!(next_stop(at, at + 3, Some(big), 1), (None, at + 1, at + 1));
+        assert_eq!(next_stop(max - 1, max, Some(2), 1), (None, max, max));
+        assert_eq!(
+            next_stop(max - 3, max, Some(2), 5),
+            (Some(max - 1), max, max - 1)
+        );
+        assert_eq!(next_stop(max - 2, max, None, 9), (None, max, max));
+        // Away from the end: the nearest of the trace, the report and 240.
+        assert_eq!(next_stop(10, 1000, Some(7), 20), (Some(14), 30, 14));
+        assert_eq!(next_stop(10, 1000, None, 500), (None, 510, 250));
+    }
 
     #[test]
     fn summary_columns_switch_to_exponents_only_when_too_wide() {

@@ -30,6 +30,37 @@ fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
     out
 }
 
+/// `softbody`, killed (and the test failed) if it runs past `secs`
+/// seconds: for runs that used to hang.
+fn softbody_within(args: &[&str], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_softbody"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_LOG", "off")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("softbody {} ran past {secs} s", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    eprintln!(
+        "softbody {}\n--- exit {:?}\n{}{}",
+        args.join(" "),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn code(out: &Output) -> i32 {
     out.status.code().expect("exited normally")
 }
@@ -474,6 +505,64 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A checkpoint near `u64::MAX` steps with a trace every K steps, where
+/// the next multiple of K is past `u64::MAX`: the step arithmetic wrapped
+/// and the run spun for ever (or panicked, with overflow checks).
+#[test]
+fn a_run_near_the_largest_step_count_ends() {
+    let d = dir("near_max");
+    let ckpt = d.join("c.bin");
+    let scene = ["--scene", "scenes/pendulum.json", "--backend", "cpu"];
+    let run = |args: &[&str]| {
+        let mut all = vec!["simulate"];
+        all.extend_from_slice(&scene);
+        all.extend_from_slice(args);
+        softbody_within(&all, 60)
+    };
+    assert_eq!(code(&run(&["--steps", "2", "--save-state", s(&ckpt)])), 0);
+    let mut c = softbody::checkpoint::Checkpoint::read(&ckpt).unwrap();
+    for (at, every, rows) in [
+        // The audit's case: 2^63 + 5, a row every 2^63 + 1 steps.
+        (
+            (1u64 << 63) + 5,
+            "9223372036854775809",
+            vec![(1u64 << 63) + 5],
+        ),
+        // The last steps there are: rows at the even steps, the next past
+        // u64::MAX.
+        (u64::MAX - 3, "2", vec![u64::MAX - 3, u64::MAX - 1]),
+    ] {
+        c.step = at;
+        let big = d.join("big.bin");
+        c.write(&big).unwrap();
+        let trace = d.join("trace.csv");
+        let state = d.join("state.json");
+        let out = run(&[
+            "--load-state",
+            s(&big),
+            "--steps",
+            "3",
+            "--trace",
+            s(&trace),
+            "--every",
+            every,
+            "--out",
+            s(&state),
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+        assert_eq!(v["step"].as_u64(), Some(at + 3));
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let steps: Vec<u64> = text
+            .lines()
+            .skip(1)
+            .map(|row| row.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(steps, rows);
+    }
 }
 
 /// A run that goes non-finite: `simulate` says so and writes no checkpoint
