@@ -100,24 +100,15 @@ pub enum CheckpointError {
 /// Writes `bytes` to `path` atomically: to a temporary file next to it,
 /// synced, then renamed over it, so that `path` holds either its old
 /// contents or all of the new ones (checkpoints, and the program's state
-/// files).
+/// files). The temporary file has a short name of its own
+/// (`.softbody-{pid}-{n}.tmp`), so any valid file name can be written.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let dir = dir_of(path);
+    let (tmp, mut f) = new_file(dir, "tmp")?;
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        drop(f);
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -129,6 +120,37 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// The directory a file is in (`.` for a bare name).
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A new file in `dir` with a short name of this process's,
+/// `.softbody-{pid}-{n}.{ext}`, created exclusively.
+fn new_file(dir: &Path, ext: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".softbody-{}-{n}.{ext}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => return Ok((path, f)),
+            // Left by an earlier process of the same id.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 100 => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn fnv(bytes: &[u8]) -> u64 {
@@ -293,8 +315,43 @@ impl Checkpoint {
 
 #[cfg(test)]
 mod tests {
+    use super::write_atomically;
     use crate::cpu::CpuSolver;
     use crate::scenes::{bench_scene, default_scene};
+    use std::path::PathBuf;
+
+    /// A fresh directory for one test's files.
+    fn scratch(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("softbody-checkpoint-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A file name of 250 bytes is valid (the limit is 255), but the
+    /// temporary file used to be named after it, `.{name}.tmp{pid}`, which
+    /// is not.
+    #[test]
+    fn any_valid_file_name_is_written_atomically() {
+        let d = scratch("long_name");
+        let name = "a".repeat(250);
+        let path = d.join(&name);
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(names(&d), [name], "no temporary file is left");
+        let _ = std::fs::remove_dir_all(&d);
+    }
 
     /// A checkpoint names its scene by hash, so the hash of a scene must not
     /// change when only the solver's buffer layouts do: these values were
