@@ -100,16 +100,32 @@ pub enum CheckpointError {
 /// Writes `bytes` to `path` atomically: to a temporary file next to it,
 /// synced, then renamed over it, so that `path` holds either its old
 /// contents or all of the new ones (checkpoints, and the program's state
-/// files). The temporary file has a short name of its own
+/// files).
+///
+/// A symbolic link is written through: the file it points to is replaced
+/// (atomically, in that file's directory) and the link stays a link; a
+/// dangling link creates the file it points to, as the shell's `>` would
+/// ([`resolve_links`]). A path that exists and is not a regular file (a
+/// FIFO, a character device such as `/dev/stdout`) is written in place,
+/// not replaced by a regular file: the bytes go to its reader or device.
+/// The temporary file has a short name of its own
 /// (`.softbody-{pid}-{n}.tmp`), so any valid file name can be written.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = dir_of(path);
+    let path = resolve_links(path)?;
+    if let Ok(m) = std::fs::metadata(&path)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path)?;
+        return f.write_all(bytes);
+    }
+    let dir = dir_of(&path);
     let (tmp, mut f) = new_file(dir, "tmp")?;
     let result = (|| {
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &path)
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
@@ -120,6 +136,31 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// `path` with the symbolic links of its last component followed, as far
+/// as they go: the file that [`write_atomically`] writes. A relative link
+/// is taken from the link's own directory; a dangling link gives the path
+/// it points to. Fails after 40 links (a loop). A path that is not a link
+/// comes back as it is.
+pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{}: more than 40 symbolic links (a loop?)",
+        path.display()
+    )))
 }
 
 /// The directory a file is in (`.` for a bare name).
@@ -336,6 +377,84 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    /// A link is written through, and stays a link: `rename` used to
+    /// replace the link itself with a regular file, leaving its target as
+    /// it was.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through() {
+        use std::os::unix::fs::symlink;
+        let d = scratch("links");
+        std::fs::create_dir(d.join("sub")).unwrap();
+        let target = d.join("target.json");
+        std::fs::write(&target, "old").unwrap();
+        symlink(&target, d.join("abs.json")).unwrap();
+        // Relative to the link's own directory, through a link to a link.
+        symlink("../target.json", d.join("sub/rel.json")).unwrap();
+        symlink("rel.json", d.join("sub/relrel.json")).unwrap();
+        for (link, text) in [("abs.json", "one"), ("sub/relrel.json", "two")] {
+            write_atomically(&d.join(link), text.as_bytes()).unwrap();
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), text);
+            let m = std::fs::symlink_metadata(d.join(link)).unwrap();
+            assert!(m.file_type().is_symlink(), "{link} is still a link");
+        }
+        // A dangling link creates its target, as the shell's `>` does.
+        symlink("new.json", d.join("dangling.json")).unwrap();
+        write_atomically(&d.join("dangling.json"), b"three").unwrap();
+        assert_eq!(std::fs::read(d.join("new.json")).unwrap(), b"three");
+        assert!(
+            std::fs::symlink_metadata(d.join("dangling.json"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A loop is an error, not a hang.
+        symlink("loop.json", d.join("loop.json")).unwrap();
+        let e = write_atomically(&d.join("loop.json"), b"x").unwrap_err();
+        assert!(e.to_string().contains("symbolic links"), "{e}");
+        assert_eq!(
+            names(&d),
+            [
+                "abs.json",
+                "dangling.json",
+                "loop.json",
+                "new.json",
+                "sub",
+                "target.json"
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A FIFO is written in place: `rename` used to replace it with a
+    /// regular file, and its reader got nothing.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let d = scratch("fifo");
+        let fifo = d.join("fifo");
+        match std::process::Command::new("mkfifo").arg(&fifo).status() {
+            Ok(s) if s.success() => {}
+            _ => {
+                eprintln!("SKIPPED: mkfifo is not available");
+                return;
+            }
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomically(&fifo, b"through the pipe").unwrap();
+        let is_fifo = std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo();
+        assert!(is_fifo, "still a FIFO");
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     /// A file name of 250 bytes is valid (the limit is 255), but the

@@ -190,6 +190,78 @@ fn outputs_are_checked_before_the_run() {
     }
 }
 
+/// Outputs through symbolic links and into files that are not regular:
+/// the state used to be renamed over the path, which replaced a link with
+/// a regular file (its target unchanged) and a FIFO or a device (e.g.
+/// `/dev/stdout`) with a regular file.
+#[cfg(unix)]
+#[test]
+fn outputs_write_through_links_and_into_devices() {
+    use std::os::unix::fs::{FileTypeExt, symlink};
+    let d = dir("links");
+    let (target, ckpt) = (d.join("target.json"), d.join("new.bin"));
+    std::fs::write(&target, "old").unwrap();
+    symlink(&target, d.join("link.json")).unwrap();
+    // Dangling: the checkpoint is created where it points.
+    symlink("new.bin", d.join("dangling.bin")).unwrap();
+    let sim = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--scene", "scenes/pendulum.json"];
+        args.extend_from_slice(&["--steps", "3", "--backend", "cpu"]);
+        args.extend_from_slice(extra);
+        softbody(&args)
+    };
+    let out = sim(&[
+        "--out",
+        s(&d.join("link.json")),
+        "--save-state",
+        s(&d.join("dangling.bin")),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for link in ["link.json", "dangling.bin"] {
+        let m = std::fs::symlink_metadata(d.join(link)).unwrap();
+        assert!(m.file_type().is_symlink(), "{link} is still a link");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(v["step"], 3);
+    assert_eq!(
+        softbody::checkpoint::Checkpoint::read(&ckpt).unwrap().step,
+        3
+    );
+
+    // Character devices (mknod needs root): the null device takes both
+    // outputs; the full device fails the write (exit 1, saying why); both
+    // stay devices.
+    let (null, full) = (d.join("null"), d.join("full"));
+    let made = [(&null, "3"), (&full, "7")].iter().all(|(p, minor)| {
+        Command::new("mknod")
+            .args([s(p), "c", "1", minor])
+            .status()
+            .is_ok_and(|st| st.success())
+    });
+    if !made {
+        eprintln!("SKIPPED: the device part (mknod needs root)");
+        return;
+    }
+    let out = sim(&["--out", s(&null), "--save-state", s(&null)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = sim(&["--out", s(&full)]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("No space left on device"),
+        "{}",
+        stderr(&out)
+    );
+    for dev in [&null, &full] {
+        let m = std::fs::symlink_metadata(dev).unwrap();
+        assert!(
+            m.file_type().is_char_device(),
+            "{} is still a device",
+            dev.display()
+        );
+    }
+}
+
 #[cfg(not(feature = "window"))]
 #[test]
 fn window_commands_say_they_are_not_built_in() {
