@@ -356,6 +356,10 @@ mod window {
 
     pub fn render(args: &RenderArgs) -> Result<ExitCode> {
         super::check_output("--out", &args.out)?;
+        super::check_distinct(
+            &[("--out", &args.out)],
+            &super::given(&[("--scene", &args.scene.scene)]),
+        )?;
         let (world, name) = load_world(&args.scene)?;
         let steps = u32::try_from(args.steps)
             .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
@@ -583,6 +587,81 @@ fn check_output(option: &str, path: &Path) -> Result<()> {
     }
 }
 
+/// Refuses, before any work, an output that names the same file as
+/// another output (one would replace the other: `--trace x --out x` lost
+/// the trace) or as an input (`--scene p.json --out p.json` replaced the
+/// scene). Existing character devices (`/dev/null`, a terminal) are
+/// written in place and can take several outputs.
+fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let show = |(option, path): (&str, &Path)| format!("{option} {}", path.display());
+    for (i, &a) in outputs.iter().enumerate() {
+        for &b in &outputs[i + 1..] {
+            if same_file(a.1, b.1) {
+                return Err(CliError::Input(format!(
+                    "{} and {} name the same file: one output would replace the other",
+                    show(a),
+                    show(b)
+                )));
+            }
+        }
+        for &b in inputs {
+            if same_file(a.1, b.1) {
+                return Err(CliError::Input(format!(
+                    "{} names the same file as {}: the output would replace the input",
+                    show(a),
+                    show(b)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The options of `list` that were given, with their paths.
+fn given<'a>(list: &[(&'a str, &'a Option<PathBuf>)]) -> Vec<(&'a str, &'a Path)> {
+    list.iter()
+        .filter_map(|&(option, path)| Some((option, path.as_deref()?)))
+        .collect()
+}
+
+/// Whether two paths name one file that writing would replace or
+/// truncate: the same device and inode where both exist (hard and
+/// symbolic links, any spelling; not for a character device), else the
+/// same canonical path, links followed (a file that does not exist yet,
+/// spelled `./a.json` and `dir/../a.json`, or reached through a dangling
+/// link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return ma.dev() == mb.dev()
+                && ma.ino() == mb.ino()
+                && !ma.file_type().is_char_device();
+        }
+    }
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// `path` absolute, with its links and its `.` and `..` resolved, also
+/// for a file that does not exist yet (its directory resolved, the name
+/// kept); `None` where even the directory cannot be resolved.
+fn canonical(path: &Path) -> Option<PathBuf> {
+    let path = softbody::checkpoint::resolve_links(path).ok()?;
+    if let Ok(c) = std::fs::canonicalize(&path) {
+        return Some(c);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(name))
+}
+
 fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
     std::fs::File::create(path)
         .map(std::io::BufWriter::new)
@@ -695,6 +774,17 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
             check_output(option, path)?;
         }
     }
+    check_distinct(
+        &given(&[
+            ("--out", &args.out),
+            ("--trace", &args.trace),
+            ("--save-state", &args.save_state),
+        ]),
+        &given(&[
+            ("--scene", &args.scene.scene),
+            ("--load-state", &args.load_state),
+        ]),
+    )?;
     let (world, name) = load_world(&args.scene)?;
     let params = world.params.clone();
     println!(

@@ -190,6 +190,159 @@ fn outputs_are_checked_before_the_run() {
     }
 }
 
+/// Two outputs naming one file, or an output naming an input, are
+/// refused before the run (exit 2, naming both options), however the path
+/// is spelled and through hard and symbolic links: the trace was lost
+/// under the state, the scene replaced by the state, a checkpoint
+/// truncated by the trace.
+#[test]
+fn an_output_may_not_name_another_output_or_an_input() {
+    let d = dir("same_file");
+    let scene = d.join("p.json");
+    std::fs::copy("scenes/pendulum.json", &scene).unwrap();
+    let scene_text = std::fs::read(&scene).unwrap();
+    let ckpt = d.join("ck.bin");
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        s(&scene),
+        "--steps",
+        "2",
+        "--backend",
+        "cpu",
+        "--save-state",
+        s(&ckpt),
+    ]);
+    assert_eq!(code(&out), 0);
+    let ckpt_bytes = std::fs::read(&ckpt).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let at = |rest: &str| format!("{}/{rest}", s(&d));
+    let mut cases: Vec<(Vec<String>, [&str; 2])> = vec![
+        (
+            vec![
+                "--trace".into(),
+                at("same.out"),
+                "--out".into(),
+                at("same.out"),
+            ],
+            ["--trace", "--out"],
+        ),
+        (
+            vec!["--out".into(), at("x"), "--save-state".into(), at("x")],
+            ["--out", "--save-state"],
+        ),
+        // A new file, spelled three ways.
+        (
+            vec![
+                "--out".into(),
+                at("./a.json"),
+                "--trace".into(),
+                at("sub/../a.json"),
+            ],
+            ["--out", "--trace"],
+        ),
+        (
+            vec![
+                "--trace".into(),
+                at("a.json"),
+                "--save-state".into(),
+                at("sub/..//a.json"),
+            ],
+            ["--trace", "--save-state"],
+        ),
+        (vec!["--out".into(), at("./p.json")], ["--out", "--scene"]),
+        (
+            vec![
+                "--load-state".into(),
+                s(&ckpt).into(),
+                "--trace".into(),
+                at("sub/../ck.bin"),
+            ],
+            ["--trace", "--load-state"],
+        ),
+    ];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::symlink;
+        std::fs::hard_link(&scene, d.join("hard.json")).unwrap();
+        symlink(&scene, d.join("sub/link.json")).unwrap();
+        symlink("../new.json", d.join("sub/dangling.json")).unwrap();
+        cases.extend([
+            (vec!["--out".into(), at("hard.json")], ["--out", "--scene"]),
+            (
+                vec!["--save-state".into(), at("sub/link.json")],
+                ["--save-state", "--scene"],
+            ),
+            (
+                vec![
+                    "--out".into(),
+                    at("sub/dangling.json"),
+                    "--trace".into(),
+                    at("new.json"),
+                ],
+                ["--out", "--trace"],
+            ),
+        ]);
+    }
+    for (extra, options) in &cases {
+        let mut args = vec![
+            "simulate",
+            "--scene",
+            s(&scene),
+            "--steps",
+            "3",
+            "--backend",
+            "cpu",
+        ];
+        args.extend(extra.iter().map(String::as_str));
+        let out = softbody(&args);
+        assert_eq!(code(&out), 2, "{extra:?}");
+        for option in options {
+            assert!(
+                stderr(&out).contains(option),
+                "{option} in {}",
+                stderr(&out)
+            );
+        }
+        assert!(stderr(&out).contains("the same file"), "{}", stderr(&out));
+    }
+    // Refused before anything was written.
+    assert_eq!(std::fs::read(&scene).unwrap(), scene_text);
+    assert_eq!(std::fs::read(&ckpt).unwrap(), ckpt_bytes);
+    for new in ["same.out", "x", "a.json", "new.json"] {
+        assert!(!d.join(new).exists(), "{new}");
+    }
+    // `render` too (refused before it looks for a GPU).
+    let out = softbody(&[
+        "render",
+        "--scene",
+        s(&scene),
+        "--out",
+        &at("sub/../p.json"),
+    ]);
+    if cfg!(feature = "window") {
+        assert_eq!(code(&out), 2);
+        assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+        assert!(stderr(&out).contains("--scene"), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(&scene).unwrap(), scene_text);
+    // Different files are fine.
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        s(&scene),
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+        "--out",
+        &at("a.json"),
+        "--trace",
+        &at("b.csv"),
+    ]);
+    assert_eq!(code(&out), 0);
+}
+
 /// Outputs through symbolic links and into files that are not regular:
 /// the state used to be renamed over the path, which replaced a link with
 /// a regular file (its target unchanged) and a FIFO or a device (e.g.
