@@ -138,6 +138,44 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Checks, up front and leaving everything as it was, that
+/// [`write_atomically`] (or a plain create) can write `path`: its
+/// directory accepts a new file (one is created and removed again), and an
+/// existing regular file can be opened for writing. A path that exists and
+/// is not a regular file is written in place and is not opened here
+/// (opening a FIFO waits for a reader). Symbolic links are followed
+/// ([`resolve_links`]).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let path = resolve_links(path)?;
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => {
+            return Err(std::io::Error::other("is a directory"));
+        }
+        Ok(m) if !m.is_file() => return Ok(()),
+        Ok(_) => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| explain(e, "it cannot be opened for writing".into()))?;
+        }
+        Err(_) => {}
+    }
+    let dir = dir_of(&path);
+    let (probe, f) = new_file(dir, "probe").map_err(|e| {
+        explain(
+            e,
+            format!("directory {} does not accept a new file", dir.display()),
+        )
+    })?;
+    drop(f);
+    std::fs::remove_file(probe)
+}
+
+/// `e` with what it means said first.
+fn explain(e: std::io::Error, what: String) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
 /// `path` with the symbolic links of its last component followed, as far
 /// as they go: the file that [`write_atomically`] writes. A relative link
 /// is taken from the link's own directory; a dangling link gives the path
@@ -454,6 +492,42 @@ mod tests {
             .is_fifo();
         assert!(is_fifo, "still a FIFO");
         assert_eq!(reader.join().unwrap(), b"through the pipe");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// The up-front check changes nothing, refuses a directory that takes
+    /// no new file, and does not open a FIFO (which would wait for a
+    /// reader).
+    #[cfg(unix)]
+    #[test]
+    fn check_writable_proves_a_write_and_leaves_everything_as_it_was() {
+        use super::check_writable;
+        let d = scratch("writable");
+        let file = d.join("file.json");
+        std::fs::write(&file, "keep").unwrap();
+        check_writable(&file).unwrap();
+        check_writable(&d.join("new.json")).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"keep");
+        assert_eq!(names(&d), ["file.json"]);
+        assert!(check_writable(&d).is_err(), "a directory");
+        if std::path::Path::new("/proc/self").exists() {
+            let e = check_writable("/proc/softbody.json".as_ref()).unwrap_err();
+            assert!(
+                e.to_string().contains("directory /proc does not accept"),
+                "{e}"
+            );
+        }
+        let fifo = d.join("fifo");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || tx.send(check_writable(&fifo).is_ok()));
+            let ok = rx.recv_timeout(std::time::Duration::from_secs(10));
+            assert_eq!(ok, Ok(true), "returns at once, without a reader");
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -563,9 +563,12 @@ fn progress(total: u64) -> ProgressBar {
 }
 
 /// Refuses an output path that cannot be written, before a run spends its
-/// time: a directory, or a file in a directory that does not exist. (The
-/// outputs used to be opened after the run, so one bad path lost the
-/// others after overwriting some.)
+/// time: a directory, a file in a directory that does not exist or does
+/// not accept a new file (proved by creating and removing one: a
+/// read-only directory, `/proc`), or an existing file that cannot be
+/// opened for writing. (The outputs used to be opened after the run, so
+/// one bad path lost that run's state and checkpoint.) Symbolic links are
+/// followed, as the writes follow them.
 fn check_output(option: &str, path: &Path) -> Result<()> {
     let bad = |why: String| {
         Err(CliError::Input(format!(
@@ -579,11 +582,20 @@ fn check_output(option: &str, path: &Path) -> Result<()> {
     if path.file_name().is_none() {
         return bad("is not a file name".into());
     }
-    match path.parent() {
+    let target = match softbody::checkpoint::resolve_links(path) {
+        Ok(t) => t,
+        Err(e) => return bad(e.to_string()),
+    };
+    let via = if target == path {
+        String::new()
+    } else {
+        format!(" (it links to {})", target.display())
+    };
+    match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
-            bad(format!("directory {} does not exist", dir.display()))
+            bad(format!("directory {} does not exist{via}", dir.display()))
         }
-        _ => Ok(()),
+        _ => softbody::checkpoint::check_writable(&target).or_else(|e| bad(format!("{e}{via}"))),
     }
 }
 

@@ -190,6 +190,83 @@ fn outputs_are_checked_before_the_run() {
     }
 }
 
+/// A directory that does not accept a new file is refused before the run,
+/// naming it: it used to be found after the run, losing its state and
+/// checkpoint (exit 1). `/proc` refuses new files to every user; a mode
+/// 555 directory to all but root.
+#[test]
+fn an_output_in_a_directory_that_takes_no_new_file_is_refused_up_front() {
+    let d = dir("unwritable");
+    let keep = d.join("keep.csv");
+    std::fs::write(&keep, "keep").unwrap();
+    let mut bad = vec![(PathBuf::from("/proc/softbody-state.json"), "/proc")];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let ro = d.join("ro");
+        std::fs::create_dir(&ro).unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        if std::fs::File::create(ro.join("probe")).is_err() {
+            bad.push((ro.join("state.json"), "ro"));
+        } else {
+            eprintln!("SKIPPED: the mode 555 directory (root writes there)");
+        }
+    }
+    for (path, dir_name) in &bad {
+        if !Path::new("/proc/self").exists() && dir_name == &"/proc" {
+            continue;
+        }
+        for option in ["--out", "--save-state"] {
+            let out = softbody(&[
+                "simulate",
+                "--scene",
+                "scenes/pendulum.json",
+                "--steps",
+                "3",
+                "--backend",
+                "cpu",
+                "--trace",
+                s(&keep),
+                option,
+                s(path),
+            ]);
+            assert_eq!(code(&out), 2, "{option} {}", path.display());
+            let err = stderr(&out);
+            assert!(err.contains(option), "{err}");
+            assert!(err.contains("does not accept a new file"), "{err}");
+            assert!(err.contains(dir_name), "{err}");
+            assert!(!stdout(&out).contains("t ="), "before the run");
+            assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
+        }
+    }
+    // File names up to the limit of 255 bytes are written (the temporary
+    // file used to be named after them, 255 bytes and more).
+    let (long_state, long_ckpt) = (d.join("s".repeat(250)), d.join("c".repeat(255)));
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        "scenes/pendulum.json",
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+        "--out",
+        s(&long_state),
+        "--save-state",
+        s(&long_ckpt),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(long_state.is_file() && long_ckpt.is_file());
+    // Nothing is left behind by the probes or the writes.
+    let mut names: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    names.sort();
+    assert!(names.is_empty(), "{names:?}");
+}
+
 /// Two outputs naming one file, or an output naming an input, are
 /// refused before the run (exit 2, naming both options), however the path
 /// is spelled and through hard and symbolic links: the trace was lost
