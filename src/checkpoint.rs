@@ -49,11 +49,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::cpu::CpuSolver;
 use crate::gpu::{GpuSolver, SolverError};
+use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
 const VERSION: u32 = 1;
@@ -329,22 +330,56 @@ impl Checkpoint {
         Ok(out)
     }
 
-    /// Parses a checkpoint's bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        let bad = |m: &str| CheckpointError::Format(m.to_string());
-        if bytes.len() < HEADER + 8 || &bytes[..20] != MAGIC {
-            return Err(bad("the file does not start with the checkpoint header"));
+    /// The point count and the file's whole length from the first
+    /// [`HEADER`] bytes, refusing another format, another version, another
+    /// scene than `scene_hash` (where given), and more than `max_points`
+    /// points.
+    fn header(
+        bytes: &[u8],
+        scene_hash: Option<u64>,
+        max_points: u64,
+    ) -> Result<(u64, u64), CheckpointError> {
+        if bytes.len() < HEADER || &bytes[..20] != MAGIC {
+            return Err(CheckpointError::Format(
+                "the file does not start with the checkpoint header".into(),
+            ));
         }
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
         if version != VERSION {
             return Err(CheckpointError::Format(format!(
                 "format version {version}, this build reads version {VERSION}"
             )));
         }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        if let Some(expected) = scene_hash {
+            Checkpoint {
+                scene_hash: u64_at(24),
+                step: 0,
+                time: 0.0,
+                pos: Vec::new(),
+                vel: Vec::new(),
+            }
+            .check_scene(expected)?;
+        }
         let n = u64_at(48);
-        let expected = (n as u128) * 16 + HEADER as u128 + 8;
-        if bytes.len() as u128 != expected {
+        if n > max_points {
+            return Err(CheckpointError::Format(format!(
+                "the header gives {n} points, more than {max_points}: damaged"
+            )));
+        }
+        // At most 2^30 points (MAX_ITEMS): no overflow.
+        Ok((n, HEADER as u64 + 16 * n + 8))
+    }
+
+    /// Parses a checkpoint's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
+        let bad = |m: &str| CheckpointError::Format(m.to_string());
+        if bytes.len() < HEADER + 8 {
+            return Err(bad("the file does not start with the checkpoint header"));
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let (n, expected) = Self::header(bytes, None, MAX_ITEMS)?;
+        if bytes.len() as u64 != expected {
             return Err(CheckpointError::Format(format!(
                 "{} bytes for {n} points, expected {expected}: truncated or damaged",
                 bytes.len()
@@ -382,12 +417,66 @@ impl Checkpoint {
         })
     }
 
-    /// Reads a checkpoint file.
+    /// Reads a checkpoint file: its header first, then no more than the
+    /// length that header gives, so a file that is not a checkpoint or
+    /// does not end (`/dev/urandom`, `/dev/zero`) is refused after a few
+    /// bytes. A header may give at most [`MAX_ITEMS`] points (16 GiB of
+    /// state); [`Checkpoint::read_for`] takes the scene's.
     pub fn read(path: &Path) -> Result<Self, CheckpointError> {
-        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        Self::read_limited(path, None, MAX_ITEMS)
+    }
+
+    /// [`Checkpoint::read`] for a scene: a checkpoint of another scene
+    /// ([`CheckpointError::SceneMismatch`]) or with more than its `points`
+    /// points is refused from the header, before the state is read.
+    pub fn read_for(path: &Path, scene_hash: u64, points: u64) -> Result<Self, CheckpointError> {
+        Self::read_limited(path, Some(scene_hash), points)
+    }
+
+    fn read_limited(
+        path: &Path,
+        scene_hash: Option<u64>,
+        max_points: u64,
+    ) -> Result<Self, CheckpointError> {
+        let file = std::fs::File::open(path).map_err(|source| CheckpointError::Io {
             path: path.to_path_buf(),
             source,
         })?;
+        Self::read_from(file, scene_hash, max_points.min(MAX_ITEMS)).map_err(|e| match e {
+            CheckpointError::Io { source, .. } => CheckpointError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+            e => e,
+        })
+    }
+
+    /// A checkpoint from any reader: the header first, then no more than
+    /// the length it gives (I/O errors carry an empty path).
+    fn read_from(
+        mut r: impl Read,
+        scene_hash: Option<u64>,
+        max_points: u64,
+    ) -> Result<Self, CheckpointError> {
+        let io = |source| CheckpointError::Io {
+            path: PathBuf::new(),
+            source,
+        };
+        let mut bytes = Vec::with_capacity(HEADER);
+        r.by_ref()
+            .take(HEADER as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let (n, expected) = Self::header(&bytes, scene_hash, max_points)?;
+        // One byte more than the header gives tells a longer file.
+        r.take(expected - HEADER as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > expected {
+            return Err(CheckpointError::Format(format!(
+                "longer than the {expected} bytes its header gives for {n} points: damaged"
+            )));
+        }
         Self::from_bytes(&bytes)
     }
 }
@@ -529,6 +618,80 @@ mod tests {
             assert_eq!(ok, Ok(true), "returns at once, without a reader");
         }
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A stream: `prefix`, then zeros for ever, counting what it served.
+    struct Endless {
+        prefix: Vec<u8>,
+        served: usize,
+    }
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = buf.len().min(1 << 16);
+            for (i, b) in buf[..k].iter_mut().enumerate() {
+                *b = self.prefix.get(self.served + i).copied().unwrap_or(0);
+            }
+            self.served += k;
+            Ok(k)
+        }
+    }
+
+    /// A checkpoint is read header first, then no more than the length the
+    /// header gives (it was read whole: `--load-state /dev/urandom` read
+    /// until memory ran out).
+    #[test]
+    fn a_checkpoint_is_read_no_further_than_its_header_says() {
+        use super::{Checkpoint, CheckpointError, HEADER};
+        let c = Checkpoint {
+            scene_hash: 7,
+            step: 3,
+            time: 0.05,
+            pos: vec![[1.0, 2.0]; 4],
+            vel: vec![[0.5, 0.0]; 4],
+        };
+        let bytes = c.to_bytes().unwrap();
+        let read = |prefix: &[u8], max_points| {
+            let mut r = Endless {
+                prefix: prefix.to_vec(),
+                served: 0,
+            };
+            let result = Checkpoint::read_from(&mut r, None, max_points).map_err(|e| e.to_string());
+            (result, r.served)
+        };
+        // Followed by more bytes: one more than the file's length is read.
+        let (got, served) = read(&bytes, 100);
+        let e = got.unwrap_err();
+        assert!(e.contains("longer than the 128 bytes"), "{e}");
+        assert_eq!(served, bytes.len() + 1);
+        // Zeros (/dev/zero): refused at the header.
+        let (got, served) = read(&[], 100);
+        assert!(got.unwrap_err().contains("checkpoint header"));
+        assert_eq!(served, HEADER);
+        // A header that gives more points than asked for: refused before
+        // the state is read.
+        let (got, served) = read(&bytes[..HEADER], 3);
+        let e = got.unwrap_err();
+        assert!(e.contains("gives 4 points, more than 3"), "{e}");
+        assert_eq!(served, HEADER);
+        // Exactly the file: read back as it was.
+        let mut exact = &bytes[..];
+        assert_eq!(Checkpoint::read_from(&mut exact, Some(7), 4).unwrap(), c);
+        // Another scene: refused at the header.
+        let mut r = Endless {
+            prefix: bytes.clone(),
+            served: 0,
+        };
+        let e = Checkpoint::read_from(&mut r, Some(8), 4).unwrap_err();
+        assert!(matches!(e, CheckpointError::SceneMismatch { .. }), "{e}");
+        assert_eq!(r.served, HEADER);
+        // More points than any world holds (MAX_ITEMS, what
+        // `Checkpoint::read` allows).
+        let mut huge = bytes[..HEADER].to_vec();
+        huge[48..56].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let (got, served) = read(&huge, crate::world::MAX_ITEMS);
+        assert!(got.unwrap_err().contains("more than 1073741824"));
+        assert_eq!(served, HEADER);
     }
 
     /// A file name of 250 bytes is valid (the limit is 255), but the

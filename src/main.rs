@@ -524,6 +524,13 @@ impl Runner {
         }
     }
 
+    fn scene_hash(&self) -> u64 {
+        match self {
+            Runner::Cpu(s) => s.scene_hash(),
+            Runner::Gpu { solver, .. } => solver.scene_hash(),
+        }
+    }
+
     fn steps(&self) -> u64 {
         match self {
             Runner::Cpu(s) => s.steps(),
@@ -812,8 +819,16 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     let mut runner = Runner::new(&world, args.backend)?;
     println!("backend: {}", runner.describe());
     if let Some(path) = &args.load_state {
-        let c =
-            Checkpoint::read(path).map_err(|e| CliError::Input(format!("--load-state: {e}")))?;
+        // Of this scene, and no more points than its: a damaged header
+        // cannot make it read more than a checkpoint of this scene holds.
+        let hash = runner.scene_hash();
+        let points = world.points().len() as u64;
+        let c = Checkpoint::read_for(path, hash, points).map_err(|e| {
+            CliError::Input(match e {
+                CheckpointError::Io { .. } => format!("--load-state {e}"),
+                e => format!("--load-state {}: {e}", path.display()),
+            })
+        })?;
         // A checkpoint that does not fit the scene (wrong scene, wrong
         // point count, a non-finite state) is bad input like a damaged one.
         runner

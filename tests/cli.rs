@@ -33,7 +33,25 @@ fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
 /// `softbody`, killed (and the test failed) if it runs past `secs`
 /// seconds: for runs that used to hang.
 fn softbody_within(args: &[&str], secs: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_softbody"))
+    run_within(Command::new(env!("CARGO_BIN_EXE_softbody")), args, secs)
+}
+
+/// `softbody` with at most 1 GB of address space (`ulimit -v`) and 60
+/// seconds: for runs that used to read until memory ran out, which then
+/// fail at once instead of taking the machine's memory.
+#[cfg(unix)]
+fn softbody_small(args: &[&str]) -> Output {
+    let mut cmd = Command::new("sh");
+    cmd.args([
+        "-c",
+        "ulimit -v 1000000 && exec \"$0\" \"$@\"",
+        env!("CARGO_BIN_EXE_softbody"),
+    ]);
+    run_within(cmd, args, 60)
+}
+
+fn run_within(mut cmd: Command, args: &[&str], secs: u64) -> Output {
+    let mut child = cmd
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("RUST_LOG", "off")
@@ -864,6 +882,93 @@ fn a_run_near_the_largest_step_count_ends() {
             .map(|row| row.split(',').next().unwrap().parse().unwrap())
             .collect();
         assert_eq!(steps, rows);
+    }
+}
+
+/// Inputs that do not end are refused after a few bytes: a scene file
+/// (JSON has no NUL byte, and at most `MAX_SCENE_BYTES` are read) and a
+/// checkpoint (its header first, then no more than the length it gives,
+/// for no more points than the scene's). Both were read whole, until
+/// memory ran out.
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_refused_without_reading_them_whole() {
+    let scene = ["simulate", "--scene", "scenes/pendulum.json"];
+    for (args, want) in [
+        (
+            &["simulate", "--scene", "/dev/zero"][..],
+            "cannot read /dev/zero: byte 0 is NUL: it is not JSON text",
+        ),
+        (
+            &["simulate", "--scene", "/dev/urandom"][..],
+            "is NUL: it is not JSON text",
+        ),
+        (
+            &[&scene[..], &["--load-state", "/dev/zero"]].concat()[..],
+            "--load-state /dev/zero: not a softbody checkpoint",
+        ),
+        (
+            &[&scene[..], &["--load-state", "/dev/urandom"]].concat()[..],
+            "--load-state /dev/urandom: not a softbody checkpoint",
+        ),
+    ] {
+        if !Path::new(args[args.len() - 1]).exists() {
+            continue;
+        }
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--steps", "1", "--backend", "cpu"]);
+        let out = softbody_small(&all);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{want:?} in {}", stderr(&out));
+    }
+    // A checkpoint of this scene with more bytes after it, and one whose
+    // header gives more points than the scene has: refused, naming the
+    // file.
+    let d = dir("endless");
+    // A (sparse) scene file one byte over the limit: refused by its length.
+    let big = d.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(softbody::scene::MAX_SCENE_BYTES + 1)
+        .unwrap();
+    let out = softbody_small(&["simulate", "--scene", s(&big), "--backend", "cpu"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("big.json: it is longer than the limit of 2147483648 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(&big).unwrap();
+    let ckpt = d.join("c.bin");
+    let out = softbody(
+        &[
+            &scene[..],
+            &["--steps", "2", "--backend", "cpu", "--save-state", s(&ckpt)],
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&out), 0);
+    let bytes = std::fs::read(&ckpt).unwrap();
+    let longer = d.join("longer.bin");
+    std::fs::write(&longer, [&bytes[..], &[0; 1000]].concat()).unwrap();
+    let mut more = bytes.clone();
+    more[48..56].copy_from_slice(&(1u64 << 29).to_le_bytes());
+    let more_points = d.join("more.bin");
+    std::fs::write(&more_points, &more).unwrap();
+    for (path, want) in [
+        (&longer, "longer than the"),
+        (&more_points, "gives 536870912 points, more than 4"),
+    ] {
+        let out = softbody_small(
+            &[
+                &scene[..],
+                &["--steps", "1", "--backend", "cpu", "--load-state", s(path)],
+            ]
+            .concat(),
+        );
+        assert_eq!(code(&out), 2);
+        assert!(stderr(&out).contains(want), "{want:?} in {}", stderr(&out));
+        assert!(stderr(&out).contains(s(path)), "{}", stderr(&out));
     }
 }
 
