@@ -7,7 +7,8 @@
 //! `softbody --help` and README.md.
 //!
 //! Exit codes: 0 success; 1 failure (no GPU, a GPU error, `check` beyond
-//! its tolerance, a command this build does not have); 2 bad input (usage,
+//! its tolerance, a simulation whose state went non-finite, a command this
+//! build does not have); 2 bad input (usage,
 //! scene file, a world the solver refuses, checkpoint of another scene or a
 //! damaged one).
 
@@ -66,6 +67,10 @@ const DEFAULT_BODIES: usize = 2000;
 #[derive(Subcommand)]
 enum Command {
     /// Simulate a scene headless; write the final state, a trace and checkpoints.
+    ///
+    /// A state that goes non-finite (NaN or infinite) stops the run at that
+    /// report or trace point: the trace and --out are written there,
+    /// --save-state is not, and the exit code is 1.
     Simulate(SimulateArgs),
     /// Run a scene on the GPU and the CPU side by side and compare them step by step.
     Check(CheckArgs),
@@ -863,12 +868,15 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
                     step: u64,
                     report: Option<Option<f64>>,
                     trace_due: bool|
-     -> Result<()> {
+     -> Result<bool> {
         let (pos, vel) = runner.state()?;
         let t = totals(runner.packed(), params.gravity, &pos, &vel).map_err(failed)?;
-        if let Some(ms) = report {
+        // The run stops at a non-finite state, which gets its line.
+        if report.is_some() || !t.finite {
             // The starting line has no steps to time.
-            let ms = ms.map_or("       -".into(), |ms| format!("{ms:8.3}"));
+            let ms = report
+                .flatten()
+                .map_or("       -".into(), |ms| format!("{ms:8.3}"));
             say(format!(
                 "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {ms} ms/step{}",
                 time_at(step),
@@ -881,10 +889,12 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         if trace_due && let Some((w, path)) = &mut trace {
             writeln!(w, "{}", trace_row(step, time_at(step), &t)).map_err(io_failed(path))?;
         }
-        Ok(())
+        Ok(t.finite)
     };
-    emit(&runner, step, Some(None), true)?;
-    while step < last {
+    // The step at which the state was found non-finite: the run stops
+    // there (it only stays NaN), and fails.
+    let mut diverged = (!emit(&runner, step, Some(None), true)?).then_some(step);
+    while diverged.is_none() && step < last {
         let (next_trace, next_report, target) =
             next_stop(step, last, args.trace.is_some().then_some(args.every), {
                 report_every - since_report
@@ -900,7 +910,9 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         if report_due || trace_due {
             let ms = report_due
                 .then(|| Some(started.elapsed().as_secs_f64() * 1e3 / since_report as f64));
-            emit(&runner, step, ms, trace_due)?;
+            if !emit(&runner, step, ms, trace_due)? {
+                diverged = Some(step);
+            }
             if report_due {
                 since_report = 0;
                 started = Instant::now();
@@ -917,14 +929,27 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         write_state(path, time_at(step), step, runner.packed(), &pos, &vel)?;
         println!("wrote {}", path.display());
     }
-    if let Some(path) = &args.save_state {
-        runner
-            .checkpoint(time_at(step))?
-            .write(path)
-            .map_err(|e| failed(format!("--save-state {}: {e}", path.display())))?;
-        println!("wrote checkpoint {} (step {step})", path.display());
+    match (&args.save_state, diverged) {
+        (Some(path), None) => {
+            runner
+                .checkpoint(time_at(step))?
+                .write(path)
+                .map_err(|e| failed(format!("--save-state {}: {e}", path.display())))?;
+            println!("wrote checkpoint {} (step {step})", path.display());
+        }
+        (Some(path), Some(_)) => eprintln!(
+            "not writing --save-state {}: the state is not finite, and no solver would load it back",
+            path.display()
+        ),
+        (None, _) => {}
     }
-    Ok(ExitCode::SUCCESS)
+    match diverged {
+        None => Ok(ExitCode::SUCCESS),
+        Some(step) => Err(failed(format!(
+            "the simulation diverged: the state is not finite (NaN or infinite) at step {step} (t = {:.3} s); the run stopped there",
+            time_at(step)
+        ))),
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -1016,29 +1016,62 @@ fn a_run_that_blows_up_is_reported() {
                         {"a": 0, "b": 3, "stiffness": 1, "damping": 1000}]}"#,
     )
     .unwrap();
-    let ckpt = d.join("c.bin");
-    let out = softbody_log(
-        &[
-            "simulate",
-            "--scene",
-            s(&stiff),
-            "--steps",
-            "60",
-            "--backend",
-            "cpu",
-            "--save-state",
-            s(&ckpt),
-        ],
-        Some("off"),
-    );
+    // `simulate` fails (it exited 0 without --save-state), stopping at the
+    // first report or trace point where the state is not finite (here the
+    // report at step 20); the error names the step and the time.
+    let run = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--scene", s(&stiff), "--steps", "60"];
+        args.extend_from_slice(&["--backend", "cpu"]);
+        args.extend_from_slice(extra);
+        softbody_log(&args, Some("off"))
+    };
+    let out = run(&[]);
+    assert_eq!(code(&out), 1);
     assert!(
         stdout(&out).contains("NON-FINITE STATE"),
         "{}",
         stdout(&out)
     );
+    assert!(
+        stderr(&out).contains(
+            "the simulation diverged: the state is not finite (NaN or infinite) at step 20 (t = 0.333 s)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // With a trace every 5 steps it is found at step 15. The trace and the
+    // state (nulls where not finite) are written there, for diagnosis; the
+    // checkpoint is not (no solver would load it back), and it says so.
+    let (ckpt, trace, state) = (d.join("c.bin"), d.join("t.csv"), d.join("s.json"));
+    let out = run(&[
+        "--trace",
+        s(&trace),
+        "--every",
+        "5",
+        "--out",
+        s(&state),
+        "--save-state",
+        s(&ckpt),
+    ]);
     assert_eq!(code(&out), 1);
-    assert!(stderr(&out).contains("not finite"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("at step 15 (t = 0.250 s)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("not writing --save-state"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!ckpt.exists());
+    let rows = std::fs::read_to_string(&trace).unwrap();
+    let last = rows.lines().last().unwrap();
+    assert!(last.starts_with("15,") && last.contains("NaN"), "{rows}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(v["step"], 15);
+    assert!(v["points"][0]["pos"][0].is_null());
     if common::gpu().is_none() {
         return;
     }
