@@ -1085,6 +1085,33 @@ fn a_run_that_blows_up_is_reported() {
         "{}",
         stdout(&out)
     );
+    // `render` says the simulation diverged (exit 1); it said `point 0:
+    // pos is not finite`, which reads like bad input.
+    #[cfg(feature = "window")]
+    {
+        let png = d.join("x.png");
+        let out = softbody_log(
+            &[
+                "render",
+                "--scene",
+                s(&stiff),
+                "--steps",
+                "60",
+                "--out",
+                s(&png),
+            ],
+            Some("off"),
+        );
+        assert_eq!(code(&out), 1);
+        assert!(
+            stderr(&out).contains(
+                "the simulation diverged: the state is not finite (NaN or infinite) after 60 steps"
+            ),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!png.exists());
+    }
 }
 
 /// `render` simulates a scene file headless and writes a PNG of it.
