@@ -357,6 +357,8 @@ fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
 mod window {
     use super::{CliError, RenderArgs, Result, RunArgs, load_world};
     use softbody::app::AppOptions;
+    use softbody::gpu::SolverError;
+    use softbody::render::RenderError;
     use std::process::ExitCode;
 
     pub fn render(args: &RenderArgs) -> Result<ExitCode> {
@@ -375,7 +377,12 @@ mod window {
             &args.out,
             &softbody::render::RenderOptions::default(),
         )
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+        .map_err(|e| match e {
+            // A world the solver refuses (one that would only diverge, say)
+            // is bad input, as for `simulate`.
+            RenderError::Solver(SolverError::World(w)) => CliError::Input(w.to_string()),
+            e => CliError::Failed(e.to_string()),
+        })?;
         println!(
             "rendered {name} after {steps} steps at {}x{} to {}",
             args.size.0,

@@ -1002,6 +1002,21 @@ fn a_run_that_blows_up_is_reported() {
             stderr(&out)
         );
     }
+    // `render` too (it exited 1, as if the GPU had failed).
+    if cfg!(feature = "window") && common::gpu().is_some() {
+        let png = d.join("refused.png");
+        let out = softbody_log(
+            &["render", "--scene", s(&refused), "--out", s(&png)],
+            Some("off"),
+        );
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("spring 0 diverges"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!png.exists());
+    }
     // Three damped links along one line at a light point: each is stable,
     // but their damping fractions sum to 2.6 (docs/physics.md, "Stability
     // bounds"), and its velocity is multiplied by -1.6 every substep.
