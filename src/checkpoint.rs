@@ -26,7 +26,10 @@
 //!
 //! Writing is atomic: the bytes go to a temporary file in the same
 //! directory, which is synced and then renamed over the target, so a crash
-//! leaves either the old checkpoint or the new one, never half of one.
+//! leaves either the old checkpoint or the new one, never half of one
+//! (through symbolic links, and in place into a FIFO or a device:
+//! [`write_atomically`]). Reading takes the header first and reads no
+//! further than the length it gives ([`Checkpoint::read`]).
 //!
 //! ```
 //! use softbody::checkpoint::Checkpoint;

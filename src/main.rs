@@ -68,6 +68,10 @@ const DEFAULT_BODIES: usize = 2000;
 enum Command {
     /// Simulate a scene headless; write the final state, a trace and checkpoints.
     ///
+    /// Outputs are checked before the run: no two may name the same file,
+    /// nor --scene or --load-state. Symbolic links are written through; a
+    /// FIFO or a device is written in place.
+    ///
     /// A state that goes non-finite (NaN or infinite) stops the run at that
     /// report or trace point: the trace and --out are written there,
     /// --save-state is not, and the exit code is 1.
