@@ -26,7 +26,10 @@
 //!
 //! Writing is atomic: the bytes go to a temporary file in the same
 //! directory, which is synced and then renamed over the target, so a crash
-//! leaves either the old checkpoint or the new one, never half of one.
+//! leaves either the old checkpoint or the new one, never half of one
+//! (through symbolic links, and in place into a FIFO or a device:
+//! [`write_atomically`]). Reading takes the header first and reads no
+//! further than the length it gives ([`Checkpoint::read`]).
 //!
 //! ```
 //! use softbody::checkpoint::Checkpoint;
@@ -49,11 +52,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::cpu::CpuSolver;
 use crate::gpu::{GpuSolver, SolverError};
+use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
 const VERSION: u32 = 1;
@@ -101,24 +105,31 @@ pub enum CheckpointError {
 /// synced, then renamed over it, so that `path` holds either its old
 /// contents or all of the new ones (checkpoints, and the program's state
 /// files).
+///
+/// A symbolic link is written through: the file it points to is replaced
+/// (atomically, in that file's directory) and the link stays a link; a
+/// dangling link creates the file it points to, as the shell's `>` would
+/// ([`resolve_links`]). A path that exists and is not a regular file (a
+/// FIFO, a character device such as `/dev/stdout`) is written in place,
+/// not replaced by a regular file: the bytes go to its reader or device.
+/// The temporary file has a short name of its own
+/// (`.softbody-{pid}-{n}.tmp`), so any valid file name can be written.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let path = resolve_links(path)?;
+    if let Ok(m) = std::fs::metadata(&path)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path)?;
+        return f.write_all(bytes);
+    }
+    let dir = dir_of(&path);
+    let (tmp, mut f) = new_file(dir, "tmp")?;
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        drop(f);
+        std::fs::rename(&tmp, &path)
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
@@ -129,6 +140,100 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Checks, up front and leaving everything as it was, that
+/// [`write_atomically`] (or a plain create) can write `path`: its
+/// directory accepts a new file (one is created and removed again), and an
+/// existing regular file can be opened for writing. A path that exists and
+/// is not a regular file is written in place and is not opened here
+/// (opening a FIFO waits for a reader). Symbolic links are followed
+/// ([`resolve_links`]).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let path = resolve_links(path)?;
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => {
+            return Err(std::io::Error::other("is a directory"));
+        }
+        Ok(m) if !m.is_file() => return Ok(()),
+        Ok(_) => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| explain(e, "it cannot be opened for writing".into()))?;
+        }
+        Err(_) => {}
+    }
+    let dir = dir_of(&path);
+    let (probe, f) = new_file(dir, "probe").map_err(|e| {
+        explain(
+            e,
+            format!("directory {} does not accept a new file", dir.display()),
+        )
+    })?;
+    drop(f);
+    std::fs::remove_file(probe)
+}
+
+/// `e` with what it means said first.
+fn explain(e: std::io::Error, what: String) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+/// `path` with the symbolic links of its last component followed, as far
+/// as they go: the file that [`write_atomically`] writes. A relative link
+/// is taken from the link's own directory; a dangling link gives the path
+/// it points to. Fails after 40 links (a loop). A path that is not a link
+/// comes back as it is.
+pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{}: more than 40 symbolic links (a loop?)",
+        path.display()
+    )))
+}
+
+/// The directory a file is in (`.` for a bare name).
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A new file in `dir` with a short name of this process's,
+/// `.softbody-{pid}-{n}.{ext}`, created exclusively.
+fn new_file(dir: &Path, ext: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".softbody-{}-{n}.{ext}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => return Ok((path, f)),
+            // Left by an earlier process of the same id.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 100 => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn fnv(bytes: &[u8]) -> u64 {
@@ -228,22 +333,56 @@ impl Checkpoint {
         Ok(out)
     }
 
-    /// Parses a checkpoint's bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        let bad = |m: &str| CheckpointError::Format(m.to_string());
-        if bytes.len() < HEADER + 8 || &bytes[..20] != MAGIC {
-            return Err(bad("the file does not start with the checkpoint header"));
+    /// The point count and the file's whole length from the first
+    /// [`HEADER`] bytes, refusing another format, another version, another
+    /// scene than `scene_hash` (where given), and more than `max_points`
+    /// points.
+    fn header(
+        bytes: &[u8],
+        scene_hash: Option<u64>,
+        max_points: u64,
+    ) -> Result<(u64, u64), CheckpointError> {
+        if bytes.len() < HEADER || &bytes[..20] != MAGIC {
+            return Err(CheckpointError::Format(
+                "the file does not start with the checkpoint header".into(),
+            ));
         }
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
         if version != VERSION {
             return Err(CheckpointError::Format(format!(
                 "format version {version}, this build reads version {VERSION}"
             )));
         }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        if let Some(expected) = scene_hash {
+            Checkpoint {
+                scene_hash: u64_at(24),
+                step: 0,
+                time: 0.0,
+                pos: Vec::new(),
+                vel: Vec::new(),
+            }
+            .check_scene(expected)?;
+        }
         let n = u64_at(48);
-        let expected = (n as u128) * 16 + HEADER as u128 + 8;
-        if bytes.len() as u128 != expected {
+        if n > max_points {
+            return Err(CheckpointError::Format(format!(
+                "the header gives {n} points, more than {max_points}: damaged"
+            )));
+        }
+        // At most 2^30 points (MAX_ITEMS): no overflow.
+        Ok((n, HEADER as u64 + 16 * n + 8))
+    }
+
+    /// Parses a checkpoint's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
+        let bad = |m: &str| CheckpointError::Format(m.to_string());
+        if bytes.len() < HEADER + 8 {
+            return Err(bad("the file does not start with the checkpoint header"));
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let (n, expected) = Self::header(bytes, None, MAX_ITEMS)?;
+        if bytes.len() as u64 != expected {
             return Err(CheckpointError::Format(format!(
                 "{} bytes for {n} points, expected {expected}: truncated or damaged",
                 bytes.len()
@@ -281,20 +420,297 @@ impl Checkpoint {
         })
     }
 
-    /// Reads a checkpoint file.
+    /// Reads a checkpoint file: its header first, then no more than the
+    /// length that header gives, so a file that is not a checkpoint or
+    /// does not end (`/dev/urandom`, `/dev/zero`) is refused after a few
+    /// bytes. A header may give at most [`MAX_ITEMS`] points (16 GiB of
+    /// state); [`Checkpoint::read_for`] takes the scene's.
     pub fn read(path: &Path) -> Result<Self, CheckpointError> {
-        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        Self::read_limited(path, None, MAX_ITEMS)
+    }
+
+    /// [`Checkpoint::read`] for a scene: a checkpoint of another scene
+    /// ([`CheckpointError::SceneMismatch`]) or with more than its `points`
+    /// points is refused from the header, before the state is read.
+    pub fn read_for(path: &Path, scene_hash: u64, points: u64) -> Result<Self, CheckpointError> {
+        Self::read_limited(path, Some(scene_hash), points)
+    }
+
+    fn read_limited(
+        path: &Path,
+        scene_hash: Option<u64>,
+        max_points: u64,
+    ) -> Result<Self, CheckpointError> {
+        let file = std::fs::File::open(path).map_err(|source| CheckpointError::Io {
             path: path.to_path_buf(),
             source,
         })?;
+        Self::read_from(file, scene_hash, max_points.min(MAX_ITEMS)).map_err(|e| match e {
+            CheckpointError::Io { source, .. } => CheckpointError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+            e => e,
+        })
+    }
+
+    /// A checkpoint from any reader: the header first, then no more than
+    /// the length it gives (I/O errors carry an empty path).
+    fn read_from(
+        mut r: impl Read,
+        scene_hash: Option<u64>,
+        max_points: u64,
+    ) -> Result<Self, CheckpointError> {
+        let io = |source| CheckpointError::Io {
+            path: PathBuf::new(),
+            source,
+        };
+        let mut bytes = Vec::with_capacity(HEADER);
+        r.by_ref()
+            .take(HEADER as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let (n, expected) = Self::header(&bytes, scene_hash, max_points)?;
+        // One byte more than the header gives tells a longer file.
+        r.take(expected - HEADER as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > expected {
+            return Err(CheckpointError::Format(format!(
+                "longer than the {expected} bytes its header gives for {n} points: damaged"
+            )));
+        }
         Self::from_bytes(&bytes)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::write_atomically;
     use crate::cpu::CpuSolver;
     use crate::scenes::{bench_scene, default_scene};
+    use std::path::PathBuf;
+
+    /// A fresh directory for one test's files.
+    fn scratch(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("softbody-checkpoint-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A link is written through, and stays a link: `rename` used to
+    /// replace the link itself with a regular file, leaving its target as
+    /// it was.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through() {
+        use std::os::unix::fs::symlink;
+        let d = scratch("links");
+        std::fs::create_dir(d.join("sub")).unwrap();
+        let target = d.join("target.json");
+        std::fs::write(&target, "old").unwrap();
+        symlink(&target, d.join("abs.json")).unwrap();
+        // Relative to the link's own directory, through a link to a link.
+        symlink("../target.json", d.join("sub/rel.json")).unwrap();
+        symlink("rel.json", d.join("sub/relrel.json")).unwrap();
+        for (link, text) in [("abs.json", "one"), ("sub/relrel.json", "two")] {
+            write_atomically(&d.join(link), text.as_bytes()).unwrap();
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), text);
+            let m = std::fs::symlink_metadata(d.join(link)).unwrap();
+            assert!(m.file_type().is_symlink(), "{link} is still a link");
+        }
+        // A dangling link creates its target, as the shell's `>` does.
+        symlink("new.json", d.join("dangling.json")).unwrap();
+        write_atomically(&d.join("dangling.json"), b"three").unwrap();
+        assert_eq!(std::fs::read(d.join("new.json")).unwrap(), b"three");
+        assert!(
+            std::fs::symlink_metadata(d.join("dangling.json"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A loop is an error, not a hang.
+        symlink("loop.json", d.join("loop.json")).unwrap();
+        let e = write_atomically(&d.join("loop.json"), b"x").unwrap_err();
+        assert!(e.to_string().contains("symbolic links"), "{e}");
+        assert_eq!(
+            names(&d),
+            [
+                "abs.json",
+                "dangling.json",
+                "loop.json",
+                "new.json",
+                "sub",
+                "target.json"
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A FIFO is written in place: `rename` used to replace it with a
+    /// regular file, and its reader got nothing.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let d = scratch("fifo");
+        let fifo = d.join("fifo");
+        match std::process::Command::new("mkfifo").arg(&fifo).status() {
+            Ok(s) if s.success() => {}
+            _ => {
+                eprintln!("SKIPPED: mkfifo is not available");
+                return;
+            }
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomically(&fifo, b"through the pipe").unwrap();
+        let is_fifo = std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo();
+        assert!(is_fifo, "still a FIFO");
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// The up-front check changes nothing, refuses a directory that takes
+    /// no new file, and does not open a FIFO (which would wait for a
+    /// reader).
+    #[cfg(unix)]
+    #[test]
+    fn check_writable_proves_a_write_and_leaves_everything_as_it_was() {
+        use super::check_writable;
+        let d = scratch("writable");
+        let file = d.join("file.json");
+        std::fs::write(&file, "keep").unwrap();
+        check_writable(&file).unwrap();
+        check_writable(&d.join("new.json")).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"keep");
+        assert_eq!(names(&d), ["file.json"]);
+        assert!(check_writable(&d).is_err(), "a directory");
+        if std::path::Path::new("/proc/self").exists() {
+            let e = check_writable("/proc/softbody.json".as_ref()).unwrap_err();
+            assert!(
+                e.to_string().contains("directory /proc does not accept"),
+                "{e}"
+            );
+        }
+        let fifo = d.join("fifo");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || tx.send(check_writable(&fifo).is_ok()));
+            let ok = rx.recv_timeout(std::time::Duration::from_secs(10));
+            assert_eq!(ok, Ok(true), "returns at once, without a reader");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A stream: `prefix`, then zeros for ever, counting what it served.
+    struct Endless {
+        prefix: Vec<u8>,
+        served: usize,
+    }
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = buf.len().min(1 << 16);
+            for (i, b) in buf[..k].iter_mut().enumerate() {
+                *b = self.prefix.get(self.served + i).copied().unwrap_or(0);
+            }
+            self.served += k;
+            Ok(k)
+        }
+    }
+
+    /// A checkpoint is read header first, then no more than the length the
+    /// header gives (it was read whole: `--load-state /dev/urandom` read
+    /// until memory ran out).
+    #[test]
+    fn a_checkpoint_is_read_no_further_than_its_header_says() {
+        use super::{Checkpoint, CheckpointError, HEADER};
+        let c = Checkpoint {
+            scene_hash: 7,
+            step: 3,
+            time: 0.05,
+            pos: vec![[1.0, 2.0]; 4],
+            vel: vec![[0.5, 0.0]; 4],
+        };
+        let bytes = c.to_bytes().unwrap();
+        let read = |prefix: &[u8], max_points| {
+            let mut r = Endless {
+                prefix: prefix.to_vec(),
+                served: 0,
+            };
+            let result = Checkpoint::read_from(&mut r, None, max_points).map_err(|e| e.to_string());
+            (result, r.served)
+        };
+        // Followed by more bytes: one more than the file's length is read.
+        let (got, served) = read(&bytes, 100);
+        let e = got.unwrap_err();
+        assert!(e.contains("longer than the 128 bytes"), "{e}");
+        assert_eq!(served, bytes.len() + 1);
+        // Zeros (/dev/zero): refused at the header.
+        let (got, served) = read(&[], 100);
+        assert!(got.unwrap_err().contains("checkpoint header"));
+        assert_eq!(served, HEADER);
+        // A header that gives more points than asked for: refused before
+        // the state is read.
+        let (got, served) = read(&bytes[..HEADER], 3);
+        let e = got.unwrap_err();
+        assert!(e.contains("gives 4 points, more than 3"), "{e}");
+        assert_eq!(served, HEADER);
+        // Exactly the file: read back as it was.
+        let mut exact = &bytes[..];
+        assert_eq!(Checkpoint::read_from(&mut exact, Some(7), 4).unwrap(), c);
+        // Another scene: refused at the header.
+        let mut r = Endless {
+            prefix: bytes.clone(),
+            served: 0,
+        };
+        let e = Checkpoint::read_from(&mut r, Some(8), 4).unwrap_err();
+        assert!(matches!(e, CheckpointError::SceneMismatch { .. }), "{e}");
+        assert_eq!(r.served, HEADER);
+        // More points than any world holds (MAX_ITEMS, what
+        // `Checkpoint::read` allows).
+        let mut huge = bytes[..HEADER].to_vec();
+        huge[48..56].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let (got, served) = read(&huge, crate::world::MAX_ITEMS);
+        assert!(got.unwrap_err().contains("more than 1073741824"));
+        assert_eq!(served, HEADER);
+    }
+
+    /// A file name of 250 bytes is valid (the limit is 255), but the
+    /// temporary file used to be named after it, `.{name}.tmp{pid}`, which
+    /// is not.
+    #[test]
+    fn any_valid_file_name_is_written_atomically() {
+        let d = scratch("long_name");
+        let name = "a".repeat(250);
+        let path = d.join(&name);
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(names(&d), [name], "no temporary file is left");
+        let _ = std::fs::remove_dir_all(&d);
+    }
 
     /// A checkpoint names its scene by hash, so the hash of a scene must not
     /// change when only the solver's buffer layouts do: these values were

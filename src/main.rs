@@ -7,7 +7,8 @@
 //! `softbody --help` and README.md.
 //!
 //! Exit codes: 0 success; 1 failure (no GPU, a GPU error, `check` beyond
-//! its tolerance, a command this build does not have); 2 bad input (usage,
+//! its tolerance, a simulation whose state went non-finite, a command this
+//! build does not have); 2 bad input (usage,
 //! scene file, a world the solver refuses, checkpoint of another scene or a
 //! damaged one).
 
@@ -66,6 +67,14 @@ const DEFAULT_BODIES: usize = 2000;
 #[derive(Subcommand)]
 enum Command {
     /// Simulate a scene headless; write the final state, a trace and checkpoints.
+    ///
+    /// Outputs are checked before the run: no two may name the same file,
+    /// nor --scene or --load-state. Symbolic links are written through; a
+    /// FIFO or a device is written in place.
+    ///
+    /// A state that goes non-finite (NaN or infinite) stops the run at that
+    /// report or trace point: the trace and --out are written there,
+    /// --save-state is not, and the exit code is 1.
     Simulate(SimulateArgs),
     /// Run a scene on the GPU and the CPU side by side and compare them step by step.
     Check(CheckArgs),
@@ -352,10 +361,16 @@ fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
 mod window {
     use super::{CliError, RenderArgs, Result, RunArgs, load_world};
     use softbody::app::AppOptions;
+    use softbody::gpu::SolverError;
+    use softbody::render::RenderError;
     use std::process::ExitCode;
 
     pub fn render(args: &RenderArgs) -> Result<ExitCode> {
         super::check_output("--out", &args.out)?;
+        super::check_distinct(
+            &[("--out", &args.out)],
+            &super::given(&[("--scene", &args.scene.scene)]),
+        )?;
         let (world, name) = load_world(&args.scene)?;
         let steps = u32::try_from(args.steps)
             .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
@@ -366,7 +381,12 @@ mod window {
             &args.out,
             &softbody::render::RenderOptions::default(),
         )
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+        .map_err(|e| match e {
+            // A world the solver refuses (one that would only diverge, say)
+            // is bad input, as for `simulate`.
+            RenderError::Solver(SolverError::World(w)) => CliError::Input(w.to_string()),
+            e => CliError::Failed(e.to_string()),
+        })?;
         println!(
             "rendered {name} after {steps} steps at {}x{} to {}",
             args.size.0,
@@ -522,6 +542,13 @@ impl Runner {
         }
     }
 
+    fn scene_hash(&self) -> u64 {
+        match self {
+            Runner::Cpu(s) => s.scene_hash(),
+            Runner::Gpu { solver, .. } => solver.scene_hash(),
+        }
+    }
+
     fn steps(&self) -> u64 {
         match self {
             Runner::Cpu(s) => s.steps(),
@@ -561,9 +588,12 @@ fn progress(total: u64) -> ProgressBar {
 }
 
 /// Refuses an output path that cannot be written, before a run spends its
-/// time: a directory, or a file in a directory that does not exist. (The
-/// outputs used to be opened after the run, so one bad path lost the
-/// others after overwriting some.)
+/// time: a directory, a file in a directory that does not exist or does
+/// not accept a new file (proved by creating and removing one: a
+/// read-only directory, `/proc`), or an existing file that cannot be
+/// opened for writing. (The outputs used to be opened after the run, so
+/// one bad path lost that run's state and checkpoint.) Symbolic links are
+/// followed, as the writes follow them.
 fn check_output(option: &str, path: &Path) -> Result<()> {
     let bad = |why: String| {
         Err(CliError::Input(format!(
@@ -577,12 +607,96 @@ fn check_output(option: &str, path: &Path) -> Result<()> {
     if path.file_name().is_none() {
         return bad("is not a file name".into());
     }
-    match path.parent() {
+    let target = match softbody::checkpoint::resolve_links(path) {
+        Ok(t) => t,
+        Err(e) => return bad(e.to_string()),
+    };
+    let via = if target == path {
+        String::new()
+    } else {
+        format!(" (it links to {})", target.display())
+    };
+    match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
-            bad(format!("directory {} does not exist", dir.display()))
+            bad(format!("directory {} does not exist{via}", dir.display()))
         }
-        _ => Ok(()),
+        _ => softbody::checkpoint::check_writable(&target).or_else(|e| bad(format!("{e}{via}"))),
     }
+}
+
+/// Refuses, before any work, an output that names the same file as
+/// another output (one would replace the other: `--trace x --out x` lost
+/// the trace) or as an input (`--scene p.json --out p.json` replaced the
+/// scene). Existing character devices (`/dev/null`, a terminal) are
+/// written in place and can take several outputs.
+fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let show = |(option, path): (&str, &Path)| format!("{option} {}", path.display());
+    for (i, &a) in outputs.iter().enumerate() {
+        for &b in &outputs[i + 1..] {
+            if same_file(a.1, b.1) {
+                return Err(CliError::Input(format!(
+                    "{} and {} name the same file: one output would replace the other",
+                    show(a),
+                    show(b)
+                )));
+            }
+        }
+        for &b in inputs {
+            if same_file(a.1, b.1) {
+                return Err(CliError::Input(format!(
+                    "{} names the same file as {}: the output would replace the input",
+                    show(a),
+                    show(b)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The options of `list` that were given, with their paths.
+fn given<'a>(list: &[(&'a str, &'a Option<PathBuf>)]) -> Vec<(&'a str, &'a Path)> {
+    list.iter()
+        .filter_map(|&(option, path)| Some((option, path.as_deref()?)))
+        .collect()
+}
+
+/// Whether two paths name one file that writing would replace or
+/// truncate: the same device and inode where both exist (hard and
+/// symbolic links, any spelling; not for a character device), else the
+/// same canonical path, links followed (a file that does not exist yet,
+/// spelled `./a.json` and `dir/../a.json`, or reached through a dangling
+/// link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return ma.dev() == mb.dev()
+                && ma.ino() == mb.ino()
+                && !ma.file_type().is_char_device();
+        }
+    }
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// `path` absolute, with its links and its `.` and `..` resolved, also
+/// for a file that does not exist yet (its directory resolved, the name
+/// kept); `None` where even the directory cannot be resolved.
+fn canonical(path: &Path) -> Option<PathBuf> {
+    let path = softbody::checkpoint::resolve_links(path).ok()?;
+    if let Ok(c) = std::fs::canonicalize(&path) {
+        return Some(c);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(name))
 }
 
 fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
@@ -670,6 +784,23 @@ fn trace_row(step: u64, time: f64, t: &softbody::diagnostics::Totals) -> String 
 // ---------------------------------------------------------------------------
 // simulate
 
+/// Where the run loop stops next, from `step` (`< last`): the next trace
+/// point (the next multiple of `every`, `None` without a trace or past
+/// `u64::MAX`), the next report (`to_report` steps on, saturating) and the
+/// stop itself, the nearest of those, `last`, and 240 steps on; always
+/// after `step` and at most `last`. (With a checkpoint near `u64::MAX`,
+/// unchecked arithmetic used to wrap to a stop before `step`, and the loop
+/// ran for ever.)
+fn next_stop(step: u64, last: u64, every: Option<u64>, to_report: u64) -> (Option<u64>, u64, u64) {
+    let next_trace = every.and_then(|k| (step / k).checked_add(1)?.checked_mul(k));
+    let next_report = step.saturating_add(to_report);
+    let target = last
+        .min(next_trace.unwrap_or(u64::MAX))
+        .min(next_report)
+        .min(step.saturating_add(240));
+    (next_trace, next_report, target)
+}
+
 fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     for (option, path) in [
         ("--out", &args.out),
@@ -680,6 +811,17 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
             check_output(option, path)?;
         }
     }
+    check_distinct(
+        &given(&[
+            ("--out", &args.out),
+            ("--trace", &args.trace),
+            ("--save-state", &args.save_state),
+        ]),
+        &given(&[
+            ("--scene", &args.scene.scene),
+            ("--load-state", &args.load_state),
+        ]),
+    )?;
     let (world, name) = load_world(&args.scene)?;
     let params = world.params.clone();
     println!(
@@ -695,8 +837,16 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     let mut runner = Runner::new(&world, args.backend)?;
     println!("backend: {}", runner.describe());
     if let Some(path) = &args.load_state {
-        let c =
-            Checkpoint::read(path).map_err(|e| CliError::Input(format!("--load-state: {e}")))?;
+        // Of this scene, and no more points than its: a damaged header
+        // cannot make it read more than a checkpoint of this scene holds.
+        let hash = runner.scene_hash();
+        let points = world.points().len() as u64;
+        let c = Checkpoint::read_for(path, hash, points).map_err(|e| {
+            CliError::Input(match e {
+                CheckpointError::Io { .. } => format!("--load-state {e}"),
+                e => format!("--load-state {}: {e}", path.display()),
+            })
+        })?;
         // A checkpoint that does not fit the scene (wrong scene, wrong
         // point count, a non-finite state) is bad input like a damaged one.
         runner
@@ -731,12 +881,15 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
                     step: u64,
                     report: Option<Option<f64>>,
                     trace_due: bool|
-     -> Result<()> {
+     -> Result<bool> {
         let (pos, vel) = runner.state()?;
         let t = totals(runner.packed(), params.gravity, &pos, &vel).map_err(failed)?;
-        if let Some(ms) = report {
+        // The run stops at a non-finite state, which gets its line.
+        if report.is_some() || !t.finite {
             // The starting line has no steps to time.
-            let ms = ms.map_or("       -".into(), |ms| format!("{ms:8.3}"));
+            let ms = report
+                .flatten()
+                .map_or("       -".into(), |ms| format!("{ms:8.3}"));
             say(format!(
                 "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {ms} ms/step{}",
                 time_at(step),
@@ -749,20 +902,19 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         if trace_due && let Some((w, path)) = &mut trace {
             writeln!(w, "{}", trace_row(step, time_at(step), &t)).map_err(io_failed(path))?;
         }
-        Ok(())
+        Ok(t.finite)
     };
-    emit(&runner, step, Some(None), true)?;
-    while step < last {
-        let next_trace = if args.trace.is_some() {
-            (step / args.every + 1) * args.every
-        } else {
-            u64::MAX
-        };
-        let next_report = step + (report_every - since_report);
-        let target = last.min(next_trace).min(next_report).min(step + 240);
+    // The step at which the state was found non-finite: the run stops
+    // there (it only stays NaN), and fails.
+    let mut diverged = (!emit(&runner, step, Some(None), true)?).then_some(step);
+    while diverged.is_none() && step < last {
+        let (next_trace, next_report, target) =
+            next_stop(step, last, args.trace.is_some().then_some(args.every), {
+                report_every - since_report
+            });
         let n = target - step;
         let report_due = target == next_report || target == last;
-        let trace_due = target == next_trace;
+        let trace_due = next_trace == Some(target);
         // Waiting for the GPU makes the timings and the bar truthful.
         runner.step(n, report_due || !bar.is_hidden())?;
         step = target;
@@ -771,7 +923,9 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         if report_due || trace_due {
             let ms = report_due
                 .then(|| Some(started.elapsed().as_secs_f64() * 1e3 / since_report as f64));
-            emit(&runner, step, ms, trace_due)?;
+            if !emit(&runner, step, ms, trace_due)? {
+                diverged = Some(step);
+            }
             if report_due {
                 since_report = 0;
                 started = Instant::now();
@@ -788,14 +942,27 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         write_state(path, time_at(step), step, runner.packed(), &pos, &vel)?;
         println!("wrote {}", path.display());
     }
-    if let Some(path) = &args.save_state {
-        runner
-            .checkpoint(time_at(step))?
-            .write(path)
-            .map_err(|e| failed(format!("--save-state {}: {e}", path.display())))?;
-        println!("wrote checkpoint {} (step {step})", path.display());
+    match (&args.save_state, diverged) {
+        (Some(path), None) => {
+            runner
+                .checkpoint(time_at(step))?
+                .write(path)
+                .map_err(|e| failed(format!("--save-state {}: {e}", path.display())))?;
+            println!("wrote checkpoint {} (step {step})", path.display());
+        }
+        (Some(path), Some(_)) => eprintln!(
+            "not writing --save-state {}: the state is not finite, and no solver would load it back",
+            path.display()
+        ),
+        (None, _) => {}
     }
-    Ok(ExitCode::SUCCESS)
+    match diverged {
+        None => Ok(ExitCode::SUCCESS),
+        Some(step) => Err(failed(format!(
+            "the simulation diverged: the state is not finite (NaN or infinite) at step {step} (t = {:.3} s); the run stopped there",
+            time_at(step)
+        ))),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -938,7 +1105,28 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use super::column;
+    use super::{column, next_stop};
+
+    /// Near `u64::MAX` the next trace point does not exist, and the stop
+    /// is still after the current step (it wrapped to before it).
+    #[test]
+    fn the_run_loop_stops_after_the_current_step_near_the_largest_count() {
+        let max = u64::MAX;
+        let big = (1u64 << 63) + 1;
+        // A checkpoint at 2^63 + 5, `--every 2^63 + 1`: the next multiple
+        // is past u64::MAX.
+        let at = (1u64 << 63) + 5;
+        assert_eq!(next_stop(at, at + 3, Some(big), 1), (None, at + 1, at + 1));
+        assert_eq!(next_stop(max - 1, max, Some(2), 1), (None, max, max));
+        assert_eq!(
+            next_stop(max - 3, max, Some(2), 5),
+            (Some(max - 1), max, max - 1)
+        );
+        assert_eq!(next_stop(max - 2, max, None, 9), (None, max, max));
+        // Away from the end: the nearest of the trace, the report and 240.
+        assert_eq!(next_stop(10, 1000, Some(7), 20), (Some(14), 30, 14));
+        assert_eq!(next_stop(10, 1000, None, 500), (None, 510, 250));
+    }
 
     #[test]
     fn summary_columns_switch_to_exponents_only_when_too_wide() {

@@ -54,6 +54,12 @@ use crate::world::{
 /// asking for more is refused before anything is generated.
 pub const MAX_SCENE_POINTS: u64 = 1 << 24;
 
+/// Most bytes a scene file may have (2 GiB): room for a scene of
+/// [`MAX_SCENE_POINTS`] points written out one per line. A larger file, or
+/// one that does not end (`/dev/zero`), is refused after reading at most
+/// this much, with an error naming the file and this limit.
+pub const MAX_SCENE_BYTES: u64 = 2 << 30;
+
 /// What is wrong with a scene file, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SceneError {
@@ -783,11 +789,9 @@ impl Scene {
         Ok(scene)
     }
 
-    /// Reads and parses a scene file.
+    /// Reads and parses a scene file of at most [`MAX_SCENE_BYTES`].
     pub fn load(path: &Path) -> Result<Self, SceneError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SceneError::new("", format!("cannot read {}: {e}", path.display())))?;
-        Self::parse(&text)
+        Self::parse(&read_text(path, MAX_SCENE_BYTES)?)
     }
 
     /// The parameters: the file's, over the defaults.
@@ -987,7 +991,101 @@ impl Scene {
     }
 }
 
+/// The text of the file at `path`, reading at most `limit` bytes of it: a
+/// longer file is refused (at once where its length is known), and so is
+/// a NUL byte (`/dev/zero`), which JSON does not allow anywhere.
+fn read_text(path: &Path, limit: u64) -> Result<String, SceneError> {
+    use std::io::Read;
+    let cannot =
+        |why: String| SceneError::new("", format!("cannot read {}: {why}", path.display()));
+    let too_long = || {
+        cannot(format!(
+            "it is longer than the limit of {limit} bytes for a scene file"
+        ))
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| cannot(e.to_string()))?;
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > limit)
+    {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let k = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(cannot(e.to_string())),
+        };
+        if (bytes.len() + k) as u64 > limit {
+            return Err(too_long());
+        }
+        if let Some(i) = chunk[..k].iter().position(|&b| b == 0) {
+            return Err(cannot(format!(
+                "byte {} is NUL: it is not JSON text",
+                bytes.len() + i
+            )));
+        }
+        bytes.extend_from_slice(&chunk[..k]);
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| cannot(format!("it is not UTF-8 text: {}", e.utf8_error())))
+}
+
 /// Parses and builds a scene file.
 pub fn load_world(path: &Path) -> Result<World, SceneError> {
     Scene::load(path)?.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_text;
+
+    /// A scene file is read up to a limit: it was read whole, so
+    /// `--scene /dev/zero` read until memory ran out.
+    #[test]
+    fn a_scene_file_is_read_up_to_a_limit() {
+        let d = std::env::temp_dir().join(format!("softbody-scene-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("s.json");
+        std::fs::write(&path, "[1, 2, 3]\n").unwrap();
+        assert_eq!(read_text(&path, 10).unwrap(), "[1, 2, 3]\n");
+        let e = read_text(&path, 9).unwrap_err().to_string();
+        assert!(e.contains("s.json"), "{e}");
+        assert!(e.contains("limit of 9 bytes"), "{e}");
+        // A stream, whose length is not known up front.
+        #[cfg(unix)]
+        {
+            let fifo = d.join("fifo");
+            if std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                let writer = {
+                    let fifo = fifo.clone();
+                    std::thread::spawn(move || {
+                        use std::io::Write;
+                        let mut f = std::fs::OpenOptions::new().write(true).open(fifo)?;
+                        // Far more than the limit; the reader stops early.
+                        for _ in 0..1000 {
+                            f.write_all(&[b' '; 1000])?;
+                        }
+                        Ok::<_, std::io::Error>(())
+                    })
+                };
+                let e = read_text(&fifo, 4096).unwrap_err().to_string();
+                assert!(e.contains("limit of 4096 bytes"), "{e}");
+                // The writer sees the reader gone (a broken pipe).
+                assert!(writer.join().unwrap().is_err());
+            }
+        }
+        if std::path::Path::new("/dev/zero").exists() {
+            let e = read_text("/dev/zero".as_ref(), 1 << 20).unwrap_err();
+            assert!(e.to_string().contains("byte 0 is NUL"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

@@ -30,6 +30,55 @@ fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
     out
 }
 
+/// `softbody`, killed (and the test failed) if it runs past `secs`
+/// seconds: for runs that used to hang.
+fn softbody_within(args: &[&str], secs: u64) -> Output {
+    run_within(Command::new(env!("CARGO_BIN_EXE_softbody")), args, secs)
+}
+
+/// `softbody` with at most 1 GB of address space (`ulimit -v`) and 60
+/// seconds: for runs that used to read until memory ran out, which then
+/// fail at once instead of taking the machine's memory.
+#[cfg(unix)]
+fn softbody_small(args: &[&str]) -> Output {
+    let mut cmd = Command::new("sh");
+    cmd.args([
+        "-c",
+        "ulimit -v 1000000 && exec \"$0\" \"$@\"",
+        env!("CARGO_BIN_EXE_softbody"),
+    ]);
+    run_within(cmd, args, 60)
+}
+
+fn run_within(mut cmd: Command, args: &[&str], secs: u64) -> Output {
+    let mut child = cmd
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_LOG", "off")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("softbody {} ran past {secs} s", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    eprintln!(
+        "softbody {}\n--- exit {:?}\n{}{}",
+        args.join(" "),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn code(out: &Output) -> i32 {
     out.status.code().expect("exited normally")
 }
@@ -156,6 +205,308 @@ fn outputs_are_checked_before_the_run() {
         assert_eq!(code(&out), 2, "{option}");
         assert!(stderr(&out).contains(option), "{}", stderr(&out));
         assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
+    }
+}
+
+/// A directory that does not accept a new file is refused before the run,
+/// naming it: it used to be found after the run, losing its state and
+/// checkpoint (exit 1). `/proc` refuses new files to every user; a mode
+/// 555 directory to all but root.
+#[test]
+fn an_output_in_a_directory_that_takes_no_new_file_is_refused_up_front() {
+    let d = dir("unwritable");
+    let keep = d.join("keep.csv");
+    std::fs::write(&keep, "keep").unwrap();
+    let mut bad = vec![(PathBuf::from("/proc/softbody-state.json"), "/proc")];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let ro = d.join("ro");
+        std::fs::create_dir(&ro).unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        if std::fs::File::create(ro.join("probe")).is_err() {
+            bad.push((ro.join("state.json"), "ro"));
+        } else {
+            eprintln!("SKIPPED: the mode 555 directory (root writes there)");
+        }
+    }
+    for (path, dir_name) in &bad {
+        if !Path::new("/proc/self").exists() && dir_name == &"/proc" {
+            continue;
+        }
+        for option in ["--out", "--save-state"] {
+            let out = softbody(&[
+                "simulate",
+                "--scene",
+                "scenes/pendulum.json",
+                "--steps",
+                "3",
+                "--backend",
+                "cpu",
+                "--trace",
+                s(&keep),
+                option,
+                s(path),
+            ]);
+            assert_eq!(code(&out), 2, "{option} {}", path.display());
+            let err = stderr(&out);
+            assert!(err.contains(option), "{err}");
+            assert!(err.contains("does not accept a new file"), "{err}");
+            assert!(err.contains(dir_name), "{err}");
+            assert!(!stdout(&out).contains("t ="), "before the run");
+            assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
+        }
+    }
+    // File names up to the limit of 255 bytes are written (the temporary
+    // file used to be named after them, 255 bytes and more).
+    let (long_state, long_ckpt) = (d.join("s".repeat(250)), d.join("c".repeat(255)));
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        "scenes/pendulum.json",
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+        "--out",
+        s(&long_state),
+        "--save-state",
+        s(&long_ckpt),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(long_state.is_file() && long_ckpt.is_file());
+    // Nothing is left behind by the probes or the writes.
+    let mut names: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    names.sort();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+/// Two outputs naming one file, or an output naming an input, are
+/// refused before the run (exit 2, naming both options), however the path
+/// is spelled and through hard and symbolic links: the trace was lost
+/// under the state, the scene replaced by the state, a checkpoint
+/// truncated by the trace.
+#[test]
+fn an_output_may_not_name_another_output_or_an_input() {
+    let d = dir("same_file");
+    let scene = d.join("p.json");
+    std::fs::copy("scenes/pendulum.json", &scene).unwrap();
+    let scene_text = std::fs::read(&scene).unwrap();
+    let ckpt = d.join("ck.bin");
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        s(&scene),
+        "--steps",
+        "2",
+        "--backend",
+        "cpu",
+        "--save-state",
+        s(&ckpt),
+    ]);
+    assert_eq!(code(&out), 0);
+    let ckpt_bytes = std::fs::read(&ckpt).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let at = |rest: &str| format!("{}/{rest}", s(&d));
+    let mut cases: Vec<(Vec<String>, [&str; 2])> = vec![
+        (
+            vec![
+                "--trace".into(),
+                at("same.out"),
+                "--out".into(),
+                at("same.out"),
+            ],
+            ["--trace", "--out"],
+        ),
+        (
+            vec!["--out".into(), at("x"), "--save-state".into(), at("x")],
+            ["--out", "--save-state"],
+        ),
+        // A new file, spelled three ways.
+        (
+            vec![
+                "--out".into(),
+                at("./a.json"),
+                "--trace".into(),
+                at("sub/../a.json"),
+            ],
+            ["--out", "--trace"],
+        ),
+        (
+            vec![
+                "--trace".into(),
+                at("a.json"),
+                "--save-state".into(),
+                at("sub/..//a.json"),
+            ],
+            ["--trace", "--save-state"],
+        ),
+        (vec!["--out".into(), at("./p.json")], ["--out", "--scene"]),
+        (
+            vec![
+                "--load-state".into(),
+                s(&ckpt).into(),
+                "--trace".into(),
+                at("sub/../ck.bin"),
+            ],
+            ["--trace", "--load-state"],
+        ),
+    ];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::symlink;
+        std::fs::hard_link(&scene, d.join("hard.json")).unwrap();
+        symlink(&scene, d.join("sub/link.json")).unwrap();
+        symlink("../new.json", d.join("sub/dangling.json")).unwrap();
+        cases.extend([
+            (vec!["--out".into(), at("hard.json")], ["--out", "--scene"]),
+            (
+                vec!["--save-state".into(), at("sub/link.json")],
+                ["--save-state", "--scene"],
+            ),
+            (
+                vec![
+                    "--out".into(),
+                    at("sub/dangling.json"),
+                    "--trace".into(),
+                    at("new.json"),
+                ],
+                ["--out", "--trace"],
+            ),
+        ]);
+    }
+    for (extra, options) in &cases {
+        let mut args = vec![
+            "simulate",
+            "--scene",
+            s(&scene),
+            "--steps",
+            "3",
+            "--backend",
+            "cpu",
+        ];
+        args.extend(extra.iter().map(String::as_str));
+        let out = softbody(&args);
+        assert_eq!(code(&out), 2, "{extra:?}");
+        for option in options {
+            assert!(
+                stderr(&out).contains(option),
+                "{option} in {}",
+                stderr(&out)
+            );
+        }
+        assert!(stderr(&out).contains("the same file"), "{}", stderr(&out));
+    }
+    // Refused before anything was written.
+    assert_eq!(std::fs::read(&scene).unwrap(), scene_text);
+    assert_eq!(std::fs::read(&ckpt).unwrap(), ckpt_bytes);
+    for new in ["same.out", "x", "a.json", "new.json"] {
+        assert!(!d.join(new).exists(), "{new}");
+    }
+    // `render` too (refused before it looks for a GPU).
+    let out = softbody(&[
+        "render",
+        "--scene",
+        s(&scene),
+        "--out",
+        &at("sub/../p.json"),
+    ]);
+    if cfg!(feature = "window") {
+        assert_eq!(code(&out), 2);
+        assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+        assert!(stderr(&out).contains("--scene"), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(&scene).unwrap(), scene_text);
+    // Different files are fine.
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        s(&scene),
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+        "--out",
+        &at("a.json"),
+        "--trace",
+        &at("b.csv"),
+    ]);
+    assert_eq!(code(&out), 0);
+}
+
+/// Outputs through symbolic links and into files that are not regular:
+/// the state used to be renamed over the path, which replaced a link with
+/// a regular file (its target unchanged) and a FIFO or a device (e.g.
+/// `/dev/stdout`) with a regular file.
+#[cfg(unix)]
+#[test]
+fn outputs_write_through_links_and_into_devices() {
+    use std::os::unix::fs::{FileTypeExt, symlink};
+    let d = dir("links");
+    let (target, ckpt) = (d.join("target.json"), d.join("new.bin"));
+    std::fs::write(&target, "old").unwrap();
+    symlink(&target, d.join("link.json")).unwrap();
+    // Dangling: the checkpoint is created where it points.
+    symlink("new.bin", d.join("dangling.bin")).unwrap();
+    let sim = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--scene", "scenes/pendulum.json"];
+        args.extend_from_slice(&["--steps", "3", "--backend", "cpu"]);
+        args.extend_from_slice(extra);
+        softbody(&args)
+    };
+    let out = sim(&[
+        "--out",
+        s(&d.join("link.json")),
+        "--save-state",
+        s(&d.join("dangling.bin")),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for link in ["link.json", "dangling.bin"] {
+        let m = std::fs::symlink_metadata(d.join(link)).unwrap();
+        assert!(m.file_type().is_symlink(), "{link} is still a link");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(v["step"], 3);
+    assert_eq!(
+        softbody::checkpoint::Checkpoint::read(&ckpt).unwrap().step,
+        3
+    );
+
+    // Character devices (mknod needs root): the null device takes both
+    // outputs; the full device fails the write (exit 1, saying why); both
+    // stay devices.
+    let (null, full) = (d.join("null"), d.join("full"));
+    let made = [(&null, "3"), (&full, "7")].iter().all(|(p, minor)| {
+        Command::new("mknod")
+            .args([s(p), "c", "1", minor])
+            .status()
+            .is_ok_and(|st| st.success())
+    });
+    if !made {
+        eprintln!("SKIPPED: the device part (mknod needs root)");
+        return;
+    }
+    let out = sim(&["--out", s(&null), "--save-state", s(&null)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = sim(&["--out", s(&full)]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("No space left on device"),
+        "{}",
+        stderr(&out)
+    );
+    for dev in [&null, &full] {
+        let m = std::fs::symlink_metadata(dev).unwrap();
+        assert!(
+            m.file_type().is_char_device(),
+            "{} is still a device",
+            dev.display()
+        );
     }
 }
 
@@ -476,6 +827,151 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
     );
 }
 
+/// A checkpoint near `u64::MAX` steps with a trace every K steps, where
+/// the next multiple of K is past `u64::MAX`: the step arithmetic wrapped
+/// and the run spun for ever (or panicked, with overflow checks).
+#[test]
+fn a_run_near_the_largest_step_count_ends() {
+    let d = dir("near_max");
+    let ckpt = d.join("c.bin");
+    let scene = ["--scene", "scenes/pendulum.json", "--backend", "cpu"];
+    let run = |args: &[&str]| {
+        let mut all = vec!["simulate"];
+        all.extend_from_slice(&scene);
+        all.extend_from_slice(args);
+        softbody_within(&all, 60)
+    };
+    assert_eq!(code(&run(&["--steps", "2", "--save-state", s(&ckpt)])), 0);
+    let mut c = softbody::checkpoint::Checkpoint::read(&ckpt).unwrap();
+    for (at, every, rows) in [
+        // The audit's case: 2^63 + 5, a row every 2^63 + 1 steps.
+        (
+            (1u64 << 63) + 5,
+            "9223372036854775809",
+            vec![(1u64 << 63) + 5],
+        ),
+        // The last steps there are: rows at the even steps, the next past
+        // u64::MAX.
+        (u64::MAX - 3, "2", vec![u64::MAX - 3, u64::MAX - 1]),
+    ] {
+        c.step = at;
+        let big = d.join("big.bin");
+        c.write(&big).unwrap();
+        let trace = d.join("trace.csv");
+        let state = d.join("state.json");
+        let out = run(&[
+            "--load-state",
+            s(&big),
+            "--steps",
+            "3",
+            "--trace",
+            s(&trace),
+            "--every",
+            every,
+            "--out",
+            s(&state),
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+        assert_eq!(v["step"].as_u64(), Some(at + 3));
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let steps: Vec<u64> = text
+            .lines()
+            .skip(1)
+            .map(|row| row.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(steps, rows);
+    }
+}
+
+/// Inputs that do not end are refused after a few bytes: a scene file
+/// (JSON has no NUL byte, and at most `MAX_SCENE_BYTES` are read) and a
+/// checkpoint (its header first, then no more than the length it gives,
+/// for no more points than the scene's). Both were read whole, until
+/// memory ran out.
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_refused_without_reading_them_whole() {
+    let scene = ["simulate", "--scene", "scenes/pendulum.json"];
+    for (args, want) in [
+        (
+            &["simulate", "--scene", "/dev/zero"][..],
+            "cannot read /dev/zero: byte 0 is NUL: it is not JSON text",
+        ),
+        (
+            &["simulate", "--scene", "/dev/urandom"][..],
+            "is NUL: it is not JSON text",
+        ),
+        (
+            &[&scene[..], &["--load-state", "/dev/zero"]].concat()[..],
+            "--load-state /dev/zero: not a softbody checkpoint",
+        ),
+        (
+            &[&scene[..], &["--load-state", "/dev/urandom"]].concat()[..],
+            "--load-state /dev/urandom: not a softbody checkpoint",
+        ),
+    ] {
+        if !Path::new(args[args.len() - 1]).exists() {
+            continue;
+        }
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--steps", "1", "--backend", "cpu"]);
+        let out = softbody_small(&all);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{want:?} in {}", stderr(&out));
+    }
+    // A checkpoint of this scene with more bytes after it, and one whose
+    // header gives more points than the scene has: refused, naming the
+    // file.
+    let d = dir("endless");
+    // A (sparse) scene file one byte over the limit: refused by its length.
+    let big = d.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(softbody::scene::MAX_SCENE_BYTES + 1)
+        .unwrap();
+    let out = softbody_small(&["simulate", "--scene", s(&big), "--backend", "cpu"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("big.json: it is longer than the limit of 2147483648 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(&big).unwrap();
+    let ckpt = d.join("c.bin");
+    let out = softbody(
+        &[
+            &scene[..],
+            &["--steps", "2", "--backend", "cpu", "--save-state", s(&ckpt)],
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&out), 0);
+    let bytes = std::fs::read(&ckpt).unwrap();
+    let longer = d.join("longer.bin");
+    std::fs::write(&longer, [&bytes[..], &[0; 1000]].concat()).unwrap();
+    let mut more = bytes.clone();
+    more[48..56].copy_from_slice(&(1u64 << 29).to_le_bytes());
+    let more_points = d.join("more.bin");
+    std::fs::write(&more_points, &more).unwrap();
+    for (path, want) in [
+        (&longer, "longer than the"),
+        (&more_points, "gives 536870912 points, more than 4"),
+    ] {
+        let out = softbody_small(
+            &[
+                &scene[..],
+                &["--steps", "1", "--backend", "cpu", "--load-state", s(path)],
+            ]
+            .concat(),
+        );
+        assert_eq!(code(&out), 2);
+        assert!(stderr(&out).contains(want), "{want:?} in {}", stderr(&out));
+        assert!(stderr(&out).contains(s(path)), "{}", stderr(&out));
+    }
+}
+
 /// A run that goes non-finite: `simulate` says so and writes no checkpoint
 /// (no solver would restore it); `check` fails, naming the step.
 #[test]
@@ -506,6 +1002,21 @@ fn a_run_that_blows_up_is_reported() {
             stderr(&out)
         );
     }
+    // `render` too (it exited 1, as if the GPU had failed).
+    if cfg!(feature = "window") && common::gpu().is_some() {
+        let png = d.join("refused.png");
+        let out = softbody_log(
+            &["render", "--scene", s(&refused), "--out", s(&png)],
+            Some("off"),
+        );
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("spring 0 diverges"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!png.exists());
+    }
     // Three damped links along one line at a light point: each is stable,
     // but their damping fractions sum to 2.6 (docs/physics.md, "Stability
     // bounds"), and its velocity is multiplied by -1.6 every substep.
@@ -520,29 +1031,62 @@ fn a_run_that_blows_up_is_reported() {
                         {"a": 0, "b": 3, "stiffness": 1, "damping": 1000}]}"#,
     )
     .unwrap();
-    let ckpt = d.join("c.bin");
-    let out = softbody_log(
-        &[
-            "simulate",
-            "--scene",
-            s(&stiff),
-            "--steps",
-            "60",
-            "--backend",
-            "cpu",
-            "--save-state",
-            s(&ckpt),
-        ],
-        Some("off"),
-    );
+    // `simulate` fails (it exited 0 without --save-state), stopping at the
+    // first report or trace point where the state is not finite (here the
+    // report at step 20); the error names the step and the time.
+    let run = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--scene", s(&stiff), "--steps", "60"];
+        args.extend_from_slice(&["--backend", "cpu"]);
+        args.extend_from_slice(extra);
+        softbody_log(&args, Some("off"))
+    };
+    let out = run(&[]);
+    assert_eq!(code(&out), 1);
     assert!(
         stdout(&out).contains("NON-FINITE STATE"),
         "{}",
         stdout(&out)
     );
+    assert!(
+        stderr(&out).contains(
+            "the simulation diverged: the state is not finite (NaN or infinite) at step 20 (t = 0.333 s)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // With a trace every 5 steps it is found at step 15. The trace and the
+    // state (nulls where not finite) are written there, for diagnosis; the
+    // checkpoint is not (no solver would load it back), and it says so.
+    let (ckpt, trace, state) = (d.join("c.bin"), d.join("t.csv"), d.join("s.json"));
+    let out = run(&[
+        "--trace",
+        s(&trace),
+        "--every",
+        "5",
+        "--out",
+        s(&state),
+        "--save-state",
+        s(&ckpt),
+    ]);
     assert_eq!(code(&out), 1);
-    assert!(stderr(&out).contains("not finite"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("at step 15 (t = 0.250 s)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("not writing --save-state"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!ckpt.exists());
+    let rows = std::fs::read_to_string(&trace).unwrap();
+    let last = rows.lines().last().unwrap();
+    assert!(last.starts_with("15,") && last.contains("NaN"), "{rows}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(v["step"], 15);
+    assert!(v["points"][0]["pos"][0].is_null());
     if common::gpu().is_none() {
         return;
     }
@@ -556,6 +1100,33 @@ fn a_run_that_blows_up_is_reported() {
         "{}",
         stdout(&out)
     );
+    // `render` says the simulation diverged (exit 1); it said `point 0:
+    // pos is not finite`, which reads like bad input.
+    #[cfg(feature = "window")]
+    {
+        let png = d.join("x.png");
+        let out = softbody_log(
+            &[
+                "render",
+                "--scene",
+                s(&stiff),
+                "--steps",
+                "60",
+                "--out",
+                s(&png),
+            ],
+            Some("off"),
+        );
+        assert_eq!(code(&out), 1);
+        assert!(
+            stderr(&out).contains(
+                "the simulation diverged: the state is not finite (NaN or infinite) after 60 steps"
+            ),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!png.exists());
+    }
 }
 
 /// `render` simulates a scene file headless and writes a PNG of it.

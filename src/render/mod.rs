@@ -88,6 +88,13 @@ pub enum RenderError {
     /// centre not finite.
     #[error("camera: {0}")]
     BadCamera(String),
+    /// The state went non-finite (NaN or infinite) while simulating ahead
+    /// of the render (found where the camera is fitted to the state, with
+    /// no camera given).
+    #[error(
+        "the simulation diverged: the state is not finite (NaN or infinite) after {steps} steps"
+    )]
+    Diverged { steps: u32 },
 }
 
 impl From<WorldError> for RenderError {

@@ -136,6 +136,12 @@ pub fn simulate_and_render(
         Some(c) => c,
         None => {
             let state = solver.read_state(device, queue)?;
+            // A diverged state is not bad input: say what happened (the
+            // world would refuse it as a non-finite point).
+            let finite = |v: &[glam::Vec2]| v.iter().all(|x| x.is_finite());
+            if !finite(state.positions()) || !finite(state.velocities()) {
+                return Err(RenderError::Diverged { steps });
+            }
             let mut now = world.clone();
             now.set_state(state.positions(), state.velocities())?;
             Camera::fit_world(&now, size)
