@@ -741,4 +741,83 @@ mod tests {
         assert_ne!(other.packed().sim.cell, auto.packed().sim.cell);
         assert_eq!(other.scene_hash(), auto.scene_hash());
     }
+
+    use super::{Checkpoint, CheckpointError, HEADER, fnv};
+
+    /// A small checkpoint whose every field differs from its neighbours'.
+    fn sample() -> Checkpoint {
+        Checkpoint {
+            scene_hash: 0x0123_4567_89ab_cdef,
+            step: 42,
+            time: 0.7,
+            pos: vec![[1.0, 2.0], [3.0, -4.0]],
+            vel: vec![[0.5, -0.25], [-1.5, 8.0]],
+        }
+    }
+
+    /// Writes the right checksum over edited bytes, so that only the edit
+    /// is wrong with them.
+    fn reseal(bytes: &mut [u8]) {
+        let body = bytes.len() - 8;
+        let sum = fnv(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+
+    /// Every field comes back from the bytes, `time` included (the program
+    /// recomputes its time from the step, so nothing else reads it back).
+    #[test]
+    fn every_field_round_trips_through_the_bytes() {
+        let c = sample();
+        let bytes = c.to_bytes().unwrap();
+        assert_eq!(bytes.len(), HEADER + 16 * 2 + 8);
+        let back = Checkpoint::from_bytes(&bytes).unwrap();
+        assert_eq!(back, c);
+        assert_eq!(back.time.to_bits(), c.time.to_bits());
+    }
+
+    /// The checksum only catches damage: a file with a valid checksum but
+    /// another magic, another format version or bytes past the last point
+    /// is refused by the header and length checks themselves.
+    #[test]
+    fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
+        let good = sample().to_bytes().unwrap();
+        let message = |bytes: &[u8]| match Checkpoint::from_bytes(bytes) {
+            Err(CheckpointError::Format(m)) => m,
+            other => panic!("accepted or wrong error: {other:?}"),
+        };
+        let mut magic = good.clone();
+        magic[0] ^= 0x20;
+        reseal(&mut magic);
+        assert!(message(&magic).contains("header"), "{}", message(&magic));
+        let mut version = good.clone();
+        version[20..24].copy_from_slice(&2u32.to_le_bytes());
+        reseal(&mut version);
+        assert!(
+            message(&version).contains("format version 2"),
+            "{}",
+            message(&version)
+        );
+        let mut long = good.clone();
+        let at = long.len() - 8;
+        long.splice(at..at, [0u8; 16]);
+        reseal(&mut long);
+        assert!(message(&long).contains("expected 96"), "{}", message(&long));
+    }
+
+    /// A write that fails after the temporary file was made (here the
+    /// rename, over a non-empty directory) leaves nothing behind.
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("softbody-ckpt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("taken").join("inside")).unwrap();
+        let err = sample().write(&dir.join("taken")).unwrap_err();
+        assert!(matches!(err, CheckpointError::Io { .. }), "{err:?}");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(names, ["taken"], "a temporary file was left behind");
+    }
 }

@@ -147,4 +147,33 @@ mod tests {
             assert!(t.max_speed.is_nan(), "{vel:?}: {}", t.max_speed);
         }
     }
+
+    /// A body turned by a known angle about a known centre reads that
+    /// angle and centroid (the program writes both); one point is its own
+    /// mean height.
+    #[test]
+    fn frames_measure_a_turned_body_and_one_point_is_its_own_mean() {
+        let mut w = World::default();
+        let square = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y];
+        let points = square.map(|q| w.add_point(Point::new(q)).unwrap());
+        w.add_body(Body::new(points.to_vec())).unwrap();
+        let p = Packed::from_world(&w).unwrap();
+        let (angle, centre) = (0.5f32, Vec2::new(3.0, -1.0));
+        let turn = Vec2::from_angle(angle);
+        let pos: Vec<[f32; 2]> = square
+            .iter()
+            .map(|&q| (centre + turn.rotate(q - Vec2::splat(0.5))).to_array())
+            .collect();
+        let frames = body_frames(&p, &pos, &[[0.0; 2]; 4]).unwrap();
+        let got = frame_angle(&frames[0]);
+        assert!((got - angle).abs() < 1e-5, "angle {got}, turned by {angle}");
+        let c = Vec2::from_array(frames[0].centroid);
+        assert!((c - centre).length() < 1e-5, "centroid {c}");
+
+        let mut one = World::default();
+        one.add_point(Point::new(Vec2::new(0.0, 2.5))).unwrap();
+        let p = Packed::from_world(&one).unwrap();
+        let t = totals(&p, Vec2::ZERO, &p.pos, &p.vel).unwrap();
+        assert_eq!(t.mean_height, 2.5);
+    }
 }

@@ -1608,3 +1608,27 @@ fn the_step_count_does_not_wrap() {
         assert_eq!(gpu.steps(), u64::MAX);
     }
 }
+
+/// A checkpoint of another scene with as many points is refused by both
+/// solvers (`restore_gpu` checks the scene hash like `restore_cpu`).
+#[test]
+fn a_checkpoint_of_another_scene_is_refused_on_both_paths() {
+    use softbody::checkpoint::{Checkpoint, CheckpointError};
+    let plain = world3();
+    let mut linked = world3();
+    linked
+        .add_spring(Spring::new(PointHandle(0), PointHandle(1)))
+        .unwrap();
+    let saved = Checkpoint::of_cpu(&CpuSolver::new(&plain).unwrap(), 0.0);
+    let mut cpu = CpuSolver::new(&linked).unwrap();
+    let want = (cpu.scene_hash(), saved.scene_hash);
+    assert_ne!(want.0, want.1);
+    let mismatch = |e: CheckpointError| match e {
+        CheckpointError::SceneMismatch { expected, found } => assert_eq!((expected, found), want),
+        other => panic!("{other:?}"),
+    };
+    mismatch(saved.restore_cpu(&mut cpu).unwrap_err());
+    let Some(ctx) = common::gpu() else { return };
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &linked).unwrap();
+    mismatch(saved.restore_gpu(&mut gpu, &ctx.queue).unwrap_err());
+}

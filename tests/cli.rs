@@ -817,8 +817,24 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("short.bin"), "{}", stderr(&out));
     // A step count that would pass u64::MAX after the checkpoint's step
-    // used to wrap around and run no step at all.
-    let out = load(&ckpt, "18446744073709551615");
+    // used to wrap around and run no step at all. Run with a time limit: if
+    // the checkpoint's step were not restored, this would try to run
+    // 1.8e19 steps (a mutation audit's run went 16 minutes before it was
+    // killed).
+    let out = softbody_within(
+        &[
+            "simulate",
+            "--scene",
+            "scenes/boxes.json",
+            "--steps",
+            "18446744073709551615",
+            "--backend",
+            "cpu",
+            "--load-state",
+            s(&ckpt),
+        ],
+        60,
+    );
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("largest step count"),

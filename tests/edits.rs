@@ -699,3 +699,123 @@ fn set_params_refuses_what_the_contact_data_packs() {
         "they did not pass through each other: {x:?}"
     );
 }
+
+/// A sync after a removal the solver was not told about is refused even
+/// when appends have brought every count back above the packed one (the
+/// count check alone would take the world's tail for new items).
+#[test]
+fn a_sync_after_an_unannounced_removal_is_refused_whatever_the_counts() {
+    let mut w = base_world();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let before = cpu.packed().clone();
+    w.remove_body(BodyHandle(0)).unwrap();
+    add_more(&mut w, 6.0);
+    assert!(w.points().len() > before.pos.len());
+    assert!(w.bodies().len() > before.bodies.len());
+    let e = cpu.sync(&w).unwrap_err();
+    assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
+    assert!(cpu.packed() == &before, "a refused sync changed the solver");
+}
+
+/// A removal applied a second time is refused even where it would fit the
+/// packed world again (here: taking the rope's first point again would
+/// quietly take its second).
+#[test]
+fn a_removal_applied_twice_is_refused_even_when_it_fits() {
+    let mut w = base_world();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let rope_start = PointHandle(w.points().len() as u32 - 8);
+    let r = w.remove_points(&[rope_start]).unwrap();
+    cpu.apply_removal(&w, &r).unwrap();
+    let once = cpu.packed().clone();
+    let e = cpu.apply_removal(&w, &r).unwrap_err();
+    assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
+    assert!(
+        cpu.packed() == &once,
+        "a refused removal changed the solver"
+    );
+    assert_eq!(cpu.packed(), &Packed::from_world(&w).unwrap());
+}
+
+/// Edits take the world's parameters, so they check them like a new
+/// solver would: invalid ones, or ones at which a link diverges, are
+/// refused by `sync` and by `apply_removal`, changing nothing.
+#[test]
+fn edits_refuse_invalid_or_unstable_parameters() {
+    let world = softbody::scenes::default_scene(20).unwrap();
+    let invalid = |w: &mut World| w.params.elasticity = 2.0;
+    let unstable = |w: &mut World| w.params.substeps = 1;
+    for (what, spoil) in [
+        ("invalid", &invalid as &dyn Fn(&mut World)),
+        ("unstable", &unstable),
+    ] {
+        let check = |e: WorldError| match what {
+            "invalid" => assert!(matches!(e, WorldError::OutOfRange { .. }), "{what}: {e}"),
+            _ => assert!(matches!(e, WorldError::Unstable { .. }), "{what}: {e}"),
+        };
+        // sync
+        let mut w = world.clone();
+        let mut cpu = CpuSolver::new(&w).unwrap();
+        let before = cpu.packed().clone();
+        spoil(&mut w);
+        check(cpu.sync(&w).unwrap_err());
+        assert!(
+            cpu.packed() == &before,
+            "{what}: a refused sync changed the solver"
+        );
+        // apply_removal
+        let mut w = world.clone();
+        let mut cpu = CpuSolver::new(&w).unwrap();
+        spoil(&mut w);
+        let r = w.remove_body(BodyHandle(0)).unwrap();
+        check(cpu.apply_removal(&w, &r).unwrap_err());
+        assert!(
+            cpu.packed() == &before,
+            "{what}: a refused removal changed the solver"
+        );
+    }
+}
+
+/// Edits check the world itself, not only its generation: a world with
+/// fewer items than were packed (another world, at the same generation) is
+/// refused by `sync`, and a removal made on such a world by
+/// `apply_removal` (they used to panic, or quietly drop the packed points
+/// past the removal's world).
+#[test]
+fn edits_from_a_smaller_world_at_the_same_generation_are_refused() {
+    let small = base_world();
+    let mut big = small.clone();
+    add_more(&mut big, 6.0);
+    let mut cpu = CpuSolver::new(&big).unwrap();
+    let before = cpu.packed().clone();
+    assert_eq!(small.generation(), big.generation());
+    let e = cpu.sync(&small).unwrap_err();
+    assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
+    let mut small = small;
+    let rope_end = PointHandle(small.points().len() as u32 - 1);
+    let r = small.remove_points(&[rope_end]).unwrap();
+    // The solver follows generation 0, the removal starts from it.
+    let e = cpu.apply_removal(&small, &r).unwrap_err();
+    assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
+    assert!(cpu.packed() == &before, "a refused edit changed the solver");
+}
+
+/// Packing zeroes a pinned point's velocity (docs/physics.md), both when a
+/// solver is made and when the point arrives through `sync`: it reads zero
+/// from the start, not only once a step has run.
+#[test]
+fn a_pinned_point_is_packed_at_rest() {
+    let mut w = World::default();
+    let moving = Vec2::new(1.0, 2.0);
+    let pin = w
+        .add_point(Point::new(Vec2::ZERO).vel(moving).pinned())
+        .unwrap();
+    let free = w.add_point(Point::new(Vec2::X).vel(moving)).unwrap();
+    let cpu = CpuSolver::new(&w).unwrap();
+    assert_eq!(cpu.velocities()[pin.index()], [0.0; 2]);
+    assert_eq!(cpu.velocities()[free.index()], moving.to_array());
+    let mut cpu = CpuSolver::new(&World::default()).unwrap();
+    cpu.sync(&w).unwrap();
+    assert_eq!(cpu.velocities()[pin.index()], [0.0; 2]);
+    assert_eq!(cpu.velocities()[free.index()], moving.to_array());
+}

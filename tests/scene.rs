@@ -1377,3 +1377,50 @@ proptest! {
         }
     }
 }
+
+/// `total_points` counts what the generators make, copy by copy (a
+/// wheel's hub, a blob's centre point, a grid's corners): the limit check
+/// relies on it.
+#[test]
+fn total_points_is_what_the_generators_make() {
+    let scene = Scene::parse(
+        r#"{"points": [{"pos": [0, 0]}], "shapes": [
+        {"box": {"center": [0, 0], "size": [1, 1]}},
+        {"grid": {"cells": [3, 2], "cell": [1, 1]}},
+        {"wheel": {"center": [0, 0], "radius": 1, "n": 7}},
+        {"blob": {"center": [0, 0], "radius": 1, "n": 9, "center_point": true}},
+        {"blob": {"center": [5, 0], "radius": 1, "n": 9}},
+        {"rope": {"a": [0, 0], "b": [1, 0], "n": 5,
+                  "array": {"count": [2, 3], "spacing": [1, 1]}}}
+    ]}"#,
+    )
+    .unwrap();
+    let world = scene.build().unwrap();
+    assert_eq!(world.points().len(), 1 + 4 + 12 + 8 + 10 + 9 + 30);
+    assert_eq!(scene.total_points(), world.points().len() as u128);
+}
+
+/// A plane's `layers` is read (a planet's is checked in
+/// `listed_items_and_parameters`); absent, it is every layer.
+#[test]
+fn a_planes_layers_are_read() {
+    let w = load(
+        r#"{"planes": [{"normal": [0, 1], "offset": 0, "layers": 6},
+                       {"normal": [1, 0], "offset": 0}]}"#,
+    )
+    .unwrap();
+    assert_eq!(w.planes()[0].layers, 6);
+    assert_eq!(w.planes()[1].layers, ALL_LAYERS);
+}
+
+/// Messages leave out the world's item (`spring 6: `): the path names the
+/// listed item, whose world index differs (generated springs come first).
+#[test]
+fn messages_do_not_name_world_items() {
+    let json = r#"{"points": [{"pos": [0, 0]}, {"pos": [1, 0]}],
+        "shapes": [{"box": {"center": [5, 0], "size": [1, 1]}}],
+        "springs": [{"a": 0, "b": 1, "stiffness": -5}]}"#;
+    let e = load(json).unwrap_err();
+    assert_eq!(e.path, "springs[0].stiffness");
+    assert!(!e.message.starts_with("spring "), "{e:?}");
+}
