@@ -202,11 +202,11 @@ fn add_body(
 /// Body-body collisions are off: this is the core solver's benchmark (the
 /// scene of issue 5, which predates them); [`contact_scene`] measures them.
 ///
-/// At most [`MAX_SCENE_POINTS`](crate::scene::MAX_SCENE_POINTS) points
+/// At most [`MAX_SHAPE_POINTS`](crate::shapes::MAX_SHAPE_POINTS) points
 /// (else [`WorldError::TooMany`]; a huge count used to fail with a
 /// zero-length spring, its layout beyond f32).
 pub fn bench_scene(points: usize) -> Result<World, WorldError> {
-    let limit = crate::scene::MAX_SCENE_POINTS;
+    let limit = crate::shapes::MAX_SHAPE_POINTS;
     if points as u64 > limit {
         return Err(WorldError::TooMany {
             what: "points",
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn a_bench_scene_beyond_the_point_limit_is_refused() {
-        for n in [(crate::scene::MAX_SCENE_POINTS + 1) as usize, usize::MAX] {
+        for n in [(crate::shapes::MAX_SHAPE_POINTS + 1) as usize, usize::MAX] {
             assert!(
                 matches!(
                     bench_scene(n),
