@@ -20,14 +20,20 @@ fn softbody_log(args: &[&str], log: Option<&str>) -> Output {
         None => cmd.env_remove("RUST_LOG"),
     };
     let out = cmd.output().expect("the binary runs");
+    show(args, &format!(" (RUST_LOG {log:?})"), &out);
+    out
+}
+
+/// Prints a run's command line, exit code and output (shown when a test
+/// fails).
+fn show(args: &[&str], note: &str, out: &Output) {
     eprintln!(
-        "softbody {} (RUST_LOG {log:?})\n--- exit {:?}\n{}{}",
+        "softbody {}{note}\n--- exit {:?}\n{}{}",
         args.join(" "),
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    out
 }
 
 /// `softbody`, killed (and the test failed) if it runs past `secs`
@@ -69,13 +75,7 @@ fn run_within(mut cmd: Command, args: &[&str], secs: u64) -> Output {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
-    eprintln!(
-        "softbody {}\n--- exit {:?}\n{}{}",
-        args.join(" "),
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    show(args, "", &out);
     out
 }
 
