@@ -407,7 +407,13 @@ mod window {
     }
 
     pub fn open(opts: AppOptions) -> Result<ExitCode> {
-        softbody::app::run(opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        softbody::app::run(opts).map_err(|e| match e {
+            // A world the solver refuses is bad input, as for `simulate`.
+            softbody::app::AppError::Solver(SolverError::World(w)) => {
+                CliError::Input(w.to_string())
+            }
+            e => CliError::Failed(e.to_string()),
+        })?;
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -1033,6 +1033,19 @@ fn a_run_that_blows_up_is_reported() {
         );
         assert!(!png.exists());
     }
+    // And `run`, before it opens a window (it exited 1).
+    if cfg!(feature = "window") {
+        let out = softbody_log(
+            &["run", "--scene", s(&refused), "--frames", "1"],
+            Some("off"),
+        );
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("spring 0 diverges"),
+            "{}",
+            stderr(&out)
+        );
+    }
     // Three damped links along one line at a light point: each is stable,
     // but their damping fractions sum to 2.6 (docs/physics.md, "Stability
     // bounds"), and its velocity is multiplied by -1.6 every substep.

@@ -126,12 +126,17 @@ pub const NO_FRAME_TIMEOUT: Duration = Duration::from_secs(120);
 const PICK_RADIUS_PX: f32 = 16.0;
 
 /// Opens the window and runs until it is closed (or `opts.frames` frames
-/// were presented).
+/// were presented). A world the solver would refuse (invalid parameters,
+/// a link that diverges on its own) is refused before any window opens,
+/// with [`AppError::Solver`] holding the [`WorldError`].
 pub fn run(mut opts: AppOptions) -> Result<(), AppError> {
     let world = match opts.world.take() {
         Some(w) => w,
         None => default_scene(opts.bodies)?,
     };
+    crate::pack::Packed::from_world(&world)?
+        .stability(world.params.h())
+        .check()?;
     let mut builder = EventLoop::builder();
     // Tests run the window off the main thread; winit allows it on X11 and
     // Wayland when asked.
