@@ -236,6 +236,19 @@ fn new_file(dir: &Path, ext: &str) -> std::io::Result<(PathBuf, std::fs::File)> 
     }
 }
 
+/// A checkpoint's simulated time: finite and not negative (the state is
+/// checked when it is restored; the time was taken as it came, NaN
+/// included).
+fn check_time(time: f64) -> Result<(), CheckpointError> {
+    if time.is_finite() && time >= 0.0 {
+        Ok(())
+    } else {
+        Err(CheckpointError::Format(format!(
+            "simulated time {time} s: a checkpoint's time is finite and not negative"
+        )))
+    }
+}
+
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
@@ -317,6 +330,7 @@ impl Checkpoint {
             )));
         }
         crate::pack::check_state(n, &self.pos, &self.vel).map_err(SolverError::from)?;
+        check_time(self.time)?;
         let mut out = Vec::with_capacity(HEADER + 16 * n + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -402,10 +416,12 @@ impl Checkpoint {
             };
             [f(at), f(at + 4)]
         };
+        let time = f64::from_bits(u64_at(40));
+        check_time(time)?;
         Ok(Self {
             scene_hash: u64_at(24),
             step: u64_at(32),
-            time: f64::from_bits(u64_at(40)),
+            time,
             pos: (0..n).map(pair).collect(),
             vel: (n..2 * n).map(pair).collect(),
         })
@@ -773,6 +789,27 @@ mod tests {
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert_eq!(back, c);
         assert_eq!(back.time.to_bits(), c.time.to_bits());
+    }
+
+    /// A NaN, infinite or negative time is refused when written and when
+    /// read (with a valid checksum); it was taken as it came.
+    #[test]
+    fn a_time_that_is_not_a_time_is_refused() {
+        let good = sample().to_bytes().unwrap();
+        for time in [f64::NAN, f64::INFINITY, -1.0] {
+            let c = Checkpoint { time, ..sample() };
+            assert!(
+                matches!(c.to_bytes(), Err(CheckpointError::Format(_))),
+                "{time}"
+            );
+            let mut bytes = good.clone();
+            bytes[40..48].copy_from_slice(&time.to_bits().to_le_bytes());
+            reseal(&mut bytes);
+            match Checkpoint::from_bytes(&bytes) {
+                Err(CheckpointError::Format(m)) => assert!(m.contains("time"), "{m}"),
+                other => panic!("{time}: {other:?}"),
+            }
+        }
     }
 
     /// The checksum only catches damage: a file with a valid checksum but
