@@ -247,14 +247,14 @@ pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(
 
 /// Checks that a state has one position and one velocity per point, all
 /// finite (a NaN or infinite entry would spread to every point linked to
-/// it in one step) and within [`MAX_COORD`](crate::world::MAX_COORD) and
-/// [`MAX_SPEED`](crate::world::MAX_SPEED), as for points added to a world.
+/// it in one step) and within [`MAX_STATE`](crate::world::MAX_STATE): wider
+/// than what a world takes as input, since a running world's points may
+/// drift past that, but safe for f32.
 pub fn check_state(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
     check_state_len(n, pos, vel)?;
     for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
         let item = Item::Point(i as u32);
-        crate::world::check_position(item, "pos", Vec2::from_array(*p))?;
-        crate::world::check_velocity(item, "vel", Vec2::from_array(*v))?;
+        crate::world::check_state_entry(item, Vec2::from_array(*p), Vec2::from_array(*v))?;
     }
     Ok(())
 }

@@ -95,8 +95,9 @@ pub const MIN_MASS: f32 = 1.0e-12;
 pub const MAX_MASS: f32 = 1.0e12;
 
 /// Largest coordinate, m, of a position given to the engine (points, rest
-/// shapes, planet centres, half-plane offsets, states written back, pinned
-/// points moved): the world is the square `|x|, |y| <= 1e7` m. Beyond it an
+/// shapes, planet centres, half-plane offsets, pinned points moved; a
+/// state written back has the wider [`MAX_STATE`]): the world is the
+/// square `|x|, |y| <= 1e7` m. Beyond it an
 /// f32 position resolves no better than a metre, and far beyond it squared
 /// distances overflow: a 2e19 m box used to turn NaN in one step with no
 /// error.
@@ -105,6 +106,12 @@ pub const MAX_COORD: f32 = 1.0e7;
 pub const MAX_LENGTH: f32 = 1.0e8;
 /// Largest velocity component, m/s, of a point given to the engine.
 pub const MAX_SPEED: f32 = 1.0e7;
+/// Largest position coordinate, m, and velocity component, m/s, of a
+/// *state* written back (`set_state`, a checkpoint restored): the engine's
+/// own states may drift past [`MAX_COORD`] (a point flung away), and are
+/// taken back as long as f32 stays safe: squared distances up to about
+/// 4e30. A state at 1e20 used to step to NaN.
+pub const MAX_STATE: f32 = 1.0e15;
 
 /// A value that must be finite and within `-max..=max`; `expected` spells
 /// the bound out for the message.
@@ -132,6 +139,21 @@ pub(crate) fn check_position(item: Item, field: &'static str, v: Vec2) -> Result
     check_vec(item, field, v)?;
     for c in [v.x, v.y] {
         check_bounded(item, field, c, MAX_COORD, "|x|, |y| <= 1e7 m")?;
+    }
+    Ok(())
+}
+
+/// A state's position and velocity within [`MAX_STATE`].
+pub(crate) fn check_state_entry(item: Item, pos: Vec2, vel: Vec2) -> Result<(), WorldError> {
+    check_vec(item, "pos", pos)?;
+    check_vec(item, "vel", vel)?;
+    for (field, c) in [
+        ("pos", pos.x),
+        ("pos", pos.y),
+        ("vel", vel.x),
+        ("vel", vel.y),
+    ] {
+        check_bounded(item, field, c, MAX_STATE, "a state within 1e15 (m, m/s)")?;
     }
     Ok(())
 }

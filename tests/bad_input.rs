@@ -311,10 +311,25 @@ fn geometry_beyond_the_world_is_refused() {
     let vel = cpu.velocities().to_vec();
     expect_err(
         cpu.set_state(&[[0.0, 0.0], [1.0e20, 0.0]], &vel),
-        range(Item::Point(1), "pos", 1.0e20, POS),
+        range(
+            Item::Point(1),
+            "pos",
+            1.0e20,
+            "a state within 1e15 (m, m/s)",
+        ),
         "point 1",
     );
     assert_eq!(cpu.positions(), &[[0.0, 0.0], [1.0, 0.0]], "nothing moved");
+    // A state that drifted past the input bounds (a point flung away) is
+    // still taken back, and checkpointed: a long run's --save-state must
+    // not fail at the end because one point left the 1e7 m square.
+    let far = [[0.0, 0.0], [3.0e7, 0.0]];
+    cpu.set_state(&far, &[[0.0, 0.0], [2.0e7, 0.0]]).unwrap();
+    let saved = softbody::checkpoint::Checkpoint::of_cpu(&cpu, 1.0);
+    saved.restore_cpu(&mut cpu).unwrap();
+    saved.to_bytes().unwrap();
+    cpu.step();
+    assert!(cpu.positions().iter().flatten().all(|x| x.is_finite()));
     if let Some(ctx) = common::gpu() {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &pinned).unwrap();
         let err = gpu
