@@ -134,37 +134,40 @@ pub(crate) fn check_bounded(
     Ok(())
 }
 
-/// A position within [`MAX_COORD`].
-pub(crate) fn check_position(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
+/// A vector, finite and each component within `-max..=max`.
+fn check_vec_within(
+    item: Item,
+    field: &'static str,
+    v: Vec2,
+    max: f32,
+    expected: &'static str,
+) -> Result<(), WorldError> {
     check_vec(item, field, v)?;
     for c in [v.x, v.y] {
-        check_bounded(item, field, c, MAX_COORD, "|x|, |y| <= 1e7 m")?;
+        check_bounded(item, field, c, max, expected)?;
     }
     Ok(())
 }
 
-/// A state's position and velocity within [`MAX_STATE`].
-pub(crate) fn check_state_entry(item: Item, pos: Vec2, vel: Vec2) -> Result<(), WorldError> {
-    check_vec(item, "pos", pos)?;
-    check_vec(item, "vel", vel)?;
-    for (field, c) in [
-        ("pos", pos.x),
-        ("pos", pos.y),
-        ("vel", vel.x),
-        ("vel", vel.y),
-    ] {
-        check_bounded(item, field, c, MAX_STATE, "a state within 1e15 (m, m/s)")?;
-    }
-    Ok(())
+/// A position within [`MAX_COORD`].
+pub(crate) fn check_position(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
+    check_vec_within(item, field, v, MAX_COORD, "|x|, |y| <= 1e7 m")
 }
 
 /// A velocity within [`MAX_SPEED`].
 pub(crate) fn check_velocity(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
-    check_vec(item, field, v)?;
-    for c in [v.x, v.y] {
-        check_bounded(item, field, c, MAX_SPEED, "|vx|, |vy| <= 1e7 m/s")?;
-    }
-    Ok(())
+    check_vec_within(item, field, v, MAX_SPEED, "|vx|, |vy| <= 1e7 m/s")
+}
+
+/// A state's position and velocity within [`MAX_STATE`].
+pub(crate) fn check_state_entry(item: Item, pos: Vec2, vel: Vec2) -> Result<(), WorldError> {
+    const STATE: &str = "a state within 1e15 (m, m/s)";
+    // Both finite first: a NaN is named as such even beside a value out of
+    // range.
+    check_vec(item, "pos", pos)?;
+    check_vec(item, "vel", vel)?;
+    check_vec_within(item, "pos", pos, MAX_STATE, STATE)?;
+    check_vec_within(item, "vel", vel, MAX_STATE, STATE)
 }
 
 /// A non-negative length within [`MAX_LENGTH`].
