@@ -249,6 +249,14 @@ fn check_time(time: f64) -> Result<(), CheckpointError> {
     }
 }
 
+/// Refuses a checkpoint of scene `found` for scene `expected`.
+fn same_scene(found: u64, expected: u64) -> Result<(), CheckpointError> {
+    if found != expected {
+        return Err(CheckpointError::SceneMismatch { expected, found });
+    }
+    Ok(())
+}
+
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
@@ -286,13 +294,7 @@ impl Checkpoint {
 
     /// Refuses a checkpoint of another scene.
     pub fn check_scene(&self, scene_hash: u64) -> Result<(), CheckpointError> {
-        if self.scene_hash != scene_hash {
-            return Err(CheckpointError::SceneMismatch {
-                expected: scene_hash,
-                found: self.scene_hash,
-            });
-        }
-        Ok(())
+        same_scene(self.scene_hash, scene_hash)
     }
 
     /// Puts the state and step count into a CPU solver of the same scene.
@@ -369,14 +371,7 @@ impl Checkpoint {
         }
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         if let Some(expected) = scene_hash {
-            Checkpoint {
-                scene_hash: u64_at(24),
-                step: 0,
-                time: 0.0,
-                pos: Vec::new(),
-                vel: Vec::new(),
-            }
-            .check_scene(expected)?;
+            same_scene(u64_at(24), expected)?;
         }
         let n = u64_at(48);
         if n > max_points {
@@ -502,7 +497,7 @@ impl Checkpoint {
 
 #[cfg(test)]
 mod tests {
-    use super::write_atomically;
+    use super::{Checkpoint, CheckpointError, HEADER, fnv, write_atomically};
     use crate::cpu::CpuSolver;
     use crate::scenes::{bench_scene, default_scene};
     use std::path::PathBuf;
@@ -661,7 +656,6 @@ mod tests {
     /// until memory ran out).
     #[test]
     fn a_checkpoint_is_read_no_further_than_its_header_says() {
-        use super::{Checkpoint, CheckpointError, HEADER};
         let c = Checkpoint {
             scene_hash: 7,
             step: 3,
@@ -758,8 +752,6 @@ mod tests {
         assert_eq!(other.scene_hash(), auto.scene_hash());
     }
 
-    use super::{Checkpoint, CheckpointError, HEADER, fnv};
-
     /// A small checkpoint whose every field differs from its neighbours'.
     fn sample() -> Checkpoint {
         Checkpoint {
@@ -845,16 +837,12 @@ mod tests {
     /// rename, over a non-empty directory) leaves nothing behind.
     #[test]
     fn a_failed_write_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("softbody-ckpt-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch("failed_write");
         std::fs::create_dir_all(dir.join("taken").join("inside")).unwrap();
         let err = sample().write(&dir.join("taken")).unwrap_err();
         assert!(matches!(err, CheckpointError::Io { .. }), "{err:?}");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let left = names(&dir);
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(names, ["taken"], "a temporary file was left behind");
+        assert_eq!(left, ["taken"], "a temporary file was left behind");
     }
 }

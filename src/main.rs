@@ -301,6 +301,15 @@ fn failed(e: impl std::fmt::Display) -> CliError {
     CliError::Failed(e.to_string())
 }
 
+/// A solver's error: a world it refuses (one that would only diverge, say)
+/// is bad input, as a bad scene file is; a device that fails is not.
+fn solver_failed(e: SolverError) -> CliError {
+    match e {
+        SolverError::World(w) => CliError::Input(w.to_string()),
+        e => failed(e),
+    }
+}
+
 type Result<T, E = CliError> = std::result::Result<T, E>;
 
 fn main() -> ExitCode {
@@ -359,9 +368,8 @@ fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
 /// offscreen renderer (`softbody::render`).
 #[cfg(feature = "window")]
 mod window {
-    use super::{CliError, RenderArgs, Result, RunArgs, load_world};
-    use softbody::app::AppOptions;
-    use softbody::gpu::SolverError;
+    use super::{CliError, RenderArgs, Result, RunArgs, load_world, solver_failed};
+    use softbody::app::{AppError, AppOptions};
     use softbody::render::RenderError;
     use std::process::ExitCode;
 
@@ -382,9 +390,7 @@ mod window {
             &softbody::render::RenderOptions::default(),
         )
         .map_err(|e| match e {
-            // A world the solver refuses (one that would only diverge, say)
-            // is bad input, as for `simulate`.
-            RenderError::Solver(SolverError::World(w)) => CliError::Input(w.to_string()),
+            RenderError::Solver(e) => solver_failed(e),
             e => CliError::Failed(e.to_string()),
         })?;
         println!(
@@ -408,10 +414,7 @@ mod window {
 
     pub fn open(opts: AppOptions) -> Result<ExitCode> {
         softbody::app::run(opts).map_err(|e| match e {
-            // A world the solver refuses is bad input, as for `simulate`.
-            softbody::app::AppError::Solver(SolverError::World(w)) => {
-                CliError::Input(w.to_string())
-            }
+            AppError::Solver(e) => solver_failed(e),
             e => CliError::Failed(e.to_string()),
         })?;
         Ok(ExitCode::SUCCESS)
@@ -475,18 +478,13 @@ enum Runner {
 impl Runner {
     fn new(world: &World, backend: Backend) -> Result<Self> {
         Ok(match backend {
-            // A world the solver refuses (one that would only diverge, say)
-            // is bad input; a device that fails is not.
             Backend::Cpu => Runner::Cpu(Box::new(
-                CpuSolver::new(world).map_err(|e| CliError::Input(e.to_string()))?,
+                CpuSolver::new(world).map_err(|e| solver_failed(e.into()))?,
             )),
             Backend::Gpu => {
                 let ctx = GpuContext::new_headless().map_err(failed)?;
                 let solver =
-                    GpuSolver::new(&ctx.device, &ctx.queue, world).map_err(|e| match e {
-                        softbody::gpu::SolverError::World(w) => CliError::Input(w.to_string()),
-                        e => failed(e),
-                    })?;
+                    GpuSolver::new(&ctx.device, &ctx.queue, world).map_err(solver_failed)?;
                 Runner::Gpu {
                     ctx: Box::new(ctx),
                     solver: Box::new(solver),

@@ -715,9 +715,6 @@ impl World {
         if s.a == s.b {
             return Err(WorldError::SelfSpring { item, a: s.a.0 });
         }
-        if let Some(l) = s.rest_length {
-            check_length(item, "rest_length", l)?;
-        }
         check_opt_non_negative(item, "stiffness", s.stiffness)?;
         check_opt_non_negative(item, "damping", s.damping)?;
         let distance = self.points[s.a.index()]
@@ -731,6 +728,8 @@ impl World {
                 b: s.b.0,
             });
         }
+        // A given rest length (a distance is within MAX_LENGTH, its points
+        // being within MAX_COORD).
         check_length(item, "rest_length", rest)?;
         self.springs.push(s);
         self.rest_lengths.push(rest);

@@ -79,6 +79,22 @@ fn run_within(mut cmd: Command, args: &[&str], secs: u64) -> Output {
     out
 }
 
+/// `softbody simulate` of the pendulum scene, 3 steps on the CPU, with
+/// `extra` options.
+fn simulate_pendulum(extra: &[&str]) -> Output {
+    let mut args = vec![
+        "simulate",
+        "--scene",
+        "scenes/pendulum.json",
+        "--steps",
+        "3",
+        "--backend",
+        "cpu",
+    ];
+    args.extend_from_slice(extra);
+    softbody(&args)
+}
+
 fn code(out: &Output) -> i32 {
     out.status.code().expect("exited normally")
 }
@@ -235,19 +251,7 @@ fn an_output_in_a_directory_that_takes_no_new_file_is_refused_up_front() {
             continue;
         }
         for option in ["--out", "--save-state"] {
-            let out = softbody(&[
-                "simulate",
-                "--scene",
-                "scenes/pendulum.json",
-                "--steps",
-                "3",
-                "--backend",
-                "cpu",
-                "--trace",
-                s(&keep),
-                option,
-                s(path),
-            ]);
+            let out = simulate_pendulum(&["--trace", s(&keep), option, s(path)]);
             assert_eq!(code(&out), 2, "{option} {}", path.display());
             let err = stderr(&out);
             assert!(err.contains(option), "{err}");
@@ -260,19 +264,7 @@ fn an_output_in_a_directory_that_takes_no_new_file_is_refused_up_front() {
     // File names up to the limit of 255 bytes are written (the temporary
     // file used to be named after them, 255 bytes and more).
     let (long_state, long_ckpt) = (d.join("s".repeat(250)), d.join("c".repeat(255)));
-    let out = softbody(&[
-        "simulate",
-        "--scene",
-        "scenes/pendulum.json",
-        "--steps",
-        "3",
-        "--backend",
-        "cpu",
-        "--out",
-        s(&long_state),
-        "--save-state",
-        s(&long_ckpt),
-    ]);
+    let out = simulate_pendulum(&["--out", s(&long_state), "--save-state", s(&long_ckpt)]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(long_state.is_file() && long_ckpt.is_file());
     // Nothing is left behind by the probes or the writes.
@@ -452,13 +444,7 @@ fn outputs_write_through_links_and_into_devices() {
     symlink(&target, d.join("link.json")).unwrap();
     // Dangling: the checkpoint is created where it points.
     symlink("new.bin", d.join("dangling.bin")).unwrap();
-    let sim = |extra: &[&str]| {
-        let mut args = vec!["simulate", "--scene", "scenes/pendulum.json"];
-        args.extend_from_slice(&["--steps", "3", "--backend", "cpu"]);
-        args.extend_from_slice(extra);
-        softbody(&args)
-    };
-    let out = sim(&[
+    let out = simulate_pendulum(&[
         "--out",
         s(&d.join("link.json")),
         "--save-state",
@@ -491,9 +477,9 @@ fn outputs_write_through_links_and_into_devices() {
         eprintln!("SKIPPED: the device part (mknod needs root)");
         return;
     }
-    let out = sim(&["--out", s(&null), "--save-state", s(&null)]);
+    let out = simulate_pendulum(&["--out", s(&null), "--save-state", s(&null)]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let out = sim(&["--out", s(&full)]);
+    let out = simulate_pendulum(&["--out", s(&full)]);
     assert_eq!(code(&out), 1);
     assert!(
         stderr(&out).contains("No space left on device"),

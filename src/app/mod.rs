@@ -134,6 +134,8 @@ pub fn run(mut opts: AppOptions) -> Result<(), AppError> {
         Some(w) => w,
         None => default_scene(opts.bodies)?,
     };
+    // A CPU pass over the world, once: the solver packs it again when the
+    // window has a device, but a refusal should not need a display.
     crate::pack::Packed::from_world(&world)?
         .stability(world.params.h())
         .check()?;

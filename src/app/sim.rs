@@ -10,7 +10,7 @@ use crate::gpu::{GpuSolver, SolverError};
 use crate::params::Params;
 use crate::render::{Dragger, Picker, Renderer, Topology};
 use crate::shapes::{Blob, BoxGrid, BoxShape, Wheel};
-use crate::world::World;
+use crate::world::{Point, World};
 
 /// What a right click (or a key) spawns at the cursor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -76,11 +76,11 @@ pub const CLEAR_SPOT_TRIES: usize = 64;
 /// Shapes spawned at one spot used to sit inside each other, and two
 /// bodies on top of each other never come apart: each one's points lie on
 /// the other's edges.
-pub fn clear_spot(points: &[Vec2], at: Vec2, half: Vec2, margin: f32, up: Vec2) -> Vec2 {
+pub fn clear_spot(points: &[Point], at: Vec2, half: Vec2, margin: f32, up: Vec2) -> Vec2 {
     let reach = half + Vec2::splat(margin.max(0.0));
     let clear = |c: Vec2| {
         !points.iter().any(|p| {
-            let d = (*p - c).abs();
+            let d = (p.pos - c).abs();
             d.x <= reach.x && d.y <= reach.y
         })
     };
@@ -241,8 +241,7 @@ impl Sim {
         // Two point radii apart, and a little more.
         let margin = 2.0 * world.params.point_radius + 0.05;
         for &(kind, at) in shapes {
-            let points: Vec<Vec2> = world.points().iter().map(|p| p.pos).collect();
-            let at = clear_spot(&points, at, kind.half_extent(), margin, up);
+            let at = clear_spot(world.points(), at, kind.half_extent(), margin, up);
             kind.build(at, &mut world)?;
         }
         self.upload(device, queue, renderer, world)
@@ -269,9 +268,13 @@ mod tests {
 
     const HALF: Vec2 = Vec2::splat(0.5);
 
+    fn at_points(at: &[Vec2]) -> Vec<Point> {
+        at.iter().map(|&p| Point::new(p)).collect()
+    }
+
     #[test]
     fn a_clear_spot_is_kept() {
-        let points = [Vec2::new(2.0, 0.0), Vec2::new(0.0, -0.6)];
+        let points = at_points(&[Vec2::new(2.0, 0.0), Vec2::new(0.0, -0.6)]);
         assert_eq!(
             clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y),
             Vec2::ZERO
@@ -282,12 +285,12 @@ mod tests {
     #[test]
     fn a_taken_spot_moves_up_past_the_points_there() {
         // A unit box's corners at the origin.
-        let points = [
+        let points = at_points(&[
             Vec2::new(-0.5, -0.5),
             Vec2::new(0.5, -0.5),
             Vec2::new(0.5, 0.5),
             Vec2::new(-0.5, 0.5),
-        ];
+        ]);
         let at = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y);
         assert_eq!(at.x, 0.0);
         // Above the top corners by at least the margin, one step up.
@@ -297,7 +300,7 @@ mod tests {
         let left = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::NEG_X);
         assert!((left - Vec2::new(-1.1, 0.0)).length() < 1e-6, "{left}");
         // A point within the margin of the box's edge counts.
-        let near = [Vec2::new(0.54, 0.0)];
+        let near = at_points(&[Vec2::new(0.54, 0.0)]);
         assert_ne!(
             clear_spot(&near, Vec2::ZERO, HALF, 0.05, Vec2::Y),
             Vec2::ZERO
@@ -306,7 +309,8 @@ mod tests {
 
     #[test]
     fn a_column_of_points_with_no_gap_leaves_the_spot_as_asked() {
-        let points: Vec<Vec2> = (0..2000).map(|i| Vec2::new(0.0, i as f32 * 0.1)).collect();
+        let column: Vec<Vec2> = (0..2000).map(|i| Vec2::new(0.0, i as f32 * 0.1)).collect();
+        let points = at_points(&column);
         let at = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y);
         assert_eq!(at, Vec2::ZERO);
     }
