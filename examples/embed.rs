@@ -315,13 +315,13 @@ fn main() -> Result<(), Box<dyn Error>> {
             pass.set_vertex_buffer(0, solver.state_buffer().slice(..));
             pass.set_bind_group(0, &spring_color, &[]);
             pass.set_index_buffer(
-                solver.spring_index_buffer(&device).slice(..),
+                solver.spring_index_buffer().slice(..),
                 wgpu::IndexFormat::Uint32,
             );
             pass.draw_indexed(0..solver.spring_index_count(), 0, 0..1);
             pass.set_bind_group(0, &outline_color, &[]);
             pass.set_index_buffer(
-                solver.body_edge_index_buffer(&device).slice(..),
+                solver.body_edge_index_buffer().slice(..),
                 wgpu::IndexFormat::Uint32,
             );
             pass.draw_indexed(0..solver.body_edge_index_count(), 0, 0..1);

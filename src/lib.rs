@@ -88,7 +88,7 @@
 //! solver.record_step(&mut encoder);
 //! // ... begin your render pass, set_bind_group(0, &bind_group, &[]), and
 //! // e.g. set_vertex_buffer(0, solver.state_buffer().slice(..)) (stride 16) with
-//! // set_index_buffer(solver.spring_index_buffer(&device).slice(..), Uint32) and
+//! // set_index_buffer(solver.spring_index_buffer().slice(..), Uint32) and
 //! // draw_indexed(0..solver.spring_index_count(), 0, 0..1) for the springs.
 //! queue.submit([encoder.finish()]);
 //! # drop(bind_group);

@@ -422,12 +422,12 @@ fn drawing_index_buffers_are_made_on_request_and_follow_edits() {
     };
     let read = |s: &mut GpuSolver| -> Vec<u32> {
         let n = s.spring_index_count() as usize;
-        let buffer = s.spring_index_buffer(d).clone();
+        let buffer = s.spring_index_buffer().clone();
         softbody::gpu::read_buffer(d, q, &buffer, n).unwrap()
     };
     assert_eq!(read(&mut s), springs(&w));
     let edges = s.body_edge_index_count() as u64;
-    s.body_edge_index_buffer(d);
+    s.body_edge_index_buffer();
     assert!(s.gpu_bytes() >= without + 4 * (s.spring_index_count() as u64 + edges));
     // An edit rewrites what was made.
     add_more(&mut w, 6.0);
@@ -436,7 +436,7 @@ fn drawing_index_buffers_are_made_on_request_and_follow_edits() {
     // The outlines are the bodies' collision outlines (Body::outline): a
     // wheel's rim without its hub (they used to run through every member).
     let n = s.body_edge_index_count() as usize;
-    let buffer = s.body_edge_index_buffer(d).clone();
+    let buffer = s.body_edge_index_buffer().clone();
     let edges: Vec<u32> = softbody::gpu::read_buffer(d, q, &buffer, n).unwrap();
     let outline_points: usize = w.bodies().iter().map(|b| b.outline().len()).sum();
     assert_eq!(n, 2 * outline_points);

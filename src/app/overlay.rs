@@ -98,14 +98,22 @@ fn log_slider<'a>(
     slider(value, range).logarithmic(true).text(text)
 }
 
+/// The overlay window's id.
+const OVERLAY: &str = "softbody overlay";
+
 /// Draws the overlay.
 pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
     if !c.show_overlay {
         return;
     }
     egui::Window::new("softbody")
+        .id(egui::Id::unique(OVERLAY))
         .default_pos([10.0, 10.0])
         .default_width(300.0)
+        // Not narrower, even after the window was: egui sizes a window to
+        // its wrapped contents, so one squeezed by a tiny window would
+        // otherwise stay squeezed when the window grows again.
+        .min_width(300.0)
         .resizable(false)
         .show(ctx, |ui| {
             ui.label(
@@ -261,5 +269,53 @@ mod tests {
             out.textures_delta.clear();
         }
         assert_eq!((substeps, friction), (64, 200.0));
+    }
+
+    /// The window's width with the screen at `w` x `h` points, after a
+    /// few frames (egui sizes a window over two passes).
+    fn overlay_width(ctx: &Context, c: &mut Controls, w: f32, h: f32) -> f32 {
+        let stats = Stats {
+            adapter: "llvmpipe (LLVM 15.0.6, 256 bits) on Vulkan (Cpu)".into(),
+            ..Stats::default()
+        };
+        for _ in 0..4 {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(w, h),
+                )),
+                ..egui::RawInput::default()
+            };
+            let mut out = ctx.run_pass(input, |ctx| show(ctx, c, &stats));
+            out.textures_delta.clear();
+        }
+        ctx.memory(|m| m.area_rect(egui::Id::unique(OVERLAY)))
+            .expect("the overlay was shown")
+            .width()
+    }
+
+    /// A window shrunk to one pixel and grown again gets its overlay back
+    /// at full width (it used to stay as narrow as the pixel had made it,
+    /// every label wrapped a word to a line).
+    #[test]
+    fn the_overlay_regains_its_width_after_a_tiny_window() {
+        let ctx = Context::default();
+        let mut c = Controls {
+            paused: false,
+            speed: 1.0,
+            draw: DrawOptions::default(),
+            params: Params::default(),
+            scene_params: Params::default(),
+            spawn: SpawnKind::Box,
+            show_overlay: true,
+            step_once: false,
+            reset: false,
+            fit: false,
+        };
+        let before = overlay_width(&ctx, &mut c, 1280.0, 720.0);
+        assert!(before >= 250.0, "{before}");
+        overlay_width(&ctx, &mut c, 1.0, 1.0);
+        let after = overlay_width(&ctx, &mut c, 1280.0, 720.0);
+        assert!(after >= before - 1.0, "{before} before, {after} after");
     }
 }

@@ -396,12 +396,13 @@ impl GpuSolver {
     /// first call (a solver nobody draws this way holds none) and kept
     /// current by [`sync`](Self::sync) and
     /// [`apply_removal`](Self::apply_removal) from then on; a reallocation
-    /// shows in [`buffer_generation`](Self::buffer_generation).
-    pub fn spring_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
+    /// shows in [`buffer_generation`](Self::buffer_generation). It is made
+    /// on the solver's own device, so it cannot land on another.
+    pub fn spring_index_buffer(&mut self) -> &wgpu::Buffer {
         let edit = &mut self.edit;
         IndexBuffer::made(
             &mut edit.spring_indices,
-            device,
+            &self.device,
             SPRING_INDICES,
             &edit.mirror,
         )
@@ -419,11 +420,11 @@ impl GpuSolver {
     /// without the hub, or else all its points), counter-clockwise in the
     /// rest shape, each edge as a pair, closing the loop. Made on the first
     /// call, like [`spring_index_buffer`](Self::spring_index_buffer).
-    pub fn body_edge_index_buffer(&mut self, device: &wgpu::Device) -> &wgpu::Buffer {
+    pub fn body_edge_index_buffer(&mut self) -> &wgpu::Buffer {
         let edit = &mut self.edit;
         IndexBuffer::made(
             &mut edit.body_edge_indices,
-            device,
+            &self.device,
             BODY_EDGE_INDICES,
             &edit.mirror,
         )
