@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use common::gpu;
 use softbody::prelude::*;
 use softbody::render::{
-    Camera, DragParams, PickQuery, PickResult, Picker, RenderOptions, RgbaImage, SpringLine,
-    ViewUniform, shaders, simulate_and_render,
+    Camera, DragParams, Dragger, PickQuery, PickResult, Picker, RenderError, RenderOptions,
+    RgbaImage, SpringLine, ViewUniform, shaders, simulate_and_render,
 };
 
 const MEAN_TOL: f64 = 1.0;
@@ -312,8 +312,8 @@ fn gpu_picking_finds_the_nearest_point() {
     let Some(ctx) = gpu() else { return };
     let world = softbody::scenes::default_scene(300).unwrap();
     let solver = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-    let mut picker = Picker::new(&ctx.device);
-    picker.set_solver(&ctx.device, &solver);
+    let mut picker = Picker::new(&ctx.device, &ctx.queue);
+    picker.set_solver(&solver).unwrap();
     for cursor in [
         Vec2::new(0.0, 50.0),
         Vec2::new(-30.0, 20.0),
@@ -321,7 +321,7 @@ fn gpu_picking_finds_the_nearest_point() {
         Vec2::new(1e4, -1e4),
     ] {
         let got = picker
-            .pick_blocking(&ctx.device, &ctx.queue, cursor)
+            .pick_blocking(cursor)
             .expect("a world with points has a nearest point");
         let (want, d2) = world
             .points()
@@ -336,7 +336,7 @@ fn gpu_picking_finds_the_nearest_point() {
     // So far away that every squared distance overflows: still a point
     // (the first, all being tied at infinity), not "no points".
     let got = picker
-        .pick_blocking(&ctx.device, &ctx.queue, Vec2::splat(1e20))
+        .pick_blocking(Vec2::splat(1e20))
         .expect("a nearest point however far the cursor");
     assert_eq!(got.point, 0);
 }
@@ -350,11 +350,11 @@ fn dragging_pulls_a_point_to_the_cursor_and_lets_go() {
         .unwrap();
     let p = box_shape.points[2];
     let mut solver = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-    let mut dragger = softbody::render::Dragger::new(&ctx.device);
-    dragger.set_solver(&ctx.device, &solver);
+    let mut dragger = softbody::render::Dragger::new(&ctx.device, &ctx.queue);
+    dragger.set_solver(&solver).unwrap();
     let target = Vec2::new(3.0, 6.0);
     let dt = world.params.dt;
-    dragger.set(&ctx.queue, Some((p.0, target)), dt).unwrap();
+    dragger.set(Some((p.0, target)), dt).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     for _ in 0..180 {
         dragger.record(&mut encoder);
@@ -370,7 +370,7 @@ fn dragging_pulls_a_point_to_the_cursor_and_lets_go() {
         "held corner at {at}, target {target}"
     );
     // Let go: the box falls.
-    dragger.set(&ctx.queue, None, dt).unwrap();
+    dragger.set(None, dt).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     for _ in 0..30 {
         dragger.record(&mut encoder);
@@ -442,16 +442,10 @@ fn bad_render_options_are_typed_errors() {
         ..Default::default()
     }))
     .unwrap();
-    let mut renderer = Renderer::new(&device, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut renderer = Renderer::new(&device, &queue, OFFSCREEN_FORMAT, 1).unwrap();
     let frame = FrameView::still(reference_options().camera.unwrap(), (1024, 1024));
-    let err = softbody::render::render_image(
-        &device,
-        &queue,
-        &mut renderer,
-        &frame,
-        &DrawOptions::default(),
-    )
-    .unwrap_err();
+    let err =
+        softbody::render::render_image(&mut renderer, &frame, &DrawOptions::default()).unwrap_err();
     assert!(err.to_string().contains("max_buffer_size"), "{err}");
 }
 
@@ -464,17 +458,17 @@ fn a_nan_interpolation_factor_draws_the_current_state() {
     let (d, q) = (&ctx.device, &ctx.queue);
     let world = small_scene();
     let solver = GpuSolver::new(d, q, &world).unwrap();
-    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut renderer = Renderer::new(d, q, OFFSCREEN_FORMAT, 1).unwrap();
     let mut encoder = d.create_command_encoder(&Default::default());
     renderer
-        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .set_scene(&mut encoder, &solver, &Topology::from_world(&world))
         .unwrap();
     q.submit([encoder.finish()]);
     let opts = reference_options();
     let mut frame = FrameView::still(opts.camera.unwrap(), (160, 100));
-    let still = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    let still = render_image(&mut renderer, &frame, &opts.draw).unwrap();
     frame.alpha = f32::NAN;
-    let nan = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    let nan = render_image(&mut renderer, &frame, &opts.draw).unwrap();
     assert_eq!(nan.pixels, still.pixels);
 }
 
@@ -489,22 +483,22 @@ fn alpha_blends_from_the_previous_state_to_the_current_one() {
     let (d, q) = (&ctx.device, &ctx.queue);
     let world = small_scene();
     let mut solver = GpuSolver::new(d, q, &world).unwrap();
-    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut renderer = Renderer::new(d, q, OFFSCREEN_FORMAT, 1).unwrap();
     let mut encoder = d.create_command_encoder(&Default::default());
     renderer
-        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .set_scene(&mut encoder, &solver, &Topology::from_world(&world))
         .unwrap();
     renderer.snapshot_previous(&mut encoder, &solver).unwrap();
     q.submit([encoder.finish()]);
     let opts = reference_options();
     let mut frame = FrameView::still(opts.camera.unwrap(), (160, 100));
-    let before = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    let before = render_image(&mut renderer, &frame, &opts.draw).unwrap();
     // The bodies fall for half a second; the snapshot keeps the start.
     solver.step(d, q, 30).unwrap();
     frame.alpha = 0.0;
-    let at_0 = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    let at_0 = render_image(&mut renderer, &frame, &opts.draw).unwrap();
     frame.alpha = 1.0;
-    let at_1 = render_image(d, q, &mut renderer, &frame, &opts.draw).unwrap();
+    let at_1 = render_image(&mut renderer, &frame, &opts.draw).unwrap();
     assert!(
         at_0.pixels == before.pixels,
         "alpha 0 must draw the previous state"
@@ -530,19 +524,14 @@ fn scenes_and_drags_refuse_what_does_not_fit_the_solver() {
         .build(&mut world)
         .unwrap();
     let mut solver = GpuSolver::new(d, q, &world).unwrap();
-    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut renderer = Renderer::new(d, q, OFFSCREEN_FORMAT, 1).unwrap();
     let mut encoder = d.create_command_encoder(&Default::default());
     let err = renderer
-        .set_scene(
-            d,
-            &mut encoder,
-            &solver,
-            &Topology::from_world(&small_scene()),
-        )
+        .set_scene(&mut encoder, &solver, &Topology::from_world(&small_scene()))
         .unwrap_err();
     assert!(matches!(err, RenderError::Topology(_)), "{err:?}");
     renderer
-        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .set_scene(&mut encoder, &solver, &Topology::from_world(&world))
         .unwrap();
     renderer.snapshot_previous(&mut encoder, &solver).unwrap();
     q.submit([encoder.finish()]);
@@ -561,16 +550,16 @@ fn scenes_and_drags_refuse_what_does_not_fit_the_solver() {
     assert!(matches!(err, RenderError::StaleScene { .. }), "{err:?}");
     assert!(!renderer.scene_is_current(&solver));
     renderer
-        .set_scene(d, &mut encoder, &solver, &Topology::from_world(&world))
+        .set_scene(&mut encoder, &solver, &Topology::from_world(&world))
         .unwrap();
     renderer.snapshot_previous(&mut encoder, &solver).unwrap();
     q.submit([encoder.finish()]);
 
-    let mut dragger = Dragger::new(d);
-    dragger.set_solver(d, &solver);
+    let mut dragger = Dragger::new(d, q);
+    dragger.set_solver(&solver).unwrap();
     let dt = world.params.dt;
-    assert!(dragger.set(q, Some((0, Vec2::NAN)), dt).is_err());
-    assert!(dragger.set(q, Some((0, Vec2::ONE)), f32::NAN).is_err());
+    assert!(dragger.set(Some((0, Vec2::NAN)), dt).is_err());
+    assert!(dragger.set(Some((0, Vec2::ONE)), f32::NAN).is_err());
     let mut encoder = d.create_command_encoder(&Default::default());
     for _ in 0..3 {
         dragger.record(&mut encoder);
@@ -586,4 +575,77 @@ fn scenes_and_drags_refuse_what_does_not_fit_the_solver() {
             .flatten()
             .all(|x| x.is_finite())
     );
+}
+
+/// A renderer, picker or dragger keeps the device and queue it was made
+/// with. Binding a solver of another device (here a second device of the
+/// same adapter) used to panic inside wgpu when the bind group over the
+/// solver's buffers was made; it is now `WrongDevice`, and nothing is
+/// bound. A scene set for one solver refuses to snapshot another.
+#[test]
+fn the_drawing_side_refuses_a_solver_of_another_device() {
+    use softbody::render::{OFFSCREEN_FORMAT, Renderer, Topology};
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let (device, queue) = pollster::block_on(softbody::gpu::request_device(&ctx.adapter)).unwrap();
+    let world = small_scene();
+    let topology = Topology::from_world(&world);
+    let ours = GpuSolver::new(d, q, &world).unwrap();
+    let theirs = GpuSolver::new(&device, &queue, &world).unwrap();
+    let wrong = |e: RenderError, call: &str| {
+        assert!(
+            matches!(&e, RenderError::Solver(SolverError::WrongDevice { call: c, .. }) if *c == call),
+            "{e}"
+        );
+    };
+
+    let mut renderer = Renderer::new(d, q, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut encoder = d.create_command_encoder(&Default::default());
+    wrong(
+        renderer
+            .set_scene(&mut encoder, &theirs, &topology)
+            .unwrap_err(),
+        "Renderer::set_scene",
+    );
+    assert!(!renderer.scene_is_current(&theirs), "nothing was bound");
+    renderer.set_scene(&mut encoder, &ours, &topology).unwrap();
+    wrong(
+        renderer
+            .snapshot_previous(&mut encoder, &theirs)
+            .unwrap_err(),
+        "Renderer::snapshot_previous",
+    );
+    // Another solver of the same device and edit generation: its state
+    // is not the one the scene copies.
+    let twin = GpuSolver::new(d, q, &world).unwrap();
+    assert_eq!(twin.edit_generation(), ours.edit_generation());
+    let e = renderer.snapshot_previous(&mut encoder, &twin).unwrap_err();
+    assert!(matches!(e, RenderError::Topology(_)), "{e}");
+    assert!(!renderer.scene_is_current(&twin));
+    assert!(renderer.scene_is_current(&ours));
+    renderer.snapshot_previous(&mut encoder, &ours).unwrap();
+    q.submit([encoder.finish()]);
+
+    let mut picker = Picker::new(d, q);
+    wrong(
+        picker.set_solver(&theirs).unwrap_err(),
+        "Picker::set_solver",
+    );
+    assert!(picker.pick_blocking(Vec2::ZERO).is_none(), "nothing bound");
+    picker.set_solver(&ours).unwrap();
+    assert!(picker.pick_blocking(Vec2::ZERO).is_some());
+
+    let mut dragger = Dragger::new(d, q);
+    wrong(
+        dragger.set_solver(&theirs).unwrap_err(),
+        "Dragger::set_solver",
+    );
+    dragger.set_solver(&ours).unwrap();
+    // The other device's own renderer takes its solver.
+    let mut theirs_renderer = Renderer::new(&device, &queue, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    theirs_renderer
+        .set_scene(&mut encoder, &theirs, &topology)
+        .unwrap();
+    queue.submit([encoder.finish()]);
 }

@@ -122,7 +122,7 @@ fn shapes_asked_for_in_one_frame_arrive_together() {
     BoxShape::new(Vec2::ZERO, Vec2::ONE)
         .build(&mut world)
         .unwrap();
-    let mut renderer = Renderer::new(d, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut renderer = Renderer::new(d, q, OFFSCREEN_FORMAT, 1).unwrap();
     let mut sim = Sim::new(d, q, &mut renderer, world).unwrap();
     let shapes = [
         (SpawnKind::Box, Vec2::new(5.0, 5.0)),

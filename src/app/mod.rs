@@ -434,7 +434,7 @@ impl Running {
         };
         surface.configure(&device, &config);
 
-        let mut renderer = Renderer::new(&device, view_format, opts.msaa.max(1))?;
+        let mut renderer = Renderer::new(&device, &queue, view_format, opts.msaa.max(1))?;
         let sim = Sim::new(&device, &queue, &mut renderer, world)?;
         let timer = GpuTimer::new(&device, &queue);
         let egui_ctx = egui::Context::default();
@@ -777,7 +777,7 @@ impl Running {
         let drag = self.gesture.dragging().map(|p| (p, self.cursor_world()));
         let dt = self.sim.solver.params().dt;
         // A cursor off in NaN (a degenerate camera) drags nothing.
-        if let Err(e) = self.sim.dragger.set(&self.queue, drag, dt) {
+        if let Err(e) = self.sim.dragger.set(drag, dt) {
             log::warn!("drag: {e}");
         }
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -806,7 +806,7 @@ impl Running {
             t.sim_end(&mut encoder, steps);
         }
         if let Some(at) = self.gesture.pending_pick()
-            && self.sim.picker.request(&self.queue, &mut encoder, at)
+            && self.sim.picker.request(&mut encoder, at)
         {
             self.gesture.pick_sent();
         }
@@ -839,15 +839,8 @@ impl Running {
             drag,
         };
         let writes = self.timer.as_ref().and_then(GpuTimer::draw_writes);
-        self.renderer.draw(
-            &self.device,
-            &self.queue,
-            &mut encoder,
-            &view,
-            &fv,
-            &self.controls.draw,
-            writes,
-        );
+        self.renderer
+            .draw(&mut encoder, &view, &fv, &self.controls.draw, writes);
         if let Some(t) = &mut self.timer {
             t.end_frame(&mut encoder);
         }

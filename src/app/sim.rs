@@ -137,8 +137,8 @@ impl Sim {
         let mut sim = Self {
             initial: world.clone(),
             topology: Topology::default(),
-            picker: Picker::new(device),
-            dragger: Dragger::new(device),
+            picker: Picker::new(device, queue),
+            dragger: Dragger::new(device, queue),
             warnings: warnings(&solver),
             world,
             solver,
@@ -157,10 +157,10 @@ impl Sim {
     ) -> Result<(), AppError> {
         self.topology = Topology::from_world(&self.world);
         let mut encoder = device.create_command_encoder(&Default::default());
-        renderer.set_scene(device, &mut encoder, &self.solver, &self.topology)?;
+        renderer.set_scene(&mut encoder, &self.solver, &self.topology)?;
         queue.submit([encoder.finish()]);
-        self.picker.set_solver(device, &self.solver);
-        self.dragger.set_solver(device, &self.solver);
+        self.picker.set_solver(&self.solver)?;
+        self.dragger.set_solver(&self.solver)?;
         Ok(())
     }
 

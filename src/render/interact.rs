@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 
-use super::shaders;
+use super::{RenderError, shaders};
 use crate::error::{Item, WorldError};
 use crate::gpu::GpuSolver;
 
@@ -119,6 +119,8 @@ enum PickState {
 /// Finds the point nearest to a world position on the GPU; the answer is
 /// read back asynchronously. One pick in flight at a time.
 pub struct Picker {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
     pipeline: wgpu::ComputePipeline,
     query: wgpu::Buffer,
     result: wgpu::Buffer,
@@ -129,9 +131,13 @@ pub struct Picker {
 }
 
 impl Picker {
-    pub fn new(device: &wgpu::Device) -> Self {
+    /// A picker on `device`, whose readbacks go through `queue`: it binds
+    /// only a solver made with the same pair.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         let size = std::mem::size_of::<PickResult>() as u64;
         Self {
+            device: device.clone(),
+            queue: queue.clone(),
             pipeline: compute_pipeline(device, "pick"),
             query: uniform(
                 device,
@@ -159,20 +165,25 @@ impl Picker {
     /// Binds a solver's state; call again when the solver is rebuilt or
     /// edited (its [`edit_generation`](GpuSolver::edit_generation)
     /// changes): the pick searches the point count it had then. A pick
-    /// recorded or in flight for the solver bound before is dropped.
-    pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
+    /// recorded or in flight for the solver bound before is dropped. A
+    /// solver on another device or queue than the picker's is
+    /// [`SolverError::WrongDevice`](crate::gpu::SolverError::WrongDevice),
+    /// and nothing changes.
+    pub fn set_solver(&mut self, solver: &GpuSolver) -> Result<(), RenderError> {
+        solver.check_context("Picker::set_solver", Some(&self.device), Some(&self.queue))?;
         if self.state == PickState::Mapping {
             // Cancels the pending map (its callback reports failure).
             self.staging.unmap();
         }
         self.state = PickState::Idle;
         let bind = bind_group(
-            device,
+            &self.device,
             "softbody pick",
             &self.pipeline,
             &[&self.query, solver.state_buffer(), &self.result],
         );
         self.bind = Some((bind, solver.num_points() as u32));
+        Ok(())
     }
 
     /// Whether a pick is recorded or in flight.
@@ -183,12 +194,7 @@ impl Picker {
     /// Records a pick at `cursor` (m) into `encoder`; `false` (nothing
     /// recorded) while another pick is in flight or no solver is bound.
     /// Call [`after_submit`](Self::after_submit) once `encoder` is submitted.
-    pub fn request(
-        &mut self,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        cursor: Vec2,
-    ) -> bool {
+    pub fn request(&mut self, encoder: &mut wgpu::CommandEncoder, cursor: Vec2) -> bool {
         let Some((bind, num_points)) = &self.bind else {
             return false;
         };
@@ -200,7 +206,8 @@ impl Picker {
             num_points: *num_points,
             _pad: 0,
         };
-        queue.write_buffer(&self.query, 0, bytemuck::bytes_of(&q));
+        self.queue
+            .write_buffer(&self.query, 0, bytemuck::bytes_of(&q));
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("softbody pick"),
@@ -260,20 +267,19 @@ impl Picker {
     }
 
     /// Picks at `cursor` and waits for the answer (tests and tools).
-    pub fn pick_blocking(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        cursor: Vec2,
-    ) -> Option<PickResult> {
-        let mut encoder = device.create_command_encoder(&Default::default());
-        if !self.request(queue, &mut encoder, cursor) {
+    pub fn pick_blocking(&mut self, cursor: Vec2) -> Option<PickResult> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        if !self.request(&mut encoder, cursor) {
             return None;
         }
-        queue.submit([encoder.finish()]);
+        self.queue.submit([encoder.finish()]);
         self.after_submit();
         loop {
-            if device.poll(wgpu::PollType::wait_indefinitely()).is_err() {
+            if self
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .is_err()
+            {
                 self.state = PickState::Idle;
                 return None;
             }
@@ -288,6 +294,8 @@ impl Picker {
 /// ([`DRAG_STIFFNESS`], [`DRAG_DAMPING`]), applied on the GPU before each
 /// step.
 pub struct Dragger {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     bind: Option<wgpu::BindGroup>,
@@ -296,8 +304,12 @@ pub struct Dragger {
 }
 
 impl Dragger {
-    pub fn new(device: &wgpu::Device) -> Self {
+    /// A dragger on `device`, whose parameters go through `queue`: it binds
+    /// only a solver made with the same pair.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         Self {
+            device: device.clone(),
+            queue: queue.clone(),
             pipeline: compute_pipeline(device, "drag"),
             params: uniform(device, "softbody drag", std::mem::size_of::<DragParams>()),
             bind: None,
@@ -308,16 +320,21 @@ impl Dragger {
 
     /// Binds a solver's state; call again when the solver is rebuilt or
     /// edited (its [`edit_generation`](GpuSolver::edit_generation)
-    /// changes). Clears the drag.
-    pub fn set_solver(&mut self, device: &wgpu::Device, solver: &GpuSolver) {
+    /// changes). Clears the drag. A solver on another device or queue than
+    /// the dragger's is
+    /// [`SolverError::WrongDevice`](crate::gpu::SolverError::WrongDevice),
+    /// and nothing changes.
+    pub fn set_solver(&mut self, solver: &GpuSolver) -> Result<(), RenderError> {
+        solver.check_context("Dragger::set_solver", Some(&self.device), Some(&self.queue))?;
         self.bind = Some(bind_group(
-            device,
+            &self.device,
             "softbody drag",
             &self.pipeline,
             &[&self.params, solver.state_buffer()],
         ));
         self.num_points = solver.num_points() as u32;
         self.active = false;
+        Ok(())
     }
 
     /// Sets (or with `None` clears) the dragged point and its target for
@@ -325,12 +342,7 @@ impl Dragger {
     /// that is not finite (or a `dt` not above 0) is refused, and the drag
     /// cleared: it would make the point's velocity NaN. A point past the
     /// solver's count is ignored by the kernel.
-    pub fn set(
-        &mut self,
-        queue: &wgpu::Queue,
-        drag: Option<(u32, Vec2)>,
-        dt: f32,
-    ) -> Result<(), WorldError> {
+    pub fn set(&mut self, drag: Option<(u32, Vec2)>, dt: f32) -> Result<(), WorldError> {
         let bad = match drag {
             Some((point, target)) if !target.is_finite() => Some(WorldError::NonFinite {
                 item: Item::Point(point),
@@ -356,7 +368,8 @@ impl Dragger {
             dt: if bad.is_some() { 0.0 } else { dt },
             num_points: self.num_points,
         };
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         bad.map_or(Ok(()), Err)
     }
 

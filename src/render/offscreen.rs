@@ -121,7 +121,7 @@ pub fn simulate_and_render(
     opts: &RenderOptions,
 ) -> Result<RgbaImage, RenderError> {
     // What can be refused is refused before the simulation runs.
-    let mut renderer = Renderer::new(device, OFFSCREEN_FORMAT, opts.msaa)?;
+    let mut renderer = Renderer::new(device, queue, OFFSCREEN_FORMAT, opts.msaa)?;
     if let Some(c) = &opts.camera {
         c.check().map_err(RenderError::BadCamera)?;
     }
@@ -148,26 +148,20 @@ pub fn simulate_and_render(
         }
     };
     let mut encoder = device.create_command_encoder(&Default::default());
-    renderer.set_scene(device, &mut encoder, &solver, &Topology::from_world(world))?;
+    renderer.set_scene(&mut encoder, &solver, &Topology::from_world(world))?;
     queue.submit([encoder.finish()]);
-    render_image(
-        device,
-        queue,
-        &mut renderer,
-        &FrameView::still(camera, size),
-        &opts.draw,
-    )
+    render_image(&mut renderer, &FrameView::still(camera, size), &opts.draw)
 }
 
 /// Draws the renderer's scene into a new texture of `frame.size` and reads
-/// it back (waits for the GPU). The renderer must use [`OFFSCREEN_FORMAT`].
+/// it back (waits for the GPU), on the renderer's device and queue. The
+/// renderer must use [`OFFSCREEN_FORMAT`].
 pub fn render_image(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
     renderer: &mut Renderer,
     frame: &FrameView,
     opts: &DrawOptions,
 ) -> Result<RgbaImage, RenderError> {
+    let (device, queue) = (&renderer.device.clone(), &renderer.queue.clone());
     let (width, height) = frame.size;
     let max = device.limits().max_texture_dimension_2d;
     if width == 0 || height == 0 || width > max || height > max {
@@ -216,7 +210,7 @@ pub fn render_image(
     });
     let mut encoder = device.create_command_encoder(&Default::default());
     let view = texture.create_view(&Default::default());
-    renderer.draw(device, queue, &mut encoder, &view, frame, opts, None);
+    renderer.draw(&mut encoder, &view, frame, opts, None);
     encoder.copy_texture_to_buffer(
         wgpu::TexelCopyTextureInfo {
             texture: &texture,

@@ -128,6 +128,8 @@ impl FrameView {
 struct Scene {
     /// The solver's edit generation when the scene was set.
     edits: u64,
+    /// The solver's state buffer, which `prev` copies.
+    state: wgpu::Buffer,
     prev: wgpu::Buffer,
     bind: wgpu::BindGroup,
     fill_vertices: u32,
@@ -147,9 +149,14 @@ struct Pipelines {
     drag: wgpu::RenderPipeline,
 }
 
-/// Draws a [`GpuSolver`]'s world straight from its buffers. Owns no device:
-/// like the solver, it takes the caller's device, queue and encoder.
+/// Draws a [`GpuSolver`]'s world straight from its buffers, into the
+/// caller's encoder and target. Like the solver it keeps (cheap handles to)
+/// the device and queue it was made with, and binds only a solver made with
+/// the same pair: the bind group over another device's buffers would fail
+/// inside wgpu.
 pub struct Renderer {
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
     format: wgpu::TextureFormat,
     sample_count: u32,
     layout: wgpu::BindGroupLayout,
@@ -201,6 +208,7 @@ impl Renderer {
     /// count is [`RenderError::Msaa`].
     pub fn new(
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         format: wgpu::TextureFormat,
         sample_count: u32,
     ) -> Result<Self, RenderError> {
@@ -288,6 +296,8 @@ impl Renderer {
             mapped_at_creation: false,
         });
         Ok(Self {
+            device: device.clone(),
+            queue: queue.clone(),
             format,
             sample_count,
             layout,
@@ -308,14 +318,17 @@ impl Renderer {
     /// [`edit_generation`](GpuSolver::edit_generation) changes). The
     /// previous state starts equal to the current one (the copy is
     /// recorded into `encoder`). A topology of another world (other point
-    /// or member counts) is [`RenderError::Topology`].
+    /// or member counts) is [`RenderError::Topology`]; a solver on another
+    /// device or queue than the renderer's is
+    /// [`SolverError::WrongDevice`](crate::gpu::SolverError::WrongDevice).
     pub fn set_scene(
         &mut self,
-        device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         solver: &GpuSolver,
         topology: &Topology,
     ) -> Result<(), RenderError> {
+        solver.check_context("Renderer::set_scene", Some(&self.device), Some(&self.queue))?;
+        let device = &self.device;
         let members = solver.packed().members.len() as u32;
         if topology.num_points as usize != solver.num_points() {
             return Err(RenderError::Topology(format!(
@@ -373,6 +386,7 @@ impl Renderer {
         encoder.copy_buffer_to_buffer(pos, 0, &prev, 0, pos.size());
         self.scene = Some(Scene {
             edits: solver.edit_generation(),
+            state: pos.clone(),
             prev,
             bind,
             fill_vertices: topology.fill.len() as u32,
@@ -396,6 +410,11 @@ impl Renderer {
         solver: &GpuSolver,
     ) -> Result<(), RenderError> {
         if let Some(scene) = &self.scene {
+            solver.check_context(
+                "Renderer::snapshot_previous",
+                Some(&self.device),
+                Some(&self.queue),
+            )?;
             if scene.edits != solver.edit_generation() {
                 return Err(RenderError::StaleScene {
                     bound: scene.edits,
@@ -403,6 +422,11 @@ impl Renderer {
                 });
             }
             let pos = solver.state_buffer();
+            if *pos != scene.state {
+                return Err(RenderError::Topology(
+                    "the scene was set for another solver".into(),
+                ));
+            }
             encoder.copy_buffer_to_buffer(pos, 0, &scene.prev, 0, pos.size());
         }
         Ok(())
@@ -411,9 +435,9 @@ impl Renderer {
     /// Whether the scene was set from `solver` as it is now (no edit
     /// since [`set_scene`](Self::set_scene)).
     pub fn scene_is_current(&self, solver: &GpuSolver) -> bool {
-        self.scene
-            .as_ref()
-            .is_some_and(|s| s.edits == solver.edit_generation())
+        self.scene.as_ref().is_some_and(|s| {
+            s.edits == solver.edit_generation() && s.state == *solver.state_buffer()
+        })
     }
 
     /// The uniform for a frame.
@@ -455,25 +479,22 @@ impl Renderer {
     /// first). `target` must have the size in `frame` and the renderer's
     /// format. With multisampling the renderer draws into its own
     /// multisampled texture and resolves into `target`.
-    #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         target: &wgpu::TextureView,
         frame: &FrameView,
         opts: &DrawOptions,
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites>,
     ) {
-        queue.write_buffer(
+        self.queue.write_buffer(
             &self.view,
             0,
             bytemuck::bytes_of(&self.view_uniform(frame, opts)),
         );
         let size = (frame.size.0.max(1), frame.size.1.max(1));
         if self.sample_count > 1 && self.msaa.as_ref().is_none_or(|(_, s)| *s != size) {
-            let texture = device.create_texture(&wgpu::TextureDescriptor {
+            let texture = self.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("softbody msaa"),
                 size: wgpu::Extent3d {
                     width: size.0,
