@@ -118,9 +118,11 @@ pub enum WorldError {
     NeedsSync { field: &'static str, reason: String },
     /// A force spring or a body that diverges on its own at this substep,
     /// whatever else the world holds: its `w^2 h^2` (for a spring
-    /// `k (1/m_a + 1/m_b) h^2`, for a body `k h^2`) is above `limit`,
-    /// `2 (1 + E) / E` with its damping factor `E = exp(-c h)` (4 undamped;
-    /// docs/physics.md, "Stability bounds"). Simulating it would only
+    /// `k (1/m_a + 1/m_b) h^2`, for a body `k h^2`) is above `limit`, with
+    /// its damping factor `E = exp(-c h)`: `2 (1 + E) / E` for a spring,
+    /// whose damping also scales its kick, and `2 (1 + E)` for a body,
+    /// whose damping does not (4 undamped; docs/physics.md, "Stability
+    /// bounds"). Simulating it would only
     /// produce NaN, so solvers refuse it; raise `substeps`, lower the
     /// stiffness, or raise the masses.
     #[error(

@@ -455,7 +455,8 @@ impl Packed {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stability {
     /// `max_i sum_springs k h^2 (w_a + w_b)` over the force springs at a
-    /// point, and that point; keep below 1.
+    /// free point, and that point; keep below 1. A pinned point carries no
+    /// load: it does not move, whatever pulls on it.
     pub spring_load: (f32, u32),
     /// `max_i sum_bodies k h^2` over the bodies containing a point; keep
     /// below 1.
@@ -470,20 +471,30 @@ pub struct Stability {
     /// masses.)
     pub damping_load: (f32, u32),
     /// The first force spring, else the first body, that diverges on its
-    /// own at this substep ([`WorldError::Unstable`]); solvers refuse a
+    /// own at this substep (a spring past `2 (1 + E) / E`, a body past
+    /// `2 (1 + E)`, `E = exp(-c h)` its damping factor) ([`WorldError::Unstable`]); solvers refuse a
     /// world that has one.
     pub diverging: Option<WorldError>,
 }
 
-/// Whether a link whose undamped `w^2 h^2` is `x` and whose damping factor
-/// per substep is `e = exp(-c h)` diverges on its own: one substep is the
+/// The largest undamped `w^2 h^2` a force spring with damping factor
+/// `e = exp(-c h)` per substep takes before it diverges on its own. Its
+/// damping scales the whole new velocity, kick included: one substep is the
 /// matrix `[[1, h], [-e w^2 h, e (1 - w^2 h^2)]]` (docs/physics.md, "Exact
 /// discrete behaviour of a two-body spring"), with determinant `e < 1` and
 /// trace `1 + e (1 - x)`, which has an eigenvalue beyond -1 exactly when
-/// `x > 2 (1 + e) / e`. Returns that limit when `x` is past it.
-fn diverges(x: f32, e: f32) -> Option<f32> {
-    let limit = 2.0 * (1.0 + e) / e;
-    (x > limit).then_some(limit)
+/// `x > 2 (1 + e) / e`.
+fn spring_limit(e: f32) -> f32 {
+    2.0 * (1.0 + e) / e
+}
+
+/// The same for a body: its pull `k h (target - x)` and its relaxation
+/// `alpha (rigid - v)` are both added to the old velocity, so the damping
+/// does not scale the pull: one substep of a member relative to the rigid
+/// motion is `v' = e v - k h x`, `x' = x + h v'`, with determinant `e` and
+/// trace `1 + e - x`, past -1 exactly when `x = k h^2 > 2 (1 + e)`.
+fn body_limit(e: f32) -> f32 {
+    2.0 * (1.0 + e)
 }
 
 impl Stability {
@@ -540,15 +551,13 @@ impl Packed {
             if w == 0.0 {
                 continue;
             }
-            let alpha = match s.kind {
+            // Stiffness load and damping fraction of the link.
+            let (load, alpha) = match s.kind {
                 KIND_SPRING => {
                     let load = s.stiffness * h * h * w;
-                    spring[a] += load;
-                    spring[b] += load;
                     let e = (-s.damping * h).exp();
-                    if diverging.is_none()
-                        && let Some(limit) = diverges(load, e)
-                    {
+                    let limit = spring_limit(e);
+                    if diverging.is_none() && load > limit {
                         diverging = Some(WorldError::Unstable {
                             item: Item::Spring(index as u32),
                             what: "k (1/m_a + 1/m_b) h^2",
@@ -557,14 +566,16 @@ impl Packed {
                             h,
                         });
                     }
-                    1.0 - e
+                    (load, 1.0 - e)
                 }
-                KIND_SOFT => 1.0 - (-s.stiffness * h).exp(),
-                _ => 0.0,
+                KIND_SOFT => (0.0, 1.0 - (-s.stiffness * h).exp()),
+                _ => (0.0, 0.0),
             };
-            // A pinned end does not move: the link damps the free end alone.
+            // A pinned end does not move: the link loads and damps the free
+            // ends alone.
             for (i, wi) in [(a, wa), (b, wb)] {
                 if wi > 0.0 {
+                    spring[i] += load;
                     damping[i] += alpha;
                 }
             }
@@ -578,9 +589,8 @@ impl Packed {
             shape[i] += body.stiffness * h * h;
             let e = (-body.damping * h).exp();
             damping[i] += 1.0 - e;
-            if diverging.is_none()
-                && let Some(limit) = diverges(body.stiffness * h * h, e)
-            {
+            let limit = body_limit(e);
+            if diverging.is_none() && body.stiffness * h * h > limit {
                 diverging = Some(WorldError::Unstable {
                     item: Item::Body(b),
                     what: "k h^2",

@@ -1483,3 +1483,139 @@ fn soft_constraint_closes_alpha_of_the_error_and_of_the_approach() {
     // Most of the error is gone after 40 substeps (alpha = 0.46).
     assert!(x.abs() < 1e-9 && u.abs() < 1e-9);
 }
+
+/// A damped square body with `k h^2 = x` and damping factor `E = 0.25` per
+/// substep, its corner 0 pushed in by 1 cm, stepped by the CPU shape-match
+/// stage alone (frames, then `apply`, then `x += h v`), bypassing the
+/// solvers' check. Returns the largest change of a diagonal from its rest
+/// length after 200 substeps (NaN or infinite if it blew up).
+fn damped_body_deviation(x: f32) -> (f32, World) {
+    use softbody::cpu::shape_match;
+    let mut world = World::new(quiet());
+    let h = world.params.h();
+    let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| {
+        let p = Vec2::new(a, b)
+            + if (a, b) == (0.0, 0.0) {
+                Vec2::splat(0.01)
+            } else {
+                Vec2::ZERO
+            };
+        world.add_point(Point::new(p)).unwrap()
+    });
+    let body = Body::new(corners.to_vec())
+        .rest(
+            [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+                .map(|(a, b)| Vec2::new(a, b))
+                .to_vec(),
+        )
+        .stiffness(x / (h * h))
+        .damping(-(0.25f32).ln() / h);
+    world.add_body(body).unwrap();
+    let packed = softbody::pack::Packed::from_world(&world).unwrap();
+    let sim = softbody::pack::sim_params(&world.params, &packed);
+    let mut pos = packed.pos.clone();
+    let mut vel = packed.vel.clone();
+    let mut frames = vec![softbody::layout::BodyFrame::default(); packed.bodies.len()];
+    for _ in 0..200 {
+        shape_match::frames(
+            &sim,
+            &packed.bodies,
+            &packed.members,
+            &pos,
+            &vel,
+            &mut frames,
+            false,
+        );
+        shape_match::apply(
+            &sim,
+            &packed.point_info,
+            &packed.point_members,
+            &frames,
+            &pos,
+            &mut vel,
+            false,
+        );
+        for (p, v) in pos.iter_mut().zip(&vel) {
+            p[0] += h * v[0];
+            p[1] += h * v[1];
+        }
+    }
+    let diag = |i: usize, j: usize| {
+        let d = Vec2::from_array(pos[i]) - Vec2::from_array(pos[j]);
+        (d.length() - 2f32.sqrt()).abs()
+    };
+    let dev = diag(0, 2).max(diag(1, 3));
+    (if dev.is_finite() { dev } else { f32::INFINITY }, world)
+}
+
+/// A body's pull and its relaxation toward rigid motion are both added to
+/// the old velocity, so its damping does not scale the pull as a spring's
+/// does: one substep has determinant `E` and trace `1 + E - k h^2`, and it
+/// diverges past `k h^2 = 2 (1 + E)`, not the spring's `2 (1 + E) / E`.
+/// With `E = 0.25` that is 2.5 against 10: a body at `k h^2 = 3` grows by
+/// about 1.6 per substep. Bodies used to be checked against the spring's
+/// limit, so the solvers accepted it and it went NaN.
+#[test]
+fn a_damped_body_past_its_own_limit_is_refused() {
+    let (below, world) = damped_body_deviation(2.3);
+    assert!(
+        below < 1e-3,
+        "k h^2 = 2.3: deviation {below} after 200 substeps"
+    );
+    assert!(CpuSolver::new(&world).is_ok());
+
+    let (past, world) = damped_body_deviation(3.0);
+    assert!(
+        past > 1.0,
+        "k h^2 = 3: deviation {past}, expected it to grow"
+    );
+    let err = CpuSolver::new(&world).err().unwrap();
+    match err {
+        WorldError::Unstable {
+            item: softbody::Item::Body(0),
+            limit,
+            ..
+        } => assert!((limit - 2.5).abs() < 1e-3, "limit {limit}"),
+        e => panic!("expected body 0 to be refused, got {e}"),
+    }
+}
+
+/// A spring to a pinned point loads only its free end: the pinned end does
+/// not move, so it carries no stiffness load (as it carries no damping
+/// load). A pinned anchor holding ten pendulums at a load of 0.5 each used
+/// to read 5 at the anchor and warn that its springs may blow up; they do
+/// not.
+#[test]
+fn spring_load_counts_only_the_ends_that_move() {
+    let mut world = World::new(quiet());
+    let h = world.params.h();
+    let anchor = world.add_point(Point::new(Vec2::ZERO).mass(0.0)).unwrap();
+    for j in 0..10 {
+        let a = j as f32 * 0.6;
+        let p = world
+            .add_point(Point::new(Vec2::new(a.cos(), a.sin())).vel(Vec2::new(-a.sin(), a.cos())))
+            .unwrap();
+        world
+            .add_spring(Spring::new(anchor, p).stiffness(0.5 / (h * h)).damping(0.0))
+            .unwrap();
+    }
+    let report = softbody::pack::Packed::from_world(&world)
+        .unwrap()
+        .stability(h);
+    let (load, point) = report.spring_load;
+    assert!(
+        (load - 0.5).abs() < 1e-4,
+        "spring load {load} at point {point}"
+    );
+    assert_ne!(point, 0, "the pinned anchor carries no load");
+    assert!(report.warnings().is_empty(), "{:?}", report.warnings());
+    // And the pendulums are indeed stable: each stays near its rest length.
+    let mut s = CpuSolver::new(&world).unwrap();
+    for _ in 0..100 {
+        s.step();
+    }
+    for i in 1..=10 {
+        let r = Vec2::from_array(s.positions()[i]).length();
+        assert!((r - 1.0).abs() < 0.2, "pendulum {i} at radius {r}");
+    }
+}
