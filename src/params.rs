@@ -63,7 +63,7 @@ pub struct Params {
     /// velocity along a spring decays like `exp(-c t)`. Each link removes the
     /// fraction `alpha = 1 - exp(-c h)` of a velocity difference, and the
     /// links at a point add up: the damping is monotone while the sum of
-    /// their alphas (weighted by inverse-mass share) is `<= 1`, and unstable
+    /// the alphas of the links at each free point is `<= 1`, and unstable
     /// above 2. Default `10`.
     pub spring_damping: f32,
     /// Default shape-matching stiffness `k` of soft bodies, in 1/s^2: every
