@@ -122,9 +122,8 @@ pub enum WorldError {
     /// its damping factor `E = exp(-c h)`: `2 (1 + E) / E` for a spring,
     /// whose damping also scales its kick, and `2 (1 + E)` for a body,
     /// whose damping does not (4 undamped; docs/physics.md, "Stability
-    /// bounds"). Simulating it would only
-    /// produce NaN, so solvers refuse it; raise `substeps`, lower the
-    /// stiffness, or raise the masses.
+    /// bounds"). Simulating it would only produce NaN, so solvers refuse
+    /// it; raise `substeps`, lower the stiffness, or raise the masses.
     #[error(
         "{item} diverges at a substep of {h} s: {what} = {value} is above {limit}; raise substeps, lower the stiffness or raise the masses"
     )]

@@ -471,9 +471,9 @@ pub struct Stability {
     /// masses.)
     pub damping_load: (f32, u32),
     /// The first force spring, else the first body, that diverges on its
-    /// own at this substep (a spring past `2 (1 + E) / E`, a body past
-    /// `2 (1 + E)`, `E = exp(-c h)` its damping factor) ([`WorldError::Unstable`]); solvers refuse a
-    /// world that has one.
+    /// own at this substep ([`WorldError::Unstable`]: a spring past
+    /// `2 (1 + E) / E`, a body past `2 (1 + E)`, `E = exp(-c h)` its damping
+    /// factor); solvers refuse a world that has one.
     pub diverging: Option<WorldError>,
 }
 

@@ -1485,36 +1485,27 @@ fn soft_constraint_closes_alpha_of_the_error_and_of_the_approach() {
 }
 
 /// A damped square body with `k h^2 = x` and damping factor `E = 0.25` per
-/// substep, its corner 0 pushed in by 1 cm, stepped by the CPU shape-match
-/// stage alone (frames, then `apply`, then `x += h v`), bypassing the
+/// substep, its corner 0 pushed in by 1 cm, stepped by the CPU stages of
+/// shape matching and integration alone (no gravity), bypassing the
 /// solvers' check. Returns the largest change of a diagonal from its rest
-/// length after 200 substeps (NaN or infinite if it blew up).
+/// length after 200 substeps (infinite if it blew up), and the world.
 fn damped_body_deviation(x: f32) -> (f32, World) {
-    use softbody::cpu::shape_match;
+    use softbody::cpu::{integrate, shape_match};
+    let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a, b));
     let mut world = World::new(quiet());
     let h = world.params.h();
-    let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| {
-        let p = Vec2::new(a, b)
-            + if (a, b) == (0.0, 0.0) {
-                Vec2::splat(0.01)
-            } else {
-                Vec2::ZERO
-            };
-        world.add_point(Point::new(p)).unwrap()
+    let corners = square.map(|q| {
+        let dent = if q == Vec2::ZERO { 0.01 } else { 0.0 };
+        world.add_point(Point::new(q + Vec2::splat(dent))).unwrap()
     });
     let body = Body::new(corners.to_vec())
-        .rest(
-            [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
-                .map(|(a, b)| Vec2::new(a, b))
-                .to_vec(),
-        )
+        .rest(square.to_vec())
         .stiffness(x / (h * h))
         .damping(-(0.25f32).ln() / h);
     world.add_body(body).unwrap();
     let packed = softbody::pack::Packed::from_world(&world).unwrap();
     let sim = softbody::pack::sim_params(&world.params, &packed);
-    let mut pos = packed.pos.clone();
-    let mut vel = packed.vel.clone();
+    let (mut pos, mut vel) = (packed.pos.clone(), packed.vel.clone());
     let mut frames = vec![softbody::layout::BodyFrame::default(); packed.bodies.len()];
     for _ in 0..200 {
         shape_match::frames(
@@ -1535,10 +1526,7 @@ fn damped_body_deviation(x: f32) -> (f32, World) {
             &mut vel,
             false,
         );
-        for (p, v) in pos.iter_mut().zip(&vel) {
-            p[0] += h * v[0];
-            p[1] += h * v[1];
-        }
+        integrate(&sim, &packed.point_info, &mut pos, &mut vel, false);
     }
     let diag = |i: usize, j: usize| {
         let d = Vec2::from_array(pos[i]) - Vec2::from_array(pos[j]);
