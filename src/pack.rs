@@ -543,7 +543,20 @@ impl Packed {
         let mut spring = vec![0.0f32; n];
         let mut shape = vec![0.0f32; n];
         let mut damping = vec![0.0f32; n];
+        // The first link found past its own limit (see `spring_limit` and
+        // `body_limit`).
         let mut diverging = None;
+        let mut flag = |item, what, value: f32, limit: f32| {
+            if diverging.is_none() && value > limit {
+                diverging = Some(WorldError::Unstable {
+                    item,
+                    what,
+                    value,
+                    limit,
+                    h,
+                });
+            }
+        };
         for (index, s) in self.springs.iter().enumerate() {
             let (a, b) = (s.a as usize, s.b as usize);
             let (wa, wb) = (self.point_info[a].inv_mass, self.point_info[b].inv_mass);
@@ -556,16 +569,12 @@ impl Packed {
                 KIND_SPRING => {
                     let load = s.stiffness * h * h * w;
                     let e = (-s.damping * h).exp();
-                    let limit = spring_limit(e);
-                    if diverging.is_none() && load > limit {
-                        diverging = Some(WorldError::Unstable {
-                            item: Item::Spring(index as u32),
-                            what: "k (1/m_a + 1/m_b) h^2",
-                            value: load,
-                            limit,
-                            h,
-                        });
-                    }
+                    flag(
+                        Item::Spring(index as u32),
+                        "k (1/m_a + 1/m_b) h^2",
+                        load,
+                        spring_limit(e),
+                    );
                     (load, 1.0 - e)
                 }
                 KIND_SOFT => (0.0, 1.0 - (-s.stiffness * h).exp()),
@@ -589,16 +598,12 @@ impl Packed {
             shape[i] += body.stiffness * h * h;
             let e = (-body.damping * h).exp();
             damping[i] += 1.0 - e;
-            let limit = body_limit(e);
-            if diverging.is_none() && body.stiffness * h * h > limit {
-                diverging = Some(WorldError::Unstable {
-                    item: Item::Body(b),
-                    what: "k h^2",
-                    value: body.stiffness * h * h,
-                    limit,
-                    h,
-                });
-            }
+            flag(
+                Item::Body(b),
+                "k h^2",
+                body.stiffness * h * h,
+                body_limit(e),
+            );
         }
         let worst = |v: &[f32]| {
             v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {
