@@ -319,8 +319,9 @@ pub struct Body {
     /// Its points, in boundary order for bodies drawn as polygons. Bodies
     /// may share points.
     pub points: Vec<PointHandle>,
-    /// Rest shape, one position per point, in any placement and rotation;
-    /// `None`: the points' positions when the body is added.
+    /// Rest shape, one position per point, in any placement and rotation,
+    /// each within [`MAX_COORD`]; `None`: the points' positions when the
+    /// body is added (held to the same range).
     pub rest: Option<Vec<Vec2>>,
     /// Shape stiffness in 1/s^2; `None` follows [`Params::shape_stiffness`].
     pub stiffness: Option<f32>,
@@ -809,11 +810,20 @@ impl World {
                 }
                 rest.clone()
             }
-            None => b
-                .points
-                .iter()
-                .map(|p| self.points[p.index()].pos)
-                .collect(),
+            // The points' positions, held to the same range as a given
+            // shape: a state written back may lie out to `MAX_STATE`, where
+            // the rest offsets' squares overflow.
+            None => {
+                let rest: Vec<Vec2> = b
+                    .points
+                    .iter()
+                    .map(|p| self.points[p.index()].pos)
+                    .collect();
+                for r in &rest {
+                    check_position(item, "rest (the points' positions)", *r)?;
+                }
+                rest
+            }
         };
         let first = rest[0];
         if rest.iter().all(|r| *r == first) {

@@ -342,6 +342,39 @@ fn geometry_beyond_the_world_is_refused() {
     }
 }
 
+/// A body given no rest shape takes its points' positions, and those are
+/// held to the range of a given one: a state written back may lie out to
+/// 1e15 m, where the body's first step used to be NaN.
+#[test]
+fn a_body_rests_on_its_points_only_within_the_world() {
+    let mut w = world3();
+    let far = [
+        Vec2::new(-1.0e15, 0.0),
+        Vec2::new(1.0e15, 0.0),
+        Vec2::new(0.0, 1.0e15),
+    ];
+    w.set_state(&far, &[Vec2::ZERO; 3]).unwrap();
+    let before = w.clone();
+    expect_err(
+        w.add_body(Body::new(handles(&[0, 1, 2]))),
+        WorldError::OutOfRange {
+            item: Item::Body(0),
+            field: "rest (the points' positions)",
+            value: -1.0e15f32 as f64,
+            expected: "|x|, |y| <= 1e7 m",
+        },
+        "body 0",
+    );
+    assert_eq!(w, before, "nothing was added");
+    // Within the square the same points make a body that steps.
+    let near = [Vec2::ZERO, Vec2::new(1.0e7, 0.0), Vec2::new(0.0, 1.0e7)];
+    w.set_state(&near, &[Vec2::ZERO; 3]).unwrap();
+    w.add_body(Body::new(handles(&[0, 1, 2]))).unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    cpu.step();
+    assert!(cpu.positions().iter().flatten().all(|x| x.is_finite()));
+}
+
 /// The largest geometry the bounds accept steps without NaN: a box
 /// spanning the world at the largest mass, spinning, and a spring of the
 /// longest rest length between points a metre apart.
