@@ -104,7 +104,8 @@ pub enum WorldError {
     OutOfSync(String),
     /// A [`Packed`](crate::pack::Packed) whose arrays do not fit each
     /// other (its fields are public: one edited by hand, or put together
-    /// from two worlds), given to `GpuSolver::from_packed`.
+    /// from two worlds), or whose contact data does not fit the parameters
+    /// it is given with, given to `GpuSolver::from_packed`.
     #[error("inconsistent packed world: {0}")]
     InconsistentPacked(String),
     /// A solver's `set_params` was given a parameter that shapes the packed

@@ -229,6 +229,12 @@ pub struct Packed {
     pub colliders: Vec<u32>,
     /// Distinct (category, mask, material) of the contact sides.
     pub contact_filters: Vec<ContactFilter>,
+    /// Whether body collisions were on when the contact data was packed
+    /// (`Params::body_collisions`).
+    pub packed_body_collisions: bool,
+    /// Whether free points were packed as disks (body collisions on and a
+    /// `Params::point_radius` above 0).
+    pub packed_free_disks: bool,
 }
 
 /// Checks that a state has one position and one velocity per point.
@@ -308,6 +314,14 @@ impl Packed {
         ] {
             if len != want {
                 return Err(format!("{what} has {len}, expected {want}"));
+            }
+        }
+        for (what, len, max) in [
+            ("planets", self.planets.len(), MAX_PLANETS),
+            ("planes", self.planes.len(), MAX_PLANES),
+        ] {
+            if len > max {
+                return Err(format!("{len} {what}, more than the {max} a solver holds"));
             }
         }
         let point = |what: &str, i: usize, p: u32| {

@@ -1595,7 +1595,7 @@ fn an_inconsistent_packed_world_is_refused() {
     let good = Packed::from_world(&scene).unwrap();
     assert!(good.num_rods > 0 && good.sim.num_free > 0 && !good.outlines.is_empty());
     type Corrupt = fn(&mut Packed);
-    let corruptions: [(&str, Corrupt); 15] = [
+    let corruptions: [(&str, Corrupt); 17] = [
         ("a spring's end", |p| p.springs[0].a = 1 << 20),
         ("a point dropped", |p| {
             p.pos.pop();
@@ -1619,6 +1619,16 @@ fn an_inconsistent_packed_world_is_refused() {
         ("an outline point", |p| p.outline_points[0] = 1 << 20),
         ("the point count", |p| p.sim.num_points += 1),
         ("the rod count", |p| p.num_rods += 1),
+        // More colliders than the uniform block holds (the upload used to
+        // panic slicing them into it).
+        ("too many planets", |p| {
+            p.planets = vec![p.planets[0]; softbody::layout::MAX_PLANETS + 1];
+            p.sim.num_planets = p.planets.len() as u32;
+        }),
+        ("too many planes", |p| {
+            p.planes = vec![p.planes[0]; softbody::layout::MAX_PLANES + 1];
+            p.sim.num_planes = p.planes.len() as u32;
+        }),
     ];
     let ctx = common::gpu();
     for (what, corrupt) in corruptions {

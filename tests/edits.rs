@@ -738,21 +738,37 @@ fn a_removal_applied_twice_is_refused_even_when_it_fits() {
 }
 
 /// Edits take the world's parameters, so they check them like a new
-/// solver would: invalid ones, or ones at which a link diverges, are
-/// refused by `sync` and by `apply_removal`, changing nothing.
+/// solver would: invalid ones, or ones at which a link diverges (at a
+/// longer substep, or with a new default stiffness that the items
+/// without their own take), are refused by `sync` and by
+/// `apply_removal`, changing nothing. The defaults used to be resolved
+/// after the check, so a sync took a stiffness `new` refuses and stepped
+/// to NaN.
 #[test]
 fn edits_refuse_invalid_or_unstable_parameters() {
-    let world = softbody::scenes::default_scene(20).unwrap();
+    let mut world = softbody::scenes::default_scene(20).unwrap();
+    // Items on the defaults: the scene's own bodies and springs carry
+    // their stiffness.
+    BoxShape::new(Vec2::new(0.0, 40.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
     let invalid = |w: &mut World| w.params.elasticity = 2.0;
     let unstable = |w: &mut World| w.params.substeps = 1;
+    let stiff_springs = |w: &mut World| w.params.spring_stiffness = 1.0e9;
+    let stiff_bodies = |w: &mut World| w.params.shape_stiffness = 1.0e9;
     for (what, spoil) in [
         ("invalid", &invalid as &dyn Fn(&mut World)),
         ("unstable", &unstable),
+        ("stiff springs", &stiff_springs),
+        ("stiff bodies", &stiff_bodies),
     ] {
         let check = |e: WorldError| match what {
             "invalid" => assert!(matches!(e, WorldError::OutOfRange { .. }), "{what}: {e}"),
             _ => assert!(matches!(e, WorldError::Unstable { .. }), "{what}: {e}"),
         };
+        let mut w = world.clone();
+        spoil(&mut w);
+        check(CpuSolver::new(&w).err().unwrap());
         // sync
         let mut w = world.clone();
         let mut cpu = CpuSolver::new(&w).unwrap();
@@ -773,7 +789,82 @@ fn edits_refuse_invalid_or_unstable_parameters() {
             cpu.packed() == &before,
             "{what}: a refused removal changed the solver"
         );
+        // The GPU solver's edits check the same.
+        if let Some(ctx) = gpu() {
+            let (d, q) = (&ctx.device, &ctx.queue);
+            let mut w = world.clone();
+            let mut s = GpuSolver::new(d, q, &w).unwrap();
+            spoil(&mut w);
+            match s.sync(d, q, &w) {
+                Err(SolverError::World(e)) => check(e),
+                other => panic!("{what}: GPU sync gave {other:?}"),
+            }
+            assert!(
+                statics(s.packed()) == statics(&before),
+                "{what}: a refused GPU sync changed the solver"
+            );
+            let r = w.remove_body(BodyHandle(0)).unwrap();
+            match s.apply_removal(d, q, &w, &r) {
+                Err(SolverError::World(e)) => check(e),
+                other => panic!("{what}: GPU apply_removal gave {other:?}"),
+            }
+        }
     }
+}
+
+/// A solver made `from_packed` does not know which parameters the items'
+/// defaults were resolved with, so its first edit resolves them from the
+/// world's, and it then holds what `new` makes of the world (it used to
+/// take the parameters it was given for those, and kept the packed
+/// defaults for good). Parameters that the packed contact data does not
+/// fit are refused, as `set_params` refuses them.
+#[test]
+fn a_solver_from_packed_resolves_defaults_on_its_first_edit() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = base_world();
+    let packed = Packed::from_world(&w).unwrap();
+    w.params.spring_stiffness /= 4.0;
+    w.params.shape_damping *= 2.0;
+    let mut s = GpuSolver::from_packed(d, q, &w.params, &packed).unwrap();
+    add_more(&mut w, 6.0);
+    s.sync(d, q, &w).unwrap();
+    let fresh = GpuSolver::new(d, q, &w).unwrap();
+    assert!(
+        statics(s.packed()) == statics(fresh.packed()),
+        "the old items' defaults as a new solver resolves them"
+    );
+
+    let w = base_world();
+    let packed = Packed::from_world(&w).unwrap();
+    assert!(packed.has_contacts());
+    let refused = |p: Params, what: &str| {
+        let e = GpuSolver::from_packed(d, q, &p, &packed).err().unwrap();
+        assert!(
+            matches!(e, SolverError::World(WorldError::InconsistentPacked(_))),
+            "{what}: {e}"
+        );
+        eprintln!("{what}: {e}");
+    };
+    let mut p = w.params.clone();
+    p.body_collisions = false;
+    refused(p, "body collisions off");
+    let mut p = w.params.clone();
+    p.point_radius = if p.point_radius > 0.0 { 0.0 } else { 0.01 };
+    refused(p, "free disks on or off");
+    let mut p = w.params.clone();
+    p.point_radius = packed.sim.cell;
+    refused(p, "a radius past the packed cell");
+    let mut off = w.clone();
+    off.params.body_collisions = false;
+    let packed = Packed::from_world(&off).unwrap();
+    let e = GpuSolver::from_packed(d, q, &w.params, &packed)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(e, SolverError::World(WorldError::InconsistentPacked(_))),
+        "body collisions on: {e}"
+    );
 }
 
 /// Edits check the world itself, not only its generation: a world with

@@ -248,6 +248,7 @@ impl GpuSolver {
         let packed = Packed::from_world(world)?;
         let mut solver = Self::from_packed(device, queue, &world.params, &packed)?;
         solver.edit.generation = world.generation();
+        solver.edit.resolved = Some(world.params.clone());
         Ok(solver)
     }
 
@@ -264,6 +265,7 @@ impl GpuSolver {
     ) -> Result<Self, SolverError> {
         params.validate()?;
         packed.check_consistent()?;
+        packed.check_params_fit(params)?;
         // The contact stages check what they need themselves.
         super::check_device_limits(device, false)?;
         let stability = packed.stability(params.h());
@@ -302,7 +304,7 @@ impl GpuSolver {
             steps: 0,
             params: params.clone(),
             buffers,
-            edit: edit::EditState::new(params, mirror),
+            edit: edit::EditState::new(mirror),
         })
     }
 

@@ -221,6 +221,8 @@ impl Packed {
         self.outline_points = outline_points;
         self.colliders = small.into_iter().chain(large).chain(free_points).collect();
         self.contact_filters = filters;
+        self.packed_body_collisions = on;
+        self.packed_free_disks = disks;
     }
 
     /// The contact filters' `decay` for a substep `h`.
@@ -228,6 +230,50 @@ impl Packed {
         for f in &mut self.contact_filters {
             f.decay = (-f.friction * h).exp();
         }
+    }
+
+    /// Checks that `params` fit the contact data packed here, as
+    /// `GpuSolver::from_packed` needs: body collisions on if and only if
+    /// they were when it was packed, free points disks if and only if they
+    /// were packed as such, and the point radius within a quarter of the
+    /// packed cell (the checks `set_params` makes against the old
+    /// parameters). A world packed with other contact parameters has to be packed
+    /// again ([`Packed::from_world`]).
+    pub fn check_params_fit(&self, params: &Params) -> Result<(), WorldError> {
+        let unfit = |what: String| {
+            Err(WorldError::InconsistentPacked(format!(
+                "{what}; pack the world with these parameters"
+            )))
+        };
+        let on = params.body_collisions;
+        if on != self.packed_body_collisions {
+            return unfit(format!(
+                "params.body_collisions is {on}, the contact data was packed with {}",
+                self.packed_body_collisions
+            ));
+        }
+        let disks = on && params.point_radius > 0.0;
+        if disks != self.packed_free_disks {
+            return unfit(format!(
+                "params.point_radius {} m makes free points {}, they were packed {}",
+                params.point_radius,
+                if disks { "disks" } else { "no disks" },
+                if self.packed_free_disks {
+                    "as disks"
+                } else {
+                    "without a radius"
+                }
+            ));
+        }
+        if self.has_contacts() && 4.0 * params.point_radius > self.sim.cell {
+            return unfit(format!(
+                "params.point_radius {} m needs a collision cell of at least {} m, the packed one is {} m",
+                params.point_radius,
+                4.0 * params.point_radius,
+                self.sim.cell
+            ));
+        }
+        Ok(())
     }
 
     /// Checks that parameters `new` can replace `old` on this packed world

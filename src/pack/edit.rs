@@ -98,17 +98,26 @@ fn check_generation(followed: u64, generation: u64, what: &str) -> Result<(), Wo
 impl Packed {
     /// What a solver following world generation `followed` becomes on
     /// `sync`: a copy with what was appended to `world` since
-    /// ([`Packed::append_from`]). Refused, with this one unchanged, when the
+    /// ([`Packed::append_from`]), and with the items' defaults resolved
+    /// again ([`Packed::resolve_defaults`]) unless `resolved`, the
+    /// parameters they were resolved with, are the world's (`None`: not
+    /// known, resolve). Refused, with this one unchanged, when the
     /// generations differ, the world's parameters are invalid, the append
-    /// fails, or a spring or body of the result diverges on its own at the
-    /// world's substep ([`WorldError::Unstable`]).
-    pub fn synced(&self, followed: u64, world: &World) -> Result<Packed, WorldError> {
+    /// fails, or a spring or body of the result, with its new defaults,
+    /// diverges on its own at the world's substep
+    /// ([`WorldError::Unstable`]).
+    pub fn synced(
+        &self,
+        followed: u64,
+        world: &World,
+        resolved: Option<&Params>,
+    ) -> Result<Packed, WorldError> {
         check_generation(followed, world.generation(), "sync")?;
         self.check_prefix(world)?;
         world.params.validate()?;
         let mut new = self.clone();
         new.append_from(world)?;
-        new.stability(world.params.h()).check()?;
+        new.follow_defaults(world, resolved)?;
         Ok(new)
     }
 
@@ -121,6 +130,7 @@ impl Packed {
         followed: u64,
         world: &World,
         removal: &Removal,
+        resolved: Option<&Params>,
     ) -> Result<Packed, WorldError> {
         let (before, after) = removal.generations();
         check_generation(followed, before, "apply_removal")?;
@@ -133,8 +143,24 @@ impl Packed {
         world.params.validate()?;
         let mut new = self.clone();
         new.apply_removal(world, removal)?;
-        new.stability(world.params.h()).check()?;
+        new.follow_defaults(world, resolved)?;
         Ok(new)
+    }
+
+    /// The last part of an edit: the items' defaults resolved again from
+    /// the world's parameters where those differ from `resolved`, then the
+    /// check that no link diverges with them. Checking before resolving
+    /// let a sync take a default stiffness that [`Packed::from_world`]
+    /// refuses, and step to NaN.
+    fn follow_defaults(
+        &mut self,
+        world: &World,
+        resolved: Option<&Params>,
+    ) -> Result<(), WorldError> {
+        if resolved != Some(&world.params) {
+            self.resolve_defaults(world);
+        }
+        self.stability(world.params.h()).check()
     }
 
     /// Checks that the items packed here are the first items of `world`:

@@ -32,7 +32,9 @@ impl CpuSolver {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
-        self.packed = self.packed.synced(self.generation, world)?;
+        self.packed = self
+            .packed
+            .synced(self.generation, world, Some(&self.resolved))?;
         self.follow_params(world);
         self.resize_scratch();
         Ok(())
@@ -41,7 +43,9 @@ impl CpuSolver {
     /// Follows a removal made on `world`; see
     /// [`GpuSolver::apply_removal`](crate::gpu::GpuSolver::apply_removal).
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
-        self.packed = self.packed.removed(self.generation, world, removal)?;
+        self.packed = self
+            .packed
+            .removed(self.generation, world, removal, Some(&self.resolved))?;
         self.follow_params(world);
         self.generation = removal.generations().1;
         self.resize_scratch();
@@ -85,11 +89,10 @@ impl CpuSolver {
         scene_hash(&self.packed, &self.params)
     }
 
+    /// Takes `world`'s parameters after an edit, whose packed copy has
+    /// its defaults resolved with them already.
     fn follow_params(&mut self, world: &World) {
-        if world.params != self.resolved {
-            self.packed.resolve_defaults(world);
-            self.resolved = world.params.clone();
-        }
+        self.resolved = world.params.clone();
         self.params = world.params.clone();
         self.packed.sim = crate::pack::sim_params(&self.params, &self.packed);
     }

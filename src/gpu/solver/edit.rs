@@ -35,8 +35,10 @@ pub(super) struct EditState {
     /// The packed static arrays as uploaded (`pos`/`vel` hold each point's
     /// state when it was added, not the current one).
     mirror: Packed,
-    /// The parameters the mirror's defaults were resolved with.
-    resolved: Params,
+    /// The parameters the mirror's defaults were resolved with; `None`
+    /// when not known (a solver made [`from_packed`](GpuSolver::from_packed)),
+    /// so that the first edit resolves them from the world.
+    pub(super) resolved: Option<Params>,
     /// The world generation (removal count) the solver follows.
     pub(super) generation: u64,
     /// Bumped whenever the solver's buffers are replaced.
@@ -225,12 +227,14 @@ impl EditState {
             .sum()
     }
 
-    pub(super) fn new(params: &Params, mirror: Packed) -> Self {
+    /// For `mirror`, whose defaults were resolved with parameters not
+    /// known yet.
+    pub(super) fn new(mirror: Packed) -> Self {
         Self {
             spring_indices: None,
             body_edge_indices: None,
             mirror,
-            resolved: params.clone(),
+            resolved: None,
             generation: 0,
             buffer_generation: 0,
             edit_generation: 0,
@@ -286,7 +290,10 @@ impl GpuSolver {
         world: &World,
     ) -> Result<EditReport, SolverError> {
         self.check_context("sync", Some(device), Some(queue))?;
-        let new = self.edit.mirror.synced(self.edit.generation, world)?;
+        let new =
+            self.edit
+                .mirror
+                .synced(self.edit.generation, world, self.edit.resolved.as_ref())?;
         let from = self.edit.mirror.pos.len();
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
@@ -313,10 +320,12 @@ impl GpuSolver {
         removal: &Removal,
     ) -> Result<EditReport, SolverError> {
         self.check_context("apply_removal", Some(device), Some(queue))?;
-        let new = self
-            .edit
-            .mirror
-            .removed(self.edit.generation, world, removal)?;
+        let new = self.edit.mirror.removed(
+            self.edit.generation,
+            world,
+            removal,
+            self.edit.resolved.as_ref(),
+        )?;
         let report = self.edit_to(device, queue, world, new, StateEdit::Remove(removal))?;
         self.edit.generation = removal.generations().1;
         Ok(report)
@@ -447,30 +456,23 @@ impl GpuSolver {
         scene_hash(&self.edit.mirror, &self.params)
     }
 
-    /// Makes `new` (the mirror after an edit of `world`) the solver's
-    /// world, with `world`'s parameters. Everything that can fail (the
-    /// device's limits for the new sizes, the contact buffers) is done
-    /// first, so a failed edit leaves the solver as it was.
+    /// Makes `new` (the mirror after an edit of `world`, its defaults
+    /// resolved with `world`'s parameters) the solver's world, with those
+    /// parameters. Everything that can fail (the device's limits for the
+    /// new sizes, the contact buffers) is done first, so a failed edit
+    /// leaves the solver as it was.
     fn edit_to(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         world: &World,
-        mut new: Packed,
+        new: Packed,
         state: StateEdit,
     ) -> Result<EditReport, SolverError> {
-        // The items' defaults are resolved again when the parameters
-        // changed.
-        let resolve = world.params != self.edit.resolved;
-        if resolve {
-            new.resolve_defaults(world);
-        }
         Buffers::check_limits(&device.limits(), &new)?;
         let contacts = super::ContactStages::buffers(device, &new)?;
         let old = std::mem::replace(&mut self.edit.mirror, new);
-        if resolve {
-            self.edit.resolved = world.params.clone();
-        }
+        self.edit.resolved = Some(world.params.clone());
         self.params = world.params.clone();
         self.upload(device, queue, &old, state, contacts)
     }
