@@ -641,6 +641,36 @@ impl ShapeSpec {
         }
     }
 
+    /// Which argument put a generated point out of the world's square:
+    /// the anchor (a rope's `a` first, then its `b`) when it is out
+    /// itself, else the array's spacing when the copy's offset takes the
+    /// anchor out, else the extent (`size`, `cell`, `radius`).
+    fn position_field(&self, offset: Vec2) -> &'static str {
+        let inside = |p: Vec2| p.is_finite() && p.abs().max_element() <= crate::world::MAX_COORD;
+        let (anchor, name, extent) = match self {
+            ShapeSpec::Box(s) => (v2(s.center), "center", "size"),
+            ShapeSpec::Grid(s) => match (s.origin, s.center) {
+                (Some(o), _) => (v2(o), "origin", "cell"),
+                (None, c) => (c.map_or(Vec2::ZERO, v2), "center", "cell"),
+            },
+            ShapeSpec::Wheel(s) => (v2(s.center), "center", "radius"),
+            ShapeSpec::Blob(s) => (v2(s.center), "center", "radius"),
+            ShapeSpec::Rope(s) => {
+                if !inside(v2(s.a)) {
+                    return "a";
+                }
+                (v2(s.a), "a", "b")
+            }
+        };
+        if !inside(anchor) {
+            name
+        } else if !inside(anchor + offset) {
+            "array.spacing"
+        } else {
+            extent
+        }
+    }
+
     fn copies(&self) -> u128 {
         self.array().map_or(1, |a| {
             (a.count.0[0] as u128).saturating_mul(a.count.0[1] as u128)
@@ -691,8 +721,8 @@ impl ShapeSpec {
 
     /// The JSON name of a builder's argument or of a field of an item it
     /// creates, for error paths; `base` is the number of points in the
-    /// world before the builder ran.
-    fn json_field(&self, e: &WorldError, base: usize) -> Option<String> {
+    /// world before the builder ran, `offset` the copy's offset.
+    fn json_field(&self, e: &WorldError, base: usize, offset: Vec2) -> Option<String> {
         let (item, field) = item_field(e);
         let field = field?;
         // Builder arguments are spelt `Builder.argument`.
@@ -709,10 +739,7 @@ impl ShapeSpec {
             });
         }
         Some(match (item, field) {
-            (Some(Item::Point(_)), "pos") => match self {
-                ShapeSpec::Rope(_) => "a".into(),
-                _ => "center".into(),
-            },
+            (Some(Item::Point(_)), "pos") => self.position_field(offset).into(),
             // A wheel's points are its `n` rim points, then the hub.
             (Some(Item::Point(p)), "mass")
                 if matches!(self, ShapeSpec::Wheel(w)
@@ -823,6 +850,24 @@ impl Scene {
         })
     }
 
+    /// Where most of the scene's points come from, for the error of a scene
+    /// over the limit: the generator that asks for the most, or the listed
+    /// points where they are more (`points`).
+    fn largest_source(&self) -> String {
+        let (k, worst) = self
+            .shapes
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (k, s.points_per_copy().saturating_mul(s.copies())))
+            .max_by_key(|&(_, n)| n)
+            .unwrap_or((0, 0));
+        if worst > self.points.len() as u128 {
+            format!("shapes[{k}]")
+        } else {
+            "points".into()
+        }
+    }
+
     /// Builds the world: parameters, materials, planets, planes, points,
     /// then the generators in order, then springs and bodies (which may
     /// refer to generated points).
@@ -831,20 +876,8 @@ impl Scene {
         params.validate().map_err(|e| at("params".into(), e))?;
         let total = self.total_points();
         if total > MAX_SCENE_POINTS as u128 {
-            let (k, worst) = self
-                .shapes
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, s)| s.points_per_copy().saturating_mul(s.copies()))
-                .map(|(k, s)| (k, s.points_per_copy().saturating_mul(s.copies())))
-                .unwrap_or((0, 0));
-            let path = if worst > 0 {
-                format!("shapes[{k}]")
-            } else {
-                "points".into()
-            };
             return Err(SceneError::new(
-                path,
+                self.largest_source(),
                 format!(
                     "the scene asks for {total} points in all, more than the limit of {MAX_SCENE_POINTS}"
                 ),
@@ -908,22 +941,45 @@ impl Scene {
                     "is not finite (NaN or infinite)",
                 ));
             }
+            let build = |world: &mut World, offset: Vec2, copy: String| {
+                let base = world.points().len();
+                shape.build_at(world, offset).map_err(|e| {
+                    let path = match shape.json_field(&e, base, offset) {
+                        Some(f) => format!("{path}.{f}"),
+                        None => path.clone(),
+                    };
+                    SceneError::new(path, format!("{}{copy}", describe(&e)))
+                })
+            };
+            if shape.copies() == 0 {
+                // It generates nothing, but its arguments are checked like
+                // those of any other entry: one copy built aside (the
+                // limit above did not count it).
+                let per_copy = shape.points_per_copy();
+                if per_copy > MAX_SCENE_POINTS as u128 {
+                    return Err(SceneError::new(
+                        path,
+                        format!(
+                            "one copy asks for {per_copy} points, more than the limit of {MAX_SCENE_POINTS}"
+                        ),
+                    ));
+                }
+                build(
+                    &mut world.clone(),
+                    Vec2::ZERO,
+                    " (in the copy checked: the array makes none)".into(),
+                )?;
+                continue;
+            }
             for j in 0..counts[1] {
                 for i in 0..counts[0] {
                     let offset = Vec2::new(i as f32, j as f32) * spacing;
-                    let base = world.points().len();
-                    shape.build_at(&mut world, offset).map_err(|e| {
-                        let copy = if shape.array().is_some() {
-                            format!(" (copy [{i}, {j}] of the array)")
-                        } else {
-                            String::new()
-                        };
-                        let path = match shape.json_field(&e, base) {
-                            Some(f) => format!("{path}.{f}"),
-                            None => path.clone(),
-                        };
-                        SceneError::new(path, format!("{}{copy}", describe(&e)))
-                    })?;
+                    let copy = if shape.array().is_some() {
+                        format!(" (copy [{i}, {j}] of the array)")
+                    } else {
+                        String::new()
+                    };
+                    build(&mut world, offset, copy)?;
                 }
             }
         }
@@ -1041,7 +1097,25 @@ pub fn load_world(path: &Path) -> Result<World, SceneError> {
 
 #[cfg(test)]
 mod tests {
-    use super::read_text;
+    use super::{Scene, read_text};
+
+    /// A scene over the point limit names where most of its points come
+    /// from: the listed points used to be named only when no generator
+    /// made any. (At the real limit, this takes 2^24 listed points.)
+    #[test]
+    fn the_largest_source_of_points_is_blamed() {
+        let points = |n: usize| vec![r#"{"pos": [0, 0]}"#; n].join(", ");
+        let boxes = r#"{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [2, 1], "spacing": [2, 0]}}}"#;
+        let wheel = r#"{"wheel": {"center": [0, 0], "radius": 1, "n": 8}}"#;
+        for (listed, source) in [(9, "points"), (8, "shapes[1]"), (0, "shapes[1]")] {
+            let json = format!(
+                r#"{{"points": [{}], "shapes": [{boxes}, {wheel}]}}"#,
+                points(listed)
+            );
+            let scene = Scene::parse(&json).unwrap();
+            assert_eq!(scene.largest_source(), source, "{listed} points listed");
+        }
+    }
 
     /// A scene file is read up to a limit: it was read whole, so
     /// `--scene /dev/zero` read until memory ran out.

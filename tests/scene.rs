@@ -987,11 +987,93 @@ fn bad_generator_arguments() {
         "shapes[0].box",
         "coincide, so the rest length is zero and the spring has no direction (copy [1, 0] of the array)",
     );
-    // Further out, beyond the world's 1e7 m: the error says which copy.
+    // Further out, beyond the world's 1e7 m: the error says which copy,
+    // and names the spacing that took it there.
     fails(
         r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "array": {"count": [3, 1], "spacing": [3e38, 0]}}}]}"#,
-        "shapes[0].box.center",
+        "shapes[0].box.array.spacing",
         "is out of range (expected |x|, |y| <= 1e7 m) (copy [1, 0] of the array)",
+    );
+}
+
+/// A generated point out of the world's square is blamed on the argument
+/// that put it there: the anchor when it is out itself, else the extent
+/// (every one of these used to name `center`, or a rope's `a`, even where
+/// the file had no such key).
+#[test]
+fn a_generated_point_out_of_range_names_its_argument() {
+    for (json, path) in [
+        (
+            r#"{"rope": {"a": [0, 0], "b": [2e7, 0], "n": 3}}"#,
+            "rope.b",
+        ),
+        (
+            r#"{"rope": {"a": [3e7, 0], "b": [0, 0], "n": 3}}"#,
+            "rope.a",
+        ),
+        (
+            r#"{"box": {"center": [0, 0], "size": [1e30, 1]}}"#,
+            "box.size",
+        ),
+        (
+            r#"{"box": {"center": [2e7, 0], "size": [1, 1]}}"#,
+            "box.center",
+        ),
+        (
+            r#"{"wheel": {"center": [0, 0], "radius": 2e7, "n": 8}}"#,
+            "wheel.radius",
+        ),
+        (
+            r#"{"blob": {"center": [0, 0], "radius": 2e7, "n": 8}}"#,
+            "blob.radius",
+        ),
+        (
+            r#"{"grid": {"cells": [4, 4], "cell": [1e7, 1], "origin": [0, 0]}}"#,
+            "grid.cell",
+        ),
+        (
+            r#"{"grid": {"cells": [4, 4], "cell": [1, 1], "origin": [2e7, 0]}}"#,
+            "grid.origin",
+        ),
+    ] {
+        fails(
+            &format!(r#"{{"shapes": [{json}]}}"#),
+            &format!("shapes[0].{path}"),
+            "out of range",
+        );
+    }
+}
+
+/// An entry whose array makes no copies generates nothing, but a bad value
+/// in it is still an error, as in any other entry (it used to load
+/// without a word).
+#[test]
+fn an_entry_with_no_copies_is_still_checked() {
+    let none = r#""array": {"count": [0, 1], "spacing": [1, 1]}"#;
+    let w = load(&format!(
+        r#"{{"shapes": [{{"box": {{"center": [0, 0], "size": [1, 1], {none}}}}}]}}"#
+    ))
+    .unwrap();
+    assert_eq!(w.points().len(), 0);
+    fails(
+        &format!(
+            r#"{{"shapes": [{{"box": {{"center": [0, 0], "size": [1, 1], "mass": -5, {none}}}}}]}}"#
+        ),
+        "shapes[0].box.mass",
+        "(in the copy checked: the array makes none)",
+    );
+    fails(
+        &format!(
+            r#"{{"shapes": [{{"box": {{"center": [0, 0], "size": [1, 1], "material": 99, {none}}}}}]}}"#
+        ),
+        "shapes[0].box.material",
+        "",
+    );
+    // One copy over the limit is refused without being built.
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [1000000, 1000000], "cell": [1, 1], "array": {"count": [0, 18446744073709551615], "spacing": [1, 1]}}}]}"#,
+        "shapes[0].grid",
+        "one copy asks for 1000002000001 points, more than the limit",
     );
 }
 
