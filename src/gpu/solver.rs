@@ -256,7 +256,12 @@ impl GpuSolver {
     /// they differ from those it was packed with, the substep's
     /// coefficients and the uniforms follow `params` (the items keep the
     /// values resolved when it was packed, as after
-    /// [`set_params`](Self::set_params)).
+    /// [`set_params`](Self::set_params), until the first
+    /// [`sync`](Self::sync) or [`apply_removal`](Self::apply_removal)
+    /// resolves them from the world's parameters). Refused with
+    /// [`WorldError::InconsistentPacked`](crate::WorldError::InconsistentPacked)
+    /// when the arrays do not fit each other or `params` do not fit the
+    /// packed contact data ([`Packed::check_params_fit`]).
     pub fn from_packed(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
