@@ -646,7 +646,8 @@ impl ShapeSpec {
     /// itself, else the array's spacing when the copy's offset takes the
     /// anchor out, else the extent (`size`, `cell`, `radius`).
     fn position_field(&self, offset: Vec2) -> &'static str {
-        let inside = |p: Vec2| p.is_finite() && p.abs().max_element() <= crate::world::MAX_COORD;
+        // The world's own bound (the item named is not reported).
+        let inside = |p: Vec2| crate::world::check_position(Item::Params, "pos", p).is_ok();
         let (anchor, name, extent) = match self {
             ShapeSpec::Box(s) => (v2(s.center), "center", "size"),
             ShapeSpec::Grid(s) => match (s.origin, s.center) {

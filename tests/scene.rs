@@ -1067,7 +1067,7 @@ fn an_entry_with_no_copies_is_still_checked() {
             r#"{{"shapes": [{{"box": {{"center": [0, 0], "size": [1, 1], "material": 99, {none}}}}}]}}"#
         ),
         "shapes[0].box.material",
-        "",
+        "index 99",
     );
     // One copy over the limit is refused without being built.
     fails(

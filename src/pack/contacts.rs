@@ -232,48 +232,62 @@ impl Packed {
         }
     }
 
-    /// Checks that `params` fit the contact data packed here, as
-    /// `GpuSolver::from_packed` needs: body collisions on if and only if
-    /// they were when it was packed, free points disks if and only if they
-    /// were packed as such, and the point radius within a quarter of the
-    /// packed cell (the checks `set_params` makes against the old
-    /// parameters). A world packed with other contact parameters has to be packed
-    /// again ([`Packed::from_world`]).
-    pub fn check_params_fit(&self, params: &Params) -> Result<(), WorldError> {
-        let unfit = |what: String| {
-            Err(WorldError::InconsistentPacked(format!(
-                "{what}; pack the world with these parameters"
-            )))
-        };
+    /// What of `params` the contact data packed here does not fit, as the
+    /// field and why: body collisions on or off, free points disks or not
+    /// (both as recorded when it was packed), and a point radius past a
+    /// quarter of the packed cell. Every edit packs the contact data again
+    /// with the world's parameters; `set_params` and
+    /// `GpuSolver::from_packed` cannot.
+    fn contact_misfit(&self, params: &Params) -> Option<(&'static str, String)> {
         let on = params.body_collisions;
         if on != self.packed_body_collisions {
-            return unfit(format!(
-                "params.body_collisions is {on}, the contact data was packed with {}",
-                self.packed_body_collisions
+            return Some((
+                "body_collisions",
+                format!(
+                    "the contact data was packed with body_collisions {}",
+                    self.packed_body_collisions
+                ),
             ));
         }
-        let disks = on && params.point_radius > 0.0;
-        if disks != self.packed_free_disks {
-            return unfit(format!(
-                "params.point_radius {} m makes free points {}, they were packed {}",
-                params.point_radius,
-                if disks { "disks" } else { "no disks" },
-                if self.packed_free_disks {
-                    "as disks"
-                } else {
-                    "without a radius"
-                }
+        if (on && params.point_radius > 0.0) != self.packed_free_disks {
+            return Some((
+                "point_radius",
+                format!(
+                    "free points collide as disks only with a radius above 0, and were packed {}",
+                    if self.packed_free_disks {
+                        "as disks"
+                    } else {
+                        "without a radius"
+                    }
+                ),
             ));
         }
-        if self.has_contacts() && 4.0 * params.point_radius > self.sim.cell {
-            return unfit(format!(
-                "params.point_radius {} m needs a collision cell of at least {} m, the packed one is {} m",
-                params.point_radius,
-                4.0 * params.point_radius,
-                self.sim.cell
+        if on && 4.0 * params.point_radius > self.sim.cell {
+            return Some((
+                "point_radius",
+                format!(
+                    "{} m needs a collision cell of at least {} m, the packed one is {} m",
+                    params.point_radius,
+                    4.0 * params.point_radius,
+                    self.sim.cell
+                ),
             ));
         }
-        Ok(())
+        None
+    }
+
+    /// Checks that `params` fit the contact data packed here, as
+    /// `GpuSolver::from_packed` needs: the checks `set_params` makes
+    /// (see [`Packed::check_param_change`]). A world packed with other
+    /// contact parameters has to be packed again
+    /// ([`Packed::from_world`]).
+    pub fn check_params_fit(&self, params: &Params) -> Result<(), WorldError> {
+        match self.contact_misfit(params) {
+            Some((field, reason)) => Err(WorldError::InconsistentPacked(format!(
+                "params.{field}: {reason}; pack the world with these parameters"
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Checks that parameters `new` can replace `old` on this packed world
@@ -285,37 +299,14 @@ impl Packed {
     /// on its own.
     pub fn check_param_change(&self, old: &Params, new: &Params) -> Result<(), WorldError> {
         new.validate()?;
-        let needs = |field, reason: String| Err(WorldError::NeedsSync { field, reason });
-        if new.body_collisions != old.body_collisions {
-            return needs(
-                "body_collisions",
-                "the contact data is packed only for a world with body collisions".into(),
-            );
-        }
         if new.collision_cell != old.collision_cell {
-            return needs(
-                "collision_cell",
-                "the grid's cell is resolved when the world is packed".into(),
-            );
+            return Err(WorldError::NeedsSync {
+                field: "collision_cell",
+                reason: "the grid's cell is resolved when the world is packed".into(),
+            });
         }
-        if new.body_collisions && new.point_radius != old.point_radius {
-            if (new.point_radius > 0.0) != (old.point_radius > 0.0) {
-                return needs(
-                    "point_radius",
-                    "free points collide as disks only with a radius above 0".into(),
-                );
-            }
-            if 4.0 * new.point_radius > self.sim.cell {
-                return needs(
-                    "point_radius",
-                    format!(
-                        "{} m needs a collision cell of at least {} m, the packed one is {} m",
-                        new.point_radius,
-                        4.0 * new.point_radius,
-                        self.sim.cell
-                    ),
-                );
-            }
+        if let Some((field, reason)) = self.contact_misfit(new) {
+            return Err(WorldError::NeedsSync { field, reason });
         }
         // A longer substep can take a spring or body past the point where
         // it diverges on its own.
