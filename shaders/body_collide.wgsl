@@ -49,6 +49,10 @@ const NO_BODY: u32 = 0xffffffffu;
 const FACE_SLACK: f32 = 1e-3;
 // See entry_edge.
 const ENTRY_SUBSTEPS: f32 = 2.0;
+// An outline runs clockwise (inside out) when its signed area is below
+// -INVERTED_AREA times the sum of its terms' sizes: a flat or crushed
+// outline, whose area is lost in rounding, keeps the rest winding.
+const INVERTED_AREA: f32 = 1e-3;
 
 // Whether the two sides' layers let them collide (seed 002).
 fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
@@ -77,6 +81,11 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
     var edge_t = 0.0;
     var edge_raw = 0.0;
     var edge_dir = vec2<f32>(0.0);
+    // Twice the outline's signed area, about `p`, and the sum of its
+    // terms' sizes: the outline's winding now (a body turned inside out
+    // runs clockwise), trusted where the area is not lost in rounding.
+    var area2 = 0.0;
+    var area_abs = 0.0;
     var a = state[outline_points[o.first]].xy;
     for (var k = 0u; k < o.count; k++) {
         var next = k + 1u;
@@ -84,6 +93,9 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
             next = 0u;
         }
         let c = state[outline_points[o.first + next]].xy;
+        let tri = cross2(a - p, c - p);
+        area2 += tri;
+        area_abs += abs(tri);
         if ((a.y > p.y) != (c.y > p.y)) {
             let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
             if (p.x < x) {
@@ -105,10 +117,14 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
     if (!inside && best_d2 >= r * r) {
         return;
     }
+    var orient = 1.0;
+    if (area2 < -INVERTED_AREA * area_abs) {
+        orient = -1.0;
+    }
     var depth = r;
     var n = vec2<f32>(0.0, 1.0);
     if (inside) {
-        let entry = entry_edge(o, p, v);
+        let entry = entry_edge(o, p, v, orient);
         edge = entry.edge;
         edge_t = entry.t;
         edge_dir = entry.dir;
@@ -118,7 +134,7 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
             depth = r + dist;
             n = (entry.nearest - p) / dist;
         } else {
-            n = face_normal(edge_dir);
+            n = face_normal(edge_dir) * orient;
         }
     } else {
         // Outside, within the radius: out along the face normal of the
@@ -154,7 +170,7 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
             edge_dir = dir2;
         }
         let a0 = state[outline_points[o.first + edge]].xy;
-        n = face_normal(edge_dir);
+        n = face_normal(edge_dir) * orient;
         let s = dot(p - a0, n);
         depth = r - s;
     }
@@ -203,8 +219,9 @@ struct EntryEdge {
 // counting each edge nearer by ENTRY_SUBSTEPS h times the speed at which
 // the point moves inward through it (relative to the edge there), so that
 // a point that just came in goes back out the way it came, not out through
-// a nearer side edge in line with its path.
-fn entry_edge(o: BodyOutline, p: vec2<f32>, v: vec2<f32>) -> EntryEdge {
+// a nearer side edge in line with its path. `orient` is the outline's
+// winding now (1 counter-clockwise, -1 clockwise).
+fn entry_edge(o: BodyOutline, p: vec2<f32>, v: vec2<f32>, orient: f32) -> EntryEdge {
     let reach = ENTRY_SUBSTEPS * sim.h;
     var best = EntryEdge(0u, 0.0, vec2<f32>(0.0), p, 3.4028235e38);
     var best_score = 3.4028235e38;
@@ -220,7 +237,7 @@ fn entry_edge(o: BodyOutline, p: vec2<f32>, v: vec2<f32>) -> EntryEdge {
         let pr = project(p, a, ac);
         // Inward speed through the edge, relative to the edge there.
         let ve = sa.zw + (sc.zw - sa.zw) * pr.t;
-        let inward = max(dot(ve - v, face_normal(ac)), 0.0);
+        let inward = max(dot(ve - v, face_normal(ac) * orient), 0.0);
         let score = sqrt(pr.d2) - reach * inward;
         if (score < best_score) {
             best_score = score;
@@ -238,8 +255,9 @@ fn on_face(raw: f32) -> bool {
     return raw >= -FACE_SLACK && raw <= 1.0 + FACE_SLACK;
 }
 
-// The outward normal of an edge running `dir` (outlines run counter-
-// clockwise at rest), or zero for a degenerate edge.
+// The outward normal of an edge running `dir` of a counter-clockwise
+// outline (a clockwise one's is its negative), or zero for a degenerate
+// edge.
 fn face_normal(dir: vec2<f32>) -> vec2<f32> {
     let len2 = dot(dir, dir);
     if (len2 > TINY_DIST2) {
@@ -248,23 +266,37 @@ fn face_normal(dir: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(0.0);
 }
 
+// A pair's contact material: the larger elasticity, the geometric mean of
+// each friction coefficient (Box2D's rules), the tangential decay of the
+// mean friction rate.
+struct PairMaterial {
+    elasticity: f32,
+    static_friction: f32,
+    dynamic_friction: f32,
+    decay: f32,
+}
+
+fn pair_material(a: ContactFilter, b: ContactFilter) -> PairMaterial {
+    return PairMaterial(max(a.elasticity, b.elasticity), sqrt(a.static_friction * b.static_friction), sqrt(a.dynamic_friction * b.dynamic_friction), sqrt(a.decay * b.decay));
+}
+
 // The change of relative velocity `vrel` at a contact with normal `n`
-// (pointing the way the first side is pushed): the approaching normal part
-// reflected with elasticity `e` (seed 003), the tangential part decayed by
-// the factor `decay` (`exp(-mu h)`, as against planets).
-fn contact_dv(vrel: vec2<f32>, n: vec2<f32>, e: f32, decay: f32) -> vec2<f32> {
+// (pointing the way the first side is pushed), and the change of relative
+// position friction asks for, as (dv, dp): restitution and Coulomb
+// friction (shared.wgsl, coulomb), the tangential drift of this substep
+// that friction removes taken back, then the viscous decay.
+fn contact_response(vrel: vec2<f32>, n: vec2<f32>, depth: f32, m: PairMaterial) -> vec4<f32> {
     let vn = dot(vrel, n);
     let vt = vrel - n * vn;
-    var vn_after = vn;
-    if (vn < 0.0) {
-        vn_after = vn * -e;
-    }
-    return n * (vn_after - vn) - vt * (1.0 - decay);
+    let c = coulomb(vn, length(vt), depth / sim.h, m.elasticity, m.static_friction, m.dynamic_friction, sim.restitution_threshold);
+    let vt_kept = vt * c.y;
+    let dv = n * (c.x - vn) + (vt_kept * m.decay - vt);
+    return vec4<f32>(dv, (vt_kept - vt) * sim.h);
 }
 
 fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
-    let q = fixed(dp);
-    let r = fixed(dv);
+    let q = fixed(dp, sim.contact_scale);
+    let r = fixed(dv, sim.contact_scale);
     atomicAdd(&acc[4u * k], q.x);
     atomicAdd(&acc[4u * k + 1u], q.y);
     atomicAdd(&acc[4u * k + 2u], r.x);
@@ -369,11 +401,10 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 } else if (j < i) {
                     n = vec2<f32>(-1.0, 0.0);
                 }
-                let push = n * ((reach - dist) / split_w);
-                let e = max(pf.elasticity, jf.elasticity);
-                let decay = sqrt(pf.decay * jf.decay);
-                let jv = contact_dv(v - state[j].zw, n, e, decay) / split_w;
-                out += vec4<i32>(fixed(push * wi), fixed(jv * wi));
+                let r = contact_response(v - state[j].zw, n, reach - dist, pair_material(pf, jf));
+                let push = (n * (reach - dist) + r.zw) / split_w;
+                let jv = r.xy / split_w;
+                out += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(jv * wi, sim.contact_scale));
             }
         }
     }
@@ -440,12 +471,11 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             // Solved with split inverse masses, applied with the real ones.
             let split_w = split(wi, atomicLoad(&counts[i])) + s * s * split(wa, atomicLoad(&counts[ends.x])) + t * t * split(wb, atomicLoad(&counts[ends.y]));
             let bf = filters[outlines[hit.body].filter_id];
-            let e = max(pf.elasticity, bf.elasticity);
-            let decay = sqrt(pf.decay * bf.decay);
-            let push = hit.n * (hit.depth / split_w);
             let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
-            let j = contact_dv(vrel, hit.n, e, decay) / split_w;
-            own += vec4<i32>(fixed(push * wi), fixed(j * wi));
+            let r = contact_response(vrel, hit.n, hit.depth, pair_material(pf, bf));
+            let push = (hit.n * hit.depth + r.zw) / split_w;
+            let j = r.xy / split_w;
+            own += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(j * wi, sim.contact_scale));
             if (wa > 0.0) {
                 add_fixed(ends.x, -push * (s * wa), -j * (s * wa));
             }
@@ -474,7 +504,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     counts_out[i] = 0u;
     let a = acc_sums[i];
     if (any(a != vec4<i32>(0))) {
-        let unit = 1.0 / CONTACT_SCALE;
+        let unit = 1.0 / sim.contact_scale;
         state_out[i] = state_out[i] + vec4<f32>(a) * unit;
         acc_sums[i] = vec4<i32>(0);
     }

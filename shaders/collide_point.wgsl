@@ -64,12 +64,14 @@ fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     if (best_depth <= 0.0) {
         return vec4<f32>(p, v);
     }
+    // Restitution and Coulomb friction (shared.wgsl, coulomb); the
+    // tangential drift friction removes is taken back from the position,
+    // then seed 001's viscous decay.
     let n = best_normal;
     let mat = materials[pi.material];
-    var vn = dot(n, v);
-    let vt = (v - n * vn) * exp(-mat.friction * sim.h);
-    if (vn < 0.0) {
-        vn = vn * -mat.elasticity;
-    }
-    return vec4<f32>(p + n * best_depth, n * vn + vt);
+    let vn = dot(n, v);
+    let vt = v - n * vn;
+    let c = coulomb(vn, length(vt), best_depth / sim.h, mat.elasticity, mat.static_friction, mat.dynamic_friction, sim.restitution_threshold);
+    let vt_kept = vt * c.y;
+    return vec4<f32>(p + n * best_depth - (vt - vt_kept) * sim.h, n * c.x + vt_kept * exp(-mat.friction * sim.h));
 }

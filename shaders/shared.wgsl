@@ -34,9 +34,9 @@ struct SimParams {
     table_mask: u32,
     cell: f32,
     inv_cell: f32,
+    restitution_threshold: f32,
+    contact_scale: f32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 struct PointInfo {
@@ -54,6 +54,8 @@ fn point_info(r: vec4<u32>) -> PointInfo {
 struct MaterialInfo {
     elasticity: f32,
     friction: f32,
+    static_friction: f32,
+    dynamic_friction: f32,
 }
 
 struct SpringInfo {
@@ -196,8 +198,7 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
 }
 
 // Body-body collisions (src/layout.rs has the meaning of each).
-const CONTACT_SCALE: f32 = 1048576.0;
-const CONTACT_LIMIT: f32 = 1024.0;
+const CONTACT_LIMIT_UNITS: f32 = 1073741824.0;
 const CONTACT_FREE: u32 = 0x80000000u;
 const GRID_MAX_CELLS: u32 = 9u;
 const SCAN_THREADS: u32 = 256u;
@@ -230,9 +231,9 @@ struct ContactFilter {
     elasticity: f32,
     friction: f32,
     decay: f32,
+    static_friction: f32,
+    dynamic_friction: f32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 // The grid cell holding `p`; coordinates clamped to +-2^29 so that neither
@@ -265,7 +266,33 @@ fn entry_base(table_mask: u32, num_colliders: u32) -> u32 {
     return large_base(table_mask) + 1u + num_colliders;
 }
 
-// Fixed-point contribution (see CONTACT_SCALE).
-fn fixed(x: vec2<f32>) -> vec2<i32> {
-    return vec2<i32>(floor(clamp(x, vec2<f32>(-CONTACT_LIMIT), vec2<f32>(CONTACT_LIMIT)) * CONTACT_SCALE + 0.5));
+// Fixed-point contribution at `scale` (SimParams::contact_scale; see
+// src/layout.rs, contact_scale): clamped to +-2^30 units.
+fn fixed(x: vec2<f32>, scale: f32) -> vec2<i32> {
+    let limit = vec2<f32>(CONTACT_LIMIT_UNITS / scale);
+    return vec2<i32>(floor(clamp(x, -limit, limit) * scale + 0.5));
+}
+
+// Restitution and Coulomb friction at a contact whose relative velocity
+// has the normal part `vn` (negative approaching) and a tangential part
+// of length `vt_len` (docs/physics.md, "Friction and restitution"): an
+// approach faster than `threshold` is reflected with elasticity `e`, a
+// slower one stopped; the normal velocity change `dvn`, at least the push-out speed
+// `push` (depth / h), bounds the friction. Within the static cone (`vt_len <= mu_s dvn`) the tangential
+// velocity stops, else it loses `mu_k dvn`. Returns (the new normal
+// velocity, the fraction of the tangential velocity kept).
+fn coulomb(vn: f32, vt_len: f32, push: f32, e: f32, mu_s: f32, mu_k: f32, threshold: f32) -> vec2<f32> {
+    var vn_after = vn;
+    if (vn < 0.0) {
+        vn_after = 0.0;
+        if (vn < -threshold) {
+            vn_after = -e * vn;
+        }
+    }
+    let dvn = max(vn_after - vn, push);
+    var keep = 0.0;
+    if (vt_len > mu_s * dvn) {
+        keep = max(1.0 - mu_k * dvn / vt_len, 0.0);
+    }
+    return vec2<f32>(vn_after, keep);
 }

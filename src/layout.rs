@@ -68,9 +68,14 @@ pub struct SimParams {
     pub cell: f32,
     /// `1 / cell`, 1/m.
     pub inv_cell: f32,
+    /// Approach speed below which contacts do not bounce, m/s
+    /// ([`Params::restitution_threshold`](crate::Params::restitution_threshold)).
+    pub restitution_threshold: f32,
+    /// Scale of the fixed-point contact accumulators, a power of two
+    /// chosen from the bodies' sizes when the world is packed
+    /// ([`contact_scale`]).
+    pub contact_scale: f32,
     pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
 }
 
 /// Static per-point data (WGSL `PointInfo`).
@@ -79,7 +84,8 @@ pub struct SimParams {
 pub struct PointInfo {
     /// `1 / mass`, `0` for pinned points.
     pub inv_mass: f32,
-    /// Shape-matching weight: the mass, or `PINNED_SHAPE_WEIGHT` when pinned.
+    /// Shape-matching weight: the mass, or `0` when pinned (a pinned
+    /// member's weight is relative to its body, [`Member::weight`]).
     pub weight: f32,
     /// Index into the material table.
     pub material: u32,
@@ -92,8 +98,12 @@ pub struct PointInfo {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MaterialInfo {
     pub elasticity: f32,
-    /// 1/s.
+    /// Viscous friction rate, 1/s.
     pub friction: f32,
+    /// Coulomb coefficient of static friction, unitless.
+    pub static_friction: f32,
+    /// Coulomb coefficient of dynamic (sliding) friction, unitless.
+    pub dynamic_friction: f32,
 }
 
 /// A resolved spring (WGSL `SpringInfo`).
@@ -190,7 +200,9 @@ pub struct Member {
     pub rest: [f32; 2],
     pub point: u32,
     /// The point's shape-matching weight, kg: a copy of
-    /// [`PointInfo::weight`].
+    /// [`PointInfo::weight`], or for a pinned point
+    /// [`PINNED_WEIGHT_RATIO`](crate::world::PINNED_WEIGHT_RATIO) times the
+    /// body's free mass.
     pub weight: f32,
 }
 
@@ -271,15 +283,32 @@ impl Colliders {
     }
 }
 
-/// Scale of the fixed-point body-contact accumulators: a contribution `x`
-/// (m or m/s) is added as the integer `floor(x * CONTACT_SCALE + 0.5)`.
-/// Integer addition does not depend on order, so contacts summed by atomics
-/// on the GPU give the same bits on every run and on the CPU. Resolution
-/// about 1e-6 m and m/s.
-pub const CONTACT_SCALE: f32 = 1_048_576.0;
-/// Largest magnitude of one fixed-point contribution, m or m/s (clamped;
-/// an accumulator holds up to +-2048).
-pub const CONTACT_LIMIT: f32 = 1024.0;
+/// Largest magnitude of one fixed-point contribution, in units of
+/// `1 / SimParams::contact_scale` (clamped; an accumulator holds twice
+/// that): `2^30`, so a contribution of `x` m or m/s is clamped to
+/// `+-2^30 / contact_scale` (1024 m or m/s for bodies of about 0.4 m).
+pub const CONTACT_LIMIT_UNITS: f32 = 1_073_741_824.0;
+
+/// Scale of the fixed-point body-contact accumulators for bodies whose
+/// typical rest extent is `extent` (in the world's length unit): a
+/// contribution `x` (length or speed) is added as the integer
+/// `floor(x * scale + 0.5)`. Integer addition does not depend on order,
+/// so contacts summed by atomics on the GPU give the same bits on every
+/// run and on the CPU.
+///
+/// The scale is the power of two nearest `2^20 * 0.4 / extent` (`2^20`
+/// for the 0.2 to 0.6 m bodies of the default scene: a resolution of
+/// about 1e-6 m and m/s and a limit of 1024 per contribution), so the
+/// resolution and the limit follow the size of the bodies and a scene in
+/// centimetres resolves its contacts as finely, relative to its bodies, as
+/// the same scene in metres. A power of two, so that scaling is exact.
+pub fn contact_scale(extent: f32) -> f32 {
+    if !(extent.is_finite() && extent > 0.0) {
+        return 1_048_576.0;
+    }
+    let e = (0.4f32 / extent).log2().round().clamp(-60.0, 60.0) as i32;
+    2f32.powi(20 + e)
+}
 /// In [`ContactPoint::filter_id`]: the point is in no body and collides with
 /// other such points as a disk of `point_radius`.
 pub const CONTACT_FREE: u32 = 1 << 31;
@@ -330,9 +359,11 @@ pub struct ContactFilter {
     /// that of the mean friction rate, without an `exp` in the kernel, so
     /// the GPU's contacts are bitwise the CPU's.
     pub decay: f32,
+    /// Coulomb coefficient of static friction; a pair's is `sqrt(a b)`.
+    pub static_friction: f32,
+    /// Coulomb coefficient of dynamic friction; a pair's is `sqrt(a b)`.
+    pub dynamic_friction: f32,
     pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
 }
 
 /// A point's deepest body contact (WGSL `ContactHit`), found by the narrow

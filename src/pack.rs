@@ -271,6 +271,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         gravity: params.gravity.to_array(),
         h: params.h(),
         point_radius: params.point_radius,
+        restitution_threshold: params.restitution_threshold,
         ..packed.sim
     }
 }

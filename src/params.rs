@@ -46,12 +46,31 @@ pub struct Params {
     /// `0` stops the normal motion on contact, `1` bounces without loss.
     /// Default `0.3`.
     pub elasticity: f32,
-    /// Default friction rate for points in contact, in 1/s, `>= 0`: the
-    /// tangential velocity decays like `exp(-friction t)` while in contact,
-    /// so `1 / friction` is the time to lose 63% of the sliding speed.
-    /// Unconditionally stable (exponential form, one contact per point).
-    /// Default `5`.
+    /// Default viscous friction rate for points in contact, in 1/s, `>= 0`
+    /// (seed 001): on top of Coulomb friction, the tangential velocity
+    /// decays like `exp(-friction t)` while in contact, so `1 / friction`
+    /// is the time to lose 63% of the sliding speed. Unconditionally
+    /// stable (exponential form, one contact per point). Default `5`.
     pub friction: f32,
+    /// Default Coulomb coefficient of static friction, unitless, `>= 0`: a
+    /// contact holds while its tangential velocity change is at most this
+    /// times its normal velocity change, so a body rests on a slope
+    /// shallower than `atan(static_friction)` (31 degrees for the default
+    /// `0.6`, Box2D's default friction). A pair's is the geometric mean of
+    /// its sides' (Box2D's rule).
+    pub static_friction: f32,
+    /// Default Coulomb coefficient of dynamic (sliding) friction, unitless,
+    /// `>= 0`: a sliding contact loses this times its normal velocity
+    /// change in tangential speed. Default `0.6`, equal to the static
+    /// one, so that friction does not jump at the cone's edge (where the
+    /// two solver paths' last bits would then part); a pair's is the
+    /// geometric mean of its sides'.
+    pub dynamic_friction: f32,
+    /// Approach speed below which a contact does not bounce, in m/s,
+    /// `>= 0` (Box2D's restitution threshold): slower approaches are
+    /// stopped (elasticity 0), so resting contacts and piles do not
+    /// micro-bounce. Default `0.5`. Scale it with the length unit.
+    pub restitution_threshold: f32,
     /// Default stiffness `k` of force springs, in N/m. The force is
     /// `k (L - |d|)` along the spring. Default `2000`.
     /// Stability: `k h^2 (1/m_a + 1/m_b) < 1` summed over the springs of a
@@ -117,6 +136,9 @@ impl Default for Params {
             point_radius: 0.02,
             elasticity: 0.3,
             friction: 5.0,
+            static_friction: 0.6,
+            dynamic_friction: 0.6,
+            restitution_threshold: 0.5,
             spring_stiffness: 2000.0,
             spring_damping: 10.0,
             shape_stiffness: 1500.0,
@@ -226,6 +248,9 @@ impl Params {
         crate::world::check_length(Item::Params, "point_radius", self.point_radius)?;
         check_elasticity(Item::Params, self.elasticity)?;
         non_negative("friction", self.friction)?;
+        non_negative("static_friction", self.static_friction)?;
+        non_negative("dynamic_friction", self.dynamic_friction)?;
+        non_negative("restitution_threshold", self.restitution_threshold)?;
         non_negative("spring_stiffness", self.spring_stiffness)?;
         non_negative("spring_damping", self.spring_damping)?;
         non_negative("shape_stiffness", self.shape_stiffness)?;

@@ -237,6 +237,12 @@ pub struct ParamsSpec {
     #[serde(default, deserialize_with = "some")]
     pub friction: Option<f32>,
     #[serde(default, deserialize_with = "some")]
+    pub static_friction: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub dynamic_friction: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub restitution_threshold: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub spring_stiffness: Option<f32>,
     #[serde(default, deserialize_with = "some")]
     pub spring_damping: Option<f32>,
@@ -261,6 +267,10 @@ pub struct MaterialSpec {
     pub elasticity: Option<f32>,
     #[serde(default, deserialize_with = "some")]
     pub friction: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub static_friction: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub dynamic_friction: Option<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -833,6 +843,9 @@ impl Scene {
             point_radius: p.point_radius.unwrap_or(d.point_radius),
             elasticity: p.elasticity.unwrap_or(d.elasticity),
             friction: p.friction.unwrap_or(d.friction),
+            static_friction: p.static_friction.unwrap_or(d.static_friction),
+            dynamic_friction: p.dynamic_friction.unwrap_or(d.dynamic_friction),
+            restitution_threshold: p.restitution_threshold.unwrap_or(d.restitution_threshold),
             spring_stiffness: p.spring_stiffness.unwrap_or(d.spring_stiffness),
             spring_damping: p.spring_damping.unwrap_or(d.spring_damping),
             shape_stiffness: p.shape_stiffness.unwrap_or(d.shape_stiffness),
@@ -890,6 +903,8 @@ impl Scene {
                 .add_material(Material {
                     elasticity: m.elasticity,
                     friction: m.friction,
+                    static_friction: m.static_friction,
+                    dynamic_friction: m.dynamic_friction,
                 })
                 .map_err(|e| at(format!("materials[{i}]"), e))?;
         }

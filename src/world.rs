@@ -7,6 +7,7 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
+use crate::layout::MaterialInfo;
 use crate::params::{Params, check_elasticity};
 
 macro_rules! handle {
@@ -52,13 +53,23 @@ handle!(
 /// The layer mask that collides with everything.
 pub const ALL_LAYERS: u32 = u32::MAX;
 
-/// Contact response of a point (seed 001: elasticity and exponential friction).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Contact response of a point or a body: restitution, Coulomb friction
+/// and seed 001's viscous (exponential) friction. Every field left `None`
+/// follows the [`Params`] default of the same name. Build one with struct
+/// update syntax from [`Material::DEFAULT`], so that new fields keep
+/// following the defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Material {
     /// Coefficient of restitution, `[0, 1]`; `None` follows [`Params::elasticity`].
     pub elasticity: Option<f32>,
-    /// Friction rate in 1/s, `>= 0`; `None` follows [`Params::friction`].
+    /// Viscous friction rate in 1/s, `>= 0`; `None` follows [`Params::friction`].
     pub friction: Option<f32>,
+    /// Coulomb coefficient of static friction, unitless, `>= 0`; `None`
+    /// follows [`Params::static_friction`].
+    pub static_friction: Option<f32>,
+    /// Coulomb coefficient of dynamic friction, unitless, `>= 0`; `None`
+    /// follows [`Params::dynamic_friction`].
+    pub dynamic_friction: Option<f32>,
 }
 
 impl Material {
@@ -66,6 +77,8 @@ impl Material {
     pub const DEFAULT: Material = Material {
         elasticity: None,
         friction: None,
+        static_friction: None,
+        dynamic_friction: None,
     };
 }
 
@@ -78,7 +91,8 @@ pub struct Point {
     pub vel: Vec2,
     /// Mass, in kg: `0`, or in [`MIN_MASS`]`..=`[`MAX_MASS`]. `0` pins the point: it never moves and has
     /// infinite inertia in collisions and springs. In shape matching a pinned
-    /// point weighs [`PINNED_SHAPE_WEIGHT`] (see docs/physics.md).
+    /// point weighs [`PINNED_WEIGHT_RATIO`] times its body's free mass (see
+    /// docs/physics.md).
     pub mass: f32,
     /// Contact material.
     pub material: MaterialHandle,
@@ -176,9 +190,16 @@ pub(crate) fn check_length(item: Item, field: &'static str, v: f32) -> Result<()
     check_bounded(item, field, v, MAX_LENGTH, "0..=1e8 m")
 }
 
-/// Shape-matching weight of a pinned point: the finite stand-in for its
-/// infinite mass, large enough that a body hangs from a pinned point without
-/// measurable extra sag, small enough that f32 sums stay accurate.
+/// Shape-matching weight of a pinned point relative to its body: it weighs
+/// this many times the summed mass of the body's free points (1 kg when it
+/// has none), a finite stand-in for its infinite mass. Large enough that a
+/// body hangs from a pinned point with an extra sag of 1e-4 of its elastic
+/// sag, whatever its masses; small enough that f32 sums stay accurate.
+pub const PINNED_WEIGHT_RATIO: f32 = 1.0e4;
+
+/// The absolute pinned weight of earlier versions, which made a heavy body
+/// hanging from a pin sag by up to its mass / 1e4 times its elastic sag.
+#[deprecated(note = "a pinned point now weighs PINNED_WEIGHT_RATIO times its body's free mass")]
 pub const PINNED_SHAPE_WEIGHT: f32 = 1.0e4;
 
 impl Point {
@@ -667,6 +688,8 @@ impl World {
             check_elasticity(item, e)?;
         }
         check_opt_non_negative(item, "friction", m.friction)?;
+        check_opt_non_negative(item, "static_friction", m.static_friction)?;
+        check_opt_non_negative(item, "dynamic_friction", m.dynamic_friction)?;
         self.materials.push(m);
         Ok(MaterialHandle(index))
     }
@@ -872,24 +895,27 @@ impl World {
         self.params.validate()
     }
 
-    /// Resolved elasticity and friction of a material.
+    /// A material with every default resolved.
     ///
     /// # Panics
     ///
     /// On a handle this world did not make; see
     /// [`try_resolve_material`](Self::try_resolve_material).
-    pub fn resolve_material(&self, m: MaterialHandle) -> (f32, f32) {
+    pub fn resolve_material(&self, m: MaterialHandle) -> MaterialInfo {
         self.try_resolve_material(m)
             .unwrap_or_else(|| panic!("unknown material handle {}", m.0))
     }
-    /// Resolved elasticity and friction of a material, or `None` for an
-    /// unknown handle.
-    pub fn try_resolve_material(&self, m: MaterialHandle) -> Option<(f32, f32)> {
+    /// A material with every default resolved, or `None` for an unknown
+    /// handle.
+    pub fn try_resolve_material(&self, m: MaterialHandle) -> Option<MaterialInfo> {
         let mat = self.materials.get(m.index())?;
-        Some((
-            mat.elasticity.unwrap_or(self.params.elasticity),
-            mat.friction.unwrap_or(self.params.friction),
-        ))
+        let p = &self.params;
+        Some(MaterialInfo {
+            elasticity: mat.elasticity.unwrap_or(p.elasticity),
+            friction: mat.friction.unwrap_or(p.friction),
+            static_friction: mat.static_friction.unwrap_or(p.static_friction),
+            dynamic_friction: mat.dynamic_friction.unwrap_or(p.dynamic_friction),
+        })
     }
 }
 

@@ -508,6 +508,7 @@ fn non_finite_material() {
             w.add_material(Material {
                 elasticity: Some(bad),
                 friction: None,
+                ..Material::DEFAULT
             }),
             WorldError::NonFinite {
                 item: Item::Material(1),
@@ -519,6 +520,7 @@ fn non_finite_material() {
             w.add_material(Material {
                 elasticity: None,
                 friction: Some(bad),
+                ..Material::DEFAULT
             }),
             WorldError::NonFinite {
                 item: Item::Material(1),
@@ -603,6 +605,7 @@ fn negative_friction() {
         w.add_material(Material {
             elasticity: None,
             friction: Some(-0.5),
+            ..Material::DEFAULT
         }),
         WorldError::Negative {
             item: Item::Material(1),
@@ -621,6 +624,7 @@ fn elasticity_outside_unit_interval() {
             w.add_material(Material {
                 elasticity: Some(e),
                 friction: None,
+                ..Material::DEFAULT
             }),
             WorldError::OutOfRange {
                 item: Item::Material(1),
@@ -649,6 +653,7 @@ fn elasticity_outside_unit_interval() {
         w.add_material(Material {
             elasticity: Some(e),
             friction: None,
+            ..Material::DEFAULT
         })
         .unwrap();
     }
@@ -1394,9 +1399,20 @@ fn diagnostics_of_a_state_of_the_wrong_length_are_refused() {
 #[test]
 fn an_unknown_material_resolves_to_none() {
     let w = world3();
+    let m = w.try_resolve_material(MaterialHandle(0)).unwrap();
     assert_eq!(
-        w.try_resolve_material(MaterialHandle(0)),
-        Some((w.params.elasticity, w.params.friction))
+        (
+            m.elasticity,
+            m.friction,
+            m.static_friction,
+            m.dynamic_friction
+        ),
+        (
+            w.params.elasticity,
+            w.params.friction,
+            w.params.static_friction,
+            w.params.dynamic_friction
+        )
     );
     assert_eq!(w.try_resolve_material(MaterialHandle(5)), None);
 }

@@ -45,6 +45,7 @@ fn add_more(w: &mut World, at: f32) -> Shape {
         .add_material(Material {
             elasticity: Some(0.8),
             friction: None,
+            ..Material::DEFAULT
         })
         .unwrap();
     w.add_planet(Planet::new(Vec2::new(-4.0, at), 0.5)).unwrap();

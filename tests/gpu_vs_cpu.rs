@@ -73,6 +73,7 @@ fn random_world(seed: u64, n: usize) -> World {
         .add_material(Material {
             elasticity: Some(0.9),
             friction: Some(0.5),
+            ..Material::DEFAULT
         })
         .unwrap();
     let mut pts = Vec::new();
@@ -384,6 +385,14 @@ fn settling_world() -> World {
         spring_damping: 20.0,
         friction: 20.0,
         elasticity: 0.0,
+        // Viscous friction only: a box held by static friction on the
+        // planet's curved side sits on the cone's edge, where the last
+        // bit of `length` and `exp` (computed by each path) decides
+        // between holding and sliding, and whole runs part by
+        // millimetres. The collide stage's own check covers Coulomb
+        // friction.
+        static_friction: 0.0,
+        dynamic_friction: 0.0,
         ..Params::default()
     });
     world.add_plane(HalfPlane::floor(0.0)).unwrap();

@@ -116,6 +116,7 @@ fn listed_items_and_parameters() {
         .add_material(Material {
             elasticity: Some(0.9),
             friction: None,
+            ..Material::DEFAULT
         })
         .unwrap();
     expected
@@ -192,6 +193,7 @@ fn generators_build_what_the_builders_build() {
         .add_material(Material {
             elasticity: None,
             friction: Some(1.0),
+            ..Material::DEFAULT
         })
         .unwrap();
     let pin = w
@@ -285,12 +287,14 @@ fn collision_keys_build_what_the_api_builds() {
         .add_material(Material {
             elasticity: Some(0.1),
             friction: Some(9.0),
+            ..Material::DEFAULT
         })
         .unwrap();
     let m2 = w
         .add_material(Material {
             elasticity: None,
             friction: Some(0.0),
+            ..Material::DEFAULT
         })
         .unwrap();
     let p: Vec<PointHandle> = [

@@ -113,9 +113,9 @@ fn rust_structs_match_naga_layouts() {
             table_mask,
             cell,
             inv_cell,
-            _pad0,
-            _pad1,
-            _pad2
+            restitution_threshold,
+            contact_scale,
+            _pad0
         ]
     );
     check_layout!(module, ContactPoint, [group, filter_id]);
@@ -125,11 +125,22 @@ fn rust_structs_match_naga_layouts() {
         module,
         ContactFilter,
         [
-            category, mask, elasticity, friction, decay, _pad0, _pad1, _pad2
+            category,
+            mask,
+            elasticity,
+            friction,
+            decay,
+            static_friction,
+            dynamic_friction,
+            _pad0
         ]
     );
     check_layout!(module, PointInfo, [inv_mass, weight, material, layers]);
-    check_layout!(module, MaterialInfo, [elasticity, friction]);
+    check_layout!(
+        module,
+        MaterialInfo,
+        [elasticity, friction, static_friction, dynamic_friction]
+    );
     check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
     check_layout!(module, HalfSpring, [other, rest, pull, damp]);
     check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
@@ -179,8 +190,7 @@ fn shared_constants_match() {
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
-    assert_eq!(float("CONTACT_SCALE"), CONTACT_SCALE);
-    assert_eq!(float("CONTACT_LIMIT"), CONTACT_LIMIT);
+    assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
 }
 
 /// The embed example declares its own copy of `BodyFrame`, as an embedder

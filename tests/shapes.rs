@@ -108,6 +108,7 @@ fn box_options() {
         .add_material(Material {
             elasticity: Some(0.0),
             friction: None,
+            ..Material::DEFAULT
         })
         .unwrap();
     let s = BoxShape::new(Vec2::ZERO, Vec2::ONE)

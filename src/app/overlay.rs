@@ -209,9 +209,19 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                                 .text("contact passes per substep"),
                         );
                     }
+                    ui.add(
+                        slider(&mut p.restitution_threshold, 0.0..=5.0)
+                            .text("restitution threshold, m/s"),
+                    );
                     ui.label("Baked into items; re-uploaded on release:");
                     ui.add(slider(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
-                    ui.add(log_slider(&mut p.friction, 0.0..=100.0, "friction, 1/s"));
+                    ui.add(slider(&mut p.static_friction, 0.0..=2.0).text("static friction"));
+                    ui.add(slider(&mut p.dynamic_friction, 0.0..=2.0).text("dynamic friction"));
+                    ui.add(log_slider(
+                        &mut p.friction,
+                        0.0..=100.0,
+                        "viscous friction, 1/s",
+                    ));
                     ui.add(log_slider(
                         &mut p.spring_stiffness,
                         0.0..=50_000.0,

@@ -99,6 +99,8 @@ pub fn clear_spot(points: &[Point], at: Vec2, half: Vec2, margin: f32, up: Vec2)
 pub fn baked_params_differ(a: &Params, b: &Params) -> bool {
     a.elasticity != b.elasticity
         || a.friction != b.friction
+        || a.static_friction != b.static_friction
+        || a.dynamic_friction != b.dynamic_friction
         || a.spring_stiffness != b.spring_stiffness
         || a.spring_damping != b.spring_damping
         || a.shape_stiffness != b.shape_stiffness

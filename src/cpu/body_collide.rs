@@ -12,10 +12,9 @@
 use glam::Vec2;
 
 use super::broad_phase::{Grid, cell_key, cell_slot, fixed, grid_cell};
-use super::{par, v2};
+use super::{cross2, par, v2};
 use crate::layout::{
-    BodyOutline, CONTACT_FREE, CONTACT_SCALE, ContactFilter, ContactHit, ContactPoint, PointInfo,
-    SimParams,
+    BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SimParams,
 };
 
 /// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).
@@ -66,9 +65,17 @@ pub fn test_body(
     let mut inside = false;
     let mut best_d2 = f32::MAX;
     let (mut edge, mut edge_t, mut edge_raw, mut edge_dir) = (0u32, 0.0f32, 0.0f32, Vec2::ZERO);
+    // Twice the outline's signed area, about `p`, and the sum of its
+    // terms' sizes: the outline's winding now (a body turned inside out
+    // runs clockwise), trusted where the area is not lost in rounding.
+    let mut area2 = 0.0f32;
+    let mut area_abs = 0.0f32;
     let mut a = v2(bind.pos[pts[0] as usize]);
     for k in 0..pts.len() {
         let c = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
+        let tri = cross2(a - p, c - p);
+        area2 += tri;
+        area_abs += tri.abs();
         if (a.y > p.y) != (c.y > p.y) {
             let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
             if p.x < x {
@@ -90,14 +97,19 @@ pub fn test_body(
     if !inside && best_d2 >= r * r {
         return;
     }
+    let orient = if area2 < -INVERTED_AREA * area_abs {
+        -1.0
+    } else {
+        1.0
+    };
     let (depth, n) = if inside {
         let nearest;
-        (edge, edge_t, edge_dir, nearest, best_d2) = entry_edge(bind, pts, p, v);
+        (edge, edge_t, edge_dir, nearest, best_d2) = entry_edge(bind, pts, p, v, orient);
         if best_d2 > TINY_DIST2 {
             let dist = best_d2.sqrt();
             (r + dist, (nearest - p) / dist)
         } else {
-            (r, face_normal(edge_dir))
+            (r, face_normal(edge_dir) * orient)
         }
     } else {
         let count = pts.len() as u32;
@@ -126,7 +138,7 @@ pub fn test_body(
             edge_t = raw2.clamp(0.0, 1.0);
             edge_dir = dir2;
         }
-        let n = face_normal(edge_dir);
+        let n = face_normal(edge_dir) * orient;
         let s = (p - at(edge)).dot(n);
         (r - s, n)
     };
@@ -175,9 +187,17 @@ pub const ENTRY_SUBSTEPS: f32 = 2.0;
 /// `ENTRY_SUBSTEPS h` times the speed at which the point moves inward
 /// through it, so that a point that just came in goes back out the way it
 /// came, not out through a nearer side edge in line with its path.
-/// Returns the edge, the projection `t`, the edge's direction, the nearest
-/// point on it and the squared distance to that point.
-fn entry_edge(bind: &Bindings, pts: &[u32], p: Vec2, v: Vec2) -> (u32, f32, Vec2, Vec2, f32) {
+/// `orient` is the outline's winding now (1 counter-clockwise, -1
+/// clockwise), which turns the edges' outward normals. Returns the edge,
+/// the projection `t`, the edge's direction, the nearest point on it and
+/// the squared distance to that point.
+fn entry_edge(
+    bind: &Bindings,
+    pts: &[u32],
+    p: Vec2,
+    v: Vec2,
+    orient: f32,
+) -> (u32, f32, Vec2, Vec2, f32) {
     let reach = ENTRY_SUBSTEPS * bind.sim.h;
     let mut best = (0u32, 0.0f32, Vec2::ZERO, p, f32::MAX);
     let mut best_score = f32::MAX;
@@ -189,7 +209,7 @@ fn entry_edge(bind: &Bindings, pts: &[u32], p: Vec2, v: Vec2) -> (u32, f32, Vec2
         let (_, t, e, d2) = project(p, a, ac);
         // Inward speed through the edge, relative to the edge there.
         let ve = va + (vc - va) * t;
-        let inward = (ve - v).dot(face_normal(ac)).max(0.0);
+        let inward = (ve - v).dot(face_normal(ac) * orient).max(0.0);
         let score = d2.sqrt() - reach * inward;
         if score < best_score {
             best_score = score;
@@ -201,6 +221,13 @@ fn entry_edge(bind: &Bindings, pts: &[u32], p: Vec2, v: Vec2) -> (u32, f32, Vec2
     best
 }
 
+/// WGSL `INVERTED_AREA`: an outline counts as clockwise (inside out) when
+/// its signed area is below this fraction, negated, of the sum of its
+/// terms' sizes. A flat or crushed outline, whose area is lost in
+/// rounding, keeps the winding of its rest shape, so that the two paths,
+/// which may round the sum differently, agree on it.
+pub const INVERTED_AREA: f32 = 1e-3;
+
 /// WGSL `FACE_SLACK`: projections within this fraction of an edge's length
 /// beyond its ends still face it.
 pub const FACE_SLACK: f32 = 1e-3;
@@ -211,7 +238,8 @@ pub fn on_face(raw: f32) -> bool {
     (-FACE_SLACK..=1.0 + FACE_SLACK).contains(&raw)
 }
 
-/// The outward normal of an edge running `dir` (WGSL `face_normal`).
+/// The outward normal of an edge running `dir` of a counter-clockwise
+/// outline (WGSL `face_normal`); a clockwise one's is its negative.
 #[inline]
 pub fn face_normal(dir: Vec2) -> Vec2 {
     let len2 = dir.dot(dir);
@@ -222,14 +250,59 @@ pub fn face_normal(dir: Vec2) -> Vec2 {
     }
 }
 
-/// The change of relative velocity at a contact with tangential decay
-/// factor `decay` (WGSL `contact_dv`).
+/// A pair's contact material (WGSL `PairMaterial`): the larger
+/// elasticity (Box2D's rule: one bouncy side makes a bouncy contact), the
+/// geometric mean of each friction coefficient (Box2D's rule), and the
+/// tangential decay `sqrt(decay_a decay_b)` of the mean friction rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairMaterial {
+    pub elasticity: f32,
+    pub static_friction: f32,
+    pub dynamic_friction: f32,
+    pub decay: f32,
+}
+
+impl PairMaterial {
+    /// The material of a contact between sides `a` and `b` (WGSL `pair_material`).
+    #[inline]
+    pub fn of(a: &ContactFilter, b: &ContactFilter) -> Self {
+        Self {
+            elasticity: a.elasticity.max(b.elasticity),
+            static_friction: (a.static_friction * b.static_friction).sqrt(),
+            dynamic_friction: (a.dynamic_friction * b.dynamic_friction).sqrt(),
+            decay: (a.decay * b.decay).sqrt(),
+        }
+    }
+}
+
+/// The change of relative velocity `vrel` at a contact with normal `n`,
+/// and the change of relative position friction asks for (WGSL
+/// `contact_response`): restitution and Coulomb friction
+/// ([`coulomb`](super::coulomb)), the tangential drift of this substep
+/// that friction removes taken back (`h` times the tangential velocity
+/// removed), then the viscous decay.
 #[inline]
-pub fn contact_dv(vrel: Vec2, n: Vec2, e: f32, decay: f32) -> Vec2 {
+pub fn contact_response(
+    vrel: Vec2,
+    n: Vec2,
+    depth: f32,
+    m: &PairMaterial,
+    sim: &SimParams,
+) -> (Vec2, Vec2) {
     let vn = vrel.dot(n);
     let vt = vrel - n * vn;
-    let vn_after = if vn < 0.0 { vn * -e } else { vn };
-    n * (vn_after - vn) - vt * (1.0 - decay)
+    let (vn_after, keep) = super::coulomb(
+        vn,
+        vt.length(),
+        depth / sim.h,
+        m.elasticity,
+        m.static_friction,
+        m.dynamic_friction,
+        sim.restitution_threshold,
+    );
+    let vt_kept = vt * keep;
+    let dv = n * (vn_after - vn) + (vt_kept * m.decay - vt);
+    (dv, (vt_kept - vt) * sim.h)
 }
 
 /// One point's contributions: to itself, and to the two ends of the edge it
@@ -354,11 +427,13 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                 } else {
                     Vec2::new(1.0, 0.0)
                 };
-                let push = n * ((reach - dist) / split_w);
-                let e = pf.elasticity.max(jf.elasticity);
-                let decay = (pf.decay * jf.decay).sqrt();
-                let jv = contact_dv(v - v2(bind.vel[j as usize]), n, e, decay) / split_w;
-                add4(&mut out, fixed(push * wi), fixed(jv * wi));
+                let m = PairMaterial::of(&pf, &jf);
+                let depth = reach - dist;
+                let (dv, dp) = contact_response(v - v2(bind.vel[j as usize]), n, depth, &m, sim);
+                let push = (n * depth + dp) / split_w;
+                let jv = dv / split_w;
+                let scale = sim.contact_scale;
+                add4(&mut out, fixed(push * wi, scale), fixed(jv * wi, scale));
             }
         }
     }
@@ -429,21 +504,30 @@ pub fn resolve_point(
                 + s * s * split(wa, counts[ia as usize])
                 + t * t * split(wb, counts[ib as usize]);
             let bf = &bind.filters[bind.outlines[hit.body as usize].filter_id as usize];
-            let e = pf.elasticity.max(bf.elasticity);
-            let decay = (pf.decay * bf.decay).sqrt();
+            let m = PairMaterial::of(&pf, bf);
             let n = v2(hit.n);
-            let push = n * (hit.depth / split_w);
             let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
-            let j = contact_dv(vrel, n, e, decay) / split_w;
-            add4(&mut out.own, fixed(push * wi), fixed(j * wi));
+            let (dv, dp) = contact_response(vrel, n, hit.depth, &m, bind.sim);
+            let push = (n * hit.depth + dp) / split_w;
+            let j = dv / split_w;
+            let scale = bind.sim.contact_scale;
+            add4(&mut out.own, fixed(push * wi, scale), fixed(j * wi, scale));
             if wa > 0.0 {
                 let mut a = [0; 4];
-                add4(&mut a, fixed(-push * (s * wa)), fixed(-j * (s * wa)));
+                add4(
+                    &mut a,
+                    fixed(-push * (s * wa), scale),
+                    fixed(-j * (s * wa), scale),
+                );
                 out.ends[0] = Some((ia, a));
             }
             if wb > 0.0 {
                 let mut b = [0; 4];
-                add4(&mut b, fixed(-push * (t * wb)), fixed(-j * (t * wb)));
+                add4(
+                    &mut b,
+                    fixed(-push * (t * wb), scale),
+                    fixed(-j * (t * wb), scale),
+                );
                 out.ends[1] = Some((ib, b));
             }
         }
@@ -486,7 +570,7 @@ pub fn apply(
     pos: &mut [[f32; 2]],
     vel: &mut [[f32; 2]],
 ) {
-    let unit = 1.0 / CONTACT_SCALE;
+    let unit = 1.0 / sim.contact_scale;
     let n = sim.num_points as usize;
     counts[..n].fill(0);
     for ((a, p), v) in acc[..n].iter_mut().zip(&mut pos[..n]).zip(&mut vel[..n]) {

@@ -9,7 +9,7 @@
 use glam::{IVec2, Vec2};
 
 use super::{par, v2};
-use crate::layout::{BodyOutline, CONTACT_LIMIT, CONTACT_SCALE, GRID_MAX_CELLS, SimParams};
+use crate::layout::{BodyOutline, CONTACT_LIMIT_UNITS, GRID_MAX_CELLS, SimParams};
 use crate::pack::Packed;
 
 /// The grid as the GPU holds it: `counts` (one per slot, plus one that
@@ -85,10 +85,12 @@ pub fn cell_key(c: IVec2) -> u32 {
     (c.x as u32 & 0xffff) | ((c.y as u32) << 16)
 }
 
-/// A fixed-point contribution (WGSL `fixed`).
+/// A fixed-point contribution at `scale` (`SimParams::contact_scale`),
+/// clamped to `+-2^30` units (WGSL `fixed`).
 #[inline]
-pub fn fixed(x: Vec2) -> [i32; 2] {
-    let q = |v: f32| (v.clamp(-CONTACT_LIMIT, CONTACT_LIMIT) * CONTACT_SCALE + 0.5).floor() as i32;
+pub fn fixed(x: Vec2, scale: f32) -> [i32; 2] {
+    let limit = CONTACT_LIMIT_UNITS / scale;
+    let q = |v: f32| (v.clamp(-limit, limit) * scale + 0.5).floor() as i32;
     [q(x.x), q(x.y)]
 }
 

@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{par, safe_dir, v2};
+use super::{coulomb, par, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
 /// The deepest contact of a point at `p` with layers `layers`: `(normal,
@@ -52,8 +52,11 @@ pub fn deepest_contact(
 
 #[allow(clippy::too_many_arguments)]
 /// Resolves each point's deepest contact: push out along the normal, reflect
-/// the approaching normal velocity with the point's elasticity, decay the
-/// tangential velocity by `exp(-friction h)`.
+/// an approaching normal velocity faster than the restitution threshold
+/// with the point's elasticity (stop a slower one), apply Coulomb friction
+/// bounded by that normal velocity change (the tangential drift it removes
+/// is taken back from the position too), then decay the tangential
+/// velocity by `exp(-friction h)`.
 pub fn collide(
     sim: &SimParams,
     info: &[PointInfo],
@@ -80,13 +83,20 @@ pub fn collide(
             };
             let mat = materials[pi.material as usize];
             let v = v2(*vel);
-            let mut vn = n.dot(v);
-            let vt = (v - n * vn) * (-mat.friction * sim.h).exp();
-            if vn < 0.0 {
-                vn *= -mat.elasticity;
-            }
-            *pos = (p + n * depth).to_array();
-            *vel = (n * vn + vt).to_array();
+            let vn = n.dot(v);
+            let vt = v - n * vn;
+            let (vn_after, keep) = coulomb(
+                vn,
+                vt.length(),
+                depth / sim.h,
+                mat.elasticity,
+                mat.static_friction,
+                mat.dynamic_friction,
+                sim.restitution_threshold,
+            );
+            let vt_kept = vt * keep;
+            *pos = (p + n * depth - (vt - vt_kept) * sim.h).to_array();
+            *vel = (n * vn_after + vt_kept * (-mat.friction * sim.h).exp()).to_array();
         },
     );
 }

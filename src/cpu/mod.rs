@@ -55,3 +55,39 @@ pub fn cross2(a: Vec2, b: Vec2) -> f32 {
 pub fn perp(a: Vec2) -> Vec2 {
     Vec2::new(-a.y, a.x)
 }
+
+/// Restitution and Coulomb friction at a contact (WGSL `coulomb`): the
+/// relative velocity has the normal part `vn` (negative approaching) and a
+/// tangential part of length `vt_len`. An approach faster than `threshold`
+/// is reflected with elasticity `e`, a slower one stopped; the normal
+/// velocity change `dvn` bounds the friction: within the static cone
+/// (`vt_len <= mu_s dvn`) the tangential velocity stops, else it loses
+/// `mu_k dvn`. `dvn` is at least `push`, the speed of the contact's
+/// push-out (`depth / h`): a resting contact held by its push alone still
+/// has friction. Returns the new normal velocity and the fraction of the
+/// tangential velocity kept.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn coulomb(
+    vn: f32,
+    vt_len: f32,
+    push: f32,
+    e: f32,
+    mu_s: f32,
+    mu_k: f32,
+    threshold: f32,
+) -> (f32, f32) {
+    let mut vn_after = vn;
+    if vn < 0.0 {
+        vn_after = 0.0;
+        if vn < -threshold {
+            vn_after = -e * vn;
+        }
+    }
+    let dvn = (vn_after - vn).max(push);
+    let mut keep = 0.0;
+    if vt_len > mu_s * dvn {
+        keep = (1.0 - mu_k * dvn / vt_len).max(0.0);
+    }
+    (vn_after, keep)
+}

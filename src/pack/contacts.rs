@@ -46,12 +46,18 @@ impl Assemblies {
 /// cell is the narrow phase's dearest part (docs/physics.md, "The broad
 /// phase"); 0.1 m without colliders. Rest extents are positive (a body
 /// has two distinct rest positions).
-fn auto_cell(extents: &mut [f32]) -> f32 {
+fn auto_cell(p95_extent: Option<f32>) -> f32 {
+    p95_extent.map_or(0.1, |e| 0.625 * e)
+}
+
+/// The 95th percentile of the colliders' rest extents (sorts them), or
+/// `None` without colliders.
+fn p95_extent(extents: &mut [f32]) -> Option<f32> {
     if extents.is_empty() {
-        return 0.1;
+        return None;
     }
     extents.sort_by(f32::total_cmp);
-    0.625 * extents[(extents.len() * 95 / 100).min(extents.len() - 1)]
+    Some(extents[(extents.len() * 95 / 100).min(extents.len() - 1)])
 }
 
 /// An outline whose rest shape encloses less than this fraction of its
@@ -118,13 +124,15 @@ impl Packed {
             *filter_index
                 .entry((category, mask, material))
                 .or_insert_with(|| {
-                    let (elasticity, friction) = world.resolve_material(MaterialHandle(material));
+                    let m = world.resolve_material(MaterialHandle(material));
                     filters.push(ContactFilter {
                         category,
                         mask,
-                        elasticity,
-                        friction,
-                        decay: (-friction * params.h()).exp(),
+                        elasticity: m.elasticity,
+                        friction: m.friction,
+                        decay: (-m.friction * params.h()).exp(),
+                        static_friction: m.static_friction,
+                        dynamic_friction: m.dynamic_friction,
                         ..Default::default()
                     });
                     filters.len() as u32 - 1
@@ -203,10 +211,14 @@ impl Packed {
         }
         // At least 4 point radii, so that a free disk's box spans at most
         // 2 x 2 cells (the broad phase and the disk search rely on it).
+        let typical = p95_extent(&mut extents);
         let cell = params
             .collision_cell
-            .unwrap_or_else(|| auto_cell(&mut extents))
+            .unwrap_or_else(|| auto_cell(typical))
             .max(4.0 * params.point_radius);
+        // The fixed-point scale follows the bodies' size (free disks: 20
+        // point radii), never the grid: a step does not depend on the cell.
+        self.sim.contact_scale = contact_scale(typical.unwrap_or(20.0 * params.point_radius));
         let colliders = small.len() + large.len() + free_points.len();
         let slots = (4 * colliders).next_power_of_two().max(64) as u32;
 

@@ -15,17 +15,13 @@ use crate::error::WorldError;
 use crate::layout::*;
 use crate::params::Params;
 use crate::world::{
-    Body, MAX_ITEMS, MaterialHandle, PINNED_SHAPE_WEIGHT, Point, Removal, Spring, World,
+    Body, MAX_ITEMS, MaterialHandle, PINNED_WEIGHT_RATIO, Point, Removal, Spring, World,
 };
 
 fn point_info_of(p: &Point) -> PointInfo {
     PointInfo {
         inv_mass: if p.is_pinned() { 0.0 } else { 1.0 / p.mass },
-        weight: if p.is_pinned() {
-            PINNED_SHAPE_WEIGHT
-        } else {
-            p.mass
-        },
+        weight: if p.is_pinned() { 0.0 } else { p.mass },
         material: p.material.0,
         layers: p.layers,
     }
@@ -50,10 +46,18 @@ fn pack_body(
     info: &[PointInfo],
     params: &Params,
 ) -> (BodyInfo, Vec<Member>) {
+    // A pinned point (inverse mass 0) weighs PINNED_WEIGHT_RATIO times
+    // the body's free mass, so that how far a body sags from a pin does
+    // not depend on its mass.
+    let free: f32 = body.points.iter().map(|p| info[p.index()].weight).sum();
+    let pinned = PINNED_WEIGHT_RATIO * if free > 0.0 { free } else { 1.0 };
     let weights: Vec<f64> = body
         .points
         .iter()
-        .map(|p| info[p.index()].weight as f64)
+        .map(|p| {
+            let i = &info[p.index()];
+            (if i.inv_mass == 0.0 { pinned } else { i.weight }) as f64
+        })
         .collect();
     let total: f64 = weights.iter().sum();
     let (mut cx, mut cy) = (0.0f64, 0.0f64);
@@ -253,11 +257,8 @@ impl Packed {
         }));
         self.point_info.extend(new_points.iter().map(point_info_of));
         for m in self.materials.len()..world.materials().len() {
-            let (elasticity, friction) = world.resolve_material(MaterialHandle(m as u32));
-            self.materials.push(MaterialInfo {
-                elasticity,
-                friction,
-            });
+            self.materials
+                .push(world.resolve_material(MaterialHandle(m as u32)));
         }
         self.springs.extend(
             world.springs()[s0..]
@@ -370,11 +371,7 @@ impl Packed {
     pub fn resolve_defaults(&mut self, world: &World) {
         let params = &world.params;
         for (m, info) in self.materials.iter_mut().enumerate() {
-            let (elasticity, friction) = world.resolve_material(MaterialHandle(m as u32));
-            *info = MaterialInfo {
-                elasticity,
-                friction,
-            };
+            *info = world.resolve_material(MaterialHandle(m as u32));
         }
         for (info, s) in self.springs.iter_mut().zip(world.springs()) {
             info.stiffness = s.stiffness.unwrap_or(params.spring_stiffness);
@@ -427,9 +424,6 @@ impl Packed {
         // count), so that the threads of one SIMD batch loop equally often.
         small.sort_by_key(|&b| bodies[b as usize].count);
         self.sim = SimParams {
-            gravity: params.gravity.to_array(),
-            h: params.h(),
-            point_radius: params.point_radius,
             num_points: n as u32,
             num_springs: springs.len() as u32,
             num_bodies: bodies.len() as u32,
@@ -437,7 +431,7 @@ impl Packed {
             num_planes: self.planes.len() as u32,
             num_small_bodies: small.len() as u32,
             num_large_bodies: large.len() as u32,
-            ..self.sim
+            ..super::sim_params(params, self)
         };
         self.body_order = small.into_iter().chain(large).collect();
     }
