@@ -119,6 +119,7 @@ pub mod diagnostics;
 pub mod error;
 pub mod gpu;
 pub mod layout;
+pub mod measure;
 pub mod pack;
 pub mod params;
 #[cfg(feature = "render")]
