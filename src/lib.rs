@@ -124,6 +124,7 @@ pub mod pack;
 pub mod params;
 #[cfg(feature = "render")]
 pub mod render;
+pub mod samples;
 #[cfg(feature = "scene")]
 pub mod scene;
 pub mod scenes;
