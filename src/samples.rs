@@ -55,7 +55,7 @@ pub const MAX_POUR_BODIES: usize = 2_000_000;
 /// not within `(-90, 90)` degrees ([`WorldError::OutOfRange`], field
 /// `slope.angle_deg`).
 pub fn slope(angle_deg: f32) -> Result<(World, Shape), WorldError> {
-    if !(angle_deg.abs() < 90.0) {
+    if !angle_deg.is_finite() || angle_deg.abs() >= 90.0 {
         return Err(out_of_range(
             "slope.angle_deg",
             angle_deg as f64,
