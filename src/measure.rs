@@ -141,8 +141,10 @@ impl fmt::Display for PileReport {
 /// are compared with the bodies' rest shapes ([`rest_area`]), so the
 /// initial state need not be kept. About linear in points + outline
 /// points: the bodies' bounding boxes are binned in a uniform grid, and
-/// each point is tested against the bodies of its cell only (a 20,000-body
-/// pile takes a few milliseconds).
+/// each point is tested against the bodies of its cell only. Measured (one
+/// thread, release build): 4 ms for a 20,000-body pour as built, 54 ms
+/// with its rows folded onto each other so that 96% of the points are
+/// inside another body.
 ///
 /// # Panics
 ///
