@@ -119,10 +119,12 @@ pub mod diagnostics;
 pub mod error;
 pub mod gpu;
 pub mod layout;
+pub mod measure;
 pub mod pack;
 pub mod params;
 #[cfg(feature = "render")]
 pub mod render;
+pub mod samples;
 #[cfg(feature = "scene")]
 pub mod scene;
 pub mod scenes;

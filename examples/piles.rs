@@ -1,0 +1,238 @@
+//! Steps one of the pile samples (`softbody::samples`) and measures it.
+//!
+//! `cargo run --release --example piles -- <slope|stack|pyramid|pour> [--seconds S] [--backend cpu|gpu] [--png out.png] [--bodies N] [--height H] [--angle A] [--rows R] [--size M]`
+//!
+//! Once per simulated second (and at the start and the end) it prints the
+//! [`PileReport`](softbody::measure::PileReport) of the state (points
+//! inside other bodies, bodies below half their area or inside out, rms
+//! and largest speed), for slope, stack and pyramid the displacement of
+//! the tracked box (the slope's box, the top box) from where it started,
+//! and the wall-clock milliseconds per step of the last second (GPU: from
+//! submit to done, read-back excluded). `--png` draws the final state with
+//! the offscreen renderer (needs a GPU adapter, whatever the backend).
+//! The samples use the default parameters: issue 25 lists what they
+//! should show.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, ValueEnum};
+use softbody::measure::pile_report;
+use softbody::pack::Packed;
+use softbody::prelude::*;
+use softbody::render::{RenderOptions, render_png};
+use softbody::samples;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Sample {
+    /// A 0.5 m box on a tilted floor (`--angle`).
+    Slope,
+    /// Boxes stacked one on another (`--rows` boxes of `--size`).
+    Stack,
+    /// Box2D's pyramid (`--rows` rows of `--size` boxes).
+    Pyramid,
+    /// Small boxes and wheels poured into a basin (`--bodies`, `--height`).
+    Pour,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    /// The CPU reference path, on all threads.
+    Cpu,
+    /// The wgpu compute path, on a headless device.
+    Gpu,
+}
+
+/// Steps a pile sample and measures how it holds.
+#[derive(Parser, Debug)]
+#[command(name = "piles")]
+struct Opts {
+    sample: Sample,
+    /// Simulated seconds.
+    #[arg(long, default_value_t = 5.0, value_parser = non_negative, allow_negative_numbers = true)]
+    seconds: f32,
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+    /// Draw the final state to this PNG (1280 x 720).
+    #[arg(long, value_name = "PATH")]
+    png: Option<PathBuf>,
+    /// pour: number of bodies.
+    #[arg(long, default_value_t = 480)]
+    bodies: usize,
+    /// pour: height of the lowest slots above the floor, m.
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    height: f32,
+    /// slope: the floor's tilt, degrees.
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
+    angle: f32,
+    /// stack: boxes (default 10); pyramid: rows (default 20).
+    #[arg(long)]
+    rows: Option<usize>,
+    /// stack, pyramid: box side, m (default 1 and 0.5).
+    #[arg(long, allow_negative_numbers = true)]
+    size: Option<f32>,
+}
+
+fn non_negative(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err("must be finite and at least 0".into()),
+        Err(e) => Err(format!("not a number: {e}")),
+    }
+}
+
+/// Positions and velocities, one of each per point.
+type State = (Vec<[f32; 2]>, Vec<[f32; 2]>);
+
+/// One of the two solvers, stepped and read back alike.
+enum Stepper {
+    Cpu(Box<CpuSolver>),
+    Gpu(Box<GpuContext>, Box<GpuSolver>),
+}
+
+impl Stepper {
+    fn new(backend: Backend, world: &World) -> Result<Self, Box<dyn std::error::Error>> {
+        Ok(match backend {
+            Backend::Cpu => Self::Cpu(Box::new(CpuSolver::new(world)?.parallel(true))),
+            Backend::Gpu => {
+                let ctx = GpuContext::new_headless()?;
+                let solver = GpuSolver::new(&ctx.device, &ctx.queue, world)?;
+                Self::Gpu(Box::new(ctx), Box::new(solver))
+            }
+        })
+    }
+
+    /// The device the steps run on.
+    fn device(&self) -> String {
+        match self {
+            Self::Cpu(_) => format!(
+                "CPU, {} threads",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            ),
+            Self::Gpu(ctx, _) => {
+                let info = ctx.adapter.get_info();
+                format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+            }
+        }
+    }
+
+    /// Runs `steps` steps and waits until they are done.
+    fn step(&mut self, steps: u32) -> Result<(), SolverError> {
+        match self {
+            Self::Cpu(s) => (0..steps).for_each(|_| s.step()),
+            Self::Gpu(ctx, s) => {
+                // Several submissions, so that no one command buffer is huge.
+                let mut left = steps;
+                while left > 0 {
+                    let n = left.min(30);
+                    s.step(&ctx.device, &ctx.queue, n)?;
+                    left -= n;
+                }
+                s.wait(&ctx.device)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Positions and velocities.
+    fn state(&self) -> Result<State, SolverError> {
+        Ok(match self {
+            Self::Cpu(s) => (s.positions().to_vec(), s.velocities().to_vec()),
+            Self::Gpu(ctx, s) => {
+                let state = s.read_state(&ctx.device, &ctx.queue)?;
+                (state.pos, state.vel)
+            }
+        })
+    }
+}
+
+/// Mean position of a shape's points.
+fn centroid(shape: &Shape, pos: &[[f32; 2]]) -> Vec2 {
+    let sum: Vec2 = shape
+        .points
+        .iter()
+        .map(|h| Vec2::from(pos[h.index()]))
+        .sum();
+    sum / shape.points.len().max(1) as f32
+}
+
+fn main() -> ExitCode {
+    match run(&Opts::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("piles: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
+    let (mut world, tracked) = match opts.sample {
+        Sample::Slope => {
+            let (w, b) = samples::slope(opts.angle)?;
+            (w, Some(b))
+        }
+        Sample::Stack => {
+            let (w, b) = samples::stack(opts.rows.unwrap_or(10), opts.size.unwrap_or(1.0))?;
+            (w, b.last().cloned())
+        }
+        Sample::Pyramid => {
+            let (w, b) = samples::pyramid(opts.rows.unwrap_or(20), opts.size.unwrap_or(0.5))?;
+            (w, b.last().cloned())
+        }
+        Sample::Pour => (samples::pour(opts.bodies, opts.height)?, None),
+    };
+    let packed = Packed::from_world(&world)?;
+    let start = tracked.as_ref().map(|s| centroid(s, &packed.pos));
+    let dt = world.params.dt;
+    let per_second = (1.0 / dt).round().max(1.0) as u32;
+    let total = (opts.seconds / dt).round() as u64;
+    println!(
+        "{:?} on the {:?} backend: {} points, {} bodies, {total} steps of {:.4} s ({} substeps)",
+        opts.sample,
+        opts.backend,
+        world.points().len(),
+        world.bodies().len(),
+        dt,
+        world.params.substeps
+    );
+    let mut stepper = Stepper::new(opts.backend, &world)?;
+    println!("stepping on {}", stepper.device());
+    let (mut done, mut ms_per_step) = (0u64, None);
+    loop {
+        let (pos, vel) = stepper.state()?;
+        let t = Instant::now();
+        let report = pile_report(&packed, &pos, &vel);
+        let report_ms = t.elapsed().as_secs_f64() * 1e3;
+        let mut line = format!("t={:6.2}s  {report}", done as f32 * dt);
+        if let (Some(shape), Some(start)) = (&tracked, start) {
+            let d = centroid(shape, &pos) - start;
+            line += &format!(
+                " | box moved {:.3} m ({:+.3}, {:+.3})",
+                d.length(),
+                d.x,
+                d.y
+            );
+        }
+        match ms_per_step {
+            Some(ms) => line += &format!(" | {ms:.2} ms/step"),
+            None => line += &format!(" | report {report_ms:.1} ms"),
+        }
+        println!("{line}");
+        if done >= total {
+            if let Some(path) = &opts.png {
+                let vec2s = |v: &[[f32; 2]]| v.iter().map(|&p| Vec2::from(p)).collect::<Vec<_>>();
+                world.set_state(&vec2s(&pos), &vec2s(&vel))?;
+                render_png(&world, 0, (1280, 720), path, &RenderOptions::default())?;
+                println!("drew the final state to {}", path.display());
+            }
+            return Ok(());
+        }
+        let steps = (total - done).min(per_second as u64) as u32;
+        let t = Instant::now();
+        stepper.step(steps)?;
+        ms_per_step = Some(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
+        done += steps as u64;
+    }
+}
