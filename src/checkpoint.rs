@@ -520,9 +520,9 @@ mod tests {
         v
     }
 
-    /// A link is written through, and stays a link: `rename` used to
-    /// replace the link itself with a regular file, leaving its target as
-    /// it was.
+    /// A link is written through, and stays a link: a `rename` onto it
+    /// would replace the link itself with a regular file, leaving its
+    /// target as it was.
     #[cfg(unix)]
     #[test]
     fn a_symbolic_link_is_written_through() {
@@ -569,8 +569,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
-    /// A FIFO is written in place: `rename` used to replace it with a
-    /// regular file, and its reader got nothing.
+    /// A FIFO is written in place: a `rename` onto it would replace it
+    /// with a regular file, and its reader would get nothing.
     #[cfg(unix)]
     #[test]
     fn a_fifo_is_written_in_place() {
@@ -707,9 +707,9 @@ mod tests {
         assert_eq!(served, HEADER);
     }
 
-    /// A file name of 250 bytes is valid (the limit is 255), but the
-    /// temporary file used to be named after it, `.{name}.tmp{pid}`, which
-    /// is not.
+    /// A file name of 250 bytes is valid (the limit is 255), and is written
+    /// atomically: the temporary file is not named after it, as
+    /// `.{name}.tmp{pid}` would be past the limit.
     #[test]
     fn any_valid_file_name_is_written_atomically() {
         let d = scratch("long_name");
@@ -723,16 +723,9 @@ mod tests {
     }
 
     /// A checkpoint names its scene by hash, so the hash of a scene must not
-    /// change when only the solver's buffer layouts do: these values were
-    /// computed by the build before `Member` traded its body index for the
-    /// point's weight (8a46175). Change them only with a new checkpoint
-    /// format version, or when `default_scene` itself changes (it last did
-    /// when its bodies got stiffer and its contacts two passes; its value
-    /// then changed once more when the collision grid left the hash of
-    /// scenes with contacts, and again when materials gained Coulomb
-    /// friction and contacts a restitution threshold and a fixed-point
-    /// scale of their own; the bench scene's, which has no contacts, then
-    /// too).
+    /// change when only the solver's buffer layouts do. Change these values
+    /// only with a new checkpoint format version, or when the packed scene
+    /// data changes.
     #[test]
     fn the_scene_hash_of_a_fixed_scene_has_not_changed() {
         let world = default_scene(50).unwrap();

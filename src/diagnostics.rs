@@ -125,7 +125,7 @@ mod tests {
         assert_eq!(t.mean_height, 3.5);
         assert!(t.finite);
         // A finite velocity whose length overflows f32 is a finite speed
-        // (before 2026-11-23 an f32 length made it infinite).
+        // (the length is taken in f64: an f32 length would be infinite).
         let big = 3.0e38f32;
         let t = totals(&p, g, &[[0.0, 0.0], [1.0, 0.0]], &[[big, big], [0.0, 0.0]]).unwrap();
         assert!(t.finite);

@@ -165,7 +165,7 @@ fn msaa(s: &str) -> Result<u32, String> {
 }
 
 /// `--bodies N`: at most [`MAX_DEFAULT_SCENE_BODIES`], refused before a
-/// scene is built (a count near `usize::MAX` used to overflow an
+/// scene is built (a count near `usize::MAX` would overflow an
 /// allocation).
 fn bodies(s: &str) -> Result<usize, String> {
     let n: usize = s.parse().map_err(|e| format!("{e}"))?;
@@ -595,8 +595,8 @@ fn progress(total: u64) -> ProgressBar {
 /// time: a directory, a file in a directory that does not exist or does
 /// not accept a new file (proved by creating and removing one: a
 /// read-only directory, `/proc`), or an existing file that cannot be
-/// opened for writing. (The outputs used to be opened after the run, so
-/// one bad path lost that run's state and checkpoint.) Symbolic links are
+/// opened for writing. (The state and checkpoint are written after the
+/// run: a bad path found only then would lose them.) Symbolic links are
 /// followed, as the writes follow them.
 fn check_output(option: &str, path: &Path) -> Result<()> {
     let bad = |why: String| {
@@ -792,9 +792,9 @@ fn trace_row(step: u64, time: f64, t: &softbody::diagnostics::Totals) -> String 
 /// point (the next multiple of `every`, `None` without a trace or past
 /// `u64::MAX`), the next report (`to_report` steps on, saturating) and the
 /// stop itself, the nearest of those, `last`, and 240 steps on; always
-/// after `step` and at most `last`. (With a checkpoint near `u64::MAX`,
-/// unchecked arithmetic used to wrap to a stop before `step`, and the loop
-/// ran for ever.)
+/// after `step` and at most `last`. (The arithmetic is checked or
+/// saturating: with a checkpoint near `u64::MAX`, unchecked arithmetic
+/// would wrap to a stop before `step`, and the loop would run for ever.)
 fn next_stop(step: u64, last: u64, every: Option<u64>, to_report: u64) -> (Option<u64>, u64, u64) {
     let next_trace = every.and_then(|k| (step / k).checked_add(1)?.checked_mul(k));
     let next_report = step.saturating_add(to_report);
@@ -1011,7 +1011,8 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
     let (mut sum_p, mut sum_v) = (0.0f64, 0.0f64);
     let mut first_exceeded: Option<(u64, String)> = None;
     // A path whose state went NaN or infinite has nothing left to compare
-    // (both blowing up alike used to read as a deviation of inf, or pass).
+    // (both blowing up alike would otherwise read as a deviation of inf,
+    // or pass).
     let mut non_finite: Option<(u64, &str)> = None;
     let mut compared = 0u64;
     let bar = progress(args.steps);

@@ -280,8 +280,9 @@ impl Packed {
     /// Checks that the arrays fit each other: every index within the array
     /// it indexes, the per-point records and the counts in `sim` matching
     /// the arrays. [`Packed::from_world`] and the edits always give such a
-    /// `Packed`; one edited by hand (its fields are public) used to make
-    /// `GpuSolver::from_packed` panic on an index out of bounds.
+    /// `Packed`; one edited by hand (its fields are public) may not be, and
+    /// without this check makes `GpuSolver::from_packed` panic on an index
+    /// out of bounds.
     pub fn check_consistent(&self) -> Result<(), WorldError> {
         self.consistency().map_err(WorldError::InconsistentPacked)
     }
@@ -481,9 +482,9 @@ pub struct Stability {
     /// (soft constraints: `1 - exp(-k h)`). Each link is `alpha` times a
     /// projector in the mass-weighted metric, so this bounds the damping
     /// operator's largest eigenvalue: monotone at or below 1, unstable only
-    /// above 2. (Before 2026-11-23 a spring's `alpha` was split between its
-    /// ends by inverse mass, which reads half the true value for equal
-    /// masses.)
+    /// above 2. A spring adds its whole `alpha` at each end: splitting it
+    /// between its ends by inverse mass would read half the true value for
+    /// equal masses.
     pub damping_load: (f32, u32),
     /// The first force spring, else the first body, that diverges on its
     /// own at this substep ([`WorldError::Unstable`]: a spring past

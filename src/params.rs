@@ -233,7 +233,7 @@ impl Params {
             "1..=16",
         )?;
         // The substep, once the count is known to be in range: a dt of
-        // 1e-45 s used to give h = 0 and a world that silently froze.
+        // 1e-45 s gives h = 0, a world that would silently freeze.
         if self.h() < MIN_H {
             return Err(WorldError::OutOfRange {
                 item: Item::Params,

@@ -1116,8 +1116,9 @@ mod tests {
     use super::{Scene, read_text};
 
     /// A scene over the point limit names where most of its points come
-    /// from: the listed points used to be named only when no generator
-    /// made any. (At the real limit, this takes 2^24 listed points.)
+    /// from: the listed points are named whenever they are the most, even
+    /// when a generator made some too. (At the real limit, this takes 2^24
+    /// listed points.)
     #[test]
     fn the_largest_source_of_points_is_blamed() {
         let points = |n: usize| vec![r#"{"pos": [0, 0]}"#; n].join(", ");

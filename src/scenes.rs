@@ -200,11 +200,11 @@ fn add_body(
 /// Deterministic for a given size.
 ///
 /// Body-body collisions are off: this is the core solver's benchmark (the
-/// scene of issue 5, which predates them); [`contact_scene`] measures them.
+/// scene of issue 5, which has none); [`contact_scene`] measures them.
 ///
 /// At most [`MAX_SHAPE_POINTS`](crate::shapes::MAX_SHAPE_POINTS) points
-/// (else [`WorldError::TooMany`]; a huge count used to fail with a
-/// zero-length spring, its layout beyond f32).
+/// (else [`WorldError::TooMany`]; the layout of a huge count is beyond
+/// f32, and would fail with a zero-length spring).
 pub fn bench_scene(points: usize) -> Result<World, WorldError> {
     let limit = crate::shapes::MAX_SHAPE_POINTS;
     if points as u64 > limit {

@@ -113,8 +113,8 @@ pub const MAX_MASS: f32 = 1.0e12;
 /// state written back has the wider [`MAX_STATE`]): the world is the
 /// square `|x|, |y| <= 1e7` m. Beyond it an
 /// f32 position resolves no better than a metre, and far beyond it squared
-/// distances overflow: a 2e19 m box used to turn NaN in one step with no
-/// error.
+/// distances overflow: without this bound a 2e19 m box's squared
+/// distances overflow f32 to NaN in one step, with no error.
 pub const MAX_COORD: f32 = 1.0e7;
 /// Largest length, m: rest lengths, planet radii, the point radius.
 pub const MAX_LENGTH: f32 = 1.0e8;
@@ -124,7 +124,7 @@ pub const MAX_SPEED: f32 = 1.0e7;
 /// *state* written back (`set_state`, a checkpoint restored): the engine's
 /// own states may drift past [`MAX_COORD`] (a point flung away), and are
 /// taken back as long as f32 stays safe: squared distances up to about
-/// 4e30. A state at 1e20 used to step to NaN.
+/// 4e30. A state at 1e20 is refused: it would step to NaN.
 pub const MAX_STATE: f32 = 1.0e15;
 
 /// A value that must be finite and within `-max..=max`; `expected` spells
@@ -197,8 +197,9 @@ pub(crate) fn check_length(item: Item, field: &'static str, v: f32) -> Result<()
 /// sag, whatever its masses; small enough that f32 sums stay accurate.
 pub const PINNED_WEIGHT_RATIO: f32 = 1.0e4;
 
-/// The absolute pinned weight of earlier versions, which made a heavy body
-/// hanging from a pin sag by up to its mass / 1e4 times its elastic sag.
+/// A fixed pinned-point weight of 1e4 kg, whatever the body's mass: a heavy
+/// body hanging from a pin would sag by up to its mass / 1e4 times its
+/// elastic sag. Replaced by [`PINNED_WEIGHT_RATIO`].
 #[deprecated(note = "a pinned point now weighs PINNED_WEIGHT_RATIO times its body's free mass")]
 pub const PINNED_SHAPE_WEIGHT: f32 = 1.0e4;
 

@@ -287,7 +287,7 @@ impl Smoothed {
     /// A frame's simulation: `steps` steps took `ms` milliseconds. Returns
     /// the cost of one step when any ran. A frame without steps (paused)
     /// counts as no simulation time, whatever the timer measured around
-    /// nothing (the overlay used to keep showing the last running frame's).
+    /// nothing (the overlay does not keep showing the last running frame's).
     fn record_sim(&mut self, steps: u32, ms: f64) -> Option<f64> {
         if steps == 0 {
             smooth(&mut self.sim_ms, 0.0);
@@ -308,7 +308,7 @@ fn surface_size(size: PhysicalSize<u32>, max: u32) -> (u32, u32) {
 
 /// How far from a point, in pixels, a press still grabs it: 16 px, or the
 /// drawn disc's radius when zoomed in so far that the disc is larger (a
-/// press on a visible disc used to pan).
+/// press on a visible disc grabs its point rather than panning).
 fn pick_reach_px(point_radius_m: f32, pixels_per_metre: f32) -> f32 {
     PICK_RADIUS_PX.max(point_radius_m * pixels_per_metre)
 }
@@ -1026,7 +1026,7 @@ mod tests {
         assert_eq!(fewer_substeps(1), 1);
         assert_eq!(fewer_substeps(8), 7);
         assert_eq!(more_substeps(8), 9);
-        // A scene's 64 substeps: `]` used to clamp them to 32.
+        // A scene's 64 substeps: `]` raises them, it does not clamp them to 32.
         assert_eq!(more_substeps(64), 65);
         let max = crate::params::MAX_SUBSTEPS;
         assert_eq!(more_substeps(max), max);

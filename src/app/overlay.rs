@@ -305,8 +305,8 @@ mod tests {
     }
 
     /// A window shrunk to one pixel and grown again gets its overlay back
-    /// at full width (it used to stay as narrow as the pixel had made it,
-    /// every label wrapped a word to a line).
+    /// at full width, not as narrow as the pixel had made it (every label
+    /// wrapped a word to a line).
     #[test]
     fn the_overlay_regains_its_width_after_a_tiny_window() {
         let ctx = Context::default();

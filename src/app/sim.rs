@@ -73,7 +73,7 @@ pub const CLEAR_SPOT_TRIES: usize = 64;
 /// spot clear of points found stepping `up` (a unit vector) by the box's
 /// extent along it, up to [`CLEAR_SPOT_TRIES`] times, else `at` after all.
 ///
-/// Shapes spawned at one spot used to sit inside each other, and two
+/// Without this, shapes spawned at one spot sit inside each other, and two
 /// bodies on top of each other never come apart: each one's points lie on
 /// the other's edges.
 pub fn clear_spot(points: &[Point], at: Vec2, half: Vec2, margin: f32, up: Vec2) -> Vec2 {

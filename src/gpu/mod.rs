@@ -130,10 +130,10 @@ pub enum SolverError {
     #[error("reading back from the GPU failed: {0}")]
     Readback(String),
     /// A solver was given a device or queue other than the ones it was
-    /// created with (its buffers and pipelines live on those; wgpu used to
-    /// panic deep inside). wgpu tells devices apart by their id within one
-    /// `wgpu::Instance`: a device of another instance can carry the same
-    /// id, and is not caught.
+    /// created with (its buffers and pipelines live on those; without this
+    /// check wgpu panics deep inside). wgpu tells devices apart by their id
+    /// within one `wgpu::Instance`: a device of another instance can carry
+    /// the same id, and is not caught.
     #[error(
         "{call}: the {what} given is not the one the solver was created with; a solver's buffers live on its own device"
     )]

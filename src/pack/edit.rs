@@ -473,8 +473,8 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.bytes(b"softbody scene v1");
     h.slice("dt", &[params.dt]);
     h.slice("steps", &[params.substeps, params.rod_iterations]);
-    // Hashed only when not the default, so that the hashes of scenes and
-    // checkpoints from before the parameter existed still match.
+    // Hashed only when not the default, so that a scene at the default
+    // hashes as one without the field, and its checkpoints still match.
     if params.contact_iterations != 1 {
         h.slice("contact_iterations", &[params.contact_iterations]);
     }
@@ -482,8 +482,8 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     // contact candidates are found, not the dynamics: a step is bitwise the
     // same for any cell (tests/collisions.rs). Left out for scenes with
     // contacts, so that a checkpoint loads whatever the grid, automatic or
-    // `collision_cell`; hashed as before in scenes without contacts, so
-    // that their checkpoints from earlier builds still load.
+    // `collision_cell`; kept in the hash of scenes without contacts, so
+    // that their hashes, and the checkpoints that carry them, stay valid.
     let mut sim = packed.sim;
     if packed.has_contacts() {
         sim.cell = 0.0;
@@ -495,9 +495,10 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.slice("materials", &packed.materials);
     h.slice("springs", &packed.springs);
     h.slice("bodies", &packed.bodies);
-    // Members in the layout they had before they carried their point's
-    // weight (rest offset, point, body), so that checkpoints written by
-    // earlier builds still load: the weights are hashed with `point_info`.
+    // Members as (rest offset, point, body), without the weight `Member`
+    // carries, so that the hash does not depend on the solver's member
+    // layout and existing checkpoints still load: the weights are hashed
+    // with `point_info`.
     let members: Vec<[u32; 4]> = packed
         .body_members()
         .map(|(b, m)| [m.rest[0].to_bits(), m.rest[1].to_bits(), m.point, b])

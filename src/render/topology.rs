@@ -8,9 +8,10 @@
 //! A body's outline is its collision outline ([`Body::outline`]): its
 //! `boundary` when it has one (the builders give a wheel and a blob with a
 //! centre point their rim), else its points in the order given (the
-//! [`Body`] contract: boundary order). (Before 2026-11-23 trailing points
-//! strictly inside the polygon of those before them were taken for hubs,
-//! which cut the reflex last corner off a concave body listed that way.)
+//! [`Body`] contract: boundary order). No point is left off the outline
+//! for where it lies: a trailing point strictly inside the polygon of
+//! those before it, such as the reflex last corner of a concave body,
+//! stays on it.
 //! The outline is triangulated by
 //! ear clipping in the rest shape, so concave bodies fill correctly; the
 //! triangles then follow the points as they move. Each triangle corner
@@ -310,8 +311,8 @@ mod tests {
     }
 
     /// A concave body whose last corner is reflex keeps it: the outline is
-    /// the body's own (it used to drop trailing points inside the polygon
-    /// of the others as hubs, filling the notch).
+    /// the body's own (dropping trailing points inside the polygon of the
+    /// others as hubs would fill the notch).
     #[test]
     fn a_notched_body_keeps_its_reflex_last_corner() {
         let mut w = World::default();
