@@ -269,29 +269,8 @@ fn face_normal(dir: vec2<f32>) -> vec2<f32> {
 // A pair's contact material: the larger elasticity, the geometric mean of
 // each friction coefficient (Box2D's rules), the tangential decay of the
 // mean friction rate.
-struct PairMaterial {
-    elasticity: f32,
-    static_friction: f32,
-    dynamic_friction: f32,
-    decay: f32,
-}
-
-fn pair_material(a: ContactFilter, b: ContactFilter) -> PairMaterial {
-    return PairMaterial(max(a.elasticity, b.elasticity), sqrt(a.static_friction * b.static_friction), sqrt(a.dynamic_friction * b.dynamic_friction), sqrt(a.decay * b.decay));
-}
-
-// The change of relative velocity `vrel` at a contact with normal `n`
-// (pointing the way the first side is pushed), and the change of relative
-// position friction asks for, as (dv, dp): restitution and Coulomb
-// friction (shared.wgsl, coulomb), the tangential drift of this substep
-// that friction removes taken back, then the viscous decay.
-fn contact_response(vrel: vec2<f32>, n: vec2<f32>, depth: f32, m: PairMaterial) -> vec4<f32> {
-    let vn = dot(vrel, n);
-    let vt = vrel - n * vn;
-    let c = coulomb(vn, length(vt), depth / sim.h, m.elasticity, m.static_friction, m.dynamic_friction, sim.restitution_threshold);
-    let vt_kept = vt * c.y;
-    let dv = n * (c.x - vn) + (vt_kept * m.decay - vt);
-    return vec4<f32>(dv, (vt_kept - vt) * sim.h);
+fn pair_material(a: ContactFilter, b: ContactFilter) -> ContactMaterial {
+    return ContactMaterial(max(a.elasticity, b.elasticity), sqrt(a.static_friction * b.static_friction), sqrt(a.dynamic_friction * b.dynamic_friction), sqrt(a.decay * b.decay));
 }
 
 fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
@@ -401,7 +380,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 } else if (j < i) {
                     n = vec2<f32>(-1.0, 0.0);
                 }
-                let r = contact_response(v - state[j].zw, n, reach - dist, pair_material(pf, jf));
+                let r = contact_response(v - state[j].zw, n, reach - dist, pair_material(pf, jf), sim.h, sim.restitution_threshold);
                 let push = (n * (reach - dist) + r.zw) / split_w;
                 let jv = r.xy / split_w;
                 out += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(jv * wi, sim.contact_scale));
@@ -472,7 +451,7 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             let split_w = split(wi, atomicLoad(&counts[i])) + s * s * split(wa, atomicLoad(&counts[ends.x])) + t * t * split(wb, atomicLoad(&counts[ends.y]));
             let bf = filters[outlines[hit.body].filter_id];
             let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
-            let r = contact_response(vrel, hit.n, hit.depth, pair_material(pf, bf));
+            let r = contact_response(vrel, hit.n, hit.depth, pair_material(pf, bf), sim.h, sim.restitution_threshold);
             let push = (hit.n * hit.depth + r.zw) / split_w;
             let j = r.xy / split_w;
             own += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(j * wi, sim.contact_scale));

@@ -64,14 +64,10 @@ fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     if (best_depth <= 0.0) {
         return vec4<f32>(p, v);
     }
-    // Restitution and Coulomb friction (shared.wgsl, coulomb); the
-    // tangential drift friction removes is taken back from the position,
-    // then seed 001's viscous decay.
-    let n = best_normal;
+    // Restitution and friction (shared.wgsl, contact_response) against a
+    // side that does not move.
     let mat = materials[pi.material];
-    let vn = dot(n, v);
-    let vt = v - n * vn;
-    let c = coulomb(vn, length(vt), best_depth / sim.h, mat.elasticity, mat.static_friction, mat.dynamic_friction, sim.restitution_threshold);
-    let vt_kept = vt * c.y;
-    return vec4<f32>(p + n * best_depth - (vt - vt_kept) * sim.h, n * c.x + vt_kept * exp(-mat.friction * sim.h));
+    let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
+    let r = contact_response(v, best_normal, best_depth, m, sim.h, sim.restitution_threshold);
+    return vec4<f32>(p + best_normal * best_depth + r.zw, v + r.xy);
 }

@@ -273,26 +273,43 @@ fn fixed(x: vec2<f32>, scale: f32) -> vec2<i32> {
     return vec2<i32>(floor(clamp(x, -limit, limit) * scale + 0.5));
 }
 
-// Restitution and Coulomb friction at a contact whose relative velocity
-// has the normal part `vn` (negative approaching) and a tangential part
-// of length `vt_len` (docs/physics.md, "Friction and restitution"): an
-// approach faster than `threshold` is reflected with elasticity `e`, a
-// slower one stopped; the normal velocity change `dvn`, at least the push-out speed
-// `push` (depth / h), bounds the friction. Within the static cone (`vt_len <= mu_s dvn`) the tangential
-// velocity stops, else it loses `mu_k dvn`. Returns (the new normal
-// velocity, the fraction of the tangential velocity kept).
-fn coulomb(vn: f32, vt_len: f32, push: f32, e: f32, mu_s: f32, mu_k: f32, threshold: f32) -> vec2<f32> {
+// The material of one contact: elasticity, the Coulomb coefficients, and
+// the viscous decay factor exp(-friction h) of one substep.
+struct ContactMaterial {
+    elasticity: f32,
+    static_friction: f32,
+    dynamic_friction: f32,
+    decay: f32,
+}
+
+// Restitution and friction at a contact (docs/physics.md, "Friction and
+// restitution"): the relative velocity `vrel` of the side pushed along
+// `n`, `depth` to push out, substep `h`, restitution threshold
+// `threshold`. Returns (dv, dp): the change of the relative velocity and
+// the relative position change friction asks for.
+//   An approach faster than `threshold` is reflected with elasticity e, a
+//   slower one stopped. The normal impulse per unit mass dvn, the normal
+//   velocity change or the push-out speed depth / h where that is more,
+//   bounds Coulomb friction: within the static cone (|vt| <= mu_s dvn)
+//   the tangential velocity stops, else it loses mu_k dvn; the drift this
+//   substep made with what friction removed is taken back (dp). Then the
+//   viscous decay (seed 001).
+fn contact_response(vrel: vec2<f32>, n: vec2<f32>, depth: f32, m: ContactMaterial, h: f32, threshold: f32) -> vec4<f32> {
+    let vn = dot(vrel, n);
+    let vt = vrel - n * vn;
     var vn_after = vn;
     if (vn < 0.0) {
         vn_after = 0.0;
         if (vn < -threshold) {
-            vn_after = -e * vn;
+            vn_after = -m.elasticity * vn;
         }
     }
-    let dvn = max(vn_after - vn, push);
+    let dvn = max(vn_after - vn, depth / h);
+    let vt_len = length(vt);
     var keep = 0.0;
-    if (vt_len > mu_s * dvn) {
-        keep = max(1.0 - mu_k * dvn / vt_len, 0.0);
+    if (vt_len > m.static_friction * dvn) {
+        keep = max(1.0 - m.dynamic_friction * dvn / vt_len, 0.0);
     }
-    return vec2<f32>(vn_after, keep);
+    let vt_kept = vt * keep;
+    return vec4<f32>(n * (vn_after - vn) + (vt_kept * m.decay - vt), (vt_kept - vt) * h);
 }

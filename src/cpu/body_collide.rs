@@ -12,7 +12,7 @@
 use glam::Vec2;
 
 use super::broad_phase::{Grid, cell_key, cell_slot, fixed, grid_cell};
-use super::{cross2, par, v2};
+use super::{ContactMaterial, contact_response, cross2, par, v2};
 use crate::layout::{
     BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SimParams,
 };
@@ -250,59 +250,18 @@ pub fn face_normal(dir: Vec2) -> Vec2 {
     }
 }
 
-/// A pair's contact material (WGSL `PairMaterial`): the larger
+/// A pair's contact material (WGSL `pair_material`): the larger
 /// elasticity (Box2D's rule: one bouncy side makes a bouncy contact), the
 /// geometric mean of each friction coefficient (Box2D's rule), and the
 /// tangential decay `sqrt(decay_a decay_b)` of the mean friction rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PairMaterial {
-    pub elasticity: f32,
-    pub static_friction: f32,
-    pub dynamic_friction: f32,
-    pub decay: f32,
-}
-
-impl PairMaterial {
-    /// The material of a contact between sides `a` and `b` (WGSL `pair_material`).
-    #[inline]
-    pub fn of(a: &ContactFilter, b: &ContactFilter) -> Self {
-        Self {
-            elasticity: a.elasticity.max(b.elasticity),
-            static_friction: (a.static_friction * b.static_friction).sqrt(),
-            dynamic_friction: (a.dynamic_friction * b.dynamic_friction).sqrt(),
-            decay: (a.decay * b.decay).sqrt(),
-        }
-    }
-}
-
-/// The change of relative velocity `vrel` at a contact with normal `n`,
-/// and the change of relative position friction asks for (WGSL
-/// `contact_response`): restitution and Coulomb friction
-/// ([`coulomb`](super::coulomb)), the tangential drift of this substep
-/// that friction removes taken back (`h` times the tangential velocity
-/// removed), then the viscous decay.
 #[inline]
-pub fn contact_response(
-    vrel: Vec2,
-    n: Vec2,
-    depth: f32,
-    m: &PairMaterial,
-    sim: &SimParams,
-) -> (Vec2, Vec2) {
-    let vn = vrel.dot(n);
-    let vt = vrel - n * vn;
-    let (vn_after, keep) = super::coulomb(
-        vn,
-        vt.length(),
-        depth / sim.h,
-        m.elasticity,
-        m.static_friction,
-        m.dynamic_friction,
-        sim.restitution_threshold,
-    );
-    let vt_kept = vt * keep;
-    let dv = n * (vn_after - vn) + (vt_kept * m.decay - vt);
-    (dv, (vt_kept - vt) * sim.h)
+pub fn pair_material(a: &ContactFilter, b: &ContactFilter) -> ContactMaterial {
+    ContactMaterial {
+        elasticity: a.elasticity.max(b.elasticity),
+        static_friction: (a.static_friction * b.static_friction).sqrt(),
+        dynamic_friction: (a.dynamic_friction * b.dynamic_friction).sqrt(),
+        decay: (a.decay * b.decay).sqrt(),
+    }
 }
 
 /// One point's contributions: to itself, and to the two ends of the edge it
@@ -427,9 +386,11 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                 } else {
                     Vec2::new(1.0, 0.0)
                 };
-                let m = PairMaterial::of(&pf, &jf);
+                let m = pair_material(&pf, &jf);
                 let depth = reach - dist;
-                let (dv, dp) = contact_response(v - v2(bind.vel[j as usize]), n, depth, &m, sim);
+                let vrel = v - v2(bind.vel[j as usize]);
+                let (dv, dp) =
+                    contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
                 let push = (n * depth + dp) / split_w;
                 let jv = dv / split_w;
                 let scale = sim.contact_scale;
@@ -504,10 +465,12 @@ pub fn resolve_point(
                 + s * s * split(wa, counts[ia as usize])
                 + t * t * split(wb, counts[ib as usize]);
             let bf = &bind.filters[bind.outlines[hit.body as usize].filter_id as usize];
-            let m = PairMaterial::of(&pf, bf);
+            let m = pair_material(&pf, bf);
             let n = v2(hit.n);
             let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
-            let (dv, dp) = contact_response(vrel, n, hit.depth, &m, bind.sim);
+            let sim = bind.sim;
+            let (dv, dp) =
+                contact_response(vrel, n, hit.depth, &m, sim.h, sim.restitution_threshold);
             let push = (n * hit.depth + dp) / split_w;
             let j = dv / split_w;
             let scale = bind.sim.contact_scale;

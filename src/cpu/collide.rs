@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{coulomb, par, safe_dir, v2};
+use super::{ContactMaterial, contact_response, par, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
 /// The deepest contact of a point at `p` with layers `layers`: `(normal,
@@ -51,12 +51,9 @@ pub fn deepest_contact(
 }
 
 #[allow(clippy::too_many_arguments)]
-/// Resolves each point's deepest contact: push out along the normal, reflect
-/// an approaching normal velocity faster than the restitution threshold
-/// with the point's elasticity (stop a slower one), apply Coulomb friction
-/// bounded by that normal velocity change (the tangential drift it removes
-/// is taken back from the position too), then decay the tangential
-/// velocity by `exp(-friction h)`.
+/// Resolves each point's deepest contact: push out along the normal, then
+/// restitution and friction against a side that does not move
+/// ([`contact_response`], with the point's material).
 pub fn collide(
     sim: &SimParams,
     info: &[PointInfo],
@@ -82,21 +79,16 @@ pub fn collide(
                 return;
             };
             let mat = materials[pi.material as usize];
+            let m = ContactMaterial {
+                elasticity: mat.elasticity,
+                static_friction: mat.static_friction,
+                dynamic_friction: mat.dynamic_friction,
+                decay: (-mat.friction * sim.h).exp(),
+            };
             let v = v2(*vel);
-            let vn = n.dot(v);
-            let vt = v - n * vn;
-            let (vn_after, keep) = coulomb(
-                vn,
-                vt.length(),
-                depth / sim.h,
-                mat.elasticity,
-                mat.static_friction,
-                mat.dynamic_friction,
-                sim.restitution_threshold,
-            );
-            let vt_kept = vt * keep;
-            *pos = (p + n * depth - (vt - vt_kept) * sim.h).to_array();
-            *vel = (n * vn_after + vt_kept * (-mat.friction * sim.h).exp()).to_array();
+            let (dv, dp) = contact_response(v, n, depth, &m, sim.h, sim.restitution_threshold);
+            *pos = (p + n * depth + dp).to_array();
+            *vel = (v + dv).to_array();
         },
     );
 }

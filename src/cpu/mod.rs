@@ -56,38 +56,57 @@ pub fn perp(a: Vec2) -> Vec2 {
     Vec2::new(-a.y, a.x)
 }
 
-/// Restitution and Coulomb friction at a contact (WGSL `coulomb`): the
-/// relative velocity has the normal part `vn` (negative approaching) and a
-/// tangential part of length `vt_len`. An approach faster than `threshold`
-/// is reflected with elasticity `e`, a slower one stopped; the normal
-/// velocity change `dvn` bounds the friction: within the static cone
-/// (`vt_len <= mu_s dvn`) the tangential velocity stops, else it loses
-/// `mu_k dvn`. `dvn` is at least `push`, the speed of the contact's
-/// push-out (`depth / h`): a resting contact held by its push alone still
-/// has friction. Returns the new normal velocity and the fraction of the
-/// tangential velocity kept.
+/// The material of one contact (WGSL `ContactMaterial`): elasticity, the
+/// Coulomb coefficients, and the viscous decay factor `exp(-friction h)`
+/// of one substep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactMaterial {
+    pub elasticity: f32,
+    pub static_friction: f32,
+    pub dynamic_friction: f32,
+    pub decay: f32,
+}
+
+/// Restitution and friction at a contact (WGSL `contact_response`;
+/// docs/physics.md, "Friction and restitution"): the relative velocity
+/// `vrel` of the side pushed along `n`, `depth` to push out, substep `h`,
+/// restitution threshold `threshold`. Returns the change of the relative
+/// velocity and the relative position change friction asks for.
+///
+/// An approach faster than `threshold` is reflected with the elasticity,
+/// a slower one stopped. The normal impulse per unit mass `dvn`, the
+/// normal velocity change or the push-out speed `depth / h` where that is
+/// more, bounds Coulomb friction: within the static cone
+/// (`|vt| <= mu_s dvn`) the tangential velocity stops, else it loses
+/// `mu_k dvn`; the drift this substep made with what friction removed is
+/// taken back. Then the viscous decay (seed 001).
 #[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn coulomb(
-    vn: f32,
-    vt_len: f32,
-    push: f32,
-    e: f32,
-    mu_s: f32,
-    mu_k: f32,
+pub fn contact_response(
+    vrel: Vec2,
+    n: Vec2,
+    depth: f32,
+    m: &ContactMaterial,
+    h: f32,
     threshold: f32,
-) -> (f32, f32) {
+) -> (Vec2, Vec2) {
+    let vn = vrel.dot(n);
+    let vt = vrel - n * vn;
     let mut vn_after = vn;
     if vn < 0.0 {
         vn_after = 0.0;
         if vn < -threshold {
-            vn_after = -e * vn;
+            vn_after = -m.elasticity * vn;
         }
     }
-    let dvn = (vn_after - vn).max(push);
+    let dvn = (vn_after - vn).max(depth / h);
+    let vt_len = vt.length();
     let mut keep = 0.0;
-    if vt_len > mu_s * dvn {
-        keep = (1.0 - mu_k * dvn / vt_len).max(0.0);
+    if vt_len > m.static_friction * dvn {
+        keep = (1.0 - m.dynamic_friction * dvn / vt_len).max(0.0);
     }
-    (vn_after, keep)
+    let vt_kept = vt * keep;
+    (
+        n * (vn_after - vn) + (vt_kept * m.decay - vt),
+        (vt_kept - vt) * h,
+    )
 }
