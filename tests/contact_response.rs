@@ -52,16 +52,7 @@ fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
 /// A 0.5 m default box lying on a half-plane tilted by `deg`, just
 /// touching it (the point radius away).
 fn slope(deg: f32) -> (World, Shape) {
-    let th = deg.to_radians();
-    let mut w = World::default();
-    let n = Vec2::new(-th.sin(), th.cos());
-    w.add_plane(HalfPlane::new(n, 0.0)).unwrap();
-    let c = n * (0.25 + w.params.point_radius);
-    let b = BoxShape::new(c, Vec2::splat(0.5))
-        .rotation(th)
-        .build(&mut w)
-        .unwrap();
-    (w, b)
+    softbody::samples::slope(deg).unwrap()
 }
 
 /// How far the box slid in 5 s.
