@@ -255,10 +255,15 @@ fn check_stage(
         let vel = cpu.velocities().to_vec();
         cpu.set_state(pos, &vel).unwrap();
     } else {
-        // Move the state away from rest so every term is exercised.
+        // Move the state away from rest so every term is exercised, and
+        // stop mid-substep, after the motion, where points overlap what
+        // they hit.
         for _ in 0..5 {
             cpu.substep();
         }
+        cpu.stage_springs();
+        cpu.stage_shape_match();
+        cpu.stage_integrate();
     }
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
     gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())

@@ -177,9 +177,15 @@ impl CpuSolver {
         self.steps = self.steps.saturating_add(1);
     }
 
-    /// One substep: integrate, collide, body contacts (broad phase, then
-    /// `contact_iterations` narrow phases), springs, rods, shape matching.
+    /// One substep: the forces (springs, shape matching), then the motion
+    /// (integrate), then the position constraints (collide; the body
+    /// contacts: broad phase, then `contact_iterations` narrow phases;
+    /// rods), so that the state a step ends with is the one the
+    /// constraints left: a point resting on the floor reads zero velocity,
+    /// a rod has its length.
     pub fn substep(&mut self) {
+        self.stage_springs();
+        self.stage_shape_match();
         self.stage_integrate();
         self.stage_collide();
         if self.has_contacts() {
@@ -188,11 +194,9 @@ impl CpuSolver {
                 self.stage_body_collide();
             }
         }
-        self.stage_springs();
         for _ in 0..self.rod_passes() {
             self.stage_rods();
         }
-        self.stage_shape_match();
     }
 
     /// Rod iterations per substep (zero when the world has no rods).

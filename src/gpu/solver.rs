@@ -450,12 +450,14 @@ impl GpuSolver {
     }
 
     /// The stages one step runs, in order, substep after substep (stages
-    /// with nothing to do are left out). Each substep is integrate,
-    /// collide, body contacts, springs, rods, shape matching; shape
-    /// matching's per-point apply is fused with the next substep's
-    /// integrate and collide, so a step with bodies starts with
-    /// [`Stage::IntegrateCollide`], runs [`Stage::ApplyIntegrateCollide`]
-    /// between substeps and ends with [`Stage::ShapeApply`].
+    /// with nothing to do are left out). Each substep is springs, shape
+    /// matching, integrate, collide, body contacts, rods: the forces
+    /// first, then the motion, then the position constraints, so that the
+    /// state a step ends with is the one the constraints left (a point
+    /// resting on the floor reads zero velocity, a rod has its length). Shape matching's per-point apply is fused
+    /// with integrate and collide ([`Stage::ApplyIntegrateCollide`]);
+    /// without bodies the substep integrates and collides in one dispatch
+    /// ([`Stage::IntegrateCollide`]).
     pub fn step_plan(&self) -> Vec<Stage> {
         self.step_stages().collect()
     }
@@ -472,25 +474,20 @@ impl GpuSolver {
         } else {
             0
         };
-        (0..self.params.substeps)
-            .flat_map(move |k| {
-                let first = if k > 0 && bodies {
-                    Stage::ApplyIntegrateCollide
-                } else {
-                    Stage::IntegrateCollide
-                };
-                std::iter::once(first)
-                    .chain(
-                        contacts
-                            .then_some(Stage::BroadPhase)
-                            .into_iter()
-                            .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes)),
-                    )
-                    .chain(springs.then_some(Stage::Springs))
-                    .chain(std::iter::repeat_n(Stage::Rods, rods))
-                    .chain(bodies.then_some(Stage::ShapeFrames))
-            })
-            .chain(bodies.then_some(Stage::ShapeApply))
+        (0..self.params.substeps).flat_map(move |_| {
+            let motion: &'static [Stage] = if bodies {
+                &[Stage::ShapeFrames, Stage::ApplyIntegrateCollide]
+            } else {
+                &[Stage::IntegrateCollide]
+            };
+            springs
+                .then_some(Stage::Springs)
+                .into_iter()
+                .chain(motion.iter().copied())
+                .chain(contacts.then_some(Stage::BroadPhase))
+                .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes))
+                .chain(std::iter::repeat_n(Stage::Rods, rods))
+        })
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on
