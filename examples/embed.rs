@@ -48,7 +48,8 @@ fn scene() -> Result<(World, PointHandle), WorldError> {
         .build(&mut world)?;
     Wheel::new(Vec2::new(2.2, 4.0), 0.5, 14).build(&mut world)?;
     Blob::new(Vec2::new(0.0, 2.0), 0.6, 20)
-        .body_stiffness(500.0)
+        // A soft blob: 3.5 Hz, lightly damped, so that it wobbles.
+        .body_frequency(Frequency::new(3.5, 0.2))
         .build(&mut world)?;
     for i in 0..4 {
         BoxShape::new(Vec2::new(-0.5 + 0.7 * i as f32, 5.0), Vec2::splat(0.4))
@@ -57,7 +58,7 @@ fn scene() -> Result<(World, PointHandle), WorldError> {
     }
     let rope = Rope::new(Vec2::new(-4.5, 4.5), Vec2::new(-2.5, 4.5), 12)
         .pin_first(true)
-        .spring_stiffness(6000.0)
+        .spring_frequency(Frequency::new(17.0, 0.1))
         .build(&mut world)?;
     Ok((world, rope.points[0]))
 }

@@ -117,6 +117,7 @@ pub mod checkpoint;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;
+pub mod frequency;
 pub mod gpu;
 pub mod layout;
 pub mod measure;
@@ -132,6 +133,7 @@ pub mod shapes;
 pub mod world;
 
 pub use error::{Item, WorldError};
+pub use frequency::Frequency;
 pub use glam::Vec2;
 pub use params::Params;
 pub use world::*;
@@ -142,5 +144,5 @@ pub mod prelude {
     pub use crate::gpu::{GpuContext, GpuSolver, SolverError};
     pub use crate::shapes::*;
     pub use crate::world::*;
-    pub use crate::{Params, Vec2, WorldError};
+    pub use crate::{Frequency, Params, Vec2, WorldError};
 }

@@ -7,6 +7,7 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
+use crate::frequency::{DEFAULT_SHAPE, DEFAULT_SPRING, DEFAULT_SPRING_STIFFNESS, Frequency};
 
 /// Global simulation parameters.
 ///
@@ -72,27 +73,39 @@ pub struct Params {
     /// micro-bounce. Default `0.5`. Scale it with the length unit.
     pub restitution_threshold: f32,
     /// Default stiffness `k` of force springs, in N/m. The force is
-    /// `k (L - |d|)` along the spring. Default `2000`.
+    /// `k (L - |d|)` along the spring. Default `7896`: 20 Hz between two
+    /// 1 kg points ([`DEFAULT_SPRING`](crate::frequency::DEFAULT_SPRING);
+    /// give a spring's stiffness as a frequency with
+    /// [`Frequency::spring_stiffness`] or the shape builders'
+    /// `spring_frequency`, which use the points' masses).
     /// Stability: `k h^2 (1/m_a + 1/m_b) < 1` summed over the springs of a
     /// point; with the defaults (`h = 1/480 s`, unit masses) `k < ~100,000`.
     /// For soft constraints the same field is a relaxation rate in 1/s: each
     /// substep closes the fraction `1 - exp(-k h)` of the error.
     pub spring_stiffness: f32,
     /// Default damping rate `c` of springs, in 1/s, `>= 0`: the relative
-    /// velocity along a spring decays like `exp(-c t)`. Each link removes the
-    /// fraction `alpha = 1 - exp(-c h)` of a velocity difference, and the
-    /// links at a point add up: the damping is monotone while the sum of
-    /// the alphas of the links at each free point is `<= 1`, and unstable
-    /// above 2. Default `10`.
+    /// velocity along a spring decays like `exp(-c t)` (damping ratio
+    /// `c / (2 omega)`). Each link removes the fraction
+    /// `alpha = 1 - exp(-c h)` of a velocity difference, and the links at a
+    /// point add up: the damping is monotone while the sum of the alphas of
+    /// the links at each free point is `<= 1`, and unstable above 2.
+    /// Default `12.6`: damping ratio 0.05 at 20 Hz (shape matching does
+    /// most of the damping).
     pub spring_damping: f32,
     /// Default shape-matching stiffness `k` of soft bodies, in 1/s^2: every
-    /// point is accelerated by `k (target - p)`. Default `1500`.
+    /// point is accelerated by `k (target - p)`, so a body's deformations
+    /// ring at `sqrt(k) / (2 pi)` Hz whatever its size and masses.
+    /// Default `15791`: 20 Hz ([`DEFAULT_SHAPE`](crate::frequency::DEFAULT_SHAPE);
+    /// set both shape fields from a frequency with
+    /// [`Params::set_shape_frequency`]).
     /// Stability: `k h^2 < 1` summed over the bodies that share a point.
     pub shape_stiffness: f32,
     /// Default shape-matching damping rate `c`, in 1/s, `>= 0`: velocities
     /// relax toward the body's rigid motion by `alpha = 1 - exp(-c h)` per
-    /// substep; alphas of all the bodies and springs at a point add up (see
-    /// `spring_damping`). Default `10`.
+    /// substep (damping ratio `c / (2 sqrt(k))`); alphas of all the bodies
+    /// and springs at a point add up (see `spring_damping`). Default
+    /// `100.5`: damping ratio 0.4 at 20 Hz, so that a deformation's
+    /// ringing dies within about two cycles and bodies come to rest.
     pub shape_damping: f32,
     /// Jacobi iterations of the hard-rod projection per substep. Default `4`.
     /// Range `0..=64`; more iterations make long chains of rods stiffer
@@ -139,10 +152,10 @@ impl Default for Params {
             static_friction: 0.6,
             dynamic_friction: 0.6,
             restitution_threshold: 0.5,
-            spring_stiffness: 2000.0,
-            spring_damping: 10.0,
-            shape_stiffness: 1500.0,
-            shape_damping: 10.0,
+            spring_stiffness: DEFAULT_SPRING_STIFFNESS,
+            spring_damping: DEFAULT_SPRING.damping_rate(),
+            shape_stiffness: DEFAULT_SHAPE.shape_stiffness(),
+            shape_damping: DEFAULT_SHAPE.damping_rate(),
             rod_iterations: 4,
             body_collisions: true,
             contact_iterations: 1,
@@ -165,6 +178,30 @@ pub const MAX_ROD_ITERATIONS: u32 = 64;
 pub const MAX_CONTACT_ITERATIONS: u32 = 16;
 
 impl Params {
+    /// The default shape matching as a frequency and damping ratio
+    /// (from [`shape_stiffness`](Self::shape_stiffness) and
+    /// [`shape_damping`](Self::shape_damping)).
+    pub fn shape_frequency(&self) -> Frequency {
+        Frequency::of_shape(self.shape_stiffness, self.shape_damping)
+    }
+
+    /// Sets [`shape_stiffness`](Self::shape_stiffness) and
+    /// [`shape_damping`](Self::shape_damping) from a frequency and damping
+    /// ratio.
+    pub fn set_shape_frequency(&mut self, f: Frequency) {
+        self.shape_stiffness = f.shape_stiffness();
+        self.shape_damping = f.damping_rate();
+    }
+
+    /// Sets [`spring_stiffness`](Self::spring_stiffness) and
+    /// [`spring_damping`](Self::spring_damping) from a frequency and
+    /// damping ratio for springs between points of mass `point_mass` (kg;
+    /// the spring defaults are in N/m, so they depend on the masses).
+    pub fn set_spring_frequency(&mut self, f: Frequency, point_mass: f32) {
+        self.spring_stiffness = f.spring_stiffness(point_mass, point_mass);
+        self.spring_damping = f.damping_rate();
+    }
+
     /// The substep `h = dt / substeps`, in seconds.
     pub fn h(&self) -> f32 {
         self.dt / self.substeps as f32

@@ -42,6 +42,7 @@ use serde::de::{Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::{Item, WorldError};
+use crate::frequency::{DEFAULT_SHAPE, DEFAULT_SPRING, Frequency};
 use crate::params::Params;
 use crate::shapes::{Blob, BoxGrid, BoxShape, Rope, ShapeStyle, Wheel};
 use crate::world::{
@@ -250,6 +251,12 @@ pub struct ParamsSpec {
     pub shape_stiffness: Option<f32>,
     #[serde(default, deserialize_with = "some")]
     pub shape_damping: Option<f32>,
+    /// `shape_stiffness` as a frequency, Hz.
+    #[serde(default, deserialize_with = "some")]
+    pub shape_frequency: Option<f32>,
+    /// `shape_damping` as a damping ratio (with `shape_frequency`).
+    #[serde(default, deserialize_with = "some")]
+    pub shape_damping_ratio: Option<f32>,
     #[serde(default, deserialize_with = "some")]
     pub rod_iterations: Option<u32>,
     #[serde(default, deserialize_with = "some")]
@@ -393,6 +400,77 @@ pub struct ArraySpec {
     pub spacing: V2,
 }
 
+/// A key at fault and what is wrong with it.
+type KeyError = (&'static str, String);
+
+/// A stiffness and damping given as rates or as a frequency and damping
+/// ratio (docs/scene-format.md, "Stiffness as a frequency").
+struct Stiffness {
+    rate: Option<f32>,
+    damping: Option<f32>,
+    hz: Option<f32>,
+    ratio: Option<f32>,
+}
+
+/// The keys of one stiffness: rate, damping, frequency, damping ratio.
+type StiffnessKeys = [&'static str; 4];
+const SHAPE_KEYS: StiffnessKeys = [
+    "shape_stiffness",
+    "shape_damping",
+    "shape_frequency",
+    "shape_damping_ratio",
+];
+const BODY_KEYS: StiffnessKeys = [
+    "body_stiffness",
+    "body_damping",
+    "body_frequency",
+    "body_damping_ratio",
+];
+const SPRING_KEYS: StiffnessKeys = [
+    "spring_stiffness",
+    "spring_damping",
+    "spring_frequency",
+    "spring_damping_ratio",
+];
+
+impl Stiffness {
+    /// The stiffness and damping rates: as given, or from the frequency
+    /// (`to_rate` turns it into a stiffness) and the damping ratio
+    /// (`default_ratio` when only the frequency is given). A quantity given
+    /// both ways, or a ratio without a frequency, is an error.
+    fn resolve(
+        &self,
+        [rate, damping, hz, ratio]: StiffnessKeys,
+        default_ratio: f32,
+        to_rate: impl Fn(Frequency) -> f32,
+    ) -> Result<(Option<f32>, Option<f32>), KeyError> {
+        if self.rate.is_some() && self.hz.is_some() {
+            return Err((hz, format!("give `{rate}` or `{hz}`, not both")));
+        }
+        if self.damping.is_some() && self.ratio.is_some() {
+            return Err((ratio, format!("give `{damping}` or `{ratio}`, not both")));
+        }
+        let Some(f) = self.hz else {
+            if self.ratio.is_some() {
+                return Err((
+                    ratio,
+                    format!("needs `{hz}`: a damping ratio is relative to a frequency"),
+                ));
+            }
+            return Ok((self.rate, self.damping));
+        };
+        let f = Frequency::new(f, self.ratio.unwrap_or(default_ratio));
+        f.check(Item::Params, hz, ratio).map_err(|e| {
+            let (_, field) = item_field(&e);
+            (field.unwrap_or(hz), describe(&e))
+        })?;
+        Ok((
+            Some(to_rate(f)),
+            Some(self.damping.unwrap_or(f.damping_rate())),
+        ))
+    }
+}
+
 /// The style fields every generator takes, as in [`ShapeStyle`].
 macro_rules! generator {
     ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? }) => {
@@ -431,27 +509,59 @@ macro_rules! generator {
             pub spring_stiffness: Option<f32>,
             #[serde(default, deserialize_with = "some")]
             pub spring_damping: Option<f32>,
+            /// `body_stiffness` as a frequency, Hz.
+            #[serde(default, deserialize_with = "some")]
+            pub body_frequency: Option<f32>,
+            /// `body_damping` as a damping ratio (with `body_frequency`).
+            #[serde(default, deserialize_with = "some")]
+            pub body_damping_ratio: Option<f32>,
+            /// `spring_stiffness` as a frequency, Hz, for two points of
+            /// the style's `mass`.
+            #[serde(default, deserialize_with = "some")]
+            pub spring_frequency: Option<f32>,
+            /// `spring_damping` as a damping ratio (with `spring_frequency`).
+            #[serde(default, deserialize_with = "some")]
+            pub spring_damping_ratio: Option<f32>,
             /// Repeat the shape on a lattice.
             #[serde(default, deserialize_with = "some")]
             pub array: Option<ArraySpec>,
         }
 
         impl $name {
-            fn style(&self) -> ShapeStyle {
-                ShapeStyle {
-                    mass: self.mass,
+            /// The style, with the stiffnesses given as frequencies
+            /// converted; the error names the key at fault.
+            fn style(&self) -> Result<ShapeStyle, KeyError> {
+                let (body_stiffness, body_damping) = Stiffness {
+                    rate: self.body_stiffness,
+                    damping: self.body_damping,
+                    hz: self.body_frequency,
+                    ratio: self.body_damping_ratio,
+                }
+                .resolve(BODY_KEYS, DEFAULT_SHAPE.damping_ratio, |f| f.shape_stiffness())?;
+                let mass = self.mass;
+                let (spring_stiffness, spring_damping) = Stiffness {
+                    rate: self.spring_stiffness,
+                    damping: self.spring_damping,
+                    hz: self.spring_frequency,
+                    ratio: self.spring_damping_ratio,
+                }
+                .resolve(SPRING_KEYS, DEFAULT_SPRING.damping_ratio, |f| {
+                    f.spring_stiffness(mass, mass)
+                })?;
+                Ok(ShapeStyle {
+                    mass,
                     material: MaterialHandle(self.material),
                     layers: self.layers,
                     category: self.category,
                     mask: self.mask,
                     vel: v2(self.vel),
-                    body_stiffness: self.body_stiffness,
-                    body_damping: self.body_damping,
+                    body_stiffness,
+                    body_damping,
                     springs: self.springs,
                     spring_kind: self.spring_kind.into(),
-                    spring_stiffness: self.spring_stiffness,
-                    spring_damping: self.spring_damping,
-                }
+                    spring_stiffness,
+                    spring_damping,
+                })
             }
         }
     };
@@ -688,20 +798,36 @@ impl ShapeSpec {
         })
     }
 
-    /// Builds copy `offset` of the shape.
-    fn build_at(&self, world: &mut World, offset: Vec2) -> Result<(), WorldError> {
+    /// The generator's style (see the generators' `style`).
+    fn style(&self) -> Result<ShapeStyle, KeyError> {
+        match self {
+            ShapeSpec::Box(s) => s.style(),
+            ShapeSpec::Grid(s) => s.style(),
+            ShapeSpec::Wheel(s) => s.style(),
+            ShapeSpec::Blob(s) => s.style(),
+            ShapeSpec::Rope(s) => s.style(),
+        }
+    }
+
+    /// Builds copy `offset` of the shape with its `style`.
+    fn build_at(
+        &self,
+        world: &mut World,
+        offset: Vec2,
+        style: ShapeStyle,
+    ) -> Result<(), WorldError> {
         match self {
             ShapeSpec::Box(s) => BoxShape::new(v2(s.center) + offset, v2(s.size))
                 .rotation(s.rotation)
                 .diagonals(s.diagonals)
-                .style(s.style())
+                .style(style)
                 .build(world)
                 .map(drop),
             ShapeSpec::Grid(s) => {
                 let grid = BoxGrid::new(count(s.cells.0[0]), count(s.cells.0[1]), v2(s.cell))
                     .rotation(s.rotation)
                     .diagonals(s.diagonals)
-                    .style(s.style());
+                    .style(style);
                 let grid = match s.origin {
                     Some(o) => grid.origin(v2(o) + offset),
                     None => grid.center(s.center.map_or(Vec2::ZERO, v2) + offset),
@@ -711,20 +837,20 @@ impl ShapeSpec {
             ShapeSpec::Wheel(s) => {
                 let mut w = Wheel::new(v2(s.center) + offset, s.radius, count(s.n))
                     .rotation(s.rotation)
-                    .style(s.style());
+                    .style(style);
                 w.hub_mass = s.hub_mass;
                 w.build(world).map(drop)
             }
             ShapeSpec::Blob(s) => Blob::new(v2(s.center) + offset, s.radius, count(s.n))
                 .rotation(s.rotation)
                 .center_point(s.center_point)
-                .style(s.style())
+                .style(style)
                 .build(world)
                 .map(drop),
             ShapeSpec::Rope(s) => Rope::new(v2(s.a) + offset, v2(s.b) + offset, count(s.n))
                 .pin_first(s.pin_first)
                 .pin_last(s.pin_last)
-                .style(s.style())
+                .style(style)
                 .build(world)
                 .map(drop),
         }
@@ -832,11 +958,24 @@ impl Scene {
         Self::parse(&read_text(path, MAX_SCENE_BYTES)?)
     }
 
-    /// The parameters: the file's, over the defaults.
-    pub fn params(&self) -> Params {
+    /// The parameters: the file's, over the defaults, checked
+    /// ([`Params::validate`]); `shape_frequency` and `shape_damping_ratio`
+    /// are converted to `shape_stiffness` and `shape_damping`. The error's
+    /// path names the key at fault (`params.shape_frequency`).
+    pub fn params(&self) -> Result<Params, SceneError> {
         let p = &self.params;
         let d = Params::default();
-        Params {
+        let (shape_stiffness, shape_damping) = Stiffness {
+            rate: p.shape_stiffness,
+            damping: p.shape_damping,
+            hz: p.shape_frequency,
+            ratio: p.shape_damping_ratio,
+        }
+        .resolve(SHAPE_KEYS, DEFAULT_SHAPE.damping_ratio, |f| {
+            f.shape_stiffness()
+        })
+        .map_err(|(key, why)| SceneError::new(format!("params.{key}"), why))?;
+        let params = Params {
             dt: p.dt.unwrap_or(d.dt),
             substeps: p.substeps.unwrap_or(d.substeps),
             gravity: p.gravity.map_or(d.gravity, v2),
@@ -848,13 +987,15 @@ impl Scene {
             restitution_threshold: p.restitution_threshold.unwrap_or(d.restitution_threshold),
             spring_stiffness: p.spring_stiffness.unwrap_or(d.spring_stiffness),
             spring_damping: p.spring_damping.unwrap_or(d.spring_damping),
-            shape_stiffness: p.shape_stiffness.unwrap_or(d.shape_stiffness),
-            shape_damping: p.shape_damping.unwrap_or(d.shape_damping),
+            shape_stiffness: shape_stiffness.unwrap_or(d.shape_stiffness),
+            shape_damping: shape_damping.unwrap_or(d.shape_damping),
             rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
             body_collisions: p.body_collisions.unwrap_or(d.body_collisions),
             contact_iterations: p.contact_iterations.unwrap_or(d.contact_iterations),
             collision_cell: p.collision_cell.or(d.collision_cell),
-        }
+        };
+        params.validate().map_err(|e| at("params".into(), e))?;
+        Ok(params)
     }
 
     /// Points the scene asks for in all, saturating.
@@ -886,8 +1027,7 @@ impl Scene {
     /// then the generators in order, then springs and bodies (which may
     /// refer to generated points).
     pub fn build(&self) -> Result<World, SceneError> {
-        let params = self.params();
-        params.validate().map_err(|e| at("params".into(), e))?;
+        let params = self.params()?;
         let total = self.total_points();
         if total > MAX_SCENE_POINTS as u128 {
             return Err(SceneError::new(
@@ -937,6 +1077,9 @@ impl Scene {
         }
         for (k, shape) in self.shapes.iter().enumerate() {
             let path = format!("shapes[{k}].{}", shape.key());
+            let style = shape
+                .style()
+                .map_err(|(key, why)| SceneError::new(format!("{path}.{key}"), why))?;
             let (counts, spacing) = shape
                 .array()
                 .map_or(([1, 1], Vec2::ZERO), |a| (a.count.0, v2(a.spacing)));
@@ -959,7 +1102,7 @@ impl Scene {
             }
             let build = |world: &mut World, offset: Vec2, copy: String| {
                 let base = world.points().len();
-                shape.build_at(world, offset).map_err(|e| {
+                shape.build_at(world, offset, style).map_err(|e| {
                     let path = match shape.json_field(&e, base, offset) {
                         Some(f) => format!("{path}.{f}"),
                         None => path.clone(),

@@ -17,11 +17,13 @@ pub const DEFAULT_PLANETS: [(Vec2, f32); 6] = [
     (Vec2::new(32.0, 44.0), 3.0),
 ];
 
-/// Shape-matching stiffness of the default scene's bodies, 1/s^2 (the
-/// [`Params`](crate::Params) default is 1500): a pile 20 bodies deep
-/// compresses the bottom one by about `20 g / k` = 1 cm.
+/// Not used: the default scene's bodies follow
+/// [`Params::shape_stiffness`](crate::Params::shape_stiffness).
+#[deprecated(note = "the default scene uses the Params defaults (20 Hz, Params::shape_stiffness)")]
 pub const DEFAULT_SCENE_SHAPE_STIFFNESS: f32 = 20_000.0;
-/// Spring stiffness of the default scene's bodies, N/m (default 2000).
+/// Not used: the default scene's bodies follow
+/// [`Params::spring_stiffness`](crate::Params::spring_stiffness).
+#[deprecated(note = "the default scene uses the Params defaults (Params::spring_stiffness)")]
 pub const DEFAULT_SCENE_SPRING_STIFFNESS: f32 = 8_000.0;
 /// Body-contact passes per substep in the default scene (default 1).
 pub const DEFAULT_SCENE_CONTACT_ITERATIONS: u32 = 2;
@@ -48,12 +50,11 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// toward the middle; the rings wrap onto their planets and slide round them,
 /// the curtain pours over the planets into the basin.
 ///
-/// The curtain lands at 30 to 47 m/s and piles up many bodies deep in the
-/// basin, so the bodies are stiffer than the [`Params`] defaults and
-/// contacts get two passes per substep: with the defaults, impacts
-/// flatten and invert the bodies and the pile sinks into itself
-/// (at 10,000 bodies, 36,000 of 53,000 points inside another body after
-/// 4 s, against about 5,000 with these; docs/physics.md, "Piles").
+/// The bodies use the [`Params`] defaults. The curtain lands at 30 to 47
+/// m/s and piles up many bodies deep in the basin, so contacts get two
+/// passes per substep ([`DEFAULT_SCENE_CONTACT_ITERATIONS`]): at 2,000
+/// bodies, after 20 s, 0.1% of the points are inside another body with
+/// two passes and 0.8% with one (docs/physics.md, "Piles").
 ///
 /// [`Params`]: crate::Params
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
@@ -65,8 +66,6 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
         });
     }
     let mut world = World::default();
-    world.params.shape_stiffness = DEFAULT_SCENE_SHAPE_STIFFNESS;
-    world.params.spring_stiffness = DEFAULT_SCENE_SPRING_STIFFNESS;
     world.params.contact_iterations = DEFAULT_SCENE_CONTACT_ITERATIONS;
     world.add_plane(HalfPlane::floor(0.0))?;
     // Walls meeting the floor at x = +-63.6 m, leaning out.

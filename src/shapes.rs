@@ -28,6 +28,7 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
+use crate::frequency::Frequency;
 use crate::world::{
     ALL_LAYERS, Body, BodyHandle, MAX_ITEMS, MaterialHandle, Point, PointHandle, Spring,
     SpringHandle, SpringKind, World,
@@ -188,6 +189,21 @@ impl ShapeStyle {
         self.spring_damping = Some(c);
         self
     }
+    /// With the bodies' stiffness and damping from a frequency and damping
+    /// ratio ([`Frequency::shape_stiffness`], [`Frequency::damping_rate`]).
+    pub fn body_frequency(mut self, f: Frequency) -> Self {
+        self.body_stiffness = Some(f.shape_stiffness());
+        self.body_damping = Some(f.damping_rate());
+        self
+    }
+    /// With the springs' stiffness and damping from a frequency and
+    /// damping ratio, for two points of this style's `mass`
+    /// ([`Frequency::spring_stiffness`]): set the mass first.
+    pub fn spring_frequency(mut self, f: Frequency) -> Self {
+        self.spring_stiffness = Some(f.spring_stiffness(self.mass, self.mass));
+        self.spring_damping = Some(f.damping_rate());
+        self
+    }
 }
 
 /// The [`ShapeStyle`] setters, forwarded on a builder with a `style` field.
@@ -251,6 +267,16 @@ macro_rules! style_setters {
         /// See [`ShapeStyle::spring_stiffness`].
         pub fn spring_stiffness(mut self, k: f32) -> Self {
             self.style = self.style.spring_stiffness(k);
+            self
+        }
+        /// See [`ShapeStyle::body_frequency`].
+        pub fn body_frequency(mut self, f: Frequency) -> Self {
+            self.style = self.style.body_frequency(f);
+            self
+        }
+        /// See [`ShapeStyle::spring_frequency`].
+        pub fn spring_frequency(mut self, f: Frequency) -> Self {
+            self.style = self.style.spring_frequency(f);
             self
         }
         /// See [`ShapeStyle::spring_damping`].

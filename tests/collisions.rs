@@ -244,8 +244,11 @@ fn bodies_colliding_head_on_conserve_momentum_and_separate() {
     eprintln!("momentum {before} -> {after}; A {ca} at {va}, B {cb} at {vb}");
     assert!(touched, "they met");
     // The exchanged impulse is ~20 kg m/s; the fixed-point rounding of
-    // ~100 contacts leaves far less than 1e-3 of it.
-    assert!((after - before).length() < 1e-3, "{before} -> {after}");
+    // ~100 contacts leaves far less than 1e-3 of it. Shape matching adds
+    // its own: the rounding of a body's centroid (half an ulp, 6e-8 m)
+    // times its stiffness (15,791 1/s^2 by default) is a net force on the
+    // body (measured 1.4e-3 kg m/s over the 1.5 s).
+    assert!((after - before).length() < 3e-3, "{before} -> {after}");
     // Separated and moving apart.
     assert!(cb.x - ca.x > 1.0, "A {ca} B {cb}");
     assert!(vb.x > va.x, "A {va} B {vb}");
@@ -810,24 +813,28 @@ fn pile_damage(cpu: &CpuSolver, rest: &[[f32; 2]]) -> (usize, usize) {
 }
 
 /// The default scene's curtain lands at 30 m/s and more and piles up in
-/// the basin (docs/physics.md, "Piles"). With its stiffer bodies and two
-/// contact passes the pile stays a pile: after 5 s almost no point is
-/// inside another body and no body is crushed. The same scene with the
-/// `Params` defaults' stiffness and one pass sinks into itself: the
-/// difference is what the scene's settings are for. Measured (1,500
-/// bodies, 8,000 points): 1 point inside and no body crushed, against
-/// 3,133 points and 730 bodies (62 and none, against 2,434 and 435, when a
-/// point inside went out through the nearest edge rather than the entry
-/// edge).
+/// the basin (docs/physics.md, "Piles"). With the default 20 Hz bodies and
+/// the scene's two contact passes the pile stays a pile: after 5 s almost
+/// no point is inside another body and no body is crushed. The same scene
+/// with soft bodies (about 6 Hz: shape 1,500 1/s^2, springs 2,000 N/m,
+/// damping 10 1/s) and one pass sinks into itself: the difference is what
+/// firm defaults are for. Measured (1,500 bodies, 8,000 points): 14 points
+/// inside and 5 bodies below half their area, against 2,697 points and 813
+/// bodies.
 #[test]
 fn the_default_scene_piles_up_without_sinking_into_itself() {
     let world = softbody::scenes::default_scene(1500).unwrap();
     assert_eq!(world.params.contact_iterations, 2);
+    assert_eq!(
+        world.params.shape_stiffness,
+        Params::default().shape_stiffness
+    );
     let mut soft = world.clone();
-    let d = Params::default();
-    soft.params.shape_stiffness = d.shape_stiffness;
-    soft.params.spring_stiffness = d.spring_stiffness;
-    soft.params.contact_iterations = d.contact_iterations;
+    soft.params.shape_stiffness = 1500.0;
+    soft.params.shape_damping = 10.0;
+    soft.params.spring_stiffness = 2000.0;
+    soft.params.spring_damping = 10.0;
+    soft.params.contact_iterations = 1;
     let rest: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
     let run = |world: &World| {
         let mut cpu = CpuSolver::new(world).unwrap().parallel(true);
@@ -840,10 +847,13 @@ fn the_default_scene_piles_up_without_sinking_into_itself() {
     let (inside, crushed) = run(&world);
     let (soft_inside, soft_crushed) = run(&soft);
     eprintln!(
-        "{n} points: default scene {inside} inside, {crushed} bodies crushed; with the Params defaults {soft_inside} inside, {soft_crushed} crushed"
+        "{n} points: default scene {inside} inside, {crushed} bodies crushed; with soft bodies {soft_inside} inside, {soft_crushed} crushed"
     );
+    // Under 2% of the points inside, under 1% of the bodies below half
+    // their area (issue 25's target for a pour).
+    let bodies = world.bodies().len();
     assert!(
-        inside * 50 < n && crushed <= 2,
+        inside * 50 < n && crushed * 100 < bodies,
         "{inside} inside, {crushed} crushed"
     );
     assert!(

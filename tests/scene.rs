@@ -274,8 +274,8 @@ fn collision_keys_build_what_the_api_builds() {
         ]
     }"#;
     let scene = Scene::parse(json).unwrap();
-    assert!(!scene.params().body_collisions);
-    assert_eq!(scene.params().collision_cell, Some(0.3));
+    assert!(!scene.params().unwrap().body_collisions);
+    assert_eq!(scene.params().unwrap().collision_cell, Some(0.3));
     let world = scene.build().unwrap();
 
     let mut w = World::new(Params {

@@ -232,16 +232,16 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                         0.0..=100.0,
                         "spring damping, 1/s",
                     ));
-                    ui.add(log_slider(
-                        &mut p.shape_stiffness,
-                        0.0..=50_000.0,
-                        "shape stiffness, 1/s²",
-                    ));
-                    ui.add(log_slider(
-                        &mut p.shape_damping,
-                        0.0..=100.0,
-                        "shape damping, 1/s",
-                    ));
+                    // Shape matching as a frequency and damping ratio,
+                    // written back only when moved (the round trip
+                    // through the square root is not exact).
+                    let shape = p.shape_frequency();
+                    let mut f = shape;
+                    ui.add(log_slider(&mut f.hz, 0.0..=60.0, "body frequency, Hz"));
+                    ui.add(slider(&mut f.damping_ratio, 0.0..=2.0).text("body damping ratio"));
+                    if f != shape {
+                        p.set_shape_frequency(f);
+                    }
                     if s.reupload_pending {
                         ui.label(RichText::new("re-upload on release...").italics());
                     }
