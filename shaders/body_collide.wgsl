@@ -20,6 +20,11 @@
 //            bitwise reproducible.
 //   apply    adds the accumulators to the state and clears them and the
 //            counts.
+//   recount, relax, apply
+//            a relax pass (Params::contact_relax_iterations): the stored
+//            outline contacts are counted again and their velocity part
+//            solved again from the velocities the last pass left, without
+//            a push (Box2D v3's relax step).
 //
 // CPU mirror: src/cpu/body_collide.rs.
 
@@ -404,16 +409,7 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     let best = deepest(i, p, si.zw, cp, pf);
     hits[i] = best;
     if (best.body != NO_BODY) {
-        // Every point the contact moves counts it (an edge end at t = 0
-        // or 1 on the other side is not moved).
-        let ends = edge_ends(best);
-        atomicAdd(&counts[i], 1u);
-        if (best.t < 1.0) {
-            atomicAdd(&counts[ends.x], 1u);
-        }
-        if (best.t > 0.0) {
-            atomicAdd(&counts[ends.y], 1u);
-        }
+        count_contact(i, best);
     }
     if ((cp.filter_id & CONTACT_FREE) != 0u) {
         let k = disks(i, p, vec2<f32>(0.0), wi, cp, pf, false).x;
@@ -425,13 +421,54 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    resolve_at(linear_index(gid, groups), false);
+}
+
+// The relax pass: the velocity part of each stored outline contact again,
+// from the velocities the last pass left, with no push (Box2D v3's relax
+// step; free disks are left out). After recount.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn relax(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    resolve_at(linear_index(gid, groups), true);
+}
+
+// Counts each stored outline contact again (apply cleared the counts), for
+// a relax pass.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn recount(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
     let hit = hits[i];
+    if (hit.body != NO_BODY) {
+        count_contact(i, hit);
+    }
+}
+
+// Every point contact `hit` of point `i` moves counts it (an edge end at
+// t = 0 or 1 on the other side is not moved).
+fn count_contact(i: u32, hit: ContactHit) {
+    let ends = edge_ends(hit);
+    atomicAdd(&counts[i], 1u);
+    if (hit.t < 1.0) {
+        atomicAdd(&counts[ends.x], 1u);
+    }
+    if (hit.t > 0.0) {
+        atomicAdd(&counts[ends.y], 1u);
+    }
+}
+
+// Point i's contacts: its outline contact and, unless `relax`, its disk
+// contacts. `relax` solves velocities only: no push, no restitution, no
+// viscous decay, and friction bounded by the velocity change alone.
+fn resolve_at(i: u32, relax: bool) {
+    if (i >= sim.num_points) {
+        return;
+    }
+    let hit = hits[i];
     let cp = contact_points[i];
-    if (hit.body == NO_BODY && (cp.filter_id & CONTACT_FREE) == 0u) {
+    if (hit.body == NO_BODY && ((cp.filter_id & CONTACT_FREE) == 0u || relax)) {
         return;
     }
     let v = state[i].zw;
@@ -451,8 +488,19 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             let split_w = split(wi, atomicLoad(&counts[i])) + s * s * split(wa, atomicLoad(&counts[ends.x])) + t * t * split(wb, atomicLoad(&counts[ends.y]));
             let bf = filters[outlines[hit.body].filter_id];
             let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
-            let r = contact_response(vrel, hit.n, hit.depth, pair_material(pf, bf), sim.h, sim.restitution_threshold);
-            let push = (hit.n * hit.depth + r.zw) / split_w;
+            let depth = select(hit.depth, 0.0, relax);
+            var m = pair_material(pf, bf);
+            if (relax) {
+                // Restitution and the viscous decay act once per substep,
+                // in the contact pass.
+                m.elasticity = 0.0;
+                m.decay = 1.0;
+            }
+            let r = contact_response(vrel, hit.n, depth, m, sim.h, sim.restitution_threshold);
+            var push = vec2<f32>(0.0);
+            if (!relax) {
+                push = (hit.n * depth + r.zw) / split_w;
+            }
             let j = r.xy / split_w;
             own += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(j * wi, sim.contact_scale));
             if (wa > 0.0) {
@@ -463,7 +511,7 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             }
         }
     }
-    if ((cp.filter_id & CONTACT_FREE) != 0u) {
+    if ((cp.filter_id & CONTACT_FREE) != 0u && !relax) {
         own += disks(i, state[i].xy, v, wi, cp, pf, true);
     }
     if (any(own != vec4<i32>(0))) {

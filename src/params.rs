@@ -128,6 +128,16 @@ pub struct Params {
     /// of it (docs/physics.md, "Piles"). Each pass costs one narrow phase,
     /// the dearest contact stage. No effect without body collisions.
     pub contact_iterations: u32,
+    /// Relax passes of the body contacts per substep, after the
+    /// `contact_iterations` passes: each solves the velocity part of the
+    /// contacts the last pass found again, from the velocities that pass
+    /// left, without pushing (Box2D v3's relax step). Mass splitting leaves
+    /// part of each contact's approach speed in a pile, which the next
+    /// substep turns into penetration and a push: a relax pass halves what
+    /// is left. Default `1`. Range `0..=16`. Each costs a recount and a
+    /// resolve, no narrow phase (docs/physics.md, "Piles"). No effect
+    /// without body collisions.
+    pub contact_relax_iterations: u32,
     /// Cell size of the collision grid, in metres; `None`: chosen when the
     /// world is uploaded, 0.625x the 95th percentile of the bodies' rest
     /// extents. Must be finite and `> 0`; either is raised to at least 4
@@ -159,6 +169,7 @@ impl Default for Params {
             rod_iterations: 4,
             body_collisions: true,
             contact_iterations: 1,
+            contact_relax_iterations: 1,
             collision_cell: None,
         }
     }
@@ -268,6 +279,12 @@ impl Params {
             self.contact_iterations,
             1..=MAX_CONTACT_ITERATIONS,
             "1..=16",
+        )?;
+        count(
+            "contact_relax_iterations",
+            self.contact_relax_iterations,
+            0..=MAX_CONTACT_ITERATIONS,
+            "0..=16",
         )?;
         // The substep, once the count is known to be in range: a dt of
         // 1e-45 s gives h = 0, a world that would silently freeze.

@@ -264,6 +264,8 @@ pub struct ParamsSpec {
     #[serde(default, deserialize_with = "some")]
     pub contact_iterations: Option<u32>,
     #[serde(default, deserialize_with = "some")]
+    pub contact_relax_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "some")]
     pub collision_cell: Option<f32>,
 }
 
@@ -992,6 +994,9 @@ impl Scene {
             rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
             body_collisions: p.body_collisions.unwrap_or(d.body_collisions),
             contact_iterations: p.contact_iterations.unwrap_or(d.contact_iterations),
+            contact_relax_iterations: p
+                .contact_relax_iterations
+                .unwrap_or(d.contact_relax_iterations),
             collision_cell: p.collision_cell.or(d.collision_cell),
         };
         params.validate().map_err(|e| at("params".into(), e))?;

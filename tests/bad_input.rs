@@ -940,6 +940,13 @@ fn bad_params() -> Vec<(Params, WorldError)> {
         ),
         (
             Params {
+                contact_relax_iterations: 17,
+                ..p()
+            },
+            range("contact_relax_iterations", 17.0, "0..=16"),
+        ),
+        (
+            Params {
                 gravity: Vec2::new(0.0, f32::NAN),
                 ..p()
             },

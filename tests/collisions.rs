@@ -760,6 +760,51 @@ fn repeated_contact_passes_match_the_cpu() {
     }
 }
 
+/// A relax pass solves the stored contacts' velocities again and moves no
+/// point: after a contact pass, it leaves every position as it is, changes
+/// velocities, and the GPU's relax matches the CPU's; the step plan runs `contact_relax_iterations` of them after the
+/// contact passes.
+#[test]
+fn a_relax_pass_changes_velocities_only_and_matches_the_cpu() {
+    let mut world = pile(5, 200);
+    world.params.contact_relax_iterations = 2;
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..40 {
+        cpu.step();
+    }
+    let Some(ctx) = gpu() else { return };
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let plan = gpu.step_plan();
+    let count = |s: Stage| plan.iter().filter(|&&p| p == s).count();
+    let substeps = world.params.substeps as usize;
+    assert_eq!(count(Stage::ContactRelax), 2 * substeps);
+    start_contact_substep(&ctx, &mut gpu, &mut cpu);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::BodyCollide);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_body_collide();
+    // The same starting point for the relax pass on both paths.
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let (pos, vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::ContactRelax);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_contact_relax();
+    assert_eq!(cpu.positions(), &pos[..], "a relax pass moved points");
+    let changed = vel
+        .iter()
+        .zip(cpu.velocities())
+        .filter(|(a, b)| a != b)
+        .count();
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    let dv = farthest(&state.vel, cpu.velocities());
+    eprintln!("relax: {changed} velocities changed; GPU - CPU {dv:.2e} m/s");
+    assert!(changed > 20, "the relax pass changed {changed} velocities");
+    assert_eq!(state.pos, pos, "the GPU's relax pass moved points");
+    assert!(dv <= 2e-4, "relax: GPU and CPU velocities part by {dv}");
+}
+
 /// Points of `cpu`'s state inside the outline of a body of another
 /// assembly, and bodies whose outline encloses less than half its
 /// rest area (flattened, or turned inside out: the signed area goes

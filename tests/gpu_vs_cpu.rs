@@ -272,6 +272,10 @@ fn check_stage(
     // Stages that read what another one leaves: that one first.
     match stage {
         Stage::BodyCollide => gpu.record_stage(&mut encoder, Stage::BroadPhase),
+        Stage::ContactRelax => {
+            gpu.record_stage(&mut encoder, Stage::BroadPhase);
+            gpu.record_stage(&mut encoder, Stage::BodyCollide);
+        }
         Stage::ShapeApply | Stage::ApplyIntegrateCollide => {
             gpu.record_stage(&mut encoder, Stage::ShapeFrames)
         }
@@ -300,6 +304,11 @@ fn check_stage(
         Stage::BodyCollide => {
             cpu.stage_broad_phase();
             cpu.stage_body_collide();
+        }
+        Stage::ContactRelax => {
+            cpu.stage_broad_phase();
+            cpu.stage_body_collide();
+            cpu.stage_contact_relax();
         }
     }
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();

@@ -76,7 +76,8 @@ fn listed_items_and_parameters() {
         "params": { "dt": 0.01, "substeps": 4, "gravity": [0, -1], "point_radius": 0.05,
                     "elasticity": 0.5, "friction": 2, "spring_stiffness": 100,
                     "spring_damping": 1, "shape_stiffness": 50, "shape_damping": 2,
-                    "rod_iterations": 3, "contact_iterations": 2 },
+                    "rod_iterations": 3, "contact_iterations": 2,
+                    "contact_relax_iterations": 0 },
         "materials": [{ "elasticity": 0.9 }],
         "planets": [{ "center": [0, -10], "radius": 9, "layers": 2 }],
         "planes": [{ "normal": [0, 2], "offset": -1 }],
@@ -110,6 +111,7 @@ fn listed_items_and_parameters() {
         shape_damping: 2.0,
         rod_iterations: 3,
         contact_iterations: 2,
+        contact_relax_iterations: 0,
         ..Params::default()
     });
     let m = expected

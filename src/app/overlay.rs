@@ -208,6 +208,10 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                             slider(&mut p.contact_iterations, 1..=MAX_CONTACT_ITERATIONS)
                                 .text("contact passes per substep"),
                         );
+                        ui.add(
+                            slider(&mut p.contact_relax_iterations, 0..=MAX_CONTACT_ITERATIONS)
+                                .text("relax passes per substep"),
+                        );
                     }
                     ui.add(
                         slider(&mut p.restitution_threshold, 0.0..=5.0)

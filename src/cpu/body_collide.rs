@@ -7,7 +7,8 @@
 //! kernel's formulas in the kernel's order. The GPU adds them with atomics,
 //! this path in point order: integer sums do not depend on order, so both
 //! get the same accumulators from the same contacts. `apply` adds the
-//! accumulators to the state.
+//! accumulators to the state. A relax pass is `recount`, `resolve` with
+//! `relax`, `apply`.
 
 use glam::Vec2;
 
@@ -422,32 +423,46 @@ pub fn narrow(
             0
         };
     });
+    recount(bind, hits, counts);
     for i in 0..n {
-        if hits[i].body != u32::MAX {
-            let (a, b) = edge_ends(bind, &hits[i]);
-            counts[i] += 1;
-            if hits[i].t < 1.0 {
-                counts[a as usize] += 1;
-            }
-            if hits[i].t > 0.0 {
-                counts[b as usize] += 1;
-            }
-        }
         counts[i] += free[i];
     }
 }
 
-/// WGSL `resolve` for point `i`: its contacts' fixed-point changes.
+/// WGSL `recount` (and the counting in `narrow`): every point a stored
+/// outline contact moves counts it (an edge end at `t` = 0 or 1 on the
+/// other side is not moved). `counts` must be zero.
+pub fn recount(bind: &Bindings, hits: &[ContactHit], counts: &mut [u32]) {
+    let n = bind.sim.num_points as usize;
+    for (i, hit) in hits[..n].iter().enumerate() {
+        if hit.body != u32::MAX {
+            let (a, b) = edge_ends(bind, hit);
+            counts[i] += 1;
+            if hit.t < 1.0 {
+                counts[a as usize] += 1;
+            }
+            if hit.t > 0.0 {
+                counts[b as usize] += 1;
+            }
+        }
+    }
+}
+
+/// WGSL `resolve_at` for point `i`: its contacts' fixed-point changes.
+/// With `relax` (WGSL `relax`), the velocity part of its outline contact
+/// alone: no push, no restitution, no viscous decay, friction bounded by
+/// the velocity change, no disks.
 pub fn resolve_point(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
     i: usize,
+    relax: bool,
 ) -> Contributions {
     let hit = hits[i];
     let cp = bind.contact_points[i];
     let mut out = Contributions::default();
-    if hit.body == u32::MAX && cp.filter_id & CONTACT_FREE == 0 {
+    if hit.body == u32::MAX && (cp.filter_id & CONTACT_FREE == 0 || relax) {
         return out;
     }
     let v = v2(bind.vel[i]);
@@ -465,13 +480,23 @@ pub fn resolve_point(
                 + s * s * split(wa, counts[ia as usize])
                 + t * t * split(wb, counts[ib as usize]);
             let bf = &bind.filters[bind.outlines[hit.body as usize].filter_id as usize];
-            let m = pair_material(&pf, bf);
+            let mut m = pair_material(&pf, bf);
+            if relax {
+                // Restitution and the viscous decay act once per substep,
+                // in the contact pass.
+                m.elasticity = 0.0;
+                m.decay = 1.0;
+            }
             let n = v2(hit.n);
             let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
             let sim = bind.sim;
-            let (dv, dp) =
-                contact_response(vrel, n, hit.depth, &m, sim.h, sim.restitution_threshold);
-            let push = (n * hit.depth + dp) / split_w;
+            let depth = if relax { 0.0 } else { hit.depth };
+            let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
+            let push = if relax {
+                Vec2::ZERO
+            } else {
+                (n * depth + dp) / split_w
+            };
             let j = dv / split_w;
             let scale = bind.sim.contact_scale;
             add4(&mut out.own, fixed(push * wi, scale), fixed(j * wi, scale));
@@ -495,27 +520,30 @@ pub fn resolve_point(
             }
         }
     }
-    if cp.filter_id & CONTACT_FREE != 0 {
+    if cp.filter_id & CONTACT_FREE != 0 && !relax {
         let d = disks(bind, i, v, Some(counts));
         add4(&mut out.own, [d[0], d[1]], [d[2], d[3]]);
     }
     out
 }
 
-/// WGSL `resolve` for every point, summed into the fixed-point
-/// accumulators (`acc`, one `[dp.x, dp.y, dv.x, dv.y]` per point); `each`
-/// is scratch, one per point.
+/// WGSL `resolve` (or, with `relax`, `relax`) for every point, summed
+/// into the fixed-point accumulators (`acc`, one `[dp.x, dp.y, dv.x,
+/// dv.y]` per point); `each` is scratch, one per point.
 pub fn resolve(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
     each: &mut [Contributions],
     acc: &mut [[i32; 4]],
+    relax: bool,
     parallel: bool,
 ) {
     let n = bind.sim.num_points as usize;
     let each = &mut each[..n];
-    par::map(parallel, each, |i| resolve_point(bind, hits, counts, i));
+    par::map(parallel, each, |i| {
+        resolve_point(bind, hits, counts, i, relax)
+    });
     for (i, c) in each.iter().enumerate() {
         add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
         for &(k, d) in c.ends.iter().flatten() {

@@ -179,8 +179,8 @@ impl CpuSolver {
 
     /// One substep: the forces (springs, shape matching), then the motion
     /// (integrate), then the position constraints (collide; the body
-    /// contacts: broad phase, then `contact_iterations` narrow phases;
-    /// rods), so that the state a step ends with is the one the
+    /// contacts: broad phase, `contact_iterations` narrow phases, then
+    /// `contact_relax_iterations` relax passes; rods), so that the state a step ends with is the one the
     /// constraints left: a point resting on the floor reads zero velocity,
     /// a rod has its length.
     pub fn substep(&mut self) {
@@ -192,6 +192,9 @@ impl CpuSolver {
             self.stage_broad_phase();
             for _ in 0..self.params.contact_iterations {
                 self.stage_body_collide();
+            }
+            for _ in 0..self.params.contact_relax_iterations {
+                self.stage_contact_relax();
             }
         }
         for _ in 0..self.rod_passes() {
@@ -267,7 +270,38 @@ impl CpuSolver {
             grid,
         };
         body_collide::narrow(&bind, hits, free, counts, self.parallel);
-        body_collide::resolve(&bind, hits, counts, each, acc, self.parallel);
+        body_collide::resolve(&bind, hits, counts, each, acc, false, self.parallel);
+        body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
+    }
+
+    /// Stage 5c alone: one relax pass over the contacts the last narrow
+    /// phase stored (their velocity part again, no push).
+    pub fn stage_contact_relax(&mut self) {
+        let p = &mut self.packed;
+        let Contacts {
+            aabbs,
+            grid,
+            hits,
+            counts,
+            acc,
+            each,
+            ..
+        } = &mut self.contacts;
+        let bind = body_collide::Bindings {
+            sim: &p.sim,
+            info: &p.point_info,
+            pos: &p.pos,
+            vel: &p.vel,
+            contact_points: &p.contact_points,
+            outlines: &p.outlines,
+            outline_points: &p.outline_points,
+            filters: &p.contact_filters,
+            colliders: &p.colliders,
+            aabbs,
+            grid,
+        };
+        body_collide::recount(&bind, hits, counts);
+        body_collide::resolve(&bind, hits, counts, each, acc, true, self.parallel);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 

@@ -1,6 +1,6 @@
 //! Stage 5b wrapper for `shaders/body_collide.wgsl` (CPU mirror:
-//! `cpu::body_collide`): narrow phase, resolve, apply; in place on the
-//! current state copy.
+//! `cpu::body_collide`): narrow phase, resolve, apply, and the relax pass
+//! (recount, relax, apply); in place on the current state copy.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
@@ -11,9 +11,13 @@ pub struct BodyCollide {
     narrow: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
+    recount: wgpu::ComputePipeline,
+    relax: wgpu::ComputePipeline,
     narrow_bind: [wgpu::BindGroup; 2],
     resolve_bind: [wgpu::BindGroup; 2],
     apply_bind: [wgpu::BindGroup; 2],
+    recount_bind: [wgpu::BindGroup; 2],
+    relax_bind: [wgpu::BindGroup; 2],
 }
 
 impl BodyCollide {
@@ -29,6 +33,8 @@ impl BodyCollide {
         let narrow = get("narrow", reuse.map(|r| &r.narrow));
         let resolve = get("resolve", reuse.map(|r| &r.resolve));
         let apply = get("apply", reuse.map(|r| &r.apply));
+        let recount = get("recount", reuse.map(|r| &r.recount));
+        let relax = get("relax", reuse.map(|r| &r.relax));
         let common = |s: usize| {
             vec![
                 (0, &b.sim),
@@ -54,6 +60,25 @@ impl BodyCollide {
             e.push((13, &c.acc));
             bind_group(device, "resolve", &resolve, &e)
         });
+        let recount_bind = [0, 1].map(|_| {
+            bind_group(
+                device,
+                "recount",
+                &recount,
+                &[
+                    (0, &b.sim),
+                    (5, &c.outlines),
+                    (6, &c.outline_points),
+                    (11, &c.hits),
+                    (12, &c.point_counts),
+                ],
+            )
+        });
+        let relax_bind = [0, 1].map(|s| {
+            let mut e = common(s);
+            e.push((13, &c.acc));
+            bind_group(device, "relax", &relax, &e)
+        });
         let apply_bind = [0, 1].map(|s| {
             bind_group(
                 device,
@@ -71,19 +96,54 @@ impl BodyCollide {
             narrow,
             resolve,
             apply,
+            recount,
+            relax,
             narrow_bind,
             resolve_bind,
             apply_bind,
+            recount_bind,
+            relax_bind,
         }
     }
 
     /// Records narrow phase, resolve and apply on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
-        for (pipeline, bind) in [
-            (&self.narrow, &self.narrow_bind),
-            (&self.resolve, &self.resolve_bind),
-            (&self.apply, &self.apply_bind),
-        ] {
+        self.dispatch(
+            pass,
+            state,
+            points,
+            [
+                (&self.narrow, &self.narrow_bind),
+                (&self.resolve, &self.resolve_bind),
+                (&self.apply, &self.apply_bind),
+            ],
+        );
+    }
+
+    /// Records a relax pass (recount, relax, apply) on state copy `state`,
+    /// over the contacts the last narrow phase stored.
+    pub fn record_relax(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
+        self.dispatch(
+            pass,
+            state,
+            points,
+            [
+                (&self.recount, &self.recount_bind),
+                (&self.relax, &self.relax_bind),
+                (&self.apply, &self.apply_bind),
+            ],
+        );
+    }
+
+    /// One dispatch over the points per kernel, in order.
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        points: (u32, u32),
+        kernels: [(&wgpu::ComputePipeline, &[wgpu::BindGroup; 2]); 3],
+    ) {
+        for (pipeline, bind) in kernels {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind[state], &[]);
             pass.dispatch_workgroups(points.0, points.1, 1);

@@ -44,6 +44,9 @@ pub enum Stage {
     /// Body-body contacts: narrow phase, resolve, apply (after
     /// [`Stage::BroadPhase`]).
     BodyCollide,
+    /// A relax pass of the body contacts: recount, relax, apply (after
+    /// [`Stage::BodyCollide`], over the contacts it stored).
+    ContactRelax,
 }
 
 /// The collision grid read back: the `grid` buffer's words and each body's
@@ -451,7 +454,8 @@ impl GpuSolver {
 
     /// The stages one step runs, in order, substep after substep (stages
     /// with nothing to do are left out). Each substep is springs, shape
-    /// matching, integrate, collide, body contacts, rods: the forces
+    /// matching, integrate, collide, body contacts (and their relax
+    /// passes), rods: the forces
     /// first, then the motion, then the position constraints, so that the
     /// state a step ends with is the one the constraints left (a point
     /// resting on the floor reads zero velocity, a rod has its length). Shape matching's per-point apply is fused
@@ -469,10 +473,13 @@ impl GpuSolver {
         let contacts = self.has_contacts();
         let springs = self.has_springs;
         let rods = self.rod_passes() as usize;
-        let contact_passes = if contacts {
-            self.params.contact_iterations as usize
+        let (contact_passes, relax_passes) = if contacts {
+            (
+                self.params.contact_iterations as usize,
+                self.params.contact_relax_iterations as usize,
+            )
         } else {
-            0
+            (0, 0)
         };
         (0..self.params.substeps).flat_map(move |_| {
             let motion: &'static [Stage] = if bodies {
@@ -486,6 +493,7 @@ impl GpuSolver {
                 .chain(motion.iter().copied())
                 .chain(contacts.then_some(Stage::BroadPhase))
                 .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes))
+                .chain(std::iter::repeat_n(Stage::ContactRelax, relax_passes))
                 .chain(std::iter::repeat_n(Stage::Rods, rods))
         })
     }
@@ -587,7 +595,7 @@ impl GpuSolver {
                 Stage::ShapeMatch | Stage::ShapeFrames | Stage::ShapeApply => &mut t.shape_match,
                 Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
                 Stage::BroadPhase => &mut t.broad_phase,
-                Stage::BodyCollide => &mut t.body_collide,
+                Stage::BodyCollide | Stage::ContactRelax => &mut t.body_collide,
             } += ms;
         }
         Ok(Some(t))
@@ -675,6 +683,12 @@ impl GpuSolver {
             Stage::BodyCollide => {
                 if let Some(c) = &self.contacts {
                     c.collide.record(pass, state, self.point_grid);
+                }
+                state
+            }
+            Stage::ContactRelax => {
+                if let Some(c) = &self.contacts {
+                    c.collide.record_relax(pass, state, self.point_grid);
                 }
                 state
             }

@@ -459,8 +459,8 @@ impl Fnv {
 }
 
 /// A fingerprint of everything that defines a world's dynamics: the
-/// parameters (`dt`, `substeps`, `rod_iterations`, `contact_iterations`
-/// and the uniform ones),
+/// parameters (`dt`, `substeps`, `rod_iterations`, `contact_iterations`,
+/// `contact_relax_iterations` and the uniform ones),
 /// every point's mass, material and layers, the resolved materials, springs
 /// and bodies (with their rest shapes), and the colliders. It leaves out the
 /// state (`pos`, `vel`), which is what a checkpoint replaces, and the body
@@ -477,6 +477,12 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     // hashes as one without the field, and its checkpoints still match.
     if params.contact_iterations != 1 {
         h.slice("contact_iterations", &[params.contact_iterations]);
+    }
+    if params.contact_relax_iterations != 1 {
+        h.slice(
+            "contact_relax_iterations",
+            &[params.contact_relax_iterations],
+        );
     }
     // The collision grid (cell size, its inverse, table size) chooses how
     // contact candidates are found, not the dynamics: a step is bitwise the
