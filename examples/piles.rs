@@ -5,7 +5,8 @@
 //! Once per simulated second (and at the start and the end) it prints the
 //! [`PileReport`](softbody::measure::PileReport) of the state (points
 //! inside other bodies, bodies below half their area or inside out, rms
-//! and largest speed), for slope, stack and pyramid the displacement of
+//! and largest speed), how fast the points moved over the last step (rms
+//! and largest, from positions), for slope, stack and pyramid the displacement of
 //! the tracked box (the slope's box, the top box) from where it started,
 //! and the wall-clock milliseconds per step of the last second (GPU: from
 //! submit to done, read-back excluded). `--png` draws the final state with
@@ -18,7 +19,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
-use softbody::measure::pile_report;
+use softbody::measure::{motion, pile_report};
 use softbody::pack::Packed;
 use softbody::prelude::*;
 use softbody::render::{RenderOptions, render_png};
@@ -200,6 +201,8 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     let mut stepper = Stepper::new(opts.backend, &world)?;
     println!("stepping on {}", stepper.device());
     let (mut done, mut ms_per_step) = (0u64, None);
+    // The positions one step before the state reported, for `motion`.
+    let mut before: Option<Vec<[f32; 2]>> = None;
     loop {
         let (pos, vel) = stepper.state()?;
         let t = Instant::now();
@@ -214,6 +217,10 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
                 d.x,
                 d.y
             );
+        }
+        if let Some(before) = &before {
+            let (rms, max) = motion(before, &pos, dt);
+            line += &format!(" | last step moved rms {rms:.3} max {max:.3} m/s");
         }
         match ms_per_step {
             Some(ms) => line += &format!(" | {ms:.2} ms/step"),
@@ -230,9 +237,18 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
             return Ok(());
         }
         let steps = (total - done).min(per_second as u64) as u32;
+        // All but the last step, the positions, the last step; the
+        // read-back is left out of the time.
         let t = Instant::now();
-        stepper.step(steps)?;
-        ms_per_step = Some(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
+        if steps > 1 {
+            stepper.step(steps - 1)?;
+        }
+        let mut elapsed = t.elapsed();
+        before = Some(stepper.state()?.0);
+        let t = Instant::now();
+        stepper.step(1)?;
+        elapsed += t.elapsed();
+        ms_per_step = Some(elapsed.as_secs_f64() * 1e3 / steps as f64);
         done += steps as u64;
     }
 }

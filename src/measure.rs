@@ -190,6 +190,34 @@ pub fn pile_report(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> PileR
     report
 }
 
+/// How fast the points moved between two states `dt` seconds apart, as
+/// seen on screen: `(rms, largest)` of `|after - before| / dt` over the
+/// points, in m/s (`(0, 0)` without points; NaN when a position is). In a
+/// pile it differs from the velocities, which also hold what the contacts
+/// take back within the step (docs/physics.md, "Limits we measured").
+///
+/// # Panics
+///
+/// When the two states have different lengths.
+pub fn motion(before: &[[f32; 2]], after: &[[f32; 2]], dt: f32) -> (f64, f64) {
+    assert_eq!(
+        before.len(),
+        after.len(),
+        "motion: states of different sizes"
+    );
+    let (mut sum, mut max) = (0.0f64, 0.0f64);
+    for (a, b) in before.iter().zip(after) {
+        let d = (b[0] as f64 - a[0] as f64).hypot(b[1] as f64 - a[1] as f64) / dt as f64;
+        sum += d * d;
+        max = if d.is_nan() || max.is_nan() {
+            f64::NAN
+        } else {
+            max.max(d)
+        };
+    }
+    ((sum / before.len().max(1) as f64).sqrt(), max)
+}
+
 /// The colliding bodies' indices.
 fn colliding_bodies(packed: &Packed) -> &[u32] {
     let count = (packed.sim.num_colliders as usize).min(packed.colliders.len());
@@ -514,5 +542,16 @@ mod tests {
             .count();
         assert!(brute > 100, "{brute}");
         assert_eq!(pile_report(&p, &p.pos, &p.vel).points_inside, brute);
+    }
+
+    #[test]
+    fn motion_is_the_displacement_over_the_interval() {
+        let before = [[0.0, 0.0], [1.0, 1.0]];
+        let after = [[0.3, 0.4], [1.0, 1.0]];
+        let (rms, max) = motion(&before, &after, 0.5);
+        assert!((max - 1.0).abs() < 1e-6, "{max}");
+        assert!((rms - 0.5f64.sqrt()).abs() < 1e-6, "{rms}");
+        assert_eq!(motion(&[], &[], 1.0), (0.0, 0.0));
+        assert!(motion(&[[f32::NAN, 0.0]], &[[0.0, 0.0]], 1.0).1.is_nan());
     }
 }
