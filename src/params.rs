@@ -74,7 +74,7 @@ pub struct Params {
     pub restitution_threshold: f32,
     /// Default stiffness `k` of force springs, in N/m. The force is
     /// `k (L - |d|)` along the spring. Default `7896`: 20 Hz between two
-    /// 1 kg points ([`DEFAULT_SPRING`](crate::frequency::DEFAULT_SPRING);
+    /// 1 kg points ([`DEFAULT_SPRING`];
     /// give a spring's stiffness as a frequency with
     /// [`Frequency::spring_stiffness`] or the shape builders'
     /// `spring_frequency`, which use the points' masses).
@@ -95,7 +95,7 @@ pub struct Params {
     /// Default shape-matching stiffness `k` of soft bodies, in 1/s^2: every
     /// point is accelerated by `k (target - p)`, so a body's deformations
     /// ring at `sqrt(k) / (2 pi)` Hz whatever its size and masses.
-    /// Default `15791`: 20 Hz ([`DEFAULT_SHAPE`](crate::frequency::DEFAULT_SHAPE);
+    /// Default `15791`: 20 Hz ([`DEFAULT_SHAPE`];
     /// set both shape fields from a frequency with
     /// [`Params::set_shape_frequency`]).
     /// Stability: `k h^2 < 1` summed over the bodies that share a point.
