@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::gpu;
+use common::{centroid, gpu};
 use softbody::gpu::Stage;
 use softbody::prelude::*;
 
@@ -39,14 +39,6 @@ impl Stepper for Gpu {
             .unwrap()
             .pos
     }
-}
-
-fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
-    s.points
-        .iter()
-        .map(|h| Vec2::from_array(pos[h.index()]))
-        .sum::<Vec2>()
-        / s.points.len() as f32
 }
 
 /// A 0.5 m default box lying on a half-plane tilted by `deg`, just

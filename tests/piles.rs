@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::gpu;
+use common::{centroid, gpu};
 use softbody::measure::{PileReport, pile_report};
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -36,14 +36,6 @@ fn run_gpu(ctx: &GpuContext, world: &World, steps: u32) -> State {
     (state.pos, state.vel)
 }
 
-fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
-    s.points
-        .iter()
-        .map(|h| Vec2::from_array(pos[h.index()]))
-        .sum::<Vec2>()
-        / s.points.len() as f32
-}
-
 /// 10 s at the default 60 steps per second.
 const TEN_SECONDS: u32 = 600;
 
@@ -69,28 +61,24 @@ fn assert_sound(what: &str, r: &PileReport) {
     assert!(r.max_speed.is_finite(), "{what}: {r}");
 }
 
+/// The top box of `boxes` stands for 10 s within 0.25 m of where it
+/// started, on the CPU path and then the GPU path.
+fn stands_for_ten_seconds(what: &str, world: &World, boxes: &[Shape]) {
+    let top = boxes.last().unwrap();
+    let cpu = run_cpu(world, TEN_SECONDS);
+    assert_stands(&format!("CPU {what}"), world, top, &cpu, 0.25);
+    let Some(ctx) = gpu() else { return };
+    let gpu = run_gpu(&ctx, world, TEN_SECONDS);
+    assert_stands(&format!("GPU {what}"), world, top, &gpu, 0.25);
+}
+
 /// Measured: the top box sinks 7 cm as the stack settles (each of the 10
 /// contacts and boxes gives a few millimetres under the weight above), and
 /// does not move sideways.
 #[test]
 fn a_stack_of_ten_boxes_stands_for_ten_seconds() {
     let (world, boxes) = samples::stack(10, 1.0).unwrap();
-    let top = boxes.last().unwrap();
-    assert_stands(
-        "CPU stack",
-        &world,
-        top,
-        &run_cpu(&world, TEN_SECONDS),
-        0.25,
-    );
-    let Some(ctx) = gpu() else { return };
-    assert_stands(
-        "GPU stack",
-        &world,
-        top,
-        &run_gpu(&ctx, &world, TEN_SECONDS),
-        0.25,
-    );
+    stands_for_ten_seconds("stack", &world, &boxes);
 }
 
 /// Box2D's pyramid, 20 rows (210 boxes of 0.5 m): the top box stays
@@ -99,22 +87,7 @@ fn a_stack_of_ten_boxes_stands_for_ten_seconds() {
 #[test]
 fn a_twenty_row_pyramid_stands_for_ten_seconds() {
     let (world, boxes) = samples::pyramid(20, 0.5).unwrap();
-    let top = boxes.last().unwrap();
-    assert_stands(
-        "CPU pyramid",
-        &world,
-        top,
-        &run_cpu(&world, TEN_SECONDS),
-        0.25,
-    );
-    let Some(ctx) = gpu() else { return };
-    assert_stands(
-        "GPU pyramid",
-        &world,
-        top,
-        &run_gpu(&ctx, &world, TEN_SECONDS),
-        0.25,
-    );
+    stands_for_ten_seconds("pyramid", &world, &boxes);
 }
 
 /// 480 boxes and wheels poured from 2 m into a basin: after 15 s, under

@@ -74,6 +74,28 @@ pub struct CpuSolver {
     generation: u64,
 }
 
+/// What the body-contact kernels read, from the packed world and the
+/// contact stages' bounding boxes and grid.
+fn bindings<'a>(
+    p: &'a Packed,
+    aabbs: &'a [[f32; 4]],
+    grid: &'a Grid,
+) -> body_collide::Bindings<'a> {
+    body_collide::Bindings {
+        sim: &p.sim,
+        info: &p.point_info,
+        pos: &p.pos,
+        vel: &p.vel,
+        contact_points: &p.contact_points,
+        outlines: &p.outlines,
+        outline_points: &p.outline_points,
+        filters: &p.contact_filters,
+        colliders: &p.colliders,
+        aabbs,
+        grid,
+    }
+}
+
 impl CpuSolver {
     /// A solver for a world; fails if the world's parameters are invalid.
     pub fn new(world: &World) -> Result<Self, WorldError> {
@@ -256,19 +278,7 @@ impl CpuSolver {
             free,
             each,
         } = &mut self.contacts;
-        let bind = body_collide::Bindings {
-            sim: &p.sim,
-            info: &p.point_info,
-            pos: &p.pos,
-            vel: &p.vel,
-            contact_points: &p.contact_points,
-            outlines: &p.outlines,
-            outline_points: &p.outline_points,
-            filters: &p.contact_filters,
-            colliders: &p.colliders,
-            aabbs,
-            grid,
-        };
+        let bind = bindings(p, aabbs, grid);
         body_collide::narrow(&bind, hits, free, counts, self.parallel);
         body_collide::resolve(&bind, hits, counts, each, acc, false, self.parallel);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
@@ -287,19 +297,7 @@ impl CpuSolver {
             each,
             ..
         } = &mut self.contacts;
-        let bind = body_collide::Bindings {
-            sim: &p.sim,
-            info: &p.point_info,
-            pos: &p.pos,
-            vel: &p.vel,
-            contact_points: &p.contact_points,
-            outlines: &p.outlines,
-            outline_points: &p.outline_points,
-            filters: &p.contact_filters,
-            colliders: &p.colliders,
-            aabbs,
-            grid,
-        };
+        let bind = bindings(p, aabbs, grid);
         body_collide::recount(&bind, hits, counts);
         body_collide::resolve(&bind, hits, counts, each, acc, true, self.parallel);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);

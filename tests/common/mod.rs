@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use softbody::gpu::GpuContext;
+use softbody::prelude::{Shape, Vec2};
 
 /// A headless GPU context. Without an adapter: in CI (`CI=true`) the test
 /// fails; elsewhere it is skipped with a message saying why.
@@ -41,4 +42,13 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
+}
+
+/// The mean position of a shape's points in `pos`.
+pub fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
+    s.points
+        .iter()
+        .map(|h| Vec2::from_array(pos[h.index()]))
+        .sum::<Vec2>()
+        / s.points.len() as f32
 }
