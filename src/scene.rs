@@ -466,10 +466,17 @@ impl Stiffness {
             let (_, field) = item_field(&e);
             (field.unwrap_or(hz), describe(&e))
         })?;
-        Ok((
-            Some(to_rate(f)),
-            Some(self.damping.unwrap_or(f.damping_rate())),
-        ))
+        let (k, c) = (to_rate(f), f.damping_rate());
+        if !(k.is_finite() && c.is_finite()) {
+            return Err((
+                hz,
+                format!(
+                    "{} Hz gives a stiffness or damping too large for f32 (stiffness {k}, damping {c})",
+                    f.hz
+                ),
+            ));
+        }
+        Ok((Some(k), Some(self.damping.unwrap_or(c))))
     }
 }
 

@@ -184,6 +184,11 @@ fn a_stiffness_given_both_ways_is_an_error_that_names_the_key() {
             "negative",
         ),
         (
+            r#"{ "shapes": [{ "box": { "center": [0, 1], "size": [1, 1], "body_frequency": 1e30 } }] }"#,
+            "shapes[0].box.body_frequency",
+            "too large for f32",
+        ),
+        (
             r#"{ "shapes": [{ "wheel": { "center": [0, 0], "radius": 1, "n": 6,
                  "spring_damping": 3, "spring_frequency": 4, "spring_damping_ratio": 1 } }] }"#,
             "shapes[0].wheel.spring_damping_ratio",
