@@ -196,11 +196,10 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     state[i] = vec4<f32>(s.xy, matched_velocity(i, s.xy, s.zw));
 }
 
-// `apply`, then the next substep's integrate and collide (collide.wgsl's
-// integrate_collide) without storing the state in between: one pass over
-// the points instead of two, bitwise the same as the two in turn
-// (tests/gpu_vs_cpu.rs). Only between substeps of a step: the first
-// substep starts with integrate_collide, the last ends with apply.
+// `apply`, then integrate and collide (collide.wgsl's integrate_collide)
+// without storing the state in between: one pass over the points instead
+// of two, bitwise the same as the two in turn (tests/gpu_vs_cpu.rs). Every
+// substep of a world with bodies runs it after the frames.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = spread_index(gid, groups);

@@ -10,7 +10,7 @@ pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 /// file, the Rust wrapper module and the CPU mirror alike. Two stages also
 /// hold the fragment `shaders/collide_point.wgsl` (a point against the
 /// static colliders): `collide`, and `shape_match` for its kernel fused
-/// with the next substep's integrate and collide.
+/// with integrate and collide.
 pub const STAGES: &[(&str, &str)] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     (

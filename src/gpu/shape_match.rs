@@ -1,7 +1,7 @@
 //! Stage 4 wrapper for `shaders/shape_match.wgsl` (CPU mirror:
 //! `cpu::shape_match`): body frames (small bodies one per thread, large
 //! bodies one per workgroup), then the per-point gather, alone or fused
-//! with the next substep's integrate and collide.
+//! with integrate and collide.
 
 use super::buffers::Buffers;
 use super::collide::ColliderCounts;
@@ -122,7 +122,7 @@ impl ShapeMatch {
         pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
     }
 
-    /// Records apply fused with the next substep's integrate and collide.
+    /// Records apply fused with integrate and collide.
     pub fn record_apply_integrate_collide(
         &self,
         pass: &mut wgpu::ComputePass,

@@ -24,7 +24,8 @@ pub use edit::EditReport;
 pub enum Stage {
     Integrate,
     Collide,
-    /// Integrate and collide fused into one dispatch, as a step runs them.
+    /// Integrate and collide fused into one dispatch, as a step of a world
+    /// without bodies runs them.
     IntegrateCollide,
     Springs,
     /// One rod iteration.
@@ -34,10 +35,10 @@ pub enum Stage {
     /// Shape matching's body frames alone.
     ShapeFrames,
     /// Shape matching's per-point apply alone (with the frames of the
-    /// current state, from [`Stage::ShapeFrames`]): the end of a step.
+    /// current state, from [`Stage::ShapeFrames`]).
     ShapeApply,
-    /// [`Stage::ShapeApply`] fused with the next substep's
-    /// [`Stage::IntegrateCollide`], as a step runs them between substeps.
+    /// [`Stage::ShapeApply`] fused with [`Stage::IntegrateCollide`], as a
+    /// step of a world with bodies runs them in every substep.
     ApplyIntegrateCollide,
     /// The collision grid of body-body contacts.
     BroadPhase,
@@ -196,15 +197,16 @@ pub struct GpuSolver {
 pub struct StageTimes {
     pub integrate: f64,
     pub collide: f64,
-    /// Integrate and collide fused (what a step's first substep runs).
+    /// Integrate and collide fused (what a world without bodies runs).
     pub integrate_collide: f64,
-    /// Shape matching's apply fused with integrate and collide (what the
-    /// other substeps start with).
+    /// Shape matching's apply fused with integrate and collide (what a
+    /// world with bodies runs after the frames).
     pub apply_integrate_collide: f64,
     pub springs: f64,
     pub rods: f64,
     pub shape_match: f64,
     pub broad_phase: f64,
+    /// The body contacts' passes and relax passes.
     pub body_collide: f64,
 }
 
