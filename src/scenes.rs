@@ -52,9 +52,10 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 ///
 /// The bodies use the [`Params`] defaults. The curtain lands at 30 to 47
 /// m/s and piles up many bodies deep in the basin, so contacts get two
-/// passes per substep ([`DEFAULT_SCENE_CONTACT_ITERATIONS`]): at 2,000
-/// bodies, after 20 s, 0.1% of the points are inside another body with
-/// two passes and 0.8% with one (docs/physics.md, "Piles").
+/// passes per substep ([`DEFAULT_SCENE_CONTACT_ITERATIONS`]): at 10,000
+/// bodies, while the curtain lands (2 to 5 s), 0.1 to 2% of the points are
+/// inside another body with two passes and 0.6 to 7% with one; at 2,000
+/// bodies after 20 s, 0.10% against 0.27% (docs/physics.md, "Piles").
 ///
 /// [`Params`]: crate::Params
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
