@@ -11,7 +11,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::layout::{CONTACT_FREE, ContactFilter};
+use crate::cpu::body_collide::layers_meet;
+use crate::layout::CONTACT_FREE;
 use crate::pack::Packed;
 
 /// Signed area of body `body`'s outline (the polygon body-body collisions
@@ -222,12 +223,6 @@ pub fn motion(before: &[[f32; 2]], after: &[[f32; 2]], dt: f32) -> (f64, f64) {
 fn colliding_bodies(packed: &Packed) -> &[u32] {
     let count = (packed.sim.num_colliders as usize).min(packed.colliders.len());
     &packed.colliders[..count]
-}
-
-/// Whether two contact sides collide (each mask has a bit of the other's
-/// category), as in the narrow phase.
-fn layers_meet(a: &ContactFilter, b: &ContactFilter) -> bool {
-    a.mask & b.category != 0 && b.mask & a.category != 0
 }
 
 /// Whether `point` is strictly inside the outline of body `body` in another

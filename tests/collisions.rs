@@ -712,6 +712,23 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
     assert!(worst <= 2.0 * chaos.max(1e-4), "{worst} against {chaos}");
 }
 
+/// A pile of 200 points with parameters `tune`d, stepped 40 steps on the
+/// CPU.
+fn settled_pile(tune: impl FnOnce(&mut Params)) -> (World, CpuSolver) {
+    let mut world = pile(5, 200);
+    tune(&mut world.params);
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..40 {
+        cpu.step();
+    }
+    (world, cpu)
+}
+
+/// How many times a step of `gpu` records `stage`.
+fn plan_count(gpu: &GpuSolver, stage: Stage) -> usize {
+    gpu.step_plan().iter().filter(|&&s| s == stage).count()
+}
+
 /// `contact_iterations` runs the contact stage (narrow phase, resolve,
 /// apply) that many times per substep against the substep's one broad
 /// phase, on both paths: the GPU's plan records it so, a second pass from
@@ -719,19 +736,12 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
 /// passes give the CPU's results.
 #[test]
 fn repeated_contact_passes_match_the_cpu() {
-    let mut world = pile(5, 200);
-    world.params.contact_iterations = 3;
-    let mut cpu = CpuSolver::new(&world).unwrap();
-    for _ in 0..40 {
-        cpu.step();
-    }
+    let (world, mut cpu) = settled_pile(|p| p.contact_iterations = 3);
     let Some(ctx) = gpu() else { return };
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-    let plan = gpu.step_plan();
-    let count = |s: Stage| plan.iter().filter(|&&p| p == s).count();
     let substeps = world.params.substeps as usize;
-    assert_eq!(count(Stage::BroadPhase), substeps);
-    assert_eq!(count(Stage::BodyCollide), 3 * substeps);
+    assert_eq!(plan_count(&gpu, Stage::BroadPhase), substeps);
+    assert_eq!(plan_count(&gpu, Stage::BodyCollide), 3 * substeps);
     // One substep's contact passes from the CPU's state on both paths.
     start_contact_substep(&ctx, &mut gpu, &mut cpu);
     for pass in 0..3 {
@@ -762,22 +772,15 @@ fn repeated_contact_passes_match_the_cpu() {
 
 /// A relax pass solves the stored contacts' velocities again and moves no
 /// point: after a contact pass, it leaves every position as it is, changes
-/// velocities, and the GPU's relax matches the CPU's; the step plan runs `contact_relax_iterations` of them after the
-/// contact passes.
+/// velocities, and the GPU's relax matches the CPU's; the step plan runs
+/// `contact_relax_iterations` of them after the contact passes.
 #[test]
 fn a_relax_pass_changes_velocities_only_and_matches_the_cpu() {
-    let mut world = pile(5, 200);
-    world.params.contact_relax_iterations = 2;
-    let mut cpu = CpuSolver::new(&world).unwrap();
-    for _ in 0..40 {
-        cpu.step();
-    }
+    let (world, mut cpu) = settled_pile(|p| p.contact_relax_iterations = 2);
     let Some(ctx) = gpu() else { return };
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-    let plan = gpu.step_plan();
-    let count = |s: Stage| plan.iter().filter(|&&p| p == s).count();
     let substeps = world.params.substeps as usize;
-    assert_eq!(count(Stage::ContactRelax), 2 * substeps);
+    assert_eq!(plan_count(&gpu, Stage::ContactRelax), 2 * substeps);
     start_contact_substep(&ctx, &mut gpu, &mut cpu);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     gpu.record_stage(&mut encoder, Stage::BodyCollide);

@@ -935,6 +935,39 @@ fn bad_collision_keys() {
     );
 }
 
+/// A stiffness given both as a rate and as a frequency, a damping ratio
+/// without its frequency, or a frequency out of range is an error that
+/// names the key (docs/scene-format.md, "Stiffness as a frequency").
+#[test]
+fn a_stiffness_given_both_ways_is_an_error_that_names_the_key() {
+    fails(
+        r#"{ "params": { "shape_stiffness": 100, "shape_frequency": 10 } }"#,
+        "params.shape_frequency",
+        "give `shape_stiffness` or `shape_frequency`, not both",
+    );
+    fails(
+        r#"{ "params": { "shape_damping_ratio": 0.5 } }"#,
+        "params.shape_damping_ratio",
+        "needs `shape_frequency`",
+    );
+    fails(
+        r#"{ "params": { "shape_frequency": -1 } }"#,
+        "params.shape_frequency",
+        "negative",
+    );
+    fails(
+        r#"{ "shapes": [{ "box": { "center": [0, 1], "size": [1, 1], "body_frequency": 1e30 } }] }"#,
+        "shapes[0].box.body_frequency",
+        "too large for f32",
+    );
+    fails(
+        r#"{ "shapes": [{ "wheel": { "center": [0, 0], "radius": 1, "n": 6,
+             "spring_damping": 3, "spring_frequency": 4, "spring_damping_ratio": 1 } }] }"#,
+        "shapes[0].wheel.spring_damping_ratio",
+        "give `spring_damping` or `spring_damping_ratio`, not both",
+    );
+}
+
 #[test]
 fn bad_generator_arguments() {
     fails(

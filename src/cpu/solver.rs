@@ -202,9 +202,9 @@ impl CpuSolver {
     /// One substep: the forces (springs, shape matching), then the motion
     /// (integrate), then the position constraints (collide; the body
     /// contacts: broad phase, `contact_iterations` narrow phases, then
-    /// `contact_relax_iterations` relax passes; rods), so that the state a step ends with is the one the
-    /// constraints left: a point resting on the floor reads zero velocity,
-    /// a rod has its length.
+    /// `contact_relax_iterations` relax passes; rods), so that the state a
+    /// step ends with is the one the constraints left: a point resting on
+    /// the floor reads zero velocity, a rod has its length.
     pub fn substep(&mut self) {
         self.stage_springs();
         self.stage_shape_match();

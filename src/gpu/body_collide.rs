@@ -55,30 +55,30 @@ impl BodyCollide {
             e.push((9, &c.aabbs));
             bind_group(device, "narrow", &narrow, &e)
         });
-        let resolve_bind = [0, 1].map(|s| {
-            let mut e = common(s);
-            e.push((13, &c.acc));
-            bind_group(device, "resolve", &resolve, &e)
-        });
-        let recount_bind = [0, 1].map(|_| {
-            bind_group(
-                device,
-                "recount",
-                &recount,
-                &[
-                    (0, &b.sim),
-                    (5, &c.outlines),
-                    (6, &c.outline_points),
-                    (11, &c.hits),
-                    (12, &c.point_counts),
-                ],
-            )
-        });
-        let relax_bind = [0, 1].map(|s| {
-            let mut e = common(s);
-            e.push((13, &c.acc));
-            bind_group(device, "relax", &relax, &e)
-        });
+        // resolve and relax: the common bindings and the accumulators.
+        let solve_bind = |label, pipeline| {
+            [0, 1].map(|s| {
+                let mut e = common(s);
+                e.push((13, &c.acc));
+                bind_group(device, label, pipeline, &e)
+            })
+        };
+        let resolve_bind = solve_bind("resolve", &resolve);
+        let relax_bind = solve_bind("relax", &relax);
+        // recount reads no state: one bind group serves both copies.
+        let recount_one = bind_group(
+            device,
+            "recount",
+            &recount,
+            &[
+                (0, &b.sim),
+                (5, &c.outlines),
+                (6, &c.outline_points),
+                (11, &c.hits),
+                (12, &c.point_counts),
+            ],
+        );
+        let recount_bind = [recount_one.clone(), recount_one];
         let apply_bind = [0, 1].map(|s| {
             bind_group(
                 device,

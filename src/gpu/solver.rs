@@ -457,10 +457,10 @@ impl GpuSolver {
     /// The stages one step runs, in order, substep after substep (stages
     /// with nothing to do are left out). Each substep is springs, shape
     /// matching, integrate, collide, body contacts (and their relax
-    /// passes), rods: the forces
-    /// first, then the motion, then the position constraints, so that the
-    /// state a step ends with is the one the constraints left (a point
-    /// resting on the floor reads zero velocity, a rod has its length). Shape matching's per-point apply is fused
+    /// passes), rods: the forces first, then the motion, then the position
+    /// constraints, so that the state a step ends with is the one the
+    /// constraints left (a point resting on the floor reads zero velocity,
+    /// a rod has its length). Shape matching's per-point apply is fused
     /// with integrate and collide ([`Stage::ApplyIntegrateCollide`]);
     /// without bodies the substep integrates and collides in one dispatch
     /// ([`Stage::IntegrateCollide`]).
