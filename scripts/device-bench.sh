@@ -5,7 +5,7 @@
 #
 #   scripts/device-bench.sh prepare   # here: .device/ (bench and GPU test
 #                                     # binaries, release) and .gl/ (the
-#                                     # Vulkan loader package)
+#                                     # Vulkan loader and glvnd packages)
 #   scripts/device-bench.sh run       # there, as the device command, with
 #                                     # carry [".device", ".gl"]: results
 #                                     # under $OUT
@@ -47,16 +47,16 @@ for line in sys.stdin:
     mkdir -p .gl /tmp/amd64/partial
     local o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
     apt-get "${o[@]}" update -qq
-    (cd .gl && apt-get "${o[@]}" download libvulkan1)
+    # The NVIDIA Vulkan driver (libGLX_nvidia) needs the glvnd dispatch
+    # libraries beside the loader.
+    (cd .gl && apt-get "${o[@]}" download libvulkan1 libglvnd0 libgl1 libglx0 libegl1 libgles2 libopengl0)
     du -sh .device .gl
 }
 
 run() {
     : "${OUT:?run this on the device machine, where OUT is set}"
-    if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
-        for f in .gl/*.deb; do dpkg -x "$f" /; done
-        ldconfig
-    fi
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
     local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; fi
     export WGPU_BACKEND=vulkan

@@ -5,7 +5,15 @@
 //! two paths differ only by rounding (fused multiply-add, `exp` and `sqrt`
 //! implementations): a few ulps of the largest magnitude involved. We allow
 //! `STAGE_TOL * (1 + |x|)` per component, which is ~100x what we measured
-//! (the measured numbers are printed with `--nocapture`).
+//! on lavapipe (the measured numbers are printed with `--nocapture`).
+//! Shape matching gets `SHAPE_TOL`, for its frames and the velocities they
+//! give: the frame comes from one pass of sums about the body's first
+//! member, and the random worlds' angular momentum is a small difference
+//! of large sums (random velocities on points metres apart), which the
+//! pull `k h` then turns into velocity. A driver that fuses multiply-adds
+//! and divides approximately (NVIDIA's on an H100) differs from the CPU
+//! there by up to 3.2e-3 (a random body's angular velocity), where
+//! lavapipe gives the same bits. A wrong formula differs by order one.
 
 mod common;
 
@@ -14,6 +22,7 @@ use softbody::gpu::{GpuContext, Stage};
 use softbody::prelude::*;
 
 const STAGE_TOL: f32 = 2e-4;
+const SHAPE_TOL: f32 = 1e-2;
 
 struct Deviation {
     max: f32,
@@ -121,9 +130,22 @@ fn random_world(seed: u64, n: usize) -> World {
                 members.push(p);
             }
         }
-        // A rest shape unrelated to the current one: any placement and rotation.
-        let rest = (0..count)
-            .map(|_| Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)))
+        // A rest shape away from the current one: the members' placement
+        // turned by any angle, shifted, and each offset jittered by up to
+        // 30%. Not an unrelated random shape: that leaves the best-fit
+        // rotation ill-conditioned (its sums cancel), and a driver that
+        // fuses multiply-adds (NVIDIA's) then turns a few ulps into a
+        // rotation 1e-3 off, which no tolerance for rounding can tell
+        // from a wrong kernel. The degenerate world covers that case.
+        let angle = rng.range(-3.1, 3.1);
+        let (sin, cos) = angle.sin_cos();
+        let shift = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        let rest = members
+            .iter()
+            .map(|&m| {
+                let p = world.point(m).pos * rng.range(0.7, 1.3);
+                Vec2::new(cos * p.x - sin * p.y, sin * p.x + cos * p.y) + shift
+            })
             .collect();
         world
             .add_body(
@@ -319,11 +341,15 @@ fn check_stage(
         cpu.positions(),
         STAGE_TOL,
     );
+    let shaped = matches!(
+        stage,
+        Stage::ShapeMatch | Stage::ShapeApply | Stage::ApplyIntegrateCollide
+    );
     let dv = assert_close(
         &format!("{what} vel"),
         &state.vel,
         cpu.velocities(),
-        STAGE_TOL,
+        if shaped { SHAPE_TOL } else { STAGE_TOL },
     );
     if matches!(stage, Stage::ShapeMatch | Stage::ShapeApply) {
         let flat = |f: &[softbody::layout::BodyFrame]| -> Vec<[f32; 2]> {
@@ -336,7 +362,7 @@ fn check_stage(
             &format!("{what} frames"),
             &flat(&frames),
             &flat(cpu.frames()),
-            STAGE_TOL,
+            SHAPE_TOL,
         );
     }
     // The stage did something, so agreement is not agreement on a no-op.
