@@ -73,6 +73,12 @@ struct Opts {
     /// stack, pyramid: box side, m (default 1 and 0.5).
     #[arg(long, allow_negative_numbers = true)]
     size: Option<f32>,
+    /// `Params::sleep_speed`, m/s (0: no sleeping).
+    #[arg(long)]
+    sleep_speed: Option<f32>,
+    /// `Params::sleep_time`, s.
+    #[arg(long)]
+    sleep_time: Option<f32>,
 }
 
 fn non_negative(s: &str) -> Result<f32, String> {
@@ -136,6 +142,14 @@ impl Stepper {
         Ok(())
     }
 
+    /// Points asleep now.
+    fn sleeping(&self) -> Result<usize, SolverError> {
+        Ok(match self {
+            Self::Cpu(s) => s.sleeping_points(),
+            Self::Gpu(ctx, s) => s.read_sleeping_points(&ctx.device, &ctx.queue)?,
+        })
+    }
+
     /// Positions and velocities.
     fn state(&self) -> Result<State, SolverError> {
         Ok(match self {
@@ -184,6 +198,12 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         }
         Sample::Pour => (samples::pour(opts.bodies, opts.height)?, None),
     };
+    if let Some(v) = opts.sleep_speed {
+        world.params.sleep_speed = v;
+    }
+    if let Some(t) = opts.sleep_time {
+        world.params.sleep_time = t;
+    }
     let packed = Packed::from_world(&world)?;
     let start = tracked.as_ref().map(|s| centroid(s, &packed.pos));
     let dt = world.params.dt;
@@ -222,6 +242,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
             let (rms, max) = motion(before, &pos, dt);
             line += &format!(" | last step moved rms {rms:.3} max {max:.3} m/s");
         }
+        line += &format!(" | {} asleep", stepper.sleeping()?);
         match ms_per_step {
             Some(ms) => line += &format!(" | {ms:.2} ms/step"),
             None => line += &format!(" | report {report_ms:.1} ms"),

@@ -48,6 +48,9 @@
 @group(0) @binding(14) var<storage, read_write> state_out: array<vec4<f32>>;
 @group(0) @binding(16) var<storage, read_write> acc_sums: array<vec4<i32>>;
 @group(0) @binding(17) var<storage, read_write> counts_out: array<u32>;
+// Sleeping's per-assembly speeds (sleep.wgsl): a contact that approaches
+// faster than the wake speed raises both sides' to SLEEP_WAKE.
+@group(0) @binding(18) var<storage, read_write> sleep_speed: array<atomic<u32>>;
 
 const NO_BODY: u32 = 0xffffffffu;
 // See on_face.
@@ -488,6 +491,13 @@ fn resolve_at(i: u32, relax: bool) {
             let split_w = split(wi, atomicLoad(&counts[i])) + s * s * split(wa, atomicLoad(&counts[ends.x])) + t * t * split(wb, atomicLoad(&counts[ends.y]));
             let bf = filters[outlines[hit.body].filter_id];
             let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
+            if (!relax && sim.sleep_steps > 0u) {
+                let approach = -dot(vrel, hit.n);
+                if (approach > 0.0 && approach * approach > sim.wake_speed_sq) {
+                    atomicMax(&sleep_speed[cp.group], SLEEP_WAKE);
+                    atomicMax(&sleep_speed[outlines[hit.body].group], SLEEP_WAKE);
+                }
+            }
             let depth = select(hit.depth, 0.0, relax);
             var m = pair_material(pf, bf);
             if (relax) {

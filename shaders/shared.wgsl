@@ -36,8 +36,23 @@ struct SimParams {
     inv_cell: f32,
     restitution_threshold: f32,
     contact_scale: f32,
+    sleep_motion_sq: f32,
+    wake_speed_sq: f32,
+    sleep_steps: u32,
     _pad0: u32,
+    _pad1: u32,
 }
+
+// Sleeping (sleep.wgsl): a point's assembly (the index of its root
+// point) and its own inverse mass, which `info` loses while it sleeps.
+struct SleepPoint {
+    group: u32,
+    inv_mass: f32,
+}
+
+// A speed report that wakes an assembly: the bits of +inf, above every
+// finite squared speed.
+const SLEEP_WAKE: u32 = 0x7f800000u;
 
 struct PointInfo {
     inv_mass: f32,

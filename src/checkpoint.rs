@@ -2,7 +2,8 @@
 //! resumed from one ends bitwise identical to the same run done in one go.
 //!
 //! What evolves is the position and velocity of every point (pinned points
-//! moved with `move_pinned_point` included) and the step count. Nothing
+//! moved with `move_pinned_point` included), the step count, and for
+//! sleeping how many steps each assembly has been at rest. Nothing
 //! else carries over from one step to the next: the body frames are
 //! recomputed from the positions in every substep, and the second copy of
 //! the GPU state is scratch, so neither is saved. Everything static (the
@@ -15,14 +16,18 @@
 //! | bytes | content |
 //! |---|---|
 //! | 20 | magic `softbody-checkpoint` and a NUL |
-//! | 4 | format version, `1` |
+//! | 4 | format version, `2` |
 //! | 8 | scene hash |
 //! | 8 | step count |
 //! | 8 | time in seconds, f64 |
 //! | 8 | number of points `n` |
 //! | 8 n | positions, `n` pairs of f32 |
 //! | 8 n | velocities, `n` pairs of f32 |
+//! | 4 n | steps at rest of the assembly each point is the root of, u32 (0 elsewhere) |
 //! | 8 | FNV-1a 64 of everything before, to catch truncated or damaged files |
+//!
+//! Version 1 files (without the steps at rest) still load: everything
+//! in them is awake.
 //!
 //! Writing is atomic: the bytes go to a temporary file in the same
 //! directory, which is synced and then renamed over the target, so a crash
@@ -60,7 +65,9 @@ use crate::gpu::{GpuSolver, SolverError};
 use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// The version before sleeping, read as all awake.
+const VERSION_AWAKE: u32 = 1;
 /// Bytes before the state: magic, version, hash, step, time, count.
 const HEADER: usize = 20 + 4 + 8 + 8 + 8 + 8;
 
@@ -77,6 +84,10 @@ pub struct Checkpoint {
     pub pos: Vec<[f32; 2]>,
     /// Velocities, one per point.
     pub vel: Vec<[f32; 2]>,
+    /// Steps each assembly has been at rest, by its root point (0
+    /// elsewhere): [`CpuSolver::rest_steps`]. Empty or all zero: everything
+    /// awake.
+    pub rest_steps: Vec<u32>,
 }
 
 /// Why a checkpoint could not be read, written or restored.
@@ -272,6 +283,7 @@ impl Checkpoint {
             time,
             pos: solver.positions().to_vec(),
             vel: solver.velocities().to_vec(),
+            rest_steps: solver.rest_steps().to_vec(),
         }
     }
 
@@ -289,6 +301,7 @@ impl Checkpoint {
             time,
             pos: state.pos,
             vel: state.vel,
+            rest_steps: solver.read_rest_steps(device, queue)?,
         })
     }
 
@@ -303,6 +316,11 @@ impl Checkpoint {
         solver
             .set_state(&self.pos, &self.vel)
             .map_err(SolverError::from)?;
+        if !self.rest_steps.is_empty() {
+            solver
+                .set_rest_steps(&self.rest_steps)
+                .map_err(SolverError::from)?;
+        }
         solver.set_steps(self.step);
         Ok(())
     }
@@ -315,6 +333,9 @@ impl Checkpoint {
     ) -> Result<(), CheckpointError> {
         self.check_scene(solver.scene_hash())?;
         solver.set_state(queue, &self.pos, &self.vel)?;
+        if !self.rest_steps.is_empty() {
+            solver.set_rest_steps(queue, &self.rest_steps)?;
+        }
         solver.set_steps(self.step);
         Ok(())
     }
@@ -333,7 +354,13 @@ impl Checkpoint {
         }
         crate::pack::check_state(n, &self.pos, &self.vel).map_err(SolverError::from)?;
         check_time(self.time)?;
-        let mut out = Vec::with_capacity(HEADER + 16 * n + 8);
+        if !self.rest_steps.is_empty() && self.rest_steps.len() != n {
+            return Err(CheckpointError::Format(format!(
+                "{n} points but {} steps at rest: a checkpoint holds none or one per point",
+                self.rest_steps.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(HEADER + 20 * n + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.scene_hash.to_le_bytes());
@@ -343,6 +370,10 @@ impl Checkpoint {
         for v in self.pos.iter().chain(&self.vel) {
             out.extend_from_slice(&v[0].to_bits().to_le_bytes());
             out.extend_from_slice(&v[1].to_bits().to_le_bytes());
+        }
+        for k in 0..n {
+            let steps = self.rest_steps.get(k).copied().unwrap_or(0);
+            out.extend_from_slice(&steps.to_le_bytes());
         }
         let sum = fnv(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -364,7 +395,7 @@ impl Checkpoint {
             ));
         }
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
-        if version != VERSION {
+        if version != VERSION && version != VERSION_AWAKE {
             return Err(CheckpointError::Format(format!(
                 "format version {version}, this build reads version {VERSION}"
             )));
@@ -380,7 +411,8 @@ impl Checkpoint {
             )));
         }
         // At most 2^30 points (MAX_ITEMS): no overflow.
-        Ok((n, HEADER as u64 + 16 * n + 8))
+        let per_point = if version == VERSION_AWAKE { 16 } else { 20 };
+        Ok((n, HEADER as u64 + per_point * n + 8))
     }
 
     /// Parses a checkpoint's bytes.
@@ -413,12 +445,19 @@ impl Checkpoint {
         };
         let time = f64::from_bits(u64_at(40));
         check_time(time)?;
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let rest_steps = if (bytes.len() as u64) == HEADER as u64 + 16 * n as u64 + 8 {
+            Vec::new()
+        } else {
+            (0..n).map(|k| u32_at(HEADER + 16 * n + 4 * k)).collect()
+        };
         Ok(Self {
             scene_hash: u64_at(24),
             step: u64_at(32),
             time,
             pos: (0..n).map(pair).collect(),
             vel: (n..2 * n).map(pair).collect(),
+            rest_steps,
         })
     }
 
@@ -662,6 +701,7 @@ mod tests {
             time: 0.05,
             pos: vec![[1.0, 2.0]; 4],
             vel: vec![[0.5, 0.0]; 4],
+            rest_steps: vec![0, 9, 0, 1],
         };
         let bytes = c.to_bytes().unwrap();
         let read = |prefix: &[u8], max_points| {
@@ -675,7 +715,7 @@ mod tests {
         // Followed by more bytes: one more than the file's length is read.
         let (got, served) = read(&bytes, 100);
         let e = got.unwrap_err();
-        assert!(e.contains("longer than the 128 bytes"), "{e}");
+        assert!(e.contains("longer than the 144 bytes"), "{e}");
         assert_eq!(served, bytes.len() + 1);
         // Zeros (/dev/zero): refused at the header.
         let (got, served) = read(&[], 100);
@@ -755,6 +795,7 @@ mod tests {
             time: 0.7,
             pos: vec![[1.0, 2.0], [3.0, -4.0]],
             vel: vec![[0.5, -0.25], [-1.5, 8.0]],
+            rest_steps: vec![30, 0],
         }
     }
 
@@ -772,7 +813,7 @@ mod tests {
     fn every_field_round_trips_through_the_bytes() {
         let c = sample();
         let bytes = c.to_bytes().unwrap();
-        assert_eq!(bytes.len(), HEADER + 16 * 2 + 8);
+        assert_eq!(bytes.len(), HEADER + 20 * 2 + 8);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert_eq!(back, c);
         assert_eq!(back.time.to_bits(), c.time.to_bits());
@@ -814,10 +855,10 @@ mod tests {
         reseal(&mut magic);
         assert!(message(&magic).contains("header"), "{}", message(&magic));
         let mut version = good.clone();
-        version[20..24].copy_from_slice(&2u32.to_le_bytes());
+        version[20..24].copy_from_slice(&3u32.to_le_bytes());
         reseal(&mut version);
         assert!(
-            message(&version).contains("format version 2"),
+            message(&version).contains("format version 3"),
             "{}",
             message(&version)
         );
@@ -825,7 +866,11 @@ mod tests {
         let at = long.len() - 8;
         long.splice(at..at, [0u8; 16]);
         reseal(&mut long);
-        assert!(message(&long).contains("expected 96"), "{}", message(&long));
+        assert!(
+            message(&long).contains("expected 104"),
+            "{}",
+            message(&long)
+        );
     }
 
     /// A write that fails after the temporary file was made (here the

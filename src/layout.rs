@@ -75,8 +75,33 @@ pub struct SimParams {
     /// chosen from the bodies' sizes when the world is packed
     /// ([`contact_scale`]).
     pub contact_scale: f32,
+    /// Squared distance a point may move over a step while its assembly
+    /// counts as at rest, m^2: `(sleep_speed dt)^2`
+    /// ([`Params::sleep_speed`](crate::Params::sleep_speed)).
+    pub sleep_motion_sq: f32,
+    /// Squared approach speed above which a contact wakes both sides,
+    /// m^2/s^2 ([`Params::wake_speed`](crate::Params::wake_speed)).
+    pub wake_speed_sq: f32,
+    /// Steps an assembly stays at rest before it sleeps; 0: never
+    /// ([`Params::sleep_steps`](crate::Params::sleep_steps)).
+    pub sleep_steps: u32,
     pub _pad0: u32,
+    pub _pad1: u32,
 }
+
+/// A point's sleeping record (WGSL `SleepPoint`): its assembly, the index
+/// of the assembly's root point ([`ContactPoint::group`]), and its own
+/// inverse mass, which the solver's point info loses while it sleeps.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SleepPoint {
+    pub group: u32,
+    pub inv_mass: f32,
+}
+
+/// A speed report that wakes an assembly (WGSL `SLEEP_WAKE`): the bits of
+/// `+inf`, above every finite squared speed.
+pub const SLEEP_WAKE: u32 = 0x7f80_0000;
 
 /// Static per-point data (WGSL `PointInfo`).
 #[repr(C)]

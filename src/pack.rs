@@ -272,6 +272,9 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         h: params.h(),
         point_radius: params.point_radius,
         restitution_threshold: params.restitution_threshold,
+        sleep_motion_sq: (params.sleep_speed * params.dt).powi(2),
+        wake_speed_sq: params.wake_speed * params.wake_speed,
+        sleep_steps: params.sleep_steps(),
         ..packed.sim
     }
 }

@@ -267,6 +267,12 @@ pub struct ParamsSpec {
     pub contact_relax_iterations: Option<u32>,
     #[serde(default, deserialize_with = "some")]
     pub collision_cell: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub sleep_speed: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub sleep_time: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
+    pub wake_speed: Option<f32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -1005,6 +1011,9 @@ impl Scene {
                 .contact_relax_iterations
                 .unwrap_or(d.contact_relax_iterations),
             collision_cell: p.collision_cell.or(d.collision_cell),
+            sleep_speed: p.sleep_speed.unwrap_or(d.sleep_speed),
+            sleep_time: p.sleep_time.unwrap_or(d.sleep_time),
+            wake_speed: p.wake_speed.unwrap_or(d.wake_speed),
         };
         params.validate().map_err(|e| at("params".into(), e))?;
         Ok(params)

@@ -575,6 +575,8 @@ fn start_contact_substep(
     gpu: &mut GpuSolver,
     cpu: &mut CpuSolver,
 ) {
+    // Both awake, as the GPU's set_state below leaves it.
+    cpu.wake();
     // The motion on the CPU, then its state on both: integrate may round
     // differently on a driver that fuses multiply-adds, and the contact
     // stages are compared exactly from here.

@@ -332,6 +332,7 @@ fn check_stage(
             cpu.stage_body_collide();
             cpu.stage_contact_relax();
         }
+        Stage::Sleep => cpu.stage_sleep(),
     }
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     let what = format!("{name} {stage:?}");

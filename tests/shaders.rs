@@ -25,7 +25,7 @@ fn parse_and_validate(name: &str, source: &str) -> naga::Module {
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 7);
+    assert_eq!(STAGES.len(), 8);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -115,9 +115,14 @@ fn rust_structs_match_naga_layouts() {
             inv_cell,
             restitution_threshold,
             contact_scale,
-            _pad0
+            sleep_motion_sq,
+            wake_speed_sq,
+            sleep_steps,
+            _pad0,
+            _pad1
         ]
     );
+    check_layout!(module, SleepPoint, [group, inv_mass]);
     check_layout!(module, ContactPoint, [group, filter_id]);
     check_layout!(module, BodyOutline, [first, count, group, filter_id]);
     check_layout!(module, ContactHit, [depth, body, edge, t, n]);
@@ -190,6 +195,7 @@ fn shared_constants_match() {
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
+    assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
     assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
 }
 

@@ -364,6 +364,8 @@ struct Running {
     stats: Stats,
     last_report: Instant,
     frames_since_report: u64,
+    /// Frames drawn, for reading the sleeping count now and then.
+    frames_drawn: u64,
 }
 
 impl Running {
@@ -511,6 +513,7 @@ impl Running {
             stats: Stats::default(),
             last_report: Instant::now(),
             frames_since_report: 0,
+            frames_drawn: 0,
         })
     }
 
@@ -780,6 +783,12 @@ impl Running {
         if let Err(e) = self.sim.dragger.set(drag, dt) {
             log::warn!("drag: {e}");
         }
+        // A dragged body is kept awake (asleep, it would ignore the pull).
+        if let Some((p, _)) = drag {
+            self.sim
+                .solver
+                .wake_point(&self.queue, crate::world::PointHandle(p));
+        }
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let timed = self.timer.as_mut().is_some_and(GpuTimer::begin_frame);
         if let Some(t) = &self.timer {
@@ -913,6 +922,16 @@ impl Running {
 
     fn update_stats(&mut self, elapsed: f64) {
         smooth(&mut self.smoothed.frame_s, elapsed);
+        // The sleeping count is a read-back (a wait for the GPU): twice a
+        // second at 60 fps, not every frame.
+        if self.frames_drawn.is_multiple_of(SLEEP_POLL_FRAMES) {
+            self.stats.sleeping = self
+                .sim
+                .solver
+                .read_sleeping_points(&self.device, &self.queue)
+                .ok();
+        }
+        self.frames_drawn += 1;
         let s = &mut self.stats;
         let frame_s = self.smoothed.frame_s.unwrap_or(0.0);
         s.frame_ms = frame_s * 1e3;
@@ -975,6 +994,9 @@ impl Running {
         }
     }
 }
+
+/// Frames between two read-backs of the sleeping count.
+const SLEEP_POLL_FRAMES: u64 = 30;
 
 #[cfg(test)]
 mod tests {

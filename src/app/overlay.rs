@@ -54,6 +54,8 @@ pub struct Stats {
     pub planets: usize,
     pub planes: usize,
     pub gpu_mib: f64,
+    /// Points asleep, as last read back.
+    pub sleeping: Option<usize>,
     pub warnings: Vec<String>,
     pub last_error: Option<String>,
     /// A re-upload is waiting for the mouse button to be released.
@@ -138,6 +140,9 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                 "{} bodies, {} points, {} springs, {} planets, {} half-planes, {:.1} MiB",
                 s.bodies, s.points, s.springs, s.planets, s.planes, s.gpu_mib
             ));
+            if let Some(n) = s.sleeping {
+                ui.label(format!("{n} of {} points asleep", s.points));
+            }
             ui.label(RichText::new(&s.adapter).small());
             for w in &s.warnings {
                 ui.colored_label(egui::Color32::from_rgb(255, 180, 60), w);

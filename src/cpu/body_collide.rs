@@ -15,7 +15,8 @@ use glam::Vec2;
 use super::broad_phase::{Grid, cell_key, cell_slot, fixed, grid_cell};
 use super::{ContactMaterial, contact_response, cross2, par, v2};
 use crate::layout::{
-    BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SimParams,
+    BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SLEEP_WAKE,
+    SimParams,
 };
 
 /// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).
@@ -271,6 +272,9 @@ pub fn pair_material(a: &ContactFilter, b: &ContactFilter) -> ContactMaterial {
 pub struct Contributions {
     pub own: [i32; 4],
     pub ends: [Option<(u32, [i32; 4])>; 2],
+    /// The two assemblies a contact that approaches faster than the wake
+    /// speed wakes (WGSL: `atomicMax` of `SLEEP_WAKE` into their speeds).
+    pub wake: Option<[u32; 2]>,
 }
 
 fn add4(a: &mut [i32; 4], dp: [i32; 2], dv: [i32; 2]) {
@@ -490,6 +494,12 @@ pub fn resolve_point(
             let n = v2(hit.n);
             let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
             let sim = bind.sim;
+            if !relax && sim.sleep_steps > 0 {
+                let approach = -vrel.dot(n);
+                if approach > 0.0 && approach * approach > sim.wake_speed_sq {
+                    out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
+                }
+            }
             let depth = if relax { 0.0 } else { hit.depth };
             let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
             let push = if relax {
@@ -529,13 +539,17 @@ pub fn resolve_point(
 
 /// WGSL `resolve` (or, with `relax`, `relax`) for every point, summed
 /// into the fixed-point accumulators (`acc`, one `[dp.x, dp.y, dv.x,
-/// dv.y]` per point); `each` is scratch, one per point.
+/// dv.y]` per point); `each` is scratch, one per point. Contacts that
+/// approach faster than the wake speed raise both sides' assemblies in
+/// `sleep_speed` to [`SLEEP_WAKE`].
+#[allow(clippy::too_many_arguments)]
 pub fn resolve(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
     each: &mut [Contributions],
     acc: &mut [[i32; 4]],
+    sleep_speed: &mut [u32],
     relax: bool,
     parallel: bool,
 ) {
@@ -548,6 +562,10 @@ pub fn resolve(
         add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
         for &(k, d) in c.ends.iter().flatten() {
             add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);
+        }
+        for g in c.wake.into_iter().flatten() {
+            let s = &mut sleep_speed[g as usize];
+            *s = (*s).max(SLEEP_WAKE);
         }
     }
 }

@@ -14,6 +14,7 @@ mod integrate;
 mod par;
 mod rods;
 pub mod shape_match;
+pub mod sleep;
 mod solver;
 mod springs;
 

@@ -3,9 +3,9 @@
 use glam::Vec2;
 
 use super::broad_phase::{Grid, broad_phase};
-use super::{body_collide, collide, integrate, rods, shape_match, springs, v2};
+use super::{body_collide, collide, integrate, rods, shape_match, sleep, springs, v2};
 use crate::error::WorldError;
-use crate::layout::{BodyFrame, ContactHit};
+use crate::layout::{BodyFrame, ContactHit, PointInfo, SleepPoint};
 use crate::pack::{Packed, check_state, sim_params};
 use crate::params::Params;
 use crate::world::World;
@@ -42,6 +42,30 @@ impl Contacts {
     }
 }
 
+/// Sleeping's state (`shaders/sleep.wgsl`'s buffers): each point's
+/// assembly and own inverse mass, and per assembly root the largest
+/// squared speed of the step (as bits) and the steps at rest.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Sleep {
+    points: Vec<SleepPoint>,
+    /// Each point's position at the last measure (or wake).
+    last: Vec<[f32; 2]>,
+    speed: Vec<u32>,
+    rest_steps: Vec<u32>,
+}
+
+impl Sleep {
+    pub(super) fn new(packed: &Packed) -> Self {
+        let n = packed.pos.len();
+        Self {
+            points: packed.sleep_points(),
+            last: packed.pos.clone(),
+            speed: vec![0; n],
+            rest_steps: vec![0; n],
+        }
+    }
+}
+
 /// Steps a world on the CPU, stage by stage, exactly as the GPU does.
 ///
 /// ```
@@ -66,6 +90,10 @@ pub struct CpuSolver {
     vel_tmp: Vec<[f32; 2]>,
     frames: Vec<BodyFrame>,
     contacts: Contacts,
+    /// The point info the stages read: the packed one, with inverse mass 0
+    /// for sleeping points.
+    info: Vec<PointInfo>,
+    sleep: Sleep,
     steps: u64,
     parallel: bool,
     /// The parameters the items' defaults were resolved with.
@@ -78,12 +106,13 @@ pub struct CpuSolver {
 /// contact stages' bounding boxes and grid.
 fn bindings<'a>(
     p: &'a Packed,
+    info: &'a [PointInfo],
     aabbs: &'a [[f32; 4]],
     grid: &'a Grid,
 ) -> body_collide::Bindings<'a> {
     body_collide::Bindings {
         sim: &p.sim,
-        info: &p.point_info,
+        info,
         pos: &p.pos,
         vel: &p.vel,
         contact_points: &p.contact_points,
@@ -112,6 +141,8 @@ impl CpuSolver {
             vel_tmp: vec![[0.0; 2]; n],
             frames: vec![BodyFrame::default(); packed.bodies.len()],
             contacts: Contacts::new(&packed),
+            info: packed.point_info.clone(),
+            sleep: Sleep::new(&packed),
             packed,
             steps: 0,
             parallel: false,
@@ -148,6 +179,9 @@ impl CpuSolver {
         self.packed.sim = sim_params(&params, &self.packed);
         if params.h() != self.params.h() {
             self.packed.refresh_step_coefficients(params.h());
+        }
+        if params != self.params {
+            self.wake();
         }
         self.params = params;
         Ok(())
@@ -188,15 +222,92 @@ impl CpuSolver {
         check_state(self.packed.pos.len(), pos, vel)?;
         self.packed.pos.copy_from_slice(pos);
         self.packed.vel.copy_from_slice(vel);
+        self.wake();
         Ok(())
     }
 
-    /// One step: `substeps` substeps.
+    /// One step: `substeps` substeps, then sleeping (when on).
     pub fn step(&mut self) {
         for _ in 0..self.params.substeps {
             self.substep();
         }
+        if self.packed.sim.sleep_steps > 0 {
+            self.stage_sleep();
+        }
         self.steps = self.steps.saturating_add(1);
+    }
+
+    /// Stage 6 alone: sleeping's measure, update and settle.
+    pub fn stage_sleep(&mut self) {
+        let sim = &self.packed.sim;
+        let s = &mut self.sleep;
+        sleep::measure(sim, &self.packed.pos, &s.points, &mut s.last, &mut s.speed);
+        sleep::update(sim, &s.points, &mut s.speed, &mut s.rest_steps);
+        sleep::settle(
+            sim,
+            &s.points,
+            &s.rest_steps,
+            &mut self.info,
+            &mut self.packed.vel,
+        );
+    }
+
+    /// Wakes every point: each gets its inverse mass back and every
+    /// assembly starts counting its rest again. Edits, `set_state` and a
+    /// change of parameters do this themselves.
+    pub fn wake(&mut self) {
+        self.info.clone_from(&self.packed.point_info);
+        self.sleep.last.clone_from(&self.packed.pos);
+        self.sleep.speed.fill(0);
+        self.sleep.rest_steps.fill(0);
+    }
+
+    /// Wakes `point`'s assembly from the next step on (its points move
+    /// again after the step that follows, as on the GPU, where only the
+    /// assembly's counter is written). A handle out of range does nothing.
+    pub fn wake_point(&mut self, point: crate::world::PointHandle) {
+        if let Some(sp) = self.sleep.points.get(point.index()) {
+            self.sleep.rest_steps[sp.group as usize] = 0;
+        }
+    }
+
+    /// Steps each assembly has stayed at rest, indexed by its root point
+    /// (0 at the other points): what a checkpoint keeps of sleeping.
+    pub fn rest_steps(&self) -> &[u32] {
+        &self.sleep.rest_steps
+    }
+
+    /// Restores [`rest_steps`](Self::rest_steps) (from a checkpoint):
+    /// assemblies at rest long enough sleep at once. Refuses a slice of
+    /// another length than the points'.
+    pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
+        let n = self.packed.pos.len();
+        if steps.len() != n {
+            return Err(WorldError::LengthMismatch {
+                what: "rest steps",
+                expected: n,
+                got: steps.len(),
+            });
+        }
+        self.sleep.rest_steps.copy_from_slice(steps);
+        let s = &self.sleep;
+        sleep::settle(
+            &self.packed.sim,
+            &s.points,
+            &s.rest_steps,
+            &mut self.info,
+            &mut self.packed.vel,
+        );
+        Ok(())
+    }
+
+    /// Points asleep now (pinned points not counted).
+    pub fn sleeping_points(&self) -> usize {
+        self.info
+            .iter()
+            .zip(&self.packed.point_info)
+            .filter(|(now, own)| now.inv_mass == 0.0 && own.inv_mass != 0.0)
+            .count()
     }
 
     /// One substep: the forces (springs, shape matching), then the motion
@@ -278,9 +389,10 @@ impl CpuSolver {
             free,
             each,
         } = &mut self.contacts;
-        let bind = bindings(p, aabbs, grid);
+        let bind = bindings(p, &self.info, aabbs, grid);
         body_collide::narrow(&bind, hits, free, counts, self.parallel);
-        body_collide::resolve(&bind, hits, counts, each, acc, false, self.parallel);
+        let speed = &mut self.sleep.speed;
+        body_collide::resolve(&bind, hits, counts, each, acc, speed, false, self.parallel);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 
@@ -297,9 +409,10 @@ impl CpuSolver {
             each,
             ..
         } = &mut self.contacts;
-        let bind = bindings(p, aabbs, grid);
+        let bind = bindings(p, &self.info, aabbs, grid);
         body_collide::recount(&bind, hits, counts);
-        body_collide::resolve(&bind, hits, counts, each, acc, true, self.parallel);
+        let speed = &mut self.sleep.speed;
+        body_collide::resolve(&bind, hits, counts, each, acc, speed, true, self.parallel);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 
@@ -311,7 +424,7 @@ impl CpuSolver {
     /// Stage 1 alone.
     pub fn stage_integrate(&mut self) {
         let p = &mut self.packed;
-        integrate(&p.sim, &p.point_info, &mut p.pos, &mut p.vel, self.parallel);
+        integrate(&p.sim, &self.info, &mut p.pos, &mut p.vel, self.parallel);
     }
 
     /// Stage 2 alone.
@@ -319,7 +432,7 @@ impl CpuSolver {
         let p = &mut self.packed;
         collide(
             &p.sim,
-            &p.point_info,
+            &self.info,
             &p.materials,
             &p.planets,
             &p.planes,
@@ -334,7 +447,7 @@ impl CpuSolver {
         let p = &self.packed;
         springs(
             &p.sim,
-            &p.point_info,
+            &self.info,
             &p.spring_halves,
             &p.pos,
             &p.vel,
@@ -350,7 +463,7 @@ impl CpuSolver {
         let p = &self.packed;
         rods(
             &p.sim,
-            &p.point_info,
+            &self.info,
             &p.rod_halves,
             &p.pos,
             &p.vel,
@@ -375,7 +488,7 @@ impl CpuSolver {
         );
         shape_match::apply(
             &p.sim,
-            &p.point_info,
+            &self.info,
             &p.point_members,
             &self.frames,
             &p.pos,

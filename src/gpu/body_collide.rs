@@ -60,6 +60,7 @@ impl BodyCollide {
             [0, 1].map(|s| {
                 let mut e = common(s);
                 e.push((13, &c.acc));
+                e.push((18, &b.sleep_speed));
                 bind_group(device, label, pipeline, &e)
             })
         };

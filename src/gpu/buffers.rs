@@ -27,6 +27,15 @@ pub struct Buffers {
     pub colliders: wgpu::Buffer,
     pub state: [wgpu::Buffer; 2],
     pub frames: wgpu::Buffer,
+    /// Sleeping (`shaders/sleep.wgsl`): each point's `SleepPoint`, and per
+    /// assembly root the step's largest squared speed and the steps at
+    /// rest. The kernels read `info`, whose inverse masses are 0 while
+    /// their points sleep.
+    pub sleep_points: wgpu::Buffer,
+    pub sleep_speed: wgpu::Buffer,
+    pub rest_steps: wgpu::Buffer,
+    /// The state at the last measure (or wake), one `vec4<f32>` a point.
+    pub sleep_last: wgpu::Buffer,
 }
 
 /// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays
@@ -141,6 +150,8 @@ impl Buffers {
         for name in ["state0", "state1"] {
             check_storage_size(limits, name, state as u64)?;
         }
+        let sleep_points = packed.pos.len() * std::mem::size_of::<crate::layout::SleepPoint>();
+        check_storage_size(limits, "sleep_points", sleep_points as u64)?;
         Ok(())
     }
 
@@ -169,8 +180,33 @@ impl Buffers {
             member_offsets,
             point_members,
             body_order,
-        ] = static_arrays(packed).map(|a| init(a.name, a.bytes_or_zero(), storage));
+        ] = static_arrays(packed).map(|a| {
+            // Readable: sleeping writes `info`, which a display reads back.
+            init(
+                a.name,
+                a.bytes_or_zero(),
+                storage | wgpu::BufferUsages::COPY_SRC,
+            )
+        });
         let frames_len = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
+        // Sized like `info` (an edit pads `point_info` to the capacity it
+        // wants).
+        let mut sleep_points = packed.sleep_points();
+        sleep_points.resize(packed.point_info.len().max(1), Default::default());
+        let sleep_points = init(
+            "sleep_points",
+            bytemuck::cast_slice(&sleep_points).to_vec(),
+            storage,
+        );
+        let per_point = (4 * packed.point_info.len().max(1)) as u64;
+        let zeroed = |label| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: per_point,
+                usage: storage | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
         let initial_state = bytes_or_zero(&interleave(&packed.pos, &packed.vel));
         Ok(Self {
             sim: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -196,7 +232,7 @@ impl Buffers {
             }),
             state: [
                 init("state0", initial_state.clone(), state),
-                init("state1", initial_state, state),
+                init("state1", initial_state.clone(), state),
             ],
             frames: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("frames"),
@@ -204,6 +240,10 @@ impl Buffers {
                 usage: storage | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
+            sleep_points,
+            sleep_speed: zeroed("sleep_speed"),
+            rest_steps: zeroed("rest_steps"),
+            sleep_last: init("sleep_last", initial_state, state),
         })
     }
 
@@ -248,6 +288,10 @@ impl Buffers {
             &self.state[0],
             &self.state[1],
             &self.frames,
+            &self.sleep_points,
+            &self.sleep_speed,
+            &self.rest_steps,
+            &self.sleep_last,
         ]
         .iter()
         .map(|b| b.size())

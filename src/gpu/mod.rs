@@ -14,6 +14,7 @@ mod integrate;
 mod rods;
 pub mod shaders;
 mod shape_match;
+mod sleep;
 mod solver;
 mod springs;
 

@@ -37,6 +37,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "body_collide",
         include_str!("../../shaders/body_collide.wgsl"),
     ),
+    ("sleep", include_str!("../../shaders/sleep.wgsl")),
 ];
 
 /// Fragments appended to some stages' files (see [`STAGES`]):

@@ -9,6 +9,7 @@ use super::integrate::Integrate;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
 use super::shape_match::{ShapeMatch, ShapeMatchGrids};
+use super::sleep::Sleep;
 use super::springs::Springs;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
 use crate::pack::check_state;
@@ -48,6 +49,9 @@ pub enum Stage {
     /// A relax pass of the body contacts: recount, relax, apply (after
     /// [`Stage::BodyCollide`], over the contacts it stored).
     ContactRelax,
+    /// Sleeping: measure, update, settle; once per step, after the last
+    /// substep.
+    Sleep,
 }
 
 /// The collision grid read back: the `grid` buffer's words and each body's
@@ -177,6 +181,7 @@ pub struct GpuSolver {
     springs: Springs,
     rods: Rods,
     shape_match: ShapeMatch,
+    sleep: Sleep,
     contacts: Option<ContactStages>,
     point_grid: (u32, u32),
     /// What the collide pipelines are specialised for.
@@ -208,6 +213,8 @@ pub struct StageTimes {
     pub broad_phase: f64,
     /// The body contacts' passes and relax passes.
     pub body_collide: f64,
+    /// Sleeping, once per step.
+    pub sleep: f64,
 }
 
 impl StageTimes {
@@ -222,6 +229,7 @@ impl StageTimes {
             + self.shape_match
             + self.broad_phase
             + self.body_collide
+            + self.sleep
     }
 }
 
@@ -229,14 +237,15 @@ impl std::fmt::Display for StageTimes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "integrate+collide {:.3} apply+integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} ms",
+            "integrate+collide {:.3} apply+integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} sleep {:.3} ms",
             self.integrate + self.collide + self.integrate_collide,
             self.apply_integrate_collide,
             self.broad_phase,
             self.body_collide,
             self.springs,
             self.rods,
-            self.shape_match
+            self.shape_match,
+            self.sleep
         )
     }
 }
@@ -301,6 +310,7 @@ impl GpuSolver {
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers, counts),
+            sleep: Sleep::new(device, &buffers),
             collider_counts: counts,
             contacts: ContactStages::new(device, &buffers, packed, None)?,
             point_grid,
@@ -360,8 +370,107 @@ impl GpuSolver {
         }
         // The uniforms live in the mirror, so that `packed()` is what runs.
         self.buffers.write_sim(queue, &self.edit.set_sim(&params));
+        if params != self.params {
+            self.wake(queue);
+        }
         self.params = params;
         Ok(())
+    }
+
+    /// Wakes every point: each gets its inverse mass back and every
+    /// assembly starts counting its rest again, from the next recorded
+    /// step. Writes the point info (16 bytes a point), clears sleeping's
+    /// counters and copies the state as where motion is measured from
+    /// (one submission); edits, `set_state` and a change of parameters do
+    /// this themselves.
+    pub fn wake(&self, queue: &wgpu::Queue) {
+        let p = self.packed();
+        let b = &self.buffers;
+        if p.pos.is_empty() {
+            return;
+        }
+        queue.write_buffer(&b.info, 0, bytemuck::cast_slice(&p.point_info));
+        let zeros = vec![0u8; 4 * p.pos.len()];
+        queue.write_buffer(&b.sleep_speed, 0, &zeros);
+        queue.write_buffer(&b.rest_steps, 0, &zeros);
+        // Motion is measured from here on.
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let bytes = p.pos.len() as u64 * super::buffers::STATE_BYTES;
+        encoder.copy_buffer_to_buffer(&b.state[0], 0, &b.sleep_last, 0, bytes);
+        queue.submit([encoder.finish()]);
+    }
+
+    /// Wakes `point`'s assembly (4 bytes written: its rest count). Its
+    /// points move again from the step after the next: the next step
+    /// still runs with them asleep, and its end wakes them. For a dragged
+    /// or moved point, every frame. A handle out of range does nothing.
+    pub fn wake_point(&self, queue: &wgpu::Queue, point: crate::world::PointHandle) {
+        if let Some(c) = self.packed().contact_points.get(point.index()) {
+            queue.write_buffer(
+                &self.buffers.rest_steps,
+                4 * c.group as u64,
+                bytemuck::bytes_of(&0u32),
+            );
+        }
+    }
+
+    /// Steps each assembly has stayed at rest, by its root point (0 at the
+    /// other points), read back (waits for the GPU): what a checkpoint
+    /// keeps of sleeping.
+    pub fn read_rest_steps(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<u32>, SolverError> {
+        self.check_context("read_rest_steps", Some(device), Some(queue))?;
+        read_buffer(device, queue, &self.buffers.rest_steps, self.num_points)
+    }
+
+    /// Restores [`read_rest_steps`](Self::read_rest_steps) (from a
+    /// checkpoint) and settles the points: assemblies at rest long enough
+    /// sleep at once. Refuses a slice of another length than the points'.
+    pub fn set_rest_steps(
+        &mut self,
+        queue: &wgpu::Queue,
+        steps: &[u32],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_rest_steps", None, Some(queue))?;
+        if steps.len() != self.num_points {
+            return Err(crate::error::WorldError::LengthMismatch {
+                what: "rest steps",
+                expected: self.num_points,
+                got: steps.len(),
+            }
+            .into());
+        }
+        if steps.is_empty() {
+            return Ok(());
+        }
+        queue.write_buffer(&self.buffers.rest_steps, 0, bytemuck::cast_slice(steps));
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            self.sleep.record_settle(&mut pass, 0, self.point_grid);
+        }
+        queue.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    /// Points asleep now (pinned points not counted), read back (waits
+    /// for the GPU): for a display, not for every step.
+    pub fn read_sleeping_points(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<usize, SolverError> {
+        self.check_context("read_sleeping_points", Some(device), Some(queue))?;
+        let info: Vec<crate::layout::PointInfo> =
+            read_buffer(device, queue, &self.buffers.info, self.num_points)?;
+        Ok(info
+            .iter()
+            .zip(&self.packed().point_info)
+            .filter(|(now, own)| now.inv_mass == 0.0 && own.inv_mass != 0.0)
+            .count())
     }
 
     /// Number of points.
@@ -483,21 +592,24 @@ impl GpuSolver {
         } else {
             (0, 0)
         };
-        (0..self.params.substeps).flat_map(move |_| {
-            let motion: &'static [Stage] = if bodies {
-                &[Stage::ShapeFrames, Stage::ApplyIntegrateCollide]
-            } else {
-                &[Stage::IntegrateCollide]
-            };
-            springs
-                .then_some(Stage::Springs)
-                .into_iter()
-                .chain(motion.iter().copied())
-                .chain(contacts.then_some(Stage::BroadPhase))
-                .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes))
-                .chain(std::iter::repeat_n(Stage::ContactRelax, relax_passes))
-                .chain(std::iter::repeat_n(Stage::Rods, rods))
-        })
+        let sleeping = self.packed().sim.sleep_steps > 0;
+        (0..self.params.substeps)
+            .flat_map(move |_| {
+                let motion: &'static [Stage] = if bodies {
+                    &[Stage::ShapeFrames, Stage::ApplyIntegrateCollide]
+                } else {
+                    &[Stage::IntegrateCollide]
+                };
+                springs
+                    .then_some(Stage::Springs)
+                    .into_iter()
+                    .chain(motion.iter().copied())
+                    .chain(contacts.then_some(Stage::BroadPhase))
+                    .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes))
+                    .chain(std::iter::repeat_n(Stage::ContactRelax, relax_passes))
+                    .chain(std::iter::repeat_n(Stage::Rods, rods))
+            })
+            .chain(sleeping.then_some(Stage::Sleep))
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on
@@ -598,6 +710,7 @@ impl GpuSolver {
                 Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
                 Stage::BroadPhase => &mut t.broad_phase,
                 Stage::BodyCollide | Stage::ContactRelax => &mut t.body_collide,
+                Stage::Sleep => &mut t.sleep,
             } += ms;
         }
         Ok(Some(t))
@@ -694,6 +807,10 @@ impl GpuSolver {
                 }
                 state
             }
+            Stage::Sleep => {
+                self.sleep.record(pass, state, self.point_grid);
+                state
+            }
             _ => state,
         }
     }
@@ -777,6 +894,7 @@ impl GpuSolver {
                 bytemuck::cast_slice(&super::interleave(pos, vel)),
             );
         }
+        self.wake(queue);
         Ok(())
     }
 

@@ -328,6 +328,19 @@ impl Packed {
         Ok(())
     }
 
+    /// Each point's sleeping record: its assembly (the one body contacts
+    /// use) and its inverse mass (`layout::SleepPoint`).
+    pub fn sleep_points(&self) -> Vec<SleepPoint> {
+        self.contact_points
+            .iter()
+            .zip(&self.point_info)
+            .map(|(c, i)| SleepPoint {
+                group: c.group,
+                inv_mass: i.inv_mass,
+            })
+            .collect()
+    }
+
     /// Whether a substep has body-body contacts to look for.
     pub fn has_contacts(&self) -> bool {
         self.sim.num_colliders + self.sim.num_free > 0

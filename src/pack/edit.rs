@@ -460,7 +460,7 @@ impl Fnv {
 
 /// A fingerprint of everything that defines a world's dynamics: the
 /// parameters (`dt`, `substeps`, `rod_iterations`, `contact_iterations`,
-/// `contact_relax_iterations` and the uniform ones),
+/// `contact_relax_iterations`, sleeping and the uniform ones),
 /// every point's mass, material and layers, the resolved materials, springs
 /// and bodies (with their rest shapes), and the colliders. It leaves out the
 /// state (`pos`, `vel`), which is what a checkpoint replaces, and the body
@@ -490,13 +490,27 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     // contacts, so that a checkpoint loads whatever the grid, automatic or
     // `collision_cell`; kept in the hash of scenes without contacts, so
     // that their hashes, and the checkpoints that carry them, stay valid.
+    // Sleeping is hashed from the parameters, only when not the default
+    // (as above), so that scenes from before it keep their hashes.
+    let sleep = Params::default();
+    let sleeping = [params.sleep_speed, params.sleep_time, params.wake_speed];
+    if sleeping != [sleep.sleep_speed, sleep.sleep_time, sleep.wake_speed] {
+        h.slice("sleep", &sleeping);
+    }
     let mut sim = packed.sim;
     if packed.has_contacts() {
         sim.cell = 0.0;
         sim.inv_cell = 0.0;
         sim.table_mask = 0;
     }
-    h.slice("sim", &[sim]);
+    // The uniforms as they were before sleeping's fields (which come from
+    // the parameters above): the first 76 bytes and a zero word.
+    let head = std::mem::offset_of!(SimParams, sleep_motion_sq);
+    let mut old_sim = bytemuck::bytes_of(&sim)[..head].to_vec();
+    old_sim.extend_from_slice(&[0; 4]);
+    h.bytes(b"sim");
+    h.bytes(&1u64.to_le_bytes());
+    h.bytes(&old_sim);
     h.slice("point_info", &packed.point_info);
     h.slice("materials", &packed.materials);
     h.slice("springs", &packed.springs);

@@ -71,6 +71,7 @@ impl CpuSolver {
         }
         crate::world::check_position(item, "pos", pos)?;
         self.packed.pos[point.index()] = pos.to_array();
+        self.wake_point(point);
         Ok(())
     }
 
@@ -98,12 +99,14 @@ impl CpuSolver {
     }
 
     /// Scratch state and frames sized to the world (frames are recomputed
-    /// every substep, so their content does not matter).
+    /// every substep, so their content does not matter); everything awake.
     fn resize_scratch(&mut self) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
         self.contacts = super::Contacts::new(&self.packed);
+        self.sleep = super::Sleep::new(&self.packed);
+        self.info.clone_from(&self.packed.point_info);
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());
     }

@@ -366,6 +366,7 @@ impl GpuSolver {
             point.index() as u64 * STATE_BYTES,
             bytemuck::cast_slice(&[pos.to_array()]),
         );
+        self.wake_point(queue, point);
         Ok(())
     }
 
@@ -593,6 +594,18 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
+        // Everything wakes, with the edited world's assemblies.
+        let sleep_points = self.edit.mirror.sleep_points();
+        if !sleep_points.is_empty() {
+            queue.write_buffer(
+                &self.buffers.sleep_points,
+                0,
+                bytemuck::cast_slice(&sleep_points),
+            );
+        }
+        self.wake(queue);
+        // sleep_points 8, info 16, the two counters 4 each.
+        report.bytes_uploaded += 32 * sleep_points.len() as u64;
         Ok(report)
     }
 
@@ -646,6 +659,7 @@ impl GpuSolver {
         self.springs = Springs::new(device, &buffers);
         self.rods = Rods::new(device, &buffers);
         self.shape_match = ShapeMatch::new(device, &buffers, counts);
+        self.sleep = super::Sleep::new(device, &buffers);
         self.collider_counts = counts;
         self.buffers = buffers;
         Ok(())

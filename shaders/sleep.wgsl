@@ -1,0 +1,72 @@
+// Stage 6: sleeping, once per step after the last substep (Box2D's
+// islands, with the assemblies of body contacts as islands: points joined
+// by shared bodies, springs or rods). CPU mirror: src/cpu/sleep.rs.
+//
+//   measure  every point raises its assembly's largest squared motion
+//            over the step (the distance from where the last measure
+//            left it: what a viewer sees move, where the velocity a
+//            step ends with also holds the contact solve's last
+//            impulses), by an integer atomicMax on the float's bits,
+//            which order the same as the values for values >= 0: the
+//            result does not depend on the order. A contact that
+//            approaches faster than the wake speed raised it to
+//            SLEEP_WAKE already (body_collide.wgsl, resolve).
+//   update   each assembly (at its root point) counts the steps it has
+//            moved less than sleep_speed dt, or starts again at zero,
+//            and clears its speed for the next step.
+//   settle   a point of an assembly that has been slow for sleep_steps
+//            steps sleeps: its inverse mass in `info` becomes 0, so that
+//            every stage treats it as pinned (no motion, no gravity, an
+//            immovable side in contacts), and its velocity 0. A point of
+//            an awake assembly gets its own inverse mass back.
+
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read_write> state: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> points: array<SleepPoint>;
+@group(0) @binding(3) var<storage, read_write> speed: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> rest_steps: array<u32>;
+// PointInfo records as vec4 (point_info in shared.wgsl); settle writes
+// the inverse mass, .x.
+@group(0) @binding(5) var<storage, read_write> info: array<vec4<u32>>;
+// Each point's state at the last measure (or when it was woken).
+@group(0) @binding(6) var<storage, read_write> last: array<vec4<f32>>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let s = state[i];
+    let d = s.xy - last[i].xy;
+    last[i] = s;
+    atomicMax(&speed[points[i].group], bitcast<u32>(dot(d, d)));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points || points[i].group != i) {
+        return;
+    }
+    let fastest = atomicExchange(&speed[i], 0u);
+    if (fastest < bitcast<u32>(sim.sleep_motion_sq)) {
+        rest_steps[i] = min(rest_steps[i] + 1u, sim.sleep_steps);
+    } else {
+        rest_steps[i] = 0u;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let sp = points[i];
+    let asleep = sim.sleep_steps > 0u && rest_steps[sp.group] >= sim.sleep_steps;
+    info[i].x = bitcast<u32>(select(sp.inv_mass, 0.0, asleep));
+    if (asleep) {
+        state[i] = vec4<f32>(state[i].xy, 0.0, 0.0);
+    }
+}

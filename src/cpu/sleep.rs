@@ -1,0 +1,75 @@
+//! Stage 6, mirror of `shaders/sleep.wgsl`: sleeping, once per step after
+//! the last substep. Assemblies (points joined by bodies, springs or rods)
+//! are the islands: each counts the steps its fastest point has stayed
+//! below the sleep speed, and once that reaches `sleep_steps` its points
+//! sleep, as pinned points (inverse mass 0, velocity 0) until a contact
+//! that approaches faster than the wake speed, or an edit, wakes them.
+
+use crate::layout::{PointInfo, SimParams, SleepPoint};
+
+/// The bits of the squared distance from `last` to `p`, which order as the
+/// values do for values `>= 0` (WGSL `atomicMax` on them).
+#[inline]
+pub fn motion_bits(p: [f32; 2], last: [f32; 2]) -> u32 {
+    let (dx, dy) = (p[0] - last[0], p[1] - last[1]);
+    (dx * dx + dy * dy).to_bits()
+}
+
+/// Every point raises its assembly's largest squared motion since the
+/// last measure, and stores where it is now (WGSL `measure`); the maximum
+/// does not depend on the order.
+pub fn measure(
+    sim: &SimParams,
+    pos: &[[f32; 2]],
+    points: &[SleepPoint],
+    last: &mut [[f32; 2]],
+    speed: &mut [u32],
+) {
+    let n = sim.num_points as usize;
+    for ((p, sp), last) in pos[..n].iter().zip(points).zip(last) {
+        let s = &mut speed[sp.group as usize];
+        *s = (*s).max(motion_bits(*p, *last));
+        *last = *p;
+    }
+}
+
+/// Each assembly's root counts the steps at rest, or starts again, and
+/// clears its speed (WGSL `update`).
+pub fn update(sim: &SimParams, points: &[SleepPoint], speed: &mut [u32], rest_steps: &mut [u32]) {
+    for (i, sp) in points[..sim.num_points as usize].iter().enumerate() {
+        if sp.group as usize != i {
+            continue;
+        }
+        let fastest = std::mem::take(&mut speed[i]);
+        rest_steps[i] = if fastest < sim.sleep_motion_sq.to_bits() {
+            (rest_steps[i] + 1).min(sim.sleep_steps)
+        } else {
+            0
+        };
+    }
+}
+
+/// Whether an assembly that has rested `steps` steps sleeps.
+#[inline]
+pub fn asleep(sim: &SimParams, steps: u32) -> bool {
+    sim.sleep_steps > 0 && steps >= sim.sleep_steps
+}
+
+/// The points of sleeping assemblies lose their inverse mass and their
+/// velocity; the others get their own inverse mass back (WGSL `settle`).
+pub fn settle(
+    sim: &SimParams,
+    points: &[SleepPoint],
+    rest_steps: &[u32],
+    info: &mut [PointInfo],
+    vel: &mut [[f32; 2]],
+) {
+    let n = sim.num_points as usize;
+    for ((sp, info), v) in points[..n].iter().zip(&mut info[..n]).zip(&mut vel[..n]) {
+        let sleeps = asleep(sim, rest_steps[sp.group as usize]);
+        info.inv_mass = if sleeps { 0.0 } else { sp.inv_mass };
+        if sleeps {
+            *v = [0.0; 2];
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! Sleeping (`shaders/sleep.wgsl`, `src/cpu/sleep.rs`): assemblies at rest
+//! stop exactly, wake when something lands on them or the world is
+//! changed, resume from a checkpoint as they were, and the GPU decides as
+//! the CPU does.
+
+mod common;
+
+use common::gpu;
+use softbody::checkpoint::Checkpoint;
+use softbody::gpu::{GpuContext, Stage};
+use softbody::prelude::*;
+use softbody::{Params, samples};
+
+/// Movable points (pinned ones never count as asleep).
+fn movable(world: &World) -> usize {
+    world.points().iter().filter(|p| p.mass > 0.0).count()
+}
+
+/// A box resting on the floor and, `height` m above it, a second box that
+/// falls onto it: `(world, resting, falling)`.
+fn landing(height: f32) -> (World, Shape, Shape) {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let resting = BoxShape::new(Vec2::new(0.0, 0.55), Vec2::splat(1.0))
+        .build(&mut world)
+        .unwrap();
+    let falling = BoxShape::new(Vec2::new(0.2, 1.6 + height), Vec2::splat(1.0))
+        .build(&mut world)
+        .unwrap();
+    (world, resting, falling)
+}
+
+/// One of the two solvers, stepped and read alike.
+enum Solver {
+    Cpu(Box<CpuSolver>),
+    Gpu(GpuContext, Box<GpuSolver>),
+}
+
+impl Solver {
+    fn both(world: &World) -> Vec<Solver> {
+        let mut v = vec![Solver::Cpu(Box::new(CpuSolver::new(world).unwrap()))];
+        if let Some(ctx) = gpu() {
+            let s = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
+            v.push(Solver::Gpu(ctx, Box::new(s)));
+        }
+        v
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Solver::Cpu(_) => "cpu",
+            Solver::Gpu(..) => "gpu",
+        }
+    }
+
+    fn step(&mut self, steps: u32) {
+        match self {
+            Solver::Cpu(s) => (0..steps).for_each(|_| s.step()),
+            Solver::Gpu(ctx, s) => s.step(&ctx.device, &ctx.queue, steps).unwrap(),
+        }
+    }
+
+    fn state(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
+        match self {
+            Solver::Cpu(s) => (s.positions().to_vec(), s.velocities().to_vec()),
+            Solver::Gpu(ctx, s) => {
+                let st = s.read_state(&ctx.device, &ctx.queue).unwrap();
+                (st.pos, st.vel)
+            }
+        }
+    }
+
+    fn sleeping(&self) -> usize {
+        match self {
+            Solver::Cpu(s) => s.sleeping_points(),
+            Solver::Gpu(ctx, s) => s.read_sleeping_points(&ctx.device, &ctx.queue).unwrap(),
+        }
+    }
+
+    fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
+        match self {
+            Solver::Cpu(s) => s.set_state(pos, vel).unwrap(),
+            Solver::Gpu(ctx, s) => s.set_state(&ctx.queue, pos, vel).unwrap(),
+        }
+    }
+}
+
+#[test]
+fn a_settled_stack_sleeps_and_stops_exactly() {
+    let (world, _) = samples::stack(3, 1.0).unwrap();
+    let n = movable(&world);
+    for mut s in Solver::both(&world) {
+        s.step(180);
+        assert_eq!(s.sleeping(), n, "{}: all asleep after 3 s", s.name());
+        let (pos, vel) = s.state();
+        assert!(vel.iter().all(|v| *v == [0.0; 2]), "{}", s.name());
+        s.step(60);
+        let (later, vel) = s.state();
+        assert_eq!(pos, later, "{}: no drift while asleep", s.name());
+        assert!(vel.iter().all(|v| *v == [0.0; 2]), "{}", s.name());
+    }
+}
+
+#[test]
+fn without_sleeping_the_stack_keeps_its_last_motion() {
+    let (mut world, _) = samples::stack(3, 1.0).unwrap();
+    world.params.sleep_speed = 0.0;
+    for mut s in Solver::both(&world) {
+        s.step(180);
+        assert_eq!(s.sleeping(), 0, "{}", s.name());
+        let (_, vel) = s.state();
+        assert!(vel.iter().any(|v| *v != [0.0; 2]), "{}", s.name());
+    }
+}
+
+#[test]
+fn a_body_landing_on_a_sleeping_one_wakes_it() {
+    // The falling box lands after about 1.9 s at about 18 m/s; the resting
+    // one sleeps within 1 s.
+    let (world, resting, _) = landing(17.0);
+    let ids: Vec<usize> = resting.points.iter().map(|p| p.index()).collect();
+    for mut s in Solver::both(&world) {
+        s.step(90);
+        let asleep = s.sleeping();
+        assert_eq!(
+            asleep,
+            ids.len(),
+            "{}: only the resting box sleeps",
+            s.name()
+        );
+        let (before, _) = s.state();
+        // Until well after the landing: the resting box was pushed down.
+        s.step(60);
+        let (after, _) = s.state();
+        let moved = ids
+            .iter()
+            .map(|&i| Vec2::from(after[i]).distance(Vec2::from(before[i])))
+            .fold(0.0, f32::max);
+        assert!(
+            moved > 0.01,
+            "{}: the landing woke the resting box (moved {moved} m)",
+            s.name()
+        );
+    }
+}
+
+#[test]
+fn a_body_set_down_gently_rests_on_a_sleeping_one_and_sleeps_too() {
+    // Dropped 0.1 m: lands at 1.4 m/s, below the wake speed.
+    let (world, resting, falling) = landing(0.1);
+    let n = movable(&world);
+    for mut s in Solver::both(&world) {
+        let (start, _) = s.state();
+        s.step(300);
+        assert_eq!(s.sleeping(), n, "{}: both asleep after 5 s", s.name());
+        let (pos, _) = s.state();
+        let centre = |shape: &Shape, p: &[[f32; 2]]| {
+            shape
+                .points
+                .iter()
+                .map(|h| Vec2::from(p[h.index()]))
+                .sum::<Vec2>()
+                / shape.points.len() as f32
+        };
+        let top = centre(&falling, &pos).y - centre(&resting, &pos).y;
+        assert!(
+            (top - 1.0).abs() < 0.1,
+            "{}: the top box rests on the bottom one ({top} m above it)",
+            s.name()
+        );
+        assert!(centre(&falling, &pos).y < centre(&falling, &start).y);
+    }
+}
+
+#[test]
+fn set_state_wakes_everything() {
+    let (world, _) = samples::stack(2, 1.0).unwrap();
+    let n = movable(&world);
+    for mut s in Solver::both(&world) {
+        s.step(180);
+        assert_eq!(s.sleeping(), n, "{}", s.name());
+        let (pos, mut vel) = s.state();
+        vel[0] = [1.0, 0.0];
+        s.set_state(&pos, &vel);
+        assert_eq!(s.sleeping(), 0, "{}", s.name());
+        s.step(1);
+        let (later, _) = s.state();
+        assert!(later[0][0] > pos[0][0], "{}: the kick took", s.name());
+    }
+}
+
+#[test]
+fn the_gpu_puts_the_same_assemblies_to_sleep_as_the_cpu() {
+    let Some(ctx) = gpu() else { return };
+    // No gravity: the boxes given no velocity stay where they are and
+    // sleep after one step; the others move and stay awake.
+    let (mut world, boxes) = samples::stack(6, 0.5).unwrap();
+    world.params.gravity = Vec2::ZERO;
+    world.params.sleep_time = 0.0;
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let pos = cpu.positions().to_vec();
+    let mut vel = vec![[0.0; 2]; pos.len()];
+    for b in boxes.iter().step_by(2) {
+        for p in &b.points {
+            vel[p.index()] = [0.0, 3.0];
+        }
+    }
+    cpu.set_state(&pos, &vel).unwrap();
+    gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::IntegrateCollide);
+    gpu.record_stage(&mut encoder, Stage::Sleep);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_integrate();
+    cpu.stage_collide();
+    cpu.stage_sleep();
+    let asleep = boxes.len() / 2 * boxes[0].points.len();
+    assert_eq!(cpu.sleeping_points(), asleep);
+    assert_eq!(
+        gpu.read_sleeping_points(&ctx.device, &ctx.queue).unwrap(),
+        asleep
+    );
+    assert_eq!(
+        gpu.read_rest_steps(&ctx.device, &ctx.queue).unwrap(),
+        cpu.rest_steps()
+    );
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    assert_eq!(state.vel, cpu.velocities());
+}
+
+#[test]
+fn a_run_resumed_from_a_checkpoint_sleeps_as_the_run_in_one_go() {
+    let (world, _) = samples::stack(3, 1.0).unwrap();
+    // On the CPU: 70 steps (some assemblies asleep), save, 80 more.
+    let mut a = CpuSolver::new(&world).unwrap();
+    for _ in 0..70 {
+        a.step();
+    }
+    let saved = Checkpoint::from_bytes(&Checkpoint::of_cpu(&a, 0.0).to_bytes().unwrap()).unwrap();
+    assert!(saved.rest_steps.iter().any(|&s| s > 0));
+    for _ in 0..80 {
+        a.step();
+    }
+    let mut b = CpuSolver::new(&world).unwrap();
+    saved.restore_cpu(&mut b).unwrap();
+    for _ in 0..80 {
+        b.step();
+    }
+    assert_eq!(a.positions(), b.positions());
+    assert_eq!(a.velocities(), b.velocities());
+    assert_eq!(a.rest_steps(), b.rest_steps());
+    // On the GPU, the same.
+    let Some(ctx) = gpu() else { return };
+    let mut a = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    a.step(&ctx.device, &ctx.queue, 70).unwrap();
+    let saved = Checkpoint::of_gpu(&a, &ctx.device, &ctx.queue, 0.0).unwrap();
+    a.step(&ctx.device, &ctx.queue, 80).unwrap();
+    let mut b = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    saved.restore_gpu(&mut b, &ctx.queue).unwrap();
+    b.step(&ctx.device, &ctx.queue, 80).unwrap();
+    assert_eq!(
+        a.read_state(&ctx.device, &ctx.queue).unwrap(),
+        b.read_state(&ctx.device, &ctx.queue).unwrap()
+    );
+    assert_eq!(
+        a.read_rest_steps(&ctx.device, &ctx.queue).unwrap(),
+        b.read_rest_steps(&ctx.device, &ctx.queue).unwrap()
+    );
+}
+
+#[test]
+fn a_version_1_checkpoint_loads_with_everything_awake() {
+    let (world, _) = samples::stack(1, 1.0).unwrap();
+    let cpu = CpuSolver::new(&world).unwrap();
+    let mut bytes = Checkpoint::of_cpu(&cpu, 0.0).to_bytes().unwrap();
+    // Version 1: no steps at rest, a fresh checksum.
+    let n = cpu.positions().len();
+    bytes[20..24].copy_from_slice(&1u32.to_le_bytes());
+    let body = bytes.len() - 8 - 4 * n;
+    bytes.truncate(body);
+    let sum = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    let c = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(c.rest_steps.is_empty());
+    assert_eq!(c.pos, cpu.positions());
+}
+
+#[test]
+fn sleeping_parameters_are_checked() {
+    for (field, f) in [
+        (
+            "sleep_speed",
+            (|p: &mut Params| p.sleep_speed = -1.0) as fn(&mut Params),
+        ),
+        ("sleep_time", |p| p.sleep_time = f32::NAN),
+        ("wake_speed", |p| p.wake_speed = -0.5),
+        ("sleep_time", |p| p.sleep_time = 1e9),
+    ] {
+        let mut p = Params::default();
+        f(&mut p);
+        let e = p.validate().unwrap_err().to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    let p = Params::default();
+    assert_eq!(p.sleep_steps(), 30);
+    let off = Params {
+        sleep_speed: 0.0,
+        ..Params::default()
+    };
+    assert_eq!(off.sleep_steps(), 0);
+}
