@@ -25,7 +25,10 @@ pub const DEFAULT_SCENE_SHAPE_STIFFNESS: f32 = 20_000.0;
 /// [`Params::spring_stiffness`](crate::Params::spring_stiffness).
 #[deprecated(note = "the default scene uses the Params defaults (Params::spring_stiffness)")]
 pub const DEFAULT_SCENE_SPRING_STIFFNESS: f32 = 8_000.0;
-/// Body-contact passes per substep in the default scene (default 1).
+/// Not used: the default scene's contacts follow
+/// [`Params::contact_iterations`](crate::Params::contact_iterations), whose
+/// default is 2 passes too.
+#[deprecated(note = "the default scene uses the Params default (Params::contact_iterations)")]
 pub const DEFAULT_SCENE_CONTACT_ITERATIONS: u32 = 2;
 
 /// Distance between neighbouring bodies when the scene is laid out, m.
@@ -50,12 +53,12 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// toward the middle; the rings wrap onto their planets and slide round them,
 /// the curtain pours over the planets into the basin.
 ///
-/// The bodies use the [`Params`] defaults. The curtain lands at 30 to 47
-/// m/s and piles up many bodies deep in the basin, so contacts get two
-/// passes per substep ([`DEFAULT_SCENE_CONTACT_ITERATIONS`]): at 10,000
-/// bodies, while the curtain lands (2 to 5 s), 0.1 to 2% of the points are
-/// inside another body with two passes and 0.6 to 7% with one; at 2,000
-/// bodies after 20 s, 0.10% against 0.27% (docs/physics.md, "Piles").
+/// The bodies and contacts use the [`Params`] defaults. The curtain lands
+/// at 30 to 47 m/s and piles up many bodies deep in the basin; with the
+/// default two contact passes, at 10,000 bodies, while the curtain lands
+/// (2 to 5 s), 0.1 to 2% of the points are inside another body (0.6 to 7%
+/// with one pass); at 2,000 bodies after 20 s, 0.10% against 0.27%
+/// (docs/physics.md, "Piles").
 ///
 /// [`Params`]: crate::Params
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
@@ -67,7 +70,6 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
         });
     }
     let mut world = World::default();
-    world.params.contact_iterations = DEFAULT_SCENE_CONTACT_ITERATIONS;
     world.add_plane(HalfPlane::floor(0.0))?;
     // Walls meeting the floor at x = +-63.6 m, leaning out.
     world.add_plane(HalfPlane::new(Vec2::new(1.0, 0.35), -60.0))?;
