@@ -79,6 +79,9 @@ struct Opts {
     /// `Params::sleep_time`, s.
     #[arg(long)]
     sleep_time: Option<f32>,
+    /// `Params::contact_iterations`.
+    #[arg(long)]
+    contact_iterations: Option<u32>,
 }
 
 fn non_negative(s: &str) -> Result<f32, String> {
@@ -203,6 +206,9 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(t) = opts.sleep_time {
         world.params.sleep_time = t;
+    }
+    if let Some(n) = opts.contact_iterations {
+        world.params.contact_iterations = n;
     }
     let packed = Packed::from_world(&world)?;
     let start = tracked.as_ref().map(|s| centroid(s, &packed.pos));

@@ -51,6 +51,9 @@
 // Sleeping's per-assembly speeds (sleep.wgsl): a contact that approaches
 // faster than the wake speed raises both sides' to SLEEP_WAKE.
 @group(0) @binding(18) var<storage, read_write> sleep_speed: array<atomic<u32>>;
+// Sleeping's steps at rest per assembly (sleep.wgsl): narrow skips the
+// outlines of sleeping assemblies for a sleeping point.
+@group(0) @binding(19) var<storage, read> rest_steps: array<u32>;
 
 const NO_BODY: u32 = 0xffffffffu;
 // See on_face.
@@ -61,6 +64,11 @@ const ENTRY_SUBSTEPS: f32 = 2.0;
 // -INVERTED_AREA times the sum of its terms' sizes: a flat or crushed
 // outline, whose area is lost in rounding, keeps the rest winding.
 const INVERTED_AREA: f32 = 1e-3;
+
+// Whether assembly `group` sleeps (sleep.wgsl, settle).
+fn asleep(group: u32) -> bool {
+    return sim.sleep_steps > 0u && rest_steps[group] >= sim.sleep_steps;
+}
 
 // Whether the two sides' layers let them collide (seed 002).
 fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
@@ -73,9 +81,14 @@ fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
 // against planets, the point has radius `point_radius`: it is in contact
 // when inside the outline (depth: distance to the entry edge plus the
 // radius) or within the radius outside it (depth: radius minus distance).
-fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, best: ptr<function, ContactHit>) {
+fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, best: ptr<function, ContactHit>) {
     let o = outlines[b];
     if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
+        return;
+    }
+    // Two sleeping sides: neither would move, and the point's contact
+    // with an awake body (which its deepest could otherwise hide) counts.
+    if (sleeping && asleep(o.group)) {
         return;
     }
     // The box already includes the radius (broad_phase.wgsl).
@@ -293,6 +306,7 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
 // The deepest body contact of point `i` at `p`.
 fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> ContactHit {
     var best = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
+    let sleeping = asleep(cp.group);
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
     let key = cell_key(cell);
@@ -300,14 +314,14 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
     for (var e = grid[slot]; e < end; e++) {
         let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
         if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
-            test_body(c, p, v, cp.group, pf, &best);
+            test_body(c, p, v, cp.group, pf, sleeping, &best);
         }
     }
     let large = grid[large_base(sim.table_mask)];
     for (var k = 0u; k < large; k++) {
         let c = grid[large_base(sim.table_mask) + 1u + k];
         if (c < sim.num_bodies) {
-            test_body(c, p, v, cp.group, pf, &best);
+            test_body(c, p, v, cp.group, pf, sleeping, &best);
         }
     }
     return best;

@@ -1132,6 +1132,7 @@ fn a_degenerate_edge_gives_no_contact() {
         colliders: &[0],
         aabbs: &[[-0.1, -0.1, 1.1, 1.1]],
         grid: &Grid::default(),
+        rest_steps: &[0; 5],
     };
     let none = ContactHit::NONE;
     // Just outside the doubled corner, within the radius, nearest to the
@@ -1144,6 +1145,7 @@ fn a_degenerate_edge_gives_no_contact() {
         Vec2::ZERO,
         1,
         &filter,
+        false,
         &mut best,
     );
     assert_eq!(best, none, "no contact with a degenerate edge");
@@ -1157,6 +1159,7 @@ fn a_degenerate_edge_gives_no_contact() {
         Vec2::ZERO,
         1,
         &filter,
+        false,
         &mut best,
     );
     assert_eq!(best.n, [1.0, 0.0]);

@@ -312,3 +312,84 @@ fn sleeping_parameters_are_checked() {
     };
     assert_eq!(off.sleep_steps(), 0);
 }
+
+/// The contact stage with some assemblies asleep, on both paths: sleeping
+/// points are immovable sides, two sleeping sides are not tested, and a
+/// fast approach wakes the sleeper at the step's end.
+#[test]
+fn contacts_with_sleeping_bodies_match_the_cpu_and_wake_the_one_hit() {
+    let Some(ctx) = gpu() else { return };
+    let (world, boxes) = samples::stack(4, 1.0).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..120 {
+        cpu.step();
+    }
+    // The two lower boxes asleep; the third hits the second at 3 m/s.
+    let (pos, mut vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    for p in &boxes[2].points {
+        vel[p.index()] = [0.0, -3.0];
+    }
+    let group = |b: usize| cpu.packed().contact_points[boxes[b].points[0].index()].group as usize;
+    let (g0, g1) = (group(0), group(1));
+    let mut rest = vec![0u32; pos.len()];
+    let sleep_steps = world.params.sleep_steps();
+    rest[g0] = sleep_steps;
+    rest[g1] = sleep_steps;
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    cpu.set_state(&pos, &vel).unwrap();
+    cpu.set_rest_steps(&rest).unwrap();
+    gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
+    gpu.set_rest_steps(&ctx.queue, &rest).unwrap();
+    assert_eq!(cpu.sleeping_points(), 8);
+    assert_eq!(
+        gpu.read_sleeping_points(&ctx.device, &ctx.queue).unwrap(),
+        8
+    );
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::IntegrateCollide);
+    gpu.record_stage(&mut encoder, Stage::BroadPhase);
+    gpu.record_stage(&mut encoder, Stage::BodyCollide);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_integrate();
+    cpu.stage_collide();
+    cpu.stage_broad_phase();
+    cpu.stage_body_collide();
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    let far = |a: &[[f32; 2]], b: &[[f32; 2]]| {
+        a.iter()
+            .zip(b)
+            .map(|(g, c)| Vec2::from(*g).distance(Vec2::from(*c)))
+            .fold(0.0, f32::max)
+    };
+    // As in tests/collisions.rs: a driver that fuses multiply-adds moves
+    // integrate's result by an ulp.
+    assert!(far(&state.pos, cpu.positions()) <= 1e-5);
+    assert!(far(&state.vel, cpu.velocities()) <= 1e-3);
+    // The sleeping boxes did not move; the falling one was stopped.
+    for b in &boxes[..2] {
+        for p in &b.points {
+            assert_eq!(cpu.positions()[p.index()], pos[p.index()]);
+            assert_eq!(state.pos[p.index()], pos[p.index()]);
+            assert_eq!(cpu.velocities()[p.index()], [0.0; 2]);
+        }
+    }
+    let falling = boxes[2].points[0].index();
+    assert!(
+        cpu.velocities()[falling][1] > -1.0,
+        "stopped by the sleeping box"
+    );
+    // The step's end: the box hit wakes; the one under it sleeps on.
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::Sleep);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_sleep();
+    let gpu_rest = gpu.read_rest_steps(&ctx.device, &ctx.queue).unwrap();
+    assert_eq!(gpu_rest, cpu.rest_steps());
+    assert_eq!(cpu.rest_steps()[g1], 0, "woken");
+    assert_eq!(cpu.rest_steps()[g0], sleep_steps, "still asleep");
+    assert_eq!(cpu.sleeping_points(), 4);
+    assert_eq!(
+        gpu.read_sleeping_points(&ctx.device, &ctx.queue).unwrap(),
+        4
+    );
+}

@@ -42,10 +42,20 @@ pub struct Bindings<'a> {
     pub colliders: &'a [u32],
     pub aabbs: &'a [[f32; 4]],
     pub grid: &'a Grid,
+    /// Sleeping's steps at rest per assembly root.
+    pub rest_steps: &'a [u32],
+}
+
+/// Whether assembly `group` sleeps (WGSL `asleep`).
+#[inline]
+pub fn asleep(bind: &Bindings, group: u32) -> bool {
+    crate::cpu::sleep::asleep(bind.sim, bind.rest_steps[group as usize])
 }
 
 /// Point `p` moving at `v` against body `b`'s outline (WGSL `test_body`):
 /// in contact when inside the outline or within `point_radius` outside it.
+/// A `sleeping` point skips the outlines of sleeping assemblies.
+#[allow(clippy::too_many_arguments)]
 pub fn test_body(
     bind: &Bindings,
     b: u32,
@@ -53,10 +63,16 @@ pub fn test_body(
     v: Vec2,
     group: u32,
     pf: &ContactFilter,
+    sleeping: bool,
     best: &mut ContactHit,
 ) {
     let o = &bind.outlines[b as usize];
     if o.group == group || !layers_meet(pf, &bind.filters[o.filter_id as usize]) {
+        return;
+    }
+    // Two sleeping sides: neither would move, and the point's contact
+    // with an awake body (which its deepest could otherwise hide) counts.
+    if sleeping && asleep(bind, o.group) {
         return;
     }
     let bb = bind.aabbs[b as usize];
@@ -294,16 +310,17 @@ pub fn deepest(
 ) -> ContactHit {
     let sim = bind.sim;
     let mut best = ContactHit::NONE;
+    let sleeping = asleep(bind, cp.group);
     let cell = grid_cell(p, sim.inv_cell);
     let key = cell_key(cell);
     for (c, k) in bind.grid.slot_entries(sim, cell_slot(cell, sim.table_mask)) {
         if c < sim.num_bodies && k == key {
-            test_body(bind, c, p, v, cp.group, pf, &mut best);
+            test_body(bind, c, p, v, cp.group, pf, sleeping, &mut best);
         }
     }
     for &b in bind.grid.large(sim) {
         if b < sim.num_bodies {
-            test_body(bind, b, p, v, cp.group, pf, &mut best);
+            test_body(bind, b, p, v, cp.group, pf, sleeping, &mut best);
         }
     }
     best

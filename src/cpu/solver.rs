@@ -107,6 +107,7 @@ pub struct CpuSolver {
 fn bindings<'a>(
     p: &'a Packed,
     info: &'a [PointInfo],
+    rest_steps: &'a [u32],
     aabbs: &'a [[f32; 4]],
     grid: &'a Grid,
 ) -> body_collide::Bindings<'a> {
@@ -122,6 +123,7 @@ fn bindings<'a>(
         colliders: &p.colliders,
         aabbs,
         grid,
+        rest_steps,
     }
 }
 
@@ -389,7 +391,7 @@ impl CpuSolver {
             free,
             each,
         } = &mut self.contacts;
-        let bind = bindings(p, &self.info, aabbs, grid);
+        let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
         body_collide::narrow(&bind, hits, free, counts, self.parallel);
         let speed = &mut self.sleep.speed;
         body_collide::resolve(&bind, hits, counts, each, acc, speed, false, self.parallel);
@@ -409,7 +411,7 @@ impl CpuSolver {
             each,
             ..
         } = &mut self.contacts;
-        let bind = bindings(p, &self.info, aabbs, grid);
+        let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
         body_collide::recount(&bind, hits, counts);
         let speed = &mut self.sleep.speed;
         body_collide::resolve(&bind, hits, counts, each, acc, speed, true, self.parallel);

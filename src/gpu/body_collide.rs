@@ -53,6 +53,7 @@ impl BodyCollide {
         let narrow_bind = [0, 1].map(|s| {
             let mut e = common(s);
             e.push((9, &c.aabbs));
+            e.push((19, &b.rest_steps));
             bind_group(device, "narrow", &narrow, &e)
         });
         // resolve and relax: the common bindings and the accumulators.
