@@ -222,6 +222,10 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                         slider(&mut p.restitution_threshold, 0.0..=5.0)
                             .text("restitution threshold, m/s"),
                     );
+                    ui.add(
+                        slider(&mut p.sleep_speed, 0.0..=0.5).text("sleep below, m/s (0: never)"),
+                    );
+                    ui.add(slider(&mut p.wake_speed, 0.0..=10.0).text("wake above, m/s"));
                     ui.label("Baked into items; re-uploaded on release:");
                     ui.add(slider(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
                     ui.add(slider(&mut p.static_friction, 0.0..=2.0).text("static friction"));
