@@ -67,7 +67,7 @@ const INVERTED_AREA: f32 = 1e-3;
 
 // Whether assembly `group` sleeps (sleep.wgsl, settle).
 fn asleep(group: u32) -> bool {
-    return sim.sleep_steps > 0u && rest_steps[group] >= sim.sleep_steps;
+    return sleeps(rest_steps[group], sim.sleep_steps);
 }
 
 // Whether the two sides' layers let them collide (seed 002).

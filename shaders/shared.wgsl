@@ -54,6 +54,13 @@ struct SleepPoint {
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
 
+// Whether an assembly that has rested `steps` steps sleeps, with
+// `sleep_steps` (SimParams; 0: sleeping is off). CPU mirror:
+// cpu::sleep::asleep.
+fn sleeps(steps: u32, sleep_steps: u32) -> bool {
+    return sleep_steps > 0u && steps >= sleep_steps;
+}
+
 struct PointInfo {
     inv_mass: f32,
     weight: f32,

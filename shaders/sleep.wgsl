@@ -19,6 +19,9 @@
 //            every stage treats it as pinned (no motion, no gravity, an
 //            immovable side in contacts), and its velocity 0. A point of
 //            an awake assembly gets its own inverse mass back.
+//   wake     (on an edit, set_state or new parameters, not in a step)
+//            every point gets its own inverse mass back, every assembly
+//            starts counting again, and motion is measured from here.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> state: array<vec4<f32>>;
@@ -64,9 +67,21 @@ fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         return;
     }
     let sp = points[i];
-    let asleep = sim.sleep_steps > 0u && rest_steps[sp.group] >= sim.sleep_steps;
+    let asleep = sleeps(rest_steps[sp.group], sim.sleep_steps);
     info[i].x = bitcast<u32>(select(sp.inv_mass, 0.0, asleep));
     if (asleep) {
         state[i] = vec4<f32>(state[i].xy, 0.0, 0.0);
     }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn wake(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    info[i].x = bitcast<u32>(points[i].inv_mass);
+    atomicStore(&speed[i], 0u);
+    rest_steps[i] = 0u;
+    last[i] = state[i];
 }

@@ -808,6 +808,21 @@ mod tests {
         bytes[body..].copy_from_slice(&sum.to_le_bytes());
     }
 
+    /// A version 1 file (from before sleeping: no steps at rest) is read,
+    /// with everything awake.
+    #[test]
+    fn a_version_1_checkpoint_loads_with_everything_awake() {
+        let c = sample();
+        let mut bytes = c.to_bytes().unwrap();
+        bytes[20..24].copy_from_slice(&1u32.to_le_bytes());
+        let end = bytes.len() - 8 - 4 * c.pos.len();
+        bytes.drain(end..bytes.len() - 8);
+        reseal(&mut bytes);
+        let back = Checkpoint::from_bytes(&bytes).unwrap();
+        assert!(back.rest_steps.is_empty());
+        assert_eq!((back.pos, back.vel), (c.pos, c.vel));
+    }
+
     /// Every field comes back from the bytes, `time` included (the program
     /// recomputes its time from the step, so nothing else reads it back).
     #[test]

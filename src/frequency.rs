@@ -95,19 +95,8 @@ impl Frequency {
         hz_field: &'static str,
         ratio_field: &'static str,
     ) -> Result<(), WorldError> {
-        for (field, v) in [(hz_field, self.hz), (ratio_field, self.damping_ratio)] {
-            if !v.is_finite() {
-                return Err(WorldError::NonFinite { item, field });
-            }
-            if v < 0.0 {
-                return Err(WorldError::Negative {
-                    item,
-                    field,
-                    value: v,
-                });
-            }
-        }
-        Ok(())
+        crate::world::check_non_negative(item, hz_field, self.hz)?;
+        crate::world::check_non_negative(item, ratio_field, self.damping_ratio)
     }
 }
 

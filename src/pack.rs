@@ -251,6 +251,18 @@ pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(
     Ok(())
 }
 
+/// Checks that sleeping's steps at rest have one entry per point.
+pub fn check_rest_steps(n: usize, steps: &[u32]) -> Result<(), WorldError> {
+    if steps.len() != n {
+        return Err(WorldError::LengthMismatch {
+            what: "rest steps",
+            expected: n,
+            got: steps.len(),
+        });
+    }
+    Ok(())
+}
+
 /// Checks that a state has one position and one velocity per point, all
 /// finite (a NaN or infinite entry would spread to every point linked to
 /// it in one step) and within [`MAX_STATE`](crate::world::MAX_STATE): wider

@@ -563,7 +563,11 @@ fn check_vec(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError>
     }
 }
 
-fn check_non_negative(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
+pub(crate) fn check_non_negative(
+    item: Item,
+    field: &'static str,
+    v: f32,
+) -> Result<(), WorldError> {
     check_finite(item, field, v)?;
     if v < 0.0 {
         return Err(WorldError::Negative {

@@ -332,7 +332,7 @@ fn check_stage(
             cpu.stage_body_collide();
             cpu.stage_contact_relax();
         }
-        Stage::Sleep => cpu.stage_sleep(),
+        Stage::Sleep => unreachable!("tests/sleep.rs checks sleeping against the CPU"),
     }
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     let what = format!("{name} {stage:?}");

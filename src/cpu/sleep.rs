@@ -49,7 +49,8 @@ pub fn update(sim: &SimParams, points: &[SleepPoint], speed: &mut [u32], rest_st
     }
 }
 
-/// Whether an assembly that has rested `steps` steps sleeps.
+/// Whether an assembly that has rested `steps` steps sleeps (WGSL
+/// `sleeps`).
 #[inline]
 pub fn asleep(sim: &SimParams, steps: u32) -> bool {
     sim.sleep_steps > 0 && steps >= sim.sleep_steps
@@ -72,4 +73,34 @@ pub fn settle(
             *v = [0.0; 2];
         }
     }
+}
+
+/// Every point gets its own inverse mass back, every assembly starts
+/// counting again, and motion is measured from `pos` (WGSL `wake`).
+pub fn wake(
+    sim: &SimParams,
+    pos: &[[f32; 2]],
+    points: &[SleepPoint],
+    info: &mut [PointInfo],
+    last: &mut [[f32; 2]],
+    speed: &mut [u32],
+    rest_steps: &mut [u32],
+) {
+    let n = sim.num_points as usize;
+    for (info, sp) in info[..n].iter_mut().zip(points) {
+        info.inv_mass = sp.inv_mass;
+    }
+    last[..n].copy_from_slice(&pos[..n]);
+    speed[..n].fill(0);
+    rest_steps[..n].fill(0);
+}
+
+/// Points asleep in `info` (the solver's point info), from the packed
+/// `own` one: inverse mass 0 where their own is not (pinned points do not
+/// count).
+pub fn sleeping_points(info: &[PointInfo], own: &[PointInfo]) -> usize {
+    info.iter()
+        .zip(own)
+        .filter(|(now, own)| now.inv_mass == 0.0 && own.inv_mass != 0.0)
+        .count()
 }

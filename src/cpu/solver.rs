@@ -258,10 +258,16 @@ impl CpuSolver {
     /// assembly starts counting its rest again. Edits, `set_state` and a
     /// change of parameters do this themselves.
     pub fn wake(&mut self) {
-        self.info.clone_from(&self.packed.point_info);
-        self.sleep.last.clone_from(&self.packed.pos);
-        self.sleep.speed.fill(0);
-        self.sleep.rest_steps.fill(0);
+        let s = &mut self.sleep;
+        sleep::wake(
+            &self.packed.sim,
+            &self.packed.pos,
+            &s.points,
+            &mut self.info,
+            &mut s.last,
+            &mut s.speed,
+            &mut s.rest_steps,
+        );
     }
 
     /// Wakes `point`'s assembly from the next step on (its points move
@@ -283,14 +289,7 @@ impl CpuSolver {
     /// assemblies at rest long enough sleep at once. Refuses a slice of
     /// another length than the points'.
     pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
-        let n = self.packed.pos.len();
-        if steps.len() != n {
-            return Err(WorldError::LengthMismatch {
-                what: "rest steps",
-                expected: n,
-                got: steps.len(),
-            });
-        }
+        crate::pack::check_rest_steps(self.packed.pos.len(), steps)?;
         self.sleep.rest_steps.copy_from_slice(steps);
         let s = &self.sleep;
         sleep::settle(
@@ -305,11 +304,7 @@ impl CpuSolver {
 
     /// Points asleep now (pinned points not counted).
     pub fn sleeping_points(&self) -> usize {
-        self.info
-            .iter()
-            .zip(&self.packed.point_info)
-            .filter(|(now, own)| now.inv_mass == 0.0 && own.inv_mass != 0.0)
-            .count()
+        sleep::sleeping_points(&self.info, &self.packed.point_info)
     }
 
     /// One substep: the forces (springs, shape matching), then the motion

@@ -1,12 +1,19 @@
 //! Stage 6 wrapper for `shaders/sleep.wgsl` (CPU mirror: `cpu::sleep`):
-//! measure, update and settle, once per step after the last substep.
+//! measure, update and settle, once per step after the last substep; and
+//! wake, recorded by edits.
 
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
 
-/// Sleeping's three dispatches over the points.
+/// One kernel of the stage and its bind group for each state copy.
+type Kernel = (wgpu::ComputePipeline, [wgpu::BindGroup; 2]);
+
+/// Sleeping's dispatches over the points.
 pub struct Sleep {
-    kernels: [(wgpu::ComputePipeline, [wgpu::BindGroup; 2]); 3],
+    measure: Kernel,
+    update: Kernel,
+    settle: Kernel,
+    wake: Kernel,
 }
 
 impl Sleep {
@@ -32,29 +39,41 @@ impl Sleep {
             (pipeline, bind)
         };
         Self {
-            kernels: [
-                kernel("measure", &[0, 1, 2, 3, 6]),
-                kernel("update", &[0, 2, 3, 4]),
-                kernel("settle", &[0, 1, 2, 4, 5]),
-            ],
+            measure: kernel("measure", &[0, 1, 2, 3, 6]),
+            update: kernel("update", &[0, 2, 3, 4]),
+            settle: kernel("settle", &[0, 1, 2, 4, 5]),
+            wake: kernel("wake", &[0, 1, 2, 3, 4, 5, 6]),
+        }
+    }
+
+    /// Records measure, update and settle on state copy `state`: a step's
+    /// end.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
+        for k in [&self.measure, &self.update, &self.settle] {
+            dispatch(pass, k, state, grid);
         }
     }
 
     /// Records settle alone on state copy `state` (after the rest counts
     /// were written, as by a checkpoint's restore).
     pub fn record_settle(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        let (pipeline, bind) = &self.kernels[2];
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &bind[state], &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        dispatch(pass, &self.settle, state, grid);
     }
 
-    /// Records the three dispatches on state copy `state`.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        for (pipeline, bind) in &self.kernels {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind[state], &[]);
-            pass.dispatch_workgroups(grid.0, grid.1, 1);
-        }
+    /// Records wake on state copy `state`: everything awake, motion
+    /// measured from the current state.
+    pub fn record_wake(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
+        dispatch(pass, &self.wake, state, grid);
     }
+}
+
+fn dispatch(
+    pass: &mut wgpu::ComputePass,
+    (pipeline, bind): &Kernel,
+    state: usize,
+    grid: (u32, u32),
+) {
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, &bind[state], &[]);
+    pass.dispatch_workgroups(grid.0, grid.1, 1);
 }

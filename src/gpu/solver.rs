@@ -379,24 +379,28 @@ impl GpuSolver {
 
     /// Wakes every point: each gets its inverse mass back and every
     /// assembly starts counting its rest again, from the next recorded
-    /// step. Writes the point info (16 bytes a point), clears sleeping's
-    /// counters and copies the state as where motion is measured from
-    /// (one submission); edits, `set_state` and a change of parameters do
-    /// this themselves.
+    /// step, with motion measured from the current state. One dispatch
+    /// (WGSL `wake`), submitted at once: nothing is uploaded. Edits,
+    /// `set_state` and a change of parameters do this themselves.
     pub fn wake(&self, queue: &wgpu::Queue) {
-        let p = self.packed();
-        let b = &self.buffers;
-        if p.pos.is_empty() {
+        self.submit_sleep(queue, Sleep::record_wake);
+    }
+
+    /// Submits one of sleeping's dispatches on its own, on state copy 0
+    /// (where the state is between steps).
+    fn submit_sleep(
+        &self,
+        queue: &wgpu::Queue,
+        record: fn(&Sleep, &mut wgpu::ComputePass, usize, (u32, u32)),
+    ) {
+        if self.num_points == 0 {
             return;
         }
-        queue.write_buffer(&b.info, 0, bytemuck::cast_slice(&p.point_info));
-        let zeros = vec![0u8; 4 * p.pos.len()];
-        queue.write_buffer(&b.sleep_speed, 0, &zeros);
-        queue.write_buffer(&b.rest_steps, 0, &zeros);
-        // Motion is measured from here on.
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        let bytes = p.pos.len() as u64 * super::buffers::STATE_BYTES;
-        encoder.copy_buffer_to_buffer(&b.state[0], 0, &b.sleep_last, 0, bytes);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            record(&self.sleep, &mut pass, 0, self.point_grid);
+        }
         queue.submit([encoder.finish()]);
     }
 
@@ -435,24 +439,11 @@ impl GpuSolver {
         steps: &[u32],
     ) -> Result<(), SolverError> {
         self.check_context("set_rest_steps", None, Some(queue))?;
-        if steps.len() != self.num_points {
-            return Err(crate::error::WorldError::LengthMismatch {
-                what: "rest steps",
-                expected: self.num_points,
-                got: steps.len(),
-            }
-            .into());
+        crate::pack::check_rest_steps(self.num_points, steps)?;
+        if !steps.is_empty() {
+            queue.write_buffer(&self.buffers.rest_steps, 0, bytemuck::cast_slice(steps));
         }
-        if steps.is_empty() {
-            return Ok(());
-        }
-        queue.write_buffer(&self.buffers.rest_steps, 0, bytemuck::cast_slice(steps));
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            self.sleep.record_settle(&mut pass, 0, self.point_grid);
-        }
-        queue.submit([encoder.finish()]);
+        self.submit_sleep(queue, Sleep::record_settle);
         Ok(())
     }
 
@@ -466,11 +457,10 @@ impl GpuSolver {
         self.check_context("read_sleeping_points", Some(device), Some(queue))?;
         let info: Vec<crate::layout::PointInfo> =
             read_buffer(device, queue, &self.buffers.info, self.num_points)?;
-        Ok(info
-            .iter()
-            .zip(&self.packed().point_info)
-            .filter(|(now, own)| now.inv_mass == 0.0 && own.inv_mass != 0.0)
-            .count())
+        Ok(crate::cpu::sleep::sleeping_points(
+            &info,
+            &self.packed().point_info,
+        ))
     }
 
     /// Number of points.

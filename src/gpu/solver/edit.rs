@@ -538,6 +538,12 @@ impl GpuSolver {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
                 report.bytes_uploaded += write_changed(queue, t, o, n);
             }
+            report.bytes_uploaded += write_changed(
+                queue,
+                &self.buffers.sleep_points,
+                bytemuck::cast_slice(&old.sleep_points()),
+                bytemuck::cast_slice(&new.sleep_points()),
+            );
             let (o, n) = (
                 Colliders::new(&old.planets, &old.planes),
                 Colliders::new(&new.planets, &new.planes),
@@ -594,18 +600,9 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
-        // Everything wakes, with the edited world's assemblies.
-        let sleep_points = self.edit.mirror.sleep_points();
-        if !sleep_points.is_empty() {
-            queue.write_buffer(
-                &self.buffers.sleep_points,
-                0,
-                bytemuck::cast_slice(&sleep_points),
-            );
-        }
+        // Everything wakes, with the edited world's assemblies (and the
+        // inverse masses the upload above wrote only where they changed).
         self.wake(queue);
-        // sleep_points 8, info 16, the two counters 4 each.
-        report.bytes_uploaded += 32 * sleep_points.len() as u64;
         Ok(report)
     }
 
