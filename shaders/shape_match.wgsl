@@ -12,8 +12,8 @@ const TINY_SUM: f32 = 1e-30;
 // PointInfo records as vec4 (point_info in shared.wgsl): the fused kernel
 // needs all of one, the others a single field.
 @group(0) @binding(1) var<storage, read> info: array<vec4<u32>>;
-// BodyInfo and Member records, fetched as one vec4 each (see half_spring
-// in shared.wgsl).
+// BodyInfo records as two vec4 each, Member records as one (see
+// half_spring in shared.wgsl).
 @group(0) @binding(2) var<storage, read> bodies: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> members: array<vec4<u32>>;
 // Small bodies first, then large ones.
@@ -34,16 +34,24 @@ const TINY_SUM: f32 = 1e-30;
 // For the fused kernel's collide (collide_point.wgsl, appended to this file).
 @group(0) @binding(11) var<storage, read> materials: array<MaterialInfo>;
 @group(0) @binding(12) var<uniform> colliders: Colliders;
+// Each body's area dilation rate d, 1/s (docs/physics.md, "Area"): written
+// with the frames, read by apply.
+@group(0) @binding(13) var<storage, read_write> dilation_out: array<f32>;
+@group(0) @binding(14) var<storage, read> dilation_in: array<f32>;
 
 // One pass of sums over a body's members about a reference member (p0, v0),
 // the body's first: with r = p - p0, u = v - v0,
 //   a = (W, sum w r, sum w u.x)
 //   b = (sum w u.y, sum w q, sum w r.q)
-//   c = (sum w r x q, sum w r x u, sum w |r|^2, 0)
+//   c = (sum w r x q, sum w r x u, sum w |r|^2, sum w (r.x q.x - r.y q.y))
+//   d = sum w (r.x q.y + r.y q.x)
+// r.q and r x q give the rotation; with the last two they give the whole
+// matrix sum w r q^T, whose determinant is the area ratio.
 struct Sums {
     a: vec4<f32>,
     b: vec4<f32>,
     c: vec4<f32>,
+    d: f32,
 }
 
 fn member_sums(m: Member, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
@@ -59,15 +67,17 @@ fn terms(m: Member, s: vec4<f32>, p0: vec2<f32>, v0: vec2<f32>) -> Sums {
     return Sums(
         vec4<f32>(w, w * r.x, w * r.y, w * u.x),
         vec4<f32>(w * u.y, w * q.x, w * q.y, w * dot(r, q)),
-        vec4<f32>(w * cross2(r, q), w * cross2(r, u), w * dot(r, r), 0.0),
+        vec4<f32>(w * cross2(r, q), w * cross2(r, u), w * dot(r, r), w * (r.x * q.x - r.y * q.y)),
+        w * (r.x * q.y + r.y * q.x),
     );
 }
 
 fn add_sums(x: Sums, y: Sums) -> Sums {
-    return Sums(x.a + y.a, x.b + y.b, x.c + y.c);
+    return Sums(x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d);
 }
 
-fn finish(body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
+// Body `index`'s frame; stores its dilation rate too.
+fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
     let total = s.a.x;
     let c_rel = s.a.yz / total;
     let v_rel = vec2<f32>(s.a.w, s.b.x) / total;
@@ -90,6 +100,23 @@ fn finish(body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
     if (i > TINY_SUM) {
         omega = l / i;
     }
+    // Area: the fitted deformation's determinant over the rest shape's,
+    // from the four entries of sum w (r - c) q^T (a and b above, d1 and
+    // d2), each scaled by 1 / sqrt(det A_qq) first so that nothing
+    // overflows. The points are pulled toward the dilation about the
+    // centroid that gives the target area (docs/physics.md, "Area").
+    var dilation = 0.0;
+    if (body.area_norm > 0.0) {
+        let n = body.area_norm;
+        let an = a * n;
+        let bn = b * n;
+        let d1 = (s.c.w - (c_rel.x * sq.x - c_rel.y * sq.y)) * n;
+        let d2 = (s.d - (c_rel.x * sq.y + c_rel.y * sq.x)) * n;
+        let ratio = 0.25 * (an * an + bn * bn - d1 * d1 - d2 * d2);
+        let scale = sqrt(body.inflation / max(ratio, AREA_MIN_RATIO));
+        dilation = body.area_stiffness * sim.h * (scale - 1.0);
+    }
+    dilation_out[index] = dilation;
     // The pull per substep, once per body rather than once per member.
     return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, body.stiffness * sim.h);
 }
@@ -107,25 +134,26 @@ fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         return;
     }
     let b = body_order[k];
-    let body = body_info(bodies[b]);
+    let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
     let m0 = member_of(members[body.first]);
     let s0 = state_in[m0.point];
     let p0 = s0.xy;
     let v0 = s0.zw;
     // The reference member's terms from the loads above: the same sums as
     // starting the loop at `first`, two loads fewer.
-    let zero = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    let zero = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), 0.0);
     var sums = add_sums(zero, terms(m0, s0, p0, v0));
     let end = body.first + body.count;
     for (var j = body.first + 1u; j < end; j++) {
         sums = add_sums(sums, member_sums(member_of(members[j]), p0, v0));
     }
-    store_frame(b, finish(body, p0, v0, sums));
+    store_frame(b, finish(b, body, p0, v0, sums));
 }
 
 var<workgroup> red_a: array<vec4<f32>, LARGE_BODY_THREADS>;
 var<workgroup> red_b: array<vec4<f32>, LARGE_BODY_THREADS>;
 var<workgroup> red_c: array<vec4<f32>, LARGE_BODY_THREADS>;
+var<workgroup> red_d: array<f32, LARGE_BODY_THREADS>;
 
 // One workgroup per large body: strided partial sums, then a tree reduction.
 @compute @workgroup_size(LARGE_BODY_THREADS)
@@ -139,35 +167,38 @@ fn frames_large(
         return;
     }
     let b = body_order[sim.num_small_bodies + k];
-    let body = body_info(bodies[b]);
+    let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
     let s0 = state_in[member_of(members[body.first]).point];
     let p0 = s0.xy;
     let v0 = s0.zw;
-    var sums = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    var sums = Sums(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), 0.0);
     for (var j = t; j < body.count; j += LARGE_BODY_THREADS) {
         sums = add_sums(sums, member_sums(member_of(members[body.first + j]), p0, v0));
     }
     red_a[t] = sums.a;
     red_b[t] = sums.b;
     red_c[t] = sums.c;
+    red_d[t] = sums.d;
     workgroupBarrier();
     for (var stride = LARGE_BODY_THREADS / 2u; stride > 0u; stride /= 2u) {
         if (t < stride) {
             red_a[t] += red_a[t + stride];
             red_b[t] += red_b[t + stride];
             red_c[t] += red_c[t + stride];
+            red_d[t] += red_d[t + stride];
         }
         workgroupBarrier();
     }
     if (t == 0u) {
-        store_frame(b, finish(body, p0, v0, Sums(red_a[0], red_b[0], red_c[0])));
+        store_frame(b, finish(b, body, p0, v0, Sums(red_a[0], red_b[0], red_c[0], red_d[0])));
     }
 }
 
 // Point i's velocity after shape matching: the sum over its bodies of the
-// pull toward the target c + R q and the relaxation toward the body's rigid
-// motion. A membership costs three vec4 loads: the point's own record (with
-// the body's damping fraction) and the body's frame.
+// pull toward the target c + R q, the area term's dilation about the
+// centroid, and the relaxation toward the body's rigid motion. A
+// membership costs three vec4 loads and a scalar: the point's own record
+// (with the body's damping fraction), the body's frame and its dilation.
 fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
     var dv = vec2<f32>(0.0, 0.0);
     let end = member_offsets[i + 1u];
@@ -180,7 +211,7 @@ fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
         let q = m.rest;
         let target_pos = centroid + vec2<f32>(rot.x * q.x - rot.y * q.y, rot.y * q.x + rot.x * q.y);
         let rigid = f0.zw + perp(p - centroid) * f1.z;
-        dv += (target_pos - p) * f1.w + (rigid - v) * m.relax;
+        dv += (target_pos - p) * f1.w + (p - centroid) * dilation_in[m.body] + (rigid - v) * m.relax;
     }
     return v + dv;
 }

@@ -53,6 +53,8 @@ struct SleepPoint {
 // A speed report that wakes an assembly: the bits of +inf, above every
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
+// The least area ratio the area term assumes (layout.rs, AREA_MIN_RATIO).
+const AREA_MIN_RATIO: f32 = 0.25;
 
 // Whether an assembly that has rested `steps` steps sleeps, with
 // `sleep_steps` (SimParams; 0: sleeping is off). CPU mirror:
@@ -108,15 +110,23 @@ fn half_spring(r: vec4<u32>) -> HalfSpring {
     return HalfSpring(r.x, bitcast<f32>(r.y), bitcast<f32>(r.z), bitcast<f32>(r.w));
 }
 
+// 32 bytes: fetched as two vec4 (shape_match.wgsl).
 struct BodyInfo {
     first: u32,
     count: u32,
     stiffness: f32,
     damping: f32,
+    area_stiffness: f32,
+    area_norm: f32,
+    inflation: f32,
+    _pad0: u32,
 }
 
-fn body_info(r: vec4<u32>) -> BodyInfo {
-    return BodyInfo(r.x, r.y, bitcast<f32>(r.z), bitcast<f32>(r.w));
+fn body_info(r: vec4<u32>, s: vec4<u32>) -> BodyInfo {
+    return BodyInfo(
+        r.x, r.y, bitcast<f32>(r.z), bitcast<f32>(r.w),
+        bitcast<f32>(s.x), bitcast<f32>(s.y), bitcast<f32>(s.z), s.w,
+    );
 }
 
 struct Member {

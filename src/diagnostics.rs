@@ -82,6 +82,7 @@ pub fn body_frames(
 ) -> Result<Vec<BodyFrame>, WorldError> {
     check_state_len(packed.pos.len(), pos, vel)?;
     let mut frames = vec![BodyFrame::default(); packed.bodies.len()];
+    let mut dilation = vec![0.0; packed.bodies.len()];
     crate::cpu::shape_match::frames(
         &packed.sim,
         &packed.bodies,
@@ -89,6 +90,7 @@ pub fn body_frames(
         pos,
         vel,
         &mut frames,
+        &mut dilation,
         false,
     );
     Ok(frames)

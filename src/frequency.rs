@@ -115,6 +115,11 @@ pub const DEFAULT_SHAPE: Frequency = Frequency::new(20.0, 0.4);
 /// spoke per rim point).
 pub const DEFAULT_SPRING: Frequency = Frequency::new(20.0, 0.05);
 
+/// The default area stiffness, 1/s^2: 20 Hz, as firm as the default
+/// shape matching, so that a squashed body pushes back on its area about as
+/// hard as on its shape ([`Params::area_stiffness`](crate::Params::area_stiffness)).
+pub const DEFAULT_AREA_STIFFNESS: f32 = Frequency::new(20.0, 0.0).shape_stiffness();
+
 /// [`DEFAULT_SPRING`]'s stiffness between two 1 kg points, N/m
 /// (`omega^2 / 2`).
 pub const DEFAULT_SPRING_STIFFNESS: f32 = DEFAULT_SPRING.shape_stiffness() * 0.5;

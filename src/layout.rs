@@ -201,17 +201,39 @@ impl HalfSpring {
 }
 
 /// A resolved soft body (WGSL `BodyInfo`): its members are
-/// `members[first .. first + count]`.
+/// `members[first .. first + count]`. 32 bytes, fetched as two `vec4`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BodyInfo {
     pub first: u32,
     pub count: u32,
-    /// 1/s^2.
+    /// Shape stiffness, 1/s^2.
     pub stiffness: f32,
     /// 1/s.
     pub damping: f32,
+    /// Area stiffness, 1/s^2: the pull toward the dilation that gives the
+    /// body its target area (docs/physics.md, "Area").
+    pub area_stiffness: f32,
+    /// `1 / sqrt(det A_qq)`, with `A_qq = sum w q q^T` the rest shape's
+    /// weighted second moment, in 1/(kg m^2): it turns the fitted
+    /// deformation's determinant into the area ratio. `0` for a flat body
+    /// (its rest points in a line), which has no area to keep.
+    pub area_norm: f32,
+    /// Target area over rest area, unitless, in
+    /// [`MIN_INFLATION`]`..=`[`MAX_INFLATION`]: `1` keeps the rest area, a
+    /// pressure body is inflated or deflated by changing it at run time.
+    pub inflation: f32,
+    pub _pad0: u32,
 }
+
+/// The smallest inflation (target area over rest area).
+pub const MIN_INFLATION: f32 = 0.01;
+/// The largest inflation (target area over rest area).
+pub const MAX_INFLATION: f32 = 100.0;
+/// The area ratio the area term assumes at the least: a body squashed
+/// flatter, or turned inside out (a negative ratio), is pushed out as if at
+/// this ratio, so the push is bounded and never NaN.
+pub const AREA_MIN_RATIO: f32 = 0.25;
 
 /// One point's membership in one body (WGSL `Member`), in body order: body
 /// `b`'s members are `members[first .. first + count]` of its [`BodyInfo`].
@@ -265,7 +287,8 @@ pub struct BodyFrame {
     pub omega: f32,
     /// `stiffness * h`: the pull toward the targets per substep, 1/s.
     /// (The body's damping fraction travels with its memberships,
-    /// [`PointMember::relax`].)
+    /// [`PointMember::relax`]; its area term's dilation rate is kept
+    /// beside the frames, one `f32` per body.)
     pub pull: f32,
 }
 

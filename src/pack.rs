@@ -626,15 +626,17 @@ impl Packed {
             if self.point_info[i].inv_mass == 0.0 {
                 continue;
             }
-            shape[i] += body.stiffness * h * h;
+            // The area term stiffens the body's breathing mode by its own k.
+            let area = if body.area_norm > 0.0 {
+                body.area_stiffness
+            } else {
+                0.0
+            };
+            let load = (body.stiffness + area) * h * h;
+            shape[i] += load;
             let e = (-body.damping * h).exp();
             damping[i] += 1.0 - e;
-            flag(
-                Item::Body(b),
-                "k h^2",
-                body.stiffness * h * h,
-                body_limit(e),
-            );
+            flag(Item::Body(b), "(k + k_area) h^2", load, body_limit(e));
         }
         let worst = |v: &[f32]| {
             v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {

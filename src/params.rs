@@ -7,7 +7,9 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
-use crate::frequency::{DEFAULT_SHAPE, DEFAULT_SPRING, DEFAULT_SPRING_STIFFNESS, Frequency};
+use crate::frequency::{
+    DEFAULT_AREA_STIFFNESS, DEFAULT_SHAPE, DEFAULT_SPRING, DEFAULT_SPRING_STIFFNESS, Frequency,
+};
 
 /// Global simulation parameters.
 ///
@@ -107,6 +109,19 @@ pub struct Params {
     /// `100.5`: damping ratio 0.4 at 20 Hz, so that a deformation's
     /// ringing dies within about two cycles and bodies come to rest.
     pub shape_damping: f32,
+    /// Default area stiffness `k_a` of soft bodies, in 1/s^2: a body whose
+    /// enclosed area (the fitted deformation's determinant times its rest
+    /// area) differs from its target is pulled toward the dilation about
+    /// its centroid that restores it, every point accelerated by `k_a`
+    /// times its distance from that dilated position (docs/physics.md,
+    /// "Area"). Squashing a body then pushes it out sideways, as a nearly
+    /// incompressible 2-D solid does, on top of shape matching's pull.
+    /// Default `15791`: 20 Hz ([`DEFAULT_AREA_STIFFNESS`]; set it from a
+    /// frequency with [`Params::set_area_frequency`]), so a body's
+    /// breathing mode rings at about 28 Hz with the default shape. `0`
+    /// turns it off. Damped by shape matching's damping toward rigid
+    /// motion. Stability: adds to the shape stiffness in `k h^2 < 1`.
+    pub area_stiffness: f32,
     /// Jacobi iterations of the hard-rod projection per substep. Default `4`.
     /// Range `0..=64`; more iterations make long chains of rods stiffer
     /// (Jacobi converges slowly, about one rod further per iteration).
@@ -190,6 +205,7 @@ impl Default for Params {
             spring_damping: DEFAULT_SPRING.damping_rate(),
             shape_stiffness: DEFAULT_SHAPE.shape_stiffness(),
             shape_damping: DEFAULT_SHAPE.damping_rate(),
+            area_stiffness: DEFAULT_AREA_STIFFNESS,
             rod_iterations: 4,
             body_collisions: true,
             contact_iterations: 2,
@@ -232,6 +248,16 @@ impl Params {
     pub fn set_shape_frequency(&mut self, f: Frequency) {
         self.shape_stiffness = f.shape_stiffness();
         self.shape_damping = f.damping_rate();
+    }
+
+    /// The default area stiffness as a frequency, Hz (`sqrt(k_a) / 2 pi`).
+    pub fn area_frequency(&self) -> f32 {
+        Frequency::of_shape(self.area_stiffness, 0.0).hz
+    }
+
+    /// Sets [`area_stiffness`](Self::area_stiffness) from a frequency in Hz.
+    pub fn set_area_frequency(&mut self, hz: f32) {
+        self.area_stiffness = Frequency::new(hz, 0.0).shape_stiffness();
     }
 
     /// Sets [`spring_stiffness`](Self::spring_stiffness) and
@@ -349,6 +375,7 @@ impl Params {
         non_negative("spring_damping", self.spring_damping)?;
         non_negative("shape_stiffness", self.shape_stiffness)?;
         non_negative("shape_damping", self.shape_damping)?;
+        non_negative("area_stiffness", self.area_stiffness)?;
         non_negative("sleep_speed", self.sleep_speed)?;
         non_negative("sleep_time", self.sleep_time)?;
         non_negative("wake_speed", self.wake_speed)?;

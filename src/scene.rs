@@ -258,6 +258,11 @@ pub struct ParamsSpec {
     #[serde(default, deserialize_with = "some")]
     pub shape_damping_ratio: Option<f32>,
     #[serde(default, deserialize_with = "some")]
+    pub area_stiffness: Option<f32>,
+    /// `area_stiffness` as a frequency, Hz.
+    #[serde(default, deserialize_with = "some")]
+    pub area_frequency: Option<f32>,
+    #[serde(default, deserialize_with = "some")]
     pub rod_iterations: Option<u32>,
     #[serde(default, deserialize_with = "some")]
     pub body_collisions: Option<bool>,
@@ -387,6 +392,12 @@ pub struct BodySpec {
     pub stiffness: Option<f32>,
     #[serde(default, deserialize_with = "some")]
     pub damping: Option<f32>,
+    /// Area stiffness, 1/s^2; `None`: the parameter's.
+    #[serde(default, deserialize_with = "some")]
+    pub area_stiffness: Option<f32>,
+    /// Target area over rest area (a pressure body's gas), default 1.
+    #[serde(default = "one", deserialize_with = "present")]
+    pub inflation: f32,
     /// Outline in body-body collisions, point indices; `None`: `points`.
     #[serde(default, deserialize_with = "some")]
     pub boundary: Option<Vec<u32>>,
@@ -427,6 +438,14 @@ const SHAPE_KEYS: StiffnessKeys = [
     "shape_damping",
     "shape_frequency",
     "shape_damping_ratio",
+];
+/// The area stiffness has a frequency but no damping of its own (shape
+/// matching's damps it): its damping keys are never given.
+const AREA_KEYS: StiffnessKeys = [
+    "area_stiffness",
+    "area_damping",
+    "area_frequency",
+    "area_damping_ratio",
 ];
 const BODY_KEYS: StiffnessKeys = [
     "body_stiffness",
@@ -990,6 +1009,14 @@ impl Scene {
             f.shape_stiffness()
         })
         .map_err(|(key, why)| SceneError::new(format!("params.{key}"), why))?;
+        let (area_stiffness, _) = Stiffness {
+            rate: p.area_stiffness,
+            damping: None,
+            hz: p.area_frequency,
+            ratio: None,
+        }
+        .resolve(AREA_KEYS, 0.0, |f| f.shape_stiffness())
+        .map_err(|(key, why)| SceneError::new(format!("params.{key}"), why))?;
         let params = Params {
             dt: p.dt.unwrap_or(d.dt),
             substeps: p.substeps.unwrap_or(d.substeps),
@@ -1004,6 +1031,7 @@ impl Scene {
             spring_damping: p.spring_damping.unwrap_or(d.spring_damping),
             shape_stiffness: shape_stiffness.unwrap_or(d.shape_stiffness),
             shape_damping: shape_damping.unwrap_or(d.shape_damping),
+            area_stiffness: area_stiffness.unwrap_or(d.area_stiffness),
             rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
             body_collisions: p.body_collisions.unwrap_or(d.body_collisions),
             contact_iterations: p.contact_iterations.unwrap_or(d.contact_iterations),
@@ -1200,6 +1228,8 @@ impl Scene {
                 rest: b.rest.as_ref().map(|r| r.iter().copied().map(v2).collect()),
                 stiffness: b.stiffness,
                 damping: b.damping,
+                area_stiffness: b.area_stiffness,
+                inflation: b.inflation,
                 boundary: b.boundary.as_deref().map(handles),
                 material: MaterialHandle(b.material),
                 category: b.category,

@@ -7,7 +7,7 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
-use crate::layout::MaterialInfo;
+use crate::layout::{MAX_INFLATION, MIN_INFLATION, MaterialInfo};
 use crate::params::{Params, check_elasticity};
 
 macro_rules! handle {
@@ -349,6 +349,15 @@ pub struct Body {
     pub stiffness: Option<f32>,
     /// Damping toward rigid motion in 1/s; `None` follows [`Params::shape_damping`].
     pub damping: Option<f32>,
+    /// Area stiffness in 1/s^2 (how hard the body keeps its area, see
+    /// [`Params::area_stiffness`]); `None` follows it.
+    pub area_stiffness: Option<f32>,
+    /// Target area over rest area, unitless, in
+    /// [`MIN_INFLATION`]`..=`[`MAX_INFLATION`]. Default `1`. A pressure
+    /// body (JellyPhysics' gas body) is one whose inflation changes: set
+    /// it at run time with the solvers' `set_inflation`, and give it a low
+    /// shape stiffness so that its shape does not hold it at its rest size.
+    pub inflation: f32,
     /// Its outline in body-body collisions, a closed polygon through these
     /// points in order (at least 3 distinct members of the body); `None`:
     /// `points` in order. Give it for bodies with interior points, such as
@@ -373,6 +382,8 @@ impl Body {
             rest: None,
             stiffness: None,
             damping: None,
+            area_stiffness: None,
+            inflation: 1.0,
             boundary: None,
             material: MaterialHandle(0),
             category: 1,
@@ -425,6 +436,33 @@ impl Body {
         self.damping = Some(c);
         self
     }
+    /// With an area stiffness, 1/s^2.
+    #[must_use]
+    pub fn area_stiffness(mut self, k: f32) -> Self {
+        self.area_stiffness = Some(k);
+        self
+    }
+    /// With a target area over rest area.
+    #[must_use]
+    pub fn inflation(mut self, ratio: f32) -> Self {
+        self.inflation = ratio;
+        self
+    }
+}
+
+/// Checks an inflation (target area over rest area): finite and in
+/// [`MIN_INFLATION`]`..=`[`MAX_INFLATION`].
+pub(crate) fn check_inflation(item: Item, ratio: f32) -> Result<(), WorldError> {
+    check_finite(item, "inflation", ratio)?;
+    if !(MIN_INFLATION..=MAX_INFLATION).contains(&ratio) {
+        return Err(WorldError::OutOfRange {
+            item,
+            field: "inflation",
+            value: ratio as f64,
+            expected: "0.01 ..= 100 (target area over rest area)",
+        });
+    }
+    Ok(())
 }
 
 /// A static disk collider.
@@ -642,6 +680,20 @@ impl World {
     pub fn bodies(&self) -> &[Body] {
         &self.bodies
     }
+    /// Sets a body's [`inflation`](Body::inflation) (target area over rest
+    /// area). A running solver takes it with its own `set_inflation`; the
+    /// world's copy is what a removal repacks and a scene saves.
+    pub fn set_inflation(&mut self, body: BodyHandle, ratio: f32) -> Result<(), WorldError> {
+        let item = Item::Body(body.0);
+        let len = self.bodies.len() as u32;
+        let b = self
+            .bodies
+            .get_mut(body.index())
+            .ok_or(WorldError::UnknownHandle { item, len })?;
+        check_inflation(item, ratio)?;
+        b.inflation = ratio;
+        Ok(())
+    }
     /// The resolved rest shape of each body (one position per point, as
     /// given or as the points were when the body was added).
     pub fn rest_shapes(&self) -> &[Vec<Vec2>] {
@@ -788,6 +840,8 @@ impl World {
         }
         check_opt_non_negative(item, "stiffness", b.stiffness)?;
         check_opt_non_negative(item, "damping", b.damping)?;
+        check_opt_non_negative(item, "area_stiffness", b.area_stiffness)?;
+        check_inflation(item, b.inflation)?;
         if b.material.index() >= self.materials.len() {
             return Err(WorldError::IndexOutOfRange {
                 item,

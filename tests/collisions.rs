@@ -888,6 +888,7 @@ fn the_default_scene_piles_up_without_sinking_into_itself() {
     soft.params.spring_stiffness = 2000.0;
     soft.params.spring_damping = 10.0;
     soft.params.contact_iterations = 1;
+    soft.params.area_stiffness = 0.0;
     let rest: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
     let run = |world: &World| {
         let mut cpu = CpuSolver::new(world).unwrap().parallel(true);

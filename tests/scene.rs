@@ -1545,3 +1545,33 @@ fn messages_do_not_name_world_items() {
     assert_eq!(e.path, "springs[0].stiffness");
     assert!(!e.message.starts_with("spring "), "{e:?}");
 }
+
+#[test]
+fn area_keys_load_and_bad_ones_are_named() {
+    let world = load(
+        r#"{ "params": { "area_frequency": 10 },
+             "points": [{"pos": [0, 0]}, {"pos": [1, 0]}, {"pos": [0, 1]}],
+             "bodies": [{"points": [0, 1, 2], "area_stiffness": 50, "inflation": 1.5}] }"#,
+    )
+    .unwrap();
+    let want = Frequency::new(10.0, 0.0).shape_stiffness();
+    assert_eq!(world.params.area_stiffness, want);
+    let b = &world.bodies()[0];
+    assert_eq!((b.area_stiffness, b.inflation), (Some(50.0), 1.5));
+    fails(
+        r#"{ "params": { "area_stiffness": 100, "area_frequency": 10 } }"#,
+        "params.area_frequency",
+        "give `area_stiffness` or `area_frequency`, not both",
+    );
+    fails(
+        r#"{ "params": { "area_stiffness": -1 } }"#,
+        "params.area_stiffness",
+        "negative",
+    );
+    fails(
+        r#"{ "points": [{"pos": [0, 0]}, {"pos": [1, 0]}, {"pos": [0, 1]}],
+             "bodies": [{"points": [0, 1, 2], "inflation": 500}] }"#,
+        "bodies[0].inflation",
+        "0.01 ..= 100",
+    );
+}

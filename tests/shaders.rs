@@ -148,7 +148,20 @@ fn rust_structs_match_naga_layouts() {
     );
     check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
     check_layout!(module, HalfSpring, [other, rest, pull, damp]);
-    check_layout!(module, BodyInfo, [first, count, stiffness, damping]);
+    check_layout!(
+        module,
+        BodyInfo,
+        [
+            first,
+            count,
+            stiffness,
+            damping,
+            area_stiffness,
+            area_norm,
+            inflation,
+            _pad0
+        ]
+    );
     check_layout!(module, Member, [rest, point, weight]);
     check_layout!(module, PointMember, [rest, body, relax]);
     check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
@@ -197,6 +210,7 @@ fn shared_constants_match() {
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
     assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
     assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
+    assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);
 }
 
 /// The embed example declares its own copy of `BodyFrame`, as an embedder

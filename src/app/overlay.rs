@@ -255,6 +255,12 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                     if f != shape {
                         p.set_shape_frequency(f);
                     }
+                    let area = p.area_frequency();
+                    let mut hz = area;
+                    ui.add(log_slider(&mut hz, 0.0..=60.0, "area frequency, Hz"));
+                    if hz != area {
+                        p.set_area_frequency(hz);
+                    }
                     if s.reupload_pending {
                         ui.label(RichText::new("re-upload on release...").italics());
                     }

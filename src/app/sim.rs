@@ -105,6 +105,7 @@ pub fn baked_params_differ(a: &Params, b: &Params) -> bool {
         || a.spring_damping != b.spring_damping
         || a.shape_stiffness != b.shape_stiffness
         || a.shape_damping != b.shape_damping
+        || a.area_stiffness != b.area_stiffness
 }
 
 pub struct Sim {

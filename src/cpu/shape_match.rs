@@ -14,8 +14,8 @@ use glam::Vec2;
 
 use super::{cross2, par, perp, v2};
 use crate::layout::{
-    BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, PointMember, SMALL_BODY_MAX_POINTS,
-    SimParams,
+    AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, PointMember,
+    SMALL_BODY_MAX_POINTS, SimParams,
 };
 use crate::pack::PointMembers;
 
@@ -26,11 +26,13 @@ pub const TINY_SUM: f32 = 1e-30;
 /// The sums of one pass over a body's members, about a reference member
 /// `(p0, v0)` (the body's first): with `r = p - p0`, `u = v - v0`,
 /// `[W, sum w r, sum w u, sum w q, sum w r.q, sum w r x q, sum w r x u,
-/// sum w |r|^2, 0]`, laid out as the WGSL kernel's three `vec4`s. Taking
+/// sum w |r|^2, sum w (r.x q.x - r.y q.y), sum w (r.x q.y + r.y q.x)]`,
+/// laid out as the WGSL kernel's three `vec4`s and an `f32` (the last two
+/// complete the matrix `sum w r q^T` whose determinant gives the area). Taking
 /// the reference inside the body keeps every sum small, so the centroid
 /// forms below cancel no more digits than the two-pass ones would.
 #[derive(Clone, Copy, Default, PartialEq, Debug)]
-pub struct Sums(pub [f32; 12]);
+pub struct Sums(pub [f32; 13]);
 
 impl Sums {
     /// One member's terms.
@@ -48,7 +50,8 @@ impl Sums {
             w * cross2(r, q),
             w * cross2(r, u),
             w * r.dot(r),
-            0.0,
+            w * (r.x * q.x - r.y * q.y),
+            w * (r.x * q.y + r.y * q.x),
         ])
     }
 
@@ -66,8 +69,9 @@ impl Sums {
 /// The frame from a body's sums (shared by the small and large
 /// reductions), with the body's per-substep pull `k h` computed once here
 /// rather than per point (its damping fraction `1 - exp(-c h)` comes with
-/// each membership record, [`PointMember::relax`]).
-pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame {
+/// each membership record, [`PointMember::relax`]), and its area term's
+/// dilation rate `d`, 1/s.
+pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> (BodyFrame, f32) {
     let s = s.0;
     let total = s[0];
     let c_rel = Vec2::new(s[1], s[2]) / total;
@@ -88,13 +92,35 @@ pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> BodyFrame
         [1.0, 0.0]
     };
     let omega = if i > TINY_SUM { l / i } else { 0.0 };
-    BodyFrame {
+    let dilation = if body.area_norm > 0.0 {
+        let n = body.area_norm;
+        let (an, bn) = (a * n, b * n);
+        let d1 = (s[11] - (c_rel.x * sq.x - c_rel.y * sq.y)) * n;
+        let d2 = (s[12] - (c_rel.x * sq.y + c_rel.y * sq.x)) * n;
+        let ratio = area_ratio(an, bn, d1, d2);
+        let scale = (body.inflation / ratio.max(AREA_MIN_RATIO)).sqrt();
+        body.area_stiffness * h * (scale - 1.0)
+    } else {
+        0.0
+    };
+    let frame = BodyFrame {
         centroid: (p0 + c_rel).to_array(),
         vel: (v0 + v_rel).to_array(),
         rot,
         omega,
         pull: body.stiffness * h,
-    }
+    };
+    (frame, dilation)
+}
+
+/// The area ratio `det(sum w (r - c) q^T) / det(A_qq)` from the matrix's
+/// entries scaled by `1 / sqrt(det A_qq)`: `a = m00 + m11`,
+/// `b = m01 - m10`, `d1 = m00 - m11`, `d2 = m01 + m10`, so that
+/// `det = (a^2 + b^2 - d1^2 - d2^2) / 4` (negative for a body turned
+/// inside out).
+#[inline]
+pub fn area_ratio(a: f32, b: f32, d1: f32, d2: f32) -> f32 {
+    0.25 * (a * a + b * b - d1 * d1 - d2 * d2)
 }
 
 /// A member's terms about the reference `(p0, v0)`.
@@ -122,7 +148,7 @@ pub fn frame_small(
     members: &[Member],
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
-) -> BodyFrame {
+) -> (BodyFrame, f32) {
     let (p0, v0) = reference(body, members, pos, vel);
     let ms = &members[body.first as usize..(body.first + body.count) as usize];
     let mut sums = Sums::default();
@@ -153,7 +179,7 @@ pub fn frame_large(
     members: &[Member],
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
-) -> BodyFrame {
+) -> (BodyFrame, f32) {
     let threads = LARGE_BODY_THREADS as usize;
     let (p0, v0) = reference(body, members, pos, vel);
     let ms = &members[body.first as usize..(body.first + body.count) as usize];
@@ -181,41 +207,50 @@ pub fn frames(
     pos: &[[f32; 2]],
     vel: &[[f32; 2]],
     frames_out: &mut [BodyFrame],
+    dilation_out: &mut [f32],
     parallel: bool,
 ) {
     let n = sim.num_bodies as usize;
-    par::map(parallel, &mut frames_out[..n], |b| {
-        let body = &bodies[b];
-        if body.count <= SMALL_BODY_MAX_POINTS {
-            frame_small(sim.h, body, members, pos, vel)
-        } else {
-            frame_large(sim.h, body, members, pos, vel)
-        }
-    });
+    par::zip_mut(
+        parallel,
+        &mut frames_out[..n],
+        &mut dilation_out[..n],
+        |b, frame, dilation| {
+            let body = &bodies[b];
+            (*frame, *dilation) = if body.count <= SMALL_BODY_MAX_POINTS {
+                frame_small(sim.h, body, members, pos, vel)
+            } else {
+                frame_large(sim.h, body, members, pos, vel)
+            };
+        },
+    );
 }
 
-/// The velocity change body frame `f` asks of a point at `p` moving at `v`
-/// through membership `m` (rest offset `q`, damping fraction `relax`): a
-/// pull toward its target `c + R q` plus relaxation toward the body's rigid
-/// motion.
+/// The velocity change body frame `f` with dilation rate `dilation` asks
+/// of a point at `p` moving at `v` through membership `m` (rest offset
+/// `q`, damping fraction `relax`): a pull toward its target `c + R q`, the
+/// area term's dilation about the centroid, and relaxation toward the
+/// body's rigid motion.
 #[inline]
-pub fn member_dv(f: &BodyFrame, m: &PointMember, p: Vec2, v: Vec2) -> Vec2 {
+pub fn member_dv(f: &BodyFrame, dilation: f32, m: &PointMember, p: Vec2, v: Vec2) -> Vec2 {
     let (cos, sin) = (f.rot[0], f.rot[1]);
     let (c, q) = (v2(f.centroid), v2(m.rest));
     let target = c + Vec2::new(cos * q.x - sin * q.y, sin * q.x + cos * q.y);
     let rigid = v2(f.vel) + perp(p - c) * f.omega;
-    (target - p) * f.pull + (rigid - v) * m.relax
+    (target - p) * f.pull + (p - c) * dilation + (rigid - v) * m.relax
 }
 
 /// Every point gathers the contributions of the bodies it belongs to, from
 /// its own membership records. The frames already hold everything read
 /// from other points, so each point reads only its own state and the update
 /// is in place; pinned points do not move.
+#[allow(clippy::too_many_arguments)]
 pub fn apply(
     sim: &SimParams,
     info: &[PointInfo],
     point_members: &PointMembers,
     frames: &[BodyFrame],
+    dilation: &[f32],
     pos: &[[f32; 2]],
     vel: &mut [[f32; 2]],
     parallel: bool,
@@ -229,8 +264,91 @@ pub fn apply(
         let v = v2(*vel);
         let mut dv = Vec2::ZERO;
         for m in point_members.of(i) {
-            dv += member_dv(&frames[m.body as usize], m, p, v);
+            let b = m.body as usize;
+            dv += member_dv(&frames[b], dilation[b], m, p, v);
         }
         *vel = (v + dv).to_array();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A box of four 1 kg members, its rest offsets about the centroid.
+    fn square() -> (BodyInfo, Vec<Member>) {
+        let q = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+        let members: Vec<Member> = q
+            .iter()
+            .zip(0u32..)
+            .map(|(&rest, point)| Member {
+                rest,
+                point,
+                weight: 1.0,
+            })
+            .collect();
+        // A_qq = diag(1, 1): det 1.
+        let body = BodyInfo {
+            count: 4,
+            stiffness: 100.0,
+            area_stiffness: 50.0,
+            area_norm: 1.0,
+            inflation: 1.0,
+            ..Default::default()
+        };
+        (body, members)
+    }
+
+    /// The dilation rate `d` of `frame_small`.
+    fn dilation(body: &BodyInfo, h: f32, pos: &[[f32; 2]]) -> f32 {
+        let (_, members) = square();
+        let vel = vec![[0.0; 2]; pos.len()];
+        frame_small(h, body, &members, pos, &vel).1
+    }
+
+    #[test]
+    fn the_area_ratio_is_the_determinant_of_an_affine_map() {
+        let (body, members) = square();
+        let h = 0.01;
+        // p = F q + t, det F = 1.5 * 0.8 - 0.3 * 0.1 = 1.17.
+        let f = [[1.5, 0.3], [0.1, 0.8]];
+        let pos: Vec<[f32; 2]> = members
+            .iter()
+            .map(|m| {
+                let [x, y] = m.rest;
+                [
+                    f[0][0] * x + f[0][1] * y + 3.0,
+                    f[1][0] * x + f[1][1] * y - 2.0,
+                ]
+            })
+            .collect();
+        let want = 50.0 * h * ((1.0f32 / 1.17).sqrt() - 1.0);
+        let d = dilation(&body, h, &pos);
+        assert!((d - want).abs() < 1e-5, "{d} against {want}");
+        // At rest, turned: no dilation.
+        let (s, c) = 0.7f32.sin_cos();
+        let turned: Vec<[f32; 2]> = members
+            .iter()
+            .map(|m| [c * m.rest[0] - s * m.rest[1], s * m.rest[0] + c * m.rest[1]])
+            .collect();
+        assert!(dilation(&body, h, &turned).abs() < 1e-6);
+        // Inflated to twice the area: pushed out as by a ratio of 1/2.
+        let inflated = BodyInfo {
+            inflation: 2.0,
+            ..body
+        };
+        let d = dilation(&inflated, h, &turned);
+        assert!((d - 50.0 * h * (2.0f32.sqrt() - 1.0)).abs() < 1e-5, "{d}");
+        // Inside out (mirrored): pushed out as at the least ratio, no NaN.
+        let mirrored: Vec<[f32; 2]> = members.iter().map(|m| [-m.rest[0], m.rest[1]]).collect();
+        let d = dilation(&body, h, &mirrored);
+        let most = 50.0 * h * ((1.0 / AREA_MIN_RATIO).sqrt() - 1.0);
+        assert!((d - most).abs() < 1e-6, "{d}");
+        // A flat body (no area norm) gets none.
+        let flat = BodyInfo {
+            area_norm: 0.0,
+            ..body
+        };
+        assert_eq!(dilation(&flat, h, &mirrored), 0.0);
+    }
 }

@@ -89,6 +89,8 @@ pub struct CpuSolver {
     pos_tmp: Vec<[f32; 2]>,
     vel_tmp: Vec<[f32; 2]>,
     frames: Vec<BodyFrame>,
+    /// Each body's area dilation rate, beside its frame.
+    dilation: Vec<f32>,
     contacts: Contacts,
     /// The point info the stages read: the packed one, with inverse mass 0
     /// for sleeping points.
@@ -142,6 +144,7 @@ impl CpuSolver {
             pos_tmp: vec![[0.0; 2]; n],
             vel_tmp: vec![[0.0; 2]; n],
             frames: vec![BodyFrame::default(); packed.bodies.len()],
+            dilation: vec![0.0; packed.bodies.len()],
             contacts: Contacts::new(&packed),
             info: packed.point_info.clone(),
             sleep: Sleep::new(&packed),
@@ -481,6 +484,7 @@ impl CpuSolver {
             &p.pos,
             &p.vel,
             &mut self.frames,
+            &mut self.dilation,
             self.parallel,
         );
         shape_match::apply(
@@ -488,6 +492,7 @@ impl CpuSolver {
             &self.info,
             &p.point_members,
             &self.frames,
+            &self.dilation,
             &p.pos,
             &mut p.vel,
             self.parallel,

@@ -27,6 +27,8 @@ pub struct Buffers {
     pub colliders: wgpu::Buffer,
     pub state: [wgpu::Buffer; 2],
     pub frames: wgpu::Buffer,
+    /// Each body's area dilation rate (`f32`), written with the frames.
+    pub dilation: wgpu::Buffer,
     /// Sleeping (`shaders/sleep.wgsl`): each point's `SleepPoint`, and per
     /// assembly root the step's largest squared speed and the steps at
     /// rest. The kernels read `info`, whose inverse masses are 0 while
@@ -240,6 +242,12 @@ impl Buffers {
                 usage: storage | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
+            dilation: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("dilation"),
+                size: 4 * packed.bodies.len().max(1) as u64,
+                usage: storage,
+                mapped_at_creation: false,
+            }),
             sleep_points,
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
@@ -288,6 +296,7 @@ impl Buffers {
             &self.state[0],
             &self.state[1],
             &self.frames,
+            &self.dilation,
             &self.sleep_points,
             &self.sleep_speed,
             &self.rest_steps,

@@ -41,8 +41,8 @@ pub fn required_limits() -> wgpu::Limits {
         max_storage_buffers_per_shader_stage: 16,
         max_compute_workgroup_size_x: LARGE_BODY_THREADS,
         max_compute_invocations_per_workgroup: LARGE_BODY_THREADS,
-        // The large-body reduction: 256 x 3 vec4.
-        max_compute_workgroup_storage_size: LARGE_BODY_THREADS * 48,
+        // The large-body reduction: 256 x (3 vec4 + 1 f32).
+        max_compute_workgroup_storage_size: LARGE_BODY_THREADS * 52,
         ..wgpu::Limits::downlevel_defaults()
     }
 }

@@ -48,6 +48,7 @@ impl ShapeMatch {
                 (4, &b.body_order),
                 (5, &b.state[s]),
                 (7, &b.frames),
+                (13, &b.dilation),
             ]
         };
         let frames_bind =
@@ -68,6 +69,7 @@ impl ShapeMatch {
                 (8, &b.member_offsets),
                 (9, &b.frames),
                 (10, &b.state[s]),
+                (14, &b.dilation),
             ]
         };
         let apply_bind =

@@ -11,11 +11,13 @@
 use glam::Vec2;
 
 use super::{HalfSprings, Packed, PointMembers};
-use crate::error::WorldError;
+use crate::error::{Item, WorldError};
+use crate::frequency::DEFAULT_AREA_STIFFNESS;
 use crate::layout::*;
 use crate::params::Params;
 use crate::world::{
-    Body, MAX_ITEMS, MaterialHandle, PINNED_WEIGHT_RATIO, Point, Removal, Spring, World,
+    Body, BodyHandle, MAX_ITEMS, MaterialHandle, PINNED_WEIGHT_RATIO, Point, PointHandle, Removal,
+    Spring, World,
 };
 
 fn point_info_of(p: &Point) -> PointInfo {
@@ -67,13 +69,7 @@ fn pack_body(
     }
     cx /= total;
     cy /= total;
-    let info = BodyInfo {
-        first,
-        count: body.points.len() as u32,
-        stiffness: body.stiffness.unwrap_or(params.shape_stiffness),
-        damping: body.damping.unwrap_or(params.shape_damping),
-    };
-    let members = body
+    let members: Vec<Member> = body
         .points
         .iter()
         .zip(rest)
@@ -85,7 +81,78 @@ fn pack_body(
             weight: w as f32,
         })
         .collect();
+    let info = BodyInfo {
+        first,
+        count: body.points.len() as u32,
+        stiffness: body.stiffness.unwrap_or(params.shape_stiffness),
+        damping: body.damping.unwrap_or(params.shape_damping),
+        area_stiffness: area_stiffness(body, params),
+        area_norm: area_norm(&members),
+        inflation: body.inflation,
+        _pad0: 0,
+    };
     (info, members)
+}
+
+/// A body's area stiffness: its own when given, else the parameter's but
+/// at most the body's shape stiffness. The area term pushes every point
+/// along its offset from the centroid, which is not the direction that
+/// changes the area fastest unless the body is round; shape matching holds
+/// the difference, and an area term much stiffer than the shape rings
+/// against it: worlds of random bodies diverge from about twice the shape
+/// stiffness (docs/physics.md, "Area").
+fn area_stiffness(body: &Body, params: &Params) -> f32 {
+    body.area_stiffness.unwrap_or_else(|| {
+        let shape = body.stiffness.unwrap_or(params.shape_stiffness);
+        params.area_stiffness.min(shape)
+    })
+}
+
+/// A rest shape whose second moment's determinant is below this fraction
+/// of its trace squared is flat (its points in a line, or one heavy point
+/// and the rest weightless): it has no area to keep.
+const FLAT_SHAPE: f64 = 1e-6;
+
+/// `1 / sqrt(det A_qq)` of the members' rest offsets (already about their
+/// weighted centroid), `A_qq = sum w q q^T`, from the packed f32 offsets
+/// so that a body at rest has an area ratio of 1 to rounding; 0 for a flat
+/// shape.
+fn area_norm(members: &[Member]) -> f32 {
+    let (mut xx, mut yy, mut xy) = (0.0f64, 0.0f64, 0.0f64);
+    for m in members {
+        let (w, x, y) = (m.weight as f64, m.rest[0] as f64, m.rest[1] as f64);
+        xx += w * x * x;
+        yy += w * y * y;
+        xy += w * x * y;
+    }
+    let det = xx * yy - xy * xy;
+    let trace = xx + yy;
+    if det > FLAT_SHAPE * trace * trace && det.is_finite() {
+        (1.0 / det.sqrt()) as f32
+    } else {
+        0.0
+    }
+}
+
+impl Packed {
+    /// Sets body `body`'s inflation (target area over rest area) and
+    /// returns one of its points, whose assembly the solver wakes. The one
+    /// home of the check for both solvers' `set_inflation`.
+    pub(crate) fn set_inflation(
+        &mut self,
+        body: BodyHandle,
+        ratio: f32,
+    ) -> Result<PointHandle, WorldError> {
+        let item = Item::Body(body.0);
+        let len = self.bodies.len() as u32;
+        let info = self
+            .bodies
+            .get_mut(body.index())
+            .ok_or(WorldError::UnknownHandle { item, len })?;
+        crate::world::check_inflation(item, ratio)?;
+        info.inflation = ratio;
+        Ok(PointHandle(self.members[info.first as usize].point))
+    }
 }
 
 /// Checks that a solver following world generation `followed` may take an
@@ -514,7 +581,23 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.slice("point_info", &packed.point_info);
     h.slice("materials", &packed.materials);
     h.slice("springs", &packed.springs);
-    h.slice("bodies", &packed.bodies);
+    // Bodies as their first four fields; the area fields only when a body
+    // is not at the default (area_norm follows from the members), so that
+    // scenes from before the area term keep their hashes.
+    let shape: Vec<[u32; 4]> = packed
+        .bodies
+        .iter()
+        .map(|b| [b.first, b.count, b.stiffness.to_bits(), b.damping.to_bits()])
+        .collect();
+    h.slice("bodies", &shape);
+    let area: Vec<[f32; 2]> = packed
+        .bodies
+        .iter()
+        .map(|b| [b.area_stiffness, b.inflation])
+        .collect();
+    if area.iter().any(|&a| a != [DEFAULT_AREA_STIFFNESS, 1.0]) {
+        h.slice("body_area", &area);
+    }
     // Members as (rest offset, point, body), without the weight `Member`
     // carries, so that the hash does not depend on the solver's member
     // layout and existing checkpoints still load: the weights are hashed

@@ -7,7 +7,7 @@ use super::CpuSolver;
 use crate::error::{Item, WorldError};
 use crate::layout::BodyFrame;
 use crate::pack::scene_hash;
-use crate::world::{PointHandle, Removal, World};
+use crate::world::{BodyHandle, PointHandle, Removal, World};
 
 impl CpuSolver {
     /// Follows the items appended to `world` since the solver was built or
@@ -75,6 +75,17 @@ impl CpuSolver {
         Ok(())
     }
 
+    /// Sets body `body`'s inflation, target area over rest area (in
+    /// [`MIN_INFLATION`](crate::layout::MIN_INFLATION)`..=`[`MAX_INFLATION`](crate::layout::MAX_INFLATION)),
+    /// from the next step on, and wakes its assembly: a pressure body
+    /// inflates or deflates. Set the world's too
+    /// ([`World::set_inflation`]) for a removal or a saved scene to keep it.
+    pub fn set_inflation(&mut self, body: BodyHandle, ratio: f32) -> Result<(), WorldError> {
+        let point = self.packed.set_inflation(body, ratio)?;
+        self.wake_point(point);
+        Ok(())
+    }
+
     /// Sets the number of steps taken, e.g. when resuming from a checkpoint.
     pub fn set_steps(&mut self, steps: u64) {
         self.steps = steps;
@@ -109,5 +120,6 @@ impl CpuSolver {
         self.info.clone_from(&self.packed.point_info);
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());
+        self.dilation.resize(self.packed.bodies.len(), 0.0);
     }
 }

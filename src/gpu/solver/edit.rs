@@ -25,10 +25,10 @@ use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
 use crate::error::{Item, WorldError};
-use crate::layout::{BodyFrame, Colliders, SimParams};
+use crate::layout::{BodyFrame, BodyInfo, Colliders, SimParams};
 use crate::pack::{Packed, scene_hash};
 use crate::params::Params;
-use crate::world::{PointHandle, Removal, World};
+use crate::world::{BodyHandle, PointHandle, Removal, World};
 
 /// What the solver keeps to edit itself and to serve render indices.
 pub(super) struct EditState {
@@ -370,6 +370,30 @@ impl GpuSolver {
         Ok(())
     }
 
+    /// Sets body `body`'s inflation, target area over rest area (in
+    /// [`MIN_INFLATION`](crate::layout::MIN_INFLATION)`..=`[`MAX_INFLATION`](crate::layout::MAX_INFLATION)),
+    /// from the next step on (4 bytes written), and wakes its assembly: a
+    /// pressure body inflates or deflates. Set the world's too
+    /// ([`World::set_inflation`]) for a removal or a saved scene to keep it.
+    pub fn set_inflation(
+        &mut self,
+        queue: &wgpu::Queue,
+        body: BodyHandle,
+        ratio: f32,
+    ) -> Result<(), SolverError> {
+        self.check_context("set_inflation", None, Some(queue))?;
+        let point = self.edit.mirror.set_inflation(body, ratio)?;
+        let offset = body.index() * std::mem::size_of::<BodyInfo>()
+            + std::mem::offset_of!(BodyInfo, inflation);
+        queue.write_buffer(
+            &self.buffers.bodies,
+            offset as u64,
+            bytemuck::bytes_of(&ratio),
+        );
+        self.wake_point(queue, point);
+        Ok(())
+    }
+
     /// Sets the number of steps taken, e.g. when resuming from a checkpoint.
     pub fn set_steps(&mut self, steps: u64) {
         self.steps = steps;
@@ -533,7 +557,8 @@ impl GpuSolver {
             .zip(&new_bytes)
             .all(|(t, n)| n.len() as u64 <= t.size())
             && state_bytes <= self.buffers.state[0].size()
-            && frames_bytes <= self.buffers.frames.size();
+            && frames_bytes <= self.buffers.frames.size()
+            && 4 * new.bodies.len() as u64 <= self.buffers.dilation.size();
         if fits {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
                 report.bytes_uploaded += write_changed(queue, t, o, n);
