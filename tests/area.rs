@@ -257,8 +257,10 @@ fn inflation_is_checked_and_named() {
         assert!(e.to_string().contains("inflation"), "{e}");
     }
 
-    let mut p = Params::default();
-    p.area_stiffness = -1.0;
+    let p = Params {
+        area_stiffness: -1.0,
+        ..Params::default()
+    };
     let e = p.validate().unwrap_err();
     assert!(e.to_string().contains("area_stiffness"), "{e}");
 }
