@@ -105,6 +105,9 @@ fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> 
     // d2), each scaled by 1 / sqrt(det A_qq) first so that nothing
     // overflows. The points are pulled toward the dilation about the
     // centroid that gives the target area (docs/physics.md, "Area").
+    // A body turned inside out (ratio <= 0) gets none: pushing it out
+    // would hold it inverted against shape matching's proper rotation,
+    // which turns it back through a flat shape.
     var dilation = 0.0;
     if (body.area_norm > 0.0) {
         let n = body.area_norm;
@@ -113,8 +116,10 @@ fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> 
         let d1 = (s.c.w - (c_rel.x * sq.x - c_rel.y * sq.y)) * n;
         let d2 = (s.d - (c_rel.x * sq.y + c_rel.y * sq.x)) * n;
         let ratio = 0.25 * (an * an + bn * bn - d1 * d1 - d2 * d2);
-        let scale = sqrt(body.inflation / max(ratio, AREA_MIN_RATIO));
-        dilation = body.area_stiffness * sim.h * (scale - 1.0);
+        if (ratio > 0.0) {
+            let scale = sqrt(body.inflation / max(ratio, AREA_MIN_RATIO));
+            dilation = body.area_stiffness * sim.h * (scale - 1.0);
+        }
     }
     dilation_out[index] = dilation;
     // The pull per substep, once per body rather than once per member.

@@ -54,7 +54,7 @@ struct SleepPoint {
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
 // The least area ratio the area term assumes (layout.rs, AREA_MIN_RATIO).
-const AREA_MIN_RATIO: f32 = 0.25;
+const AREA_MIN_RATIO: f32 = 0.5;
 
 // Whether an assembly that has rested `steps` steps sleeps, with
 // `sleep_steps` (SimParams; 0: sleeping is off). CPU mirror:

@@ -231,9 +231,9 @@ pub const MIN_INFLATION: f32 = 0.01;
 /// The largest inflation (target area over rest area).
 pub const MAX_INFLATION: f32 = 100.0;
 /// The area ratio the area term assumes at the least: a body squashed
-/// flatter, or turned inside out (a negative ratio), is pushed out as if at
-/// this ratio, so the push is bounded and never NaN.
-pub const AREA_MIN_RATIO: f32 = 0.25;
+/// flatter is pushed out as if at this ratio, so the push is bounded. A
+/// body turned inside out (a ratio of 0 or less) is not pushed.
+pub const AREA_MIN_RATIO: f32 = 0.5;
 
 /// One point's membership in one body (WGSL `Member`), in body order: body
 /// `b`'s members are `members[first .. first + count]` of its [`BodyInfo`].

@@ -92,17 +92,21 @@ pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> (BodyFram
         [1.0, 0.0]
     };
     let omega = if i > TINY_SUM { l / i } else { 0.0 };
-    let dilation = if body.area_norm > 0.0 {
+    // A body turned inside out (ratio <= 0) gets none: pushing it out
+    // would hold it inverted against shape matching's proper rotation,
+    // which turns it back through a flat shape.
+    let mut dilation = 0.0;
+    if body.area_norm > 0.0 {
         let n = body.area_norm;
         let (an, bn) = (a * n, b * n);
         let d1 = (s[11] - (c_rel.x * sq.x - c_rel.y * sq.y)) * n;
         let d2 = (s[12] - (c_rel.x * sq.y + c_rel.y * sq.x)) * n;
         let ratio = area_ratio(an, bn, d1, d2);
-        let scale = (body.inflation / ratio.max(AREA_MIN_RATIO)).sqrt();
-        body.area_stiffness * h * (scale - 1.0)
-    } else {
-        0.0
-    };
+        if ratio > 0.0 {
+            let scale = (body.inflation / ratio.max(AREA_MIN_RATIO)).sqrt();
+            dilation = body.area_stiffness * h * (scale - 1.0);
+        }
+    }
     let frame = BodyFrame {
         centroid: (p0 + c_rel).to_array(),
         vel: (v0 + v_rel).to_array(),
@@ -339,11 +343,14 @@ mod tests {
         };
         let d = dilation(&inflated, h, &turned);
         assert!((d - 50.0 * h * (2.0f32.sqrt() - 1.0)).abs() < 1e-5, "{d}");
-        // Inside out (mirrored): pushed out as at the least ratio, no NaN.
-        let mirrored: Vec<[f32; 2]> = members.iter().map(|m| [-m.rest[0], m.rest[1]]).collect();
-        let d = dilation(&body, h, &mirrored);
+        // Squashed to a tenth: pushed out as at the least ratio.
+        let flat: Vec<[f32; 2]> = members.iter().map(|m| [m.rest[0], 0.1 * m.rest[1]]).collect();
+        let d = dilation(&body, h, &flat);
         let most = 50.0 * h * ((1.0 / AREA_MIN_RATIO).sqrt() - 1.0);
         assert!((d - most).abs() < 1e-6, "{d}");
+        // Inside out (mirrored): none, shape matching turns it back.
+        let mirrored: Vec<[f32; 2]> = members.iter().map(|m| [-m.rest[0], m.rest[1]]).collect();
+        assert_eq!(dilation(&body, h, &mirrored), 0.0);
         // A flat body (no area norm) gets none.
         let flat = BodyInfo {
             area_norm: 0.0,
