@@ -344,7 +344,10 @@ mod tests {
         let d = dilation(&inflated, h, &turned);
         assert!((d - 50.0 * h * (2.0f32.sqrt() - 1.0)).abs() < 1e-5, "{d}");
         // Squashed to a tenth: pushed out as at the least ratio.
-        let flat: Vec<[f32; 2]> = members.iter().map(|m| [m.rest[0], 0.1 * m.rest[1]]).collect();
+        let flat: Vec<[f32; 2]> = members
+            .iter()
+            .map(|m| [m.rest[0], 0.1 * m.rest[1]])
+            .collect();
         let d = dilation(&body, h, &flat);
         let most = 50.0 * h * ((1.0 / AREA_MIN_RATIO).sqrt() - 1.0);
         assert!((d - most).abs() < 1e-6, "{d}");
