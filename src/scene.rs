@@ -546,6 +546,12 @@ macro_rules! generator {
             /// `body_stiffness` as a frequency, Hz.
             #[serde(default, deserialize_with = "some")]
             pub body_frequency: Option<f32>,
+            /// The bodies' area stiffness, 1/s^2.
+            #[serde(default, deserialize_with = "some")]
+            pub body_area_stiffness: Option<f32>,
+            /// The bodies' target area over rest area.
+            #[serde(default = "one", deserialize_with = "present")]
+            pub inflation: f32,
             /// `body_damping` as a damping ratio (with `body_frequency`).
             #[serde(default, deserialize_with = "some")]
             pub body_damping_ratio: Option<f32>,
@@ -591,6 +597,8 @@ macro_rules! generator {
                     vel: v2(self.vel),
                     body_stiffness,
                     body_damping,
+                    body_area_stiffness: self.body_area_stiffness,
+                    inflation: self.inflation,
                     springs: self.springs,
                     spring_kind: self.spring_kind.into(),
                     spring_stiffness,
@@ -921,6 +929,7 @@ impl ShapeSpec {
             (Some(Item::Point(_)), f) => f.into(),
             (Some(Item::Spring(_)), "rest_length") => return None,
             (Some(Item::Spring(_)), f) => format!("spring_{f}"),
+            (Some(Item::Body(_)), "inflation") => "inflation".into(),
             (Some(Item::Body(_)), f) => format!("body_{f}"),
             (_, f) => f.into(),
         })

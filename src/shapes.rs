@@ -62,6 +62,8 @@ pub struct Shape {
 /// | `mask` (of each body, in body-body collisions) | [`ALL_LAYERS`] |
 /// | `vel` (of each point) | zero |
 /// | `body_stiffness`, `body_damping` | `None`: the [`Params`](crate::Params) defaults |
+/// | `body_area_stiffness` | `None`: the [`Params`](crate::Params) default, at most the body's shape stiffness |
+/// | `inflation` (target area over rest area of each body) | `1` |
 /// | `springs` | `true`: add the builder's springs |
 /// | `spring_kind` | [`SpringKind::Spring`] |
 /// | `spring_stiffness`, `spring_damping` | `None`: the [`Params`](crate::Params) defaults |
@@ -89,6 +91,14 @@ pub struct ShapeStyle {
     /// Damping toward rigid motion of the bodies; `None` follows
     /// [`Params::shape_damping`](crate::Params::shape_damping).
     pub body_damping: Option<f32>,
+    /// Area stiffness of the bodies ([`Body::area_stiffness`]); `None`
+    /// follows [`Params::area_stiffness`](crate::Params::area_stiffness),
+    /// at most the body's shape stiffness.
+    pub body_area_stiffness: Option<f32>,
+    /// Target area over rest area of the bodies ([`Body::inflation`]): a
+    /// ring with springs, a low `body_stiffness` and an inflation above 1
+    /// is a balloon.
+    pub inflation: f32,
     /// Whether to add the builder's springs at all; bodies alone keep a
     /// shape too, springs make it stiffer against shear and stretch.
     pub springs: bool,
@@ -119,6 +129,8 @@ impl ShapeStyle {
         vel: Vec2::ZERO,
         body_stiffness: None,
         body_damping: None,
+        body_area_stiffness: None,
+        inflation: 1.0,
         springs: true,
         spring_kind: SpringKind::Spring,
         spring_stiffness: None,
@@ -187,6 +199,16 @@ impl ShapeStyle {
     /// With this spring damping, in 1/s.
     pub fn spring_damping(mut self, c: f32) -> Self {
         self.spring_damping = Some(c);
+        self
+    }
+    /// With this area stiffness of the bodies, in 1/s^2.
+    pub fn body_area_stiffness(mut self, k: f32) -> Self {
+        self.body_area_stiffness = Some(k);
+        self
+    }
+    /// With this inflation (target area over rest area) of the bodies.
+    pub fn inflation(mut self, ratio: f32) -> Self {
+        self.inflation = ratio;
         self
     }
     /// With the bodies' stiffness and damping from a frequency and damping
@@ -282,6 +304,16 @@ macro_rules! style_setters {
         /// See [`ShapeStyle::spring_damping`].
         pub fn spring_damping(mut self, c: f32) -> Self {
             self.style = self.style.spring_damping(c);
+            self
+        }
+        /// See [`ShapeStyle::body_area_stiffness`].
+        pub fn body_area_stiffness(mut self, k: f32) -> Self {
+            self.style = self.style.body_area_stiffness(k);
+            self
+        }
+        /// See [`ShapeStyle::inflation`].
+        pub fn inflation(mut self, ratio: f32) -> Self {
+            self.style = self.style.inflation(ratio);
             self
         }
     };
@@ -484,6 +516,8 @@ impl Plan {
             let item = Item::Body(base_b as u32);
             item_opt(item, "stiffness", style.body_stiffness)?;
             item_opt(item, "damping", style.body_damping)?;
+            item_opt(item, "area_stiffness", style.body_area_stiffness)?;
+            crate::world::check_inflation(item, style.inflation)?;
         }
         for (k, body) in self.bodies.iter().enumerate() {
             let first = self.pos[body.points[0] as usize];
@@ -529,6 +563,8 @@ impl Plan {
             let b = Body {
                 stiffness: style.body_stiffness,
                 damping: style.body_damping,
+                area_stiffness: style.body_area_stiffness,
+                inflation: style.inflation,
                 boundary: body.boundary.as_deref().map(handles),
                 material: style.material,
                 category: style.category,

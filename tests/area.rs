@@ -302,3 +302,32 @@ fn a_body_in_its_rest_shape_stays_put_in_any_rotation() {
         );
     }
 }
+
+#[test]
+fn the_balloons_scene_holds_each_balloon_at_its_inflation() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/balloons.json");
+    let world = softbody::scene::Scene::load(std::path::Path::new(path))
+        .unwrap()
+        .build()
+        .unwrap();
+    let rest: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+    for mut s in Solver::both(&world) {
+        s.step(240);
+        let pos = s.positions();
+        for (k, b) in world.bodies().iter().take(3).enumerate() {
+            let ring = &b.points[..20];
+            let ratio = area(&pos, ring) / area(&rest, ring);
+            eprintln!(
+                "{}: balloon {k} at inflation {}: area ratio {ratio}",
+                s.name(),
+                b.inflation
+            );
+            assert!(
+                (ratio / b.inflation - 1.0).abs() < 0.15,
+                "{}: balloon {k}: area ratio {ratio}, inflation {}",
+                s.name(),
+                b.inflation
+            );
+        }
+    }
+}

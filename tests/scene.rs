@@ -1574,4 +1574,22 @@ fn area_keys_load_and_bad_ones_are_named() {
         "bodies[0].inflation",
         "0.01 ..= 100",
     );
+    // A generator's bodies take both too.
+    let world = load(
+        r#"{ "shapes": [{ "blob": { "center": [0, 1], "radius": 0.5, "n": 12,
+             "body_area_stiffness": 900, "inflation": 2 } }] }"#,
+    )
+    .unwrap();
+    let b = &world.bodies()[0];
+    assert_eq!((b.area_stiffness, b.inflation), (Some(900.0), 2.0));
+    fails(
+        r#"{ "shapes": [{ "blob": { "center": [0, 1], "radius": 0.5, "n": 12, "inflation": 0 } }] }"#,
+        "shapes[0].blob.inflation",
+        "0.01 ..= 100",
+    );
+    fails(
+        r#"{ "shapes": [{ "box": { "center": [0, 1], "size": [1, 1], "body_area_stiffness": -2 } }] }"#,
+        "shapes[0].box.body_area_stiffness",
+        "negative",
+    );
 }
