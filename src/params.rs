@@ -119,7 +119,9 @@ pub struct Params {
     /// Default `15791`: 20 Hz ([`DEFAULT_AREA_STIFFNESS`]; set it from a
     /// frequency with [`Params::set_area_frequency`]), so a body's
     /// breathing mode rings at about 28 Hz with the default shape. `0`
-    /// turns it off. Damped by shape matching's damping toward rigid
+    /// turns it off. A body without its own `Body::area_stiffness` gets at
+    /// most its shape stiffness: an area term much stiffer than the shape
+    /// rings against it. Damped by shape matching's damping toward rigid
     /// motion. Stability: adds to the shape stiffness in `k h^2 < 1`.
     pub area_stiffness: f32,
     /// Jacobi iterations of the hard-rod projection per substep. Default `4`.
