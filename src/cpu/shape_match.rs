@@ -71,6 +71,9 @@ impl Sums {
 /// rather than per point (its damping fraction `1 - exp(-c h)` comes with
 /// each membership record, [`PointMember::relax`]), and its area term's
 /// dilation rate `d`, 1/s.
+// Inlined into `frame_small`: called through a function, the sums went
+// through memory and the frames reduction took 55% longer.
+#[inline(always)]
 pub fn finish(body: &BodyInfo, h: f32, p0: Vec2, v0: Vec2, s: Sums) -> (BodyFrame, f32) {
     let s = s.0;
     let total = s[0];
@@ -146,6 +149,7 @@ fn reference(
 }
 
 /// One body reduced sequentially (WGSL `frames`, one thread per body).
+#[inline(always)]
 pub fn frame_small(
     h: f32,
     body: &BodyInfo,
