@@ -76,6 +76,13 @@ fn add_sums(x: Sums, y: Sums) -> Sums {
     return Sums(x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d);
 }
 
+// det(sum w (r - c) q^T) / det(A_qq) from the matrix's entries scaled by
+// 1 / sqrt(det A_qq): a = m00 + m11, b = m01 - m10, d1 = m00 - m11,
+// d2 = m01 + m10 (CPU mirror: cpu::shape_match::area_ratio).
+fn area_ratio(a: f32, b: f32, d1: f32, d2: f32) -> f32 {
+    return 0.25 * (a * a + b * b - d1 * d1 - d2 * d2);
+}
+
 // Body `index`'s frame; stores its dilation rate too.
 fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
     let total = s.a.x;
@@ -115,7 +122,7 @@ fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> 
         let bn = b * n;
         let d1 = (s.c.w - (c_rel.x * sq.x - c_rel.y * sq.y)) * n;
         let d2 = (s.d - (c_rel.x * sq.y + c_rel.y * sq.x)) * n;
-        let ratio = 0.25 * (an * an + bn * bn - d1 * d1 - d2 * d2);
+        let ratio = area_ratio(an, bn, d1, d2);
         if (ratio > 0.0) {
             let scale = sqrt(body.inflation / max(ratio, AREA_MIN_RATIO));
             dilation = body.area_stiffness * sim.h * (scale - 1.0);

@@ -538,6 +538,7 @@ impl Checkpoint {
 mod tests {
     use super::{Checkpoint, CheckpointError, HEADER, fnv, write_atomically};
     use crate::cpu::CpuSolver;
+    use crate::prelude::{BodyHandle, BoxShape, HalfPlane, Vec2, World};
     use crate::scenes::{bench_scene, default_scene};
     use std::path::PathBuf;
 
@@ -774,6 +775,33 @@ mod tests {
         assert_eq!(solver.scene_hash(), 0x4c9b_8c0c_b65e_5c5b);
         let bench = CpuSolver::new(&bench_scene(1000).unwrap()).unwrap();
         assert_eq!(bench.scene_hash(), 0x7a5b_2602_9060_0025);
+    }
+
+    /// A body softer than the default area stiffness takes its shape's
+    /// (the default rule): its scene hashes as it did before the area
+    /// term. Area stiffness or inflation off that rule change the hash.
+    #[test]
+    fn the_area_term_enters_the_scene_hash_only_off_its_default() {
+        let hash = |area: Option<f32>, inflation: f32| {
+            let mut world = World::default();
+            world.add_plane(HalfPlane::floor(0.0)).unwrap();
+            BoxShape::new(Vec2::new(0.0, 1.0), Vec2::ONE)
+                .body_stiffness(500.0)
+                .build(&mut world)
+                .unwrap();
+            BoxShape::new(Vec2::new(0.0, 2.5), Vec2::ONE)
+                .build(&mut world)
+                .unwrap();
+            if let Some(k) = area {
+                world.params.area_stiffness = k;
+            }
+            world.set_inflation(BodyHandle(1), inflation).unwrap();
+            CpuSolver::new(&world).unwrap().scene_hash()
+        };
+        // The value of build 6a9ab9b, before the area term.
+        assert_eq!(hash(None, 1.0), 0xed98_a56b_04b7_fa2c);
+        assert_ne!(hash(Some(100.0), 1.0), hash(None, 1.0));
+        assert_ne!(hash(None, 1.5), hash(None, 1.0));
     }
 
     /// The grid does not change the dynamics, so it does not change the

@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::gpu;
-use softbody::gpu::GpuContext;
+use common::{Solver, gpu};
 use softbody::prelude::*;
 
 /// The signed area of the polygon through `points` (positive when
@@ -21,58 +20,6 @@ fn area(pos: &[[f32; 2]], points: &[PointHandle]) -> f32 {
         })
         .sum::<f32>()
         * 0.5
-}
-
-/// One of the two solvers, stepped and read alike.
-enum Solver {
-    Cpu(Box<CpuSolver>),
-    Gpu(GpuContext, Box<GpuSolver>),
-}
-
-impl Solver {
-    fn both(world: &World) -> Vec<Solver> {
-        let mut v = vec![Solver::Cpu(Box::new(CpuSolver::new(world).unwrap()))];
-        if let Some(ctx) = gpu() {
-            let s = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
-            v.push(Solver::Gpu(ctx, Box::new(s)));
-        }
-        v
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Solver::Cpu(_) => "cpu",
-            Solver::Gpu(..) => "gpu",
-        }
-    }
-
-    fn step(&mut self, steps: u32) {
-        match self {
-            Solver::Cpu(s) => (0..steps).for_each(|_| s.step()),
-            Solver::Gpu(ctx, s) => s.step(&ctx.device, &ctx.queue, steps).unwrap(),
-        }
-    }
-
-    fn positions(&self) -> Vec<[f32; 2]> {
-        match self {
-            Solver::Cpu(s) => s.positions().to_vec(),
-            Solver::Gpu(ctx, s) => s.read_state(&ctx.device, &ctx.queue).unwrap().pos,
-        }
-    }
-
-    fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
-        match self {
-            Solver::Cpu(s) => s.set_state(pos, vel).unwrap(),
-            Solver::Gpu(ctx, s) => s.set_state(&ctx.queue, pos, vel).unwrap(),
-        }
-    }
-
-    fn set_inflation(&mut self, body: BodyHandle, ratio: f32) {
-        match self {
-            Solver::Cpu(s) => s.set_inflation(body, ratio).unwrap(),
-            Solver::Gpu(ctx, s) => s.set_inflation(&ctx.queue, body, ratio).unwrap(),
-        }
-    }
 }
 
 /// A weightless world with one 1 m square body without springs or shape

@@ -6,9 +6,9 @@
 
 mod common;
 
-use common::{centroid, gpu};
+use common::{Solver, centroid, gpu};
 use softbody::checkpoint::Checkpoint;
-use softbody::gpu::{GpuContext, Stage};
+use softbody::gpu::Stage;
 use softbody::prelude::*;
 use softbody::{Params, samples};
 
@@ -29,61 +29,6 @@ fn landing(height: f32) -> (World, Shape, Shape) {
         .build(&mut world)
         .unwrap();
     (world, resting, falling)
-}
-
-/// One of the two solvers, stepped and read alike.
-enum Solver {
-    Cpu(Box<CpuSolver>),
-    Gpu(GpuContext, Box<GpuSolver>),
-}
-
-impl Solver {
-    fn both(world: &World) -> Vec<Solver> {
-        let mut v = vec![Solver::Cpu(Box::new(CpuSolver::new(world).unwrap()))];
-        if let Some(ctx) = gpu() {
-            let s = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
-            v.push(Solver::Gpu(ctx, Box::new(s)));
-        }
-        v
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Solver::Cpu(_) => "cpu",
-            Solver::Gpu(..) => "gpu",
-        }
-    }
-
-    fn step(&mut self, steps: u32) {
-        match self {
-            Solver::Cpu(s) => (0..steps).for_each(|_| s.step()),
-            Solver::Gpu(ctx, s) => s.step(&ctx.device, &ctx.queue, steps).unwrap(),
-        }
-    }
-
-    fn state(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
-        match self {
-            Solver::Cpu(s) => (s.positions().to_vec(), s.velocities().to_vec()),
-            Solver::Gpu(ctx, s) => {
-                let st = s.read_state(&ctx.device, &ctx.queue).unwrap();
-                (st.pos, st.vel)
-            }
-        }
-    }
-
-    fn sleeping(&self) -> usize {
-        match self {
-            Solver::Cpu(s) => s.sleeping_points(),
-            Solver::Gpu(ctx, s) => s.read_sleeping_points(&ctx.device, &ctx.queue).unwrap(),
-        }
-    }
-
-    fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
-        match self {
-            Solver::Cpu(s) => s.set_state(pos, vel).unwrap(),
-            Solver::Gpu(ctx, s) => s.set_state(&ctx.queue, pos, vel).unwrap(),
-        }
-    }
 }
 
 #[test]

@@ -729,14 +729,15 @@ impl GpuSolver {
             bytes += self.rod_passes() as u64 * 44 * n + 2 * 44 * rods;
         }
         if bodies > 0 {
-            // frames: body 16 + order 4 + frame out 32; one pass over the
-            // members (the first one's loads serve as the reference too)
-            // reading member 16 (with the weight) and state 16.
-            bytes += 52 * bodies + 32 * members;
+            // frames: body 32 + order 4 + frame out 32 + dilation out 4;
+            // one pass over the members (the first one's loads serve as
+            // the reference too) reading member 16 (with the weight) and
+            // state 16.
+            bytes += 72 * bodies + 32 * members;
             // apply, fused with the next integrate + collide (sharing its
             // state read and write): offsets 8; per membership: its
-            // record 16 and the body's frame 32.
-            bytes += 8 * n + 48 * members;
+            // record 16, the body's frame 32 and its dilation 4.
+            bytes += 8 * n + 52 * members;
         }
         bytes
     }

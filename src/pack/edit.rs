@@ -81,12 +81,13 @@ fn pack_body(
             weight: w as f32,
         })
         .collect();
+    let stiffness = body.stiffness.unwrap_or(params.shape_stiffness);
     let info = BodyInfo {
         first,
         count: body.points.len() as u32,
-        stiffness: body.stiffness.unwrap_or(params.shape_stiffness),
+        stiffness,
         damping: body.damping.unwrap_or(params.shape_damping),
-        area_stiffness: area_stiffness(body, params),
+        area_stiffness: area_stiffness(body.area_stiffness, stiffness, params.area_stiffness),
         area_norm: area_norm(&members),
         inflation: body.inflation,
         _pad0: 0,
@@ -94,18 +95,16 @@ fn pack_body(
     (info, members)
 }
 
-/// A body's area stiffness: its own when given, else the parameter's but
-/// at most the body's shape stiffness. The area term pushes every point
+/// A body's area stiffness: its own when given, else the parameter
+/// `param`'s but at most the body's shape stiffness `shape`. The area term
+/// pushes every point
 /// along its offset from the centroid, which is not the direction that
 /// changes the area fastest unless the body is round; shape matching holds
 /// the difference, and an area term much stiffer than the shape rings
 /// against it: worlds of random bodies diverge from about twice the shape
 /// stiffness (docs/physics.md, "Area").
-fn area_stiffness(body: &Body, params: &Params) -> f32 {
-    body.area_stiffness.unwrap_or_else(|| {
-        let shape = body.stiffness.unwrap_or(params.shape_stiffness);
-        params.area_stiffness.min(shape)
-    })
+fn area_stiffness(own: Option<f32>, shape: f32, param: f32) -> f32 {
+    own.unwrap_or(param.min(shape))
 }
 
 /// A rest shape whose second moment's determinant is below this fraction
@@ -582,8 +581,9 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.slice("materials", &packed.materials);
     h.slice("springs", &packed.springs);
     // Bodies as their first four fields; the area fields only when a body
-    // is not at the default (area_norm follows from the members), so that
-    // scenes from before the area term keep their hashes.
+    // is off the default rule (`area_stiffness` with the default parameter,
+    // inflation 1; area_norm follows from the members), so that scenes from
+    // before the area term keep their hashes.
     let shape: Vec<[u32; 4]> = packed
         .bodies
         .iter()
@@ -595,7 +595,13 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         .iter()
         .map(|b| [b.area_stiffness, b.inflation])
         .collect();
-    if area.iter().any(|&a| a != [DEFAULT_AREA_STIFFNESS, 1.0]) {
+    let at_default = packed.bodies.iter().zip(&area).all(|(b, &a)| {
+        a == [
+            area_stiffness(None, b.stiffness, DEFAULT_AREA_STIFFNESS),
+            1.0,
+        ]
+    });
+    if !at_default {
         h.slice("body_area", &area);
     }
     // Members as (rest offset, point, body), without the weight `Member`
