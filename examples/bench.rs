@@ -144,7 +144,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Each stage's name (as in `--json`'s `stages_ms`) and field, in the
 /// order of [`StageTimes`]'s fields.
 type StageField = fn(&mut StageTimes) -> &mut f64;
-const STAGES: [(&str, StageField); 10] = [
+const STAGES: [(&str, StageField); 11] = [
     ("integrate", |s| &mut s.integrate),
     ("collide", |s| &mut s.collide),
     ("integrate_collide", |s| &mut s.integrate_collide),
@@ -156,6 +156,7 @@ const STAGES: [(&str, StageField); 10] = [
     ("shape_match", |s| &mut s.shape_match),
     ("broad_phase", |s| &mut s.broad_phase),
     ("body_collide", |s| &mut s.body_collide),
+    ("impact", |s| &mut s.impact),
     ("sleep", |s| &mut s.sleep),
 ];
 
@@ -485,6 +486,7 @@ mod tests {
             shape_match: 7.0 * k,
             broad_phase: 8.0 * k,
             body_collide: 9.0 * k,
+            impact: 9.5 * k,
             sleep: 10.0 * k,
         };
         // Each stage on its own: an outlier in one run's springs and
@@ -605,7 +607,7 @@ mod tests {
         let stages = l[0]["stages_ms"]
             .as_object()
             .expect("stages on the GPU line");
-        assert_eq!(stages.len(), 10, "{stages:?}");
+        assert_eq!(stages.len(), 11, "{stages:?}");
         assert_eq!(
             (stages["springs"].as_f64(), stages["shape_match"].as_f64()),
             (Some(1.5), Some(0.25))

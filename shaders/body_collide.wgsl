@@ -287,13 +287,6 @@ fn face_normal(dir: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(0.0);
 }
 
-// A pair's contact material: the larger elasticity, the geometric mean of
-// each friction coefficient (Box2D's rules), the tangential decay of the
-// mean friction rate.
-fn pair_material(a: ContactFilter, b: ContactFilter) -> ContactMaterial {
-    return ContactMaterial(max(a.elasticity, b.elasticity), sqrt(a.static_friction * b.static_friction), sqrt(a.dynamic_friction * b.dynamic_friction), sqrt(a.decay * b.decay));
-}
-
 fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
     let q = fixed(dp, sim.contact_scale);
     let r = fixed(dv, sim.contact_scale);

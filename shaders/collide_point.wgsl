@@ -3,8 +3,9 @@
 // friction; seed 002: layers; seed 003: half-planes). A fragment, not a
 // stage: src/gpu/shaders.rs puts it in collide.wgsl's module and in
 // shape_match.wgsl's (whose fused kernel ends with a substep's integrate and
-// collide). The including file declares `sim`, `materials` and `colliders`.
-// CPU mirror: src/cpu/collide.rs.
+// collide), and impact.wgsl uses its deepest contact. The including file
+// declares `sim`, `materials` and `colliders`. CPU mirror:
+// src/cpu/collide.rs.
 
 // The number of planets and half-planes, set when the pipeline is made
 // (src/gpu/collide.rs, `ColliderCounts`; the same as `sim.num_planets` and
@@ -27,14 +28,15 @@ fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f
     return collide_point(pi, s.xy, s.zw);
 }
 
-// The point after its deepest contact, as (p, v).
-fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
+// The deepest contact of a point at `p` with layers `layers`, as (normal,
+// depth); no contact when depth <= 0. CPU mirror: deepest_contact.
+fn deepest_contact(layers: u32, p: vec2<f32>) -> vec3<f32> {
     // Deepest contact; ties keep the first collider, planets before planes.
     var best_depth = 0.0;
     var best_normal = vec2<f32>(0.0, 0.0);
     for (var k = 0u; k < NUM_PLANETS; k++) {
         let planet = colliders.planets[k];
-        if ((planet.layers & pi.layers) == 0u) {
+        if ((planet.layers & layers) == 0u) {
             continue;
         }
         let d = p - planet.center;
@@ -52,7 +54,7 @@ fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     }
     for (var k = 0u; k < NUM_PLANES; k++) {
         let plane = colliders.planes[k];
-        if ((plane.layers & pi.layers) == 0u) {
+        if ((plane.layers & layers) == 0u) {
             continue;
         }
         let depth = plane.offset + sim.point_radius - dot(plane.normal, p);
@@ -61,6 +63,14 @@ fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
             best_normal = plane.normal;
         }
     }
+    return vec3<f32>(best_normal, best_depth);
+}
+
+// The point after its deepest contact, as (p, v).
+fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
+    let c = deepest_contact(pi.layers, p);
+    let best_normal = c.xy;
+    let best_depth = c.z;
     if (best_depth <= 0.0) {
         return vec4<f32>(p, v);
     }

@@ -232,6 +232,8 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
 // Body-body collisions (src/layout.rs has the meaning of each).
 const CONTACT_LIMIT_UNITS: f32 = 1073741824.0;
 const CONTACT_FREE: u32 = 0x80000000u;
+// A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
+const IMPACT_NONE: u32 = 0xffffffffu;
 const GRID_MAX_CELLS: u32 = 9u;
 const SCAN_THREADS: u32 = 256u;
 const SCAN_BLOCK: u32 = 1024u;
@@ -266,6 +268,13 @@ struct ContactFilter {
     static_friction: f32,
     dynamic_friction: f32,
     _pad0: u32,
+}
+
+// A pair's contact material: the larger elasticity, the geometric mean of
+// each friction coefficient (Box2D's rules), the tangential decay of the
+// mean friction rate. CPU mirror: cpu::body_collide::pair_material.
+fn pair_material(a: ContactFilter, b: ContactFilter) -> ContactMaterial {
+    return ContactMaterial(max(a.elasticity, b.elasticity), sqrt(a.static_friction * b.static_friction), sqrt(a.dynamic_friction * b.dynamic_friction), sqrt(a.decay * b.decay));
 }
 
 // The grid cell holding `p`; coordinates clamped to +-2^29 so that neither

@@ -357,6 +357,10 @@ pub fn contact_scale(extent: f32) -> f32 {
     let e = (0.4f32 / extent).log2().round().clamp(-60.0, 60.0) as i32;
     2f32.powi(20 + e)
 }
+/// A point in no body that takes part in impacts (WGSL `IMPACT_NONE`; see
+/// [`Packed::impact_homes`](crate::pack::Packed::impact_homes)).
+pub const IMPACT_NONE: u32 = u32::MAX;
+
 /// In [`ContactPoint::filter_id`]: the point is in no body and collides with
 /// other such points as a disk of `point_radius`.
 pub const CONTACT_FREE: u32 = 1 << 31;

@@ -569,8 +569,9 @@ fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// Starts a substep from the CPU's state on both paths: integrate, collide
-/// and the broad phase, up to the contact stage.
+/// Starts a substep from the CPU's state on both paths: the body frames
+/// (which the impact stage reads), integrate, collide and the broad phase,
+/// up to the contact stage.
 fn start_contact_substep(
     ctx: &softbody::gpu::GpuContext,
     gpu: &mut GpuSolver,
@@ -578,6 +579,13 @@ fn start_contact_substep(
 ) {
     // Both awake, as the GPU's set_state below leaves it.
     cpu.wake();
+    // The frames of the same state on both.
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::ShapeFrames);
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_shape_match();
     // The motion on the CPU, then its state on both: integrate may round
     // differently on a driver that fuses multiply-adds, and the contact
     // stages are compared exactly from here.
@@ -598,6 +606,8 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
     let mut cpu = CpuSolver::new(&world).unwrap();
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
     assert!(gpu.has_contacts() && cpu.has_contacts());
+    // Points whose bodies the impact stage moved, over the checks.
+    let mut impacted = 0;
     for step in 0..200 {
         cpu.step();
         gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
@@ -641,12 +651,23 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
                     "box of body {b}"
                 );
             }
-            // Narrow phase, resolve, apply.
+            // Narrow phase, impacts, resolve, apply: the first contact
+            // pass of a substep.
             let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            gpu.record_stage(&mut encoder, Stage::BodyCollide);
+            for stage in [Stage::Narrow, Stage::Impact, Stage::Resolve] {
+                gpu.record_stage(&mut encoder, stage);
+            }
             ctx.queue.submit([encoder.finish()]);
-            cpu.stage_body_collide();
+            cpu.stage_narrow();
+            let unhit = cpu.velocities().to_vec();
+            cpu.stage_impact();
+            impacted += unhit
+                .iter()
+                .zip(cpu.velocities())
+                .filter(|(a, b)| a != b)
+                .count();
+            cpu.stage_resolve();
             let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
             let moved = before
                 .0
@@ -681,18 +702,21 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
             ctx.queue.submit([encoder.finish()]);
         }
     }
+    assert!(impacted > 0, "no impact in the checked substeps");
+    eprintln!("{impacted} points moved by impacts in the checked substeps");
     // Whole steps: contact is discontinuous, so tiny differences (a
     // fixed-point unit of a contact's velocity change) decide whether a
     // later contact happens and whole runs part. Measured on a calm scene,
     // boxes settling side by side: nudging one box by 1 um moves the CPU's
-    // own result by 4.7e-3 m after 200 steps. The GPU must stay as close
-    // to the CPU as such a nudge does (twice its effect at most); a wrong
-    // contact would differ by centimetres.
-    let calm = |nudge: f32| {
+    // own result by millimetres after 200 steps (the most over nudging
+    // one of three boxes). The GPU must stay as close to the CPU as such a
+    // nudge does (twice its effect at most); a wrong contact would differ
+    // by centimetres.
+    let calm = |nudged: usize, nudge: f32| {
         let mut calm = World::default();
         calm.add_plane(HalfPlane::floor(0.0)).unwrap();
         for k in 0..20 {
-            let x = k as f32 * 0.52 + if k == 7 { nudge } else { 0.0 };
+            let x = k as f32 * 0.52 + if k == nudged { nudge } else { 0.0 };
             BoxShape::new(Vec2::new(x, 0.6 + 0.05 * (k % 3) as f32), Vec2::splat(0.5))
                 .build(&mut calm)
                 .unwrap();
@@ -706,9 +730,12 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
         }
         cpu.positions().to_vec()
     };
-    let cpu = run_cpu(&calm(0.0));
-    let chaos = farthest(&cpu, &run_cpu(&calm(1e-6)));
-    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &calm(0.0)).unwrap();
+    let cpu = run_cpu(&calm(0, 0.0));
+    let chaos = [3, 7, 12]
+        .map(|k| farthest(&cpu, &run_cpu(&calm(k, 1e-6))))
+        .into_iter()
+        .fold(0.0, f32::max);
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &calm(0, 0.0)).unwrap();
     gpu.step(&ctx.device, &ctx.queue, 200).unwrap();
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
     let worst = farthest(&state.pos, &cpu);
@@ -747,7 +774,11 @@ fn repeated_contact_passes_match_the_cpu() {
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
     let substeps = world.params.substeps as usize;
     assert_eq!(plan_count(&gpu, Stage::BroadPhase), substeps);
-    assert_eq!(plan_count(&gpu, Stage::BodyCollide), 3 * substeps);
+    // The first pass is narrow, impact, resolve; the others whole.
+    assert_eq!(plan_count(&gpu, Stage::Narrow), substeps);
+    assert_eq!(plan_count(&gpu, Stage::Impact), substeps);
+    assert_eq!(plan_count(&gpu, Stage::Resolve), substeps);
+    assert_eq!(plan_count(&gpu, Stage::BodyCollide), 2 * substeps);
     // One substep's contact passes from the CPU's state on both paths.
     start_contact_substep(&ctx, &mut gpu, &mut cpu);
     for pass in 0..3 {

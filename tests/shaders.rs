@@ -25,7 +25,7 @@ fn parse_and_validate(name: &str, source: &str) -> naga::Module {
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 8);
+    assert_eq!(STAGES.len(), 9);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -205,6 +205,7 @@ fn shared_constants_match() {
     assert_eq!(constant("MAX_PLANES") as usize, MAX_PLANES);
     assert_eq!(constant("SMALL_BODY_MAX_POINTS"), SMALL_BODY_MAX_POINTS);
     assert_eq!(constant("CONTACT_FREE"), CONTACT_FREE);
+    assert_eq!(constant("IMPACT_NONE"), IMPACT_NONE);
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);

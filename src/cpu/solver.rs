@@ -3,7 +3,7 @@
 use glam::Vec2;
 
 use super::broad_phase::{Grid, broad_phase};
-use super::{body_collide, collide, integrate, rods, shape_match, sleep, springs, v2};
+use super::{body_collide, collide, impact, integrate, rods, shape_match, sleep, springs, v2};
 use crate::error::WorldError;
 use crate::layout::{BodyFrame, ContactHit, PointInfo, SleepPoint};
 use crate::pack::{Packed, check_state, sim_params};
@@ -38,6 +38,25 @@ impl Contacts {
             acc: vec![[0; 4]; n],
             free: vec![0; n],
             each: vec![Default::default(); n],
+        }
+    }
+}
+
+/// The impact stage's state (`shaders/impact.wgsl`'s buffers): per body
+/// the impact count and fixed-point velocity change (zero between
+/// substeps).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Impacts {
+    counts: Vec<u32>,
+    acc: Vec<[i32; 2]>,
+}
+
+impl Impacts {
+    pub(super) fn new(packed: &Packed) -> Self {
+        let nb = packed.bodies.len();
+        Self {
+            counts: vec![0; nb],
+            acc: vec![[0; 2]; nb],
         }
     }
 }
@@ -92,6 +111,7 @@ pub struct CpuSolver {
     /// Each body's area dilation rate, beside its frame.
     dilation: Vec<f32>,
     contacts: Contacts,
+    impacts: Impacts,
     /// The point info the stages read: the packed one, with inverse mass 0
     /// for sleeping points.
     info: Vec<PointInfo>,
@@ -146,6 +166,7 @@ impl CpuSolver {
             frames: vec![BodyFrame::default(); packed.bodies.len()],
             dilation: vec![0.0; packed.bodies.len()],
             contacts: Contacts::new(&packed),
+            impacts: Impacts::new(&packed),
             info: packed.point_info.clone(),
             sleep: Sleep::new(&packed),
             packed,
@@ -321,10 +342,19 @@ impl CpuSolver {
         self.stage_shape_match();
         self.stage_integrate();
         self.stage_collide();
+        if !self.impacts_after_narrow() {
+            self.stage_impact();
+        }
         if self.has_contacts() {
             self.stage_broad_phase();
-            for _ in 0..self.params.contact_iterations {
-                self.stage_body_collide();
+            for k in 0..self.params.contact_iterations {
+                if k == 0 {
+                    self.stage_narrow();
+                    self.stage_impact();
+                    self.stage_resolve();
+                } else {
+                    self.stage_body_collide();
+                }
             }
             for _ in 0..self.params.contact_relax_iterations {
                 self.stage_contact_relax();
@@ -342,6 +372,87 @@ impl CpuSolver {
         } else {
             self.params.rod_iterations
         }
+    }
+
+    /// Whether the impact stage runs after the first narrow phase, with the
+    /// body contacts it found (else after collide, with the half-planes
+    /// and planets alone).
+    pub fn impacts_after_narrow(&self) -> bool {
+        self.has_contacts() && self.params.contact_iterations > 0
+    }
+
+    /// Stage 5c alone: impacts act on whole bodies: the half-plane and
+    /// planet impacts one substep ahead, and with
+    /// [`impacts_after_narrow`](Self::impacts_after_narrow) the body
+    /// contacts of the last narrow phase.
+    pub fn stage_impact(&mut self) {
+        if self.packed.bodies.is_empty() {
+            return;
+        }
+        let with_hits = self.impacts_after_narrow();
+        let p = &mut self.packed;
+        let c = &self.contacts;
+        let contacts = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+        let im = &mut self.impacts;
+        let bind = impact::ImpactBindings {
+            sim: &p.sim,
+            info: &self.info,
+            materials: &p.materials,
+            planets: &p.planets,
+            planes: &p.planes,
+            pos: &p.pos,
+            home: &p.impact_home,
+            inv_mass: &p.impact_inv_mass,
+            frames: &self.frames,
+            contacts: with_hits.then_some((&contacts, &c.hits[..])),
+        };
+        impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
+        impact::resolve(&bind, &im.counts, &mut im.acc);
+        impact::apply(
+            &p.sim,
+            &self.info,
+            &p.impact_home,
+            &im.counts,
+            &im.acc,
+            &mut p.vel,
+            self.parallel,
+        );
+        impact::clear(&mut im.counts, &mut im.acc);
+    }
+
+    /// Stage 5b's narrow phase alone: each point's deepest body contact and
+    /// the contact counts, against the grid of the last broad phase.
+    pub fn stage_narrow(&mut self) {
+        let p = &self.packed;
+        let c = &mut self.contacts;
+        let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+        body_collide::narrow(
+            &bind,
+            &mut c.hits,
+            &mut c.free,
+            &mut c.counts,
+            self.parallel,
+        );
+    }
+
+    /// Stage 5b's resolve and apply alone, over the contacts of the last
+    /// narrow phase.
+    pub fn stage_resolve(&mut self) {
+        let p = &mut self.packed;
+        let c = &mut self.contacts;
+        let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+        let speed = &mut self.sleep.speed;
+        body_collide::resolve(
+            &bind,
+            &c.hits,
+            &c.counts,
+            &mut c.each,
+            &mut c.acc,
+            speed,
+            false,
+            self.parallel,
+        );
+        body_collide::apply(&p.sim, &mut c.acc, &mut c.counts, &mut p.pos, &mut p.vel);
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on
@@ -379,21 +490,8 @@ impl CpuSolver {
     /// Stage 5b alone: body contacts against the grid of the last broad
     /// phase, added to the state.
     pub fn stage_body_collide(&mut self) {
-        let p = &mut self.packed;
-        let Contacts {
-            aabbs,
-            grid,
-            hits,
-            counts,
-            acc,
-            free,
-            each,
-        } = &mut self.contacts;
-        let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
-        body_collide::narrow(&bind, hits, free, counts, self.parallel);
-        let speed = &mut self.sleep.speed;
-        body_collide::resolve(&bind, hits, counts, each, acc, speed, false, self.parallel);
-        body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
+        self.stage_narrow();
+        self.stage_resolve();
     }
 
     /// Stage 5c alone: one relax pass over the contacts the last narrow

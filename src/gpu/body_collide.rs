@@ -122,6 +122,26 @@ impl BodyCollide {
         );
     }
 
+    /// Records the narrow phase alone on state copy `state`.
+    pub fn record_narrow(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
+        pass.set_pipeline(&self.narrow);
+        pass.set_bind_group(0, &self.narrow_bind[state], &[]);
+        pass.dispatch_workgroups(points.0, points.1, 1);
+    }
+
+    /// Records resolve and apply on state copy `state`, over the contacts
+    /// of the last narrow phase.
+    pub fn record_resolve(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
+        for (pipeline, bind) in [
+            (&self.resolve, &self.resolve_bind),
+            (&self.apply, &self.apply_bind),
+        ] {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind[state], &[]);
+            pass.dispatch_workgroups(points.0, points.1, 1);
+        }
+    }
+
     /// Records a relax pass (recount, relax, apply) on state copy `state`,
     /// over the contacts the last narrow phase stored.
     pub fn record_relax(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {

@@ -23,6 +23,9 @@ pub struct Buffers {
     pub member_offsets: wgpu::Buffer,
     pub point_members: wgpu::Buffer,
     pub body_order: wgpu::Buffer,
+    /// Each point's body and each body's inverse mass in impacts.
+    pub impact_home: wgpu::Buffer,
+    pub impact_inv_mass: wgpu::Buffer,
     /// Planets and half-planes (`Colliders`), a uniform buffer.
     pub colliders: wgpu::Buffer,
     pub state: [wgpu::Buffer; 2],
@@ -38,6 +41,10 @@ pub struct Buffers {
     pub rest_steps: wgpu::Buffer,
     /// The state at the last measure (or wake), one `vec4<f32>` a point.
     pub sleep_last: wgpu::Buffer,
+    /// The impact stage's per-body counts and fixed-point velocity changes
+    /// (`shaders/impact.wgsl`), zero between substeps.
+    pub impact_counts: wgpu::Buffer,
+    pub impact_acc: wgpu::Buffer,
 }
 
 /// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays
@@ -79,7 +86,7 @@ impl<'a> PackedArray<'a> {
 /// [`Buffers::static_buffers`] (the colliders' uniform table and the state
 /// are written separately). The one list of them: the limits check, the
 /// upload and an edit's rewrite all walk it.
-pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 11] {
+pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 13] {
     [
         PackedArray::of("point_info", &p.point_info),
         PackedArray::of("materials", &p.materials),
@@ -92,6 +99,8 @@ pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 11] {
         PackedArray::of("member_offsets", &p.point_members.offsets),
         PackedArray::of("point_members", &p.point_members.records),
         PackedArray::of("body_order", &p.body_order),
+        PackedArray::of("impact_home", &p.impact_home),
+        PackedArray::of("impact_inv_mass", &p.impact_inv_mass),
     ]
 }
 
@@ -182,6 +191,8 @@ impl Buffers {
             member_offsets,
             point_members,
             body_order,
+            impact_home,
+            impact_inv_mass,
         ] = static_arrays(packed).map(|a| {
             // Readable: sleeping writes `info`, which a display reads back.
             init(
@@ -209,6 +220,15 @@ impl Buffers {
                 mapped_at_creation: false,
             })
         };
+        // Sized like `bodies` (an edit pads it to the capacity it wants).
+        let per_body = |label, bytes: usize| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (bytes * packed.bodies.len().max(1)) as u64,
+                usage: storage,
+                mapped_at_creation: false,
+            })
+        };
         let initial_state = bytes_or_zero(&interleave(&packed.pos, &packed.vel));
         Ok(Self {
             sim: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -227,6 +247,8 @@ impl Buffers {
             member_offsets,
             point_members,
             body_order,
+            impact_home,
+            impact_inv_mass,
             colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("colliders"),
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
@@ -252,11 +274,13 @@ impl Buffers {
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
             sleep_last: init("sleep_last", initial_state, state),
+            impact_counts: per_body("impact_counts", 4),
+            impact_acc: per_body("impact_acc", 8),
         })
     }
 
     /// The buffers holding [`static_arrays`], in its order.
-    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 11] {
+    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 13] {
         [
             &self.info,
             &self.materials,
@@ -269,6 +293,8 @@ impl Buffers {
             &self.member_offsets,
             &self.point_members,
             &self.body_order,
+            &self.impact_home,
+            &self.impact_inv_mass,
         ]
     }
 
@@ -301,6 +327,10 @@ impl Buffers {
             &self.sleep_speed,
             &self.rest_steps,
             &self.sleep_last,
+            &self.impact_home,
+            &self.impact_inv_mass,
+            &self.impact_counts,
+            &self.impact_acc,
         ]
         .iter()
         .map(|b| b.size())

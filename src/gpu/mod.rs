@@ -10,6 +10,7 @@ mod broad_phase;
 mod buffers;
 mod collide;
 mod context;
+mod impact;
 mod integrate;
 mod rods;
 pub mod shaders;

@@ -7,10 +7,10 @@ use crate::layout::SPREAD;
 pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 
 /// Every stage: `(name, source without the prelude)`. The name is the WGSL
-/// file, the Rust wrapper module and the CPU mirror alike. Two stages also
+/// file, the Rust wrapper module and the CPU mirror alike. Three stages also
 /// hold the fragment `shaders/collide_point.wgsl` (a point against the
-/// static colliders): `collide`, and `shape_match` for its kernel fused
-/// with integrate and collide.
+/// static colliders): `collide`, `shape_match` for its kernel fused
+/// with integrate and collide, and `impact` for its deepest contact.
 pub const STAGES: &[(&str, &str)] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     (
@@ -36,6 +36,13 @@ pub const STAGES: &[(&str, &str)] = &[
     (
         "body_collide",
         include_str!("../../shaders/body_collide.wgsl"),
+    ),
+    (
+        "impact",
+        concat!(
+            include_str!("../../shaders/impact.wgsl"),
+            include_str!("../../shaders/collide_point.wgsl")
+        ),
     ),
     ("sleep", include_str!("../../shaders/sleep.wgsl")),
 ];

@@ -24,6 +24,8 @@ pub struct ShapeMatch {
 pub struct ShapeMatchGrids {
     pub small: (u32, u32),
     pub large: (u32, u32),
+    /// One thread per body, spread (the impact stage's clear).
+    pub bodies: (u32, u32),
     pub points: (u32, u32),
 }
 

@@ -5,6 +5,7 @@ use super::body_collide::BodyCollide;
 use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
+use super::impact::{Find, Impact, body_impact};
 use super::integrate::Integrate;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
@@ -46,6 +47,16 @@ pub enum Stage {
     /// Body-body contacts: narrow phase, resolve, apply (after
     /// [`Stage::BroadPhase`]).
     BodyCollide,
+    /// [`Stage::BodyCollide`]'s narrow phase alone.
+    Narrow,
+    /// Impacts act on whole bodies: with the body contacts of the last
+    /// [`Stage::Narrow`] when the substeps run one
+    /// ([`GpuSolver::impacts_after_narrow`]), else with the half-planes
+    /// and planets alone.
+    Impact,
+    /// [`Stage::BodyCollide`]'s resolve and apply alone, over the contacts
+    /// of the last [`Stage::Narrow`].
+    Resolve,
     /// A relax pass of the body contacts: recount, relax, apply (after
     /// [`Stage::BodyCollide`], over the contacts it stored).
     ContactRelax,
@@ -63,6 +74,7 @@ pub(super) struct ContactStages {
     pub(super) buffers: ContactBuffers,
     broad: BroadPhase,
     collide: BodyCollide,
+    impact: Find,
 }
 
 impl ContactStages {
@@ -105,6 +117,13 @@ impl ContactStages {
         Self {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
             collide: BodyCollide::new(device, b, &buffers, reuse.map(|r| &r.collide)),
+            impact: body_impact(
+                device,
+                b,
+                &buffers,
+                ColliderCounts::of(packed),
+                reuse.map(|r| &r.impact),
+            ),
             buffers,
         }
     }
@@ -120,6 +139,7 @@ fn dispatch_grids(device: &wgpu::Device, sim: &SimParams) -> ((u32, u32), ShapeM
     let shape = ShapeMatchGrids {
         small: spread(sim.num_small_bodies),
         large: grid(sim.num_large_bodies, max),
+        bodies: spread(sim.num_bodies),
         points,
     };
     (points, shape)
@@ -178,6 +198,7 @@ pub struct GpuSolver {
     buffers: Buffers,
     integrate: Integrate,
     collide: Collide,
+    impact: Impact,
     springs: Springs,
     rods: Rods,
     shape_match: ShapeMatch,
@@ -213,6 +234,8 @@ pub struct StageTimes {
     pub broad_phase: f64,
     /// The body contacts' passes and relax passes.
     pub body_collide: f64,
+    /// Impacts on whole bodies.
+    pub impact: f64,
     /// Sleeping, once per step.
     pub sleep: f64,
 }
@@ -229,6 +252,7 @@ impl StageTimes {
             + self.shape_match
             + self.broad_phase
             + self.body_collide
+            + self.impact
             + self.sleep
     }
 }
@@ -237,11 +261,12 @@ impl std::fmt::Display for StageTimes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "integrate+collide {:.3} apply+integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} springs {:.3} rods {:.3} shape_match {:.3} sleep {:.3} ms",
+            "integrate+collide {:.3} apply+integrate+collide {:.3} broad_phase {:.3} body_collide {:.3} impact {:.3} springs {:.3} rods {:.3} shape_match {:.3} sleep {:.3} ms",
             self.integrate + self.collide + self.integrate_collide,
             self.apply_integrate_collide,
             self.broad_phase,
             self.body_collide,
+            self.impact,
             self.springs,
             self.rods,
             self.shape_match,
@@ -307,6 +332,7 @@ impl GpuSolver {
             queue: queue.clone(),
             integrate: Integrate::new(device, &buffers),
             collide: Collide::new(device, &buffers, counts),
+            impact: Impact::new(device, &buffers, counts),
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers, counts),
@@ -590,12 +616,22 @@ impl GpuSolver {
                 } else {
                     &[Stage::IntegrateCollide]
                 };
+                let first: &'static [Stage] = match (contact_passes > 0, bodies) {
+                    (false, _) => &[],
+                    (true, true) => &[Stage::Narrow, Stage::Impact, Stage::Resolve],
+                    (true, false) => &[Stage::BodyCollide],
+                };
                 springs
                     .then_some(Stage::Springs)
                     .into_iter()
                     .chain(motion.iter().copied())
+                    .chain((bodies && contact_passes == 0).then_some(Stage::Impact))
                     .chain(contacts.then_some(Stage::BroadPhase))
-                    .chain(std::iter::repeat_n(Stage::BodyCollide, contact_passes))
+                    .chain(first.iter().copied())
+                    .chain(std::iter::repeat_n(
+                        Stage::BodyCollide,
+                        contact_passes.saturating_sub(1),
+                    ))
                     .chain(std::iter::repeat_n(Stage::ContactRelax, relax_passes))
                     .chain(std::iter::repeat_n(Stage::Rods, rods))
             })
@@ -606,6 +642,14 @@ impl GpuSolver {
     /// and some body outline or free disk can be hit.
     pub fn has_contacts(&self) -> bool {
         self.params.body_collisions && self.contacts.is_some()
+    }
+
+    /// Whether the impact stage runs after the first narrow phase, with the
+    /// body contacts it found (else after collide, with the half-planes
+    /// and planets alone); as
+    /// [`CpuSolver::impacts_after_narrow`](crate::cpu::CpuSolver::impacts_after_narrow).
+    pub fn impacts_after_narrow(&self) -> bool {
+        self.has_contacts() && self.params.contact_iterations > 0
     }
 
     /// The collision grid's buffer as of the last broad phase (`array<u32>`:
@@ -699,7 +743,10 @@ impl GpuSolver {
                 Stage::ShapeMatch | Stage::ShapeFrames | Stage::ShapeApply => &mut t.shape_match,
                 Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
                 Stage::BroadPhase => &mut t.broad_phase,
-                Stage::BodyCollide | Stage::ContactRelax => &mut t.body_collide,
+                Stage::BodyCollide | Stage::ContactRelax | Stage::Narrow | Stage::Resolve => {
+                    &mut t.body_collide
+                }
+                Stage::Impact => &mut t.impact,
                 Stage::Sleep => &mut t.sleep,
             } += ms;
         }
@@ -796,6 +843,27 @@ impl GpuSolver {
                 if let Some(c) = &self.contacts {
                     c.collide.record_relax(pass, state, self.point_grid);
                 }
+                state
+            }
+            Stage::Narrow => {
+                if let Some(c) = &self.contacts {
+                    c.collide.record_narrow(pass, state, self.point_grid);
+                }
+                state
+            }
+            Stage::Resolve => {
+                if let Some(c) = &self.contacts {
+                    c.collide.record_resolve(pass, state, self.point_grid);
+                }
+                state
+            }
+            Stage::Impact if self.num_bodies > 0 => {
+                let bodies = match &self.contacts {
+                    Some(c) if self.impacts_after_narrow() => Some(&c.impact),
+                    _ => None,
+                };
+                let grids = (self.point_grid, self.shape_grids.bodies);
+                self.impact.record(pass, state, bodies, grids);
                 state
             }
             Stage::Sleep => {

@@ -500,6 +500,44 @@ impl Packed {
             ..super::sim_params(params, self)
         };
         self.body_order = small.into_iter().chain(large).collect();
+        self.rebuild_impact_bodies();
+    }
+
+    /// [`Packed::impact_home`] and [`Packed::impact_inv_mass`] from the
+    /// packed points, bodies and members.
+    fn rebuild_impact_bodies(&mut self) {
+        let mut home = vec![IMPACT_NONE; self.point_info.len()];
+        for (b, body) in self.bodies.iter().enumerate() {
+            for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
+                let h = &mut home[m.point as usize];
+                if *h == IMPACT_NONE {
+                    *h = b as u32;
+                }
+            }
+        }
+        let mut mass = vec![0.0f32; self.bodies.len()];
+        let mut pinned = vec![false; self.bodies.len()];
+        for (&b, info) in home.iter().zip(&self.point_info) {
+            if b != IMPACT_NONE {
+                if info.inv_mass == 0.0 {
+                    pinned[b as usize] = true;
+                } else {
+                    mass[b as usize] += 1.0 / info.inv_mass;
+                }
+            }
+        }
+        self.impact_inv_mass = mass
+            .iter()
+            .zip(&pinned)
+            .map(|(&m, &p)| if p || m <= 0.0 { 0.0 } else { 1.0 / m })
+            .collect();
+        // The points of a body that takes no part have no impact body.
+        for h in &mut home {
+            if *h != IMPACT_NONE && self.impact_inv_mass[*h as usize] == 0.0 {
+                *h = IMPACT_NONE;
+            }
+        }
+        self.impact_home = home;
     }
 }
 

@@ -116,6 +116,7 @@ impl CpuSolver {
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
         self.contacts = super::Contacts::new(&self.packed);
+        self.impacts = super::Impacts::new(&self.packed);
         self.sleep = super::Sleep::new(&self.packed);
         self.info.clone_from(&self.packed.point_info);
         self.frames

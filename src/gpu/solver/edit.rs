@@ -19,6 +19,7 @@ use super::super::SolverError;
 use super::super::broad_phase::ContactBuffers;
 use super::super::buffers::{Buffers, STATE_BYTES, interleave, static_arrays};
 use super::super::collide::{Collide, ColliderCounts};
+use super::super::impact::Impact;
 use super::super::integrate::Integrate;
 use super::super::rods::Rods;
 use super::super::shape_match::ShapeMatch;
@@ -558,7 +559,8 @@ impl GpuSolver {
             .all(|(t, n)| n.len() as u64 <= t.size())
             && state_bytes <= self.buffers.state[0].size()
             && frames_bytes <= self.buffers.frames.size()
-            && 4 * new.bodies.len() as u64 <= self.buffers.dilation.size();
+            && 4 * new.bodies.len() as u64 <= self.buffers.dilation.size()
+            && 8 * new.bodies.len() as u64 <= self.buffers.impact_acc.size();
         if fits {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
                 report.bytes_uploaded += write_changed(queue, t, o, n);
@@ -659,6 +661,8 @@ impl GpuSolver {
         grow(&mut padded.point_members.offsets, &b.member_offsets);
         grow(&mut padded.point_members.records, &b.point_members);
         grow(&mut padded.body_order, &b.body_order);
+        grow(&mut padded.impact_home, &b.impact_home);
+        grow(&mut padded.impact_inv_mass, &b.impact_inv_mass);
         // Exact sizes when doubling would pass the device's limits.
         let buffers = match Buffers::new(device, &padded) {
             Ok(b) => b,
@@ -678,6 +682,7 @@ impl GpuSolver {
         let counts = ColliderCounts::of(m);
         self.integrate = Integrate::new(device, &buffers);
         self.collide = Collide::new(device, &buffers, counts);
+        self.impact = Impact::new(device, &buffers, counts);
         self.springs = Springs::new(device, &buffers);
         self.rods = Rods::new(device, &buffers);
         self.shape_match = ShapeMatch::new(device, &buffers, counts);
@@ -695,6 +700,7 @@ impl GpuSolver {
         let counts = ColliderCounts::of(p);
         if counts != self.collider_counts {
             self.collide = Collide::new(device, &self.buffers, counts);
+            self.impact = Impact::new(device, &self.buffers, counts);
             self.shape_match = ShapeMatch::new(device, &self.buffers, counts);
             self.collider_counts = counts;
         }
