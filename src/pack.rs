@@ -213,13 +213,12 @@ pub struct Packed {
     pub point_members: PointMembers,
     /// Small bodies (one thread each) first, then large ones (a workgroup each).
     pub body_order: Vec<u32>,
-    /// Each point's body in impacts (`cpu::impact`): the first body that
-    /// has it as a member, or [`IMPACT_NONE`](crate::layout::IMPACT_NONE)
-    /// when it is in no body or that body takes no part.
+    /// Each point's body in impacts (`cpu::impact`), or
+    /// [`IMPACT_NONE`](crate::layout::IMPACT_NONE): a body takes part when
+    /// none of its points is pinned or a member of another body.
     pub impact_home: Vec<u32>,
-    /// Each body's inverse mass in impacts: one over the mass of the points
-    /// it is home to, or 0 when one of them is pinned or it is home to none
-    /// (then it takes no part).
+    /// Each body's inverse mass in impacts: one over the mass of its
+    /// points, or 0 when it takes no part.
     pub impact_inv_mass: Vec<f32>,
     pub planets: Vec<PlanetInfo>,
     pub planes: Vec<PlaneInfo>,

@@ -239,6 +239,47 @@ fn gpu_a_box_rebounds_at_its_elasticity_off_the_floor_and_off_another_box() {
     });
 }
 
+/// A body takes part in impacts when its points are its own: a lone box
+/// does (with its whole mass), the boxes of a grid (sharing corners), a
+/// box with a pinned corner and a free point do not.
+#[test]
+fn impacts_take_the_bodies_whose_points_are_their_own() {
+    let mut w = World::default();
+    let lone = BoxShape::new(Vec2::ZERO, Vec2::splat(0.5))
+        .build(&mut w)
+        .unwrap();
+    let grid = BoxGrid::new(2, 1, Vec2::splat(0.5))
+        .center(Vec2::new(3.0, 0.0))
+        .build(&mut w)
+        .unwrap();
+    let pinned: Vec<PointHandle> = [(6.0, 0.0), (6.5, 0.0), (6.5, 0.5), (6.0, 0.5)]
+        .into_iter()
+        .enumerate()
+        .map(|(k, (x, y))| {
+            let p = Point::new(Vec2::new(x, y));
+            w.add_point(if k == 0 { p.pinned() } else { p }).unwrap()
+        })
+        .collect();
+    w.add_body(Body::new(pinned.clone())).unwrap();
+    let free = w.add_point(Point::new(Vec2::new(9.0, 0.0))).unwrap();
+    let s = CpuSolver::new(&w).unwrap();
+    let p = s.packed();
+    let none = softbody::layout::IMPACT_NONE;
+    for h in &lone.points {
+        assert_eq!(p.impact_home[h.index()], 0);
+    }
+    let mass: f32 = lone
+        .points
+        .iter()
+        .map(|h| 1.0 / p.point_info[h.index()].inv_mass)
+        .sum();
+    assert!((p.impact_inv_mass[0] - 1.0 / mass).abs() < 1e-6);
+    for h in grid.points.iter().chain(&pinned).chain([&free]) {
+        assert_eq!(p.impact_home[h.index()], none, "point {}", h.index());
+    }
+    assert_eq!(&p.impact_inv_mass[1..], &[0.0; 3]);
+}
+
 /// A box turned inside out (its outline clockwise) with a free point just
 /// outside its right edge, within the point radius. Gravity off.
 fn inside_out_box() -> (World, Vec<[f32; 2]>, usize) {

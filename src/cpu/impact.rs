@@ -30,8 +30,8 @@ use crate::layout::{
     PointInfo, SLEEP_WAKE, SimParams,
 };
 
-/// The body of point `i` when it takes part in impacts: in a body
-/// without a pinned point ([`Packed::impact_home`](crate::pack::Packed::impact_home)).
+/// The body of point `i` when it takes part in impacts: a body none of
+/// whose points is pinned or shared ([`Packed::impact_home`](crate::pack::Packed::impact_home)).
 #[inline]
 fn impact_body(home: &[u32], i: usize) -> Option<u32> {
     let body = home[i];

@@ -506,34 +506,36 @@ impl Packed {
     /// [`Packed::impact_home`] and [`Packed::impact_inv_mass`] from the
     /// packed points, bodies and members.
     fn rebuild_impact_bodies(&mut self) {
+        // Each point's body, or SHARED when two or more bodies have it.
+        const SHARED: u32 = IMPACT_NONE - 1;
         let mut home = vec![IMPACT_NONE; self.point_info.len()];
         for (b, body) in self.bodies.iter().enumerate() {
             for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
                 let h = &mut home[m.point as usize];
-                if *h == IMPACT_NONE {
-                    *h = b as u32;
-                }
+                *h = if *h == IMPACT_NONE { b as u32 } else { SHARED };
             }
         }
-        let mut mass = vec![0.0f32; self.bodies.len()];
-        let mut pinned = vec![false; self.bodies.len()];
-        for (&b, info) in home.iter().zip(&self.point_info) {
-            if b != IMPACT_NONE {
-                if info.inv_mass == 0.0 {
-                    pinned[b as usize] = true;
+        // A body takes part unless one of its points is pinned or shared.
+        let nb = self.bodies.len();
+        let mut mass = vec![0.0f32; nb];
+        let mut apart = vec![true; nb];
+        for (b, body) in self.bodies.iter().enumerate() {
+            for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
+                let w = self.point_info[m.point as usize].inv_mass;
+                if home[m.point as usize] == SHARED || w == 0.0 {
+                    apart[b] = false;
                 } else {
-                    mass[b as usize] += 1.0 / info.inv_mass;
+                    mass[b] += 1.0 / w;
                 }
             }
         }
         self.impact_inv_mass = mass
             .iter()
-            .zip(&pinned)
-            .map(|(&m, &p)| if p || m <= 0.0 { 0.0 } else { 1.0 / m })
+            .zip(&apart)
+            .map(|(&m, &a)| if a && m > 0.0 { 1.0 / m } else { 0.0 })
             .collect();
-        // The points of a body that takes no part have no impact body.
         for h in &mut home {
-            if *h != IMPACT_NONE && self.impact_inv_mass[*h as usize] == 0.0 {
+            if *h == SHARED || (*h != IMPACT_NONE && self.impact_inv_mass[*h as usize] == 0.0) {
                 *h = IMPACT_NONE;
             }
         }
