@@ -28,9 +28,10 @@ fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f
     return collide_point(pi, s.xy, s.zw);
 }
 
-// The deepest contact of a point at `p` with layers `layers`, as (normal,
-// depth); no contact when depth <= 0. CPU mirror: deepest_contact.
-fn deepest_contact(layers: u32, p: vec2<f32>) -> vec3<f32> {
+// The deepest contact of a disk of `radius` at `p` with layers `layers`,
+// as (normal, depth); no contact when depth <= 0. CPU mirror:
+// deepest_contact.
+fn deepest_contact(layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
     // Deepest contact; ties keep the first collider, planets before planes.
     var best_depth = 0.0;
     var best_normal = vec2<f32>(0.0, 0.0);
@@ -40,7 +41,7 @@ fn deepest_contact(layers: u32, p: vec2<f32>) -> vec3<f32> {
             continue;
         }
         let d = p - planet.center;
-        let reach = planet.radius + sim.point_radius;
+        let reach = planet.radius + radius;
         // Far from this planet: no contact, and no square root needed.
         if (dot(d, d) >= reach * reach) {
             continue;
@@ -57,7 +58,7 @@ fn deepest_contact(layers: u32, p: vec2<f32>) -> vec3<f32> {
         if ((plane.layers & layers) == 0u) {
             continue;
         }
-        let depth = plane.offset + sim.point_radius - dot(plane.normal, p);
+        let depth = plane.offset + radius - dot(plane.normal, p);
         if (depth > best_depth) {
             best_depth = depth;
             best_normal = plane.normal;
@@ -68,7 +69,7 @@ fn deepest_contact(layers: u32, p: vec2<f32>) -> vec3<f32> {
 
 // The point after its deepest contact, as (p, v).
 fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
-    let c = deepest_contact(pi.layers, p);
+    let c = deepest_contact(pi.layers, p, sim.point_radius);
     let best_normal = c.xy;
     let best_depth = c.z;
     if (best_depth <= 0.0) {

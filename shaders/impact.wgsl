@@ -4,22 +4,29 @@
 // (their frames): the impulse that reverses the approach v with the
 // elasticity, J = (1 + e) v / (k_a w_a + k_b w_b), changes the velocity of
 // every point of each side's body by J w n (w the body's inverse mass, k
-// its impacts this substep: mass splitting). One thread per point, then
-// per body:
+// its impacts this substep: mass splitting). A body's accumulator holds k
+// times its velocity change, so that its half-plane and planet impacts,
+// (1 + e) v n each whatever k, are summed by one thread per body:
 //
-//   count    each point's impacts (its half-plane or planet contact one
-//            substep ahead, and the body contact the narrow phase stored)
-//            are counted per body with integer atomics; body impacts
-//            faster than the wake speed wake both assemblies.
-//   resolve  each impact adds its velocity changes, in fixed point, into
-//            its bodies' accumulators: the sums do not depend on order.
-//   apply    each awake point of a body that had impacts gets the body's
-//            velocity change.
-//   clear    the counts and accumulators back to zero, per body.
+//   planes   one thread per body: a body that takes part, moves faster
+//            than the threshold and is within twice its rest reach of a
+//            collider one substep ahead counts the points whose deepest
+//            contact one substep ahead it approaches faster than that,
+//            and sums their (1 + e) v n, in member order; every other
+//            body gets 0 and 0 (so this also clears the last substep's).
+//   count    after a narrow phase, one thread per point: each body
+//            contact that is an impact adds to both bodies' counts
+//            (integer atomics) and, faster than the wake speed, wakes
+//            both assemblies.
+//   resolve  each body impact adds k J w n, in fixed point, into its
+//            bodies' accumulators: the sums do not depend on order.
+//   apply    one thread per body: a body that had impacts adds its
+//            accumulator over its count to each of its awake points (its
+//            points are its own: a body that shares one takes no part).
 //
-// `count_planes` and `resolve_planes` are the same without body contacts
-// (a world whose substeps run no narrow phase). collide_point.wgsl is
-// appended for `deepest_contact`. CPU mirror: src/cpu/impact.rs.
+// A substep without a narrow phase runs planes and apply as one kernel,
+// `planes_apply`. collide_point.wgsl is appended for `deepest_contact`.
+// CPU mirror: src/cpu/impact.rs.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 // PointInfo records, fetched as one vec4 each; the solver's copy (inverse
@@ -33,9 +40,14 @@
 @group(0) @binding(5) var<storage, read> frames_in: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> impact_home: array<u32>;
 @group(0) @binding(7) var<storage, read> impact_inv_mass: array<f32>;
-// Per body: impacts this substep, and velocity changes (x, y).
-@group(0) @binding(8) var<storage, read_write> impact_counts: array<atomic<u32>>;
-@group(0) @binding(9) var<storage, read_write> impact_acc: array<atomic<i32>>;
+// Per body (count, accumulator x, y, unused), as integer atomics for
+// count and resolve, and as one vec4 for planes, which writes it whole,
+// and apply, which reads it whole.
+@group(0) @binding(8) var<storage, read_write> impact_sums: array<atomic<i32>>;
+@group(0) @binding(9) var<storage, read_write> impact_totals: array<vec4<i32>>;
+// The bodies (BodyInfo, two vec4 each) and their members (one vec4 each).
+@group(0) @binding(16) var<storage, read> bodies: array<vec4<u32>>;
+@group(0) @binding(17) var<storage, read> members: array<vec4<u32>>;
 // The body contacts (body_collide.wgsl's narrow phase).
 @group(0) @binding(10) var<storage, read> hits: array<ContactHit>;
 @group(0) @binding(11) var<storage, read> contact_points: array<ContactPoint>;
@@ -73,41 +85,6 @@ fn side_vel(s: ImpactSide) -> vec2<f32> {
         return frames_in[2u * s.body].zw;
     }
     return vec2<f32>(0.0);
-}
-
-// Point i's impact with a half-plane or planet: its body takes part, is
-// awake, moves faster than the restitution threshold, and approaches its
-// deepest contact one substep ahead (the point moved by the body's
-// velocity over a substep) faster than that.
-fn plane_impact(i: u32) -> Impact {
-    var out = no_impact();
-    let body = impact_home[i];
-    if (body == IMPACT_NONE) {
-        return out;
-    }
-    let pi = point_info(info[i]);
-    if (pi.inv_mass == 0.0) {
-        return out;
-    }
-    let v = frames_in[2u * body].zw;
-    let t = sim.restitution_threshold;
-    if (dot(v, v) <= t * t) {
-        return out;
-    }
-    let c = deepest_contact(pi.layers, state[i].xy + v * sim.h);
-    if (c.z <= 0.0) {
-        return out;
-    }
-    let approach = -dot(v, c.xy);
-    if (!(approach > t)) {
-        return out;
-    }
-    out.found = true;
-    out.n = c.xy;
-    out.approach = approach;
-    out.elasticity = materials[pi.material].elasticity;
-    out.a = ImpactSide(body, impact_inv_mass[body]);
-    return out;
 }
 
 // Point i's body-contact impact: the contact the narrow phase stored,
@@ -156,22 +133,10 @@ fn body_impact(i: u32) -> Impact {
     return out;
 }
 
-fn count_impact(imp: Impact) {
-    if (!imp.found) {
-        return;
-    }
-    if (imp.a.w > 0.0) {
-        atomicAdd(&impact_counts[imp.a.body], 1u);
-    }
-    if (imp.b.w > 0.0) {
-        atomicAdd(&impact_counts[imp.b.body], 1u);
-    }
-}
-
-// A side's inverse mass times its impact count.
-fn split_impacts(s: ImpactSide) -> f32 {
+// A side's impact count (0 for a side that does not move).
+fn side_count(s: ImpactSide) -> f32 {
     if (s.w > 0.0) {
-        return s.w * f32(atomicLoad(&impact_counts[s.body]));
+        return f32(atomicLoad(&impact_sums[4u * s.body]));
     }
     return 0.0;
 }
@@ -179,27 +144,83 @@ fn split_impacts(s: ImpactSide) -> f32 {
 fn add_side(s: ImpactSide, dv: vec2<f32>) {
     if (s.w > 0.0) {
         let q = fixed(dv, sim.contact_scale);
-        atomicAdd(&impact_acc[2u * s.body], q.x);
-        atomicAdd(&impact_acc[2u * s.body + 1u], q.y);
+        atomicAdd(&impact_sums[4u * s.body + 1u], q.x);
+        atomicAdd(&impact_sums[4u * s.body + 2u], q.y);
     }
 }
 
-fn resolve_impact(imp: Impact) {
-    if (!imp.found) {
+// Body b's half-plane and planet impacts: (k, the sum of (1 + e) v n in
+// fixed point, 0).
+fn plane_sums(b: u32) -> vec4<i32> {
+    var k = 0u;
+    var sum = vec2<f32>(0.0);
+    let f = frames_in[2u * b];
+    let v = f.zw;
+    let t = sim.restitution_threshold;
+    var body = BodyInfo(0u, 0u, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    if (impact_inv_mass[b] != 0.0 && dot(v, v) > t * t) {
+        // Nothing within twice its rest reach one substep ahead: no point
+        // of it can be in contact. The centroid is the substep's start,
+        // before integrate moved it.
+        let near = body_info(bodies[2u * b], bodies[2u * b + 1u]);
+        let reach = sim.point_radius + 2.0 * near.reach;
+        if (deepest_contact(0xffffffffu, f.xy + v * (2.0 * sim.h), reach).z > 0.0) {
+            body = near;
+        }
+    }
+    for (var j = body.first; j < body.first + body.count; j++) {
+        let i = member_of(members[j]).point;
+        let pi = point_info(info[i]);
+        if (pi.inv_mass == 0.0) {
+            continue;
+        }
+        let c = deepest_contact(pi.layers, state[i].xy + v * sim.h, sim.point_radius);
+        if (c.z <= 0.0) {
+            continue;
+        }
+        let approach = -dot(v, c.xy);
+        if (approach > t) {
+            sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
+            k += 1u;
+        }
+    }
+    return vec4<i32>(i32(k), fixed(sum, sim.contact_scale), 0);
+}
+
+// Body b's accumulator over its count, added to each of its awake points.
+fn apply_body(b: u32, totals: vec4<i32>) {
+    if (totals.x == 0) {
         return;
     }
-    let j = (1.0 + imp.elasticity) * imp.approach / (split_impacts(imp.a) + split_impacts(imp.b));
-    add_side(imp.a, imp.n * (j * imp.a.w));
-    add_side(imp.b, imp.n * (-j * imp.b.w));
+    let dv = vec2<f32>(totals.yz) / (sim.contact_scale * f32(totals.x));
+    let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
+    for (var j = body.first; j < body.first + body.count; j++) {
+        let i = member_of(members[j]).point;
+        if (point_info(info[i]).inv_mass != 0.0) {
+            let s = state[i];
+            state[i] = vec4<f32>(s.xy, s.zw + dv);
+        }
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn count_planes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = spread_index(gid, groups);
-    if (i >= sim.num_points) {
+fn planes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = spread_index(gid, groups);
+    if (b >= sim.num_bodies) {
         return;
     }
-    count_impact(plane_impact(i));
+    impact_totals[b] = plane_sums(b);
+}
+
+// planes and apply in one pass, for a substep without body impacts: a
+// body's half-plane and planet impacts are all its own.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn planes_apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = spread_index(gid, groups);
+    if (b >= sim.num_bodies) {
+        return;
+    }
+    apply_body(b, plane_sums(b));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -208,59 +229,45 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (i >= sim.num_points) {
         return;
     }
-    count_impact(plane_impact(i));
     let imp = body_impact(i);
-    count_impact(imp);
-    if (imp.found && sim.sleep_steps > 0u && imp.approach * imp.approach > sim.wake_speed_sq) {
+    if (!imp.found) {
+        return;
+    }
+    if (imp.a.w > 0.0) {
+        atomicAdd(&impact_sums[4u * imp.a.body], 1);
+    }
+    if (imp.b.w > 0.0) {
+        atomicAdd(&impact_sums[4u * imp.b.body], 1);
+    }
+    if (sim.sleep_steps > 0u && imp.approach * imp.approach > sim.wake_speed_sq) {
         atomicMax(&sleep_speed[imp.groups.x], SLEEP_WAKE);
         atomicMax(&sleep_speed[imp.groups.y], SLEEP_WAKE);
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn resolve_planes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = spread_index(gid, groups);
-    if (i >= sim.num_points) {
-        return;
-    }
-    resolve_impact(plane_impact(i));
-}
-
+// Each side gets k times its velocity change J w n.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = spread_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
-    resolve_impact(plane_impact(i));
-    resolve_impact(body_impact(i));
+    let imp = body_impact(i);
+    if (!imp.found) {
+        return;
+    }
+    let ka = side_count(imp.a);
+    let kb = side_count(imp.b);
+    let j = (1.0 + imp.elasticity) * imp.approach / (ka * imp.a.w + kb * imp.b.w);
+    add_side(imp.a, imp.n * (j * imp.a.w * ka));
+    add_side(imp.b, imp.n * (-j * imp.b.w * kb));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = spread_index(gid, groups);
-    if (i >= sim.num_points) {
-        return;
-    }
-    let body = impact_home[i];
-    if (body == IMPACT_NONE) {
-        return;
-    }
-    if (atomicLoad(&impact_counts[body]) == 0u || point_info(info[i]).inv_mass == 0.0) {
-        return;
-    }
-    let a = vec2<f32>(f32(atomicLoad(&impact_acc[2u * body])), f32(atomicLoad(&impact_acc[2u * body + 1u])));
-    let s = state[i];
-    state[i] = vec4<f32>(s.xy, s.zw + a * (1.0 / sim.contact_scale));
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = spread_index(gid, groups);
     if (b >= sim.num_bodies) {
         return;
     }
-    atomicStore(&impact_counts[b], 0u);
-    atomicStore(&impact_acc[2u * b], 0);
-    atomicStore(&impact_acc[2u * b + 1u], 0);
+    apply_body(b, impact_totals[b]);
 }

@@ -119,13 +119,13 @@ struct BodyInfo {
     area_stiffness: f32,
     area_norm: f32,
     inflation: f32,
-    _pad0: u32,
+    reach: f32,
 }
 
 fn body_info(r: vec4<u32>, s: vec4<u32>) -> BodyInfo {
     return BodyInfo(
         r.x, r.y, bitcast<f32>(r.z), bitcast<f32>(r.w),
-        bitcast<f32>(s.x), bitcast<f32>(s.y), bitcast<f32>(s.z), s.w,
+        bitcast<f32>(s.x), bitcast<f32>(s.y), bitcast<f32>(s.z), bitcast<f32>(s.w),
     );
 }
 

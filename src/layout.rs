@@ -223,7 +223,9 @@ pub struct BodyInfo {
     /// [`MIN_INFLATION`]`..=`[`MAX_INFLATION`]: `1` keeps the rest area, a
     /// pressure body is inflated or deflated by changing it at run time.
     pub inflation: f32,
-    pub _pad0: u32,
+    /// The largest distance of a member from the rest centroid, m: how far
+    /// the body reaches at rest (the impact stage's cull).
+    pub reach: f32,
 }
 
 /// The smallest inflation (target area over rest area).

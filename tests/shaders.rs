@@ -159,7 +159,7 @@ fn rust_structs_match_naga_layouts() {
             area_stiffness,
             area_norm,
             inflation,
-            _pad0
+            reach
         ]
     );
     check_layout!(module, Member, [rest, point, weight]);

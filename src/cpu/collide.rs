@@ -7,7 +7,8 @@ use glam::Vec2;
 use super::{ContactMaterial, contact_response, par, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
-/// The deepest contact of a point at `p` with layers `layers`: `(normal,
+/// The deepest contact of a disk of `radius` (a point's is
+/// `SimParams::point_radius`) at `p` with layers `layers`: `(normal,
 /// depth)` with `depth > 0`, or `None`. Ties keep the first collider
 /// (planets before planes, in index order).
 pub fn deepest_contact(
@@ -16,6 +17,7 @@ pub fn deepest_contact(
     p: Vec2,
     planets: &[PlanetInfo],
     planes: &[PlaneInfo],
+    radius: f32,
 ) -> Option<(Vec2, f32)> {
     let mut best_depth = 0.0f32;
     let mut best_normal = Vec2::ZERO;
@@ -24,7 +26,7 @@ pub fn deepest_contact(
             continue;
         }
         let d = p - v2(planet.center);
-        let reach = planet.radius + sim.point_radius;
+        let reach = planet.radius + radius;
         // Far from this planet: no contact, and no square root needed.
         if d.dot(d) >= reach * reach {
             continue;
@@ -41,7 +43,7 @@ pub fn deepest_contact(
             continue;
         }
         let n = v2(plane.normal);
-        let depth = plane.offset + sim.point_radius - n.dot(p);
+        let depth = plane.offset + radius - n.dot(p);
         if depth > best_depth {
             best_depth = depth;
             best_normal = n;
@@ -75,7 +77,9 @@ pub fn collide(
                 return;
             }
             let p = v2(*pos);
-            let Some((n, depth)) = deepest_contact(sim, pi.layers, p, planets, planes) else {
+            let Some((n, depth)) =
+                deepest_contact(sim, pi.layers, p, planets, planes, sim.point_radius)
+            else {
                 return;
             };
             let mat = materials[pi.material as usize];

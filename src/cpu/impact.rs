@@ -13,11 +13,14 @@
 //! contacts). The point contacts see no approach left and only push out,
 //! hold friction and settle what the body's spin or deformation leaves.
 //!
-//! `count` finds each point's impacts (its half-plane or planet contact one
-//! substep ahead, and the body contact the narrow phase stored) and counts
-//! them per body; `resolve` adds each impact's velocity changes into its
-//! bodies' fixed-point accumulators; `apply` adds a body's accumulator to
-//! its points; `clear` zeroes the counts and accumulators.
+//! A body's accumulator holds `k` times its velocity change, so that its
+//! half-plane and planet impacts, `(1 + e) v n` each whatever `k`, are
+//! summed by one thread per body. `planes` does that for every body (and
+//! so starts every body's count and accumulator afresh); after a narrow
+//! phase, `count` adds the body impacts to the counts and `resolve` their
+//! terms to the accumulators; `apply` adds each body's accumulator over
+//! its count to its points (one thread per body; without a narrow phase
+//! the GPU runs planes and apply as one kernel).
 
 use glam::Vec2;
 
@@ -26,8 +29,8 @@ use super::broad_phase::fixed;
 use super::collide::deepest_contact;
 use super::{par, v2};
 use crate::layout::{
-    BodyFrame, CONTACT_FREE, ContactHit, IMPACT_NONE, MaterialInfo, PlaneInfo, PlanetInfo,
-    PointInfo, SLEEP_WAKE, SimParams,
+    BodyFrame, BodyInfo, CONTACT_FREE, ContactHit, IMPACT_NONE, MaterialInfo, Member, PlaneInfo,
+    PlanetInfo, PointInfo, SLEEP_WAKE, SimParams,
 };
 
 /// The body of point `i` when it takes part in impacts: a body none of
@@ -59,6 +62,8 @@ pub struct ImpactBindings<'a> {
     pub materials: &'a [MaterialInfo],
     pub planets: &'a [PlanetInfo],
     pub planes: &'a [PlaneInfo],
+    pub bodies: &'a [BodyInfo],
+    pub members: &'a [Member],
     pub pos: &'a [[f32; 2]],
     /// Each point's body in impacts ([`Packed::impact_home`](crate::pack::Packed::impact_home)).
     pub home: &'a [u32],
@@ -97,9 +102,9 @@ impl Side {
     }
 }
 
-/// An impact: the normal pushing side `a` (the point's body) out of side
-/// `b`, the approach speed along it, the elasticity, both sides and, for a
-/// body contact, the two assemblies it wakes.
+/// A body impact: the normal pushing side `a` (the point's body) out of
+/// side `b`, the approach speed along it, the elasticity, both sides and
+/// the two assemblies it wakes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Impact {
     pub n: Vec2,
@@ -107,43 +112,76 @@ pub struct Impact {
     pub elasticity: f32,
     pub a: Side,
     pub b: Side,
-    pub groups: Option<[u32; 2]>,
+    pub groups: [u32; 2],
 }
 
-/// Point `i`'s impact with a half-plane or planet (WGSL `plane_impact`):
-/// its body takes part, is awake, moves faster than the restitution
-/// threshold, and approaches its deepest contact one substep ahead (at the
-/// point moved by the body's velocity over a substep) faster than that.
-/// One substep ahead, so that a body is stopped or turned before its
-/// points sink in, whose push back out would spring it.
-pub fn plane_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
-    let body = impact_body(bind.home, i)?;
-    if bind.info[i].inv_mass == 0.0 {
-        return None;
-    }
-    let v = v2(bind.frames[body as usize].vel);
-    let t = bind.sim.restitution_threshold;
-    if v.dot(v) <= t * t {
-        return None;
-    }
-    let pi = bind.info[i];
-    let ahead = v2(bind.pos[i]) + v * bind.sim.h;
-    let (n, _) = deepest_contact(bind.sim, pi.layers, ahead, bind.planets, bind.planes)?;
-    let approach = -v.dot(n);
-    if !is_impact(bind.sim, approach) {
-        return None;
-    }
-    Some(Impact {
-        n,
-        approach,
-        elasticity: bind.materials[pi.material as usize].elasticity,
-        a: Side {
-            body,
-            w: bind.inv_mass[body as usize],
+/// WGSL `planes`: every body's half-plane and planet impacts, one thread
+/// per body. A body that takes part, moving at `v` faster than the
+/// restitution threshold and within twice its rest reach of a collider one
+/// substep ahead, has an impact at each awake point whose deepest
+/// contact one substep ahead (at `p + v h`) it approaches faster than
+/// that: its count is their number `k` and its accumulator their sum of
+/// `(1 + e) v n`, in member order. Every other body gets 0 and 0. One
+/// substep ahead, so that a body is stopped or turned before its points
+/// sink in, whose push back out would spring it.
+pub fn planes(bind: &ImpactBindings, counts: &mut [u32], acc: &mut [[i32; 2]], parallel: bool) {
+    let sim = bind.sim;
+    let nb = sim.num_bodies as usize;
+    par::zip_mut(
+        parallel,
+        &mut counts[..nb],
+        &mut acc[..nb],
+        |b, count, a| {
+            *count = 0;
+            *a = [0; 2];
+            if bind.inv_mass[b] == 0.0 {
+                return;
+            }
+            let f = &bind.frames[b];
+            let v = v2(f.vel);
+            let t = sim.restitution_threshold;
+            if v.dot(v) <= t * t {
+                return;
+            }
+            // Nothing within twice its rest reach one substep ahead: no point
+            // of it can be in contact.
+            let body = &bind.bodies[b];
+            let reach = sim.point_radius + 2.0 * body.reach;
+            // The centroid is the substep's start, before integrate moved it.
+            let centre = v2(f.centroid) + v * (2.0 * sim.h);
+            if deepest_contact(sim, u32::MAX, centre, bind.planets, bind.planes, reach).is_none() {
+                return;
+            }
+            let mut sum = Vec2::ZERO;
+            let mut k = 0u32;
+            for m in &bind.members[body.first as usize..(body.first + body.count) as usize] {
+                let i = m.point as usize;
+                let pi = bind.info[i];
+                if pi.inv_mass == 0.0 {
+                    continue;
+                }
+                let ahead = v2(bind.pos[i]) + v * sim.h;
+                let Some((n, _)) = deepest_contact(
+                    sim,
+                    pi.layers,
+                    ahead,
+                    bind.planets,
+                    bind.planes,
+                    sim.point_radius,
+                ) else {
+                    continue;
+                };
+                let approach = -v.dot(n);
+                if is_impact(sim, approach) {
+                    let e = bind.materials[pi.material as usize].elasticity;
+                    sum += n * ((1.0 + e) * approach);
+                    k += 1;
+                }
+            }
+            *count = k;
+            *a = fixed(sum, sim.contact_scale);
         },
-        b: Side::STATIC,
-        groups: None,
-    })
+    );
 }
 
 /// Point `i`'s body-contact impact (WGSL `body_impact`): the contact the
@@ -196,97 +234,87 @@ pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
         elasticity: pair_material(pf, bf).elasticity,
         a,
         b,
-        groups: Some([cp.group, o.group]),
+        groups: [cp.group, o.group],
     })
 }
 
-/// Point `i`'s impacts, half-plane or planet first.
-#[inline]
-fn impacts(bind: &ImpactBindings, i: usize) -> [Option<Impact>; 2] {
-    [plane_impact(bind, i), body_impact(bind, i)]
-}
-
-/// WGSL `count`: each body's impacts into `counts` (zero before), and the
-/// assemblies of body impacts faster than the wake speed woken in
-/// `sleep_speed`.
+/// WGSL `count`: each body's body impacts added to `counts` (which hold
+/// its half-plane and planet impacts), and the assemblies of impacts
+/// faster than the wake speed woken in `sleep_speed`.
 pub fn count(bind: &ImpactBindings, counts: &mut [u32], sleep_speed: &mut [u32]) {
     let sim = bind.sim;
     for i in 0..sim.num_points as usize {
-        for imp in impacts(bind, i).into_iter().flatten() {
-            for side in [imp.a, imp.b] {
-                if side.w > 0.0 {
-                    counts[side.body as usize] += 1;
-                }
+        let Some(imp) = body_impact(bind, i) else {
+            continue;
+        };
+        for side in [imp.a, imp.b] {
+            if side.w > 0.0 {
+                counts[side.body as usize] += 1;
             }
-            if let Some(groups) = imp.groups
-                && sim.sleep_steps > 0
-                && imp.approach * imp.approach > sim.wake_speed_sq
-            {
-                for g in groups {
-                    let s = &mut sleep_speed[g as usize];
-                    *s = (*s).max(SLEEP_WAKE);
-                }
+        }
+        if sim.sleep_steps > 0 && imp.approach * imp.approach > sim.wake_speed_sq {
+            for g in imp.groups {
+                let s = &mut sleep_speed[g as usize];
+                *s = (*s).max(SLEEP_WAKE);
             }
         }
     }
 }
 
-/// The velocity changes of an impact's two sides (WGSL `resolve_impact`),
-/// with each side's inverse mass times its impact count.
+/// A body impact's accumulator terms (WGSL `resolve`): each side's velocity
+/// change `J w n` times its count `k`, with `J = (1 + e) v / (k_a w_a +
+/// k_b w_b)`.
 #[inline]
 pub fn impulse(imp: &Impact, counts: &[u32]) -> (Vec2, Vec2) {
-    let split = |s: Side| {
+    let k = |s: Side| {
         if s.w > 0.0 {
-            s.w * counts[s.body as usize] as f32
+            counts[s.body as usize] as f32
         } else {
             0.0
         }
     };
-    let j = (1.0 + imp.elasticity) * imp.approach / (split(imp.a) + split(imp.b));
-    (imp.n * (j * imp.a.w), imp.n * (-j * imp.b.w))
+    let (ka, kb) = (k(imp.a), k(imp.b));
+    let j = (1.0 + imp.elasticity) * imp.approach / (ka * imp.a.w + kb * imp.b.w);
+    (imp.n * (j * imp.a.w * ka), imp.n * (-j * imp.b.w * kb))
 }
 
-/// WGSL `resolve`: every impact's velocity changes, in fixed point, into
-/// its bodies' accumulators `acc` (zero before).
+/// WGSL `resolve`: every body impact's terms, in fixed point, into its
+/// bodies' accumulators `acc`.
 pub fn resolve(bind: &ImpactBindings, counts: &[u32], acc: &mut [[i32; 2]]) {
     let scale = bind.sim.contact_scale;
     for i in 0..bind.sim.num_points as usize {
-        for imp in impacts(bind, i).into_iter().flatten() {
-            let (da, db) = impulse(&imp, counts);
-            for (side, dv) in [(imp.a, da), (imp.b, db)] {
-                if side.w > 0.0 {
-                    add(&mut acc[side.body as usize], fixed(dv, scale));
-                }
+        let Some(imp) = body_impact(bind, i) else {
+            continue;
+        };
+        let (da, db) = impulse(&imp, counts);
+        for (side, dv) in [(imp.a, da), (imp.b, db)] {
+            if side.w > 0.0 {
+                add(&mut acc[side.body as usize], fixed(dv, scale));
             }
         }
     }
 }
 
-/// WGSL `apply`: each awake point of a body that had impacts gets the
-/// body's velocity change.
-pub fn apply(
-    sim: &SimParams,
-    info: &[PointInfo],
-    home: &[u32],
-    counts: &[u32],
-    acc: &[[i32; 2]],
-    vel: &mut [[f32; 2]],
-    parallel: bool,
-) {
-    let unit = 1.0 / sim.contact_scale;
-    let n = sim.num_points as usize;
-    par::map_in_place(parallel, &mut vel[..n], |i, v| {
-        let body = home[i];
-        if body == IMPACT_NONE || counts[body as usize] == 0 || info[i].inv_mass == 0.0 {
-            return;
+/// WGSL `apply` (and the apply half of `planes_apply`): each body that had
+/// impacts adds its accumulator over its count to each of its awake points
+/// (its points are its own: a body that shares one takes no part).
+pub fn apply(bind: &ImpactBindings, counts: &[u32], acc: &[[i32; 2]], vel: &mut [[f32; 2]]) {
+    let scale = bind.sim.contact_scale;
+    for (b, body) in bind.bodies[..bind.sim.num_bodies as usize]
+        .iter()
+        .enumerate()
+    {
+        let k = counts[b];
+        if k == 0 {
+            continue;
         }
-        let a = acc[body as usize];
-        *v = (v2(*v) + Vec2::new(a[0] as f32, a[1] as f32) * unit).to_array();
-    });
-}
-
-/// WGSL `clear`: the counts and accumulators back to zero.
-pub fn clear(counts: &mut [u32], acc: &mut [[i32; 2]]) {
-    counts.fill(0);
-    acc.fill([0; 2]);
+        let a = acc[b];
+        let dv = Vec2::new(a[0] as f32, a[1] as f32) / (scale * k as f32);
+        for m in &bind.members[body.first as usize..(body.first + body.count) as usize] {
+            let i = m.point as usize;
+            if bind.info[i].inv_mass != 0.0 {
+                vel[i] = (v2(vel[i]) + dv).to_array();
+            }
+        }
+    }
 }

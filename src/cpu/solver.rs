@@ -43,8 +43,7 @@ impl Contacts {
 }
 
 /// The impact stage's state (`shaders/impact.wgsl`'s buffers): per body
-/// the impact count and fixed-point velocity change (zero between
-/// substeps).
+/// the impact count and fixed-point velocity change times the count.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Impacts {
     counts: Vec<u32>,
@@ -386,11 +385,15 @@ impl CpuSolver {
     /// [`impacts_after_narrow`](Self::impacts_after_narrow) the body
     /// contacts of the last narrow phase.
     pub fn stage_impact(&mut self) {
-        if self.packed.bodies.is_empty() {
+        let with_hits = self.impacts_after_narrow();
+        let p = &self.packed;
+        if p.bodies.is_empty() || !(with_hits || p.planets.len() + p.planes.len() > 0) {
             return;
         }
-        let with_hits = self.impacts_after_narrow();
-        let p = &mut self.packed;
+        // The velocities, out of the packed world the kernels read (they
+        // read the bodies' velocities from their frames).
+        let mut vel = std::mem::take(&mut self.packed.vel);
+        let p = &self.packed;
         let c = &self.contacts;
         let contacts = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
         let im = &mut self.impacts;
@@ -400,24 +403,21 @@ impl CpuSolver {
             materials: &p.materials,
             planets: &p.planets,
             planes: &p.planes,
+            bodies: &p.bodies,
+            members: &p.members,
             pos: &p.pos,
             home: &p.impact_home,
             inv_mass: &p.impact_inv_mass,
             frames: &self.frames,
             contacts: with_hits.then_some((&contacts, &c.hits[..])),
         };
-        impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
-        impact::resolve(&bind, &im.counts, &mut im.acc);
-        impact::apply(
-            &p.sim,
-            &self.info,
-            &p.impact_home,
-            &im.counts,
-            &im.acc,
-            &mut p.vel,
-            self.parallel,
-        );
-        impact::clear(&mut im.counts, &mut im.acc);
+        impact::planes(&bind, &mut im.counts, &mut im.acc, self.parallel);
+        if with_hits {
+            impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
+            impact::resolve(&bind, &im.counts, &mut im.acc);
+        }
+        impact::apply(&bind, &im.counts, &im.acc, &mut vel);
+        self.packed.vel = vel;
     }
 
     /// Stage 5b's narrow phase alone: each point's deepest body contact and

@@ -41,10 +41,9 @@ pub struct Buffers {
     pub rest_steps: wgpu::Buffer,
     /// The state at the last measure (or wake), one `vec4<f32>` a point.
     pub sleep_last: wgpu::Buffer,
-    /// The impact stage's per-body counts and fixed-point velocity changes
-    /// (`shaders/impact.wgsl`), zero between substeps.
-    pub impact_counts: wgpu::Buffer,
-    pub impact_acc: wgpu::Buffer,
+    /// The impact stage's per-body count and fixed-point accumulator
+    /// (`shaders/impact.wgsl`), 16 bytes per body.
+    pub impact_sums: wgpu::Buffer,
 }
 
 /// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays
@@ -274,8 +273,7 @@ impl Buffers {
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
             sleep_last: init("sleep_last", initial_state, state),
-            impact_counts: per_body("impact_counts", 4),
-            impact_acc: per_body("impact_acc", 8),
+            impact_sums: per_body("impact_sums", 16),
         })
     }
 
@@ -329,8 +327,7 @@ impl Buffers {
             &self.sleep_last,
             &self.impact_home,
             &self.impact_inv_mass,
-            &self.impact_counts,
-            &self.impact_acc,
+            &self.impact_sums,
         ]
         .iter()
         .map(|b| b.size())

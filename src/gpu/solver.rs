@@ -5,7 +5,7 @@ use super::body_collide::BodyCollide;
 use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
-use super::impact::{Find, Impact, body_impact};
+use super::impact::{BodyImpact, Impact};
 use super::integrate::Integrate;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
@@ -74,7 +74,7 @@ pub(super) struct ContactStages {
     pub(super) buffers: ContactBuffers,
     broad: BroadPhase,
     collide: BodyCollide,
-    impact: Find,
+    impact: BodyImpact,
 }
 
 impl ContactStages {
@@ -117,13 +117,7 @@ impl ContactStages {
         Self {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
             collide: BodyCollide::new(device, b, &buffers, reuse.map(|r| &r.collide)),
-            impact: body_impact(
-                device,
-                b,
-                &buffers,
-                ColliderCounts::of(packed),
-                reuse.map(|r| &r.impact),
-            ),
+            impact: BodyImpact::new(device, b, &buffers, reuse.map(|r| &r.impact)),
             buffers,
         }
     }
@@ -588,7 +582,9 @@ impl GpuSolver {
     /// a rod has its length). Shape matching's per-point apply is fused
     /// with integrate and collide ([`Stage::ApplyIntegrateCollide`]);
     /// without bodies the substep integrates and collides in one dispatch
-    /// ([`Stage::IntegrateCollide`]).
+    /// ([`Stage::IntegrateCollide`]). Impacts ([`Stage::Impact`]) run
+    /// between the first contact pass's narrow phase and its resolve, or,
+    /// without body contacts, after collide.
     pub fn step_plan(&self) -> Vec<Stage> {
         self.step_stages().collect()
     }
@@ -609,6 +605,8 @@ impl GpuSolver {
             (0, 0)
         };
         let sleeping = self.packed().sim.sleep_steps > 0;
+        // Impacts without a narrow phase need a half-plane or planet.
+        let colliders = self.collider_counts.planets + self.collider_counts.planes > 0;
         (0..self.params.substeps)
             .flat_map(move |_| {
                 let motion: &'static [Stage] = if bodies {
@@ -625,7 +623,7 @@ impl GpuSolver {
                     .then_some(Stage::Springs)
                     .into_iter()
                     .chain(motion.iter().copied())
-                    .chain((bodies && contact_passes == 0).then_some(Stage::Impact))
+                    .chain((bodies && colliders && contact_passes == 0).then_some(Stage::Impact))
                     .chain(contacts.then_some(Stage::BroadPhase))
                     .chain(first.iter().copied())
                     .chain(std::iter::repeat_n(

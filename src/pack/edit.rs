@@ -90,7 +90,10 @@ fn pack_body(
         area_stiffness: area_stiffness(body.area_stiffness, stiffness, params.area_stiffness),
         area_norm: area_norm(&members),
         inflation: body.inflation,
-        _pad0: 0,
+        reach: members
+            .iter()
+            .map(|m| Vec2::from(m.rest).length())
+            .fold(0.0, f32::max),
     };
     (info, members)
 }

@@ -560,7 +560,7 @@ impl GpuSolver {
             && state_bytes <= self.buffers.state[0].size()
             && frames_bytes <= self.buffers.frames.size()
             && 4 * new.bodies.len() as u64 <= self.buffers.dilation.size()
-            && 8 * new.bodies.len() as u64 <= self.buffers.impact_acc.size();
+            && 16 * new.bodies.len() as u64 <= self.buffers.impact_sums.size();
         if fits {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
                 report.bytes_uploaded += write_changed(queue, t, o, n);
