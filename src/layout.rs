@@ -360,7 +360,7 @@ pub fn contact_scale(extent: f32) -> f32 {
     2f32.powi(20 + e)
 }
 /// A point in no body that takes part in impacts (WGSL `IMPACT_NONE`; see
-/// [`Packed::impact_homes`](crate::pack::Packed::impact_homes)).
+/// [`Packed::impact_home`](crate::pack::Packed::impact_home)).
 pub const IMPACT_NONE: u32 = u32::MAX;
 
 /// In [`ContactPoint::filter_id`]: the point is in no body and collides with

@@ -214,7 +214,7 @@ pub struct Packed {
     /// Small bodies (one thread each) first, then large ones (a workgroup each).
     pub body_order: Vec<u32>,
     /// Each point's body in impacts (`cpu::impact`), or
-    /// [`IMPACT_NONE`](crate::layout::IMPACT_NONE): a body takes part when
+    /// [`IMPACT_NONE`]: a body takes part when
     /// none of its points is pinned or a member of another body.
     pub impact_home: Vec<u32>,
     /// Each body's inverse mass in impacts: one over the mass of its
