@@ -3,9 +3,9 @@
 // friction; seed 002: layers; seed 003: half-planes). A fragment, not a
 // stage: src/gpu/shaders.rs puts it in collide.wgsl's module and in
 // shape_match.wgsl's (whose fused kernel ends with a substep's integrate and
-// collide), and impact.wgsl uses its deepest contact. The including file
-// declares `sim`, `materials` and `colliders`. CPU mirror:
-// src/cpu/collide.rs.
+// collide, and whose frames kernels look for impacts with its deepest
+// contact). The including file declares `sim`, `materials` and
+// `colliders`. CPU mirror: src/cpu/collide.rs.
 
 // The number of planets and half-planes, set when the pipeline is made
 // (src/gpu/collide.rs, `ColliderCounts`; the same as `sim.num_planets` and

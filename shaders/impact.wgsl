@@ -1,39 +1,29 @@
-// Stage 5c: impacts act on whole bodies (docs/physics.md, "Impacts"). A
-// contact whose bodies approach faster than the restitution threshold is
-// an impact, solved as between rigid bodies from their mean velocities
-// (their frames): the impulse that reverses the approach v with the
-// elasticity, J = (1 + e) v / (k_a w_a + k_b w_b), changes the velocity of
-// every point of each side's body by J w n (w the body's inverse mass, k
-// its impacts this substep: mass splitting). A body's accumulator holds k
-// times its velocity change, so that its half-plane and planet impacts,
-// (1 + e) v n each whatever k, are summed by one thread per body:
+// Stage 5c: body impacts act on whole bodies (docs/physics.md, "Impacts").
+// A body contact whose bodies approach faster than the restitution
+// threshold is an impact, solved as between rigid bodies from their mean
+// velocities (their frames): the impulse that reverses the approach v with
+// the elasticity, J = (1 + e) v / (k_a w_a + k_b w_b), changes the
+// velocity of every point of each side's body by J w n (w the body's
+// inverse mass, k its impacts this substep: mass splitting). Half-plane
+// and planet impacts are the frames kernels' (shape_match.wgsl,
+// `plane_impacts`). After the first narrow phase of a substep:
 //
-//   planes   one thread per body: a body that takes part, moves faster
-//            than the threshold and is within twice its rest reach of a
-//            collider one substep ahead counts the points whose deepest
-//            contact one substep ahead it approaches faster than that,
-//            and sums their (1 + e) v n, in member order; every other
-//            body gets 0 and 0 (so this also clears the last substep's).
-//   count    after a narrow phase, one thread per point: each body
-//            contact that is an impact adds to both bodies' counts
-//            (integer atomics) and, faster than the wake speed, wakes
-//            both assemblies.
-//   resolve  each body impact adds k J w n, in fixed point, into its
-//            bodies' accumulators: the sums do not depend on order.
+//   clear    one thread per body: its count and accumulator to zero.
+//   count    one thread per point: each body contact that is an impact
+//            adds to both bodies' counts (integer atomics) and, faster
+//            than the wake speed, wakes both assemblies.
+//   resolve  each impact adds J w n, in fixed point, into its bodies'
+//            accumulators: the sums do not depend on order.
 //   apply    one thread per body: a body that had impacts adds its
-//            accumulator over its count to each of its awake points (its
-//            points are its own: a body that shares one takes no part).
+//            accumulator to each of its awake points (its points are its
+//            own: a body that shares one takes no part).
 //
-// A substep without a narrow phase runs planes and apply as one kernel,
-// `planes_apply`. collide_point.wgsl is appended for `deepest_contact`.
 // CPU mirror: src/cpu/impact.rs.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 // PointInfo records, fetched as one vec4 each; the solver's copy (inverse
 // mass 0 while asleep).
 @group(0) @binding(1) var<storage, read> info: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> materials: array<MaterialInfo>;
-@group(0) @binding(3) var<uniform> colliders: Colliders;
 // Per point (position, velocity).
 @group(0) @binding(4) var<storage, read_write> state: array<vec4<f32>>;
 // The bodies' frames of this substep (their mean velocities).
@@ -41,8 +31,8 @@
 @group(0) @binding(6) var<storage, read> impact_home: array<u32>;
 @group(0) @binding(7) var<storage, read> impact_inv_mass: array<f32>;
 // Per body (count, accumulator x, y, unused), as integer atomics for
-// count and resolve, and as one vec4 for planes, which writes it whole,
-// and apply, which reads it whole.
+// count and resolve, and as one vec4 for clear, which writes it whole, and
+// apply, which reads it whole.
 @group(0) @binding(8) var<storage, read_write> impact_sums: array<atomic<i32>>;
 @group(0) @binding(9) var<storage, read_write> impact_totals: array<vec4<i32>>;
 // The bodies (BodyInfo, two vec4 each) and their members (one vec4 each).
@@ -149,50 +139,12 @@ fn add_side(s: ImpactSide, dv: vec2<f32>) {
     }
 }
 
-// Body b's half-plane and planet impacts: (k, the sum of (1 + e) v n in
-// fixed point, 0).
-fn plane_sums(b: u32) -> vec4<i32> {
-    var k = 0u;
-    var sum = vec2<f32>(0.0);
-    let f = frames_in[2u * b];
-    let v = f.zw;
-    let t = sim.restitution_threshold;
-    var body = BodyInfo(0u, 0u, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    if (impact_inv_mass[b] != 0.0 && dot(v, v) > t * t) {
-        // Nothing within twice its rest reach one substep ahead: no point
-        // of it can be in contact. The centroid is the substep's start,
-        // before integrate moved it.
-        let near = body_info(bodies[2u * b], bodies[2u * b + 1u]);
-        let reach = sim.point_radius + 2.0 * near.reach;
-        if (deepest_contact(0xffffffffu, f.xy + v * (2.0 * sim.h), reach).z > 0.0) {
-            body = near;
-        }
-    }
-    for (var j = body.first; j < body.first + body.count; j++) {
-        let i = member_of(members[j]).point;
-        let pi = point_info(info[i]);
-        if (pi.inv_mass == 0.0) {
-            continue;
-        }
-        let c = deepest_contact(pi.layers, state[i].xy + v * sim.h, sim.point_radius);
-        if (c.z <= 0.0) {
-            continue;
-        }
-        let approach = -dot(v, c.xy);
-        if (approach > t) {
-            sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
-            k += 1u;
-        }
-    }
-    return vec4<i32>(i32(k), fixed(sum, sim.contact_scale), 0);
-}
-
-// Body b's accumulator over its count, added to each of its awake points.
+// Body b's accumulator added to each of its awake points.
 fn apply_body(b: u32, totals: vec4<i32>) {
     if (totals.x == 0) {
         return;
     }
-    let dv = vec2<f32>(totals.yz) / (sim.contact_scale * f32(totals.x));
+    let dv = vec2<f32>(totals.yz) * (1.0 / sim.contact_scale);
     let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
     for (var j = body.first; j < body.first + body.count; j++) {
         let i = member_of(members[j]).point;
@@ -204,23 +156,12 @@ fn apply_body(b: u32, totals: vec4<i32>) {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn planes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = spread_index(gid, groups);
     if (b >= sim.num_bodies) {
         return;
     }
-    impact_totals[b] = plane_sums(b);
-}
-
-// planes and apply in one pass, for a substep without body impacts: a
-// body's half-plane and planet impacts are all its own.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn planes_apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = spread_index(gid, groups);
-    if (b >= sim.num_bodies) {
-        return;
-    }
-    apply_body(b, plane_sums(b));
+    impact_totals[b] = vec4<i32>(0);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -245,7 +186,7 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
 }
 
-// Each side gets k times its velocity change J w n.
+// Each side gets its velocity change J w n.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = spread_index(gid, groups);
@@ -256,11 +197,9 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (!imp.found) {
         return;
     }
-    let ka = side_count(imp.a);
-    let kb = side_count(imp.b);
-    let j = (1.0 + imp.elasticity) * imp.approach / (ka * imp.a.w + kb * imp.b.w);
-    add_side(imp.a, imp.n * (j * imp.a.w * ka));
-    add_side(imp.b, imp.n * (-j * imp.b.w * kb));
+    let j = (1.0 + imp.elasticity) * imp.approach / (side_count(imp.a) * imp.a.w + side_count(imp.b) * imp.b.w);
+    add_side(imp.a, imp.n * (j * imp.a.w));
+    add_side(imp.b, imp.n * (-j * imp.b.w));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -1,5 +1,6 @@
 // Stage 4: shape matching with damping toward rigid motion (seed 001).
-// `frames` / `frames_large` reduce each body to its best-fit rigid frame;
+// `frames` / `frames_large` reduce each body to its best-fit rigid frame
+// (and give a body its half-plane and planet impacts, `plane_impacts`);
 // `apply` gathers, per point, the pull of every body it belongs to. The
 // frames hold everything `apply` needs from other points, so `apply` reads
 // only its own point's state and updates the velocity in place.
@@ -18,8 +19,9 @@ const TINY_SUM: f32 = 1e-30;
 @group(0) @binding(3) var<storage, read> members: array<vec4<u32>>;
 // Small bodies first, then large ones.
 @group(0) @binding(4) var<storage, read> body_order: array<u32>;
-// Per point (position, velocity).
-@group(0) @binding(5) var<storage, read> state_in: array<vec4<f32>>;
+// Per point (position, velocity); the frames kernels also change the
+// velocities of a body that has half-plane or planet impacts.
+@group(0) @binding(5) var<storage, read_write> state_in: array<vec4<f32>>;
 // The frames, two vec4 per BodyFrame: stored as two vec4 rather than six
 // fields (lavapipe stores a struct member by member, each a scatter).
 @group(0) @binding(7) var<storage, read_write> frames_out: array<vec4<f32>>;
@@ -138,6 +140,60 @@ fn store_frame(b: u32, f: BodyFrame) {
     frames_out[2u * b + 1u] = vec4<f32>(f.rot, f.omega, f.pull);
 }
 
+// Body b's half-plane and planet impacts (docs/physics.md, "Impacts"), at
+// the frame `f`: a body that takes part (`reach >= 0`), moves faster than
+// the restitution threshold and is within twice its rest reach of a
+// collider one substep ahead has an impact at each awake member whose
+// deepest contact one substep ahead (at p + v h) it approaches faster
+// than that. Its points and its frame take the mean of the impacts'
+// (1 + e) v n. Its points are its own (a body that shares one takes no
+// part), so no other thread reads them. CPU mirror:
+// cpu::shape_match::plane_impacts.
+fn plane_impacts(body: BodyInfo, f: BodyFrame) -> BodyFrame {
+    let v = f.vel;
+    let t = sim.restitution_threshold;
+    if (body.reach < 0.0 || dot(v, v) <= t * t) {
+        return f;
+    }
+    let near = deepest_contact(0xffffffffu, f.centroid + v * sim.h, sim.point_radius + 2.0 * body.reach);
+    if (near.z <= 0.0) {
+        return f;
+    }
+    var k = 0u;
+    var sum = vec2<f32>(0.0);
+    let end = body.first + body.count;
+    for (var j = body.first; j < end; j++) {
+        let i = member_of(members[j]).point;
+        let pi = point_info(info[i]);
+        if (pi.inv_mass == 0.0) {
+            continue;
+        }
+        let c = deepest_contact(pi.layers, state_in[i].xy + v * sim.h, sim.point_radius);
+        if (c.z <= 0.0) {
+            continue;
+        }
+        let approach = -dot(v, c.xy);
+        if (approach > t) {
+            sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
+            k += 1u;
+        }
+    }
+    if (k == 0u) {
+        return f;
+    }
+    let dv = sum / f32(k);
+    for (var j = body.first; j < end; j++) {
+        let i = member_of(members[j]).point;
+        if (point_info(info[i]).inv_mass != 0.0) {
+            let s = state_in[i];
+            state_in[i] = vec4<f32>(s.xy, s.zw + dv);
+        }
+    }
+    var g = f;
+    g.vel = f.vel + dv;
+    return g;
+}
+
 // One thread per small body.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -159,7 +215,7 @@ fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     for (var j = body.first + 1u; j < end; j++) {
         sums = add_sums(sums, member_sums(member_of(members[j]), p0, v0));
     }
-    store_frame(b, finish(b, body, p0, v0, sums));
+    store_frame(b, plane_impacts(body, finish(b, body, p0, v0, sums)));
 }
 
 var<workgroup> red_a: array<vec4<f32>, LARGE_BODY_THREADS>;
@@ -202,7 +258,8 @@ fn frames_large(
         workgroupBarrier();
     }
     if (t == 0u) {
-        store_frame(b, finish(b, body, p0, v0, Sums(red_a[0], red_b[0], red_c[0], red_d[0])));
+        let f = finish(b, body, p0, v0, Sums(red_a[0], red_b[0], red_c[0], red_d[0]));
+        store_frame(b, plane_impacts(body, f));
     }
 }
 

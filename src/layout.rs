@@ -224,7 +224,9 @@ pub struct BodyInfo {
     /// pressure body is inflated or deflated by changing it at run time.
     pub inflation: f32,
     /// The largest distance of a member from the rest centroid, m: how far
-    /// the body reaches at rest (the impact stage's cull).
+    /// the body reaches at rest (where it looks for half-plane and planet
+    /// impacts); `-1` for a body that takes no part in impacts (see
+    /// [`Packed::impact_home`](crate::pack::Packed::impact_home)).
     pub reach: f32,
 }
 

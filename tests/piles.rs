@@ -136,10 +136,9 @@ fn run_last(world: &World, steps: u32, gpu: Option<&GpuContext>) -> (State, Vec<
 /// 480 boxes and wheels poured from 2 m into a basin: after 15 s, under
 /// 0.5% of the points inside another body, under 1% of the bodies below
 /// half their area, none inside out, and at rest. Measured: no point
-/// inside, smallest area 0.82 of rest; moved over the last step at rms
-/// 0.008 m/s, largest 0.20, on the CPU (velocities rms 0.050, largest
-/// 1.7, at the 77 awake points), 0.005 and 0.16 on the GPU (velocities
-/// 0.010 and 0.33).
+/// inside, smallest area 0.84 of rest; moved over the last step at rms
+/// 0.007 m/s, largest 0.21, on the CPU (velocities rms 0.013, largest
+/// 0.49), 0.007 and 0.25 on the GPU (velocities 0.016 and 0.41).
 #[test]
 fn a_pour_piles_up_without_overlap_or_crushing() {
     let world = samples::pour(480, 2.0).unwrap();

@@ -1,4 +1,5 @@
-//! Stage 5c, mirror of `shaders/impact.wgsl`: impacts act on whole bodies.
+//! Stage 5c, mirror of `shaders/impact.wgsl`: body impacts act on whole
+//! bodies.
 //!
 //! A contact whose bodies approach faster than the restitution threshold
 //! is an impact. Solved point by point, an impact stops the points that
@@ -13,24 +14,20 @@
 //! contacts). The point contacts see no approach left and only push out,
 //! hold friction and settle what the body's spin or deformation leaves.
 //!
-//! A body's accumulator holds `k` times its velocity change, so that its
-//! half-plane and planet impacts, `(1 + e) v n` each whatever `k`, are
-//! summed by one thread per body. `planes` does that for every body (and
-//! so starts every body's count and accumulator afresh); after a narrow
-//! phase, `count` adds the body impacts to the counts and `resolve` their
-//! terms to the accumulators; `apply` adds each body's accumulator over
-//! its count to its points (one thread per body; without a narrow phase
-//! the GPU runs planes and apply as one kernel).
+//! Half-plane and planet impacts are the frames kernels'
+//! ([`super::shape_match::plane_impacts`]). After the first narrow phase of
+//! a substep, `clear` zeroes the per-body counts and accumulators, `count`
+//! counts the body impacts per body, `resolve` adds their velocity
+//! changes, and `apply` adds each body's to its points.
 
 use glam::Vec2;
 
 use super::body_collide::{Bindings, asleep, pair_material};
 use super::broad_phase::fixed;
-use super::collide::deepest_contact;
-use super::{par, v2};
+use super::v2;
 use crate::layout::{
-    BodyFrame, BodyInfo, CONTACT_FREE, ContactHit, IMPACT_NONE, MaterialInfo, Member, PlaneInfo,
-    PlanetInfo, PointInfo, SLEEP_WAKE, SimParams,
+    BodyFrame, BodyInfo, CONTACT_FREE, ContactHit, IMPACT_NONE, Member, PointInfo, SLEEP_WAKE,
+    SimParams,
 };
 
 /// The body of point `i` when it takes part in impacts: a body none of
@@ -59,21 +56,17 @@ pub struct ImpactBindings<'a> {
     pub sim: &'a SimParams,
     /// The solver's point info (inverse mass 0 while asleep).
     pub info: &'a [PointInfo],
-    pub materials: &'a [MaterialInfo],
-    pub planets: &'a [PlanetInfo],
-    pub planes: &'a [PlaneInfo],
     pub bodies: &'a [BodyInfo],
     pub members: &'a [Member],
-    pub pos: &'a [[f32; 2]],
     /// Each point's body in impacts ([`Packed::impact_home`](crate::pack::Packed::impact_home)).
     pub home: &'a [u32],
     /// Each body's inverse mass in impacts.
     pub inv_mass: &'a [f32],
     /// The bodies' frames of this substep: their mean velocities.
     pub frames: &'a [BodyFrame],
-    /// The body contacts and the contacts the narrow phase stored, when
-    /// one ran this substep.
-    pub contacts: Option<(&'a Bindings<'a>, &'a [ContactHit])>,
+    /// The body contacts and the contacts the narrow phase stored.
+    pub contacts: &'a Bindings<'a>,
+    pub hits: &'a [ContactHit],
 }
 
 /// One side of an impact: its body and that body's inverse mass (`w = 0`
@@ -115,73 +108,10 @@ pub struct Impact {
     pub groups: [u32; 2],
 }
 
-/// WGSL `planes`: every body's half-plane and planet impacts, one thread
-/// per body. A body that takes part, moving at `v` faster than the
-/// restitution threshold and within twice its rest reach of a collider one
-/// substep ahead, has an impact at each awake point whose deepest
-/// contact one substep ahead (at `p + v h`) it approaches faster than
-/// that: its count is their number `k` and its accumulator their sum of
-/// `(1 + e) v n`, in member order. Every other body gets 0 and 0. One
-/// substep ahead, so that a body is stopped or turned before its points
-/// sink in, whose push back out would spring it.
-pub fn planes(bind: &ImpactBindings, counts: &mut [u32], acc: &mut [[i32; 2]], parallel: bool) {
-    let sim = bind.sim;
-    let nb = sim.num_bodies as usize;
-    par::zip_mut(
-        parallel,
-        &mut counts[..nb],
-        &mut acc[..nb],
-        |b, count, a| {
-            *count = 0;
-            *a = [0; 2];
-            if bind.inv_mass[b] == 0.0 {
-                return;
-            }
-            let f = &bind.frames[b];
-            let v = v2(f.vel);
-            let t = sim.restitution_threshold;
-            if v.dot(v) <= t * t {
-                return;
-            }
-            // Nothing within twice its rest reach one substep ahead: no point
-            // of it can be in contact.
-            let body = &bind.bodies[b];
-            let reach = sim.point_radius + 2.0 * body.reach;
-            // The centroid is the substep's start, before integrate moved it.
-            let centre = v2(f.centroid) + v * (2.0 * sim.h);
-            if deepest_contact(sim, u32::MAX, centre, bind.planets, bind.planes, reach).is_none() {
-                return;
-            }
-            let mut sum = Vec2::ZERO;
-            let mut k = 0u32;
-            for m in &bind.members[body.first as usize..(body.first + body.count) as usize] {
-                let i = m.point as usize;
-                let pi = bind.info[i];
-                if pi.inv_mass == 0.0 {
-                    continue;
-                }
-                let ahead = v2(bind.pos[i]) + v * sim.h;
-                let Some((n, _)) = deepest_contact(
-                    sim,
-                    pi.layers,
-                    ahead,
-                    bind.planets,
-                    bind.planes,
-                    sim.point_radius,
-                ) else {
-                    continue;
-                };
-                let approach = -v.dot(n);
-                if is_impact(sim, approach) {
-                    let e = bind.materials[pi.material as usize].elasticity;
-                    sum += n * ((1.0 + e) * approach);
-                    k += 1;
-                }
-            }
-            *count = k;
-            *a = fixed(sum, sim.contact_scale);
-        },
-    );
+/// WGSL `clear`: every body's count and accumulator to zero.
+pub fn clear(counts: &mut [u32], acc: &mut [[i32; 2]]) {
+    counts.fill(0);
+    acc.fill([0; 2]);
 }
 
 /// Point `i`'s body-contact impact (WGSL `body_impact`): the contact the
@@ -189,8 +119,8 @@ pub fn planes(bind: &ImpactBindings, counts: &mut [u32], acc: &mut [[i32; 2]], p
 /// awake) and whose mean velocities approach faster than the restitution
 /// threshold.
 pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
-    let (cb, hits) = bind.contacts?;
-    let hit = hits[i];
+    let cb = bind.contacts;
+    let hit = bind.hits[i];
     if hit.body == ContactHit::NONE.body {
         return None;
     }
@@ -238,9 +168,9 @@ pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
     })
 }
 
-/// WGSL `count`: each body's body impacts added to `counts` (which hold
-/// its half-plane and planet impacts), and the assemblies of impacts
-/// faster than the wake speed woken in `sleep_speed`.
+/// WGSL `count`: each body's impacts into `counts` (zero before), and the
+/// assemblies of impacts faster than the wake speed woken in
+/// `sleep_speed`.
 pub fn count(bind: &ImpactBindings, counts: &mut [u32], sleep_speed: &mut [u32]) {
     let sim = bind.sim;
     for i in 0..sim.num_points as usize {
@@ -261,9 +191,8 @@ pub fn count(bind: &ImpactBindings, counts: &mut [u32], sleep_speed: &mut [u32])
     }
 }
 
-/// A body impact's accumulator terms (WGSL `resolve`): each side's velocity
-/// change `J w n` times its count `k`, with `J = (1 + e) v / (k_a w_a +
-/// k_b w_b)`.
+/// A body impact's velocity changes (WGSL `resolve`): `J w n` on each
+/// side, with `J = (1 + e) v / (k_a w_a + k_b w_b)`.
 #[inline]
 pub fn impulse(imp: &Impact, counts: &[u32]) -> (Vec2, Vec2) {
     let k = |s: Side| {
@@ -273,9 +202,8 @@ pub fn impulse(imp: &Impact, counts: &[u32]) -> (Vec2, Vec2) {
             0.0
         }
     };
-    let (ka, kb) = (k(imp.a), k(imp.b));
-    let j = (1.0 + imp.elasticity) * imp.approach / (ka * imp.a.w + kb * imp.b.w);
-    (imp.n * (j * imp.a.w * ka), imp.n * (-j * imp.b.w * kb))
+    let j = (1.0 + imp.elasticity) * imp.approach / (k(imp.a) * imp.a.w + k(imp.b) * imp.b.w);
+    (imp.n * (j * imp.a.w), imp.n * (-j * imp.b.w))
 }
 
 /// WGSL `resolve`: every body impact's terms, in fixed point, into its
@@ -295,21 +223,20 @@ pub fn resolve(bind: &ImpactBindings, counts: &[u32], acc: &mut [[i32; 2]]) {
     }
 }
 
-/// WGSL `apply` (and the apply half of `planes_apply`): each body that had
-/// impacts adds its accumulator over its count to each of its awake points
-/// (its points are its own: a body that shares one takes no part).
+/// WGSL `apply`: each body that had impacts adds its accumulator to each
+/// of its awake points (its points are its own: a body that shares one
+/// takes no part).
 pub fn apply(bind: &ImpactBindings, counts: &[u32], acc: &[[i32; 2]], vel: &mut [[f32; 2]]) {
-    let scale = bind.sim.contact_scale;
+    let unit = 1.0 / bind.sim.contact_scale;
     for (b, body) in bind.bodies[..bind.sim.num_bodies as usize]
         .iter()
         .enumerate()
     {
-        let k = counts[b];
-        if k == 0 {
+        if counts[b] == 0 {
             continue;
         }
         let a = acc[b];
-        let dv = Vec2::new(a[0] as f32, a[1] as f32) / (scale * k as f32);
+        let dv = Vec2::new(a[0] as f32, a[1] as f32) * unit;
         for m in &bind.members[body.first as usize..(body.first + body.count) as usize] {
             let i = m.point as usize;
             if bind.info[i].inv_mass != 0.0 {

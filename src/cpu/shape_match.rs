@@ -12,10 +12,11 @@
 
 use glam::Vec2;
 
+use super::collide::deepest_contact;
 use super::{cross2, par, perp, v2};
 use crate::layout::{
-    AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, Member, PointInfo, PointMember,
-    SMALL_BODY_MAX_POINTS, SimParams,
+    AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, MaterialInfo, Member, PlaneInfo,
+    PlanetInfo, PointInfo, PointMember, SMALL_BODY_MAX_POINTS, SimParams,
 };
 use crate::pack::PointMembers;
 
@@ -232,6 +233,85 @@ pub fn frames(
             };
         },
     );
+}
+
+/// What the frames kernels read for half-plane and planet impacts.
+pub struct Colliders<'a> {
+    pub info: &'a [PointInfo],
+    pub materials: &'a [MaterialInfo],
+    pub planets: &'a [PlanetInfo],
+    pub planes: &'a [PlaneInfo],
+}
+
+/// Body `body`'s half-plane and planet impacts at its frame `f` (WGSL
+/// `plane_impacts`, run by the frames kernels; docs/physics.md,
+/// "Impacts"): a body that takes part (`reach >= 0`), moves faster than
+/// the restitution threshold and is within twice its rest reach of a
+/// collider one substep ahead has an impact at each awake member whose
+/// deepest contact one substep ahead (at `p + v h`) it approaches faster
+/// than that. Returns the mean of the impacts' `(1 + e) v n`, the velocity
+/// change of its points and its frame, or `None`.
+pub fn plane_impacts(
+    sim: &SimParams,
+    c: &Colliders,
+    body: &BodyInfo,
+    members: &[Member],
+    pos: &[[f32; 2]],
+    f: &BodyFrame,
+) -> Option<Vec2> {
+    let v = v2(f.vel);
+    let t = sim.restitution_threshold;
+    if body.reach < 0.0 || v.dot(v) <= t * t {
+        return None;
+    }
+    let deepest = |layers, p, radius| deepest_contact(sim, layers, p, c.planets, c.planes, radius);
+    let near = v2(f.centroid) + v * sim.h;
+    deepest(u32::MAX, near, sim.point_radius + 2.0 * body.reach)?;
+    let mut k = 0u32;
+    let mut sum = Vec2::ZERO;
+    for m in &members[body.first as usize..(body.first + body.count) as usize] {
+        let i = m.point as usize;
+        let pi = c.info[i];
+        if pi.inv_mass == 0.0 {
+            continue;
+        }
+        let Some((n, _)) = deepest(pi.layers, v2(pos[i]) + v * sim.h, sim.point_radius) else {
+            continue;
+        };
+        let approach = -v.dot(n);
+        if approach > t {
+            sum += n * ((1.0 + c.materials[pi.material as usize].elasticity) * approach);
+            k += 1;
+        }
+    }
+    (k > 0).then(|| sum / k as f32)
+}
+
+/// Every body's half-plane and planet impacts ([`plane_impacts`]), after
+/// [`frames`]: the points and frame of a body that has some take their
+/// velocity change (its points are its own: a body that shares one takes
+/// no part).
+pub fn impacts(
+    sim: &SimParams,
+    c: &Colliders,
+    bodies: &[BodyInfo],
+    members: &[Member],
+    pos: &[[f32; 2]],
+    vel: &mut [[f32; 2]],
+    frames: &mut [BodyFrame],
+) {
+    for (body, f) in bodies[..sim.num_bodies as usize].iter().zip(frames) {
+        let Some(dv) = plane_impacts(sim, c, body, members, pos, f) else {
+            continue;
+        };
+        for m in &members[body.first as usize..(body.first + body.count) as usize] {
+            let i = m.point as usize;
+            if c.info[i].inv_mass != 0.0 {
+                vel[i] = (v2(vel[i]) + dv).to_array();
+            }
+        }
+        f.vel = (v2(f.vel) + dv).to_array();
+    }
 }
 
 /// The velocity change body frame `f` with dilation rate `dilation` asks

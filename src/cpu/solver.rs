@@ -43,7 +43,7 @@ impl Contacts {
 }
 
 /// The impact stage's state (`shaders/impact.wgsl`'s buffers): per body
-/// the impact count and fixed-point velocity change times the count.
+/// the impact count and fixed-point velocity change.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Impacts {
     counts: Vec<u32>,
@@ -341,9 +341,6 @@ impl CpuSolver {
         self.stage_shape_match();
         self.stage_integrate();
         self.stage_collide();
-        if !self.impacts_after_narrow() {
-            self.stage_impact();
-        }
         if self.has_contacts() {
             self.stage_broad_phase();
             for k in 0..self.params.contact_iterations {
@@ -373,21 +370,11 @@ impl CpuSolver {
         }
     }
 
-    /// Whether the impact stage runs after the first narrow phase, with the
-    /// body contacts it found (else after collide, with the half-planes
-    /// and planets alone).
-    pub fn impacts_after_narrow(&self) -> bool {
-        self.has_contacts() && self.params.contact_iterations > 0
-    }
-
-    /// Stage 5c alone: impacts act on whole bodies: the half-plane and
-    /// planet impacts one substep ahead, and with
-    /// [`impacts_after_narrow`](Self::impacts_after_narrow) the body
-    /// contacts of the last narrow phase.
+    /// Stage 5c alone: the body impacts of the last narrow phase act on
+    /// whole bodies (half-plane and planet impacts are part of shape
+    /// matching's frames).
     pub fn stage_impact(&mut self) {
-        let with_hits = self.impacts_after_narrow();
-        let p = &self.packed;
-        if p.bodies.is_empty() || !(with_hits || p.planets.len() + p.planes.len() > 0) {
+        if self.packed.bodies.is_empty() || !self.has_contacts() {
             return;
         }
         // The velocities, out of the packed world the kernels read (they
@@ -400,22 +387,17 @@ impl CpuSolver {
         let bind = impact::ImpactBindings {
             sim: &p.sim,
             info: &self.info,
-            materials: &p.materials,
-            planets: &p.planets,
-            planes: &p.planes,
             bodies: &p.bodies,
             members: &p.members,
-            pos: &p.pos,
             home: &p.impact_home,
             inv_mass: &p.impact_inv_mass,
             frames: &self.frames,
-            contacts: with_hits.then_some((&contacts, &c.hits[..])),
+            contacts: &contacts,
+            hits: &c.hits,
         };
-        impact::planes(&bind, &mut im.counts, &mut im.acc, self.parallel);
-        if with_hits {
-            impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
-            impact::resolve(&bind, &im.counts, &mut im.acc);
-        }
+        impact::clear(&mut im.counts, &mut im.acc);
+        impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
+        impact::resolve(&bind, &im.counts, &mut im.acc);
         impact::apply(&bind, &im.counts, &im.acc, &mut vel);
         self.packed.vel = vel;
     }
@@ -584,6 +566,21 @@ impl CpuSolver {
             &mut self.frames,
             &mut self.dilation,
             self.parallel,
+        );
+        let colliders = shape_match::Colliders {
+            info: &self.info,
+            materials: &p.materials,
+            planets: &p.planets,
+            planes: &p.planes,
+        };
+        shape_match::impacts(
+            &p.sim,
+            &colliders,
+            &p.bodies,
+            &p.members,
+            &p.pos,
+            &mut p.vel,
+            &mut self.frames,
         );
         shape_match::apply(
             &p.sim,

@@ -7,10 +7,11 @@ use crate::layout::SPREAD;
 pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 
 /// Every stage: `(name, source without the prelude)`. The name is the WGSL
-/// file, the Rust wrapper module and the CPU mirror alike. Three stages also
+/// file, the Rust wrapper module and the CPU mirror alike. Two stages also
 /// hold the fragment `shaders/collide_point.wgsl` (a point against the
-/// static colliders): `collide`, `shape_match` for its kernel fused
-/// with integrate and collide, and `impact` for its deepest contact.
+/// static colliders): `collide`, and `shape_match` for its kernel fused
+/// with integrate and collide and for its frames' half-plane and planet
+/// impacts.
 pub const STAGES: &[(&str, &str)] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     (
@@ -37,13 +38,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "body_collide",
         include_str!("../../shaders/body_collide.wgsl"),
     ),
-    (
-        "impact",
-        concat!(
-            include_str!("../../shaders/impact.wgsl"),
-            include_str!("../../shaders/collide_point.wgsl")
-        ),
-    ),
+    ("impact", include_str!("../../shaders/impact.wgsl")),
     ("sleep", include_str!("../../shaders/sleep.wgsl")),
 ];
 

@@ -33,8 +33,11 @@ impl ShapeMatch {
     /// `counts`: the collider counts the fused kernel's collide is
     /// specialised for.
     pub fn new(device: &wgpu::Device, b: &Buffers, counts: ColliderCounts) -> Self {
-        let frames = pipeline(device, "shape_match", "frames");
-        let frames_large = pipeline(device, "shape_match", "frames_large");
+        // The frames kernels' half-plane and planet impacts are specialised
+        // for the collider counts too.
+        let frames = pipeline_with(device, "shape_match", "frames", &counts.constants());
+        let frames_large =
+            pipeline_with(device, "shape_match", "frames_large", &counts.constants());
         let apply = pipeline(device, "shape_match", "apply");
         let fused = pipeline_with(
             device,
@@ -45,11 +48,14 @@ impl ShapeMatch {
         let frame_entries = |s: usize| {
             [
                 (0, &b.sim),
+                (1, &b.info),
                 (2, &b.bodies),
                 (3, &b.members),
                 (4, &b.body_order),
                 (5, &b.state[s]),
                 (7, &b.frames),
+                (11, &b.materials),
+                (12, &b.colliders),
                 (13, &b.dilation),
             ]
         };

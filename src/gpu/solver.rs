@@ -49,10 +49,9 @@ pub enum Stage {
     BodyCollide,
     /// [`Stage::BodyCollide`]'s narrow phase alone.
     Narrow,
-    /// Impacts act on whole bodies: with the body contacts of the last
-    /// [`Stage::Narrow`] when the substeps run one
-    /// ([`GpuSolver::impacts_after_narrow`]), else with the half-planes
-    /// and planets alone.
+    /// Body impacts act on whole bodies, over the contacts of the last
+    /// [`Stage::Narrow`] (half-plane and planet impacts are part of
+    /// [`Stage::ShapeFrames`]).
     Impact,
     /// [`Stage::BodyCollide`]'s resolve and apply alone, over the contacts
     /// of the last [`Stage::Narrow`].
@@ -326,7 +325,7 @@ impl GpuSolver {
             queue: queue.clone(),
             integrate: Integrate::new(device, &buffers),
             collide: Collide::new(device, &buffers, counts),
-            impact: Impact::new(device, &buffers, counts),
+            impact: Impact::new(device, &buffers),
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers, counts),
@@ -582,9 +581,8 @@ impl GpuSolver {
     /// a rod has its length). Shape matching's per-point apply is fused
     /// with integrate and collide ([`Stage::ApplyIntegrateCollide`]);
     /// without bodies the substep integrates and collides in one dispatch
-    /// ([`Stage::IntegrateCollide`]). Impacts ([`Stage::Impact`]) run
-    /// between the first contact pass's narrow phase and its resolve, or,
-    /// without body contacts, after collide.
+    /// ([`Stage::IntegrateCollide`]). Body impacts ([`Stage::Impact`]) run
+    /// between the first contact pass's narrow phase and its resolve.
     pub fn step_plan(&self) -> Vec<Stage> {
         self.step_stages().collect()
     }
@@ -605,8 +603,6 @@ impl GpuSolver {
             (0, 0)
         };
         let sleeping = self.packed().sim.sleep_steps > 0;
-        // Impacts without a narrow phase need a half-plane or planet.
-        let colliders = self.collider_counts.planets + self.collider_counts.planes > 0;
         (0..self.params.substeps)
             .flat_map(move |_| {
                 let motion: &'static [Stage] = if bodies {
@@ -623,7 +619,6 @@ impl GpuSolver {
                     .then_some(Stage::Springs)
                     .into_iter()
                     .chain(motion.iter().copied())
-                    .chain((bodies && colliders && contact_passes == 0).then_some(Stage::Impact))
                     .chain(contacts.then_some(Stage::BroadPhase))
                     .chain(first.iter().copied())
                     .chain(std::iter::repeat_n(
@@ -640,14 +635,6 @@ impl GpuSolver {
     /// and some body outline or free disk can be hit.
     pub fn has_contacts(&self) -> bool {
         self.params.body_collisions && self.contacts.is_some()
-    }
-
-    /// Whether the impact stage runs after the first narrow phase, with the
-    /// body contacts it found (else after collide, with the half-planes
-    /// and planets alone); as
-    /// [`CpuSolver::impacts_after_narrow`](crate::cpu::CpuSolver::impacts_after_narrow).
-    pub fn impacts_after_narrow(&self) -> bool {
-        self.has_contacts() && self.params.contact_iterations > 0
     }
 
     /// The collision grid's buffer as of the last broad phase (`array<u32>`:
@@ -856,12 +843,10 @@ impl GpuSolver {
                 state
             }
             Stage::Impact if self.num_bodies > 0 => {
-                let bodies = match &self.contacts {
-                    Some(c) if self.impacts_after_narrow() => Some(&c.impact),
-                    _ => None,
-                };
-                let grids = (self.point_grid, self.shape_grids.bodies);
-                self.impact.record(pass, state, bodies, grids);
+                if let Some(c) = &self.contacts {
+                    let grids = (self.point_grid, self.shape_grids.bodies);
+                    self.impact.record(pass, state, &c.impact, grids);
+                }
                 state
             }
             Stage::Sleep => {

@@ -90,10 +90,8 @@ fn pack_body(
         area_stiffness: area_stiffness(body.area_stiffness, stiffness, params.area_stiffness),
         area_norm: area_norm(&members),
         inflation: body.inflation,
-        reach: members
-            .iter()
-            .map(|m| Vec2::from(m.rest).length())
-            .fold(0.0, f32::max),
+        // Set with the world's other bodies (`rebuild_impact_bodies`).
+        reach: 0.0,
     };
     (info, members)
 }
@@ -543,6 +541,18 @@ impl Packed {
             }
         }
         self.impact_home = home;
+        // The frames kernels' half-plane and planet impacts read it here.
+        for (body, &w) in self.bodies.iter_mut().zip(&self.impact_inv_mass) {
+            let members = &self.members[body.first as usize..(body.first + body.count) as usize];
+            body.reach = if w == 0.0 {
+                -1.0
+            } else {
+                members
+                    .iter()
+                    .map(|m| Vec2::from(m.rest).length())
+                    .fold(0.0, f32::max)
+            };
+        }
     }
 }
 

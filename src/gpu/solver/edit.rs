@@ -682,7 +682,7 @@ impl GpuSolver {
         let counts = ColliderCounts::of(m);
         self.integrate = Integrate::new(device, &buffers);
         self.collide = Collide::new(device, &buffers, counts);
-        self.impact = Impact::new(device, &buffers, counts);
+        self.impact = Impact::new(device, &buffers);
         self.springs = Springs::new(device, &buffers);
         self.rods = Rods::new(device, &buffers);
         self.shape_match = ShapeMatch::new(device, &buffers, counts);
@@ -700,7 +700,6 @@ impl GpuSolver {
         let counts = ColliderCounts::of(p);
         if counts != self.collider_counts {
             self.collide = Collide::new(device, &self.buffers, counts);
-            self.impact = Impact::new(device, &self.buffers, counts);
             self.shape_match = ShapeMatch::new(device, &self.buffers, counts);
             self.collider_counts = counts;
         }
