@@ -56,8 +56,6 @@ pub struct ImpactBindings<'a> {
     pub sim: &'a SimParams,
     /// The solver's point info (inverse mass 0 while asleep).
     pub info: &'a [PointInfo],
-    pub bodies: &'a [BodyInfo],
-    pub members: &'a [Member],
     /// Each point's body in impacts ([`Packed::impact_home`](crate::pack::Packed::impact_home)).
     pub home: &'a [u32],
     /// Each body's inverse mass in impacts.
@@ -226,20 +224,26 @@ pub fn resolve(bind: &ImpactBindings, counts: &[u32], acc: &mut [[i32; 2]]) {
 /// WGSL `apply`: each body that had impacts adds its accumulator to each
 /// of its awake points (its points are its own: a body that shares one
 /// takes no part).
-pub fn apply(bind: &ImpactBindings, counts: &[u32], acc: &[[i32; 2]], vel: &mut [[f32; 2]]) {
-    let unit = 1.0 / bind.sim.contact_scale;
-    for (b, body) in bind.bodies[..bind.sim.num_bodies as usize]
-        .iter()
-        .enumerate()
-    {
+#[allow(clippy::too_many_arguments)]
+pub fn apply(
+    sim: &SimParams,
+    info: &[PointInfo],
+    bodies: &[BodyInfo],
+    members: &[Member],
+    counts: &[u32],
+    acc: &[[i32; 2]],
+    vel: &mut [[f32; 2]],
+) {
+    let unit = 1.0 / sim.contact_scale;
+    for (b, body) in bodies[..sim.num_bodies as usize].iter().enumerate() {
         if counts[b] == 0 {
             continue;
         }
         let a = acc[b];
         let dv = Vec2::new(a[0] as f32, a[1] as f32) * unit;
-        for m in &bind.members[body.first as usize..(body.first + body.count) as usize] {
+        for m in &members[body.first as usize..(body.first + body.count) as usize] {
             let i = m.point as usize;
-            if bind.info[i].inv_mass != 0.0 {
+            if info[i].inv_mass != 0.0 {
                 vel[i] = (v2(vel[i]) + dv).to_array();
             }
         }

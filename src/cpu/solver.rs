@@ -377,29 +377,28 @@ impl CpuSolver {
         if self.packed.bodies.is_empty() || !self.has_contacts() {
             return;
         }
-        // The velocities, out of the packed world the kernels read (they
-        // read the bodies' velocities from their frames).
-        let mut vel = std::mem::take(&mut self.packed.vel);
-        let p = &self.packed;
-        let c = &self.contacts;
-        let contacts = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
         let im = &mut self.impacts;
-        let bind = impact::ImpactBindings {
-            sim: &p.sim,
-            info: &self.info,
-            bodies: &p.bodies,
-            members: &p.members,
-            home: &p.impact_home,
-            inv_mass: &p.impact_inv_mass,
-            frames: &self.frames,
-            contacts: &contacts,
-            hits: &c.hits,
-        };
-        impact::clear(&mut im.counts, &mut im.acc);
-        impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
-        impact::resolve(&bind, &im.counts, &mut im.acc);
-        impact::apply(&bind, &im.counts, &im.acc, &mut vel);
-        self.packed.vel = vel;
+        {
+            let p = &self.packed;
+            let c = &self.contacts;
+            let contacts = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+            let bind = impact::ImpactBindings {
+                sim: &p.sim,
+                info: &self.info,
+                home: &p.impact_home,
+                inv_mass: &p.impact_inv_mass,
+                frames: &self.frames,
+                contacts: &contacts,
+                hits: &c.hits,
+            };
+            impact::clear(&mut im.counts, &mut im.acc);
+            impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
+            impact::resolve(&bind, &im.counts, &mut im.acc);
+        }
+        let p = &mut self.packed;
+        impact::apply(
+            &p.sim, &self.info, &p.bodies, &p.members, &im.counts, &im.acc, &mut p.vel,
+        );
     }
 
     /// Stage 5b's narrow phase alone: each point's deepest body contact and

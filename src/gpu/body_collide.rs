@@ -110,36 +110,27 @@ impl BodyCollide {
 
     /// Records narrow phase, resolve and apply on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
-        self.dispatch(
-            pass,
-            state,
-            points,
-            [
-                (&self.narrow, &self.narrow_bind),
-                (&self.resolve, &self.resolve_bind),
-                (&self.apply, &self.apply_bind),
-            ],
-        );
+        self.record_narrow(pass, state, points);
+        self.record_resolve(pass, state, points);
     }
 
     /// Records the narrow phase alone on state copy `state`.
     pub fn record_narrow(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
-        pass.set_pipeline(&self.narrow);
-        pass.set_bind_group(0, &self.narrow_bind[state], &[]);
-        pass.dispatch_workgroups(points.0, points.1, 1);
+        self.dispatch(pass, state, points, &[(&self.narrow, &self.narrow_bind)]);
     }
 
     /// Records resolve and apply on state copy `state`, over the contacts
     /// of the last narrow phase.
     pub fn record_resolve(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
-        for (pipeline, bind) in [
-            (&self.resolve, &self.resolve_bind),
-            (&self.apply, &self.apply_bind),
-        ] {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind[state], &[]);
-            pass.dispatch_workgroups(points.0, points.1, 1);
-        }
+        self.dispatch(
+            pass,
+            state,
+            points,
+            &[
+                (&self.resolve, &self.resolve_bind),
+                (&self.apply, &self.apply_bind),
+            ],
+        );
     }
 
     /// Records a relax pass (recount, relax, apply) on state copy `state`,
@@ -149,7 +140,7 @@ impl BodyCollide {
             pass,
             state,
             points,
-            [
+            &[
                 (&self.recount, &self.recount_bind),
                 (&self.relax, &self.relax_bind),
                 (&self.apply, &self.apply_bind),
@@ -163,9 +154,9 @@ impl BodyCollide {
         pass: &mut wgpu::ComputePass,
         state: usize,
         points: (u32, u32),
-        kernels: [(&wgpu::ComputePipeline, &[wgpu::BindGroup; 2]); 3],
+        kernels: &[(&wgpu::ComputePipeline, &[wgpu::BindGroup; 2])],
     ) {
-        for (pipeline, bind) in kernels {
+        for &(pipeline, bind) in kernels {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind[state], &[]);
             pass.dispatch_workgroups(points.0, points.1, 1);
