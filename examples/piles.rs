@@ -1,6 +1,6 @@
 //! Steps one of the pile samples (`softbody::samples`) and measures it.
 //!
-//! `cargo run --release --example piles -- <slope|stack|pyramid|pour> [--seconds S] [--backend cpu|gpu] [--png out.png] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ]`
+//! `cargo run --release --example piles -- <slope|stack|pyramid|pour> [--seconds S] [--backend cpu|gpu] [--png out.png] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N]`
 //!
 //! Once per simulated second (and at the start and the end) it prints the
 //! [`PileReport`](softbody::measure::PileReport) of the state (points
@@ -82,6 +82,9 @@ struct Opts {
     /// `Params::contact_iterations`.
     #[arg(long)]
     contact_iterations: Option<u32>,
+    /// `Params::substeps`.
+    #[arg(long)]
+    substeps: Option<u32>,
     /// `Params::area_stiffness` as a frequency, Hz (0: no area term).
     #[arg(long, value_parser = non_negative)]
     area_frequency: Option<f32>,
@@ -212,6 +215,9 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(n) = opts.contact_iterations {
         world.params.contact_iterations = n;
+    }
+    if let Some(n) = opts.substeps {
+        world.params.substeps = n;
     }
     if let Some(hz) = opts.area_frequency {
         world.params.set_area_frequency(hz);

@@ -19,7 +19,7 @@ pub const DEFAULT_PLANETS: [(Vec2, f32); 6] = [
 
 /// Not used: the default scene's bodies follow
 /// [`Params::shape_stiffness`](crate::Params::shape_stiffness).
-#[deprecated(note = "the default scene uses the Params defaults (20 Hz, Params::shape_stiffness)")]
+#[deprecated(note = "the default scene uses the Params defaults (Params::shape_stiffness)")]
 pub const DEFAULT_SCENE_SHAPE_STIFFNESS: f32 = 20_000.0;
 /// Not used: the default scene's bodies follow
 /// [`Params::spring_stiffness`](crate::Params::spring_stiffness).

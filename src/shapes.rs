@@ -86,7 +86,8 @@ pub struct ShapeStyle {
     /// Initial velocity of each point, in m/s.
     pub vel: Vec2,
     /// Shape-matching stiffness of the bodies; `None` follows
-    /// [`Params::shape_stiffness`](crate::Params::shape_stiffness).
+    /// [`Params::shape_stiffness`](crate::Params::shape_stiffness)
+    /// (split between bodies that share points, see [`Body::stiffness`]).
     pub body_stiffness: Option<f32>,
     /// Damping toward rigid motion of the bodies; `None` follows
     /// [`Params::shape_damping`](crate::Params::shape_damping).

@@ -345,7 +345,8 @@ pub struct Body {
     /// each within [`MAX_COORD`]; `None`: the points' positions when the
     /// body is added (held to the same range).
     pub rest: Option<Vec<Vec2>>,
-    /// Shape stiffness in 1/s^2; `None` follows [`Params::shape_stiffness`].
+    /// Shape stiffness in 1/s^2; `None` follows [`Params::shape_stiffness`],
+    /// divided by the most bodies that share one of this body's points.
     pub stiffness: Option<f32>,
     /// Damping toward rigid motion in 1/s; `None` follows [`Params::shape_damping`].
     pub damping: Option<f32>,

@@ -121,7 +121,7 @@ fn params_convert_to_and_from_a_frequency() {
     let mut p = Params::default();
     let d = p.shape_frequency();
     assert!(
-        (d.hz - 20.0).abs() < 1e-3 && (d.damping_ratio - 0.4).abs() < 1e-4,
+        (d.hz - 40.0).abs() < 1e-3 && (d.damping_ratio - 0.2).abs() < 1e-4,
         "{d:?}"
     );
     p.set_shape_frequency(Frequency::new(4.0, 1.0));
@@ -157,13 +157,61 @@ fn scene_files_take_frequencies() {
     let w = std::f32::consts::TAU * 10.0;
     assert_eq!((p.shape_stiffness, p.shape_damping), (w * w, 2.0 * 0.3 * w));
     let world = scene.build().unwrap();
-    let f = Frequency::new(5.0, 0.4);
+    let f = Frequency::new(5.0, 0.2);
     let body = &world.bodies()[0];
     assert_eq!(body.stiffness, Some(f.shape_stiffness()));
-    // The body's ratio defaults to the default shape's, 0.4.
+    // The body's ratio defaults to the default shape's, 0.2.
     assert_eq!(body.damping, Some(f.damping_rate()));
     let spring = &world.springs()[0];
     let f = Frequency::new(5.0, 1.0);
     assert_eq!(spring.stiffness, Some(f.spring_stiffness(2.0, 2.0)));
     assert_eq!(spring.damping, Some(f.damping_rate()));
+}
+
+/// Bodies that share points split the default shape stiffness by the
+/// most bodies at one of their points, so that the default load at a
+/// point is one body's: the six cells of a 3 x 2 grid (each has a corner
+/// shared by four) take a quarter, the two cells of a strip a half, a lone
+/// box all of it, and a body with its own stiffness keeps it. The
+/// default scene (grids, boxes and wheels) stays inside the shape bound.
+#[test]
+fn bodies_that_share_points_split_the_default_stiffness() {
+    let mut world = World::default();
+    let grid = BoxGrid::new(3, 2, Vec2::splat(0.5))
+        .build(&mut world)
+        .unwrap();
+    let strip = BoxGrid::new(2, 1, Vec2::splat(0.5))
+        .center(Vec2::new(5.0, 0.0))
+        .build(&mut world)
+        .unwrap();
+    let lone = BoxShape::new(Vec2::new(-5.0, 0.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let own = BoxShape::new(Vec2::new(-8.0, 0.0), Vec2::ONE)
+        .body_stiffness(500.0)
+        .build(&mut world)
+        .unwrap();
+    let k = world.params.shape_stiffness;
+    let packed = softbody::pack::Packed::from_world(&world).unwrap();
+    let stiffness = |b: &BodyHandle| packed.bodies[b.index()].stiffness;
+    for b in &grid.bodies {
+        assert_eq!(stiffness(b), k / 4.0);
+    }
+    for b in &strip.bodies {
+        assert_eq!(stiffness(b), k / 2.0);
+    }
+    assert_eq!(stiffness(&lone.bodies[0]), k);
+    assert_eq!(stiffness(&own.bodies[0]), 500.0);
+    // The area term follows, at most the body's shape stiffness.
+    assert_eq!(
+        packed.bodies[grid.bodies[0].index()].area_stiffness,
+        world.params.area_stiffness.min(k / 4.0)
+    );
+
+    let scene = softbody::scenes::default_scene(2000).unwrap();
+    let load = softbody::pack::Packed::from_world(&scene)
+        .unwrap()
+        .stability(scene.params.h())
+        .shape_load;
+    assert!(load.0 < 1.0, "shape load {load:?}");
 }

@@ -721,11 +721,9 @@ fn dropped_grid_settles() {
 
 #[test]
 fn dropped_wheel_settles() {
-    // Dropped onto a face. Landing on a vertex (rotation 0), a firm
-    // 12-point wheel tips over and rocks the way a rigid 12-gon does,
-    // losing about 7% of its turning speed at each face it lands on: still
-    // 0.4 m/s after 5 s, 0.1 m/s after 14 s (docs/physics.md, "Limits we
-    // measured").
+    // Dropped onto a face. Landing on a vertex (rotation 0), the default
+    // 40 Hz 12-point wheel tips over, rocks like a rigid 12-gon and
+    // sleeps within 5 s.
     drop_and_settle(
         |w| {
             Wheel::new(Vec2::new(0.0, 2.0), 0.5, 12)

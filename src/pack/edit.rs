@@ -81,19 +81,32 @@ fn pack_body(
             weight: w as f32,
         })
         .collect();
-    let stiffness = body.stiffness.unwrap_or(params.shape_stiffness);
+    // The stiffnesses are resolved with the world's other bodies
+    // (`resolve_body_stiffness`): a default depends on how many bodies
+    // share the body's points.
     let info = BodyInfo {
         first,
         count: body.points.len() as u32,
-        stiffness,
+        stiffness: 0.0,
         damping: body.damping.unwrap_or(params.shape_damping),
-        area_stiffness: area_stiffness(body.area_stiffness, stiffness, params.area_stiffness),
+        area_stiffness: 0.0,
         area_norm: area_norm(&members),
         inflation: body.inflation,
         // Set with the world's other bodies (`rebuild_impact_bodies`).
         reach: 0.0,
     };
     (info, members)
+}
+
+/// The shape stiffness of a body without its own: the parameter `param`
+/// over `sharing`, the most bodies that share one of the body's points
+/// (1 for a body whose points are its own). The pulls of the bodies at a
+/// point add up, so the default load there, `k h^2` summed over its
+/// bodies, stays one body's however many share it: the four cells around
+/// an inner corner of a `BoxGrid` each take a quarter (docs/physics.md,
+/// "Stability bounds").
+pub(crate) fn default_shape_stiffness(param: f32, sharing: u32) -> f32 {
+    param / sharing.max(1) as f32
 }
 
 /// A body's area stiffness: its own when given, else the parameter
@@ -345,6 +358,7 @@ impl Packed {
             self.members.extend(members);
         }
         self.pack_colliders(world);
+        self.resolve_body_stiffness(world);
         self.rebuild_indices(params);
         self.pack_contacts(world);
         Ok(())
@@ -427,6 +441,7 @@ impl Packed {
         self.springs = springs;
         self.bodies = bodies;
         self.members = members;
+        self.resolve_body_stiffness(world);
         self.rebuild_indices(params);
         self.pack_contacts(world);
         Ok(())
@@ -445,12 +460,38 @@ impl Packed {
             info.damping = s.damping.unwrap_or(params.spring_damping);
         }
         for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
-            info.stiffness = b.stiffness.unwrap_or(params.shape_stiffness);
             info.damping = b.damping.unwrap_or(params.shape_damping);
         }
+        self.resolve_body_stiffness(world);
         self.rebuild_step_records(params.h());
         self.sim = super::sim_params(params, self);
         self.pack_contacts(world);
+    }
+
+    /// Every body's shape and area stiffness from `world`: its own where
+    /// it has one, else the default rule (`default_shape_stiffness`,
+    /// `area_stiffness`). After the bodies and members are packed, before
+    /// the per-point records that carry the pull.
+    fn resolve_body_stiffness(&mut self, world: &World) {
+        let params = &world.params;
+        let mut sharing = vec![0u32; self.point_info.len()];
+        for m in &self.members {
+            sharing[m.point as usize] += 1;
+        }
+        for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
+            let span = info.first as usize..(info.first + info.count) as usize;
+            let most = self.members[span]
+                .iter()
+                .map(|m| sharing[m.point as usize])
+                .max()
+                .unwrap_or(1);
+            let stiffness = b
+                .stiffness
+                .unwrap_or_else(|| default_shape_stiffness(params.shape_stiffness, most));
+            info.stiffness = stiffness;
+            info.area_stiffness =
+                area_stiffness(b.area_stiffness, stiffness, params.area_stiffness);
+        }
     }
 
     /// Recomputes what depends on the substep `h` (the spring records'
