@@ -55,7 +55,6 @@
 // outlines of sleeping assemblies for a sleeping point.
 @group(0) @binding(19) var<storage, read> rest_steps: array<u32>;
 
-const NO_BODY: u32 = 0xffffffffu;
 // See on_face.
 const FACE_SLACK: f32 = 1e-3;
 // See entry_edge.

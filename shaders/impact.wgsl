@@ -83,7 +83,7 @@ fn side_vel(s: ImpactSide) -> vec2<f32> {
 fn body_impact(i: u32) -> Impact {
     var out = no_impact();
     let hit = hits[i];
-    if (hit.body == IMPACT_NONE) {
+    if (hit.body == NO_BODY) {
         return out;
     }
     let a_body = impact_home[i];
@@ -107,7 +107,7 @@ fn body_impact(i: u32) -> Impact {
         return out;
     }
     let approach = -dot(side_vel(a) - side_vel(b), hit.n);
-    if (!(approach > sim.restitution_threshold)) {
+    if (!is_impact(approach, sim.restitution_threshold)) {
         return out;
     }
     let cp = contact_points[i];

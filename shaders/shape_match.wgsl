@@ -173,7 +173,7 @@ fn plane_impacts(body: BodyInfo, f: BodyFrame) -> BodyFrame {
             continue;
         }
         let approach = -dot(v, c.xy);
-        if (approach > t) {
+        if (is_impact(approach, t)) {
             sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
             k += 1u;
         }

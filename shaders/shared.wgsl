@@ -232,8 +232,18 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
 // Body-body collisions (src/layout.rs has the meaning of each).
 const CONTACT_LIMIT_UNITS: f32 = 1073741824.0;
 const CONTACT_FREE: u32 = 0x80000000u;
+// A ContactHit's body when the point has no body contact (layout.rs,
+// ContactHit::NONE).
+const NO_BODY: u32 = 0xffffffffu;
 // A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
+
+// Whether sides approaching at `approach` meet in an impact: faster than
+// the restitution threshold (docs/physics.md, "Impacts"). CPU mirror:
+// cpu::impact::is_impact.
+fn is_impact(approach: f32, threshold: f32) -> bool {
+    return approach > threshold;
+}
 const GRID_MAX_CELLS: u32 = 9u;
 const SCAN_THREADS: u32 = 256u;
 const SCAN_BLOCK: u32 = 1024u;

@@ -206,6 +206,7 @@ fn shared_constants_match() {
     assert_eq!(constant("SMALL_BODY_MAX_POINTS"), SMALL_BODY_MAX_POINTS);
     assert_eq!(constant("CONTACT_FREE"), CONTACT_FREE);
     assert_eq!(constant("IMPACT_NONE"), IMPACT_NONE);
+    assert_eq!(constant("NO_BODY"), ContactHit::NONE.body);
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);

@@ -39,9 +39,10 @@ fn impact_body(home: &[u32], i: usize) -> Option<u32> {
 }
 
 /// Whether an approach speed is an impact's: faster than the restitution
-/// threshold.
+/// threshold (WGSL `is_impact`; the body impacts here and the half-plane
+/// and planet impacts of `shape_match::plane_impacts`).
 #[inline]
-fn is_impact(sim: &SimParams, approach: f32) -> bool {
+pub(crate) fn is_impact(sim: &SimParams, approach: f32) -> bool {
     approach > sim.restitution_threshold
 }
 

@@ -279,7 +279,7 @@ pub fn plane_impacts(
             continue;
         };
         let approach = -v.dot(n);
-        if approach > t {
+        if super::impact::is_impact(sim, approach) {
             sum += n * ((1.0 + c.materials[pi.material as usize].elasticity) * approach);
             k += 1;
         }

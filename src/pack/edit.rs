@@ -358,8 +358,8 @@ impl Packed {
             self.members.extend(members);
         }
         self.pack_colliders(world);
-        self.resolve_body_stiffness(world);
         self.rebuild_indices(params);
+        self.resolve_body_stiffness(world);
         self.pack_contacts(world);
         Ok(())
     }
@@ -441,8 +441,8 @@ impl Packed {
         self.springs = springs;
         self.bodies = bodies;
         self.members = members;
-        self.resolve_body_stiffness(world);
         self.rebuild_indices(params);
+        self.resolve_body_stiffness(world);
         self.pack_contacts(world);
         Ok(())
     }
@@ -462,27 +462,24 @@ impl Packed {
         for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
             info.damping = b.damping.unwrap_or(params.shape_damping);
         }
-        self.resolve_body_stiffness(world);
         self.rebuild_step_records(params.h());
+        self.resolve_body_stiffness(world);
         self.sim = super::sim_params(params, self);
         self.pack_contacts(world);
     }
 
     /// Every body's shape and area stiffness from `world`: its own where
     /// it has one, else the default rule (`default_shape_stiffness`,
-    /// `area_stiffness`). After the bodies and members are packed, before
-    /// the per-point records that carry the pull.
+    /// `area_stiffness`). After the per-point records, whose memberships
+    /// count the bodies at each point (none of them carries a stiffness:
+    /// the frames kernels read it from the bodies).
     fn resolve_body_stiffness(&mut self, world: &World) {
         let params = &world.params;
-        let mut sharing = vec![0u32; self.point_info.len()];
-        for m in &self.members {
-            sharing[m.point as usize] += 1;
-        }
         for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
             let span = info.first as usize..(info.first + info.count) as usize;
             let most = self.members[span]
                 .iter()
-                .map(|m| sharing[m.point as usize])
+                .map(|m| self.point_members.of(m.point as usize).len() as u32)
                 .max()
                 .unwrap_or(1);
             let stiffness = b
@@ -548,15 +545,16 @@ impl Packed {
     /// [`Packed::impact_home`] and [`Packed::impact_inv_mass`] from the
     /// packed points, bodies and members.
     fn rebuild_impact_bodies(&mut self) {
-        // Each point's body, or SHARED when two or more bodies have it.
+        // Each point's body, or SHARED when two or more bodies have it
+        // (its memberships, from the per-point records).
         const SHARED: u32 = IMPACT_NONE - 1;
-        let mut home = vec![IMPACT_NONE; self.point_info.len()];
-        for (b, body) in self.bodies.iter().enumerate() {
-            for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
-                let h = &mut home[m.point as usize];
-                *h = if *h == IMPACT_NONE { b as u32 } else { SHARED };
-            }
-        }
+        let mut home: Vec<u32> = (0..self.point_info.len())
+            .map(|i| match self.point_members.of(i) {
+                [] => IMPACT_NONE,
+                [m] => m.body,
+                _ => SHARED,
+            })
+            .collect();
         // A body takes part unless one of its points is pinned or shared.
         let nb = self.bodies.len();
         let mut mass = vec![0.0f32; nb];
