@@ -28,43 +28,60 @@ fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f
     return collide_point(pi, s.xy, s.zw);
 }
 
+// Colliders are numbered planets first, then half-planes: collider k is
+// planet k when k < NUM_PLANETS, else plane k - NUM_PLANETS.
+const NO_COLLIDER: u32 = 0xffffffffu;
+
+// A planet's contact with a disk of `radius` at `p` with layers `layers`,
+// as (normal, depth); no contact when depth <= 0.
+fn planet_contact(planet: PlanetInfo, layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
+    if ((planet.layers & layers) == 0u) {
+        return vec3<f32>(0.0);
+    }
+    let d = p - planet.center;
+    let reach = planet.radius + radius;
+    // Far from this planet: no contact, and no square root needed.
+    if (dot(d, d) >= reach * reach) {
+        return vec3<f32>(0.0);
+    }
+    let dist = length(d);
+    return vec3<f32>(safe_dir(d, dist), reach - dist);
+}
+
+// A half-plane's contact, as planet_contact's.
+fn plane_contact(plane: PlaneInfo, layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
+    if ((plane.layers & layers) == 0u) {
+        return vec3<f32>(0.0);
+    }
+    return vec3<f32>(plane.normal, plane.offset + radius - dot(plane.normal, p));
+}
+
+// Collider k's contact. CPU mirror: collider_contact.
+fn collider_contact(k: u32, layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
+    if (k < NUM_PLANETS) {
+        return planet_contact(colliders.planets[k], layers, p, radius);
+    }
+    return plane_contact(colliders.planes[k - NUM_PLANETS], layers, p, radius);
+}
+
 // The deepest contact of a disk of `radius` at `p` with layers `layers`,
-// as (normal, depth); no contact when depth <= 0. CPU mirror:
-// deepest_contact.
+// as (normal, depth); no contact when depth <= 0. Ties keep the first
+// collider. CPU mirror: deepest_contact.
 fn deepest_contact(layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
-    // Deepest contact; ties keep the first collider, planets before planes.
-    var best_depth = 0.0;
-    var best_normal = vec2<f32>(0.0, 0.0);
+    var best = vec3<f32>(0.0);
     for (var k = 0u; k < NUM_PLANETS; k++) {
-        let planet = colliders.planets[k];
-        if ((planet.layers & layers) == 0u) {
-            continue;
-        }
-        let d = p - planet.center;
-        let reach = planet.radius + radius;
-        // Far from this planet: no contact, and no square root needed.
-        if (dot(d, d) >= reach * reach) {
-            continue;
-        }
-        let dist = length(d);
-        let depth = reach - dist;
-        if (depth > best_depth) {
-            best_depth = depth;
-            best_normal = safe_dir(d, dist);
+        let c = planet_contact(colliders.planets[k], layers, p, radius);
+        if (c.z > best.z) {
+            best = c;
         }
     }
     for (var k = 0u; k < NUM_PLANES; k++) {
-        let plane = colliders.planes[k];
-        if ((plane.layers & layers) == 0u) {
-            continue;
-        }
-        let depth = plane.offset + radius - dot(plane.normal, p);
-        if (depth > best_depth) {
-            best_depth = depth;
-            best_normal = plane.normal;
+        let c = plane_contact(colliders.planes[k], layers, p, radius);
+        if (c.z > best.z) {
+            best = c;
         }
     }
-    return vec3<f32>(best_normal, best_depth);
+    return best;
 }
 
 // The point after its deepest contact, as (p, v).

@@ -140,26 +140,44 @@ fn store_frame(b: u32, f: BodyFrame) {
     frames_out[2u * b + 1u] = vec4<f32>(f.rot, f.omega, f.pull);
 }
 
+// The collider a body whose centroid is at `near` one substep ahead and
+// moves at `v` has its impacts with: of the colliders the centroid
+// reaches within twice the body's rest reach (as a disk) and approaches
+// faster than the restitution threshold, the deepest (ties: the first);
+// NO_COLLIDER when none. CPU mirror: cpu::shape_match::impact_collider.
+fn impact_collider(near: vec2<f32>, v: vec2<f32>, reach: f32) -> u32 {
+    let radius = sim.point_radius + 2.0 * reach;
+    var best = NO_COLLIDER;
+    var best_depth = 0.0;
+    for (var k = 0u; k < NUM_PLANETS + NUM_PLANES; k++) {
+        let c = collider_contact(k, 0xffffffffu, near, radius);
+        if (c.z > best_depth && is_impact(-dot(v, c.xy), sim.restitution_threshold)) {
+            best_depth = c.z;
+            best = k;
+        }
+    }
+    return best;
+}
+
 // Body b's half-plane and planet impacts (docs/physics.md, "Impacts"), at
-// the frame `f`: a body that takes part (`reach >= 0`), moves faster than
-// the restitution threshold and is within twice its rest reach of a
-// collider one substep ahead has an impact at each awake member whose
-// deepest contact one substep ahead (at p + v h) it approaches faster
-// than that. Its points and its frame take the mean of the impacts'
-// (1 + e) v n. Its points are its own (a body that shares one takes no
-// part), so no other thread reads them. CPU mirror:
-// cpu::shape_match::plane_impacts.
+// the frame `f`: a body that takes part (`reach >= 0`) and moves faster
+// than the restitution threshold has its impacts with impact_collider's
+// collider: each awake member whose contact with it one substep ahead (at
+// p + v h) it approaches faster than the threshold has an impact. Its
+// points and its frame take the mean of the impacts' (1 + e) v n. Its
+// points are its own (a body that shares one takes no part), so no other
+// thread reads them. CPU mirror: cpu::shape_match::plane_impacts.
 fn plane_impacts(body: BodyInfo, f: BodyFrame) -> BodyFrame {
     let v = f.vel;
     let t = sim.restitution_threshold;
     if (body.reach < 0.0 || dot(v, v) <= t * t) {
         return f;
     }
-    let near = deepest_contact(0xffffffffu, f.centroid + v * sim.h, sim.point_radius + 2.0 * body.reach);
-    if (near.z <= 0.0) {
+    let k = impact_collider(f.centroid + v * sim.h, v, body.reach);
+    if (k == NO_COLLIDER) {
         return f;
     }
-    var k = 0u;
+    var count = 0u;
     var sum = vec2<f32>(0.0);
     let end = body.first + body.count;
     for (var j = body.first; j < end; j++) {
@@ -168,20 +186,20 @@ fn plane_impacts(body: BodyInfo, f: BodyFrame) -> BodyFrame {
         if (pi.inv_mass == 0.0) {
             continue;
         }
-        let c = deepest_contact(pi.layers, state_in[i].xy + v * sim.h, sim.point_radius);
+        let c = collider_contact(k, pi.layers, state_in[i].xy + v * sim.h, sim.point_radius);
         if (c.z <= 0.0) {
             continue;
         }
         let approach = -dot(v, c.xy);
         if (is_impact(approach, t)) {
             sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
-            k += 1u;
+            count += 1u;
         }
     }
-    if (k == 0u) {
+    if (count == 0u) {
         return f;
     }
-    let dv = sum / f32(k);
+    let dv = sum / f32(count);
     for (var j = body.first; j < end; j++) {
         let i = member_of(members[j]).point;
         if (point_info(info[i]).inv_mass != 0.0) {

@@ -147,17 +147,51 @@ fn a_resting_point_has_no_velocity_left() {
     assert!((vy - 0.3 * 3.0).abs() < 1e-5, "rebound {vy} m/s, want 0.9");
 }
 
+/// What a box lands on in [`floor_rebound`].
+#[derive(Clone, Copy)]
+enum Ground {
+    /// The floor at y = 0.
+    Floor,
+    /// A planet of radius 10 m whose top is at y = 0.
+    Planet,
+    /// The floor, with a wall 5.5 cm to the right of the body, which is a
+    /// bar 0.25 m wide and 1 m tall instead of the box: the wall is nearer
+    /// the bar's centroid than the floor it lands on.
+    FloorBesideWall,
+}
+
 /// A default 0.5 m box with elasticity `e` dropped from 1 m (4.4 m/s)
-/// onto the floor: its rebound speed over its impact speed, both from its
+/// onto `ground`: its rebound speed over its impact speed, both from its
 /// centroid's motion over a step. With `contacts` off, the substeps run no
 /// narrow phase (the impact stage takes the floor alone).
-fn floor_rebound(e: f32, contacts: bool, make: &dyn Fn(&World) -> Box<dyn Stepper>) -> f32 {
+fn rebound(
+    e: f32,
+    contacts: bool,
+    ground: Ground,
+    make: &dyn Fn(&World) -> Box<dyn Stepper>,
+) -> f32 {
     let mut w = World::default();
     w.params.elasticity = e;
     w.params.body_collisions = contacts;
-    w.add_plane(HalfPlane::floor(0.0)).unwrap();
-    let size = 0.5;
-    let b = BoxShape::new(Vec2::new(0.0, 1.0 + size / 2.0), Vec2::splat(size))
+    match ground {
+        Ground::Floor => {
+            w.add_plane(HalfPlane::floor(0.0)).unwrap();
+        }
+        Ground::Planet => {
+            w.add_planet(Planet::new(Vec2::new(0.0, -10.0), 10.0))
+                .unwrap();
+        }
+        Ground::FloorBesideWall => {
+            w.add_plane(HalfPlane::floor(0.0)).unwrap();
+            w.add_plane(HalfPlane::new(Vec2::new(-1.0, 0.0), -0.2))
+                .unwrap();
+        }
+    }
+    let size = match ground {
+        Ground::FloorBesideWall => Vec2::new(0.25, 1.0),
+        _ => Vec2::splat(0.5),
+    };
+    let b = BoxShape::new(Vec2::new(0.0, 1.0 + size.y / 2.0), size)
         .build(&mut w)
         .unwrap();
     let mut s = make(&w);
@@ -178,6 +212,11 @@ fn floor_rebound(e: f32, contacts: bool, make: &dyn Fn(&World) -> Box<dyn Steppe
         }
     }
     v_out / -v_in
+}
+
+/// [`rebound`] off the floor.
+fn floor_rebound(e: f32, contacts: bool, make: &dyn Fn(&World) -> Box<dyn Stepper>) -> f32 {
+    rebound(e, contacts, Ground::Floor, make)
 }
 
 /// Two default 0.5 m boxes with elasticity `e` colliding head on at 4 m/s
@@ -207,11 +246,19 @@ fn check_rebounds(path: &str, make: &dyn Fn(&World) -> Box<dyn Stepper>) {
     for e in [0.0, 0.5, 0.9] {
         let floor = floor_rebound(e, true, make);
         let alone = floor_rebound(e, false, make);
+        let planet = rebound(e, true, Ground::Planet, make);
+        let beside = rebound(e, true, Ground::FloorBesideWall, make);
         let pair = pair_rebound(e, make);
         eprintln!(
-            "{path}: elasticity {e}: floor rebound {floor:.3} ({alone:.3} without body contacts), box on box {pair:.3}"
+            "{path}: elasticity {e}: floor rebound {floor:.3} ({alone:.3} without body contacts), \
+             planet {planet:.3}, bar beside a wall {beside:.3}, box on box {pair:.3}"
         );
-        for (what, r) in [("off the floor", floor), ("without body contacts", alone)] {
+        for (what, r) in [
+            ("off the floor", floor),
+            ("without body contacts", alone),
+            ("off a planet", planet),
+            ("a bar beside a wall", beside),
+        ] {
             assert!((r - e).abs() < 0.1, "{path}: e = {e}, {what} at {r}");
         }
         assert!(
@@ -221,8 +268,8 @@ fn check_rebounds(path: &str, make: &dyn Fn(&World) -> Box<dyn Stepper>) {
     }
 }
 
-/// Elasticity is the rebound ratio of a firm body, off the floor and off
-/// another body (issue 25: it was 0.28, 0.24, 0.37 off the floor for
+/// Elasticity is the rebound ratio of a firm body, off the floor, a
+/// planet, the floor beside a wall nearer its centroid, and another body (issue 25: it was 0.28, 0.24, 0.37 off the floor for
 /// e = 0, 0.5, 0.9, the body's own springing back).
 #[test]
 fn a_box_rebounds_at_its_elasticity_off_the_floor_and_off_another_box() {

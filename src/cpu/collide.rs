@@ -7,6 +7,42 @@ use glam::Vec2;
 use super::{ContactMaterial, contact_response, par, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
+/// Collider `k`'s contact with a disk of `radius` at `p` with layers
+/// `layers` (WGSL `collider_contact`): `(normal, depth)`, no contact when
+/// `depth <= 0`. Colliders are numbered planets first, then half-planes:
+/// `k < num_planets` is planet `k`, the others plane `k - num_planets`.
+#[inline]
+pub fn collider_contact(
+    sim: &SimParams,
+    k: u32,
+    layers: u32,
+    p: Vec2,
+    planets: &[PlanetInfo],
+    planes: &[PlaneInfo],
+    radius: f32,
+) -> (Vec2, f32) {
+    if k < sim.num_planets {
+        let planet = &planets[k as usize];
+        if planet.layers & layers == 0 {
+            return (Vec2::ZERO, 0.0);
+        }
+        let d = p - v2(planet.center);
+        let reach = planet.radius + radius;
+        // Far from this planet: no contact, and no square root needed.
+        if d.dot(d) >= reach * reach {
+            return (Vec2::ZERO, 0.0);
+        }
+        let dist = d.length();
+        return (safe_dir(d, dist), reach - dist);
+    }
+    let plane = &planes[(k - sim.num_planets) as usize];
+    if plane.layers & layers == 0 {
+        return (Vec2::ZERO, 0.0);
+    }
+    let n = v2(plane.normal);
+    (n, plane.offset + radius - n.dot(p))
+}
+
 /// The deepest contact of a disk of `radius` (a point's is
 /// `SimParams::point_radius`) at `p` with layers `layers`: `(normal,
 /// depth)` with `depth > 0`, or `None`. Ties keep the first collider
@@ -19,37 +55,14 @@ pub fn deepest_contact(
     planes: &[PlaneInfo],
     radius: f32,
 ) -> Option<(Vec2, f32)> {
-    let mut best_depth = 0.0f32;
-    let mut best_normal = Vec2::ZERO;
-    for planet in &planets[..sim.num_planets as usize] {
-        if planet.layers & layers == 0 {
-            continue;
-        }
-        let d = p - v2(planet.center);
-        let reach = planet.radius + radius;
-        // Far from this planet: no contact, and no square root needed.
-        if d.dot(d) >= reach * reach {
-            continue;
-        }
-        let dist = d.length();
-        let depth = reach - dist;
-        if depth > best_depth {
-            best_depth = depth;
-            best_normal = safe_dir(d, dist);
+    let mut best = (Vec2::ZERO, 0.0f32);
+    for k in 0..sim.num_planets + sim.num_planes {
+        let (n, depth) = collider_contact(sim, k, layers, p, planets, planes, radius);
+        if depth > best.1 {
+            best = (n, depth);
         }
     }
-    for plane in &planes[..sim.num_planes as usize] {
-        if plane.layers & layers == 0 {
-            continue;
-        }
-        let n = v2(plane.normal);
-        let depth = plane.offset + radius - n.dot(p);
-        if depth > best_depth {
-            best_depth = depth;
-            best_normal = n;
-        }
-    }
-    (best_depth > 0.0).then_some((best_normal, best_depth))
+    (best.1 > 0.0).then_some(best)
 }
 
 #[allow(clippy::too_many_arguments)]

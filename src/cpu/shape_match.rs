@@ -12,7 +12,8 @@
 
 use glam::Vec2;
 
-use super::collide::deepest_contact;
+use super::collide::collider_contact;
+use super::impact::is_impact;
 use super::{cross2, par, perp, v2};
 use crate::layout::{
     AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, MaterialInfo, Member, PlaneInfo,
@@ -245,12 +246,14 @@ pub struct Colliders<'a> {
 
 /// Body `body`'s half-plane and planet impacts at its frame `f` (WGSL
 /// `plane_impacts`, run by the frames kernels; docs/physics.md,
-/// "Impacts"): a body that takes part (`reach >= 0`), moves faster than
-/// the restitution threshold and is within twice its rest reach of a
-/// collider one substep ahead has an impact at each awake member whose
-/// deepest contact one substep ahead (at `p + v h`) it approaches faster
-/// than that. Returns the mean of the impacts' `(1 + e) v n`, the velocity
-/// change of its points and its frame, or `None`.
+/// "Impacts"). A body takes part when it may (`reach >= 0`) and moves
+/// faster than the restitution threshold. Its collider is the deepest, at
+/// its centroid one substep ahead and within twice its rest reach, of
+/// those the centroid approaches faster than the threshold ([`impact_collider`]).
+/// Each awake member whose contact with that collider one substep ahead
+/// (at `p + v h`) it approaches faster than the threshold has an impact.
+/// Returns the mean of the impacts' `(1 + e) v n`, the velocity change of
+/// its points and its frame, or `None`.
 pub fn plane_impacts(
     sim: &SimParams,
     c: &Colliders,
@@ -264,10 +267,8 @@ pub fn plane_impacts(
     if body.reach < 0.0 || v.dot(v) <= t * t {
         return None;
     }
-    let deepest = |layers, p, radius| deepest_contact(sim, layers, p, c.planets, c.planes, radius);
-    let near = v2(f.centroid) + v * sim.h;
-    deepest(u32::MAX, near, sim.point_radius + 2.0 * body.reach)?;
-    let mut k = 0u32;
+    let k = impact_collider(sim, c, v2(f.centroid) + v * sim.h, v, body.reach)?;
+    let mut count = 0u32;
     let mut sum = Vec2::ZERO;
     for m in &members[body.first as usize..(body.first + body.count) as usize] {
         let i = m.point as usize;
@@ -275,16 +276,49 @@ pub fn plane_impacts(
         if pi.inv_mass == 0.0 {
             continue;
         }
-        let Some((n, _)) = deepest(pi.layers, v2(pos[i]) + v * sim.h, sim.point_radius) else {
+        let p = v2(pos[i]) + v * sim.h;
+        let (n, depth) =
+            collider_contact(sim, k, pi.layers, p, c.planets, c.planes, sim.point_radius);
+        if depth <= 0.0 {
             continue;
-        };
+        }
         let approach = -v.dot(n);
-        if super::impact::is_impact(sim, approach) {
+        if is_impact(sim, approach) {
             sum += n * ((1.0 + c.materials[pi.material as usize].elasticity) * approach);
-            k += 1;
+            count += 1;
         }
     }
-    (k > 0).then(|| sum / k as f32)
+    (count > 0).then(|| sum / count as f32)
+}
+
+/// The collider a body whose centroid is at `near` one substep ahead and
+/// moves at `v` has its impacts with (WGSL `impact_collider`): of the
+/// colliders the centroid reaches within twice the body's rest reach
+/// `reach` (as a disk) and approaches faster than the restitution
+/// threshold, the deepest (ties: the first). Members test that collider
+/// alone, so a body costs one collider test per member rather than one
+/// per collider, and one sliding along a half-plane or falling past a
+/// wall costs none; the collider its centroid approaches is the one its
+/// bulk lands on (a tall bar falling beside a wall lands on the floor,
+/// although the wall is nearer its centroid).
+pub fn impact_collider(
+    sim: &SimParams,
+    c: &Colliders,
+    near: Vec2,
+    v: Vec2,
+    reach: f32,
+) -> Option<u32> {
+    let radius = sim.point_radius + 2.0 * reach;
+    let mut best = None;
+    let mut best_depth = 0.0f32;
+    for k in 0..sim.num_planets + sim.num_planes {
+        let (n, depth) = collider_contact(sim, k, u32::MAX, near, c.planets, c.planes, radius);
+        if depth > best_depth && is_impact(sim, -v.dot(n)) {
+            best_depth = depth;
+            best = Some(k);
+        }
+    }
+    best
 }
 
 /// Every body's half-plane and planet impacts ([`plane_impacts`]), after
