@@ -57,7 +57,7 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// at 30 to 47 m/s and piles up many bodies deep in the basin; with the
 /// default two contact passes, at 10,000 bodies, while the curtain lands
 /// (2 to 5 s), 0.1 to 2% of the points are inside another body (0.6 to 7%
-/// with one pass); at 2,000 bodies after 20 s, 0.10% against 0.27%
+/// with one pass); at 2,000 bodies after 20 s, 0.15% against 0.39%
 /// (docs/physics.md, "Piles").
 ///
 /// [`Params`]: crate::Params
