@@ -237,6 +237,9 @@ const CONTACT_FREE: u32 = 0x80000000u;
 const NO_BODY: u32 = 0xffffffffu;
 // A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
+const GRID_MAX_CELLS: u32 = 9u;
+const SCAN_THREADS: u32 = 256u;
+const SCAN_BLOCK: u32 = 1024u;
 
 // Whether sides approaching at `approach` meet in an impact: faster than
 // the restitution threshold (docs/physics.md, "Impacts"). CPU mirror:
@@ -244,9 +247,6 @@ const IMPACT_NONE: u32 = 0xffffffffu;
 fn is_impact(approach: f32, threshold: f32) -> bool {
     return approach > threshold;
 }
-const GRID_MAX_CELLS: u32 = 9u;
-const SCAN_THREADS: u32 = 256u;
-const SCAN_BLOCK: u32 = 1024u;
 
 struct ContactPoint {
     group: u32,

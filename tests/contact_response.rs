@@ -147,7 +147,7 @@ fn a_resting_point_has_no_velocity_left() {
     assert!((vy - 0.3 * 3.0).abs() < 1e-5, "rebound {vy} m/s, want 0.9");
 }
 
-/// What a box lands on in [`floor_rebound`].
+/// What a body lands on in [`rebound`].
 #[derive(Clone, Copy)]
 enum Ground {
     /// The floor at y = 0.
@@ -269,8 +269,9 @@ fn check_rebounds(path: &str, make: &dyn Fn(&World) -> Box<dyn Stepper>) {
 }
 
 /// Elasticity is the rebound ratio of a firm body, off the floor, a
-/// planet, the floor beside a wall nearer its centroid, and another body (issue 25: it was 0.28, 0.24, 0.37 off the floor for
-/// e = 0, 0.5, 0.9, the body's own springing back).
+/// planet, the floor beside a wall nearer its centroid, and another body
+/// (issue 25: it was 0.28, 0.24, 0.37 off the floor for e = 0, 0.5, 0.9,
+/// the body's own springing back).
 #[test]
 fn a_box_rebounds_at_its_elasticity_off_the_floor_and_off_another_box() {
     check_rebounds("cpu", &|w| Box::new(CpuSolver::new(w).unwrap()));
