@@ -569,6 +569,22 @@ fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// How far one body-contact pass may part the GPU's velocities from the
+/// CPU's: `ulps` units in the last place of the largest coordinate in
+/// `pos`, per substep `h`. A contact turns its push-out (a difference of
+/// coordinates) into velocity by dividing by `h`, so a driver that fuses
+/// multiply-adds (NVIDIA's), and so rounds a push-out an ulp or two
+/// otherwise, moves velocities by that much: 6.9e-4 m/s measured on an
+/// H100 with coordinates up to 8 to 16 m and h = 1/480 s, 1.5 ulps.
+/// Lavapipe matches bitwise.
+fn contact_velocity_bound(pos: &[[f32; 2]], h: f32, ulps: f32) -> f32 {
+    let extent = pos
+        .iter()
+        .flat_map(|p| p.iter().map(|x| x.abs()))
+        .fold(1.0f32, f32::max);
+    ulps * (extent.next_up() - extent) / h
+}
+
 /// Starts a substep from the CPU's state on both paths: the body frames
 /// (which the impact stage reads), integrate, collide and the broad phase,
 /// up to the contact stage.
@@ -799,8 +815,12 @@ fn repeated_contact_passes_match_the_cpu() {
         );
         eprintln!("pass {pass}: {moved} points moved; GPU - CPU: pos {dp:.2e} m, vel {dv:.2e} m/s");
         assert!(moved > 20, "pass {pass} moved {moved} points");
-        // As in the single-pass test, a few fixed-point units per pass.
-        assert!(dp <= 1e-5 && dv <= 2e-4, "pass {pass}: pos {dp} vel {dv}");
+        // A few ulps of the coordinates per pass, as velocity.
+        let bound = contact_velocity_bound(&before, world.params.h(), 4.0);
+        assert!(
+            dp <= 1e-5 && dv <= bound,
+            "pass {pass}: pos {dp} vel {dv} (bound {bound})"
+        );
         // Each pass starts from the same state on both.
         gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
             .unwrap();
@@ -842,7 +862,11 @@ fn a_relax_pass_changes_velocities_only_and_matches_the_cpu() {
     eprintln!("relax: {changed} velocities changed; GPU - CPU {dv:.2e} m/s");
     assert!(changed > 20, "the relax pass changed {changed} velocities");
     assert_eq!(state.pos, pos, "the GPU's relax pass moved points");
-    assert!(dv <= 2e-4, "relax: GPU and CPU velocities part by {dv}");
+    let bound = contact_velocity_bound(&pos, world.params.h(), 4.0);
+    assert!(
+        dv <= bound,
+        "relax: GPU and CPU velocities part by {dv} (bound {bound})"
+    );
 }
 
 /// Points of `cpu`'s state inside the outline of a body of another
