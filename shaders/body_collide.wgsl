@@ -55,6 +55,13 @@
 // outlines of sleeping assemblies for a sleeping point.
 @group(0) @binding(19) var<storage, read> rest_steps: array<u32>;
 
+// Whether the world has free points, which collide as disks (`disks`),
+// set when the pipeline is made (src/gpu/body_collide.rs). Without them
+// the driver drops the disk code: lavapipe runs both sides of a branch
+// under a lane mask, and the disk walk cost the narrow phase and resolve a
+// quarter of their time in a world that has none.
+override HAS_FREE_POINTS: bool = true;
+
 // See on_face.
 const FACE_SLACK: f32 = 1e-3;
 // See entry_edge.
@@ -420,7 +427,7 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (best.body != NO_BODY) {
         count_contact(i, best);
     }
-    if ((cp.filter_id & CONTACT_FREE) != 0u) {
+    if (HAS_FREE_POINTS && (cp.filter_id & CONTACT_FREE) != 0u) {
         let k = disks(i, p, vec2<f32>(0.0), wi, cp, pf, false).x;
         if (k > 0) {
             atomicAdd(&counts[i], u32(k));
@@ -527,7 +534,7 @@ fn resolve_at(i: u32, relax: bool) {
             }
         }
     }
-    if ((cp.filter_id & CONTACT_FREE) != 0u && !relax) {
+    if (HAS_FREE_POINTS && (cp.filter_id & CONTACT_FREE) != 0u && !relax) {
         own += disks(i, state[i].xy, v, wi, cp, pf, true);
     }
     if (any(own != vec4<i32>(0))) {

@@ -409,6 +409,54 @@ fn a_planet_added_while_running_is_collided_with_on_the_gpu() {
 }
 
 #[test]
+fn free_points_added_while_running_collide_on_the_gpu() {
+    // The contact kernels leave the disk code out for a world without free
+    // points: two added to such a world must get kernels that collide
+    // them.
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    BoxShape::new(Vec2::new(0.0, 5.0), Vec2::splat(0.5))
+        .build(&mut w)
+        .unwrap();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    s.step(d, q, 2).unwrap();
+    for _ in 0..2 {
+        cpu.step();
+    }
+    assert_eq!(Packed::from_world(&w).unwrap().sim.num_free, 0);
+    let a = w
+        .add_point(Point::new(Vec2::new(0.0, 0.0)).vel(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    let b = w
+        .add_point(Point::new(Vec2::new(0.5, 0.0)).vel(Vec2::new(-1.0, 0.0)))
+        .unwrap();
+    s.sync(d, q, &w).unwrap();
+    cpu.sync(&w).unwrap();
+    s.step(d, q, 60).unwrap();
+    for _ in 0..60 {
+        cpu.step();
+    }
+    let (pos, vel) = gpu_state(&s, &ctx);
+    eprintln!(
+        "after the meeting: a {:?} b {:?}",
+        vel[a.index()],
+        vel[b.index()]
+    );
+    assert!(
+        vel[a.index()][0] < 0.0 && vel[b.index()][0] > 0.0,
+        "the disks went through each other: {:?} {:?}",
+        vel[a.index()],
+        vel[b.index()]
+    );
+    for (g, c) in pos.iter().zip(cpu.positions()) {
+        assert!((g[0] - c[0]).abs() < 1e-5 && (g[1] - c[1]).abs() < 1e-5);
+    }
+}
+
+#[test]
 fn drawing_index_buffers_are_made_on_request_and_follow_edits() {
     let Some(ctx) = gpu() else { return };
     let (d, q) = (&ctx.device, &ctx.queue);

@@ -5,9 +5,13 @@
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline_or_kept};
+use crate::pack::Packed;
 
 /// Body-body contacts against the grid the broad phase just built.
 pub struct BodyCollide {
+    /// What the pipelines were made for: whether the world has free points
+    /// (the WGSL override `HAS_FREE_POINTS`).
+    free_points: bool,
     narrow: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
@@ -21,15 +25,21 @@ pub struct BodyCollide {
 }
 
 impl BodyCollide {
-    /// The dispatches over these buffers; the pipelines of `reuse` (the
-    /// stage an edit replaces) are kept rather than compiled again.
+    /// The dispatches over these buffers for `packed`'s world; the
+    /// pipelines of `reuse` (the stage an edit replaces) are kept rather
+    /// than compiled again unless the world gained or lost its free points.
     pub fn new(
         device: &wgpu::Device,
         b: &Buffers,
         c: &ContactBuffers,
+        packed: &Packed,
         reuse: Option<&BodyCollide>,
     ) -> Self {
-        let get = |entry: &str, old| pipeline_or_kept(device, "body_collide", entry, old);
+        let free_points = packed.sim.num_free > 0;
+        let reuse = reuse.filter(|r| r.free_points == free_points);
+        let constants = [("HAS_FREE_POINTS", if free_points { 1.0 } else { 0.0 })];
+        let get =
+            |entry: &str, old| pipeline_or_kept(device, "body_collide", entry, &constants, old);
         let narrow = get("narrow", reuse.map(|r| &r.narrow));
         let resolve = get("resolve", reuse.map(|r| &r.resolve));
         let apply = get("apply", reuse.map(|r| &r.apply));
@@ -95,6 +105,7 @@ impl BodyCollide {
             )
         });
         Self {
+            free_points,
             narrow,
             resolve,
             apply,

@@ -210,7 +210,7 @@ impl BroadPhase {
         packed: &Packed,
         reuse: Option<&BroadPhase>,
     ) -> Self {
-        let get = |entry: &str, old| pipeline_or_kept(device, "broad_phase", entry, old);
+        let get = |entry: &str, old| pipeline_or_kept(device, "broad_phase", entry, &[], old);
         let clear = get("clear", reuse.map(|r| &r.clear));
         let bounds = get("bounds", reuse.map(|r| &r.bounds));
         let bounds_large = get("bounds_large", reuse.map(|r| &r.bounds_large));

@@ -94,8 +94,8 @@ impl BodyImpact {
         c: &ContactBuffers,
         reuse: Option<&BodyImpact>,
     ) -> Self {
-        let count = pipeline_or_kept(device, "impact", "count", reuse.map(|r| &r.count));
-        let resolve = pipeline_or_kept(device, "impact", "resolve", reuse.map(|r| &r.resolve));
+        let count = pipeline_or_kept(device, "impact", "count", &[], reuse.map(|r| &r.count));
+        let resolve = pipeline_or_kept(device, "impact", "resolve", &[], reuse.map(|r| &r.resolve));
         let common = [
             (0, &b.sim),
             (1, &b.info),

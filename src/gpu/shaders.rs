@@ -62,16 +62,18 @@ pub(crate) fn pipeline(device: &wgpu::Device, stage: &str, entry: &str) -> wgpu:
     pipeline_with(device, stage, entry, &[])
 }
 
-/// `old` when an edit's stage kept it, else [`pipeline`]: edits that only
-/// replace buffers keep the compiled pipelines.
+/// `old` when an edit's stage kept it, else [`pipeline_with`] the
+/// `constants`: edits that only replace buffers keep the compiled
+/// pipelines.
 pub(crate) fn pipeline_or_kept(
     device: &wgpu::Device,
     stage: &str,
     entry: &str,
+    constants: &[(&str, f64)],
     old: Option<&wgpu::ComputePipeline>,
 ) -> wgpu::ComputePipeline {
     old.cloned()
-        .unwrap_or_else(|| pipeline(device, stage, entry))
+        .unwrap_or_else(|| pipeline_with(device, stage, entry, constants))
 }
 
 /// [`pipeline`] with values for the stage's pipeline-overridable constants

@@ -115,7 +115,7 @@ impl ContactStages {
     ) -> Self {
         Self {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
-            collide: BodyCollide::new(device, b, &buffers, reuse.map(|r| &r.collide)),
+            collide: BodyCollide::new(device, b, &buffers, packed, reuse.map(|r| &r.collide)),
             impact: BodyImpact::new(device, b, &buffers, reuse.map(|r| &r.impact)),
             buffers,
         }
