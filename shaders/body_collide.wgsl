@@ -81,36 +81,44 @@ fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
     return (a.mask & b.category) != 0u && (b.mask & a.category) != 0u;
 }
 
-// Point `p` moving at `v` (of assembly `group`, filter `pf`) against body
-// `b`'s outline: crossing-number point-in-polygon and the nearest edge, in
-// one pass, then for a point inside the edge it came in by. Like
-// against planets, the point has radius `point_radius`: it is in contact
-// when inside the outline (depth: distance to the entry edge plus the
-// radius) or within the radius outside it (depth: radius minus distance).
-fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, best: ptr<function, ContactHit>) {
+// Whether point `p` (of assembly `group`, filter `pf`) can touch body `b`
+// at all: another assembly, layers that meet, not two sleeping sides, and
+// `p` in the body's box. test_body's first tests.
+fn may_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool) -> bool {
     let o = outlines[b];
     if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
-        return;
+        return false;
     }
     // Two sleeping sides: neither would move, and the point's contact
     // with an awake body (which its deepest could otherwise hide) counts.
     if (sleeping && asleep(o.group)) {
-        return;
+        return false;
     }
     // The box already includes the radius (broad_phase.wgsl).
     let bb = aabbs[b];
-    if (p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w) {
-        return;
-    }
-    var inside = false;
-    var best_d2 = 3.4028235e38;
-    var edge = 0u;
-    var edge_t = 0.0;
-    var edge_raw = 0.0;
-    var edge_dir = vec2<f32>(0.0);
+    return !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+}
+
+// One pass over an outline about `p`: whether `p` is inside (crossing
+// number), the nearest edge (its index, clamped and unclamped projection
+// parameters, direction and start) and the outline's winding now
+// (`orient`: 1 counter-clockwise, -1 clockwise: a body turned inside out).
+struct OutlineScan {
+    inside: bool,
+    d2: f32,
+    edge: u32,
+    t: f32,
+    raw: f32,
+    dir: vec2<f32>,
+    start: vec2<f32>,
+    orient: f32,
+}
+
+fn scan_outline(o: BodyOutline, p: vec2<f32>) -> OutlineScan {
+    var s = OutlineScan(false, 3.4028235e38, 0u, 0.0, 0.0, vec2<f32>(0.0), vec2<f32>(0.0), 1.0);
     // Twice the outline's signed area, about `p`, and the sum of its
-    // terms' sizes: the outline's winding now (a body turned inside out
-    // runs clockwise), trusted where the area is not lost in rounding.
+    // terms' sizes: the winding, trusted where the area is not lost in
+    // rounding.
     var area2 = 0.0;
     var area_abs = 0.0;
     var a = state[outline_points[o.first]].xy;
@@ -126,90 +134,119 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
         if ((a.y > p.y) != (c.y > p.y)) {
             let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
             if (p.x < x) {
-                inside = !inside;
+                s.inside = !s.inside;
             }
         }
         let ac = c - a;
         let pr = project(p, a, ac);
-        if (pr.d2 < best_d2) {
-            best_d2 = pr.d2;
-            edge = k;
-            edge_t = pr.t;
-            edge_raw = pr.raw;
-            edge_dir = ac;
+        if (pr.d2 < s.d2) {
+            s.d2 = pr.d2;
+            s.edge = k;
+            s.t = pr.t;
+            s.raw = pr.raw;
+            s.dir = ac;
+            s.start = a;
         }
         a = c;
     }
-    let r = sim.point_radius;
-    if (!inside && best_d2 >= r * r) {
-        return;
-    }
-    var orient = 1.0;
     if (area2 < -INVERTED_AREA * area_abs) {
-        orient = -1.0;
+        s.orient = -1.0;
     }
-    var depth = r;
-    var n = vec2<f32>(0.0, 1.0);
-    if (inside) {
-        let entry = entry_edge(o, p, v, orient);
-        edge = entry.edge;
-        edge_t = entry.t;
-        edge_dir = entry.dir;
-        best_d2 = entry.d2;
-        if (best_d2 > TINY_DIST2) {
-            let dist = sqrt(best_d2);
-            depth = r + dist;
-            n = (entry.nearest - p) / dist;
-        } else {
-            n = face_normal(edge_dir) * orient;
-        }
-    } else {
-        // Outside, within the radius: out along the face normal of the
-        // edge the point faces (its projection falls on the edge). Beyond a
-        // corner it faces neither edge there and touches nothing: the
-        // corner itself meets this point's body instead. (Pushing such a
-        // point off the corner's side would shove a box resting on another
-        // sideways as soon as it overhangs: stacks would snake apart.)
-        if (!on_face(edge_raw)) {
-            var k2 = edge + 1u;
-            if (edge_raw < 0.0) {
-                k2 = edge + o.count - 1u;
-            }
-            if (k2 >= o.count) {
-                k2 -= o.count;
-            }
-            var k3 = k2 + 1u;
-            if (k3 == o.count) {
-                k3 = 0u;
-            }
-            let a2 = state[outline_points[o.first + k2]].xy;
-            let dir2 = state[outline_points[o.first + k3]].xy - a2;
-            let len2 = dot(dir2, dir2);
-            if (len2 <= TINY_DIST2) {
-                return;
-            }
-            let raw2 = dot(p - a2, dir2) / len2;
-            if (!on_face(raw2)) {
-                return;
-            }
-            edge = k2;
-            edge_t = clamp(raw2, 0.0, 1.0);
-            edge_dir = dir2;
-        }
-        let a0 = state[outline_points[o.first + edge]].xy;
-        n = face_normal(edge_dir) * orient;
-        let s = dot(p - a0, n);
-        depth = r - s;
+    return s;
+}
+
+// Keeps `hit` in `best` when it is deeper (ties: the lower body index),
+// so that the result does not depend on the order bodies are tested in.
+fn keep_deepest(best: ptr<function, ContactHit>, hit: ContactHit) {
+    if (hit.depth > (*best).depth || (hit.depth == (*best).depth && hit.body < (*best).body)) {
+        *best = hit;
     }
+}
+
+// The contact of a point outside body `b` within the radius whose
+// projection falls on its nearest edge (`s`): out along that edge's face
+// normal.
+fn face_contact(b: u32, s: OutlineScan, p: vec2<f32>, best: ptr<function, ContactHit>) {
+    let n = face_normal(s.dir) * s.orient;
+    let depth = sim.point_radius - dot(p - s.start, n);
     // A degenerate edge (two outline points on one spot, as in a crushed
     // body) has no normal: no contact with it rather than one that pushes
     // nowhere and still damps and splits.
     if (depth <= 0.0 || all(n == vec2<f32>(0.0))) {
         return;
     }
-    if (depth > (*best).depth || (depth == (*best).depth && b < (*best).body)) {
-        *best = ContactHit(depth, b, edge, edge_t, n);
+    keep_deepest(best, ContactHit(depth, b, s.edge, s.t, n));
+}
+
+// Point `p` moving at `v` (of assembly `group`, filter `pf`) against body
+// `b`'s outline: crossing-number point-in-polygon and the nearest edge, in
+// one pass, then for a point inside the edge it came in by. Like
+// against planets, the point has radius `point_radius`: it is in contact
+// when inside the outline (depth: distance to the entry edge plus the
+// radius) or within the radius outside it (depth: radius minus distance).
+// CPU mirror: cpu::body_collide::test_body.
+fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, best: ptr<function, ContactHit>) {
+    if (!may_touch(b, p, group, pf, sleeping)) {
+        return;
     }
+    let o = outlines[b];
+    let s = scan_outline(o, p);
+    let r = sim.point_radius;
+    if (!s.inside && s.d2 >= r * r) {
+        return;
+    }
+    if (!s.inside) {
+        // Outside, within the radius: out along the face normal of the
+        // edge the point faces (its projection falls on the edge). Beyond a
+        // corner it faces neither edge there and touches nothing: the
+        // corner itself meets this point's body instead. (Pushing such a
+        // point off the corner's side would shove a box resting on another
+        // sideways as soon as it overhangs: stacks would snake apart.)
+        if (on_face(s.raw)) {
+            face_contact(b, s, p, best);
+            return;
+        }
+        var k2 = s.edge + 1u;
+        if (s.raw < 0.0) {
+            k2 = s.edge + o.count - 1u;
+        }
+        if (k2 >= o.count) {
+            k2 -= o.count;
+        }
+        var k3 = k2 + 1u;
+        if (k3 == o.count) {
+            k3 = 0u;
+        }
+        let a2 = state[outline_points[o.first + k2]].xy;
+        let dir2 = state[outline_points[o.first + k3]].xy - a2;
+        let len2 = dot(dir2, dir2);
+        if (len2 <= TINY_DIST2) {
+            return;
+        }
+        let raw2 = dot(p - a2, dir2) / len2;
+        if (!on_face(raw2)) {
+            return;
+        }
+        var side = s;
+        side.edge = k2;
+        side.t = clamp(raw2, 0.0, 1.0);
+        side.dir = dir2;
+        side.start = a2;
+        face_contact(b, side, p, best);
+        return;
+    }
+    let entry = entry_edge(o, p, v, s.orient);
+    var depth = r;
+    var n = face_normal(entry.dir) * s.orient;
+    if (entry.d2 > TINY_DIST2) {
+        let dist = sqrt(entry.d2);
+        depth = r + dist;
+        n = (entry.nearest - p) / dist;
+    }
+    if (depth <= 0.0 || all(n == vec2<f32>(0.0))) {
+        return;
+    }
+    keep_deepest(best, ContactHit(depth, b, entry.edge, entry.t, n));
 }
 
 // `p` projected on the edge from `a` along `ac`: the unclamped parameter,
@@ -302,25 +339,73 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
     atomicAdd(&acc[4u * k + 3u], r.y);
 }
 
-// The deepest body contact of point `i` at `p`.
+// Bodies a point collects from its walk before it scans their outlines
+// (see deepest).
+const NARROW_BATCH: u32 = 8u;
+
+// The deepest body contact of point `i` at `p`: test_body against every
+// body of its cell's grid entries and the large list. Done in batches, for
+// lanes that walk in step: a point walks its entries with may_touch's
+// cheap tests alone, collecting up to NARROW_BATCH bodies, scans their
+// outlines, finishes at once the common contact (outside, facing an
+// edge), and gives the rest (inside, or beyond a corner) to test_body.
+// Lavapipe runs every branch of a loop's body under a lane mask, so a walk
+// that called test_body on each entry paid for the outline scan, the entry
+// edge and the corner case for every entry any lane of the batch tested.
+// The result is test_body's over all those bodies: keep_deepest does not
+// depend on the order. CPU mirror: cpu::body_collide::deepest.
 fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> ContactHit {
     var best = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
     let sleeping = asleep(cp.group);
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
     let key = cell_key(cell);
+    let entries = entry_base(sim.table_mask, sim.num_colliders);
+    let large = large_base(sim.table_mask);
+    // The walk: the cell's slot entries, then the large list.
     let end = grid[slot + 1u];
-    for (var e = grid[slot]; e < end; e++) {
-        let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
-        if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
-            test_body(c, p, v, cp.group, pf, sleeping, &best);
+    let last = end + grid[large];
+    let r2 = sim.point_radius * sim.point_radius;
+    var e = grid[slot];
+    loop {
+        var found: array<u32, NARROW_BATCH>;
+        var n = 0u;
+        for (; e < last && n < NARROW_BATCH; e++) {
+            var c = NO_BODY;
+            if (e < end) {
+                if (grid[entries + 2u * e + 1u] == key) {
+                    c = grid[entries + 2u * e];
+                }
+            } else {
+                c = grid[large + 1u + (e - end)];
+            }
+            if (c < sim.num_bodies && may_touch(c, p, cp.group, pf, sleeping)) {
+                found[n] = c;
+                n++;
+            }
         }
-    }
-    let large = grid[large_base(sim.table_mask)];
-    for (var k = 0u; k < large; k++) {
-        let c = grid[large_base(sim.table_mask) + 1u + k];
-        if (c < sim.num_bodies) {
-            test_body(c, p, v, cp.group, pf, sleeping, &best);
+        var hard: array<u32, NARROW_BATCH>;
+        var m = 0u;
+        for (var k = 0u; k < n; k++) {
+            let b = found[k];
+            let s = scan_outline(outlines[b], p);
+            if (!s.inside && s.d2 < r2) {
+                if (on_face(s.raw)) {
+                    face_contact(b, s, p, &best);
+                } else {
+                    hard[m] = b;
+                    m++;
+                }
+            } else if (s.inside) {
+                hard[m] = b;
+                m++;
+            }
+        }
+        for (var k = 0u; k < m; k++) {
+            test_body(hard[k], p, v, cp.group, pf, sleeping, &best);
+        }
+        if (e >= last) {
+            break;
         }
     }
     return best;
