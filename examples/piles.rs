@@ -1,6 +1,6 @@
 //! Steps one of the pile samples (`softbody::samples`) and measures it.
 //!
-//! `cargo run --release --example piles -- <slope|stack|pyramid|pour> [--seconds S] [--backend cpu|gpu] [--png out.png] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N]`
+//! `cargo run --release --example piles -- <slope|stack|pyramid|pour> [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N]`
 //!
 //! Once per simulated second (and at the start and the end) it prints the
 //! [`PileReport`](softbody::measure::PileReport) of the state (points
@@ -9,8 +9,14 @@
 //! and largest, from positions), for slope, stack and pyramid the displacement of
 //! the tracked box (the slope's box, the top box) from where it started,
 //! and the wall-clock milliseconds per step of the last second (GPU: from
-//! submit to done, read-back excluded). `--png` draws the final state with
-//! the offscreen renderer (needs a GPU adapter, whatever the backend).
+//! submit to done, read-back excluded). At the end it prints the stepping
+//! time in all and the median milliseconds per step after step 300 (each
+//! CPU step timed on its own; on the GPU the mean of each second), the
+//! measure of the rapier2d comparison in BENCHMARKS.md. `--png` draws the
+//! final state with the offscreen renderer (needs a GPU adapter, whatever
+//! the backend). `--peer-scene` writes the sample as a scene file of
+//! points and polygon bodies for that comparison: each body's collision
+//! outline as its points (a wheel without its hub).
 //! The samples use the default parameters: issue 25 lists what they
 //! should show.
 
@@ -41,6 +47,8 @@ enum Sample {
 enum Backend {
     /// The CPU reference path, on all threads.
     Cpu,
+    /// The CPU reference path on one thread.
+    Cpu1,
     /// The wgpu compute path, on a headless device.
     Gpu,
 }
@@ -58,6 +66,10 @@ struct Opts {
     /// Draw the final state to this PNG (1280 x 720).
     #[arg(long, value_name = "PATH")]
     png: Option<PathBuf>,
+    /// Write the sample's points and body outlines as a scene file (JSON)
+    /// for a peer engine, and exit.
+    #[arg(long, value_name = "PATH")]
+    peer_scene: Option<PathBuf>,
     /// pour: number of bodies.
     #[arg(long, default_value_t = 480)]
     bodies: usize,
@@ -103,14 +115,19 @@ type State = (Vec<[f32; 2]>, Vec<[f32; 2]>);
 
 /// One of the two solvers, stepped and read back alike.
 enum Stepper {
-    Cpu(Box<CpuSolver>),
+    /// The solver and the threads it steps on.
+    Cpu(Box<CpuSolver>, usize),
     Gpu(Box<GpuContext>, Box<GpuSolver>),
 }
 
 impl Stepper {
     fn new(backend: Backend, world: &World) -> Result<Self, Box<dyn std::error::Error>> {
         Ok(match backend {
-            Backend::Cpu => Self::Cpu(Box::new(CpuSolver::new(world)?.parallel(true))),
+            Backend::Cpu => Self::Cpu(
+                Box::new(CpuSolver::new(world)?.parallel(true)),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
+            Backend::Cpu1 => Self::Cpu(Box::new(CpuSolver::new(world)?.parallel(false)), 1),
             Backend::Gpu => {
                 let ctx = GpuContext::new_headless()?;
                 let solver = GpuSolver::new(&ctx.device, &ctx.queue, world)?;
@@ -122,10 +139,8 @@ impl Stepper {
     /// The device the steps run on.
     fn device(&self) -> String {
         match self {
-            Self::Cpu(_) => format!(
-                "CPU, {} threads",
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            ),
+            Self::Cpu(_, 1) => "CPU, 1 thread".into(),
+            Self::Cpu(_, threads) => format!("CPU, {threads} threads"),
             Self::Gpu(ctx, _) => {
                 let info = ctx.adapter.get_info();
                 format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
@@ -134,9 +149,18 @@ impl Stepper {
     }
 
     /// Runs `steps` steps and waits until they are done.
-    fn step(&mut self, steps: u32) -> Result<(), SolverError> {
+    /// `steps` steps; the milliseconds of each go to `times` (on the GPU
+    /// the mean of them all).
+    fn step(&mut self, steps: u32, times: &mut Vec<f64>) -> Result<(), SolverError> {
+        let t = Instant::now();
         match self {
-            Self::Cpu(s) => (0..steps).for_each(|_| s.step()),
+            Self::Cpu(s, _) => {
+                for _ in 0..steps {
+                    let t = Instant::now();
+                    s.step();
+                    times.push(t.elapsed().as_secs_f64() * 1e3);
+                }
+            }
             Self::Gpu(ctx, s) => {
                 // Several submissions, so that no one command buffer is huge.
                 let mut left = steps;
@@ -146,6 +170,8 @@ impl Stepper {
                     left -= n;
                 }
                 s.wait(&ctx.device)?;
+                let ms = t.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
+                times.extend(std::iter::repeat_n(ms, steps as usize));
             }
         }
         Ok(())
@@ -154,7 +180,7 @@ impl Stepper {
     /// Points asleep now.
     fn sleeping(&self) -> Result<usize, SolverError> {
         Ok(match self {
-            Self::Cpu(s) => s.sleeping_points(),
+            Self::Cpu(s, _) => s.sleeping_points(),
             Self::Gpu(ctx, s) => s.read_sleeping_points(&ctx.device, &ctx.queue)?,
         })
     }
@@ -162,13 +188,55 @@ impl Stepper {
     /// Positions and velocities.
     fn state(&self) -> Result<State, SolverError> {
         Ok(match self {
-            Self::Cpu(s) => (s.positions().to_vec(), s.velocities().to_vec()),
+            Self::Cpu(s, _) => (s.positions().to_vec(), s.velocities().to_vec()),
             Self::Gpu(ctx, s) => {
                 let state = s.read_state(&ctx.device, &ctx.queue)?;
                 (state.pos, state.vel)
             }
         })
     }
+}
+
+/// The stepping time in all and the median milliseconds per step after
+/// step 300 (all steps when there are no more).
+fn stepping_summary(times: &[f64]) -> String {
+    let total: f64 = times.iter().sum();
+    let mut tail = times[times.len().min(300)..].to_vec();
+    if tail.is_empty() {
+        tail = times.to_vec();
+    }
+    tail.sort_by(f64::total_cmp);
+    let median = tail.get(tail.len() / 2).copied().unwrap_or(0.0);
+    format!(
+        "stepped {} steps in {:.2} s; median {median:.2} ms/step after step 300",
+        times.len(),
+        total / 1e3
+    )
+}
+
+/// The sample's points and body outlines as a scene file for a peer
+/// engine: `points` with `pos` and `mass`, `bodies` with their collision
+/// outline as `points` (a closed polygon; a wheel's hub is left out).
+fn peer_scene(world: &World) -> String {
+    let points: Vec<String> = world
+        .points()
+        .iter()
+        .map(|p| format!("{{\"pos\":[{},{}],\"mass\":{}}}", p.pos.x, p.pos.y, p.mass))
+        .collect();
+    let bodies: Vec<String> = world
+        .bodies()
+        .iter()
+        .map(|b| {
+            let outline = b.boundary.as_ref().unwrap_or(&b.points);
+            let ids: Vec<String> = outline.iter().map(|h| h.index().to_string()).collect();
+            format!("{{\"points\":[{}]}}", ids.join(","))
+        })
+        .collect();
+    format!(
+        "{{\"points\":[{}],\"bodies\":[{}]}}\n",
+        points.join(","),
+        bodies.join(",")
+    )
 }
 
 /// Mean position of a shape's points.
@@ -222,6 +290,14 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(hz) = opts.area_frequency {
         world.params.set_area_frequency(hz);
     }
+    if let Some(path) = &opts.peer_scene {
+        std::fs::write(path, peer_scene(&world))?;
+        println!(
+            "wrote the sample's points and outlines to {}",
+            path.display()
+        );
+        return Ok(());
+    }
     let packed = Packed::from_world(&world)?;
     let start = tracked.as_ref().map(|s| centroid(s, &packed.pos));
     let dt = world.params.dt;
@@ -239,6 +315,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     let mut stepper = Stepper::new(opts.backend, &world)?;
     println!("stepping on {}", stepper.device());
     let (mut done, mut ms_per_step) = (0u64, None);
+    let mut times = Vec::with_capacity(total as usize);
     // The positions one step before the state reported, for `motion`.
     let mut before: Option<Vec<[f32; 2]>> = None;
     loop {
@@ -267,6 +344,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         }
         println!("{line}");
         if done >= total {
+            println!("{}", stepping_summary(&times));
             if let Some(path) = &opts.png {
                 let vec2s = |v: &[[f32; 2]]| v.iter().map(|&p| Vec2::from(p)).collect::<Vec<_>>();
                 world.set_state(&vec2s(&pos), &vec2s(&vel))?;
@@ -278,16 +356,13 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         let steps = (total - done).min(per_second as u64) as u32;
         // All but the last step, the positions, the last step; the
         // read-back is left out of the time.
-        let t = Instant::now();
+        let from = times.len();
         if steps > 1 {
-            stepper.step(steps - 1)?;
+            stepper.step(steps - 1, &mut times)?;
         }
-        let mut elapsed = t.elapsed();
         before = Some(stepper.state()?.0);
-        let t = Instant::now();
-        stepper.step(1)?;
-        elapsed += t.elapsed();
-        ms_per_step = Some(elapsed.as_secs_f64() * 1e3 / steps as f64);
+        stepper.step(1, &mut times)?;
+        ms_per_step = Some(times[from..].iter().sum::<f64>() / steps as f64);
         done += steps as u64;
     }
 }
