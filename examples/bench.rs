@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use serde_json::json;
-use softbody::gpu::{GpuContext, StageTimes};
+use softbody::gpu::{GpuContext, NarrowWalk, StageTimes};
 use softbody::prelude::*;
 use softbody::scenes::{bench_scene, contact_scene};
 
@@ -75,6 +75,19 @@ struct Opts {
     /// one this harness knows.
     #[arg(long, value_name = "G", allow_negative_numbers = true, value_parser = positive_gbs)]
     peak_gbs: Option<f64>,
+    /// How the narrow phase walks the grid (default: the adapter's,
+    /// `NarrowWalk::for_device`).
+    #[arg(long, value_enum)]
+    narrow: Option<Walk>,
+}
+
+/// `--narrow`: `softbody::gpu::NarrowWalk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Walk {
+    /// Each grid entry tested in full as the walk meets it.
+    Each,
+    /// Bodies collected in batches, then tested.
+    Batched,
 }
 
 impl Opts {
@@ -326,6 +339,13 @@ fn measure(
         .steps
         .unwrap_or(((3_000_000 / points.max(1)) as u32).clamp(2, 200));
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
+    if let Some(walk) = opts.narrow {
+        let walk = match walk {
+            Walk::Each => NarrowWalk::EachEntry,
+            Walk::Batched => NarrowWalk::Batched,
+        };
+        gpu.set_narrow_walk(&ctx.device, walk)?;
+    }
     gpu.step(&ctx.device, &ctx.queue, 2)?; // warm-up
     gpu.wait(&ctx.device)?;
     let cpu_steps = (steps / 4).max(1);

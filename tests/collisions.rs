@@ -9,7 +9,8 @@
 mod common;
 
 use common::{Rng, gpu};
-use softbody::gpu::Stage;
+use softbody::gpu::{NarrowWalk, Stage};
+use softbody::pack::Packed;
 use softbody::prelude::*;
 
 /// Depth of `p` inside the polygon `poly` (0 when outside).
@@ -759,6 +760,39 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
         "calm scene after 200 whole steps: GPU - CPU {worst:.2e} m; CPU nudged by 1 um - CPU {chaos:.2e} m"
     );
     assert!(worst <= 2.0 * chaos.max(1e-4), "{worst} against {chaos}");
+}
+
+/// The narrow phase's two walks of the grid (entry by entry, for GPUs;
+/// in batches, for CPU adapters) find the same contacts: a pile stepped
+/// 40 steps either way ends bitwise the same. The default follows the
+/// adapter.
+#[test]
+fn both_narrow_walks_step_a_pile_alike() {
+    let Some(ctx) = gpu() else { return };
+    let world = pile(7, 300);
+    let run = |walk: NarrowWalk| {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        assert_eq!(
+            gpu.narrow_walk(),
+            Some(NarrowWalk::for_device(&ctx.device)),
+            "the default"
+        );
+        gpu.set_narrow_walk(&ctx.device, walk).unwrap();
+        assert_eq!(gpu.narrow_walk(), Some(walk));
+        gpu.step(&ctx.device, &ctx.queue, 40).unwrap();
+        gpu.read_state(&ctx.device, &ctx.queue).unwrap()
+    };
+    let each = run(NarrowWalk::EachEntry);
+    let batched = run(NarrowWalk::Batched);
+    let start = Packed::from_world(&world).unwrap();
+    let moved = farthest(&each.pos, &start.pos);
+    eprintln!(
+        "the pile moved up to {moved} m; walks part by {}",
+        farthest(&each.pos, &batched.pos)
+    );
+    assert!(moved > 0.5, "the pile did not fall: {moved}");
+    assert_eq!(each.pos, batched.pos, "the walks' positions part");
+    assert_eq!(each.vel, batched.vel, "the walks' velocities part");
 }
 
 /// A pile of 200 points with parameters `tune`d, stepped 40 steps on the

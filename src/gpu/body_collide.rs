@@ -7,11 +7,40 @@ use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline_or_kept};
 use crate::pack::Packed;
 
+/// How the narrow phase walks a point's grid entries (WGSL `deepest`, the
+/// override `NARROW_BATCHED`). Both find the same contacts, bit for bit:
+/// the deepest contact does not depend on the order bodies are tested in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NarrowWalk {
+    /// Tests each entry's body in full as the walk meets it. For GPUs: on
+    /// an H100 the contact scene's body contacts took 13.2 ms per step
+    /// this way and 16.3 ms batched.
+    EachEntry,
+    /// Collects up to 8 bodies with the cheap tests, scans their outlines,
+    /// and leaves the rare cases (inside, beyond a corner) to the full
+    /// test. For CPU adapters such as lavapipe, which run every branch
+    /// under a lane mask: 15% fewer instructions for the contact scene.
+    Batched,
+}
+
+impl NarrowWalk {
+    /// The walk for `device`'s adapter: batched on a CPU adapter, each
+    /// entry at once on any other.
+    pub fn for_device(device: &wgpu::Device) -> Self {
+        if device.adapter_info().device_type == wgpu::DeviceType::Cpu {
+            Self::Batched
+        } else {
+            Self::EachEntry
+        }
+    }
+}
+
 /// Body-body contacts against the grid the broad phase just built.
 pub struct BodyCollide {
     /// What the pipelines were made for: whether the world has free points
-    /// (the WGSL override `HAS_FREE_POINTS`).
+    /// (the WGSL override `HAS_FREE_POINTS`), and the walk.
     free_points: bool,
+    walk: NarrowWalk,
     narrow: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
@@ -25,9 +54,10 @@ pub struct BodyCollide {
 }
 
 impl BodyCollide {
-    /// The dispatches over these buffers for `packed`'s world; the
-    /// pipelines of `reuse` (the stage an edit replaces) are kept rather
-    /// than compiled again unless the world gained or lost its free points.
+    /// The dispatches over these buffers for `packed`'s world, with the
+    /// walk of `reuse` (the stage an edit replaces) or else the device's;
+    /// the pipelines of `reuse` are kept rather than compiled again unless
+    /// the world gained or lost its free points.
     pub fn new(
         device: &wgpu::Device,
         b: &Buffers,
@@ -35,9 +65,26 @@ impl BodyCollide {
         packed: &Packed,
         reuse: Option<&BodyCollide>,
     ) -> Self {
+        let walk = reuse.map_or_else(|| NarrowWalk::for_device(device), |r| r.walk);
+        Self::with_walk(device, b, c, packed, walk, reuse)
+    }
+
+    /// [`new`](Self::new) with the narrow phase's `walk`.
+    pub fn with_walk(
+        device: &wgpu::Device,
+        b: &Buffers,
+        c: &ContactBuffers,
+        packed: &Packed,
+        walk: NarrowWalk,
+        reuse: Option<&BodyCollide>,
+    ) -> Self {
         let free_points = packed.sim.num_free > 0;
-        let reuse = reuse.filter(|r| r.free_points == free_points);
-        let constants = [("HAS_FREE_POINTS", if free_points { 1.0 } else { 0.0 })];
+        let reuse = reuse.filter(|r| r.free_points == free_points && r.walk == walk);
+        let flag = |on: bool| if on { 1.0 } else { 0.0 };
+        let constants = [
+            ("HAS_FREE_POINTS", flag(free_points)),
+            ("NARROW_BATCHED", flag(walk == NarrowWalk::Batched)),
+        ];
         let get =
             |entry: &str, old| pipeline_or_kept(device, "body_collide", entry, &constants, old);
         let narrow = get("narrow", reuse.map(|r| &r.narrow));
@@ -106,6 +153,7 @@ impl BodyCollide {
         });
         Self {
             free_points,
+            walk,
             narrow,
             resolve,
             apply,
@@ -117,6 +165,11 @@ impl BodyCollide {
             recount_bind,
             relax_bind,
         }
+    }
+
+    /// How the narrow phase walks the grid.
+    pub fn walk(&self) -> NarrowWalk {
+        self.walk
     }
 
     /// Records narrow phase, resolve and apply on state copy `state`.

@@ -1,7 +1,7 @@
 //! The GPU solver: records whole steps into the caller's encoder.
 
 use super::SolverError;
-use super::body_collide::BodyCollide;
+use super::body_collide::{BodyCollide, NarrowWalk};
 use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
@@ -629,6 +629,12 @@ impl GpuSolver {
                     .chain(std::iter::repeat_n(Stage::Rods, rods))
             })
             .chain(sleeping.then_some(Stage::Sleep))
+    }
+
+    /// How the narrow phase walks the grid (`None` for a world without
+    /// contacts). By default [`NarrowWalk::for_device`]; edits keep it.
+    pub fn narrow_walk(&self) -> Option<NarrowWalk> {
+        self.contacts.as_ref().map(|c| c.collide.walk())
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on

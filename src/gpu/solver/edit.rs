@@ -16,6 +16,7 @@ use glam::Vec2;
 use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
+use super::super::body_collide::{BodyCollide, NarrowWalk};
 use super::super::broad_phase::ContactBuffers;
 use super::super::buffers::{Buffers, STATE_BYTES, interleave, static_arrays};
 use super::super::collide::{Collide, ColliderCounts};
@@ -469,6 +470,29 @@ impl GpuSolver {
     /// (twice the outline points).
     pub fn body_edge_index_count(&self) -> u32 {
         2 * self.edit.mirror.outline_points.len() as u32
+    }
+
+    /// Makes the narrow phase walk the grid so (a world without contacts
+    /// has no narrow phase: nothing to do). Both walks find the same
+    /// contacts; this is for tests and measurements on one adapter.
+    pub fn set_narrow_walk(
+        &mut self,
+        device: &wgpu::Device,
+        walk: NarrowWalk,
+    ) -> Result<(), SolverError> {
+        self.check_context("set_narrow_walk", Some(device), None)?;
+        let packed = &self.edit.mirror;
+        if let Some(c) = &mut self.contacts {
+            c.collide = BodyCollide::with_walk(
+                device,
+                &self.buffers,
+                &c.buffers,
+                packed,
+                walk,
+                Some(&c.collide),
+            );
+        }
+        Ok(())
     }
 
     /// The packed static arrays the solver steps (its `pos`/`vel` are each
