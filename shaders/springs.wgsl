@@ -38,8 +38,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let si = state_in[i];
+    let w = info[i].inv_mass;
     var dpv = vec4<f32>(0.0);
-    let end = offsets[i + 1u];
+    // A pinned or sleeping point takes no change: its springs are not
+    // evaluated (the other ends evaluate them for themselves).
+    var end = offsets[i + 1u];
+    if (w == 0.0) {
+        end = offsets[i];
+    }
     for (var e = offsets[i]; e < end; e++) {
         let s = half_spring(halves[e]);
         let so = state_in[s.other & HALF_INDEX];
@@ -54,5 +60,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         dpv = select(dpv - g, dpv + g, is_b);
     }
     // Per unit inverse mass until here.
-    state_out[i] = si + dpv * info[i].inv_mass;
+    state_out[i] = si + dpv * w;
 }

@@ -313,9 +313,13 @@ pub fn deepest(
     let sleeping = asleep(bind, cp.group);
     let cell = grid_cell(p, sim.inv_cell);
     let key = cell_key(cell);
-    for (c, k) in bind.grid.slot_entries(sim, cell_slot(cell, sim.table_mask)) {
-        if c < sim.num_bodies && k == key {
-            test_body(bind, c, p, v, cp.group, pf, sleeping, &mut best);
+    let slot = cell_slot(cell, sim.table_mask);
+    // A sleeping point tests awake bodies alone: none in its slot, no walk.
+    if !sleeping || bind.grid.awake[slot as usize] != 0 {
+        for (c, k) in bind.grid.slot_entries(sim, slot) {
+            if c < sim.num_bodies && k == key {
+                test_body(bind, c, p, v, cp.group, pf, sleeping, &mut best);
+            }
         }
     }
     for &b in bind.grid.large(sim) {
@@ -571,11 +575,20 @@ pub fn resolve(
     parallel: bool,
 ) {
     let n = bind.sim.num_points as usize;
-    let each = &mut each[..n];
-    par::map(parallel, each, |i| {
-        resolve_point(bind, hits, counts, i, relax)
+    // The points with a contact to solve (the others change nothing; the
+    // integer sums do not depend on the order they are added in).
+    let active: Vec<u32> = (0..n as u32)
+        .filter(|&i| {
+            hits[i as usize].body != u32::MAX
+                || (!relax && bind.contact_points[i as usize].filter_id & CONTACT_FREE != 0)
+        })
+        .collect();
+    let each = &mut each[..active.len()];
+    par::map(parallel, each, |k| {
+        resolve_point(bind, hits, counts, active[k] as usize, relax)
     });
-    for (i, c) in each.iter().enumerate() {
+    for (&i, c) in active.iter().zip(each.iter()) {
+        let i = i as usize;
         add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
         for &(k, d) in c.ends.iter().flatten() {
             add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);

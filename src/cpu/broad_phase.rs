@@ -8,6 +8,7 @@
 
 use glam::{IVec2, Vec2};
 
+use super::sleep::asleep;
 use super::{par, v2};
 use crate::layout::{BodyOutline, CONTACT_LIMIT_UNITS, GRID_MAX_CELLS, SimParams};
 use crate::pack::Packed;
@@ -16,10 +17,15 @@ use crate::pack::Packed;
 /// stays zero) and `data`: the slot starts (`slots + 1`), the large list
 /// (its length, then up to `num_colliders` bodies), then the entries as
 /// `(collider, cell key)` pairs.
+///
+/// `awake` holds, per slot, 1 when an awake body has an entry in it: a
+/// sleeping point tests only awake bodies, so the narrow phase skips the
+/// slot of a sleeping point that has none (WGSL `slot_awake`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Grid {
     pub counts: Vec<u32>,
     pub data: Vec<u32>,
+    pub awake: Vec<u32>,
 }
 
 impl Grid {
@@ -28,6 +34,7 @@ impl Grid {
         Self {
             counts: vec![0; packed.grid_slots() + 1],
             data: vec![0; packed.grid_words()],
+            awake: vec![0; packed.grid_slots()],
         }
     }
 
@@ -165,6 +172,7 @@ pub fn broad_phase(
     outlines: &[BodyOutline],
     outline_points: &[u32],
     colliders: &[u32],
+    rest_steps: &[u32],
     aabbs: &mut [[f32; 4]],
     grid: &mut Grid,
     parallel: bool,
@@ -207,8 +215,10 @@ pub fn broad_phase(
         *start = sum;
         sum += count;
     }
-    // fill: places taken by counting each slot back down.
+    // fill: places taken by counting each slot back down; each slot
+    // marked that an awake body enters.
     let base = Grid::entry_base(sim);
+    grid.awake.fill(0);
     for k in 0..total {
         let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
         let Some(range) = cell_range(sim, lo, hi) else {
@@ -220,6 +230,9 @@ pub fn broad_phase(
             let e = base + 2 * (grid.data[slot] + grid.counts[slot]) as usize;
             grid.data[e] = c;
             grid.data[e + 1] = cell_key(cell);
+            if c < sim.num_bodies && !asleep(sim, rest_steps[outlines[c as usize].group as usize]) {
+                grid.awake[slot] = 1;
+            }
         }
     }
 }

@@ -462,6 +462,7 @@ impl CpuSolver {
             &p.outlines,
             &p.outline_points,
             &p.colliders,
+            &self.sleep.rest_steps,
             &mut self.contacts.aabbs,
             &mut self.contacts.grid,
             self.parallel,

@@ -59,7 +59,10 @@ pub fn springs(
             let w = info[i].inv_mass;
             let mut dp = Vec2::ZERO;
             let mut dv = Vec2::ZERO;
-            for s in halves.of(i) {
+            // A pinned or sleeping point takes no change: its springs are
+            // not evaluated (the other ends evaluate them for themselves).
+            let mine = if w == 0.0 { &[][..] } else { halves.of(i) };
+            for s in mine {
                 let o = (s.other & HALF_INDEX) as usize;
                 let (po, vo) = (v2(pos_in[o]), v2(vel_in[o]));
                 if s.other & HALF_IS_B == 0 {
