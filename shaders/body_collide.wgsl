@@ -54,6 +54,9 @@
 // Sleeping's steps at rest per assembly (sleep.wgsl): narrow skips the
 // outlines of sleeping assemblies for a sleeping point.
 @group(0) @binding(19) var<storage, read> rest_steps: array<u32>;
+// The broad phase's slot stamps (broad_phase.wgsl, `slot_awake`): a slot
+// whose stamp is not this substep's holds no awake body.
+@group(0) @binding(20) var<storage, read> slot_awake: array<u32>;
 
 // Whether the world has free points, which collide as disks (`disks`),
 // set when the pipeline is made (src/gpu/body_collide.rs). Without them
@@ -339,6 +342,17 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
     atomicAdd(&acc[4u * k + 3u], r.y);
 }
 
+// Where a point's walk of slot `slot` (whose entries end at `end`) starts:
+// at its first entry, or, for a sleeping point in a slot no awake body
+// entered this substep, at its end (it tests awake bodies alone). CPU
+// mirror: the `awake` test in cpu::body_collide::deepest.
+fn walk_start(slot: u32, end: u32, sleeping: bool) -> u32 {
+    if (sleeping && slot_awake[slot] != slot_awake[sim.table_mask + 1u]) {
+        return end;
+    }
+    return grid[slot];
+}
+
 // How deepest walks (src/gpu/body_collide.rs, NarrowWalk): in batches
 // (deepest_batched, for CPU adapters), or testing each entry in full as it
 // comes (for GPUs, where the batches' private arrays cost more than the
@@ -359,7 +373,7 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
     let slot = cell_slot(cell, sim.table_mask);
     let key = cell_key(cell);
     let end = grid[slot + 1u];
-    for (var e = grid[slot]; e < end; e++) {
+    for (var e = walk_start(slot, end, sleeping); e < end; e++) {
         let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
         if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
             test_body(c, p, v, cp.group, pf, sleeping, &best);
@@ -400,7 +414,7 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
     let end = grid[slot + 1u];
     let last = end + grid[large];
     let r2 = sim.point_radius * sim.point_radius;
-    var e = grid[slot];
+    var e = walk_start(slot, end, sleeping);
     loop {
         var found: array<u32, NARROW_BATCH>;
         var n = 0u;

@@ -34,6 +34,15 @@
 @group(0) @binding(5) var<storage, read_write> aabbs: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> grid: array<atomic<u32>>;
+// Per slot, the stamp of the last broad phase in which an awake body
+// entered it; after the slots, the stamp, which `clear` advances each
+// substep. A sleeping point tests awake bodies alone, so the narrow phase
+// skips its slot unless it holds this substep's stamp (body_collide.wgsl,
+// `deepest`). Stamps rather than flags: nothing needs clearing. The CPU
+// mirror marks its slots afresh each substep (cpu::broad_phase, `awake`).
+@group(0) @binding(12) var<storage, read_write> slot_awake: array<atomic<u32>>;
+// Sleeping's steps at rest per assembly (sleep.wgsl).
+@group(0) @binding(13) var<storage, read> rest_steps: array<u32>;
 
 // Prefix scan, one level: `scan_in` -> `scan_out`, block totals -> `scan_sums`.
 struct ScanLevel {
@@ -79,17 +88,31 @@ fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
         }
         return;
     }
+    // An awake body stamps its slots.
+    var stamp = 0u;
+    if (c < sim.num_bodies && !sleeps(rest_steps[outlines[c].group], sim.sleep_steps)) {
+        stamp = atomicLoad(&slot_awake[sim.table_mask + 1u]);
+    }
     for (var y = r.lo.y; y <= r.hi.y; y++) {
         for (var x = r.lo.x; x <= r.hi.x; x++) {
-            atomicAdd(&counts[cell_slot(vec2<i32>(x, y), sim.table_mask)], 1u);
+            let slot = cell_slot(vec2<i32>(x, y), sim.table_mask);
+            atomicAdd(&counts[slot], 1u);
+            if (stamp != 0u) {
+                atomicStore(&slot_awake[slot], stamp);
+            }
         }
     }
 }
 
-// Empties the large list; one thread, first in the stage.
+// Empties the large list and advances the stamp; one thread, first in
+// the stage.
 @compute @workgroup_size(1)
 fn clear() {
     atomicStore(&grid[large_base(sim.table_mask)], 0u);
+    // Never 0, which stamps nothing (after 2^32 substeps it wraps).
+    if (atomicAdd(&slot_awake[sim.table_mask + 1u], 1u) == 0xffffffffu) {
+        atomicAdd(&slot_awake[sim.table_mask + 1u], 1u);
+    }
 }
 
 // One thread per small-outline body, then one per free point.

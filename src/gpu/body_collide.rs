@@ -111,6 +111,7 @@ impl BodyCollide {
             let mut e = common(s);
             e.push((9, &c.aabbs));
             e.push((19, &b.rest_steps));
+            e.push((20, &c.slot_awake));
             bind_group(device, "narrow", &narrow, &e)
         });
         // resolve and relax: the common bindings and the accumulators.

@@ -28,6 +28,9 @@ pub struct ContactBuffers {
     pub slot_counts: wgpu::Buffer,
     /// Slot starts, the large list and the entries (see `broad_phase.wgsl`).
     pub grid: wgpu::Buffer,
+    /// Per slot, the broad phase's stamp when an awake body last entered
+    /// it, then the stamp (see `broad_phase.wgsl`, `slot_awake`).
+    pub slot_awake: wgpu::Buffer,
     /// Each point's deepest contact.
     pub hits: wgpu::Buffer,
     /// Contacts per point (zero between substeps).
@@ -123,6 +126,7 @@ impl ContactBuffers {
             aabbs: zeroed("aabbs", 16 * packed.bodies.len() as u64)?,
             slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
             grid: zeroed("grid", 4 * grid_words)?,
+            slot_awake: zeroed("slot_awake", 4 * (slots + 1))?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
             point_counts: zeroed("point_counts", 4 * n)?,
             acc: zeroed("contact accumulators", 16 * n)?,
@@ -161,6 +165,7 @@ impl ContactBuffers {
             &self.aabbs,
             &self.slot_counts,
             &self.grid,
+            &self.slot_awake,
             &self.hits,
             &self.point_counts,
             &self.acc,
@@ -227,6 +232,8 @@ impl BroadPhase {
                 (5, &c.aabbs),
                 (6, &c.slot_counts),
                 (7, &c.grid),
+                (12, &c.slot_awake),
+                (13, &b.rest_steps),
             ]
         };
         let bounds_bind = [0, 1].map(|s| bind_group(device, "bounds", &bounds, &bounds_entries(s)));
@@ -247,7 +254,12 @@ impl BroadPhase {
                 ],
             )
         });
-        let clear_bind = bind_group(device, "clear", &clear, &[(0, &b.sim), (7, &c.grid)]);
+        let clear_bind = bind_group(
+            device,
+            "clear",
+            &clear,
+            &[(0, &b.sim), (7, &c.grid), (12, &c.slot_awake)],
+        );
         let max = device.limits().max_compute_workgroups_per_dimension;
         let levels = &c.scan_levels;
         let mut scan = Vec::new();
