@@ -2,7 +2,7 @@
 //! on all threads: every stage is a map over independent items.
 
 use softbody::prelude::*;
-use softbody::scenes::bench_scene;
+use softbody::scenes::{bench_scene, contact_scene};
 
 #[test]
 fn all_threads_match_one_thread_bitwise() {
@@ -37,4 +37,29 @@ fn all_threads_match_one_thread_bitwise() {
     // Not a trivial pass: the scene moved.
     let start = CpuSolver::new(&world).unwrap();
     assert_ne!(bits(one.positions()), bits(start.positions()));
+}
+
+/// The contact stages too (narrow phase, impacts, resolve, relax, with
+/// more points than the parallel split's minimum), on a pile that has
+/// started to land.
+#[test]
+fn all_threads_match_one_thread_bitwise_with_contacts() {
+    let world = contact_scene(300).unwrap();
+    assert!(world.points().len() > softbody::cpu::MIN_PARALLEL_ITEMS);
+    let mut one = CpuSolver::new(&world).unwrap().parallel(false);
+    let mut all = CpuSolver::new(&world).unwrap().parallel(true);
+    for _ in 0..90 {
+        one.step();
+        all.step();
+    }
+    let bits = |v: &[[f32; 2]]| {
+        v.iter()
+            .flat_map(|p| [p[0].to_bits(), p[1].to_bits()])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(one.positions()), bits(all.positions()));
+    assert_eq!(bits(one.velocities()), bits(all.velocities()));
+    // Not a trivial pass: bodies met.
+    let report = softbody::measure::pile_report(one.packed(), one.positions(), one.velocities());
+    eprintln!("{report}");
 }

@@ -13,6 +13,7 @@ mod collide;
 pub mod impact;
 mod integrate;
 mod par;
+pub use par::MIN_PARALLEL_ITEMS;
 mod rods;
 pub mod shape_match;
 pub mod sleep;

@@ -2,10 +2,22 @@
 //! Every stage is a map over items that read only the stage's inputs, so
 //! the result is bitwise the same whatever the thread count.
 
+/// Fewer items than this run on the calling thread: splitting them costs
+/// more than it saves (a fork and join wakes the other threads, tens of
+/// microseconds on a small VM, where a point's stage work is well under a
+/// microsecond).
+pub const MIN_PARALLEL_ITEMS: usize = 1024;
+
+/// Whether `len` items go to all threads.
+#[inline]
+fn spread(parallel: bool, len: usize) -> bool {
+    parallel && len >= MIN_PARALLEL_ITEMS
+}
+
 /// Writes `f(i)` into `out[i]` for every `i`.
 pub fn map<T: Send, F: Fn(usize) -> T + Sync + Send>(parallel: bool, out: &mut [T], f: F) {
     #[cfg(feature = "parallel")]
-    if parallel {
+    if spread(parallel, out.len()) {
         use rayon::prelude::*;
         out.par_iter_mut().enumerate().for_each(|(i, o)| *o = f(i));
         return;
@@ -24,7 +36,7 @@ pub fn zip_mut<A: Send, B: Send, F: Fn(usize, &mut A, &mut B) + Sync + Send>(
     f: F,
 ) {
     #[cfg(feature = "parallel")]
-    if parallel {
+    if spread(parallel, a.len()) {
         use rayon::prelude::*;
         a.par_iter_mut()
             .zip(b.par_iter_mut())
@@ -45,7 +57,7 @@ pub fn map_in_place<A: Send, F: Fn(usize, &mut A) + Sync + Send>(
     f: F,
 ) {
     #[cfg(feature = "parallel")]
-    if parallel {
+    if spread(parallel, a.len()) {
         use rayon::prelude::*;
         a.par_iter_mut().enumerate().for_each(|(i, x)| f(i, x));
         return;
