@@ -61,8 +61,8 @@
 // Whether the world has free points, which collide as disks (`disks`),
 // set when the pipeline is made (src/gpu/body_collide.rs). Without them
 // the driver drops the disk code: lavapipe runs both sides of a branch
-// under a lane mask, and the disk walk cost the narrow phase and resolve a
-// quarter of their time in a world that has none.
+// under a lane mask, and the disk walk cost a world that has none 7% of
+// the contact scene's instructions.
 override HAS_FREE_POINTS: bool = true;
 
 // See on_face.
@@ -393,10 +393,11 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
 // (see deepest).
 const NARROW_BATCH: u32 = 8u;
 
-// deepest in batches (NARROW_BATCHED), for lanes that walk in step: a point walks its entries with may_touch's
-// cheap tests alone, collecting up to NARROW_BATCH bodies, scans their
-// outlines, finishes at once the common contact (outside, facing an
-// edge), and gives the rest (inside, or beyond a corner) to test_body.
+// deepest in batches (NARROW_BATCHED), for lanes that walk in step: a
+// point walks its entries with may_touch's cheap tests alone, collecting
+// up to NARROW_BATCH bodies, scans their outlines, finishes at once the
+// common contact (outside, facing an edge), and gives the rest (inside,
+// or beyond a corner) to test_body.
 // Lavapipe runs every branch of a loop's body under a lane mask, so a walk
 // that called test_body on each entry paid for the outline scan, the entry
 // edge and the corner case for every entry any lane of the batch tested.
