@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
+use serde_json::json;
 use softbody::measure::{motion, pile_report};
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -148,9 +149,8 @@ impl Stepper {
         }
     }
 
-    /// Runs `steps` steps and waits until they are done.
-    /// `steps` steps; the milliseconds of each go to `times` (on the GPU
-    /// the mean of them all).
+    /// Runs `steps` steps and waits until they are done; the milliseconds
+    /// of each go to `times` (on the GPU the mean of them all).
     fn step(&mut self, steps: u32, times: &mut Vec<f64>) -> Result<(), SolverError> {
         let t = Instant::now();
         match self {
@@ -218,25 +218,20 @@ fn stepping_summary(times: &[f64]) -> String {
 /// engine: `points` with `pos` and `mass`, `bodies` with their collision
 /// outline as `points` (a closed polygon; a wheel's hub is left out).
 fn peer_scene(world: &World) -> String {
-    let points: Vec<String> = world
+    let points: Vec<_> = world
         .points()
         .iter()
-        .map(|p| format!("{{\"pos\":[{},{}],\"mass\":{}}}", p.pos.x, p.pos.y, p.mass))
+        .map(|p| json!({ "pos": [p.pos.x, p.pos.y], "mass": p.mass }))
         .collect();
-    let bodies: Vec<String> = world
+    let bodies: Vec<_> = world
         .bodies()
         .iter()
         .map(|b| {
             let outline = b.boundary.as_ref().unwrap_or(&b.points);
-            let ids: Vec<String> = outline.iter().map(|h| h.index().to_string()).collect();
-            format!("{{\"points\":[{}]}}", ids.join(","))
+            json!({ "points": outline.iter().map(|h| h.index()).collect::<Vec<_>>() })
         })
         .collect();
-    format!(
-        "{{\"points\":[{}],\"bodies\":[{}]}}\n",
-        points.join(","),
-        bodies.join(",")
-    )
+    json!({ "points": points, "bodies": bodies }).to_string() + "\n"
 }
 
 /// Mean position of a shape's points.

@@ -558,31 +558,48 @@ pub fn resolve_point(
     out
 }
 
+/// [`resolve`]'s per-point scratch, sized once per world: the points with
+/// a contact to solve and their contributions.
+#[derive(Clone, Debug, Default)]
+pub struct ResolveScratch {
+    active: Vec<u32>,
+    each: Vec<Contributions>,
+}
+
+impl ResolveScratch {
+    /// Scratch for `n` points.
+    pub fn new(n: usize) -> Self {
+        Self {
+            active: Vec::with_capacity(n),
+            each: vec![Contributions::default(); n],
+        }
+    }
+}
+
 /// WGSL `resolve` (or, with `relax`, `relax`) for every point, summed
 /// into the fixed-point accumulators (`acc`, one `[dp.x, dp.y, dv.x,
-/// dv.y]` per point); `each` is scratch, one per point. Contacts that
-/// approach faster than the wake speed raise both sides' assemblies in
-/// `sleep_speed` to [`SLEEP_WAKE`].
+/// dv.y]` per point). Only points with a contact are visited: the others
+/// change nothing, and the integer sums do not depend on the order they
+/// are added in. Contacts that approach faster than the wake speed raise
+/// both sides' assemblies in `sleep_speed` to [`SLEEP_WAKE`].
 #[allow(clippy::too_many_arguments)]
 pub fn resolve(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
-    each: &mut [Contributions],
+    scratch: &mut ResolveScratch,
     acc: &mut [[i32; 4]],
     sleep_speed: &mut [u32],
     relax: bool,
     parallel: bool,
 ) {
     let n = bind.sim.num_points as usize;
-    // The points with a contact to solve (the others change nothing; the
-    // integer sums do not depend on the order they are added in).
-    let active: Vec<u32> = (0..n as u32)
-        .filter(|&i| {
-            hits[i as usize].body != u32::MAX
-                || (!relax && bind.contact_points[i as usize].filter_id & CONTACT_FREE != 0)
-        })
-        .collect();
+    let ResolveScratch { active, each } = scratch;
+    active.clear();
+    active.extend((0..n as u32).filter(|&i| {
+        hits[i as usize].body != u32::MAX
+            || (!relax && bind.contact_points[i as usize].filter_id & CONTACT_FREE != 0)
+    }));
     let each = &mut each[..active.len()];
     par::map(parallel, each, |k| {
         resolve_point(bind, hits, counts, active[k] as usize, relax)

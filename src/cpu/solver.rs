@@ -24,7 +24,7 @@ pub(super) struct Contacts {
     counts: Vec<u32>,
     acc: Vec<[i32; 4]>,
     free: Vec<u32>,
-    each: Vec<body_collide::Contributions>,
+    scratch: body_collide::ResolveScratch,
 }
 
 impl Contacts {
@@ -37,7 +37,7 @@ impl Contacts {
             counts: vec![0; n],
             acc: vec![[0; 4]; n],
             free: vec![0; n],
-            each: vec![Default::default(); n],
+            scratch: body_collide::ResolveScratch::new(n),
         }
     }
 }
@@ -427,7 +427,7 @@ impl CpuSolver {
             &bind,
             &c.hits,
             &c.counts,
-            &mut c.each,
+            &mut c.scratch,
             &mut c.acc,
             speed,
             false,
@@ -486,13 +486,22 @@ impl CpuSolver {
             hits,
             counts,
             acc,
-            each,
+            scratch,
             ..
         } = &mut self.contacts;
         let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
         body_collide::recount(&bind, hits, counts);
         let speed = &mut self.sleep.speed;
-        body_collide::resolve(&bind, hits, counts, each, acc, speed, true, self.parallel);
+        body_collide::resolve(
+            &bind,
+            hits,
+            counts,
+            scratch,
+            acc,
+            speed,
+            true,
+            self.parallel,
+        );
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 
