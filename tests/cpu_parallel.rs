@@ -66,3 +66,41 @@ fn all_threads_match_one_thread_bitwise_with_contacts() {
     }
     assert_ne!(bits(one.positions()), bits(free.positions()));
 }
+
+/// A world that has gone to sleep leaves each stage too little work to
+/// share out: its steps run on one thread, and on all again once it is
+/// woken. The results are those of one thread throughout.
+#[test]
+fn a_sleeping_world_steps_on_one_thread_and_a_woken_one_on_all() {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    // 300 boxes of 4 points resting side by side on the floor.
+    for k in 0..300 {
+        BoxShape::new(Vec2::new(k as f32 * 0.6, 0.25), Vec2::splat(0.5))
+            .build(&mut world)
+            .unwrap();
+    }
+    let n = world.points().len();
+    assert!(n >= softbody::cpu::MIN_PARALLEL_ITEMS);
+    let mut one = CpuSolver::new(&world).unwrap().parallel(false);
+    let mut all = CpuSolver::new(&world).unwrap().parallel(true);
+    assert!(all.on_all_threads() && !one.on_all_threads());
+    let mut step = |one: &mut CpuSolver, all: &mut CpuSolver| {
+        one.step();
+        all.step();
+        assert_eq!(bits(one.positions()), bits(all.positions()));
+        assert_eq!(bits(one.velocities()), bits(all.velocities()));
+    };
+    step(&mut one, &mut all);
+    assert!(all.on_all_threads(), "every point awake");
+    for _ in 0..240 {
+        step(&mut one, &mut all);
+    }
+    assert_eq!(all.sleeping_points(), n, "all asleep after 4 s");
+    step(&mut one, &mut all);
+    assert!(!all.on_all_threads(), "asleep: one thread");
+    one.wake();
+    all.wake();
+    step(&mut one, &mut all);
+    assert!(all.on_all_threads(), "woken: all threads");
+}

@@ -104,3 +104,9 @@ pub fn sleeping_points(info: &[PointInfo], own: &[PointInfo]) -> usize {
         .filter(|(now, own)| now.inv_mass == 0.0 && own.inv_mass != 0.0)
         .count()
 }
+
+/// Points that move now: neither pinned nor asleep (inverse mass above
+/// zero in the point info the stages read).
+pub fn awake_points(info: &[PointInfo]) -> usize {
+    info.iter().filter(|p| p.inv_mass != 0.0).count()
+}

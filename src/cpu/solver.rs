@@ -116,7 +116,14 @@ pub struct CpuSolver {
     info: Vec<PointInfo>,
     sleep: Sleep,
     steps: u64,
+    /// The user's choice: stages may use all threads.
     parallel: bool,
+    /// Whether the stages of this step use all threads: `parallel`, and
+    /// at least [`MIN_PARALLEL_ITEMS`](super::MIN_PARALLEL_ITEMS) points
+    /// awake, decided at the start of each step. A pile that has gone to
+    /// sleep leaves each stage too little work to share out: a fork and
+    /// join then costs more than the work.
+    spread: bool,
     /// The parameters the items' defaults were resolved with.
     resolved: Params,
     /// The world generation (removal count) followed.
@@ -171,6 +178,7 @@ impl CpuSolver {
             packed,
             steps: 0,
             parallel: false,
+            spread: false,
             resolved: world.params.clone(),
             generation: world.generation(),
         })
@@ -181,7 +189,16 @@ impl CpuSolver {
     #[must_use]
     pub fn parallel(mut self, on: bool) -> Self {
         self.parallel = on;
+        self.spread = on;
         self
+    }
+
+    /// Whether the stages run on all threads now: [`parallel`](Self::parallel)
+    /// was asked for, and at the start of the last step (or since
+    /// `parallel`) at least [`MIN_PARALLEL_ITEMS`](super::MIN_PARALLEL_ITEMS)
+    /// points were awake. The results are the same either way.
+    pub fn on_all_threads(&self) -> bool {
+        self.spread
     }
 
     /// The flattened world being stepped (its `pos`/`vel` are the state).
@@ -253,6 +270,7 @@ impl CpuSolver {
 
     /// One step: `substeps` substeps, then sleeping (when on).
     pub fn step(&mut self) {
+        self.spread = self.parallel && sleep::awake_points(&self.info) >= super::MIN_PARALLEL_ITEMS;
         for _ in 0..self.params.substeps {
             self.substep();
         }
@@ -407,13 +425,7 @@ impl CpuSolver {
         let p = &self.packed;
         let c = &mut self.contacts;
         let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
-        body_collide::narrow(
-            &bind,
-            &mut c.hits,
-            &mut c.free,
-            &mut c.counts,
-            self.parallel,
-        );
+        body_collide::narrow(&bind, &mut c.hits, &mut c.free, &mut c.counts, self.spread);
     }
 
     /// Stage 5b's resolve and apply alone, over the contacts of the last
@@ -431,7 +443,7 @@ impl CpuSolver {
             &mut c.acc,
             speed,
             false,
-            self.parallel,
+            self.spread,
         );
         body_collide::apply(&p.sim, &mut c.acc, &mut c.counts, &mut p.pos, &mut p.vel);
     }
@@ -465,7 +477,7 @@ impl CpuSolver {
             &self.sleep.rest_steps,
             &mut self.contacts.aabbs,
             &mut self.contacts.grid,
-            self.parallel,
+            self.spread,
         );
     }
 
@@ -492,16 +504,7 @@ impl CpuSolver {
         let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
         body_collide::recount(&bind, hits, counts);
         let speed = &mut self.sleep.speed;
-        body_collide::resolve(
-            &bind,
-            hits,
-            counts,
-            scratch,
-            acc,
-            speed,
-            true,
-            self.parallel,
-        );
+        body_collide::resolve(&bind, hits, counts, scratch, acc, speed, true, self.spread);
         body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
     }
 
@@ -513,7 +516,7 @@ impl CpuSolver {
     /// Stage 1 alone.
     pub fn stage_integrate(&mut self) {
         let p = &mut self.packed;
-        integrate(&p.sim, &self.info, &mut p.pos, &mut p.vel, self.parallel);
+        integrate(&p.sim, &self.info, &mut p.pos, &mut p.vel, self.spread);
     }
 
     /// Stage 2 alone.
@@ -527,7 +530,7 @@ impl CpuSolver {
             &p.planes,
             &mut p.pos,
             &mut p.vel,
-            self.parallel,
+            self.spread,
         );
     }
 
@@ -542,7 +545,7 @@ impl CpuSolver {
             &p.vel,
             &mut self.pos_tmp,
             &mut self.vel_tmp,
-            self.parallel,
+            self.spread,
         );
         self.swap();
     }
@@ -558,7 +561,7 @@ impl CpuSolver {
             &p.vel,
             &mut self.pos_tmp,
             &mut self.vel_tmp,
-            self.parallel,
+            self.spread,
         );
         self.swap();
     }
@@ -574,7 +577,7 @@ impl CpuSolver {
             &p.vel,
             &mut self.frames,
             &mut self.dilation,
-            self.parallel,
+            self.spread,
         );
         let colliders = shape_match::Colliders {
             info: &self.info,
@@ -599,7 +602,7 @@ impl CpuSolver {
             &self.dilation,
             &p.pos,
             &mut p.vel,
-            self.parallel,
+            self.spread,
         );
     }
 }
