@@ -85,7 +85,7 @@ fn a_sleeping_world_steps_on_one_thread_and_a_woken_one_on_all() {
     let mut one = CpuSolver::new(&world).unwrap().parallel(false);
     let mut all = CpuSolver::new(&world).unwrap().parallel(true);
     assert!(all.on_all_threads() && !one.on_all_threads());
-    let mut step = |one: &mut CpuSolver, all: &mut CpuSolver| {
+    let step = |one: &mut CpuSolver, all: &mut CpuSolver| {
         one.step();
         all.step();
         assert_eq!(bits(one.positions()), bits(all.positions()));
