@@ -398,6 +398,8 @@ fn measure(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // SAFETY: first thing in main, before any other thread starts.
+    unsafe { softbody::gpu::quiet_display_probe() };
     let opts = Opts::parse();
     let ctx = GpuContext::new_headless()?;
     let info = ctx.adapter.get_info();

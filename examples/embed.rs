@@ -84,6 +84,8 @@ fn collider_lines(world: &World) -> Vec<[f32; 2]> {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // SAFETY: first thing in main, before any other thread starts.
+    unsafe { softbody::gpu::quiet_display_probe() };
     let usage = "usage: cargo run --example embed -- [OUT.png]   (default embed.png)";
     let mut args = std::env::args().skip(1);
     let out_path = match (args.next(), args.next()) {

@@ -245,6 +245,8 @@ fn centroid(shape: &Shape, pos: &[[f32; 2]]) -> Vec2 {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: first thing in main, before any other thread starts.
+    unsafe { softbody::gpu::quiet_display_probe() };
     match run(&Opts::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

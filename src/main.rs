@@ -315,6 +315,8 @@ fn solver_failed(e: SolverError) -> CliError {
 type Result<T, E = CliError> = std::result::Result<T, E>;
 
 fn main() -> ExitCode {
+    // SAFETY: first thing in main, before any other thread starts.
+    unsafe { softbody::gpu::quiet_display_probe() };
     // The library reports through `log`: stability warnings when a world is
     // uploaded (`Packed::stability`), and wgpu's own. Warnings and errors by
     // default; RUST_LOG chooses others (`RUST_LOG=info`, `RUST_LOG=off`).

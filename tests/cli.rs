@@ -1174,3 +1174,36 @@ fn render_writes_a_png_of_a_scene() {
     let bad = softbody(&["render", "--size", "0x10", "--out", s(&out_png)]);
     assert_eq!(code(&bad), 2, "{}", stderr(&bad));
 }
+
+/// A headless run on a machine without a desktop session prints no
+/// "error" that is not one: Mesa's Vulkan device-selection layer would
+/// otherwise probe for a Wayland display and libwayland print `error:
+/// XDG_RUNTIME_DIR is invalid or not set` twice
+/// (`softbody::gpu::quiet_display_probe`).
+#[test]
+fn a_headless_run_without_a_desktop_session_prints_no_error() {
+    let Some(_) = common::gpu() else { return };
+    let out = Command::new(env!("CARGO_BIN_EXE_softbody"))
+        .args([
+            "simulate",
+            "--bodies",
+            "16",
+            "--steps",
+            "2",
+            "--backend",
+            "gpu",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    show(
+        &["simulate", "--backend", "gpu"],
+        " (no XDG_RUNTIME_DIR)",
+        &out,
+    );
+    assert_eq!(code(&out), 0);
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+}

@@ -54,6 +54,31 @@ impl GpuContext {
     }
 }
 
+/// Keeps Mesa's Vulkan device-selection layer from probing for a Wayland
+/// display on a machine without a desktop session (`XDG_RUNTIME_DIR`
+/// unset). The layer runs inside every Vulkan program on such systems;
+/// since wgpu enables the Wayland surface extension on every instance, the
+/// layer asks libwayland for a display, which prints `error:
+/// XDG_RUNTIME_DIR is invalid or not set in the environment.` twice
+/// although nothing is wrong. Without a session the layer has no display
+/// to choose a GPU by, and [`GpuContext`] picks its adapter itself, so this
+/// sets the layer's own switch, `NODEVICE_SELECT=1`, unless the user has
+/// set it. Elsewhere it does nothing.
+///
+/// # Safety
+///
+/// It changes the process environment, which is unsound while another
+/// thread may read it: call it first thing in `main`, before any thread
+/// starts (as the `softbody` program and the examples do).
+pub unsafe fn quiet_display_probe() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none()
+        && std::env::var_os("NODEVICE_SELECT").is_none()
+    {
+        // SAFETY: the caller guarantees that no other thread runs.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+}
+
 /// The adapter named by `WGPU_ADAPTER_NAME` (a case-insensitive substring),
 /// else the default one for `WGPU_POWER_PREF`.
 async fn pick_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, SolverError> {
