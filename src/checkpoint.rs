@@ -61,6 +61,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::cpu::CpuSolver;
+use crate::fnv::fnv;
 use crate::gpu::{GpuSolver, SolverError};
 use crate::world::MAX_ITEMS;
 
@@ -266,12 +267,6 @@ fn same_scene(found: u64, expected: u64) -> Result<(), CheckpointError> {
         return Err(CheckpointError::SceneMismatch { expected, found });
     }
     Ok(())
-}
-
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 impl Checkpoint {
@@ -536,8 +531,9 @@ impl Checkpoint {
 
 #[cfg(test)]
 mod tests {
-    use super::{Checkpoint, CheckpointError, HEADER, fnv, write_atomically};
+    use super::{Checkpoint, CheckpointError, HEADER, write_atomically};
     use crate::cpu::CpuSolver;
+    use crate::fnv::fnv;
     use crate::prelude::{BodyHandle, BoxShape, HalfPlane, Vec2, World};
     use crate::scenes::{bench_scene, default_scene};
     use std::path::PathBuf;

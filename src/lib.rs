@@ -117,6 +117,7 @@ pub mod checkpoint;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;
+mod fnv;
 pub mod frequency;
 pub mod gpu;
 pub mod layout;

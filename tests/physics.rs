@@ -1238,7 +1238,7 @@ fn shared_damping_within_the_summed_bound_is_monotone() {
 }
 
 // ---------------------------------------------------------------------------
-// Bugs found in src/ (these tests fail until they are fixed)
+// Bugs found and fixed in src/: each test asserts the behaviour that was wrong
 // ---------------------------------------------------------------------------
 
 /// Damping is summed per point (Jacobi), so it is stable per link but not

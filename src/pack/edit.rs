@@ -12,6 +12,7 @@ use glam::Vec2;
 
 use super::{HalfSprings, Packed, PointMembers};
 use crate::error::{Item, WorldError};
+use crate::fnv::Fnv;
 use crate::frequency::DEFAULT_AREA_STIFFNESS;
 use crate::layout::*;
 use crate::params::Params;
@@ -595,27 +596,6 @@ impl Packed {
     }
 }
 
-/// FNV-1a, 64 bits: small, stable across platforms and Rust versions
-/// (unlike `std`'s `DefaultHasher`).
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-    fn bytes(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn slice<T: bytemuck::Pod>(&mut self, tag: &str, items: &[T]) {
-        self.bytes(tag.as_bytes());
-        self.bytes(&(items.len() as u64).to_le_bytes());
-        self.bytes(bytemuck::cast_slice(items));
-    }
-}
-
 /// A fingerprint of everything that defines a world's dynamics: the
 /// parameters (`dt`, `substeps`, `rod_iterations`, `contact_iterations`,
 /// `contact_relax_iterations`, sleeping and the uniform ones),
@@ -711,5 +691,5 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.slice("outlines", &packed.outlines);
     h.slice("outline_points", &packed.outline_points);
     h.slice("contact_filters", &packed.contact_filters);
-    h.0
+    h.finish()
 }
