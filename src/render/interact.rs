@@ -19,6 +19,7 @@ use glam::Vec2;
 use super::{RenderError, shaders};
 use crate::error::{Item, WorldError};
 use crate::gpu::GpuSolver;
+use crate::gpu::shaders::bind_group;
 
 /// The `PickQuery` uniform of `shaders/render/pick.wgsl`.
 #[repr(C)]
@@ -70,27 +71,6 @@ fn compute_pipeline(device: &wgpu::Device, name: &str) -> wgpu::ComputePipeline 
         entry_point: Some("main"),
         compilation_options: Default::default(),
         cache: None,
-    })
-}
-
-fn bind_group(
-    device: &wgpu::Device,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    buffers: &[&wgpu::Buffer],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: b.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
     })
 }
 
@@ -180,7 +160,11 @@ impl Picker {
             &self.device,
             "softbody pick",
             &self.pipeline,
-            &[&self.query, solver.state_buffer(), &self.result],
+            &[
+                (0, &self.query),
+                (1, solver.state_buffer()),
+                (2, &self.result),
+            ],
         );
         self.bind = Some((bind, solver.num_points() as u32));
         Ok(())
@@ -330,7 +314,7 @@ impl Dragger {
             &self.device,
             "softbody drag",
             &self.pipeline,
-            &[&self.params, solver.state_buffer()],
+            &[(0, &self.params), (1, solver.state_buffer())],
         ));
         self.num_points = solver.num_points() as u32;
         self.active = false;
