@@ -347,7 +347,7 @@ impl Checkpoint {
                 self.vel.len()
             )));
         }
-        crate::pack::check_state(n, &self.pos, &self.vel).map_err(SolverError::from)?;
+        crate::validate::check_state(n, &self.pos, &self.vel).map_err(SolverError::from)?;
         check_time(self.time)?;
         if !self.rest_steps.is_empty() && self.rest_steps.len() != n {
             return Err(CheckpointError::Format(format!(

@@ -95,8 +95,8 @@ impl Frequency {
         hz_field: &'static str,
         ratio_field: &'static str,
     ) -> Result<(), WorldError> {
-        crate::world::check_non_negative(item, hz_field, self.hz)?;
-        crate::world::check_non_negative(item, ratio_field, self.damping_ratio)
+        crate::validate::check_non_negative(item, hz_field, self.hz)?;
+        crate::validate::check_non_negative(item, ratio_field, self.damping_ratio)
     }
 }
 

@@ -131,6 +131,7 @@ pub mod samples;
 pub mod scene;
 pub mod scenes;
 pub mod shapes;
+mod validate;
 pub mod world;
 
 pub use error::{Item, WorldError};

@@ -5,11 +5,10 @@
 //! which body memberships touch each point) is built here, once, so that every
 //! reduction on the GPU is a gather with a fixed summation order.
 
-use glam::Vec2;
-
 use crate::error::{Item, WorldError};
 use crate::layout::*;
 use crate::params::Params;
+pub use crate::validate::{check_rest_steps, check_state, check_state_len};
 use crate::world::{HalfPlane, Planet, World};
 
 mod contacts;
@@ -242,46 +241,6 @@ pub struct Packed {
     /// Whether free points were packed as disks (body collisions on and a
     /// `Params::point_radius` above 0).
     pub packed_free_disks: bool,
-}
-
-/// Checks that a state has one position and one velocity per point.
-pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
-    for (what, got) in [("positions", pos.len()), ("velocities", vel.len())] {
-        if got != n {
-            return Err(WorldError::LengthMismatch {
-                what,
-                expected: n,
-                got,
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Checks that sleeping's steps at rest have one entry per point.
-pub fn check_rest_steps(n: usize, steps: &[u32]) -> Result<(), WorldError> {
-    if steps.len() != n {
-        return Err(WorldError::LengthMismatch {
-            what: "rest steps",
-            expected: n,
-            got: steps.len(),
-        });
-    }
-    Ok(())
-}
-
-/// Checks that a state has one position and one velocity per point, all
-/// finite (a NaN or infinite entry would spread to every point linked to
-/// it in one step) and within [`MAX_STATE`](crate::world::MAX_STATE): wider
-/// than what a world takes as input, since a running world's points may
-/// drift past that, but safe for f32.
-pub fn check_state(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
-    check_state_len(n, pos, vel)?;
-    for (i, (p, v)) in pos.iter().zip(vel).enumerate() {
-        let item = Item::Point(i as u32);
-        crate::world::check_state_entry(item, Vec2::from_array(*p), Vec2::from_array(*v))?;
-    }
-    Ok(())
 }
 
 /// The uniform parameters for a world's counts.

@@ -10,6 +10,7 @@ use crate::error::{Item, WorldError};
 use crate::frequency::{
     DEFAULT_AREA_STIFFNESS, DEFAULT_SHAPE, DEFAULT_SPRING, DEFAULT_SPRING_STIFFNESS, Frequency,
 };
+use crate::validate::check_elasticity;
 
 /// Global simulation parameters.
 ///
@@ -368,9 +369,15 @@ impl Params {
             });
         }
         for (field, g) in [("gravity.x", self.gravity.x), ("gravity.y", self.gravity.y)] {
-            crate::world::check_bounded(Item::Params, field, g, MAX_GRAVITY, "|g| <= 1e6 m/s^2")?;
+            crate::validate::check_bounded(
+                Item::Params,
+                field,
+                g,
+                MAX_GRAVITY,
+                "|g| <= 1e6 m/s^2",
+            )?;
         }
-        crate::world::check_length(Item::Params, "point_radius", self.point_radius)?;
+        crate::validate::check_length(Item::Params, "point_radius", self.point_radius)?;
         check_elasticity(Item::Params, self.elasticity)?;
         non_negative("friction", self.friction)?;
         non_negative("static_friction", self.static_friction)?;
@@ -405,22 +412,4 @@ impl Params {
         }
         Ok(())
     }
-}
-
-pub(crate) fn check_elasticity(item: Item, e: f32) -> Result<(), WorldError> {
-    if !e.is_finite() {
-        return Err(WorldError::NonFinite {
-            item,
-            field: "elasticity",
-        });
-    }
-    if !(0.0..=1.0).contains(&e) {
-        return Err(WorldError::OutOfRange {
-            item,
-            field: "elasticity",
-            value: e as f64,
-            expected: "0..=1",
-        });
-    }
-    Ok(())
 }

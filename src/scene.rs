@@ -809,7 +809,7 @@ impl ShapeSpec {
     /// anchor out, else the extent (`size`, `cell`, `radius`).
     fn position_field(&self, offset: Vec2) -> &'static str {
         // The world's own bound (the item named is not reported).
-        let inside = |p: Vec2| crate::world::check_position(Item::Params, "pos", p).is_ok();
+        let inside = |p: Vec2| crate::validate::check_position(Item::Params, "pos", p).is_ok();
         let (anchor, name, extent) = match self {
             ShapeSpec::Box(s) => (v2(s.center), "center", "size"),
             ShapeSpec::Grid(s) => match (s.origin, s.center) {

@@ -481,7 +481,7 @@ impl Plan {
         }
         let point = |k: usize| Item::Point((base_p + k as u64) as u32);
         if !self.pos.is_empty() {
-            crate::world::check_velocity(point(0), "vel", style.vel)?;
+            crate::validate::check_velocity(point(0), "vel", style.vel)?;
             if style.material.index() >= world.materials().len() {
                 return Err(WorldError::IndexOutOfRange {
                     item: point(0),
@@ -492,8 +492,8 @@ impl Plan {
             }
         }
         for (k, p) in self.pos.iter().enumerate() {
-            crate::world::check_position(point(k), "pos", *p)?;
-            crate::world::check_mass(point(k), self.mass_of(style, k as u32))?;
+            crate::validate::check_position(point(k), "pos", *p)?;
+            crate::validate::check_mass(point(k), self.mass_of(style, k as u32))?;
         }
         if !self.springs.is_empty() {
             let item = Item::Spring(base_s as u32);
@@ -518,7 +518,7 @@ impl Plan {
             item_opt(item, "stiffness", style.body_stiffness)?;
             item_opt(item, "damping", style.body_damping)?;
             item_opt(item, "area_stiffness", style.body_area_stiffness)?;
-            crate::world::check_inflation(item, style.inflation)?;
+            crate::validate::check_inflation(item, style.inflation)?;
         }
         for (k, body) in self.bodies.iter().enumerate() {
             let first = self.pos[body.points[0] as usize];

@@ -7,8 +7,13 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
-use crate::layout::{MAX_INFLATION, MIN_INFLATION, MaterialInfo};
-use crate::params::{Params, check_elasticity};
+use crate::layout::MaterialInfo;
+use crate::params::Params;
+pub use crate::validate::{MAX_COORD, MAX_LENGTH, MAX_MASS, MAX_SPEED, MAX_STATE, MIN_MASS};
+use crate::validate::{
+    check_bounded, check_capacity, check_elasticity, check_inflation, check_length, check_mass,
+    check_opt_non_negative, check_position, check_state, check_vec, check_velocity,
+};
 
 macro_rules! handle {
     ($(#[$doc:meta])* $name:ident) => {
@@ -99,95 +104,6 @@ pub struct Point {
     /// Collision layers: the point collides with a collider when the masks
     /// intersect. Default [`ALL_LAYERS`].
     pub layers: u32,
-}
-
-/// Smallest non-zero mass, kg: below it `1 / mass` loses meaning in f32.
-pub const MIN_MASS: f32 = 1.0e-12;
-/// Largest mass, kg: with coordinates within [`MAX_COORD`], a body's
-/// weighted sums (`m |r|^2`, up to 1e27 a point) stay far from f32
-/// overflow (3.4e38) for any body the engine accepts.
-pub const MAX_MASS: f32 = 1.0e12;
-
-/// Largest coordinate, m, of a position given to the engine (points, rest
-/// shapes, planet centres, half-plane offsets, pinned points moved; a
-/// state written back has the wider [`MAX_STATE`]): the world is the
-/// square `|x|, |y| <= 1e7` m. Beyond it an
-/// f32 position resolves no better than a metre, and far beyond it squared
-/// distances overflow: without this bound a 2e19 m box's squared
-/// distances overflow f32 to NaN in one step, with no error.
-pub const MAX_COORD: f32 = 1.0e7;
-/// Largest length, m: rest lengths, planet radii, the point radius.
-pub const MAX_LENGTH: f32 = 1.0e8;
-/// Largest velocity component, m/s, of a point given to the engine.
-pub const MAX_SPEED: f32 = 1.0e7;
-/// Largest position coordinate, m, and velocity component, m/s, of a
-/// *state* written back (`set_state`, a checkpoint restored): the engine's
-/// own states may drift past [`MAX_COORD`] (a point flung away), and are
-/// taken back as long as f32 stays safe: squared distances up to about
-/// 4e30. A state at 1e20 is refused: it would step to NaN.
-pub const MAX_STATE: f32 = 1.0e15;
-
-/// A value that must be finite and within `-max..=max`; `expected` spells
-/// the bound out for the message.
-pub(crate) fn check_bounded(
-    item: Item,
-    field: &'static str,
-    v: f32,
-    max: f32,
-    expected: &'static str,
-) -> Result<(), WorldError> {
-    check_finite(item, field, v)?;
-    if v.abs() > max {
-        return Err(WorldError::OutOfRange {
-            item,
-            field,
-            value: v as f64,
-            expected,
-        });
-    }
-    Ok(())
-}
-
-/// A vector, finite and each component within `-max..=max`.
-fn check_vec_within(
-    item: Item,
-    field: &'static str,
-    v: Vec2,
-    max: f32,
-    expected: &'static str,
-) -> Result<(), WorldError> {
-    check_vec(item, field, v)?;
-    for c in [v.x, v.y] {
-        check_bounded(item, field, c, max, expected)?;
-    }
-    Ok(())
-}
-
-/// A position within [`MAX_COORD`].
-pub(crate) fn check_position(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
-    check_vec_within(item, field, v, MAX_COORD, "|x|, |y| <= 1e7 m")
-}
-
-/// A velocity within [`MAX_SPEED`].
-pub(crate) fn check_velocity(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
-    check_vec_within(item, field, v, MAX_SPEED, "|vx|, |vy| <= 1e7 m/s")
-}
-
-/// A state's position and velocity within [`MAX_STATE`].
-pub(crate) fn check_state_entry(item: Item, pos: Vec2, vel: Vec2) -> Result<(), WorldError> {
-    const STATE: &str = "a state within 1e15 (m, m/s)";
-    // Both finite first: a NaN is named as such even beside a value out of
-    // range.
-    check_vec(item, "pos", pos)?;
-    check_vec(item, "vel", vel)?;
-    check_vec_within(item, "pos", pos, MAX_STATE, STATE)?;
-    check_vec_within(item, "vel", vel, MAX_STATE, STATE)
-}
-
-/// A non-negative length within [`MAX_LENGTH`].
-pub(crate) fn check_length(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
-    check_non_negative(item, field, v)?;
-    check_bounded(item, field, v, MAX_LENGTH, "0..=1e8 m")
 }
 
 /// Shape-matching weight of a pinned point relative to its body: it weighs
@@ -354,7 +270,8 @@ pub struct Body {
     /// [`Params::area_stiffness`]); `None` follows it.
     pub area_stiffness: Option<f32>,
     /// Target area over rest area, unitless, in
-    /// [`MIN_INFLATION`]`..=`[`MAX_INFLATION`]. Default `1`. A pressure
+    /// [`MIN_INFLATION`](crate::layout::MIN_INFLATION)`..=`
+    /// [`MAX_INFLATION`](crate::layout::MAX_INFLATION). Default `1`. A pressure
     /// body (JellyPhysics' gas body) is one whose inflation changes: set
     /// it at run time with the solvers' `set_inflation`, and give it a low
     /// shape stiffness so that its shape does not hold it at its rest size.
@@ -449,21 +366,6 @@ impl Body {
         self.inflation = ratio;
         self
     }
-}
-
-/// Checks an inflation (target area over rest area): finite and in
-/// [`MIN_INFLATION`]`..=`[`MAX_INFLATION`].
-pub(crate) fn check_inflation(item: Item, ratio: f32) -> Result<(), WorldError> {
-    check_finite(item, "inflation", ratio)?;
-    if !(MIN_INFLATION..=MAX_INFLATION).contains(&ratio) {
-        return Err(WorldError::OutOfRange {
-            item,
-            field: "inflation",
-            value: ratio as f64,
-            expected: "0.01 ..= 100 (target area over rest area)",
-        });
-    }
-    Ok(())
 }
 
 /// A static disk collider.
@@ -570,62 +472,6 @@ impl Default for World {
     }
 }
 
-fn check_finite(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(WorldError::NonFinite { item, field })
-    }
-}
-
-/// A point's mass: `0` (pinned) or in [`MIN_MASS`]`..=`[`MAX_MASS`], as
-/// [`World::add_point`] and the shape builders (before they add anything)
-/// check it.
-pub(crate) fn check_mass(item: Item, mass: f32) -> Result<(), WorldError> {
-    check_non_negative(item, "mass", mass)?;
-    if mass != 0.0 && !(MIN_MASS..=MAX_MASS).contains(&mass) {
-        return Err(WorldError::OutOfRange {
-            item,
-            field: "mass",
-            value: mass as f64,
-            expected: "0 (pinned) or 1e-12..=1e12",
-        });
-    }
-    Ok(())
-}
-
-fn check_vec(item: Item, field: &'static str, v: Vec2) -> Result<(), WorldError> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(WorldError::NonFinite { item, field })
-    }
-}
-
-pub(crate) fn check_non_negative(
-    item: Item,
-    field: &'static str,
-    v: f32,
-) -> Result<(), WorldError> {
-    check_finite(item, field, v)?;
-    if v < 0.0 {
-        return Err(WorldError::Negative {
-            item,
-            field,
-            value: v,
-        });
-    }
-    Ok(())
-}
-
-fn check_opt_non_negative(
-    item: Item,
-    field: &'static str,
-    v: Option<f32>,
-) -> Result<(), WorldError> {
-    v.map_or(Ok(()), |v| check_non_negative(item, field, v))
-}
-
 fn next_index(len: usize, what: &'static str) -> Result<u32, WorldError> {
     if len as u64 >= MAX_ITEMS {
         return Err(WorldError::TooMany {
@@ -635,17 +481,6 @@ fn next_index(len: usize, what: &'static str) -> Result<u32, WorldError> {
         });
     }
     Ok(len as u32)
-}
-
-fn check_capacity(what: &'static str, len: usize, max: usize) -> Result<(), WorldError> {
-    if len >= max {
-        return Err(WorldError::TooMany {
-            what,
-            count: len as u64 + 1,
-            limit: max as u64,
-        });
-    }
-    Ok(())
 }
 
 impl World {
@@ -726,7 +561,7 @@ impl World {
     /// Overwrites positions and velocities, e.g. with a solver's read-back
     /// state. Both slices must have one entry per point.
     pub fn set_state(&mut self, pos: &[Vec2], vel: &[Vec2]) -> Result<(), WorldError> {
-        crate::pack::check_state(
+        check_state(
             self.points.len(),
             bytemuck::cast_slice(pos),
             bytemuck::cast_slice(vel),

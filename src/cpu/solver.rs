@@ -330,7 +330,7 @@ impl CpuSolver {
     /// assemblies at rest long enough sleep at once. Refuses a slice of
     /// another length than the points'.
     pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
-        crate::pack::check_rest_steps(self.packed.pos.len(), steps)?;
+        crate::validate::check_rest_steps(self.packed.pos.len(), steps)?;
         self.sleep.rest_steps.copy_from_slice(steps);
         let s = &self.sleep;
         sleep::settle(

@@ -163,7 +163,7 @@ impl Packed {
             .bodies
             .get_mut(body.index())
             .ok_or(WorldError::UnknownHandle { item, len })?;
-        crate::world::check_inflation(item, ratio)?;
+        crate::validate::check_inflation(item, ratio)?;
         info.inflation = ratio;
         Ok(PointHandle(self.members[info.first as usize].point))
     }

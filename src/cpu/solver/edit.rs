@@ -69,7 +69,7 @@ impl CpuSolver {
                 mass: 1.0 / info.inv_mass,
             });
         }
-        crate::world::check_position(item, "pos", pos)?;
+        crate::validate::check_position(item, "pos", pos)?;
         self.packed.pos[point.index()] = pos.to_array();
         self.wake_point(point);
         Ok(())

@@ -361,7 +361,7 @@ impl GpuSolver {
             }
             .into());
         }
-        crate::world::check_position(item, "pos", pos)?;
+        crate::validate::check_position(item, "pos", pos)?;
         // Only the position: the pinned point's velocity stays zero.
         queue.write_buffer(
             &self.buffers.state[0],
