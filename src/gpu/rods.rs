@@ -1,7 +1,7 @@
 //! Stage 3b wrapper for `shaders/rods.wgsl` (CPU mirror: `cpu::rods`).
 
 use super::buffers::Buffers;
-use super::shaders::SpringGather;
+use super::springs::SpringGather;
 
 /// One Jacobi iteration of hard rods: reads state `s`, writes `1 - s`.
 pub struct Rods(SpringGather);

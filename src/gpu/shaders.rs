@@ -147,54 +147,6 @@ pub(crate) fn spread_grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-/// A per-point Jacobi gather over spring records (`springs.wgsl`,
-/// `rods.wgsl`, same bindings): reads state copy `s`, writes `1 - s`.
-pub(crate) struct SpringGather {
-    pipeline: wgpu::ComputePipeline,
-    bind: [wgpu::BindGroup; 2],
-}
-
-impl SpringGather {
-    pub(crate) fn new(
-        device: &wgpu::Device,
-        stage: &str,
-        b: &super::Buffers,
-        offsets: &wgpu::Buffer,
-        halves: &wgpu::Buffer,
-    ) -> Self {
-        let pipeline = pipeline(device, stage, "main");
-        let bind = [0, 1].map(|s| {
-            bind_group(
-                device,
-                stage,
-                &pipeline,
-                &[
-                    (0, &b.sim),
-                    (1, &b.info),
-                    (2, offsets),
-                    (3, halves),
-                    (4, &b.state[s]),
-                    (6, &b.state[1 - s]),
-                ],
-            )
-        });
-        Self { pipeline, bind }
-    }
-
-    /// Records one dispatch reading copy `state`; returns the copy written.
-    pub(crate) fn record(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        state: usize,
-        grid: (u32, u32),
-    ) -> usize {
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind[state], &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
-        1 - state
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
