@@ -117,6 +117,7 @@ pub mod checkpoint;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;
+pub mod files;
 mod fnv;
 pub mod frequency;
 pub mod gpu;

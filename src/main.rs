@@ -615,7 +615,7 @@ fn check_output(option: &str, path: &Path) -> Result<()> {
     if path.file_name().is_none() {
         return bad("is not a file name".into());
     }
-    let target = match softbody::checkpoint::resolve_links(path) {
+    let target = match softbody::files::resolve_links(path) {
         Ok(t) => t,
         Err(e) => return bad(e.to_string()),
     };
@@ -628,7 +628,7 @@ fn check_output(option: &str, path: &Path) -> Result<()> {
         Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
             bad(format!("directory {} does not exist{via}", dir.display()))
         }
-        _ => softbody::checkpoint::check_writable(&target).or_else(|e| bad(format!("{e}{via}"))),
+        _ => softbody::files::check_writable(&target).or_else(|e| bad(format!("{e}{via}"))),
     }
 }
 
@@ -695,7 +695,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// for a file that does not exist yet (its directory resolved, the name
 /// kept); `None` where even the directory cannot be resolved.
 fn canonical(path: &Path) -> Option<PathBuf> {
-    let path = softbody::checkpoint::resolve_links(path).ok()?;
+    let path = softbody::files::resolve_links(path).ok()?;
     if let Ok(c) = std::fs::canonicalize(&path) {
         return Some(c);
     }
@@ -764,7 +764,7 @@ fn write_state(
         );
     }
     s.push_str("\n]\n}\n");
-    softbody::checkpoint::write_atomically(path, s.as_bytes()).map_err(io_failed(path))
+    softbody::files::write_atomically(path, s.as_bytes()).map_err(io_failed(path))
 }
 
 /// `x` with `decimals` decimals, or in exponent notation where that would
