@@ -31,6 +31,7 @@ use softbody::pack::Packed;
 use softbody::prelude::*;
 use softbody::render::{RenderOptions, render_png};
 use softbody::samples;
+use softbody::solver::Solver;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Sample {
@@ -111,38 +112,27 @@ fn non_negative(s: &str) -> Result<f32, String> {
     }
 }
 
-/// Positions and velocities, one of each per point.
-type State = (Vec<[f32; 2]>, Vec<[f32; 2]>);
-
-/// One of the two solvers, stepped and read back alike.
-enum Stepper {
-    /// The solver and the threads it steps on.
-    Cpu(Box<CpuSolver>, usize),
-    Gpu(Box<GpuContext>, Box<GpuSolver>),
-}
+/// A solver, and how its steps are timed.
+struct Stepper(Solver);
 
 impl Stepper {
     fn new(backend: Backend, world: &World) -> Result<Self, Box<dyn std::error::Error>> {
-        Ok(match backend {
-            Backend::Cpu => Self::Cpu(
-                Box::new(CpuSolver::new(world)?.parallel(true)),
-                std::thread::available_parallelism().map_or(1, |n| n.get()),
-            ),
-            Backend::Cpu1 => Self::Cpu(Box::new(CpuSolver::new(world)?.parallel(false)), 1),
-            Backend::Gpu => {
-                let ctx = GpuContext::new_headless()?;
-                let solver = GpuSolver::new(&ctx.device, &ctx.queue, world)?;
-                Self::Gpu(Box::new(ctx), Box::new(solver))
-            }
-        })
+        Ok(Self(match backend {
+            Backend::Cpu => Solver::Cpu(Box::new(CpuSolver::new(world)?.parallel(true))),
+            Backend::Cpu1 => Solver::cpu(world)?,
+            Backend::Gpu => Solver::gpu(world)?,
+        }))
     }
 
     /// The device the steps run on.
     fn device(&self) -> String {
-        match self {
-            Self::Cpu(_, 1) => "CPU, 1 thread".into(),
-            Self::Cpu(_, threads) => format!("CPU, {threads} threads"),
-            Self::Gpu(ctx, _) => {
+        match &self.0 {
+            Solver::Cpu(s) if s.is_parallel() => {
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                format!("CPU, {threads} threads")
+            }
+            Solver::Cpu(_) => "CPU, 1 thread".into(),
+            Solver::Gpu { ctx, .. } => {
                 let info = ctx.adapter.get_info();
                 format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
             }
@@ -152,48 +142,20 @@ impl Stepper {
     /// Runs `steps` steps and waits until they are done; the milliseconds
     /// of each go to `times` (on the GPU the mean of them all).
     fn step(&mut self, steps: u32, times: &mut Vec<f64>) -> Result<(), SolverError> {
-        let t = Instant::now();
-        match self {
-            Self::Cpu(s, _) => {
-                for _ in 0..steps {
-                    let t = Instant::now();
-                    s.step();
-                    times.push(t.elapsed().as_secs_f64() * 1e3);
-                }
+        if let Solver::Cpu(_) = self.0 {
+            for _ in 0..steps {
+                let t = Instant::now();
+                self.0.step(1)?;
+                times.push(t.elapsed().as_secs_f64() * 1e3);
             }
-            Self::Gpu(ctx, s) => {
-                // Several submissions, so that no one command buffer is huge.
-                let mut left = steps;
-                while left > 0 {
-                    let n = left.min(30);
-                    s.step(&ctx.device, &ctx.queue, n)?;
-                    left -= n;
-                }
-                s.wait(&ctx.device)?;
-                let ms = t.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
-                times.extend(std::iter::repeat_n(ms, steps as usize));
-            }
+        } else {
+            let t = Instant::now();
+            self.0.step(steps.into())?;
+            self.0.wait()?;
+            let ms = t.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
+            times.extend(std::iter::repeat_n(ms, steps as usize));
         }
         Ok(())
-    }
-
-    /// Points asleep now.
-    fn sleeping(&self) -> Result<usize, SolverError> {
-        Ok(match self {
-            Self::Cpu(s, _) => s.sleeping_points(),
-            Self::Gpu(ctx, s) => s.read_sleeping_points(&ctx.device, &ctx.queue)?,
-        })
-    }
-
-    /// Positions and velocities.
-    fn state(&self) -> Result<State, SolverError> {
-        Ok(match self {
-            Self::Cpu(s, _) => (s.positions().to_vec(), s.velocities().to_vec()),
-            Self::Gpu(ctx, s) => {
-                let state = s.read_state(&ctx.device, &ctx.queue)?;
-                (state.pos, state.vel)
-            }
-        })
     }
 }
 
@@ -316,7 +278,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     // The positions one step before the state reported, for `motion`.
     let mut before: Option<Vec<[f32; 2]>> = None;
     loop {
-        let (pos, vel) = stepper.state()?;
+        let (pos, vel) = stepper.0.state()?;
         let t = Instant::now();
         let report = pile_report(&packed, &pos, &vel);
         let report_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -334,7 +296,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
             let (rms, max) = motion(before, &pos, dt);
             line += &format!(" | last step moved rms {rms:.3} max {max:.3} m/s");
         }
-        line += &format!(" | {} asleep", stepper.sleeping()?);
+        line += &format!(" | {} asleep", stepper.0.sleeping_points()?);
         match ms_per_step {
             Some(ms) => line += &format!(" | {ms:.2} ms/step"),
             None => line += &format!(" | report {report_ms:.1} ms"),
@@ -357,7 +319,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         if steps > 1 {
             stepper.step(steps - 1, &mut times)?;
         }
-        before = Some(stepper.state()?.0);
+        before = Some(stepper.0.state()?.0);
         stepper.step(1, &mut times)?;
         ms_per_step = Some(times[from..].iter().sum::<f64>() / steps as f64);
         done += steps as u64;

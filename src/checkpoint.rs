@@ -65,6 +65,7 @@ pub use crate::files::{check_writable, resolve_links, write_atomically};
 use crate::cpu::CpuSolver;
 use crate::fnv::fnv;
 use crate::gpu::{GpuSolver, SolverError};
+use crate::solver::Solver;
 use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
@@ -165,6 +166,22 @@ impl Checkpoint {
             vel: state.vel,
             rest_steps: solver.read_rest_steps(device, queue)?,
         })
+    }
+
+    /// The state of either solver (a GPU one is read back).
+    pub fn of(solver: &Solver, time: f64) -> Result<Self, SolverError> {
+        match solver {
+            Solver::Cpu(s) => Ok(Self::of_cpu(s, time)),
+            Solver::Gpu { ctx, solver } => Self::of_gpu(solver, &ctx.device, &ctx.queue, time),
+        }
+    }
+
+    /// Puts the state and step count into either solver, of the same scene.
+    pub fn restore(&self, solver: &mut Solver) -> Result<(), CheckpointError> {
+        match solver {
+            Solver::Cpu(s) => self.restore_cpu(s),
+            Solver::Gpu { ctx, solver } => self.restore_gpu(solver, &ctx.queue),
+        }
     }
 
     /// Refuses a checkpoint of another scene.

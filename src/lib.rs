@@ -132,6 +132,7 @@ pub mod samples;
 pub mod scene;
 pub mod scenes;
 pub mod shapes;
+pub mod solver;
 mod validate;
 pub mod world;
 

@@ -26,6 +26,7 @@ use softbody::pack::Packed;
 use softbody::prelude::*;
 use softbody::scene;
 use softbody::scenes::{MAX_DEFAULT_SCENE_BODIES, default_scene};
+use softbody::solver::Solver;
 
 #[derive(Parser)]
 #[command(
@@ -467,118 +468,13 @@ fn load_world(args: &SceneArgs) -> Result<(World, String)> {
     }
 }
 
-/// Positions and velocities.
-type StateVecs = (Vec<[f32; 2]>, Vec<[f32; 2]>);
-
-/// A solver on either path, behind one interface.
-enum Runner {
-    Cpu(Box<CpuSolver>),
-    Gpu {
-        ctx: Box<GpuContext>,
-        solver: Box<GpuSolver>,
-    },
-}
-
-impl Runner {
-    fn new(world: &World, backend: Backend) -> Result<Self> {
-        Ok(match backend {
-            Backend::Cpu => Runner::Cpu(Box::new(
-                CpuSolver::new(world).map_err(|e| solver_failed(e.into()))?,
-            )),
-            Backend::Gpu => {
-                let ctx = GpuContext::new_headless().map_err(failed)?;
-                let solver =
-                    GpuSolver::new(&ctx.device, &ctx.queue, world).map_err(solver_failed)?;
-                Runner::Gpu {
-                    ctx: Box::new(ctx),
-                    solver: Box::new(solver),
-                }
-            }
-        })
+/// The solver `--backend` asks for.
+fn solver_for(world: &World, backend: Backend) -> Result<Solver> {
+    match backend {
+        Backend::Cpu => Solver::cpu(world),
+        Backend::Gpu => Solver::gpu(world),
     }
-
-    fn describe(&self) -> String {
-        match self {
-            Runner::Cpu(_) => "CPU reference (1 thread)".into(),
-            Runner::Gpu { ctx, solver } => format!(
-                "GPU, {}; {:.1} KiB of buffers",
-                ctx.adapter_summary(),
-                solver.gpu_bytes() as f64 / 1024.0
-            ),
-        }
-    }
-
-    /// Runs `n` steps; on the GPU they are recorded and submitted, and
-    /// `wait` waits for them (for timings and the progress bar).
-    fn step(&mut self, n: u64, wait: bool) -> Result<()> {
-        match self {
-            Runner::Cpu(s) => (0..n).for_each(|_| s.step()),
-            Runner::Gpu { ctx, solver } => {
-                let mut left = n;
-                while left > 0 {
-                    // Bounded command buffers, however long the run.
-                    let k = left.min(240);
-                    solver
-                        .step(&ctx.device, &ctx.queue, k as u32)
-                        .map_err(failed)?;
-                    left -= k;
-                }
-                if wait {
-                    ctx.device
-                        .poll(wgpu::PollType::wait_indefinitely())
-                        .map_err(failed)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn state(&self) -> Result<StateVecs> {
-        match self {
-            Runner::Cpu(s) => Ok((s.positions().to_vec(), s.velocities().to_vec())),
-            Runner::Gpu { ctx, solver } => {
-                let st = solver.read_state(&ctx.device, &ctx.queue).map_err(failed)?;
-                Ok((st.pos, st.vel))
-            }
-        }
-    }
-
-    fn packed(&self) -> &Packed {
-        match self {
-            Runner::Cpu(s) => s.packed(),
-            Runner::Gpu { solver, .. } => solver.packed(),
-        }
-    }
-
-    fn scene_hash(&self) -> u64 {
-        match self {
-            Runner::Cpu(s) => s.scene_hash(),
-            Runner::Gpu { solver, .. } => solver.scene_hash(),
-        }
-    }
-
-    fn steps(&self) -> u64 {
-        match self {
-            Runner::Cpu(s) => s.steps(),
-            Runner::Gpu { solver, .. } => solver.steps(),
-        }
-    }
-
-    fn checkpoint(&self, time: f64) -> Result<Checkpoint> {
-        match self {
-            Runner::Cpu(s) => Ok(Checkpoint::of_cpu(s, time)),
-            Runner::Gpu { ctx, solver } => {
-                Checkpoint::of_gpu(solver, &ctx.device, &ctx.queue, time).map_err(failed)
-            }
-        }
-    }
-
-    fn restore(&mut self, c: &Checkpoint) -> Result<(), CheckpointError> {
-        match self {
-            Runner::Cpu(s) => c.restore_cpu(s),
-            Runner::Gpu { ctx, solver } => c.restore_gpu(solver, &ctx.queue),
-        }
-    }
+    .map_err(solver_failed)
 }
 
 /// A progress bar on stderr when it is a terminal; hidden otherwise.
@@ -842,7 +738,7 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         params.dt,
         params.substeps
     );
-    let mut runner = Runner::new(&world, args.backend)?;
+    let mut runner = solver_for(&world, args.backend)?;
     println!("backend: {}", runner.describe());
     if let Some(path) = &args.load_state {
         // Of this scene, and no more points than its: a damaged header
@@ -857,8 +753,7 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         })?;
         // A checkpoint that does not fit the scene (wrong scene, wrong
         // point count, a non-finite state) is bad input like a damaged one.
-        runner
-            .restore(&c)
+        c.restore(&mut runner)
             .map_err(|e| CliError::Input(format!("--load-state {}: {e}", path.display())))?;
         println!("resumed from {} at step {}", path.display(), c.step);
     }
@@ -885,12 +780,12 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
     let mut step = first;
     let mut started = Instant::now();
     let mut since_report = 0u64;
-    let mut emit = |runner: &Runner,
+    let mut emit = |runner: &Solver,
                     step: u64,
                     report: Option<Option<f64>>,
                     trace_due: bool|
      -> Result<bool> {
-        let (pos, vel) = runner.state()?;
+        let (pos, vel) = runner.state().map_err(failed)?;
         let t = totals(runner.packed(), params.gravity, &pos, &vel).map_err(failed)?;
         // The run stops at a non-finite state, which gets its line.
         if report.is_some() || !t.finite {
@@ -924,7 +819,10 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         let report_due = target == next_report || target == last;
         let trace_due = next_trace == Some(target);
         // Waiting for the GPU makes the timings and the bar truthful.
-        runner.step(n, report_due || !bar.is_hidden())?;
+        runner.step(n).map_err(failed)?;
+        if report_due || !bar.is_hidden() {
+            runner.wait().map_err(failed)?;
+        }
         step = target;
         since_report += n;
         bar.set_position(step - first);
@@ -946,14 +844,14 @@ fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
         println!("wrote {}", path.display());
     }
     if let Some(path) = &args.out {
-        let (pos, vel) = runner.state()?;
+        let (pos, vel) = runner.state().map_err(failed)?;
         write_state(path, time_at(step), step, runner.packed(), &pos, &vel)?;
         println!("wrote {}", path.display());
     }
     match (&args.save_state, diverged) {
         (Some(path), None) => {
-            runner
-                .checkpoint(time_at(step))?
+            Checkpoint::of(&runner, time_at(step))
+                .map_err(failed)?
                 .write(path)
                 .map_err(|e| failed(format!("--save-state {}: {e}", path.display())))?;
             println!("wrote checkpoint {} (step {step})", path.display());
@@ -1007,8 +905,8 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
         world.springs().len(),
         args.steps
     );
-    let mut cpu = Runner::new(&world, Backend::Cpu)?;
-    let mut gpu = Runner::new(&world, Backend::Gpu)?;
+    let mut cpu = solver_for(&world, Backend::Cpu)?;
+    let mut gpu = solver_for(&world, Backend::Gpu)?;
     println!("backend: {}", gpu.describe());
     let dt = world.params.dt as f64;
     let (mut max_p, mut max_v) = ((0.0f32, 0u64, 0usize), (0.0f32, 0u64, 0usize));
@@ -1021,10 +919,10 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
     let mut compared = 0u64;
     let bar = progress(args.steps);
     for step in 1..=args.steps {
-        cpu.step(1, false)?;
-        gpu.step(1, false)?;
-        let (gp, gv) = gpu.state()?;
-        let (cp, cv) = cpu.state()?;
+        cpu.step(1).map_err(failed)?;
+        gpu.step(1).map_err(failed)?;
+        let (gp, gv) = gpu.state().map_err(failed)?;
+        let (cp, cv) = cpu.state().map_err(failed)?;
         let finite =
             |p: &[[f32; 2]], v: &[[f32; 2]]| p.iter().chain(v).flatten().all(|x| x.is_finite());
         let paths = match (finite(&gp, &gv), finite(&cp, &cv)) {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Solver, gpu};
+use common::{both, gpu};
 use softbody::prelude::*;
 
 /// The signed area of the polygon through `points` (positive when
@@ -42,15 +42,20 @@ fn lone_square(k: f32) -> (World, Vec<PointHandle>) {
 fn a_squashed_body_pushes_back_to_its_area() {
     for (k, holds) in [(Params::default().area_stiffness, true), (0.0, false)] {
         let (world, points) = lone_square(k);
-        for mut s in Solver::both(&world) {
+        for mut s in both(&world) {
             // Squashed to half its height: half its area.
-            let squashed: Vec<[f32; 2]> =
-                s.positions().iter().map(|p| [p[0], 0.5 * p[1]]).collect();
+            let squashed: Vec<[f32; 2]> = s
+                .state()
+                .unwrap()
+                .0
+                .iter()
+                .map(|p| [p[0], 0.5 * p[1]])
+                .collect();
             let still = vec![[0.0; 2]; squashed.len()];
-            s.set_state(&squashed, &still);
+            s.set_state(&squashed, &still).unwrap();
             assert!((area(&squashed, &points) - 0.5).abs() < 1e-6);
-            s.step(60);
-            let a = area(&s.positions(), &points);
+            s.step(60).unwrap();
+            let a = area(&s.state().unwrap().0, &points);
             if holds {
                 assert!((a - 1.0).abs() < 0.05, "{}: area {a} after 1 s", s.name());
             } else {
@@ -72,14 +77,14 @@ fn a_body_turned_inside_out_recovers_its_orientation() {
     let shape = BoxShape::new(Vec2::ZERO, Vec2::ONE)
         .build(&mut world)
         .unwrap();
-    for mut s in Solver::both(&world) {
+    for mut s in both(&world) {
         // Mirrored: the outline runs clockwise, its area is negative.
-        let mirrored: Vec<[f32; 2]> = s.positions().iter().map(|p| [-p[0], p[1]]).collect();
+        let mirrored: Vec<[f32; 2]> = s.state().unwrap().0.iter().map(|p| [-p[0], p[1]]).collect();
         let still = vec![[0.0; 2]; mirrored.len()];
-        s.set_state(&mirrored, &still);
+        s.set_state(&mirrored, &still).unwrap();
         assert!(area(&mirrored, &shape.points) < -0.99);
-        s.step(120);
-        let a = area(&s.positions(), &shape.points);
+        s.step(120).unwrap();
+        let a = area(&s.state().unwrap().0, &shape.points);
         assert!((a - 1.0).abs() < 0.05, "{}: area {a} after 2 s", s.name());
     }
 }
@@ -128,9 +133,9 @@ fn a_pressure_body_inflates_and_deflates_at_run_time() {
             .fold(f32::MIN, f32::max)
     };
     let mut runs = Vec::new();
-    for mut s in Solver::both(&world) {
-        s.step(60);
-        let resting = s.positions();
+    for mut s in both(&world) {
+        s.step(60).unwrap();
+        let resting = s.state().unwrap().0;
         let a1 = area(&resting, &ring) / rest;
         assert!(
             (a1 - 1.0).abs() < 0.1,
@@ -138,9 +143,9 @@ fn a_pressure_body_inflates_and_deflates_at_run_time() {
             s.name()
         );
 
-        s.set_inflation(body, 1.5);
-        s.step(90);
-        let inflated = s.positions();
+        s.set_inflation(body, 1.5).unwrap();
+        s.step(90).unwrap();
+        let inflated = s.state().unwrap().0;
         let a2 = area(&inflated, &ring) / rest;
         assert!(a2 > 1.3, "{}: area ratio {a2} inflated to 1.5", s.name());
         assert!(
@@ -149,9 +154,9 @@ fn a_pressure_body_inflates_and_deflates_at_run_time() {
             s.name()
         );
 
-        s.set_inflation(body, 0.6);
-        s.step(90);
-        let deflated = s.positions();
+        s.set_inflation(body, 0.6).unwrap();
+        s.step(90).unwrap();
+        let deflated = s.state().unwrap().0;
         let a3 = area(&deflated, &ring) / rest;
         assert!(a3 < 0.75, "{}: area ratio {a3} deflated to 0.6", s.name());
         assert!(a3 > 0.0, "{}: still the right way out", s.name());
@@ -262,9 +267,9 @@ fn the_balloons_scene_holds_each_balloon_at_its_inflation() {
         .build()
         .unwrap();
     let rest: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
-    for mut s in Solver::both(&world) {
-        s.step(240);
-        let pos = s.positions();
+    for mut s in both(&world) {
+        s.step(240).unwrap();
+        let pos = s.state().unwrap().0;
         for (k, b) in world.bodies().iter().take(3).enumerate() {
             let ring = &b.points[..20];
             let ratio = area(&pos, ring) / area(&rest, ring);

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Solver, centroid, gpu};
+use common::{both, centroid, gpu};
 use softbody::checkpoint::Checkpoint;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
@@ -35,13 +35,18 @@ fn landing(height: f32) -> (World, Shape, Shape) {
 fn a_settled_stack_sleeps_and_stops_exactly() {
     let (world, _) = samples::stack(3, 1.0).unwrap();
     let n = movable(&world);
-    for mut s in Solver::both(&world) {
-        s.step(180);
-        assert_eq!(s.sleeping(), n, "{}: all asleep after 3 s", s.name());
-        let (pos, vel) = s.state();
+    for mut s in both(&world) {
+        s.step(180).unwrap();
+        assert_eq!(
+            s.sleeping_points().unwrap(),
+            n,
+            "{}: all asleep after 3 s",
+            s.name()
+        );
+        let (pos, vel) = s.state().unwrap();
         assert!(vel.iter().all(|v| *v == [0.0; 2]), "{}", s.name());
-        s.step(60);
-        let (later, vel) = s.state();
+        s.step(60).unwrap();
+        let (later, vel) = s.state().unwrap();
         assert_eq!(pos, later, "{}: no drift while asleep", s.name());
         assert!(vel.iter().all(|v| *v == [0.0; 2]), "{}", s.name());
     }
@@ -51,10 +56,10 @@ fn a_settled_stack_sleeps_and_stops_exactly() {
 fn without_sleeping_the_stack_keeps_its_last_motion() {
     let (mut world, _) = samples::stack(3, 1.0).unwrap();
     world.params.sleep_speed = 0.0;
-    for mut s in Solver::both(&world) {
-        s.step(180);
-        assert_eq!(s.sleeping(), 0, "{}", s.name());
-        let (_, vel) = s.state();
+    for mut s in both(&world) {
+        s.step(180).unwrap();
+        assert_eq!(s.sleeping_points().unwrap(), 0, "{}", s.name());
+        let (_, vel) = s.state().unwrap();
         assert!(vel.iter().any(|v| *v != [0.0; 2]), "{}", s.name());
     }
 }
@@ -65,9 +70,9 @@ fn a_body_landing_on_a_sleeping_one_wakes_it() {
     // one sleeps within 1 s.
     let (world, resting, _) = landing(17.0);
     let ids: Vec<usize> = resting.points.iter().map(|p| p.index()).collect();
-    for mut s in Solver::both(&world) {
-        s.step(90);
-        let asleep = s.sleeping();
+    for mut s in both(&world) {
+        s.step(90).unwrap();
+        let asleep = s.sleeping_points().unwrap();
         assert_eq!(
             asleep,
             ids.len(),
@@ -76,8 +81,8 @@ fn a_body_landing_on_a_sleeping_one_wakes_it() {
         );
         // Just after the landing: the impact woke the resting box (which
         // it met as a side that does not move, and bounced off).
-        s.step(30);
-        let asleep = s.sleeping();
+        s.step(30).unwrap();
+        let asleep = s.sleeping_points().unwrap();
         assert_eq!(
             asleep,
             0,
@@ -92,11 +97,16 @@ fn a_body_set_down_gently_rests_on_a_sleeping_one_and_sleeps_too() {
     // Dropped 0.1 m: lands at 1.4 m/s, below the wake speed.
     let (world, resting, falling) = landing(0.1);
     let n = movable(&world);
-    for mut s in Solver::both(&world) {
-        let (start, _) = s.state();
-        s.step(300);
-        assert_eq!(s.sleeping(), n, "{}: both asleep after 5 s", s.name());
-        let (pos, _) = s.state();
+    for mut s in both(&world) {
+        let (start, _) = s.state().unwrap();
+        s.step(300).unwrap();
+        assert_eq!(
+            s.sleeping_points().unwrap(),
+            n,
+            "{}: both asleep after 5 s",
+            s.name()
+        );
+        let (pos, _) = s.state().unwrap();
         let top = centroid(&pos, &falling).y - centroid(&pos, &resting).y;
         assert!(
             (top - 1.0).abs() < 0.1,
@@ -111,15 +121,15 @@ fn a_body_set_down_gently_rests_on_a_sleeping_one_and_sleeps_too() {
 fn set_state_wakes_everything() {
     let (world, _) = samples::stack(2, 1.0).unwrap();
     let n = movable(&world);
-    for mut s in Solver::both(&world) {
-        s.step(180);
-        assert_eq!(s.sleeping(), n, "{}", s.name());
-        let (pos, mut vel) = s.state();
+    for mut s in both(&world) {
+        s.step(180).unwrap();
+        assert_eq!(s.sleeping_points().unwrap(), n, "{}", s.name());
+        let (pos, mut vel) = s.state().unwrap();
         vel[0] = [1.0, 0.0];
-        s.set_state(&pos, &vel);
-        assert_eq!(s.sleeping(), 0, "{}", s.name());
-        s.step(1);
-        let (later, _) = s.state();
+        s.set_state(&pos, &vel).unwrap();
+        assert_eq!(s.sleeping_points().unwrap(), 0, "{}", s.name());
+        s.step(1).unwrap();
+        let (later, _) = s.state().unwrap();
         assert!(later[0][0] > pos[0][0], "{}: the kick took", s.name());
     }
 }

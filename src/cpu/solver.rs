@@ -193,6 +193,11 @@ impl CpuSolver {
         self
     }
 
+    /// Whether [`parallel`](Self::parallel) was asked for.
+    pub fn is_parallel(&self) -> bool {
+        self.parallel
+    }
+
     /// Whether the stages run on all threads now: [`parallel`](Self::parallel)
     /// was asked for, and at the start of the last step (or since
     /// `parallel`) at least [`MIN_PARALLEL_ITEMS`](super::MIN_PARALLEL_ITEMS)

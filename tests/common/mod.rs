@@ -1,8 +1,9 @@
 //! Shared by the GPU tests: a device, or a clear failure.
 #![allow(dead_code)]
 
-use softbody::gpu::{GpuContext, GpuSolver};
-use softbody::prelude::{BodyHandle, CpuSolver, Shape, Vec2, World};
+use softbody::gpu::GpuContext;
+use softbody::prelude::{Shape, Vec2, World};
+use softbody::solver::Solver;
 
 /// A headless GPU context. Without an adapter: in CI (`CI=true`) the test
 /// fails; elsewhere it is skipped with a message saying why.
@@ -53,71 +54,12 @@ pub fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
         / s.points.len() as f32
 }
 
-/// One of the two solvers, stepped and read alike, for tests that run a
-/// world on both paths.
-pub enum Solver {
-    Cpu(Box<CpuSolver>),
-    Gpu(GpuContext, Box<GpuSolver>),
-}
-
-impl Solver {
-    /// The CPU solver, and the GPU one when there is an adapter ([`gpu`]).
-    pub fn both(world: &World) -> Vec<Solver> {
-        let mut v = vec![Solver::Cpu(Box::new(CpuSolver::new(world).unwrap()))];
-        if let Some(ctx) = gpu() {
-            let s = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
-            v.push(Solver::Gpu(ctx, Box::new(s)));
-        }
-        v
+/// The CPU solver, and the GPU one when there is an adapter ([`gpu`]):
+/// for tests that run a world on both paths.
+pub fn both(world: &World) -> Vec<Solver> {
+    let mut v = vec![Solver::cpu(world).unwrap()];
+    if let Some(ctx) = gpu() {
+        v.push(Solver::gpu_on(ctx, world).unwrap());
     }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Solver::Cpu(_) => "cpu",
-            Solver::Gpu(..) => "gpu",
-        }
-    }
-
-    pub fn step(&mut self, steps: u32) {
-        match self {
-            Solver::Cpu(s) => (0..steps).for_each(|_| s.step()),
-            Solver::Gpu(ctx, s) => s.step(&ctx.device, &ctx.queue, steps).unwrap(),
-        }
-    }
-
-    /// Positions and velocities.
-    pub fn state(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
-        match self {
-            Solver::Cpu(s) => (s.positions().to_vec(), s.velocities().to_vec()),
-            Solver::Gpu(ctx, s) => {
-                let st = s.read_state(&ctx.device, &ctx.queue).unwrap();
-                (st.pos, st.vel)
-            }
-        }
-    }
-
-    pub fn positions(&self) -> Vec<[f32; 2]> {
-        self.state().0
-    }
-
-    pub fn sleeping(&self) -> usize {
-        match self {
-            Solver::Cpu(s) => s.sleeping_points(),
-            Solver::Gpu(ctx, s) => s.read_sleeping_points(&ctx.device, &ctx.queue).unwrap(),
-        }
-    }
-
-    pub fn set_state(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
-        match self {
-            Solver::Cpu(s) => s.set_state(pos, vel).unwrap(),
-            Solver::Gpu(ctx, s) => s.set_state(&ctx.queue, pos, vel).unwrap(),
-        }
-    }
-
-    pub fn set_inflation(&mut self, body: BodyHandle, ratio: f32) {
-        match self {
-            Solver::Cpu(s) => s.set_inflation(body, ratio).unwrap(),
-            Solver::Gpu(ctx, s) => s.set_inflation(&ctx.queue, body, ratio).unwrap(),
-        }
-    }
+    v
 }
