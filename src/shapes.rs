@@ -395,27 +395,6 @@ fn cap_points(what: &'static str, count: u128) -> Result<usize, WorldError> {
     Ok(count as usize)
 }
 
-// Item checks, mirroring the world's, so that a builder can refuse before it
-// adds anything.
-
-fn item_non_negative(item: Item, field: &'static str, v: f32) -> Result<(), WorldError> {
-    if !v.is_finite() {
-        return Err(WorldError::NonFinite { item, field });
-    }
-    if v < 0.0 {
-        return Err(WorldError::Negative {
-            item,
-            field,
-            value: v,
-        });
-    }
-    Ok(())
-}
-
-fn item_opt(item: Item, field: &'static str, v: Option<f32>) -> Result<(), WorldError> {
-    v.map_or(Ok(()), |v| item_non_negative(item, field, v))
-}
-
 /// What a builder is about to add, in indices local to the shape.
 struct Plan {
     pos: Vec<Vec2>,
@@ -497,8 +476,8 @@ impl Plan {
         }
         if !self.springs.is_empty() {
             let item = Item::Spring(base_s as u32);
-            item_opt(item, "stiffness", style.spring_stiffness)?;
-            item_opt(item, "damping", style.spring_damping)?;
+            crate::validate::check_opt_non_negative(item, "stiffness", style.spring_stiffness)?;
+            crate::validate::check_opt_non_negative(item, "damping", style.spring_damping)?;
         }
         for (k, &[a, b]) in self.springs.iter().enumerate() {
             let item = Item::Spring((base_s + k as u64) as u32);
@@ -515,9 +494,13 @@ impl Plan {
         }
         if !self.bodies.is_empty() {
             let item = Item::Body(base_b as u32);
-            item_opt(item, "stiffness", style.body_stiffness)?;
-            item_opt(item, "damping", style.body_damping)?;
-            item_opt(item, "area_stiffness", style.body_area_stiffness)?;
+            crate::validate::check_opt_non_negative(item, "stiffness", style.body_stiffness)?;
+            crate::validate::check_opt_non_negative(item, "damping", style.body_damping)?;
+            crate::validate::check_opt_non_negative(
+                item,
+                "area_stiffness",
+                style.body_area_stiffness,
+            )?;
             crate::validate::check_inflation(item, style.inflation)?;
         }
         for (k, body) in self.bodies.iter().enumerate() {
