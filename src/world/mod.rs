@@ -1,0 +1,420 @@
+//! The world: points, springs, soft bodies, colliders and materials.
+//!
+//! A [`World`] is the description both solver paths start from. Every `add_*`
+//! call validates its item and returns a typed handle, so a world that was
+//! built without error is always valid for [`Params`] that validate.
+
+use glam::Vec2;
+
+use crate::error::{Item, WorldError};
+use crate::layout::MaterialInfo;
+use crate::params::Params;
+pub use crate::validate::{MAX_COORD, MAX_LENGTH, MAX_MASS, MAX_SPEED, MAX_STATE, MIN_MASS};
+use crate::validate::{
+    check_bounded, check_capacity, check_elasticity, check_inflation, check_length, check_mass,
+    check_opt_non_negative, check_position, check_state, check_vec, check_velocity,
+};
+
+mod items;
+mod removal;
+
+pub use items::*;
+pub use removal::{Remap, Removal};
+
+/// Largest number of points, springs, bodies or memberships: indices are u32
+/// and the top two bits carry flags in the GPU's spring records.
+pub const MAX_ITEMS: u64 = 1 << 30;
+
+/// Everything the solvers simulate.
+///
+/// Items are added with the `add_*` methods (or the shape builders of
+/// [`crate::shapes`]), each validated as it comes, and removed with
+/// [`World::remove_body`] and [`World::remove_points`].
+///
+/// ```
+/// use softbody::prelude::*;
+///
+/// let mut world = World::default();
+/// world.params.substeps = 12;
+/// world.add_plane(HalfPlane::floor(0.0))?;
+/// let a = world.add_point(Point::new(Vec2::new(0.0, 1.0)))?;
+/// let b = world.add_point(Point::new(Vec2::new(1.0, 1.0)).mass(2.0))?;
+/// world.add_spring(Spring::new(a, b).stiffness(500.0))?;
+/// assert_eq!(world.rest_lengths(), &[1.0]);
+/// // Every item is checked as it is added:
+/// let err = world.add_spring(Spring::new(a, PointHandle(7))).unwrap_err();
+/// assert_eq!(err.to_string(), "spring 1: b refers to index 7, but there are only 2");
+/// # Ok::<(), WorldError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct World {
+    /// The global parameters; change them freely, they are validated when a
+    /// solver is built or updated.
+    pub params: Params,
+    points: Vec<Point>,
+    springs: Vec<Spring>,
+    /// Resolved rest length of each spring.
+    rest_lengths: Vec<f32>,
+    bodies: Vec<Body>,
+    /// Resolved rest shape of each body.
+    rest_shapes: Vec<Vec<Vec2>>,
+    planets: Vec<Planet>,
+    planes: Vec<HalfPlane>,
+    materials: Vec<Material>,
+    /// Changes with every removal (see [`World::generation`]): solvers
+    /// compare it to notice a removal they were not told about.
+    generation: u64,
+}
+
+/// The last removal token handed out ([`World::generation`]): unique in the
+/// process, so that a removal made on one world (or on a clone) is never
+/// taken for a removal made on another.
+static REMOVAL_TOKENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new(Params::default())
+    }
+}
+
+fn next_index(len: usize, what: &'static str) -> Result<u32, WorldError> {
+    if len as u64 >= MAX_ITEMS {
+        return Err(WorldError::TooMany {
+            what,
+            count: len as u64 + 1,
+            limit: MAX_ITEMS,
+        });
+    }
+    Ok(len as u32)
+}
+
+impl World {
+    /// An empty world with these parameters.
+    pub fn new(params: Params) -> Self {
+        Self {
+            params,
+            points: Vec::new(),
+            springs: Vec::new(),
+            rest_lengths: Vec::new(),
+            bodies: Vec::new(),
+            rest_shapes: Vec::new(),
+            planets: Vec::new(),
+            planes: Vec::new(),
+            materials: vec![Material::DEFAULT],
+            generation: 0,
+        }
+    }
+
+    /// The points.
+    pub fn points(&self) -> &[Point] {
+        &self.points
+    }
+    /// The springs.
+    pub fn springs(&self) -> &[Spring] {
+        &self.springs
+    }
+    /// The resolved rest length of each spring, in metres.
+    pub fn rest_lengths(&self) -> &[f32] {
+        &self.rest_lengths
+    }
+    /// The soft bodies.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+    /// Sets a body's [`inflation`](Body::inflation) (target area over rest
+    /// area). A running solver takes it with its own `set_inflation`; the
+    /// world's copy is what a removal repacks and a scene saves.
+    pub fn set_inflation(&mut self, body: BodyHandle, ratio: f32) -> Result<(), WorldError> {
+        let item = Item::Body(body.0);
+        let len = self.bodies.len() as u32;
+        let b = self
+            .bodies
+            .get_mut(body.index())
+            .ok_or(WorldError::UnknownHandle { item, len })?;
+        check_inflation(item, ratio)?;
+        b.inflation = ratio;
+        Ok(())
+    }
+    /// The resolved rest shape of each body (one position per point, as
+    /// given or as the points were when the body was added).
+    pub fn rest_shapes(&self) -> &[Vec<Vec2>] {
+        &self.rest_shapes
+    }
+    /// The planets.
+    pub fn planets(&self) -> &[Planet] {
+        &self.planets
+    }
+    /// The half-planes.
+    pub fn planes(&self) -> &[HalfPlane] {
+        &self.planes
+    }
+    /// The materials; index 0 is the default material.
+    pub fn materials(&self) -> &[Material] {
+        &self.materials
+    }
+
+    /// The point's current state. Panics on a handle from another world;
+    /// see [`World::try_point`].
+    pub fn point(&self, h: PointHandle) -> &Point {
+        &self.points[h.index()]
+    }
+    /// The point, or `None` for an unknown handle.
+    pub fn try_point(&self, h: PointHandle) -> Option<&Point> {
+        self.points.get(h.index())
+    }
+
+    /// Overwrites positions and velocities, e.g. with a solver's read-back
+    /// state. Both slices must have one entry per point.
+    pub fn set_state(&mut self, pos: &[Vec2], vel: &[Vec2]) -> Result<(), WorldError> {
+        check_state(
+            self.points.len(),
+            bytemuck::cast_slice(pos),
+            bytemuck::cast_slice(vel),
+        )?;
+        for ((pt, p), v) in self.points.iter_mut().zip(pos).zip(vel) {
+            pt.pos = *p;
+            pt.vel = *v;
+        }
+        Ok(())
+    }
+
+    /// Adds a material.
+    pub fn add_material(&mut self, m: Material) -> Result<MaterialHandle, WorldError> {
+        let index = next_index(self.materials.len(), "materials")?;
+        let item = Item::Material(index);
+        if let Some(e) = m.elasticity {
+            check_elasticity(item, e)?;
+        }
+        check_opt_non_negative(item, "friction", m.friction)?;
+        check_opt_non_negative(item, "static_friction", m.static_friction)?;
+        check_opt_non_negative(item, "dynamic_friction", m.dynamic_friction)?;
+        self.materials.push(m);
+        Ok(MaterialHandle(index))
+    }
+
+    /// Adds a point.
+    pub fn add_point(&mut self, p: Point) -> Result<PointHandle, WorldError> {
+        let index = next_index(self.points.len(), "points")?;
+        let item = Item::Point(index);
+        check_position(item, "pos", p.pos)?;
+        check_velocity(item, "vel", p.vel)?;
+        check_mass(item, p.mass)?;
+        if p.material.index() >= self.materials.len() {
+            return Err(WorldError::IndexOutOfRange {
+                item,
+                field: "material",
+                index: p.material.0,
+                len: self.materials.len() as u32,
+            });
+        }
+        self.points.push(p);
+        Ok(PointHandle(index))
+    }
+
+    fn check_point_ref(
+        &self,
+        item: Item,
+        field: &'static str,
+        h: PointHandle,
+    ) -> Result<(), WorldError> {
+        if h.index() >= self.points.len() {
+            return Err(WorldError::IndexOutOfRange {
+                item,
+                field,
+                index: h.0,
+                len: self.points.len() as u32,
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds a spring, soft constraint or rod.
+    pub fn add_spring(&mut self, s: Spring) -> Result<SpringHandle, WorldError> {
+        let index = next_index(self.springs.len(), "springs")?;
+        let item = Item::Spring(index);
+        self.check_point_ref(item, "a", s.a)?;
+        self.check_point_ref(item, "b", s.b)?;
+        if s.a == s.b {
+            return Err(WorldError::SelfSpring { item, a: s.a.0 });
+        }
+        check_opt_non_negative(item, "stiffness", s.stiffness)?;
+        check_opt_non_negative(item, "damping", s.damping)?;
+        let distance = self.points[s.a.index()]
+            .pos
+            .distance(self.points[s.b.index()].pos);
+        let rest = s.rest_length.unwrap_or(distance);
+        if rest == 0.0 && distance == 0.0 {
+            return Err(WorldError::ZeroLengthSpring {
+                item,
+                a: s.a.0,
+                b: s.b.0,
+            });
+        }
+        // A given rest length (a distance is within MAX_LENGTH, its points
+        // being within MAX_COORD).
+        check_length(item, "rest_length", rest)?;
+        self.springs.push(s);
+        self.rest_lengths.push(rest);
+        Ok(SpringHandle(index))
+    }
+
+    /// Adds a shape-matched soft body.
+    pub fn add_body(&mut self, b: Body) -> Result<BodyHandle, WorldError> {
+        let index = next_index(self.bodies.len(), "bodies")?;
+        let item = Item::Body(index);
+        for &p in &b.points {
+            self.check_point_ref(item, "points", p)?;
+        }
+        let mut sorted: Vec<u32> = b.points.iter().map(|p| p.0).collect();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(WorldError::DegenerateBody {
+                item,
+                reason: format!("point {} is listed twice", w[0]),
+            });
+        }
+        if b.points.len() < 2 {
+            return Err(WorldError::DegenerateBody {
+                item,
+                reason: format!("needs at least 2 distinct points, has {}", b.points.len()),
+            });
+        }
+        check_opt_non_negative(item, "stiffness", b.stiffness)?;
+        check_opt_non_negative(item, "damping", b.damping)?;
+        check_opt_non_negative(item, "area_stiffness", b.area_stiffness)?;
+        check_inflation(item, b.inflation)?;
+        if b.material.index() >= self.materials.len() {
+            return Err(WorldError::IndexOutOfRange {
+                item,
+                field: "material",
+                index: b.material.0,
+                len: self.materials.len() as u32,
+            });
+        }
+        if let Some(boundary) = &b.boundary {
+            if boundary.len() < 3 {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!("boundary needs at least 3 points, has {}", boundary.len()),
+                });
+            }
+            let mut seen: Vec<u32> = boundary.iter().map(|p| p.0).collect();
+            seen.sort_unstable();
+            if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!("boundary lists point {} twice", w[0]),
+                });
+            }
+            if let Some(p) = boundary
+                .iter()
+                .find(|p| sorted.binary_search(&p.0).is_err())
+            {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!("boundary point {} is not one of the body's points", p.0),
+                });
+            }
+        }
+        let rest = match &b.rest {
+            Some(rest) => {
+                if rest.len() != b.points.len() {
+                    return Err(WorldError::DegenerateBody {
+                        item,
+                        reason: format!(
+                            "rest shape has {} positions for {} points",
+                            rest.len(),
+                            b.points.len()
+                        ),
+                    });
+                }
+                for r in rest {
+                    check_position(item, "rest", *r)?;
+                }
+                rest.clone()
+            }
+            // The points' positions, held to the same range as a given
+            // shape: a state written back may lie out to `MAX_STATE`, where
+            // the rest offsets' squares overflow.
+            None => {
+                let rest: Vec<Vec2> = b
+                    .points
+                    .iter()
+                    .map(|p| self.points[p.index()].pos)
+                    .collect();
+                for r in &rest {
+                    check_position(item, "rest (the points' positions)", *r)?;
+                }
+                rest
+            }
+        };
+        let first = rest[0];
+        if rest.iter().all(|r| *r == first) {
+            return Err(WorldError::DegenerateBody {
+                item,
+                reason: "rest shape has fewer than 2 distinct positions".into(),
+            });
+        }
+        self.bodies.push(b);
+        self.rest_shapes.push(rest);
+        Ok(BodyHandle(index))
+    }
+
+    /// Adds a planet (at most [`MAX_PLANETS`](crate::layout::MAX_PLANETS)).
+    pub fn add_planet(&mut self, p: Planet) -> Result<PlanetHandle, WorldError> {
+        let index = next_index(self.planets.len(), "planets")?;
+        check_capacity("planets", self.planets.len(), crate::layout::MAX_PLANETS)?;
+        let item = Item::Planet(index);
+        check_position(item, "center", p.center)?;
+        check_length(item, "radius", p.radius)?;
+        self.planets.push(p);
+        Ok(PlanetHandle(index))
+    }
+
+    /// Adds a half-plane (at most [`MAX_PLANES`](crate::layout::MAX_PLANES));
+    /// its normal is normalised.
+    pub fn add_plane(&mut self, mut p: HalfPlane) -> Result<PlaneHandle, WorldError> {
+        let index = next_index(self.planes.len(), "planes")?;
+        check_capacity("planes", self.planes.len(), crate::layout::MAX_PLANES)?;
+        let item = Item::Plane(index);
+        check_vec(item, "normal", p.normal)?;
+        check_bounded(item, "offset", p.offset, MAX_COORD, "|offset| <= 1e7 m")?;
+        // Scale first so that huge or tiny finite normals normalise too.
+        let scale = p.normal.abs().max_element();
+        if scale == 0.0 {
+            return Err(WorldError::ZeroNormal { item });
+        }
+        let n = p.normal / scale;
+        p.normal = n / n.length();
+        self.planes.push(p);
+        Ok(PlaneHandle(index))
+    }
+
+    /// Validates the parameters (items are validated when added).
+    pub fn validate(&self) -> Result<(), WorldError> {
+        self.params.validate()
+    }
+
+    /// A material with every default resolved.
+    ///
+    /// # Panics
+    ///
+    /// On a handle this world did not make; see
+    /// [`try_resolve_material`](Self::try_resolve_material).
+    pub fn resolve_material(&self, m: MaterialHandle) -> MaterialInfo {
+        self.try_resolve_material(m)
+            .unwrap_or_else(|| panic!("unknown material handle {}", m.0))
+    }
+    /// A material with every default resolved, or `None` for an unknown
+    /// handle.
+    pub fn try_resolve_material(&self, m: MaterialHandle) -> Option<MaterialInfo> {
+        let mat = self.materials.get(m.index())?;
+        let p = &self.params;
+        Some(MaterialInfo {
+            elasticity: mat.elasticity.unwrap_or(p.elasticity),
+            friction: mat.friction.unwrap_or(p.friction),
+            static_friction: mat.static_friction.unwrap_or(p.static_friction),
+            dynamic_friction: mat.dynamic_friction.unwrap_or(p.dynamic_friction),
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! Removing bodies and points from a world, and the map from old indices
+//! to new ones that the solvers follow.
+
+use glam::Vec2;
+
+use crate::error::{Item, WorldError};
+
+use super::*;
+
+/// Where the items that survived a removal went: old index to new index.
+///
+/// Removal keeps the order of the surviving items and closes the gaps, like
+/// [`Vec::retain`], so every index after a removed item moves down.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Remap {
+    /// New index of each old item, or [`Remap::REMOVED`].
+    map: Vec<u32>,
+    new_len: usize,
+}
+
+impl Remap {
+    /// Marks a removed item in [`Remap::as_slice`].
+    pub const REMOVED: u32 = u32::MAX;
+
+    /// The remap that keeps the items whose flag is `true`.
+    pub fn from_kept(kept: &[bool]) -> Self {
+        let mut next = 0u32;
+        let map = kept
+            .iter()
+            .map(|&k| {
+                if k {
+                    next += 1;
+                    next - 1
+                } else {
+                    Self::REMOVED
+                }
+            })
+            .collect();
+        Self {
+            map,
+            new_len: next as usize,
+        }
+    }
+    /// The new index of old item `old`, or `None` if it was removed (or
+    /// never existed).
+    pub fn get(&self, old: u32) -> Option<u32> {
+        self.map
+            .get(old as usize)
+            .copied()
+            .filter(|&i| i != Self::REMOVED)
+    }
+    /// New index of every old item, [`Remap::REMOVED`] for removed ones.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.map
+    }
+    /// Items before the removal.
+    pub fn old_len(&self) -> usize {
+        self.map.len()
+    }
+    /// Items after the removal.
+    pub fn new_len(&self) -> usize {
+        self.new_len
+    }
+    /// Whether nothing was removed.
+    pub fn is_identity(&self) -> bool {
+        self.new_len == self.map.len()
+    }
+    /// The runs of consecutive survivors, as `(old start, new start, length)`:
+    /// moving each run is the whole compaction (a solver copies them on the
+    /// GPU instead of reading the state back).
+    pub fn kept_runs(&self) -> Vec<(usize, usize, usize)> {
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (old, &new) in self.map.iter().enumerate() {
+            if new == Self::REMOVED {
+                continue;
+            }
+            match runs.last_mut() {
+                Some((o, _, len)) if *o + *len == old => *len += 1,
+                _ => runs.push((old, new as usize, 1)),
+            }
+        }
+        runs
+    }
+    /// Keeps the survivors of `items`, in order.
+    pub fn retain<T: Clone>(&self, items: &[T]) -> Vec<T> {
+        items
+            .iter()
+            .zip(&self.map)
+            .filter(|(_, m)| **m != Self::REMOVED)
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+}
+
+/// What a removal did: the remaps of points, springs and bodies, and which
+/// surviving bodies lost points. Pass it to the solvers' `apply_removal`
+/// so that they follow the world without being rebuilt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removal {
+    /// Old point index to new.
+    pub(crate) points: Remap,
+    /// Old spring index to new.
+    pub(crate) springs: Remap,
+    /// Old body index to new.
+    pub(crate) bodies: Remap,
+    /// Surviving bodies (new indices) that lost some of their points: their
+    /// rest shape is the rest shape of the points they kept.
+    pub(crate) reshaped: Vec<BodyHandle>,
+    /// The world's generation before and after.
+    pub(crate) generation: (u64, u64),
+}
+
+impl Removal {
+    /// Where a point went, or `None` if it was removed.
+    pub fn point(&self, h: PointHandle) -> Option<PointHandle> {
+        self.points.get(h.0).map(PointHandle)
+    }
+    /// Where a spring went, or `None` if it was removed.
+    pub fn spring(&self, h: SpringHandle) -> Option<SpringHandle> {
+        self.springs.get(h.0).map(SpringHandle)
+    }
+    /// Where a body went, or `None` if it was removed.
+    pub fn body(&self, h: BodyHandle) -> Option<BodyHandle> {
+        self.bodies.get(h.0).map(BodyHandle)
+    }
+    /// Old point index to new, for every point.
+    pub fn point_remap(&self) -> &Remap {
+        &self.points
+    }
+    /// Old spring index to new, for every spring.
+    pub fn spring_remap(&self) -> &Remap {
+        &self.springs
+    }
+    /// Old body index to new, for every body.
+    pub fn body_remap(&self) -> &Remap {
+        &self.bodies
+    }
+    /// Surviving bodies (new indices) that lost some of their points: their
+    /// rest shape is now the rest shape of the points they kept.
+    pub fn reshaped(&self) -> &[BodyHandle] {
+        &self.reshaped
+    }
+    /// The world's [`generation`](World::generation) before and after this
+    /// removal.
+    pub fn generations(&self) -> (u64, u64) {
+        self.generation
+    }
+}
+
+impl World {
+    /// Which removals the world has seen: 0 for a world that has seen none,
+    /// and after each removal a number no other removal in this process has
+    /// had (so a removal made on a clone of the world is not taken for one
+    /// made on the world itself). A solver remembers the generation it
+    /// follows, and refuses to follow a world whose generation moved
+    /// without being told how (see `GpuSolver::apply_removal`).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Removes a body and the points no other body contains, with every
+    /// spring that touches a removed point.
+    ///
+    /// Points shared with other bodies stay, and so do springs between
+    /// surviving points (a removed cell of a [`BoxGrid`](crate::shapes::BoxGrid)
+    /// whose four corners are all shared keeps its diagonal springs). The
+    /// indices of everything after a removed item move down; the returned
+    /// [`Removal`] says where each item went.
+    ///
+    /// ```
+    /// use softbody::prelude::*;
+    ///
+    /// let mut world = World::default();
+    /// let a = BoxShape::new(Vec2::ZERO, Vec2::ONE).build(&mut world)?;
+    /// let b = BoxShape::new(Vec2::new(3.0, 0.0), Vec2::ONE).build(&mut world)?;
+    /// let removal = world.remove_body(a.bodies[0])?;
+    /// assert_eq!(world.points().len(), 4);
+    /// assert_eq!(removal.body(b.bodies[0]), Some(BodyHandle(0)));
+    /// assert_eq!(removal.point(a.points[0]), None);
+    /// # Ok::<(), WorldError>(())
+    /// ```
+    pub fn remove_body(&mut self, body: BodyHandle) -> Result<Removal, WorldError> {
+        if body.index() >= self.bodies.len() {
+            return Err(WorldError::UnknownHandle {
+                item: Item::Body(body.0),
+                len: self.bodies.len() as u32,
+            });
+        }
+        let mut in_other_body = vec![false; self.points.len()];
+        for (b, other) in self.bodies.iter().enumerate() {
+            if b != body.index() {
+                for p in &other.points {
+                    in_other_body[p.index()] = true;
+                }
+            }
+        }
+        let mut remove_point = vec![false; self.points.len()];
+        for p in &self.bodies[body.index()].points {
+            remove_point[p.index()] = !in_other_body[p.index()];
+        }
+        let mut remove_body = vec![false; self.bodies.len()];
+        remove_body[body.index()] = true;
+        Ok(self.remove_marked(&remove_point, &remove_body))
+    }
+
+    /// Removes points, every spring that touches one of them, and the
+    /// points from the bodies that contain them. A body left with fewer
+    /// than 2 points, or whose remaining rest positions coincide, is
+    /// removed too; a body that keeps enough points keeps their rest
+    /// positions (it is listed in [`Removal::reshaped`]). Repeated handles
+    /// are fine.
+    pub fn remove_points(&mut self, points: &[PointHandle]) -> Result<Removal, WorldError> {
+        let mut remove_point = vec![false; self.points.len()];
+        for p in points {
+            if p.index() >= self.points.len() {
+                return Err(WorldError::UnknownHandle {
+                    item: Item::Point(p.0),
+                    len: self.points.len() as u32,
+                });
+            }
+            remove_point[p.index()] = true;
+        }
+        let remove_body = vec![false; self.bodies.len()];
+        Ok(self.remove_marked(&remove_point, &remove_body))
+    }
+
+    fn remove_marked(&mut self, remove_point: &[bool], remove_body: &[bool]) -> Removal {
+        let points = Remap::from_kept(&remove_point.iter().map(|r| !r).collect::<Vec<_>>());
+        let kept_springs: Vec<bool> = self
+            .springs
+            .iter()
+            .map(|s| !remove_point[s.a.index()] && !remove_point[s.b.index()])
+            .collect();
+        let springs = Remap::from_kept(&kept_springs);
+
+        // Bodies: drop removed points with their rest positions.
+        let mut kept_bodies = Vec::with_capacity(self.bodies.len());
+        let mut new_bodies = Vec::new();
+        let mut new_rest = Vec::new();
+        let mut reshaped = Vec::new();
+        for ((body, rest), &removed) in self.bodies.iter().zip(&self.rest_shapes).zip(remove_body) {
+            if removed {
+                kept_bodies.push(false);
+                continue;
+            }
+            let (pts, rs): (Vec<PointHandle>, Vec<Vec2>) = body
+                .points
+                .iter()
+                .zip(rest)
+                .filter_map(|(p, r)| points.get(p.0).map(|i| (PointHandle(i), *r)))
+                .unzip();
+            let lost = pts.len() < body.points.len();
+            let degenerate = pts.len() < 2 || rs.iter().all(|r| *r == rs[0]);
+            if degenerate {
+                kept_bodies.push(false);
+                continue;
+            }
+            kept_bodies.push(true);
+            if lost {
+                reshaped.push(BodyHandle(new_bodies.len() as u32));
+            }
+            let mut b = body.clone();
+            b.points = pts;
+            if let Some(boundary) = &mut b.boundary {
+                boundary.retain(|p| !remove_point[p.index()]);
+                for p in boundary.iter_mut() {
+                    *p = PointHandle(points.get(p.0).expect("kept above"));
+                }
+            }
+            if b.rest.is_some() {
+                b.rest = Some(rs.clone());
+            }
+            new_bodies.push(b);
+            new_rest.push(rs);
+        }
+        let bodies = Remap::from_kept(&kept_bodies);
+
+        let mut new_springs = springs.retain(&self.springs);
+        for s in &mut new_springs {
+            s.a = PointHandle(points.get(s.a.0).expect("kept springs have kept ends"));
+            s.b = PointHandle(points.get(s.b.0).expect("kept springs have kept ends"));
+        }
+        self.rest_lengths = springs.retain(&self.rest_lengths);
+        self.springs = new_springs;
+        self.points = points.retain(&self.points);
+        self.bodies = new_bodies;
+        self.rest_shapes = new_rest;
+        let before = self.generation;
+        self.generation = REMOVAL_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        Removal {
+            points,
+            springs,
+            bodies,
+            reshaped,
+            generation: (before, self.generation),
+        }
+    }
+}
