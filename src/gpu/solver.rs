@@ -20,8 +20,11 @@ use crate::world::World;
 
 mod edit;
 mod profile;
+mod readback;
+mod sleeping;
 pub use edit::EditReport;
 pub use profile::StageTimes;
+pub use readback::read_buffer;
 
 /// One stage of a substep, for recording stages alone (cross-checks, timing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -341,92 +344,6 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Wakes every point: each gets its inverse mass back and every
-    /// assembly starts counting its rest again, from the next recorded
-    /// step, with motion measured from the current state. One dispatch
-    /// (WGSL `wake`), submitted at once: nothing is uploaded. Edits,
-    /// `set_state` and a change of parameters do this themselves.
-    pub fn wake(&self, queue: &wgpu::Queue) {
-        self.submit_sleep(queue, Sleep::record_wake);
-    }
-
-    /// Submits one of sleeping's dispatches on its own, on state copy 0
-    /// (where the state is between steps).
-    fn submit_sleep(
-        &self,
-        queue: &wgpu::Queue,
-        record: fn(&Sleep, &mut wgpu::ComputePass, usize, (u32, u32)),
-    ) {
-        if self.num_points == 0 {
-            return;
-        }
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            record(&self.sleep, &mut pass, 0, self.point_grid);
-        }
-        queue.submit([encoder.finish()]);
-    }
-
-    /// Wakes `point`'s assembly (4 bytes written: its rest count). Its
-    /// points move again from the step after the next: the next step
-    /// still runs with them asleep, and its end wakes them. For a dragged
-    /// or moved point, every frame. A handle out of range does nothing.
-    pub fn wake_point(&self, queue: &wgpu::Queue, point: crate::world::PointHandle) {
-        if let Some(c) = self.packed().contact_points.get(point.index()) {
-            queue.write_buffer(
-                &self.buffers.rest_steps,
-                4 * c.group as u64,
-                bytemuck::bytes_of(&0u32),
-            );
-        }
-    }
-
-    /// Steps each assembly has stayed at rest, by its root point (0 at the
-    /// other points), read back (waits for the GPU): what a checkpoint
-    /// keeps of sleeping.
-    pub fn read_rest_steps(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Vec<u32>, SolverError> {
-        self.check_context("read_rest_steps", Some(device), Some(queue))?;
-        read_buffer(device, queue, &self.buffers.rest_steps, self.num_points)
-    }
-
-    /// Restores [`read_rest_steps`](Self::read_rest_steps) (from a
-    /// checkpoint) and settles the points: assemblies at rest long enough
-    /// sleep at once. Refuses a slice of another length than the points'.
-    pub fn set_rest_steps(
-        &mut self,
-        queue: &wgpu::Queue,
-        steps: &[u32],
-    ) -> Result<(), SolverError> {
-        self.check_context("set_rest_steps", None, Some(queue))?;
-        crate::pack::check_rest_steps(self.num_points, steps)?;
-        if !steps.is_empty() {
-            queue.write_buffer(&self.buffers.rest_steps, 0, bytemuck::cast_slice(steps));
-        }
-        self.submit_sleep(queue, Sleep::record_settle);
-        Ok(())
-    }
-
-    /// Points asleep now (pinned points not counted), read back (waits
-    /// for the GPU): for a display, not for every step.
-    pub fn read_sleeping_points(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<usize, SolverError> {
-        self.check_context("read_sleeping_points", Some(device), Some(queue))?;
-        let info: Vec<crate::layout::PointInfo> =
-            read_buffer(device, queue, &self.buffers.info, self.num_points)?;
-        Ok(crate::cpu::sleep::sleeping_points(
-            &info,
-            &self.packed().point_info,
-        ))
-    }
-
     /// Number of points.
     pub fn num_points(&self) -> usize {
         self.num_points
@@ -588,27 +505,6 @@ impl GpuSolver {
         self.params.body_collisions && self.contacts.is_some()
     }
 
-    /// The collision grid's buffer as of the last broad phase (`array<u32>`:
-    /// slot starts, the large list, the entries; see
-    /// `shaders/broad_phase.wgsl`) and the bodies' bounding boxes
-    /// (`array<vec4<f32>>`), or `None` without contacts. For tests and
-    /// debugging views.
-    pub fn read_contact_grid(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Option<ContactGrid>, SolverError> {
-        self.check_context("read_contact_grid", Some(device), Some(queue))?;
-        let Some(c) = &self.contacts else {
-            return Ok(None);
-        };
-        let words = (c.buffers.grid.size() / 4) as usize;
-        Ok(Some((
-            read_buffer(device, queue, &c.buffers.grid, words)?,
-            read_buffer(device, queue, &c.buffers.aabbs, self.num_bodies)?,
-        )))
-    }
-
     /// Waits until the GPU has finished all submitted work.
     pub fn wait(&self, device: &wgpu::Device) -> Result<(), SolverError> {
         self.check_context("wait", Some(device), None)?;
@@ -762,116 +658,4 @@ impl GpuSolver {
         }
         Ok(())
     }
-
-    /// Overwrites positions and velocities (one entry per point, every one
-    /// finite).
-    pub fn set_state(
-        &mut self,
-        queue: &wgpu::Queue,
-        pos: &[[f32; 2]],
-        vel: &[[f32; 2]],
-    ) -> Result<(), SolverError> {
-        self.check_context("set_state", None, Some(queue))?;
-        check_state(self.num_points, pos, vel)?;
-        if self.num_points > 0 {
-            queue.write_buffer(
-                &self.buffers.state[0],
-                0,
-                bytemuck::cast_slice(&super::interleave(pos, vel)),
-            );
-        }
-        self.wake(queue);
-        Ok(())
-    }
-
-    /// Reads positions and velocities back (waits for the GPU). Only on
-    /// request: stepping never reads back.
-    pub fn read_state(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<State, SolverError> {
-        self.check_context("read_state", Some(device), Some(queue))?;
-        let state: Vec<[f32; 4]> =
-            read_buffer(device, queue, &self.buffers.state[0], self.num_points)?;
-        let (pos, vel) = super::deinterleave(&state);
-        Ok(State { pos, vel })
-    }
-
-    /// Reads the body frames back (waits for the GPU).
-    pub fn read_frames(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Vec<BodyFrame>, SolverError> {
-        self.check_context("read_frames", Some(device), Some(queue))?;
-        read_buffer(device, queue, &self.buffers.frames, self.num_bodies)
-    }
-}
-
-/// Copies the first `count` elements of `buffer` to the CPU and waits.
-/// Fails with [`SolverError::Readback`] when the buffer cannot be copied
-/// from (no `COPY_SRC` usage), holds fewer than `count` elements, or the
-/// bytes asked for are not a multiple of 4 (`wgpu::COPY_BUFFER_ALIGNMENT`).
-pub fn read_buffer<T: bytemuck::Pod>(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    buffer: &wgpu::Buffer,
-    count: usize,
-) -> Result<Vec<T>, SolverError> {
-    let bytes = count
-        .checked_mul(std::mem::size_of::<T>())
-        .and_then(|b| u64::try_from(b).ok())
-        .filter(|&b| b <= buffer.size())
-        .ok_or_else(|| {
-            SolverError::Readback(format!(
-                "{count} elements of {} bytes are more than the buffer's {} bytes",
-                std::mem::size_of::<T>(),
-                buffer.size()
-            ))
-        })?;
-    if bytes == 0 {
-        return Ok(Vec::new());
-    }
-    if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
-        return Err(SolverError::Readback(
-            "the buffer has no COPY_SRC usage".to_string(),
-        ));
-    }
-    if bytes % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
-        return Err(SolverError::Readback(format!(
-            "{bytes} bytes is not a multiple of {}",
-            wgpu::COPY_BUFFER_ALIGNMENT
-        )));
-    }
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("softbody readback"),
-        size: bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-        label: Some("softbody readback"),
-    });
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-    queue.submit([encoder.finish()]);
-    let (tx, rx) = std::sync::mpsc::channel();
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, move |r| drop(tx.send(r)));
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| SolverError::Readback(e.to_string()))?;
-    rx.recv()
-        .map_err(|e| SolverError::Readback(e.to_string()))?
-        .map_err(|e| SolverError::Readback(e.to_string()))?;
-    let data = {
-        let view = staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| SolverError::Readback(e.to_string()))?;
-        bytemuck::cast_slice(&view).to_vec()
-    };
-    staging.unmap();
-    Ok(data)
 }

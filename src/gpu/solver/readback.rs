@@ -1,0 +1,136 @@
+//! Writing and reading the GPU state on request: the only places that
+//! wait for the device.
+
+use super::*;
+
+impl GpuSolver {
+    /// The collision grid's buffer as of the last broad phase (`array<u32>`:
+    /// slot starts, the large list, the entries; see
+    /// `shaders/broad_phase.wgsl`) and the bodies' bounding boxes
+    /// (`array<vec4<f32>>`), or `None` without contacts. For tests and
+    /// debugging views.
+    pub fn read_contact_grid(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Option<ContactGrid>, SolverError> {
+        self.check_context("read_contact_grid", Some(device), Some(queue))?;
+        let Some(c) = &self.contacts else {
+            return Ok(None);
+        };
+        let words = (c.buffers.grid.size() / 4) as usize;
+        Ok(Some((
+            read_buffer(device, queue, &c.buffers.grid, words)?,
+            read_buffer(device, queue, &c.buffers.aabbs, self.num_bodies)?,
+        )))
+    }
+    /// Overwrites positions and velocities (one entry per point, every one
+    /// finite).
+    pub fn set_state(
+        &mut self,
+        queue: &wgpu::Queue,
+        pos: &[[f32; 2]],
+        vel: &[[f32; 2]],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_state", None, Some(queue))?;
+        check_state(self.num_points, pos, vel)?;
+        if self.num_points > 0 {
+            queue.write_buffer(
+                &self.buffers.state[0],
+                0,
+                bytemuck::cast_slice(&crate::gpu::interleave(pos, vel)),
+            );
+        }
+        self.wake(queue);
+        Ok(())
+    }
+    /// Reads positions and velocities back (waits for the GPU). Only on
+    /// request: stepping never reads back.
+    pub fn read_state(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<State, SolverError> {
+        self.check_context("read_state", Some(device), Some(queue))?;
+        let state: Vec<[f32; 4]> =
+            read_buffer(device, queue, &self.buffers.state[0], self.num_points)?;
+        let (pos, vel) = crate::gpu::deinterleave(&state);
+        Ok(State { pos, vel })
+    }
+    /// Reads the body frames back (waits for the GPU).
+    pub fn read_frames(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<BodyFrame>, SolverError> {
+        self.check_context("read_frames", Some(device), Some(queue))?;
+        read_buffer(device, queue, &self.buffers.frames, self.num_bodies)
+    }
+}
+
+/// Copies the first `count` elements of `buffer` to the CPU and waits.
+/// Fails with [`SolverError::Readback`] when the buffer cannot be copied
+/// from (no `COPY_SRC` usage), holds fewer than `count` elements, or the
+/// bytes asked for are not a multiple of 4 (`wgpu::COPY_BUFFER_ALIGNMENT`).
+pub fn read_buffer<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    count: usize,
+) -> Result<Vec<T>, SolverError> {
+    let bytes = count
+        .checked_mul(std::mem::size_of::<T>())
+        .and_then(|b| u64::try_from(b).ok())
+        .filter(|&b| b <= buffer.size())
+        .ok_or_else(|| {
+            SolverError::Readback(format!(
+                "{count} elements of {} bytes are more than the buffer's {} bytes",
+                std::mem::size_of::<T>(),
+                buffer.size()
+            ))
+        })?;
+    if bytes == 0 {
+        return Ok(Vec::new());
+    }
+    if !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC) {
+        return Err(SolverError::Readback(
+            "the buffer has no COPY_SRC usage".to_string(),
+        ));
+    }
+    if bytes % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
+        return Err(SolverError::Readback(format!(
+            "{bytes} bytes is not a multiple of {}",
+            wgpu::COPY_BUFFER_ALIGNMENT
+        )));
+    }
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("softbody readback"),
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("softbody readback"),
+    });
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    queue.submit([encoder.finish()]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, move |r| drop(tx.send(r)));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| SolverError::Readback(e.to_string()))?;
+    rx.recv()
+        .map_err(|e| SolverError::Readback(e.to_string()))?
+        .map_err(|e| SolverError::Readback(e.to_string()))?;
+    let data = {
+        let view = staging
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| SolverError::Readback(e.to_string()))?;
+        bytemuck::cast_slice(&view).to_vec()
+    };
+    staging.unmap();
+    Ok(data)
+}

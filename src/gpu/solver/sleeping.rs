@@ -1,0 +1,87 @@
+//! Sleeping from the host's side: waking assemblies, and reading and
+//! restoring their steps at rest (for checkpoints and the overlay).
+
+use super::*;
+
+impl GpuSolver {
+    /// Wakes every point: each gets its inverse mass back and every
+    /// assembly starts counting its rest again, from the next recorded
+    /// step, with motion measured from the current state. One dispatch
+    /// (WGSL `wake`), submitted at once: nothing is uploaded. Edits,
+    /// `set_state` and a change of parameters do this themselves.
+    pub fn wake(&self, queue: &wgpu::Queue) {
+        self.submit_sleep(queue, Sleep::record_wake);
+    }
+    /// Submits one of sleeping's dispatches on its own, on state copy 0
+    /// (where the state is between steps).
+    fn submit_sleep(
+        &self,
+        queue: &wgpu::Queue,
+        record: fn(&Sleep, &mut wgpu::ComputePass, usize, (u32, u32)),
+    ) {
+        if self.num_points == 0 {
+            return;
+        }
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            record(&self.sleep, &mut pass, 0, self.point_grid);
+        }
+        queue.submit([encoder.finish()]);
+    }
+    /// Wakes `point`'s assembly (4 bytes written: its rest count). Its
+    /// points move again from the step after the next: the next step
+    /// still runs with them asleep, and its end wakes them. For a dragged
+    /// or moved point, every frame. A handle out of range does nothing.
+    pub fn wake_point(&self, queue: &wgpu::Queue, point: crate::world::PointHandle) {
+        if let Some(c) = self.packed().contact_points.get(point.index()) {
+            queue.write_buffer(
+                &self.buffers.rest_steps,
+                4 * c.group as u64,
+                bytemuck::bytes_of(&0u32),
+            );
+        }
+    }
+    /// Steps each assembly has stayed at rest, by its root point (0 at the
+    /// other points), read back (waits for the GPU): what a checkpoint
+    /// keeps of sleeping.
+    pub fn read_rest_steps(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<u32>, SolverError> {
+        self.check_context("read_rest_steps", Some(device), Some(queue))?;
+        read_buffer(device, queue, &self.buffers.rest_steps, self.num_points)
+    }
+    /// Restores [`read_rest_steps`](Self::read_rest_steps) (from a
+    /// checkpoint) and settles the points: assemblies at rest long enough
+    /// sleep at once. Refuses a slice of another length than the points'.
+    pub fn set_rest_steps(
+        &mut self,
+        queue: &wgpu::Queue,
+        steps: &[u32],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_rest_steps", None, Some(queue))?;
+        crate::pack::check_rest_steps(self.num_points, steps)?;
+        if !steps.is_empty() {
+            queue.write_buffer(&self.buffers.rest_steps, 0, bytemuck::cast_slice(steps));
+        }
+        self.submit_sleep(queue, Sleep::record_settle);
+        Ok(())
+    }
+    /// Points asleep now (pinned points not counted), read back (waits
+    /// for the GPU): for a display, not for every step.
+    pub fn read_sleeping_points(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<usize, SolverError> {
+        self.check_context("read_sleeping_points", Some(device), Some(queue))?;
+        let info: Vec<crate::layout::PointInfo> =
+            read_buffer(device, queue, &self.buffers.info, self.num_points)?;
+        Ok(crate::cpu::sleep::sleeping_points(
+            &info,
+            &self.packed().point_info,
+        ))
+    }
+}
