@@ -17,10 +17,10 @@
 
 mod common;
 
-use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 
 use common::gpu;
+use common::naga::check_layout;
 use softbody::prelude::*;
 use softbody::render::{
     Camera, DragParams, Dragger, PickQuery, PickResult, Picker, RenderError, RenderOptions,
@@ -31,21 +31,7 @@ const MEAN_TOL: f64 = 1.0;
 const MAX_TOL: u8 = 96;
 
 fn parse_and_validate(name: &str) -> naga::Module {
-    let source = shaders::source(name).unwrap();
-    let module = naga::front::wgsl::parse_str(&source)
-        .unwrap_or_else(|e| panic!("{name}: WGSL parse error:\n{}", e.emit_to_string(&source)));
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| {
-        panic!(
-            "{name}: WGSL validation error:\n{}",
-            e.emit_to_string(&source)
-        )
-    });
-    module
+    common::naga::parse_and_validate(name, &shaders::source(name).unwrap())
 }
 
 #[test]
@@ -68,31 +54,6 @@ fn render_shaders_parse_and_validate() {
         on_disk, known,
         "every file in shaders/render is compiled in"
     );
-}
-
-/// `(size, [(field, offset)])` of a WGSL struct in naga's layout.
-fn naga_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
-    for (_, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name)
-            && let naga::TypeInner::Struct { members, span } = &ty.inner
-        {
-            let fields = members
-                .iter()
-                .map(|m| (m.name.clone().unwrap(), m.offset))
-                .collect();
-            return (*span, fields);
-        }
-    }
-    panic!("struct {name} not found");
-}
-
-macro_rules! check_layout {
-    ($module:expr, $wgsl:literal, $ty:ty, [$($field:ident),* $(,)?]) => {{
-        let (size, fields) = naga_layout(&$module, $wgsl);
-        assert_eq!(size as usize, size_of::<$ty>(), "size of {}", $wgsl);
-        let rust = vec![$((stringify!($field).to_string(), offset_of!($ty, $field) as u32)),*];
-        assert_eq!(fields, rust, "fields and offsets of {}", $wgsl);
-    }};
 }
 
 #[test]

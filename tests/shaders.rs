@@ -1,27 +1,12 @@
 //! Every WGSL file parses and validates with naga, and every struct shared
 //! with WGSL has the size and field offsets of naga's layout. No GPU needed.
 
-use std::mem::{offset_of, size_of};
+mod common;
 
+use common::naga::check_layout;
+use common::naga::parse_and_validate;
 use softbody::gpu::shaders::{FRAGMENTS, SHARED, STAGES, stage_source};
 use softbody::layout::*;
-
-fn parse_and_validate(name: &str, source: &str) -> naga::Module {
-    let module = naga::front::wgsl::parse_str(source)
-        .unwrap_or_else(|e| panic!("{name}: WGSL parse error:\n{}", e.emit_to_string(source)));
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| {
-        panic!(
-            "{name}: WGSL validation error:\n{}",
-            e.emit_to_string(source)
-        )
-    });
-    module
-}
 
 #[test]
 fn every_stage_parses_and_validates() {
@@ -61,33 +46,6 @@ fn shader_files_on_disk_are_the_ones_compiled_in() {
     }
     known.sort();
     assert_eq!(on_disk, known);
-}
-
-/// `(size, [(field, offset)])` of a WGSL struct in naga's layout.
-fn naga_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
-    for (_, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name)
-            && let naga::TypeInner::Struct { members, span } = &ty.inner
-        {
-            return (
-                *span,
-                members
-                    .iter()
-                    .map(|m| (m.name.clone().unwrap(), m.offset))
-                    .collect(),
-            );
-        }
-    }
-    panic!("struct {name} not found in shared.wgsl");
-}
-
-macro_rules! check_layout {
-    ($module:expr, $ty:ident, [$($field:ident),* $(,)?]) => {{
-        let (size, fields) = naga_layout(&$module, stringify!($ty));
-        let rust: Vec<(String, u32)> = vec![$((stringify!($field).to_string(), offset_of!($ty, $field) as u32)),*];
-        assert_eq!(fields, rust, "{}: field names and offsets differ between WGSL (left) and Rust (right)", stringify!($ty));
-        assert_eq!(size as usize, size_of::<$ty>(), "{}: size differs between WGSL and Rust", stringify!($ty));
-    }};
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Shared by the GPU tests: a device, or a clear failure.
 #![allow(dead_code)]
 
+pub mod naga;
+
 use softbody::gpu::GpuContext;
 use softbody::prelude::{Shape, Vec2, World};
 use softbody::solver::Solver;
