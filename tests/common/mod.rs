@@ -1,6 +1,7 @@
 //! Shared by the GPU tests: a device, or a clear failure.
 #![allow(dead_code)]
 
+pub mod closed_form;
 pub mod naga;
 
 use softbody::gpu::GpuContext;
