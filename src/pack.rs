@@ -7,13 +7,14 @@
 
 use crate::error::{Item, WorldError};
 use crate::layout::*;
-use crate::params::Params;
 pub use crate::validate::{check_rest_steps, check_state, check_state_len};
 use crate::world::{HalfPlane, Planet, World};
 
 mod contacts;
 mod edit;
+mod params;
 pub use edit::scene_hash;
+pub use params::{ParamChange, sim_params};
 
 impl From<&Planet> for PlanetInfo {
     fn from(p: &Planet) -> Self {
@@ -241,20 +242,6 @@ pub struct Packed {
     /// Whether free points were packed as disks (body collisions on and a
     /// `Params::point_radius` above 0).
     pub packed_free_disks: bool,
-}
-
-/// The uniform parameters for a world's counts.
-pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
-    SimParams {
-        gravity: params.gravity.to_array(),
-        h: params.h(),
-        point_radius: params.point_radius,
-        restitution_threshold: params.restitution_threshold,
-        sleep_motion_sq: (params.sleep_speed * params.dt).powi(2),
-        wake_speed_sq: params.wake_speed * params.wake_speed,
-        sleep_steps: params.sleep_steps(),
-        ..packed.sim
-    }
 }
 
 impl Packed {

@@ -6,7 +6,7 @@ use super::broad_phase::{Grid, broad_phase};
 use super::{body_collide, collide, impact, integrate, rods, shape_match, sleep, springs, v2};
 use crate::error::WorldError;
 use crate::layout::{BodyFrame, ContactHit, PointInfo, SleepPoint};
-use crate::pack::{Packed, check_state, sim_params};
+use crate::pack::{Packed, check_state};
 use crate::params::Params;
 use crate::world::World;
 
@@ -222,12 +222,7 @@ impl CpuSolver {
     /// [`Packed::check_param_change`]): those go through `world.params`
     /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, params: Params) -> Result<(), WorldError> {
-        self.packed.check_param_change(&self.params, &params)?;
-        self.packed.sim = sim_params(&params, &self.packed);
-        if params.h() != self.params.h() {
-            self.packed.refresh_step_coefficients(params.h());
-        }
-        if params != self.params {
+        if self.packed.apply_params(&self.params, &params)?.any {
             self.wake();
         }
         self.params = params;

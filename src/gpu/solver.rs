@@ -308,9 +308,8 @@ impl GpuSolver {
     /// and [`sync`](Self::sync).
     pub fn set_params(&mut self, queue: &wgpu::Queue, params: Params) -> Result<(), SolverError> {
         self.check_context("set_params", None, Some(queue))?;
-        self.packed().check_param_change(&self.params, &params)?;
-        if params.h() != self.params.h() {
-            self.edit.refresh_step_coefficients(params.h());
+        let change = self.edit.apply_params(&self.params, &params)?;
+        if change.substep {
             let p = self.packed();
             let records: [(&wgpu::Buffer, &[u8]); 2] = [
                 (
@@ -336,8 +335,8 @@ impl GpuSolver {
             }
         }
         // The uniforms live in the mirror, so that `packed()` is what runs.
-        self.buffers.write_sim(queue, &self.edit.set_sim(&params));
-        if params != self.params {
+        self.buffers.write_sim(queue, &self.packed().sim);
+        if change.any {
             self.wake(queue);
         }
         self.params = params;

@@ -465,7 +465,7 @@ impl Packed {
         }
         self.rebuild_step_records(params.h());
         self.resolve_body_stiffness(world);
-        self.sim = super::sim_params(params, self);
+        self.set_sim(params);
         self.pack_contacts(world);
     }
 

@@ -106,7 +106,7 @@ impl CpuSolver {
     fn follow_params(&mut self, world: &World) {
         self.resolved = world.params.clone();
         self.params = world.params.clone();
-        self.packed.sim = crate::pack::sim_params(&self.params, &self.packed);
+        self.packed.set_sim(&self.params);
     }
 
     /// Scratch state and frames sized to the world (frames are recomputed

@@ -27,7 +27,7 @@ use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
 use crate::error::{Item, WorldError};
-use crate::layout::{BodyFrame, BodyInfo, Colliders, SimParams};
+use crate::layout::{BodyFrame, BodyInfo, Colliders};
 use crate::pack::{Packed, scene_hash};
 use crate::params::Params;
 use crate::world::{BodyHandle, PointHandle, Removal, World};
@@ -117,15 +117,13 @@ enum StateEdit<'a> {
 }
 
 impl EditState {
-    /// What depends on the substep, for a new one.
-    pub(super) fn refresh_step_coefficients(&mut self, h: f32) {
-        self.mirror.refresh_step_coefficients(h);
-    }
-
-    /// The mirror's uniforms for `params`, which it keeps and returns.
-    pub(super) fn set_sim(&mut self, params: &Params) -> SimParams {
-        self.mirror.sim = crate::pack::sim_params(params, &self.mirror);
-        self.mirror.sim
+    /// The mirror takes new parameters ([`Packed::apply_params`]).
+    pub(super) fn apply_params(
+        &mut self,
+        old: &Params,
+        new: &Params,
+    ) -> Result<crate::pack::ParamChange, WorldError> {
+        self.mirror.apply_params(old, new)
     }
 
     /// GPU bytes of the drawing index buffers made so far.
@@ -471,7 +469,7 @@ impl GpuSolver {
             report.reallocated = true;
             report.bytes_uploaded += self.buffers.total_bytes();
         }
-        let sim = self.edit.set_sim(&self.params);
+        let sim = self.edit.mirror.set_sim(&self.params);
         self.buffers.write_sim(queue, &sim);
         report.bytes_uploaded += std::mem::size_of_val(&sim) as u64;
         let new = &self.edit.mirror;
