@@ -1,5 +1,5 @@
-// Stage 5b: body-body contacts (issue 6; seed 003: restitution only when
-// approaching, impulses by inverse mass; seed 004: position corrections
+// Stage 5b: body-body contacts (Firth 2011: restitution only when
+// approaching, impulses by inverse mass; Spooner: position corrections
 // split by mass). One thread per point, after the broad phase
 // (broad_phase.wgsl):
 //
@@ -79,7 +79,7 @@ fn asleep(group: u32) -> bool {
     return sleeps(rest_steps[group], sim.sleep_steps);
 }
 
-// Whether the two sides' layers let them collide (seed 002).
+// Whether the two sides' layers let them collide (Gaul 2013).
 fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
     return (a.mask & b.category) != 0u && (b.mask & a.category) != 0u;
 }

@@ -1,5 +1,5 @@
-// Stage 5a: the broad phase of body-body collisions (issue 6; seed 004's
-// broad phase, seed 002's grid). Rebuilt every substep, all on the GPU:
+// Stage 5a: the broad phase of body-body collisions (Spooner's
+// broad phase, Gaul's grid). Rebuilt every substep, all on the GPU:
 //
 //   clear                  empties the large list;
 //   bounds / bounds_large  each collider's bounding box; colliders spanning

@@ -1,6 +1,6 @@
-// Stage 2: points against static planets and half-planes (seed 001: deepest
-// penetration, push-out, elasticity, exponential friction; seed 002: layers;
-// seed 003: half-planes). CPU mirror: src/cpu/collide.rs. The contact
+// Stage 2: points against static planets and half-planes (Lisitsa 2023: deepest
+// penetration, push-out, elasticity, exponential friction; Gaul 2013: layers;
+// Firth 2011: half-planes). CPU mirror: src/cpu/collide.rs. The contact
 // itself, `collide_point`, is in collide_point.wgsl, which is also part of
 // shape_match.wgsl's fused kernel.
 

@@ -1,6 +1,6 @@
 // The contact of one point with the static planets and half-planes
-// (seed 001: deepest penetration, push-out, elasticity, exponential
-// friction; seed 002: layers; seed 003: half-planes). A fragment, not a
+// (Lisitsa 2023: deepest penetration, push-out, elasticity, exponential
+// friction; Gaul 2013: layers; Firth 2011: half-planes). A fragment, not a
 // stage: src/gpu/shaders.rs puts it in collide.wgsl's module and in
 // shape_match.wgsl's (whose fused kernel ends with a substep's integrate and
 // collide, and whose frames kernels look for impacts with its deepest

@@ -1,4 +1,4 @@
-// Stage 1: symplectic Euler (seed 001). CPU mirror: src/cpu/integrate.rs.
+// Stage 1: symplectic Euler (Lisitsa 2023). CPU mirror: src/cpu/integrate.rs.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;

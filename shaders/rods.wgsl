@@ -1,5 +1,5 @@
-// Stage 3b: one Jacobi iteration of hard rods (seed 001's hard constraint,
-// seed 003's impulse-level distance constraint) with mass splitting: each
+// Stage 3b: one Jacobi iteration of hard rods (Lisitsa's hard constraint,
+// Firth's impulse-level distance constraint) with mass splitting: each
 // point moves by the average of its rods' projections, and every rod splits
 // its correction by inverse masses scaled by the rod counts of its ends, so
 // the two halves stay equal and opposite. CPU mirror: src/cpu/rods.rs.

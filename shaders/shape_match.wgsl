@@ -1,4 +1,4 @@
-// Stage 4: shape matching with damping toward rigid motion (seed 001).
+// Stage 4: shape matching with damping toward rigid motion (Lisitsa 2023).
 // `frames` / `frames_large` reduce each body to its best-fit rigid frame
 // (and give a body its half-plane and planet impacts, `plane_impacts`);
 // `apply` gathers, per point, the pull of every body it belongs to. The

@@ -200,7 +200,7 @@ fn spread_index(gid: vec3<u32>, num_groups: vec3<u32>) -> u32 {
     return block * WORKGROUP_SIZE + gid.x % WORKGROUP_SIZE;
 }
 
-// Symplectic Euler for one point (seed 001), as (p, v): the velocity
+// Symplectic Euler for one point (Lisitsa 2023), as (p, v): the velocity
 // first, then the position with the new velocity. A pinned point keeps its
 // position and has no velocity, whatever it was given. Stage 1
 // (integrate.wgsl) and the fused integrate + collide (collide_point.wgsl)
@@ -344,7 +344,7 @@ struct ContactMaterial {
 //   bounds Coulomb friction: within the static cone (|vt| <= mu_s dvn)
 //   the tangential velocity stops, else it loses mu_k dvn; the drift this
 //   substep made with what friction removed is taken back (dp). Then the
-//   viscous decay (seed 001).
+//   viscous decay (Lisitsa 2023).
 fn contact_response(vrel: vec2<f32>, n: vec2<f32>, depth: f32, m: ContactMaterial, h: f32, threshold: f32) -> vec4<f32> {
     let vn = dot(vrel, n);
     let vt = vrel - n * vn;

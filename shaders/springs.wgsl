@@ -1,4 +1,4 @@
-// Stage 3a: force springs and soft distance constraints (seed 001), Jacobi:
+// Stage 3a: force springs and soft distance constraints (Lisitsa 2023), Jacobi:
 // every point gathers the changes of the springs that touch it, all computed
 // from state_in, reading its own spring records contiguously.
 // CPU mirror: src/cpu/springs.rs.

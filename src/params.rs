@@ -51,7 +51,7 @@ pub struct Params {
     /// Default `0.3`.
     pub elasticity: f32,
     /// Default viscous friction rate for points in contact, in 1/s, `>= 0`
-    /// (seed 001): on top of Coulomb friction, the tangential velocity
+    /// (Lisitsa 2023): on top of Coulomb friction, the tangential velocity
     /// decays like `exp(-friction t)` while in contact, so `1 / friction`
     /// is the time to lose 63% of the sliding speed. Unconditionally
     /// stable (exponential form, one contact per point). Default `5`.

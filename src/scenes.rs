@@ -41,7 +41,7 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 
 /// The default scene: `bodies` shape-matched soft bodies (exactly that many:
 /// boxes, wheels, round blobs and small multi-box "ships" whose cells share
-/// corners, as in seed 001's game) around six planets of different sizes, in
+/// corners, as in Lisitsa's game) around six planets of different sizes, in
 /// a basin made of a floor and two slanted half-planes. Deterministic for a
 /// given count.
 ///

@@ -133,7 +133,7 @@ fn free_fall_matches_closed_form() {
 
 /// A ball dropped on a floor with elasticity e and no friction: every bounce
 /// multiplies the rebound speed by e, so successive apex heights shrink by
-/// e^2 (seed 001 elasticity, seed 003 `R = V - (1 + e) N (V.N)`).
+/// e^2 (Lisitsa 2023 elasticity, Firth 2011 `R = V - (1 + e) N (V.N)`).
 ///
 /// Tolerance: at impact the point has sunk up to `v h` below the floor and is
 /// pushed back (a potential-energy error up to `g v h`), and symplectic
@@ -191,7 +191,7 @@ fn bounce_apex_ratio_is_elasticity_squared() {
     }
 }
 
-/// Restitution applies only to a point approaching the collider (seed 003):
+/// Restitution applies only to a point approaching the collider (Firth 2011):
 /// a point found inside the floor but already moving out is pushed out and
 /// keeps its normal velocity, and one moving in has it reversed and scaled.
 #[test]
@@ -250,7 +250,7 @@ fn friction_decays_tangential_speed_exponentially() {
             .add_material(Material {
                 elasticity: Some(0.0),
                 friction: Some(f),
-                // Seed 001's viscous friction alone.
+                // Lisitsa's viscous friction alone.
                 static_friction: Some(0.0),
                 dynamic_friction: Some(0.0),
             })
@@ -307,7 +307,7 @@ fn friction_decays_tangential_speed_exponentially() {
     }
 }
 
-/// Layer masks (seed 002): a point whose layers do not intersect a
+/// Layer masks (Gaul 2013): a point whose layers do not intersect a
 /// collider's passes through it; one that does is stopped at the surface.
 #[test]
 fn layer_masks_select_colliders() {
@@ -838,7 +838,7 @@ fn rest_shape_in_any_rotation_feels_no_force() {
     }
 }
 
-/// The box of seed 001 turned inside out. A 1 x 0.6 rectangle with springs
+/// The box of Lisitsa 2023 turned inside out. A 1 x 0.6 rectangle with springs
 /// on all six pairs, mirrored (x -> 1 - x, and slightly perturbed): every
 /// spring is at its rest length in the mirrored shape too, so with springs
 /// only it stays inverted (signed area negative). With shape matching the

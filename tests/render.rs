@@ -433,7 +433,7 @@ fn a_nan_interpolation_factor_draws_the_current_state() {
     assert_eq!(nan.pixels, still.pixels);
 }
 
-/// Render interpolation (seed 002, docs/physics.md "Seed 002's slip"):
+/// Render interpolation (Gaul 2013, docs/physics.md "Gaul's slip"):
 /// `alpha` 0 draws the state before the last steps, 1 the current one. The
 /// backward blend, `mix(current, previous, alpha)`, drew the two the other
 /// way round; the NaN test above cannot see it (NaN is taken as 1).

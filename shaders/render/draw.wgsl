@@ -76,7 +76,7 @@ struct Varying {
 }
 
 // A point where it stood `alpha` of the way from the previous step to the
-// current one (seed 002: render interpolation with the accumulator's alpha).
+// current one (Gaul 2013: render interpolation with the accumulator's alpha).
 fn point_at(i: u32) -> vec2<f32> {
     return mix(prev[i].xy, state[i].xy, view.alpha);
 }

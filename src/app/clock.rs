@@ -1,10 +1,10 @@
-//! Fixed timestep with an accumulator (seed 002): real time goes in, whole
+//! Fixed timestep with an accumulator (Gaul 2013): real time goes in, whole
 //! steps of `dt` come out, the remainder becomes the interpolation factor.
 
 /// Fewest and most steps one frame may run (see [`FixedStep::set_step_cost`]).
 pub const MAX_STEPS_RANGE: (u32, u32) = (1, 8);
 
-/// The accumulator of seed 002.
+/// The accumulator of Gaul 2013.
 ///
 /// Each frame adds the real time elapsed (times [`speed`](Self::speed), for
 /// slow motion) and takes out whole steps. The accumulator is clamped to

@@ -1,7 +1,7 @@
 //! The window program (feature `window`): winit, wgpu and an egui overlay.
 //!
 //! Each frame: the elapsed real time goes into a [`FixedStep`] accumulator
-//! (seed 002), which says how many fixed steps to run; the steps are
+//! (Gaul 2013), which says how many fixed steps to run; the steps are
 //! recorded into one encoder, with the renderer's copy of the positions into
 //! its previous-state buffer just before the last one, so the frame can
 //! be drawn `alpha` of the way between the last two states (the

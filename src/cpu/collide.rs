@@ -1,6 +1,6 @@
 //! Stage 2, mirror of `shaders/collide.wgsl`: points against static planets
-//! and half-planes (seed 001: deepest penetration, push-out, elasticity,
-//! exponential friction; seed 002: layer masks; seed 003: half-planes).
+//! and half-planes (Lisitsa 2023: deepest penetration, push-out, elasticity,
+//! exponential friction; Gaul 2013: layer masks; Firth 2011: half-planes).
 
 use glam::Vec2;
 

@@ -1,4 +1,4 @@
-//! Stage 1, mirror of `shaders/integrate.wgsl`: symplectic Euler (seed 001).
+//! Stage 1, mirror of `shaders/integrate.wgsl`: symplectic Euler (Lisitsa 2023).
 
 use super::{par, v2};
 use crate::layout::{PointInfo, SimParams};

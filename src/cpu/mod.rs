@@ -82,7 +82,7 @@ pub struct ContactMaterial {
 /// more, bounds Coulomb friction: within the static cone
 /// (`|vt| <= mu_s dvn`) the tangential velocity stops, else it loses
 /// `mu_k dvn`; the drift this substep made with what friction removed is
-/// taken back. Then the viscous decay (seed 001).
+/// taken back. Then the viscous decay (Lisitsa 2023).
 #[inline]
 pub fn contact_response(
     vrel: Vec2,

@@ -1,5 +1,5 @@
 //! Stage 3b, mirror of `shaders/rods.wgsl`: one Jacobi iteration of hard
-//! distance constraints (seed 001's hard constraint, seed 003's
+//! distance constraints (Lisitsa's hard constraint, Firth's
 //! impulse-level distance constraint), averaged per point with mass
 //! splitting.
 

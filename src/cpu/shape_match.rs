@@ -1,5 +1,5 @@
 //! Stage 4, mirror of `shaders/shape_match.wgsl`: shape matching with
-//! damping toward rigid motion (seed 001), in two kernels.
+//! damping toward rigid motion (Lisitsa 2023), in two kernels.
 //!
 //! `frames` reduces each body to its best-fit rigid frame: weighted centroid
 //! and velocity, rotation `theta = -atan2(sum w r x q, sum w r . q)` kept as

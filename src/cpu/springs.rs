@@ -1,5 +1,5 @@
 //! Stage 3a, mirror of `shaders/springs.wgsl`: force springs and soft
-//! distance constraints (seed 001), Jacobi, gathered per point from the
+//! distance constraints (Lisitsa 2023), Jacobi, gathered per point from the
 //! point's own spring records.
 
 use glam::Vec2;
@@ -25,7 +25,7 @@ pub fn spring_push(s: &HalfSpring, pa: Vec2, pb: Vec2, va: Vec2, vb: Vec2) -> (V
     let vrel = (vb - va).dot(dir);
     if s.other & HALF_SOFT == 0 {
         // Force along the spring, then damping of the relative velocity
-        // along it, split by inverse mass (seed 001, with its slip fixed),
+        // along it, split by inverse mass (Lisitsa 2023, with its slip fixed),
         // in one impulse per unit inverse mass (docs/physics.md).
         (Vec2::ZERO, dir * (s.pull * err + s.damp * vrel))
     } else {

@@ -103,7 +103,7 @@ pub enum GridAnchor {
 }
 
 /// An `nx` x `ny` grid of boxes that share their corners, like the modular
-/// spaceships of seed 001: `(nx + 1) (ny + 1)` points, one 4-point body per
+/// spaceships of Lisitsa 2023: `(nx + 1) (ny + 1)` points, one 4-point body per
 /// cell, springs on every edge once and on each cell's 2 diagonals.
 ///
 /// Defaults: centred at the origin, rotation `0`, diagonals on, the

@@ -1,5 +1,5 @@
 //! Builders for the shapes users make all the time: a box, a grid of boxes
-//! sharing corners (the modular spaceships of seed 001), a wheel, a round
+//! sharing corners (the modular spaceships of Lisitsa 2023), a wheel, a round
 //! blob and a rope.
 //!
 //! Every builder is a `#[must_use]` value with documented defaults. Its

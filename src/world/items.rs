@@ -52,7 +52,7 @@ handle!(
 pub const ALL_LAYERS: u32 = u32::MAX;
 
 /// Contact response of a point or a body: restitution, Coulomb friction
-/// and seed 001's viscous (exponential) friction. Every field left `None`
+/// and Lisitsa's viscous (exponential) friction. Every field left `None`
 /// follows the [`Params`] default of the same name. Build one with struct
 /// update syntax from [`Material::DEFAULT`], so that new fields keep
 /// following the defaults.
@@ -159,7 +159,7 @@ impl Point {
     }
 }
 
-/// The three kinds of two-point links of seed 001.
+/// The three kinds of two-point links of Lisitsa 2023.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SpringKind {
     /// Force-based damped spring (velocity level): `stiffness` in N/m,
@@ -278,7 +278,7 @@ pub struct Body {
     /// Elasticity and friction of the body in body-body contacts (combined
     /// with the other side's, see docs/physics.md). Default material 0.
     pub material: MaterialHandle,
-    /// Collision category bits (seed 002's layers): two bodies collide only
+    /// Collision category bits (Gaul's layers): two bodies collide only
     /// when each one's `mask` has a bit of the other's `category`. Default `1`.
     pub category: u32,
     /// The categories this body collides with. Default [`ALL_LAYERS`].
