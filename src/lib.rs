@@ -10,7 +10,7 @@
 //! [`gpu::GpuSolver`] on your own device and queue, or with
 //! [`cpu::CpuSolver`]. Change it while it runs with the solvers' `sync`,
 //! `apply_removal` and `move_pinned_point`; save and resume runs exactly
-//! with [`checkpoint`]. The physics, with the seed each formula comes from,
+//! with [`checkpoint`]. The physics, with the source of each formula,
 //! is written down in `docs/physics.md`.
 //!
 //! ## Embedding in your own renderer
