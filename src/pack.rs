@@ -10,11 +10,16 @@ use crate::layout::*;
 pub use crate::validate::{check_rest_steps, check_state, check_state_len};
 use crate::world::{HalfPlane, Planet, World};
 
+mod consistency;
 mod contacts;
 mod edit;
+mod hash;
+mod items;
 mod params;
-pub use edit::scene_hash;
+mod stability;
+pub use hash::scene_hash;
 pub use params::{ParamChange, sim_params};
+pub use stability::Stability;
 
 impl From<&Planet> for PlanetInfo {
     fn from(p: &Planet) -> Self {
@@ -166,32 +171,6 @@ impl PointMembers {
     }
 }
 
-impl<T> PerPoint<T> {
-    /// Checks the offsets of `n` points against the records: none, or
-    /// `n + 1` of them, rising, from 0 to the number of records.
-    fn check(&self, n: usize, what: &str) -> Result<(), String> {
-        if self.offsets.is_empty() && self.records.is_empty() {
-            return Ok(());
-        }
-        if self.offsets.len() != n + 1 {
-            return Err(format!(
-                "{what}: {} offsets for {n} points",
-                self.offsets.len()
-            ));
-        }
-        if self.offsets[0] != 0
-            || self.offsets.windows(2).any(|w| w[0] > w[1])
-            || self.offsets[n] as usize != self.records.len()
-        {
-            return Err(format!(
-                "{what}: offsets do not rise from 0 to the {} records",
-                self.records.len()
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// A world flattened into GPU-layout arrays.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Packed {
@@ -245,183 +224,6 @@ pub struct Packed {
 }
 
 impl Packed {
-    /// Checks that the arrays fit each other: every index within the array
-    /// it indexes, the per-point records and the counts in `sim` matching
-    /// the arrays. [`Packed::from_world`] and the edits always give such a
-    /// `Packed`; one edited by hand (its fields are public) may not be, and
-    /// without this check makes `GpuSolver::from_packed` panic on an index
-    /// out of bounds.
-    pub fn check_consistent(&self) -> Result<(), WorldError> {
-        self.consistency().map_err(WorldError::InconsistentPacked)
-    }
-
-    fn consistency(&self) -> Result<(), String> {
-        let n = self.pos.len();
-        let nb = self.bodies.len();
-        let sim = &self.sim;
-        for (what, len, want) in [
-            ("vel", self.vel.len(), n),
-            ("point_info", self.point_info.len(), n),
-            ("sim.num_points", sim.num_points as usize, n),
-            (
-                "sim.num_springs",
-                sim.num_springs as usize,
-                self.springs.len(),
-            ),
-            ("sim.num_bodies", sim.num_bodies as usize, nb),
-            (
-                "sim.num_planets",
-                sim.num_planets as usize,
-                self.planets.len(),
-            ),
-            ("sim.num_planes", sim.num_planes as usize, self.planes.len()),
-            (
-                "small and large bodies",
-                sim.num_small_bodies as usize + sim.num_large_bodies as usize,
-                nb,
-            ),
-            ("body_order", self.body_order.len(), nb),
-        ] {
-            if len != want {
-                return Err(format!("{what} has {len}, expected {want}"));
-            }
-        }
-        for (what, len, max) in [
-            ("planets", self.planets.len(), MAX_PLANETS),
-            ("planes", self.planes.len(), MAX_PLANES),
-        ] {
-            if len > max {
-                return Err(format!("{len} {what}, more than the {max} a solver holds"));
-            }
-        }
-        let point = |what: &str, i: usize, p: u32| {
-            if p as usize >= n {
-                Err(format!("{what} {i} refers to point {p} of {n}"))
-            } else {
-                Ok(())
-            }
-        };
-        for (i, info) in self.point_info.iter().enumerate() {
-            if info.material as usize >= self.materials.len() {
-                return Err(format!(
-                    "point {i} has material {} of {}",
-                    info.material,
-                    self.materials.len()
-                ));
-            }
-        }
-        let rods = self.springs.iter().filter(|s| s.kind == KIND_ROD).count();
-        if rods != self.num_rods as usize {
-            return Err(format!(
-                "num_rods is {}, the springs have {rods}",
-                self.num_rods
-            ));
-        }
-        for (i, s) in self.springs.iter().enumerate() {
-            point("spring", i, s.a)?;
-            point("spring", i, s.b)?;
-            if s.a == s.b || s.kind > KIND_ROD {
-                return Err(format!("spring {i} is not a spring between two points"));
-            }
-        }
-        for (what, halves) in [
-            ("spring_halves", &self.spring_halves),
-            ("rod_halves", &self.rod_halves),
-        ] {
-            halves.check(n, what)?;
-            for (i, h) in halves.records.iter().enumerate() {
-                point(what, i, h.other & HALF_INDEX)?;
-            }
-        }
-        let mut members = 0u64;
-        for (i, b) in self.bodies.iter().enumerate() {
-            if b.first as u64 + b.count as u64 > self.members.len() as u64 {
-                return Err(format!(
-                    "body {i}'s members run past the {} members",
-                    self.members.len()
-                ));
-            }
-            members += b.count as u64;
-        }
-        if members != self.members.len() as u64 {
-            return Err(format!(
-                "the bodies hold {members} members, there are {}",
-                self.members.len()
-            ));
-        }
-        for (i, m) in self.members.iter().enumerate() {
-            point("member", i, m.point)?;
-        }
-        self.point_members.check(n, "point_members")?;
-        if self.point_members.records.len() != self.members.len() {
-            return Err("point_members does not hold every member".into());
-        }
-        for (i, m) in self.point_members.records.iter().enumerate() {
-            if m.body as usize >= nb {
-                return Err(format!(
-                    "point member {i} refers to body {} of {nb}",
-                    m.body
-                ));
-            }
-        }
-        let mut seen = vec![false; nb];
-        for &b in &self.body_order {
-            match seen.get_mut(b as usize) {
-                Some(s) if !*s => *s = true,
-                _ => return Err(format!("body_order lists body {b} twice or out of range")),
-            }
-        }
-        // The contact data, when there is any.
-        if !self.contact_points.is_empty() || !self.outlines.is_empty() {
-            if self.contact_points.len() != n || self.outlines.len() != nb {
-                return Err("the contact data does not have one entry per point and body".into());
-            }
-            let filters = self.contact_filters.len();
-            for (i, c) in self.contact_points.iter().enumerate() {
-                if (c.filter_id & !CONTACT_FREE) as usize >= filters {
-                    return Err(format!(
-                        "contact point {i} has filter {} of {filters}",
-                        c.filter_id
-                    ));
-                }
-            }
-            for (i, o) in self.outlines.iter().enumerate() {
-                if o.first as u64 + o.count as u64 > self.outline_points.len() as u64
-                    || o.filter_id as usize >= filters
-                {
-                    return Err(format!(
-                        "outline {i} runs past the outline points or filters"
-                    ));
-                }
-            }
-            for (i, &p) in self.outline_points.iter().enumerate() {
-                point("outline point", i, p)?;
-            }
-        }
-        let colliders = sim.num_colliders as usize;
-        if self.colliders.len() != colliders + sim.num_free as usize
-            || sim.num_small_colliders > sim.num_colliders
-        {
-            return Err(format!(
-                "{} colliders, sim counts {} bodies and {} free points",
-                self.colliders.len(),
-                sim.num_colliders,
-                sim.num_free
-            ));
-        }
-        for (i, &c) in self.colliders.iter().enumerate() {
-            let (kind, len) = if i < colliders {
-                ("body", nb)
-            } else {
-                ("point", n)
-            };
-            if c as usize >= len {
-                return Err(format!("collider {i} refers to {kind} {c} of {len}"));
-            }
-        }
-        Ok(())
-    }
-
     /// Flattens a world. Fails only if the parameters are invalid (items are
     /// validated when added to the world).
     pub fn from_world(world: &World) -> Result<Self, WorldError> {
@@ -434,174 +236,10 @@ impl Packed {
     }
 }
 
-/// The worst point of a world for each stability bound (see
-/// docs/physics.md, "Stability bounds"). Loads are dimensionless.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Stability {
-    /// `max_i sum_springs k h^2 (w_a + w_b)` over the force springs at a
-    /// free point, and that point; keep below 1. A pinned point carries no
-    /// load: it does not move, whatever pulls on it.
-    pub spring_load: (f32, u32),
-    /// `max_i sum_bodies k h^2` over the bodies containing a point; keep
-    /// below 1.
-    pub shape_load: (f32, u32),
-    /// `max_i` of the summed damping fractions at a free point: each spring,
-    /// soft constraint and body at it adds its `alpha = 1 - exp(-c h)`
-    /// (soft constraints: `1 - exp(-k h)`). Each link is `alpha` times a
-    /// projector in the mass-weighted metric, so this bounds the damping
-    /// operator's largest eigenvalue: monotone at or below 1, unstable only
-    /// above 2. A spring adds its whole `alpha` at each end: splitting it
-    /// between its ends by inverse mass would read half the true value for
-    /// equal masses.
-    pub damping_load: (f32, u32),
-    /// The first force spring, else the first body, that diverges on its
-    /// own at this substep ([`WorldError::Unstable`]: a spring past
-    /// `2 (1 + E) / E`, a body past `2 (1 + E)`, `E = exp(-c h)` its damping
-    /// factor); solvers refuse a world that has one.
-    pub diverging: Option<WorldError>,
-}
-
-/// The largest undamped `w^2 h^2` a force spring with damping factor
-/// `e = exp(-c h)` per substep takes before it diverges on its own. Its
-/// damping scales the whole new velocity, kick included: one substep is the
-/// matrix `[[1, h], [-e w^2 h, e (1 - w^2 h^2)]]` (docs/physics.md, "Exact
-/// discrete behaviour of a two-body spring"), with determinant `e < 1` and
-/// trace `1 + e (1 - x)`, which has an eigenvalue beyond -1 exactly when
-/// `x > 2 (1 + e) / e`.
-fn spring_limit(e: f32) -> f32 {
-    2.0 * (1.0 + e) / e
-}
-
-/// The same for a body: its pull `k h (target - x)` and its relaxation
-/// `alpha (rigid - v)` are both added to the old velocity, so the damping
-/// does not scale the pull: one substep of a member relative to the rigid
-/// motion is `v' = e v - k h x`, `x' = x + h v'`, with determinant `e` and
-/// trace `1 + e - x`, past -1 exactly when `x = k h^2 > 2 (1 + e)`.
-fn body_limit(e: f32) -> f32 {
-    2.0 * (1.0 + e)
-}
-
-impl Stability {
-    /// The link that diverges on its own, if any, as an error.
-    pub fn check(&self) -> Result<(), WorldError> {
-        match &self.diverging {
-            Some(e) => Err(e.clone()),
-            None => Ok(()),
-        }
-    }
-
-    /// One line per bound the world exceeds (empty when all is well).
-    pub fn warnings(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let (s, i) = self.spring_load;
-        if s >= 1.0 {
-            out.push(format!(
-                "point {i}: spring load sum k h^2 (1/m_a + 1/m_b) = {s:.3} >= 1: its springs may blow up; raise substeps or lower stiffness"
-            ));
-        }
-        let (s, i) = self.shape_load;
-        if s >= 1.0 {
-            out.push(format!(
-                "point {i}: shape load sum k h^2 = {s:.3} >= 1 over its bodies: may blow up; raise substeps or lower shape stiffness"
-            ));
-        }
-        let (s, i) = self.damping_load;
-        if s > 1.0 {
-            out.push(format!(
-                "point {i}: summed damping fraction {s:.3} > 1: its velocity overshoots (unstable above 2); lower damping or raise substeps"
-            ));
-        }
-        out
-    }
-}
-
 impl Packed {
     /// Every membership with the index of its body, in member order.
     pub fn body_members(&self) -> impl Iterator<Item = (u32, &Member)> {
         body_members(&self.bodies, &self.members)
-    }
-
-    /// The world's worst points against the stability bounds, at substep `h`.
-    pub fn stability(&self, h: f32) -> Stability {
-        let n = self.pos.len();
-        let mut spring = vec![0.0f32; n];
-        let mut shape = vec![0.0f32; n];
-        let mut damping = vec![0.0f32; n];
-        // The first link found past its own limit (see `spring_limit` and
-        // `body_limit`).
-        let mut diverging = None;
-        let mut flag = |item, what, value: f32, limit: f32| {
-            if diverging.is_none() && value > limit {
-                diverging = Some(WorldError::Unstable {
-                    item,
-                    what,
-                    value,
-                    limit,
-                    h,
-                });
-            }
-        };
-        for (index, s) in self.springs.iter().enumerate() {
-            let (a, b) = (s.a as usize, s.b as usize);
-            let (wa, wb) = (self.point_info[a].inv_mass, self.point_info[b].inv_mass);
-            let w = wa + wb;
-            if w == 0.0 {
-                continue;
-            }
-            // Stiffness load and damping fraction of the link.
-            let (load, alpha) = match s.kind {
-                KIND_SPRING => {
-                    let load = s.stiffness * h * h * w;
-                    let e = (-s.damping * h).exp();
-                    flag(
-                        Item::Spring(index as u32),
-                        "k (1/m_a + 1/m_b) h^2",
-                        load,
-                        spring_limit(e),
-                    );
-                    (load, 1.0 - e)
-                }
-                KIND_SOFT => (0.0, 1.0 - (-s.stiffness * h).exp()),
-                _ => (0.0, 0.0),
-            };
-            // A pinned end does not move: the link loads and damps the free
-            // ends alone.
-            for (i, wi) in [(a, wa), (b, wb)] {
-                if wi > 0.0 {
-                    spring[i] += load;
-                    damping[i] += alpha;
-                }
-            }
-        }
-        for (b, m) in self.body_members() {
-            let body = &self.bodies[b as usize];
-            let i = m.point as usize;
-            if self.point_info[i].inv_mass == 0.0 {
-                continue;
-            }
-            // The area term stiffens the body's breathing mode by its own k.
-            let area = if body.area_norm > 0.0 {
-                body.area_stiffness
-            } else {
-                0.0
-            };
-            let load = (body.stiffness + area) * h * h;
-            shape[i] += load;
-            let e = (-body.damping * h).exp();
-            damping[i] += 1.0 - e;
-            flag(Item::Body(b), "(k + k_area) h^2", load, body_limit(e));
-        }
-        let worst = |v: &[f32]| {
-            v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {
-                if x > best.0 { (x, i as u32) } else { best }
-            })
-        };
-        Stability {
-            spring_load: worst(&spring),
-            shape_load: worst(&shape),
-            damping_load: worst(&damping),
-            diverging,
-        }
     }
 }
 

@@ -1,0 +1,209 @@
+//! Whether a packed world's arrays fit each other: every index within
+//! the array it indexes, the per-point records and the counts matching.
+
+use super::*;
+
+impl<T> PerPoint<T> {
+    /// Checks the offsets of `n` points against the records: none, or
+    /// `n + 1` of them, rising, from 0 to the number of records.
+    fn check(&self, n: usize, what: &str) -> Result<(), String> {
+        if self.offsets.is_empty() && self.records.is_empty() {
+            return Ok(());
+        }
+        if self.offsets.len() != n + 1 {
+            return Err(format!(
+                "{what}: {} offsets for {n} points",
+                self.offsets.len()
+            ));
+        }
+        if self.offsets[0] != 0
+            || self.offsets.windows(2).any(|w| w[0] > w[1])
+            || self.offsets[n] as usize != self.records.len()
+        {
+            return Err(format!(
+                "{what}: offsets do not rise from 0 to the {} records",
+                self.records.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Packed {
+    /// Checks that the arrays fit each other: every index within the array
+    /// it indexes, the per-point records and the counts in `sim` matching
+    /// the arrays. [`Packed::from_world`] and the edits always give such a
+    /// `Packed`; one edited by hand (its fields are public) may not be, and
+    /// without this check makes `GpuSolver::from_packed` panic on an index
+    /// out of bounds.
+    pub fn check_consistent(&self) -> Result<(), WorldError> {
+        self.consistency().map_err(WorldError::InconsistentPacked)
+    }
+
+    fn consistency(&self) -> Result<(), String> {
+        let n = self.pos.len();
+        let nb = self.bodies.len();
+        let sim = &self.sim;
+        for (what, len, want) in [
+            ("vel", self.vel.len(), n),
+            ("point_info", self.point_info.len(), n),
+            ("sim.num_points", sim.num_points as usize, n),
+            (
+                "sim.num_springs",
+                sim.num_springs as usize,
+                self.springs.len(),
+            ),
+            ("sim.num_bodies", sim.num_bodies as usize, nb),
+            (
+                "sim.num_planets",
+                sim.num_planets as usize,
+                self.planets.len(),
+            ),
+            ("sim.num_planes", sim.num_planes as usize, self.planes.len()),
+            (
+                "small and large bodies",
+                sim.num_small_bodies as usize + sim.num_large_bodies as usize,
+                nb,
+            ),
+            ("body_order", self.body_order.len(), nb),
+        ] {
+            if len != want {
+                return Err(format!("{what} has {len}, expected {want}"));
+            }
+        }
+        for (what, len, max) in [
+            ("planets", self.planets.len(), MAX_PLANETS),
+            ("planes", self.planes.len(), MAX_PLANES),
+        ] {
+            if len > max {
+                return Err(format!("{len} {what}, more than the {max} a solver holds"));
+            }
+        }
+        let point = |what: &str, i: usize, p: u32| {
+            if p as usize >= n {
+                Err(format!("{what} {i} refers to point {p} of {n}"))
+            } else {
+                Ok(())
+            }
+        };
+        for (i, info) in self.point_info.iter().enumerate() {
+            if info.material as usize >= self.materials.len() {
+                return Err(format!(
+                    "point {i} has material {} of {}",
+                    info.material,
+                    self.materials.len()
+                ));
+            }
+        }
+        let rods = self.springs.iter().filter(|s| s.kind == KIND_ROD).count();
+        if rods != self.num_rods as usize {
+            return Err(format!(
+                "num_rods is {}, the springs have {rods}",
+                self.num_rods
+            ));
+        }
+        for (i, s) in self.springs.iter().enumerate() {
+            point("spring", i, s.a)?;
+            point("spring", i, s.b)?;
+            if s.a == s.b || s.kind > KIND_ROD {
+                return Err(format!("spring {i} is not a spring between two points"));
+            }
+        }
+        for (what, halves) in [
+            ("spring_halves", &self.spring_halves),
+            ("rod_halves", &self.rod_halves),
+        ] {
+            halves.check(n, what)?;
+            for (i, h) in halves.records.iter().enumerate() {
+                point(what, i, h.other & HALF_INDEX)?;
+            }
+        }
+        let mut members = 0u64;
+        for (i, b) in self.bodies.iter().enumerate() {
+            if b.first as u64 + b.count as u64 > self.members.len() as u64 {
+                return Err(format!(
+                    "body {i}'s members run past the {} members",
+                    self.members.len()
+                ));
+            }
+            members += b.count as u64;
+        }
+        if members != self.members.len() as u64 {
+            return Err(format!(
+                "the bodies hold {members} members, there are {}",
+                self.members.len()
+            ));
+        }
+        for (i, m) in self.members.iter().enumerate() {
+            point("member", i, m.point)?;
+        }
+        self.point_members.check(n, "point_members")?;
+        if self.point_members.records.len() != self.members.len() {
+            return Err("point_members does not hold every member".into());
+        }
+        for (i, m) in self.point_members.records.iter().enumerate() {
+            if m.body as usize >= nb {
+                return Err(format!(
+                    "point member {i} refers to body {} of {nb}",
+                    m.body
+                ));
+            }
+        }
+        let mut seen = vec![false; nb];
+        for &b in &self.body_order {
+            match seen.get_mut(b as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(format!("body_order lists body {b} twice or out of range")),
+            }
+        }
+        // The contact data, when there is any.
+        if !self.contact_points.is_empty() || !self.outlines.is_empty() {
+            if self.contact_points.len() != n || self.outlines.len() != nb {
+                return Err("the contact data does not have one entry per point and body".into());
+            }
+            let filters = self.contact_filters.len();
+            for (i, c) in self.contact_points.iter().enumerate() {
+                if (c.filter_id & !CONTACT_FREE) as usize >= filters {
+                    return Err(format!(
+                        "contact point {i} has filter {} of {filters}",
+                        c.filter_id
+                    ));
+                }
+            }
+            for (i, o) in self.outlines.iter().enumerate() {
+                if o.first as u64 + o.count as u64 > self.outline_points.len() as u64
+                    || o.filter_id as usize >= filters
+                {
+                    return Err(format!(
+                        "outline {i} runs past the outline points or filters"
+                    ));
+                }
+            }
+            for (i, &p) in self.outline_points.iter().enumerate() {
+                point("outline point", i, p)?;
+            }
+        }
+        let colliders = sim.num_colliders as usize;
+        if self.colliders.len() != colliders + sim.num_free as usize
+            || sim.num_small_colliders > sim.num_colliders
+        {
+            return Err(format!(
+                "{} colliders, sim counts {} bodies and {} free points",
+                self.colliders.len(),
+                sim.num_colliders,
+                sim.num_free
+            ));
+        }
+        for (i, &c) in self.colliders.iter().enumerate() {
+            let (kind, len) = if i < colliders {
+                ("body", nb)
+            } else {
+                ("point", n)
+            };
+            if c as usize >= len {
+                return Err(format!("collider {i} refers to {kind} {c} of {len}"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! The scene hash: a fingerprint of a world's dynamics that checkpoints
+//! store.
+
+use super::Packed;
+use super::items::area_stiffness;
+use crate::fnv::Fnv;
+use crate::frequency::DEFAULT_AREA_STIFFNESS;
+use crate::layout::SimParams;
+use crate::params::Params;
+
+/// A fingerprint of everything that defines a world's dynamics: the
+/// parameters (`dt`, `substeps`, `rod_iterations`, `contact_iterations`,
+/// `contact_relax_iterations`, sleeping and the uniform ones),
+/// every point's mass, material and layers, the resolved materials, springs
+/// and bodies (with their rest shapes), and the colliders. It leaves out the
+/// state (`pos`, `vel`), which is what a checkpoint replaces, and the body
+/// frames, which are recomputed every substep.
+///
+/// Stable across runs, platforms and backends: checkpoints store it to
+/// refuse loading into another scene.
+pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
+    let mut h = Fnv::new();
+    h.bytes(b"softbody scene v1");
+    h.slice("dt", &[params.dt]);
+    h.slice("steps", &[params.substeps, params.rod_iterations]);
+    // Hashed only when not the default, so that a scene at the default
+    // hashes as one without the field, and its checkpoints still match.
+    if params.contact_iterations != 1 {
+        h.slice("contact_iterations", &[params.contact_iterations]);
+    }
+    if params.contact_relax_iterations != 1 {
+        h.slice(
+            "contact_relax_iterations",
+            &[params.contact_relax_iterations],
+        );
+    }
+    // The collision grid (cell size, its inverse, table size) chooses how
+    // contact candidates are found, not the dynamics: a step is bitwise the
+    // same for any cell (tests/collisions.rs). Left out for scenes with
+    // contacts, so that a checkpoint loads whatever the grid, automatic or
+    // `collision_cell`; kept in the hash of scenes without contacts, so
+    // that their hashes, and the checkpoints that carry them, stay valid.
+    // Sleeping is hashed from the parameters, only when not the default
+    // (as above), so that scenes from before it keep their hashes.
+    let sleep = Params::default();
+    let sleeping = [params.sleep_speed, params.sleep_time, params.wake_speed];
+    if sleeping != [sleep.sleep_speed, sleep.sleep_time, sleep.wake_speed] {
+        h.slice("sleep", &sleeping);
+    }
+    let mut sim = packed.sim;
+    if packed.has_contacts() {
+        sim.cell = 0.0;
+        sim.inv_cell = 0.0;
+        sim.table_mask = 0;
+    }
+    // The uniforms as they were before sleeping's fields (which come from
+    // the parameters above): the first 76 bytes and a zero word.
+    let head = std::mem::offset_of!(SimParams, sleep_motion_sq);
+    let mut old_sim = bytemuck::bytes_of(&sim)[..head].to_vec();
+    old_sim.extend_from_slice(&[0; 4]);
+    h.bytes(b"sim");
+    h.bytes(&1u64.to_le_bytes());
+    h.bytes(&old_sim);
+    h.slice("point_info", &packed.point_info);
+    h.slice("materials", &packed.materials);
+    h.slice("springs", &packed.springs);
+    // Bodies as their first four fields; the area fields only when a body
+    // is off the default rule (`area_stiffness` with the default parameter,
+    // inflation 1; area_norm follows from the members), so that scenes from
+    // before the area term keep their hashes.
+    let shape: Vec<[u32; 4]> = packed
+        .bodies
+        .iter()
+        .map(|b| [b.first, b.count, b.stiffness.to_bits(), b.damping.to_bits()])
+        .collect();
+    h.slice("bodies", &shape);
+    let area: Vec<[f32; 2]> = packed
+        .bodies
+        .iter()
+        .map(|b| [b.area_stiffness, b.inflation])
+        .collect();
+    let at_default = packed.bodies.iter().zip(&area).all(|(b, &a)| {
+        a == [
+            area_stiffness(None, b.stiffness, DEFAULT_AREA_STIFFNESS),
+            1.0,
+        ]
+    });
+    if !at_default {
+        h.slice("body_area", &area);
+    }
+    // Members as (rest offset, point, body), without the weight `Member`
+    // carries, so that the hash does not depend on the solver's member
+    // layout and existing checkpoints still load: the weights are hashed
+    // with `point_info`.
+    let members: Vec<[u32; 4]> = packed
+        .body_members()
+        .map(|(b, m)| [m.rest[0].to_bits(), m.rest[1].to_bits(), m.point, b])
+        .collect();
+    h.slice("members", &members);
+    h.slice("planets", &packed.planets);
+    h.slice("planes", &packed.planes);
+    h.slice("contact_points", &packed.contact_points);
+    h.slice("outlines", &packed.outlines);
+    h.slice("outline_points", &packed.outline_points);
+    h.slice("contact_filters", &packed.contact_filters);
+    h.finish()
+}
