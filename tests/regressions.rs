@@ -155,7 +155,7 @@ fn rod_chain_conserves_linear_momentum() {
     );
 }
 
-/// BUG (src/pack.rs, `Packed::from_world`, and `CpuSolver::set_state`): a
+/// BUG (src/pack/, `Packed::from_world`, and `CpuSolver::set_state`): a
 /// pinned point keeps the velocity it was given (`Point::new(p).vel(v)
 /// .pinned()`) although it never moves, and that stale velocity acts: a
 /// damped spring's damping and a rod's velocity projection drag the other
@@ -206,7 +206,7 @@ fn pinned_point_velocity_does_not_act() {
         assert!(
             m < 1e-6,
             "point {i} moved {m} m (all: {moved:?}) although every point started at rest in its \
-             rest shape; the only cause is a pinned point's stored velocity (src/pack.rs: pinned \
+             rest shape; the only cause is a pinned point's stored velocity (src/pack/: pinned \
              points keep their velocity)"
         );
     }
