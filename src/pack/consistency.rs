@@ -41,6 +41,16 @@ impl Packed {
     }
 
     fn consistency(&self) -> Result<(), String> {
+        self.check_counts()?;
+        self.check_springs()?;
+        self.check_bodies()?;
+        self.check_contact_data()?;
+        self.check_colliders()
+    }
+
+    /// The array lengths against each other and against `sim`'s counts,
+    /// and every point's material.
+    fn check_counts(&self) -> Result<(), String> {
         let n = self.pos.len();
         let nb = self.bodies.len();
         let sim = &self.sim;
@@ -79,13 +89,6 @@ impl Packed {
                 return Err(format!("{len} {what}, more than the {max} a solver holds"));
             }
         }
-        let point = |what: &str, i: usize, p: u32| {
-            if p as usize >= n {
-                Err(format!("{what} {i} refers to point {p} of {n}"))
-            } else {
-                Ok(())
-            }
-        };
         for (i, info) in self.point_info.iter().enumerate() {
             if info.material as usize >= self.materials.len() {
                 return Err(format!(
@@ -95,6 +98,12 @@ impl Packed {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The springs and rods, and their per-point records.
+    fn check_springs(&self) -> Result<(), String> {
+        let n = self.pos.len();
         let rods = self.springs.iter().filter(|s| s.kind == KIND_ROD).count();
         if rods != self.num_rods as usize {
             return Err(format!(
@@ -103,8 +112,8 @@ impl Packed {
             ));
         }
         for (i, s) in self.springs.iter().enumerate() {
-            point("spring", i, s.a)?;
-            point("spring", i, s.b)?;
+            point_ref(n, "spring", i, s.a)?;
+            point_ref(n, "spring", i, s.b)?;
             if s.a == s.b || s.kind > KIND_ROD {
                 return Err(format!("spring {i} is not a spring between two points"));
             }
@@ -115,9 +124,17 @@ impl Packed {
         ] {
             halves.check(n, what)?;
             for (i, h) in halves.records.iter().enumerate() {
-                point(what, i, h.other & HALF_INDEX)?;
+                point_ref(n, what, i, h.other & HALF_INDEX)?;
             }
         }
+        Ok(())
+    }
+
+    /// The bodies' member ranges, the members, their per-point records and
+    /// the body order.
+    fn check_bodies(&self) -> Result<(), String> {
+        let n = self.pos.len();
+        let nb = self.bodies.len();
         let mut members = 0u64;
         for (i, b) in self.bodies.iter().enumerate() {
             if b.first as u64 + b.count as u64 > self.members.len() as u64 {
@@ -135,7 +152,7 @@ impl Packed {
             ));
         }
         for (i, m) in self.members.iter().enumerate() {
-            point("member", i, m.point)?;
+            point_ref(n, "member", i, m.point)?;
         }
         self.point_members.check(n, "point_members")?;
         if self.point_members.records.len() != self.members.len() {
@@ -156,6 +173,14 @@ impl Packed {
                 _ => return Err(format!("body_order lists body {b} twice or out of range")),
             }
         }
+        Ok(())
+    }
+
+    /// The contact data, when there is any: one entry per point and body,
+    /// filters and outline points in range.
+    fn check_contact_data(&self) -> Result<(), String> {
+        let n = self.pos.len();
+        let nb = self.bodies.len();
         // The contact data, when there is any.
         if !self.contact_points.is_empty() || !self.outlines.is_empty() {
             if self.contact_points.len() != n || self.outlines.len() != nb {
@@ -180,9 +205,17 @@ impl Packed {
                 }
             }
             for (i, &p) in self.outline_points.iter().enumerate() {
-                point("outline point", i, p)?;
+                point_ref(n, "outline point", i, p)?;
             }
         }
+        Ok(())
+    }
+
+    /// The grid's colliders: the bodies, then the free points.
+    fn check_colliders(&self) -> Result<(), String> {
+        let n = self.pos.len();
+        let nb = self.bodies.len();
+        let sim = &self.sim;
         let colliders = sim.num_colliders as usize;
         if self.colliders.len() != colliders + sim.num_free as usize
             || sim.num_small_colliders > sim.num_colliders
@@ -204,6 +237,15 @@ impl Packed {
                 return Err(format!("collider {i} refers to {kind} {c} of {len}"));
             }
         }
+        Ok(())
+    }
+}
+
+/// Point `p`, referred to by item `i` of `what`, is one of the `n` points.
+fn point_ref(n: usize, what: &str, i: usize, p: u32) -> Result<(), String> {
+    if p as usize >= n {
+        Err(format!("{what} {i} refers to point {p} of {n}"))
+    } else {
         Ok(())
     }
 }
