@@ -77,7 +77,10 @@ fn listed_items_and_parameters() {
                     "elasticity": 0.5, "friction": 2, "spring_stiffness": 100,
                     "spring_damping": 1, "shape_stiffness": 50, "shape_damping": 2,
                     "rod_iterations": 3, "contact_iterations": 2,
-                    "contact_relax_iterations": 0 },
+                    "contact_relax_iterations": 0, "static_friction": 0.7,
+                    "dynamic_friction": 0.4, "restitution_threshold": 0.5,
+                    "body_collisions": false, "sleep_speed": 0.1, "sleep_time": 1,
+                    "wake_speed": 3 },
         "materials": [{ "elasticity": 0.9 }],
         "planets": [{ "center": [0, -10], "radius": 9, "layers": 2 }],
         "planes": [{ "normal": [0, 2], "offset": -1 }],
@@ -112,6 +115,13 @@ fn listed_items_and_parameters() {
         rod_iterations: 3,
         contact_iterations: 2,
         contact_relax_iterations: 0,
+        static_friction: 0.7,
+        dynamic_friction: 0.4,
+        restitution_threshold: 0.5,
+        body_collisions: false,
+        sleep_speed: 0.1,
+        sleep_time: 1.0,
+        wake_speed: 3.0,
         ..Params::default()
     });
     let m = expected

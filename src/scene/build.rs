@@ -50,32 +50,12 @@ impl Scene {
         }
         .resolve(AREA_KEYS, 0.0, |f| f.shape_stiffness())
         .map_err(|(key, why)| SceneError::new(format!("params.{key}"), why))?;
-        let params = Params {
-            dt: p.dt.unwrap_or(d.dt),
-            substeps: p.substeps.unwrap_or(d.substeps),
-            gravity: p.gravity.map_or(d.gravity, v2),
-            point_radius: p.point_radius.unwrap_or(d.point_radius),
-            elasticity: p.elasticity.unwrap_or(d.elasticity),
-            friction: p.friction.unwrap_or(d.friction),
-            static_friction: p.static_friction.unwrap_or(d.static_friction),
-            dynamic_friction: p.dynamic_friction.unwrap_or(d.dynamic_friction),
-            restitution_threshold: p.restitution_threshold.unwrap_or(d.restitution_threshold),
-            spring_stiffness: p.spring_stiffness.unwrap_or(d.spring_stiffness),
-            spring_damping: p.spring_damping.unwrap_or(d.spring_damping),
-            shape_stiffness: shape_stiffness.unwrap_or(d.shape_stiffness),
-            shape_damping: shape_damping.unwrap_or(d.shape_damping),
-            area_stiffness: area_stiffness.unwrap_or(d.area_stiffness),
-            rod_iterations: p.rod_iterations.unwrap_or(d.rod_iterations),
-            body_collisions: p.body_collisions.unwrap_or(d.body_collisions),
-            contact_iterations: p.contact_iterations.unwrap_or(d.contact_iterations),
-            contact_relax_iterations: p
-                .contact_relax_iterations
-                .unwrap_or(d.contact_relax_iterations),
-            collision_cell: p.collision_cell.or(d.collision_cell),
-            sleep_speed: p.sleep_speed.unwrap_or(d.sleep_speed),
-            sleep_time: p.sleep_time.unwrap_or(d.sleep_time),
-            wake_speed: p.wake_speed.unwrap_or(d.wake_speed),
-        };
+        let mut params = d.clone();
+        ParamsSpec::apply_given(p, &mut params);
+        params.gravity = p.gravity.map_or(d.gravity, v2);
+        params.shape_stiffness = shape_stiffness.unwrap_or(d.shape_stiffness);
+        params.shape_damping = shape_damping.unwrap_or(d.shape_damping);
+        params.area_stiffness = area_stiffness.unwrap_or(d.area_stiffness);
         params.validate().map_err(|e| at("params".into(), e))?;
         Ok(params)
     }

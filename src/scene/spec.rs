@@ -3,63 +3,73 @@
 
 use super::*;
 
-/// `params`: every field optional.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(remote = "Self", deny_unknown_fields)]
-pub struct ParamsSpec {
-    #[serde(default, deserialize_with = "some")]
-    pub dt: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub substeps: Option<u32>,
-    #[serde(default, deserialize_with = "some")]
-    pub gravity: Option<V2>,
-    #[serde(default, deserialize_with = "some")]
-    pub point_radius: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub elasticity: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub friction: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub static_friction: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub dynamic_friction: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub restitution_threshold: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub spring_stiffness: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub spring_damping: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub shape_stiffness: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub shape_damping: Option<f32>,
+/// Declares [`ParamsSpec`] from one list of its keys, each with how it
+/// enters [`Params`]: `plain` (the field of that name, when given),
+/// `optional` (an `Option` field of `Params`, when given), or `resolved`
+/// (by `Scene::params`: gravity's pair, and the stiffness keys, which come
+/// as a rate or a frequency).
+macro_rules! params_spec {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty => $how:ident),* $(,)?) => {
+        /// `params`: every field optional.
+        #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+        #[serde(remote = "Self", deny_unknown_fields)]
+        pub struct ParamsSpec {
+            $(
+                $(#[$doc])*
+                #[serde(default, deserialize_with = "some")]
+                pub $field: Option<$ty>,
+            )*
+        }
+
+        impl ParamsSpec {
+            /// Puts the `plain` and `optional` keys given into `params`.
+            pub(super) fn apply_given(spec: &Self, params: &mut Params) {
+                $(params_spec!(@given spec, params, $field, $how);)*
+            }
+        }
+    };
+    (@given $spec:ident, $params:ident, $field:ident, plain) => {
+        if let Some(v) = $spec.$field {
+            $params.$field = v;
+        }
+    };
+    (@given $spec:ident, $params:ident, $field:ident, optional) => {
+        if $spec.$field.is_some() {
+            $params.$field = $spec.$field;
+        }
+    };
+    (@given $spec:ident, $params:ident, $field:ident, resolved) => {};
+}
+
+params_spec! {
+    dt: f32 => plain,
+    substeps: u32 => plain,
+    gravity: V2 => resolved,
+    point_radius: f32 => plain,
+    elasticity: f32 => plain,
+    friction: f32 => plain,
+    static_friction: f32 => plain,
+    dynamic_friction: f32 => plain,
+    restitution_threshold: f32 => plain,
+    spring_stiffness: f32 => plain,
+    spring_damping: f32 => plain,
+    shape_stiffness: f32 => resolved,
+    shape_damping: f32 => resolved,
     /// `shape_stiffness` as a frequency, Hz.
-    #[serde(default, deserialize_with = "some")]
-    pub shape_frequency: Option<f32>,
+    shape_frequency: f32 => resolved,
     /// `shape_damping` as a damping ratio (with `shape_frequency`).
-    #[serde(default, deserialize_with = "some")]
-    pub shape_damping_ratio: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub area_stiffness: Option<f32>,
+    shape_damping_ratio: f32 => resolved,
+    area_stiffness: f32 => resolved,
     /// `area_stiffness` as a frequency, Hz.
-    #[serde(default, deserialize_with = "some")]
-    pub area_frequency: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub rod_iterations: Option<u32>,
-    #[serde(default, deserialize_with = "some")]
-    pub body_collisions: Option<bool>,
-    #[serde(default, deserialize_with = "some")]
-    pub contact_iterations: Option<u32>,
-    #[serde(default, deserialize_with = "some")]
-    pub contact_relax_iterations: Option<u32>,
-    #[serde(default, deserialize_with = "some")]
-    pub collision_cell: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub sleep_speed: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub sleep_time: Option<f32>,
-    #[serde(default, deserialize_with = "some")]
-    pub wake_speed: Option<f32>,
+    area_frequency: f32 => resolved,
+    rod_iterations: u32 => plain,
+    body_collisions: bool => plain,
+    contact_iterations: u32 => plain,
+    contact_relax_iterations: u32 => plain,
+    collision_cell: f32 => optional,
+    sleep_speed: f32 => plain,
+    sleep_time: f32 => plain,
+    wake_speed: f32 => plain,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
