@@ -8,7 +8,6 @@
 // and planet impacts are the frames kernels' (shape_match.wgsl,
 // `plane_impacts`). After the first narrow phase of a substep:
 //
-//   clear    one thread per body: its count and accumulator to zero.
 //   count    one thread per point: each body contact that is an impact
 //            adds to both bodies' counts (integer atomics) and, faster
 //            than the wake speed, wakes both assemblies.
@@ -16,7 +15,9 @@
 //            accumulators: the sums do not depend on order.
 //   apply    one thread per body: a body that had impacts adds its
 //            accumulator to each of its awake points (its points are its
-//            own: a body that shares one takes no part).
+//            own: a body that shares one takes no part), and clears its
+//            count and accumulator for the next substep (they start at
+//            zero: a new buffer is zeroed).
 //
 // CPU mirror: src/cpu/impact.rs.
 
@@ -156,15 +157,6 @@ fn apply_body(b: u32, totals: vec4<i32>) {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = spread_index(gid, groups);
-    if (b >= sim.num_bodies) {
-        return;
-    }
-    impact_totals[b] = vec4<i32>(0);
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = spread_index(gid, groups);
     if (i >= sim.num_points) {
@@ -208,5 +200,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (b >= sim.num_bodies) {
         return;
     }
-    apply_body(b, impact_totals[b]);
+    let totals = impact_totals[b];
+    impact_totals[b] = vec4<i32>(0);
+    apply_body(b, totals);
 }

@@ -107,12 +107,6 @@ pub struct Impact {
     pub groups: [u32; 2],
 }
 
-/// WGSL `clear`: every body's count and accumulator to zero.
-pub fn clear(counts: &mut [u32], acc: &mut [[i32; 2]]) {
-    counts.fill(0);
-    acc.fill([0; 2]);
-}
-
 /// Point `i`'s body-contact impact (WGSL `body_impact`): the contact the
 /// narrow phase stored, between two bodies that take part (one of them
 /// awake) and whose mean velocities approach faster than the restitution
@@ -224,23 +218,26 @@ pub fn resolve(bind: &ImpactBindings, counts: &[u32], acc: &mut [[i32; 2]]) {
 
 /// WGSL `apply`: each body that had impacts adds its accumulator to each
 /// of its awake points (its points are its own: a body that shares one
-/// takes no part).
+/// takes no part), and every body's count and accumulator go back to zero
+/// for the next substep.
 #[allow(clippy::too_many_arguments)]
 pub fn apply(
     sim: &SimParams,
     info: &[PointInfo],
     bodies: &[BodyInfo],
     members: &[Member],
-    counts: &[u32],
-    acc: &[[i32; 2]],
+    counts: &mut [u32],
+    acc: &mut [[i32; 2]],
     vel: &mut [[f32; 2]],
 ) {
     let unit = 1.0 / sim.contact_scale;
     for (b, body) in bodies[..sim.num_bodies as usize].iter().enumerate() {
-        if counts[b] == 0 {
+        let (count, a) = (counts[b], acc[b]);
+        counts[b] = 0;
+        acc[b] = [0; 2];
+        if count == 0 {
             continue;
         }
-        let a = acc[b];
         let dv = Vec2::new(a[0] as f32, a[1] as f32) * unit;
         for m in &members[body.first as usize..(body.first + body.count) as usize] {
             let i = m.point as usize;

@@ -1,30 +1,21 @@
 //! Stage 5c wrapper for `shaders/impact.wgsl` (CPU mirror: `cpu::impact`):
-//! after the first narrow phase of a substep, clear over the bodies,
-//! count and resolve over the points, apply over the bodies; in place on
-//! the current state copy.
+//! after the first narrow phase of a substep, count and resolve over the
+//! points, apply (which clears the sums for the next substep) over the
+//! bodies; in place on the current state copy.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline, pipeline_or_kept};
 
-/// The per-body kernels: clear and apply.
+/// The per-body kernel, apply.
 pub struct Impact {
-    clear: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
-    clear_bind: wgpu::BindGroup,
     apply_bind: [wgpu::BindGroup; 2],
 }
 
 impl Impact {
     pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
-        let clear = pipeline(device, "impact", "clear");
         let apply = pipeline(device, "impact", "apply");
-        let clear_bind = bind_group(
-            device,
-            "impact.clear",
-            &clear,
-            &[(0, &b.sim), (9, &b.impact_sums)],
-        );
         let apply_bind = [0, 1].map(|s| {
             bind_group(
                 device,
@@ -40,12 +31,7 @@ impl Impact {
                 ],
             )
         });
-        Self {
-            clear,
-            apply,
-            clear_bind,
-            apply_bind,
-        }
+        Self { apply, apply_bind }
     }
 
     /// Records the impact pass on state copy `state`, over the contacts of
@@ -59,9 +45,6 @@ impl Impact {
         grids: ((u32, u32), (u32, u32)),
     ) {
         let (points, body_grid) = grids;
-        pass.set_pipeline(&self.clear);
-        pass.set_bind_group(0, &self.clear_bind, &[]);
-        pass.dispatch_workgroups(body_grid.0, body_grid.1, 1);
         for (pipeline, bind) in [
             (&bodies.count, &bodies.count_bind),
             (&bodies.resolve, &bodies.resolve_bind),

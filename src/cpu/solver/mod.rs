@@ -409,13 +409,18 @@ impl CpuSolver {
                 contacts: &contacts,
                 hits: &c.hits,
             };
-            impact::clear(&mut im.counts, &mut im.acc);
             impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
             impact::resolve(&bind, &im.counts, &mut im.acc);
         }
         let p = &mut self.packed;
         impact::apply(
-            &p.sim, &self.info, &p.bodies, &p.members, &im.counts, &im.acc, &mut p.vel,
+            &p.sim,
+            &self.info,
+            &p.bodies,
+            &p.members,
+            &mut im.counts,
+            &mut im.acc,
+            &mut p.vel,
         );
     }
 
