@@ -13,6 +13,7 @@ use softbody::measure::{PileReport, motion, pile_report};
 use softbody::pack::Packed;
 use softbody::prelude::*;
 use softbody::samples;
+use softbody::solver::Solver;
 
 /// Positions and velocities after `steps` steps on one path.
 type State = (Vec<[f32; 2]>, Vec<[f32; 2]>);
@@ -225,20 +226,34 @@ fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
     }
     world.set_state(&pos, &vel).unwrap();
     let packed = Packed::from_world(&world).unwrap();
-    let check = |what: &str, step: u32, (pos, vel): &State, worst: &mut (f64, f64)| {
-        let r = pile_report(&packed, pos, vel);
-        worst.0 = worst.0.max(r.inside_fraction());
-        worst.1 = worst.1.max(r.below_half_fraction());
-        assert!(r.inside_fraction() <= 0.002, "{what}, step {step}: {r}");
-        assert!(r.below_half_fraction() <= 0.01, "{what}, step {step}: {r}");
-        assert_eq!(r.inside_out, 0, "{what}, step {step}: {r}");
-    };
-    let ended = |what: &str, worst: (f64, f64), (pos, _): &State| {
+    // The CPU reference on all threads, then the GPU when there is one.
+    let mut solvers = vec![Solver::Cpu(Box::new(
+        CpuSolver::new(&world).unwrap().parallel(true),
+    ))];
+    if let Some(ctx) = gpu() {
+        solvers.push(Solver::gpu_on(ctx, &world).unwrap());
+    }
+    for mut s in solvers {
+        let what = s.name();
+        let mut worst = (0.0f64, 0.0f64);
+        for step in 1..=180 {
+            s.step(1).unwrap();
+            if step % 5 == 0 || step < 5 {
+                let (pos, vel) = s.state().unwrap();
+                let r = pile_report(&packed, &pos, &vel);
+                worst.0 = worst.0.max(r.inside_fraction());
+                worst.1 = worst.1.max(r.below_half_fraction());
+                assert!(r.inside_fraction() <= 0.002, "{what}, step {step}: {r}");
+                assert!(r.below_half_fraction() <= 0.01, "{what}, step {step}: {r}");
+                assert_eq!(r.inside_out, 0, "{what}, step {step}: {r}");
+            }
+        }
         eprintln!(
             "{what}: at worst {:.2}% of the points inside, {:.2}% of the bodies below half their area",
             100.0 * worst.0,
             100.0 * worst.1
         );
+        let (pos, _) = s.state().unwrap();
         let new = &pos[first..];
         let low = new.iter().map(|p| p[1]).fold(f32::MAX, f32::min);
         let high = new.iter().map(|p| p[1]).fold(f32::MIN, f32::max);
@@ -246,31 +261,5 @@ fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
             low > 0.0 && high < top + 1.0,
             "{what}: new bodies span {low} to {high} m"
         );
-    };
-    let mut cpu = CpuSolver::new(&world).unwrap().parallel(true);
-    let mut worst = (0.0, 0.0);
-    for step in 1..=180 {
-        cpu.step();
-        if step % 5 == 0 || step < 5 {
-            let state = (cpu.positions().to_vec(), cpu.velocities().to_vec());
-            check("CPU", step, &state, &mut worst);
-        }
     }
-    ended(
-        "CPU",
-        worst,
-        &(cpu.positions().to_vec(), cpu.velocities().to_vec()),
-    );
-    let Some(ctx) = gpu() else { return };
-    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-    let mut worst = (0.0, 0.0);
-    for step in 1..=180 {
-        gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
-        if step % 5 == 0 || step < 5 {
-            let s = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-            check("GPU", step, &(s.pos, s.vel), &mut worst);
-        }
-    }
-    let s = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-    ended("GPU", worst, &(s.pos, s.vel));
 }

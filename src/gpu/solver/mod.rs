@@ -13,8 +13,8 @@ use super::shape_match::{ShapeMatch, ShapeMatchGrids};
 use super::sleep::Sleep;
 use super::springs::Springs;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
+use crate::pack::Packed;
 use crate::pack::check_state;
-use crate::pack::{Packed, sim_params};
 use crate::params::Params;
 use crate::world::World;
 
@@ -262,7 +262,7 @@ impl GpuSolver {
         if mirror.sim.h != params.h() {
             mirror.refresh_step_coefficients(params.h());
         }
-        mirror.sim = sim_params(params, &mirror);
+        mirror.set_sim(params);
         // From here on, what runs.
         let packed = &mirror;
         let buffers = Buffers::new(device, packed)?;
