@@ -23,7 +23,7 @@ BODIES=${BODIES:-100000}
 
 # Test binaries that run on the GPU and read no files from the checkout
 # (their paths are compiled in and differ on the device machine).
-TESTS=(gpu_vs_cpu collisions edits sleep)
+TESTS=(stages edits)
 
 prepare() {
     rm -rf .device

@@ -1603,3 +1603,27 @@ fn area_keys_load_and_bad_ones_are_named() {
         "negative",
     );
 }
+
+#[test]
+fn scene_files_take_frequencies() {
+    let scene = Scene::parse(
+        r#"{ "params": { "shape_frequency": 10, "shape_damping_ratio": 0.3 },
+             "shapes": [{ "box": { "center": [0, 1], "size": [1, 1], "mass": 2,
+                                   "body_frequency": 5, "spring_frequency": 5,
+                                   "spring_damping_ratio": 1 } }] }"#,
+    )
+    .unwrap();
+    let p = scene.params().unwrap();
+    let w = std::f32::consts::TAU * 10.0;
+    assert_eq!((p.shape_stiffness, p.shape_damping), (w * w, 2.0 * 0.3 * w));
+    let world = scene.build().unwrap();
+    let f = Frequency::new(5.0, 0.2);
+    let body = &world.bodies()[0];
+    assert_eq!(body.stiffness, Some(f.shape_stiffness()));
+    // The body's ratio defaults to the default shape's, 0.2.
+    assert_eq!(body.damping, Some(f.damping_rate()));
+    let spring = &world.springs()[0];
+    let f = Frequency::new(5.0, 1.0);
+    assert_eq!(spring.stiffness, Some(f.spring_stiffness(2.0, 2.0)));
+    assert_eq!(spring.damping, Some(f.damping_rate()));
+}

@@ -1,6 +1,7 @@
-//! Helpers shared by the closed-form tests (tests/physics.rs) and the
-//! regression tests (tests/regressions.rs): quiet parameters, the state as
-//! f64, vector arithmetic, momenta, and a hub tied by damping links.
+//! Helpers shared by the closed-form tests (the stages' modules in
+//! tests/stages/) and the regression tests (tests/regressions.rs): quiet
+//! parameters and worlds, the state as f64, vector arithmetic, momenta,
+//! zero crossings and periods, and a hub tied by damping links.
 
 use softbody::cpu::CpuSolver;
 use softbody::prelude::*;
@@ -15,7 +16,7 @@ pub fn quiet() -> Params {
         // creeping into its equilibrium at under 0.05 m/s.
         sleep_speed: 0.0,
         // They are shape matching's alone; the area term's are in
-        // tests/area.rs.
+        // tests/stages/shape_match/area.rs.
         area_stiffness: 0.0,
         ..Params::default()
     }
@@ -86,4 +87,53 @@ pub fn damped_hub_world(c: f32, bodies: bool) -> World {
         }
     }
     world
+}
+
+pub const EPS: f64 = f32::EPSILON as f64;
+
+pub const G: f32 = 9.81;
+
+pub fn assert_finite(s: &CpuSolver) {
+    for (i, (p, v)) in s.positions().iter().zip(s.velocities()).enumerate() {
+        assert!(
+            p.iter().chain(v).all(|x| x.is_finite()),
+            "point {i} is not finite: pos {p:?} vel {v:?}"
+        );
+    }
+}
+
+/// Linear interpolation of the time at which `f` crosses zero between two
+/// samples `(t0, f0)` and `(t1, f1)` of opposite signs.
+pub fn crossing(t0: f64, f0: f64, t1: f64, f1: f64) -> f64 {
+    t0 + (t1 - t0) * f0 / (f0 - f1)
+}
+
+/// No gravity, no contacts.
+pub fn quiet_world() -> World {
+    World::new(Params {
+        gravity: Vec2::ZERO,
+        point_radius: 0.0,
+        body_collisions: false,
+        ..Params::default()
+    })
+}
+
+/// Times at which `x(t)` crosses its mean going up, linearly interpolated.
+pub fn upward_crossings(samples: &[(f64, f64)], mean: f64) -> Vec<f64> {
+    samples
+        .windows(2)
+        .filter(|w| w[0].1 < mean && w[1].1 >= mean)
+        .map(|w| {
+            let (t0, x0) = w[0];
+            let (t1, x1) = w[1];
+            t0 + (mean - x0) / (x1 - x0) * (t1 - t0)
+        })
+        .collect()
+}
+
+/// The mean period of a signal that crosses `mean` at least `n` times.
+pub fn period(samples: &[(f64, f64)], mean: f64, n: usize) -> f64 {
+    let c = upward_crossings(samples, mean);
+    assert!(c.len() >= n, "only {} crossings", c.len());
+    (c[n - 1] - c[0]) / (n - 1) as f64
 }

@@ -1,11 +1,12 @@
 //! Shared by the GPU tests: a device, or a clear failure.
 #![allow(dead_code)]
 
+pub mod bad_input;
 pub mod closed_form;
 pub mod naga;
 
 use softbody::gpu::GpuContext;
-use softbody::prelude::{Shape, Vec2, World};
+use softbody::prelude::{CpuSolver, Shape, Vec2, World};
 use softbody::solver::Solver;
 
 /// A headless GPU context. Without an adapter: in CI (`CI=true`) the test
@@ -65,4 +66,24 @@ pub fn both(world: &World) -> Vec<Solver> {
         v.push(Solver::gpu_on(ctx, world).unwrap());
     }
     v
+}
+
+#[track_caller]
+pub fn run_finite(world: &World, steps: usize) -> CpuSolver {
+    let mut solver = CpuSolver::new(world).unwrap();
+    for step in 0..steps {
+        solver.step();
+        for (i, (p, v)) in solver
+            .positions_vec2()
+            .iter()
+            .zip(solver.velocities_vec2())
+            .enumerate()
+        {
+            assert!(
+                p.is_finite() && v.is_finite(),
+                "step {step}, point {i}: pos {p}, vel {v}"
+            );
+        }
+    }
+    solver
 }

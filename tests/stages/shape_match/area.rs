@@ -3,9 +3,7 @@
 //! a body turned inside out recovers, and a pressure body inflates and
 //! deflates when its inflation is changed at run time, on both paths.
 
-mod common;
-
-use common::{both, gpu};
+use crate::common::{both, gpu};
 use softbody::prelude::*;
 
 /// The signed area of the polygon through `points` (positive when
@@ -226,7 +224,7 @@ fn a_body_in_its_rest_shape_stays_put_in_any_rotation() {
         world.params.gravity = Vec2::ZERO;
         world.params.sleep_speed = 0.0;
         // At 20 Hz: shape matching's own rounding walk grows with its
-        // stiffness (tests/physics.rs) and at the default 40 Hz reaches
+        // stiffness (tests/stages/shape_match.rs) and at the default 40 Hz reaches
         // 0.26 mm in the second, past what this test allows the area term.
         world.params.set_shape_frequency(Frequency::new(20.0, 0.4));
         let shape = Wheel::new(Vec2::new(0.3, -0.2), 0.5, 7)
@@ -261,8 +259,10 @@ fn a_body_in_its_rest_shape_stays_put_in_any_rotation() {
 
 #[test]
 fn the_balloons_scene_holds_each_balloon_at_its_inflation() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/balloons.json");
-    let world = softbody::scene::Scene::load(std::path::Path::new(path))
+    // Compiled in, so that the test binary runs where the checkout is not
+    // (scripts/device-bench.sh); tests/scene.rs loads the file itself.
+    let json = include_str!("../../../scenes/balloons.json");
+    let world = softbody::scene::Scene::parse(json)
         .unwrap()
         .build()
         .unwrap();

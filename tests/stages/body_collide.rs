@@ -1,14 +1,18 @@
-//! Body-body collisions (docs/physics.md, "Body-body collisions"): resting
-//! and stacking, momentum, layers, the speed limit, what never collides,
-//! free disks, large bodies, and the GPU against the CPU reference.
+//! Body-body contacts (`shaders/body_collide.wgsl`,
+//! `src/cpu/body_collide.rs`; docs/physics.md, "Body-body collisions"):
+//! resting and stacking, momentum, layers, the speed limit, what never
+//! collides, free disks, large bodies, Coulomb friction between bodies,
+//! outlines turned inside out or in a line, two materials, and the GPU
+//! against the CPU reference: the whole first contact pass (broad phase,
+//! narrow phase, impacts, resolve) stage by stage, relax and repeated
+//! passes, both narrow walks, determinism.
 //!
 //! Depths are measured here independently of the solver: a point's depth
 //! inside another body is its distance to that body's outline when a
 //! crossing-number test says it is inside (f64).
 
-mod common;
-
-use common::{Rng, gpu};
+use crate::common::{Rng, gpu};
+use crate::slide;
 use softbody::gpu::{NarrowWalk, Stage};
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -1036,153 +1040,6 @@ fn contact_runs_are_bitwise_deterministic_on_the_gpu_and_the_cpu() {
     assert_eq!(bits(&a.vel), bits(&b.vel));
 }
 
-/// Regression: a world that blew up (positions at +-infinity or NaN) made
-/// the grid's cell span overflow an i32, and the broad phase and the disk
-/// search looped for billions of cells. Coordinates are now clamped to
-/// +-2^29 cells and disks with non-finite boxes are left out; stepping such
-/// a world must return, on both paths, and the free points that were
-/// finite (and touch nothing that is not) stay finite.
-///
-/// The world blows up the one way the engine cannot refuse (it warns): a
-/// point held by eight springs, each within the stability bound alone
-/// (`k h^2 / m = 3`, under 4) but eight times over it together. Two
-/// opposite corners of an overlapping box, started apart, and a free point
-/// are held so: they swing out on opposite sides, through coordinates of
-/// 1e20 and more (a box whose cell span overflowed an i32), to infinity
-/// within a few steps. (Until the input bounds, the test wrote a state at
-/// `f32::MAX` instead; `set_state` now refuses that.)
-#[test]
-fn a_world_that_blew_up_still_steps() {
-    let mut world = World::default();
-    let a = BoxShape::new(Vec2::ZERO, Vec2::ONE)
-        .build(&mut world)
-        .unwrap();
-    BoxShape::new(Vec2::new(0.5, 0.5), Vec2::ONE)
-        .build(&mut world)
-        .unwrap();
-    let free = world.add_point(Point::new(Vec2::new(-5.0, 0.0))).unwrap();
-    let far: Vec<PointHandle> = (0..4)
-        .map(|k| {
-            world
-                .add_point(Point::new(Vec2::new(3.0 + 0.01 * k as f32, 0.0)))
-                .unwrap()
-        })
-        .collect();
-    let h2 = world.params.h() * world.params.h();
-    let pos: Vec<Vec2> = world.points().iter().map(|p| p.pos).collect();
-    let mut vel = vec![Vec2::ZERO; pos.len()];
-    vel[a.points[0].index()] = Vec2::ONE;
-    vel[a.points[2].index()] = -Vec2::ONE;
-    world.set_state(&pos, &vel).unwrap();
-    for held in [a.points[0], a.points[2], free] {
-        let at = world.point(held).pos;
-        let k = 3.0 * world.point(held).mass / h2;
-        for i in 0..8 {
-            let dir = Vec2::from_angle(i as f32 * std::f32::consts::TAU / 8.0);
-            let pin = world
-                .add_point(Point::new(at + 0.5 * dir).pinned())
-                .unwrap();
-            world
-                .add_spring(Spring::new(held, pin).stiffness(k).damping(0.0))
-                .unwrap();
-        }
-    }
-    let finite = |pos: &[[f32; 2]]| {
-        far.iter()
-            .all(|p| pos[p.index()].iter().all(|x| x.is_finite()))
-    };
-    let mut cpu = CpuSolver::new(&world).unwrap();
-    let mut blew_up = None;
-    for step in 0..20 {
-        cpu.step();
-        if cpu.positions().iter().flatten().any(|x| !x.is_finite()) {
-            blew_up = Some(step);
-            break;
-        }
-    }
-    let blew_up = blew_up.expect("the world blew up");
-    for _ in 0..3 {
-        cpu.step();
-    }
-    let pos = cpu.positions();
-    assert!(!pos[free.index()][0].is_finite() || !pos[free.index()][1].is_finite());
-    assert!(
-        finite(pos),
-        "{:?}",
-        far.iter().map(|p| pos[p.index()]).collect::<Vec<_>>()
-    );
-    if let Some(ctx) = gpu() {
-        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        gpu.step(&ctx.device, &ctx.queue, blew_up as u32 + 4)
-            .unwrap();
-        let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-        assert!(state.pos.iter().flatten().any(|x| !x.is_finite()));
-        assert!(finite(&state.pos));
-    }
-}
-
-/// The grid only finds candidates: a point's deepest contact does not
-/// depend on which cell, or the large list, a body was found through, so a
-/// step is bitwise the same for any cell size (docs/physics.md, "The broad
-/// phase"). The default scene's pile fits the automatic grid: no body on
-/// the large list, which every point would test.
-#[test]
-fn contacts_do_not_depend_on_the_grid_cell() {
-    let world = softbody::scenes::default_scene(300).unwrap();
-    let run = |cell: Option<f32>, contacts: bool| {
-        let mut world = world.clone();
-        world.params.collision_cell = cell;
-        world.params.body_collisions = contacts;
-        let mut cpu = CpuSolver::new(&world).unwrap().parallel(true);
-        for _ in 0..240 {
-            cpu.step();
-        }
-        cpu
-    };
-    let auto = run(None, true);
-    let sim = auto.packed().sim;
-    assert!(
-        auto.grid().large(&sim).is_empty(),
-        "bodies on the large list: {:?}",
-        auto.grid().large(&sim)
-    );
-    // The bodies do touch: without contacts the run differs.
-    assert_ne!(run(None, false).positions(), auto.positions());
-    // Twice the cell (the rule before 3 x 3 cells), and a quarter of it,
-    // which puts bodies on the large list.
-    for cell in [2.0 * sim.cell, 0.25 * sim.cell] {
-        let other = run(Some(cell), true);
-        let large = other.grid().large(&other.packed().sim).len();
-        eprintln!("cell {cell}: {large} bodies on the large list");
-        assert_eq!(other.positions(), auto.positions(), "cell {cell}");
-        assert_eq!(other.velocities(), auto.velocities(), "cell {cell}");
-        if cell < sim.cell {
-            assert!(large > 0);
-        }
-    }
-    // The GPU's grid too: from the pile, with the automatic cell and with
-    // a quarter of it (most bodies on the large list), the same bits.
-    let Some(ctx) = gpu() else { return };
-    let mut piled = world.clone();
-    piled
-        .set_state(
-            bytemuck::cast_slice(auto.positions()),
-            bytemuck::cast_slice(auto.velocities()),
-        )
-        .unwrap();
-    let run_gpu = |cell: Option<f32>| {
-        let mut world = piled.clone();
-        world.params.collision_cell = cell;
-        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        gpu.step(&ctx.device, &ctx.queue, 30).unwrap();
-        gpu.read_state(&ctx.device, &ctx.queue).unwrap()
-    };
-    let (a, b) = (run_gpu(None), run_gpu(Some(0.25 * sim.cell)));
-    assert_eq!(a.pos, b.pos);
-    assert_eq!(a.vel, b.vel);
-    assert_ne!(a.pos, auto.positions(), "the GPU run moved the pile");
-}
-
 /// A contact needs a direction: a point facing an edge whose two ends
 /// coincide (a crushed body) gets no contact from it, on the CPU mirror of
 /// the narrow phase as in the kernel (it used to get one with normal
@@ -1497,4 +1354,89 @@ fn two_materials_combine_by_the_larger_elasticity_and_the_mean_friction() {
             "point's material first: {point_first}: {v}, want {want}"
         );
     }
+}
+
+/// A box resting on a wide box tilted by `deg` (both default; the base
+/// pinned at its four corners): Coulomb friction between bodies.
+fn box_on_tilted_box(deg: f32) -> f32 {
+    let th = deg.to_radians();
+    let mut w = World::default();
+    w.params.gravity = Vec2::new(0.0, -9.81);
+    let n = Vec2::new(-th.sin(), th.cos());
+    let base = BoxShape::new(Vec2::ZERO, Vec2::new(8.0, 0.5))
+        .rotation(th)
+        .style(ShapeStyle::new().mass(0.0))
+        .build(&mut w)
+        .unwrap();
+    assert_eq!(base.points.len(), 4);
+    let r = w.params.point_radius;
+    let b = BoxShape::new(n * (0.5 + r), Vec2::splat(0.5))
+        .rotation(th)
+        .build(&mut w)
+        .unwrap();
+    let mut s = CpuSolver::new(&w).unwrap();
+    slide(&mut s, &b)
+}
+
+#[test]
+fn a_box_rests_on_another_tilted_20_degrees_and_slides_at_40() {
+    let (d20, d40) = (box_on_tilted_box(20.0), box_on_tilted_box(40.0));
+    eprintln!("on a box: slid {d20:.4} m at 20 degrees, {d40:.3} m at 40 degrees");
+    assert!(d20 < 0.02, "slid {d20} m on a box tilted 20 degrees");
+    assert!(d40 > 1.0, "slid only {d40} m on a box tilted 40 degrees");
+}
+
+/// A box turned inside out (its outline clockwise) with a free point just
+/// outside its right edge, within the point radius. Gravity off.
+fn inside_out_box() -> (World, Vec<[f32; 2]>, usize) {
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    let b = BoxShape::new(Vec2::ZERO, Vec2::splat(1.0))
+        .diagonals(false)
+        .build(&mut w)
+        .unwrap();
+    let q = w.add_point(Point::new(Vec2::new(0.51, 0.1))).unwrap();
+    let mut pos: Vec<[f32; 2]> = w.points().iter().map(|p| p.pos.to_array()).collect();
+    // Mirror the box in x: the same square, its outline now clockwise.
+    for h in &b.points {
+        pos[h.index()][0] = -pos[h.index()][0];
+    }
+    (w, pos, q.index())
+}
+
+fn check_pushed_out(what: &str, before: &[[f32; 2]], after: &[[f32; 2]], q: usize) {
+    let (x0, x1) = (before[q][0], after[q][0]);
+    eprintln!("{what}: free point x {x0} -> {x1}");
+    // Mass splitting shares the push with the edge's ends: the point
+    // moves part of the way out, but never in.
+    assert!(
+        x1 > x0 + 2e-3,
+        "{what}: the point was pushed from x = {x0} to {x1}, not away from the inside-out box"
+    );
+}
+
+#[test]
+fn a_point_outside_an_inside_out_outline_is_pushed_away_from_it() {
+    let (w, pos, q) = inside_out_box();
+    let mut s = CpuSolver::new(&w).unwrap();
+    let vel = vec![[0.0; 2]; pos.len()];
+    s.set_state(&pos, &vel).unwrap();
+    s.stage_broad_phase();
+    s.stage_body_collide();
+    check_pushed_out("cpu", &pos, s.positions(), q);
+}
+
+#[test]
+fn gpu_a_point_outside_an_inside_out_outline_is_pushed_away_from_it() {
+    let Some(ctx) = gpu() else { return };
+    let (w, pos, q) = inside_out_box();
+    let mut s = GpuSolver::new(&ctx.device, &ctx.queue, &w).unwrap();
+    let vel = vec![[0.0; 2]; pos.len()];
+    s.set_state(&ctx.queue, &pos, &vel).unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    s.record_stage(&mut encoder, Stage::BroadPhase);
+    s.record_stage(&mut encoder, Stage::BodyCollide);
+    ctx.queue.submit([encoder.finish()]);
+    let after = s.read_state(&ctx.device, &ctx.queue).unwrap().pos;
+    check_pushed_out("gpu", &pos, &after, q);
 }

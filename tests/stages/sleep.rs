@@ -4,9 +4,7 @@
 //! the CPU does. (A version 1 checkpoint, from before sleeping, is read
 //! in `checkpoint.rs`'s own tests.)
 
-mod common;
-
-use common::{both, centroid, gpu};
+use crate::common::{both, centroid, gpu};
 use softbody::checkpoint::Checkpoint;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
@@ -289,7 +287,7 @@ fn contacts_with_sleeping_bodies_match_the_cpu_and_wake_the_one_hit() {
             .map(|(g, c)| Vec2::from(*g).distance(Vec2::from(*c)))
             .fold(0.0, f32::max)
     };
-    // As in tests/collisions.rs: a driver that fuses multiply-adds moves
+    // As in tests/stages/body_collide.rs: a driver that fuses multiply-adds moves
     // integrate's result by an ulp.
     assert!(far(&state.pos, cpu.positions()) <= 1e-5);
     assert!(far(&state.vel, cpu.velocities()) <= 1e-3);

@@ -1,0 +1,156 @@
+//! The broad phase (`shaders/broad_phase.wgsl`, `src/cpu/broad_phase.rs`):
+//! the collision grid. Contacts do not depend on the grid's cell, and a
+//! world that blew up (coordinates past any cell index) still steps. The
+//! GPU's grid is compared with the CPU's slot by slot in
+//! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`,
+//! as the first step of the contact pass it feeds.
+
+use crate::common::gpu;
+use softbody::prelude::*;
+
+/// Regression: a world that blew up (positions at +-infinity or NaN) made
+/// the grid's cell span overflow an i32, and the broad phase and the disk
+/// search looped for billions of cells. Coordinates are now clamped to
+/// +-2^29 cells and disks with non-finite boxes are left out; stepping such
+/// a world must return, on both paths, and the free points that were
+/// finite (and touch nothing that is not) stay finite.
+///
+/// The world blows up the one way the engine cannot refuse (it warns): a
+/// point held by eight springs, each within the stability bound alone
+/// (`k h^2 / m = 3`, under 4) but eight times over it together. Two
+/// opposite corners of an overlapping box, started apart, and a free point
+/// are held so: they swing out on opposite sides, through coordinates of
+/// 1e20 and more (a box whose cell span overflowed an i32), to infinity
+/// within a few steps. (Until the input bounds, the test wrote a state at
+/// `f32::MAX` instead; `set_state` now refuses that.)
+#[test]
+fn a_world_that_blew_up_still_steps() {
+    let mut world = World::default();
+    let a = BoxShape::new(Vec2::ZERO, Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    BoxShape::new(Vec2::new(0.5, 0.5), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let free = world.add_point(Point::new(Vec2::new(-5.0, 0.0))).unwrap();
+    let far: Vec<PointHandle> = (0..4)
+        .map(|k| {
+            world
+                .add_point(Point::new(Vec2::new(3.0 + 0.01 * k as f32, 0.0)))
+                .unwrap()
+        })
+        .collect();
+    let h2 = world.params.h() * world.params.h();
+    let pos: Vec<Vec2> = world.points().iter().map(|p| p.pos).collect();
+    let mut vel = vec![Vec2::ZERO; pos.len()];
+    vel[a.points[0].index()] = Vec2::ONE;
+    vel[a.points[2].index()] = -Vec2::ONE;
+    world.set_state(&pos, &vel).unwrap();
+    for held in [a.points[0], a.points[2], free] {
+        let at = world.point(held).pos;
+        let k = 3.0 * world.point(held).mass / h2;
+        for i in 0..8 {
+            let dir = Vec2::from_angle(i as f32 * std::f32::consts::TAU / 8.0);
+            let pin = world
+                .add_point(Point::new(at + 0.5 * dir).pinned())
+                .unwrap();
+            world
+                .add_spring(Spring::new(held, pin).stiffness(k).damping(0.0))
+                .unwrap();
+        }
+    }
+    let finite = |pos: &[[f32; 2]]| {
+        far.iter()
+            .all(|p| pos[p.index()].iter().all(|x| x.is_finite()))
+    };
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut blew_up = None;
+    for step in 0..20 {
+        cpu.step();
+        if cpu.positions().iter().flatten().any(|x| !x.is_finite()) {
+            blew_up = Some(step);
+            break;
+        }
+    }
+    let blew_up = blew_up.expect("the world blew up");
+    for _ in 0..3 {
+        cpu.step();
+    }
+    let pos = cpu.positions();
+    assert!(!pos[free.index()][0].is_finite() || !pos[free.index()][1].is_finite());
+    assert!(
+        finite(pos),
+        "{:?}",
+        far.iter().map(|p| pos[p.index()]).collect::<Vec<_>>()
+    );
+    if let Some(ctx) = gpu() {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, blew_up as u32 + 4)
+            .unwrap();
+        let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+        assert!(state.pos.iter().flatten().any(|x| !x.is_finite()));
+        assert!(finite(&state.pos));
+    }
+}
+
+/// The grid only finds candidates: a point's deepest contact does not
+/// depend on which cell, or the large list, a body was found through, so a
+/// step is bitwise the same for any cell size (docs/physics.md, "The broad
+/// phase"). The default scene's pile fits the automatic grid: no body on
+/// the large list, which every point would test.
+#[test]
+fn contacts_do_not_depend_on_the_grid_cell() {
+    let world = softbody::scenes::default_scene(300).unwrap();
+    let run = |cell: Option<f32>, contacts: bool| {
+        let mut world = world.clone();
+        world.params.collision_cell = cell;
+        world.params.body_collisions = contacts;
+        let mut cpu = CpuSolver::new(&world).unwrap().parallel(true);
+        for _ in 0..240 {
+            cpu.step();
+        }
+        cpu
+    };
+    let auto = run(None, true);
+    let sim = auto.packed().sim;
+    assert!(
+        auto.grid().large(&sim).is_empty(),
+        "bodies on the large list: {:?}",
+        auto.grid().large(&sim)
+    );
+    // The bodies do touch: without contacts the run differs.
+    assert_ne!(run(None, false).positions(), auto.positions());
+    // Twice the cell (the rule before 3 x 3 cells), and a quarter of it,
+    // which puts bodies on the large list.
+    for cell in [2.0 * sim.cell, 0.25 * sim.cell] {
+        let other = run(Some(cell), true);
+        let large = other.grid().large(&other.packed().sim).len();
+        eprintln!("cell {cell}: {large} bodies on the large list");
+        assert_eq!(other.positions(), auto.positions(), "cell {cell}");
+        assert_eq!(other.velocities(), auto.velocities(), "cell {cell}");
+        if cell < sim.cell {
+            assert!(large > 0);
+        }
+    }
+    // The GPU's grid too: from the pile, with the automatic cell and with
+    // a quarter of it (most bodies on the large list), the same bits.
+    let Some(ctx) = gpu() else { return };
+    let mut piled = world.clone();
+    piled
+        .set_state(
+            bytemuck::cast_slice(auto.positions()),
+            bytemuck::cast_slice(auto.velocities()),
+        )
+        .unwrap();
+    let run_gpu = |cell: Option<f32>| {
+        let mut world = piled.clone();
+        world.params.collision_cell = cell;
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, 30).unwrap();
+        gpu.read_state(&ctx.device, &ctx.queue).unwrap()
+    };
+    let (a, b) = (run_gpu(None), run_gpu(Some(0.25 * sim.cell)));
+    assert_eq!(a.pos, b.pos);
+    assert_eq!(a.vel, b.vel);
+    assert_ne!(a.pos, auto.positions(), "the GPU run moved the pile");
+}

@@ -1,0 +1,362 @@
+//! Collide (`shaders/collide.wgsl`, `src/cpu/collide.rs`): points against
+//! planets and half-planes. Bounce heights, restitution only when
+//! approaching, viscous and Coulomb friction (slopes, on both paths),
+//! layers, a point at rest, degenerate geometry (a point at a planet's
+//! centre, zero radii), and the GPU against the CPU (collide alone and
+//! fused with integrate).
+
+use crate::common::closed_form::*;
+use crate::common::{gpu, run_finite};
+use crate::{Gpu, Stepper, gpu_check, slide};
+use softbody::cpu::CpuSolver;
+use softbody::gpu::Stage;
+use softbody::prelude::*;
+
+/// A ball dropped on a floor with elasticity e and no friction: every bounce
+/// multiplies the rebound speed by e, so successive apex heights shrink by
+/// e^2 (Lisitsa 2023 elasticity, Firth 2011 `R = V - (1 + e) N (V.N)`).
+///
+/// Tolerance: at impact the point has sunk up to `v h` below the floor and is
+/// pushed back (a potential-energy error up to `g v h`), and symplectic
+/// Euler's apex from a launch speed v is off by up to `v h / 2` on each of
+/// the rise and the fall; so each ratio is off by at most about
+/// `3 v h / H_next` relative, with v the impact speed. With h = 1/4800 s this
+/// is under 1%.
+#[test]
+fn bounce_apex_ratio_is_elasticity_squared() {
+    let e = 0.8f32;
+    let params = Params {
+        gravity: Vec2::new(0.0, -G),
+        substeps: 80,
+        elasticity: e,
+        friction: 0.0,
+        ..quiet()
+    };
+    let h = params.h() as f64;
+    let mut world = World::new(params);
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    world.add_point(Point::new(Vec2::new(0.0, 1.0))).unwrap();
+    let mut s = CpuSolver::new(&world).unwrap();
+
+    let mut apexes = vec![1.0f64];
+    let (mut y_prev, mut vy_prev) = (1.0f64, 0.0f64);
+    let mut substeps = 0;
+    while apexes.len() < 5 && substeps < 100_000 {
+        s.substep();
+        substeps += 1;
+        let ([_, y], [_, vy]) = (pos(&s, 0), vel(&s, 0));
+        assert!(y >= 0.0, "point below the floor after a substep: y = {y}");
+        if vy_prev > 0.0 && vy <= 0.0 {
+            apexes.push(y.max(y_prev));
+        }
+        (y_prev, vy_prev) = (y, vy);
+    }
+    assert_eq!(apexes.len(), 5, "expected 4 bounces, apexes {apexes:?}");
+    let g = G as f64;
+    for k in 0..4 {
+        let ratio = apexes[k + 1] / apexes[k];
+        let v_impact = (2.0 * g * apexes[k]).sqrt();
+        let tol = 3.0 * v_impact * h / apexes[k + 1];
+        let expected = (e * e) as f64;
+        println!(
+            "bounce {k}: apex {:.6} -> {:.6}, ratio {ratio:.6}, e^2 {expected:.6}, \
+             rel err {:.2e} (tol {tol:.2e})",
+            apexes[k],
+            apexes[k + 1],
+            ratio / expected - 1.0
+        );
+        assert!(
+            (ratio / expected - 1.0).abs() <= tol,
+            "bounce {k}: apex ratio {ratio} vs e^2 = {expected} (relative tolerance {tol:e})"
+        );
+    }
+}
+
+/// Restitution applies only to a point approaching the collider (Firth 2011):
+/// a point found inside the floor but already moving out is pushed out and
+/// keeps its normal velocity, and one moving in has it reversed and scaled.
+#[test]
+fn restitution_only_when_approaching() {
+    let params = Params {
+        elasticity: 0.5,
+        friction: 0.0,
+        ..quiet()
+    };
+    let h = params.h();
+    let mut world = World::new(params);
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    world
+        .add_point(Point::new(Vec2::new(0.0, -0.1)).vel(Vec2::new(0.0, 1.0)))
+        .unwrap();
+    world
+        .add_point(Point::new(Vec2::new(1.0, 0.0)).vel(Vec2::new(0.0, -1.0)))
+        .unwrap();
+    let mut s = CpuSolver::new(&world).unwrap();
+    s.substep();
+    let (p0, v0, p1, v1) = (pos(&s, 0), vel(&s, 0), pos(&s, 1), vel(&s, 1));
+    println!("leaving: p {p0:?} v {v0:?}; approaching: p {p1:?} v {v1:?} (h = {h})");
+    assert_eq!(p0[1], 0.0, "leaving point not pushed out onto the floor");
+    assert_eq!(v0[1], 1.0, "leaving point's normal velocity changed");
+    assert_eq!(
+        p1[1], 0.0,
+        "approaching point not pushed out onto the floor"
+    );
+    assert_eq!(v1[1], 0.5, "approaching point's normal velocity not -e vn");
+}
+
+/// Friction: a point pressed into the floor by gravity with elasticity 0
+/// slides with tangential speed `v0 exp(-f t)` exactly: each substep's
+/// contact multiplies it by `exp(-f h)`, and `exp(-f h)^n = exp(-f t)`.
+/// Per-point materials: three points with friction 3, 0.5 and 0 (1/s).
+///
+/// Tolerance: relative `n EPS` (n rounded multiplications by a factor that
+/// is itself rounded once). The height stays at the contact height
+/// `point_radius` to f32 rounding (1e-6).
+#[test]
+fn friction_decays_tangential_speed_exponentially() {
+    let params = Params {
+        gravity: Vec2::new(0.0, -G),
+        point_radius: 0.02,
+        ..quiet()
+    };
+    let h = params.h() as f64;
+    let substeps = params.substeps;
+    let r = params.point_radius;
+    let mut world = World::new(params);
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let frictions = [3.0f32, 0.5, 0.0];
+    let v0 = 2.0f32;
+    for (k, &f) in frictions.iter().enumerate() {
+        let m = world
+            .add_material(Material {
+                elasticity: Some(0.0),
+                friction: Some(f),
+                // Lisitsa's viscous friction alone.
+                static_friction: Some(0.0),
+                dynamic_friction: Some(0.0),
+            })
+            .unwrap();
+        world
+            .add_point(
+                Point::new(Vec2::new(k as f32, r))
+                    .vel(Vec2::new(v0, 0.0))
+                    .material(m),
+            )
+            .unwrap();
+    }
+    let mut s = CpuSolver::new(&world).unwrap();
+    let steps = 60u32;
+    for _ in 0..steps {
+        s.step();
+    }
+    let n = (steps * substeps) as f64;
+    let t = n * h;
+    for (k, &f) in frictions.iter().enumerate() {
+        let f = f as f64;
+        let expected = v0 as f64 * (-f * t).exp();
+        let [vx, vy] = vel(&s, k);
+        let [x, y] = pos(&s, k);
+        // The drift comes before the contact in each substep, so
+        // x_n = x0 + h sum_{j=0..n-1} v0 q^j, q = exp(-f h); the continuous
+        // x0 + v0 (1 - exp(-f t)) / f differs by O(h).
+        let q = (-f * h).exp();
+        let x_expected = k as f64
+            + if f > 0.0 {
+                h * v0 as f64 * (1.0 - q.powf(n)) / (1.0 - q)
+            } else {
+                v0 as f64 * t
+            };
+        let tol = n * EPS;
+        println!(
+            "friction {f}: vx {vx:.7} vs v0 exp(-f t) {expected:.7} (rel err {:.2e}, tol \
+             {tol:.1e}); x {x:.6} vs discrete {x_expected:.6}; y {y:.7}, vy {vy:.2e}",
+            vx / expected - 1.0
+        );
+        assert!(
+            (vx / expected - 1.0).abs() <= tol,
+            "friction {f}: tangential speed {vx} after {t} s, expected {expected} (relative \
+             tolerance {tol:e})"
+        );
+        assert!(
+            (x - x_expected).abs() <= n * EPS * (x_expected.abs() + 1.0),
+            "friction {f}: slid to x = {x}, expected the discrete sum {x_expected}"
+        );
+        assert!(
+            (y - r as f64).abs() <= 1e-6 && vy == 0.0,
+            "friction {f}: left the floor: y = {y} (contact height {r}), vy = {vy}"
+        );
+    }
+}
+
+/// Layer masks (Gaul 2013): a point whose layers do not intersect a
+/// collider's passes through it; one that does is stopped at the surface.
+#[test]
+fn layer_masks_select_colliders() {
+    let params = Params {
+        point_radius: 0.02,
+        elasticity: 0.0,
+        // The three points start in one place: as free points on shared
+        // layers they would also push each other apart as disks.
+        body_collisions: false,
+        ..quiet()
+    };
+    let mut world = World::new(params);
+    let mut planet = Planet::new(Vec2::ZERO, 1.0);
+    planet.layers = 0b001;
+    world.add_planet(planet).unwrap();
+    let mut floor = HalfPlane::floor(-5.0);
+    floor.layers = 0b100;
+    world.add_plane(floor).unwrap();
+    let start = Vec2::new(0.0, 2.0);
+    let down = Vec2::new(0.0, -2.0);
+    // Point 0 misses the planet's layer and hits the floor's.
+    world
+        .add_point(Point::new(start).vel(down).layers(0b110))
+        .unwrap();
+    // Point 1 shares layer 0b001 with the planet.
+    world
+        .add_point(Point::new(start).vel(down).layers(0b011))
+        .unwrap();
+    // Point 2 is on no layer at all: passes through everything.
+    world
+        .add_point(Point::new(start).vel(down).layers(0))
+        .unwrap();
+    let mut s = CpuSolver::new(&world).unwrap();
+    for _ in 0..300 {
+        s.step();
+    }
+    let (p0, p1, p2) = (pos(&s, 0), pos(&s, 1), pos(&s, 2));
+    println!(
+        "point 0 {p0:?} (floor at -5 + 0.02), point 1 {p1:?} (planet surface r 1.02), point 2 {p2:?}"
+    );
+    assert!(
+        (p0[1] - (-4.98)).abs() < 1e-5,
+        "point on the floor's layer but not the planet's should pass the planet and rest on \
+         the floor at y = -4.98, is at {p0:?}"
+    );
+    assert!(
+        (norm(p1) - 1.02).abs() < 1e-5 && p1[1] > 0.0,
+        "point sharing the planet's layer should rest on top of it at |p| = 1.02, is at {p1:?}"
+    );
+    let y2 = 2.0 - 2.0 * 5.0;
+    assert!(
+        (p2[1] - y2).abs() < 1e-3,
+        "point on no layer should fly freely to y = {y2}, is at {p2:?}"
+    );
+}
+
+/// A 0.5 m default box lying on a half-plane tilted by `deg`, just
+/// touching it (the point radius away).
+fn slope(deg: f32) -> (World, Shape) {
+    softbody::samples::slope(deg).unwrap()
+}
+
+fn check_slopes(make: &dyn Fn(&World) -> Box<dyn Stepper>) {
+    let (w, b) = slope(20.0);
+    let d20 = slide(make(&w).as_mut(), &b);
+    let (w, b) = slope(40.0);
+    let d40 = slide(make(&w).as_mut(), &b);
+    eprintln!("slid in 5 s: {d20:.4} m at 20 degrees, {d40:.3} m at 40 degrees");
+    assert!(d20 < 0.02, "the box slid {d20} m down a 20 degree slope");
+    assert!(
+        d40 > 1.0,
+        "the box slid only {d40} m down a 40 degree slope"
+    );
+}
+
+#[test]
+fn a_box_rests_on_a_20_degree_slope_and_slides_down_a_40_degree_one() {
+    check_slopes(&|w| Box::new(CpuSolver::new(w).unwrap()));
+}
+
+#[test]
+fn gpu_a_box_rests_on_a_20_degree_slope_and_slides_down_a_40_degree_one() {
+    let Some(_) = gpu() else { return };
+    check_slopes(&|w| {
+        let ctx = gpu().unwrap();
+        let s = GpuSolver::new(&ctx.device, &ctx.queue, w).unwrap();
+        Box::new(Gpu(s, ctx))
+    });
+}
+
+/// Without Coulomb friction the same box slides down the gentle slope:
+/// the test above measures the friction, not the geometry.
+#[test]
+fn without_coulomb_friction_the_box_slides_down_the_gentle_slope() {
+    let (mut w, b) = slope(20.0);
+    w.params.static_friction = 0.0;
+    w.params.dynamic_friction = 0.0;
+    let d = slide(&mut CpuSolver::new(&w).unwrap(), &b);
+    assert!(d > 1.0, "slid only {d} m");
+}
+
+/// A point resting on a floor stops exactly: its approach each substep is
+/// below the restitution threshold, so it is not reflected (it used to
+/// settle at a normal velocity of `e g h / (1 + e)`).
+#[test]
+fn a_resting_point_has_no_velocity_left() {
+    let mut w = World::default();
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    w.add_point(Point::new(Vec2::new(0.0, 0.05))).unwrap();
+    let mut s = CpuSolver::new(&w).unwrap();
+    Stepper::run(&mut s, 120);
+    let v = s.velocities()[0];
+    assert_eq!(v, [0.0, 0.0], "velocity at rest {v:?}");
+    // Above the threshold it still bounces with its elasticity.
+    let mut w = World::default();
+    w.params.gravity = Vec2::ZERO;
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    w.add_point(Point::new(Vec2::new(0.0, 0.05)).vel(Vec2::new(0.0, -3.0)))
+        .unwrap();
+    let mut s = CpuSolver::new(&w).unwrap();
+    Stepper::run(&mut s, 3);
+    let vy = s.velocities()[0][1];
+    assert!((vy - 0.3 * 3.0).abs() < 1e-5, "rebound {vy} m/s, want 0.9");
+}
+
+#[test]
+fn point_exactly_at_a_planet_centre() {
+    for radius in [0.0, 1.0] {
+        for gravity in [Vec2::ZERO, Params::default().gravity] {
+            let mut w = World::default();
+            w.params.gravity = gravity;
+            let center = Vec2::new(2.0, -3.0);
+            w.add_planet(Planet::new(center, radius)).unwrap();
+            w.add_point(Point::new(center)).unwrap();
+            // A whole body sitting on the centre too.
+            let s = Blob::new(Vec2::ZERO, 0.3, 6).build(&mut w).unwrap();
+            let n = w.points().len();
+            w.set_state(&vec![center; n], &vec![Vec2::ZERO; n]).unwrap();
+            let solver = run_finite(&w, 50);
+            // Every point ended up outside the planet.
+            let p = solver.positions_vec2();
+            assert_eq!(p.len(), 1 + s.points.len());
+            for q in &p {
+                let d = q.distance(center);
+                assert!(d >= radius - 1e-3, "point at {q}, {d} from the centre");
+            }
+        }
+    }
+}
+
+#[test]
+fn zero_radius_everything() {
+    // Zero point radius, zero planet radius, a point on the plane's surface
+    // and on the planet's centre.
+    let mut w = World::default();
+    w.params.point_radius = 0.0;
+    w.add_planet(Planet::new(Vec2::ZERO, 0.0)).unwrap();
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    w.add_point(Point::new(Vec2::ZERO)).unwrap();
+    w.add_point(Point::new(Vec2::X)).unwrap();
+    w.add_spring(Spring::new(PointHandle(0), PointHandle(1)))
+        .unwrap();
+    run_finite(&w, 50);
+}
+
+/// The collide kernel, alone and fused with integrate, against the CPU
+/// mirror on every scene.
+#[test]
+fn gpu_matches_the_cpu() {
+    gpu_check::stages_match_the_cpu(&[Stage::Collide, Stage::IntegrateCollide]);
+}

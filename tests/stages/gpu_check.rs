@@ -1,0 +1,397 @@
+//! The GPU against the CPU reference, one stage at a time, on random,
+//! hand-made, 10,000-point-body and degenerate scenes: each stage's module
+//! calls [`stages_match_the_cpu`] with its own stages (integrate, collide,
+//! springs, rods, shape_match). The contact stages (broad phase, narrow
+//! phase, impacts, resolve) are compared as one pass in
+//! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`,
+//! sleeping in `sleep`.
+//!
+//! Tolerances: one stage is the same f32 formula on the same inputs, so the
+//! two paths differ only by rounding (fused multiply-add, `exp` and `sqrt`
+//! implementations): a few ulps of the largest magnitude involved. We allow
+//! `STAGE_TOL * (1 + |x|)` per component, which is ~100x what we measured
+//! on lavapipe (the measured numbers are printed with `--nocapture`).
+//! Shape matching gets `SHAPE_TOL`, for its frames and the velocities they
+//! give: the frame comes from one pass of sums about the body's first
+//! member, and the random worlds' angular momentum is a small difference
+//! of large sums (random velocities on points metres apart), which the
+//! pull `k h` then turns into velocity. A driver that fuses multiply-adds
+//! and divides approximately (NVIDIA's on an H100) differs from the CPU
+//! there by up to 3.2e-3 (a random body's angular velocity), where
+//! lavapipe gives the same bits. A wrong formula differs by order one.
+
+use crate::common::{Rng, gpu};
+use softbody::gpu::{GpuContext, Stage};
+use softbody::prelude::*;
+
+pub const STAGE_TOL: f32 = 2e-4;
+
+pub const SHAPE_TOL: f32 = 1e-2;
+
+struct Deviation {
+    max: f32,
+    mean: f32,
+    worst: usize,
+}
+
+/// Largest and mean per-component deviation, scaled by `1 + |cpu|`.
+fn deviation(gpu: &[[f32; 2]], cpu: &[[f32; 2]]) -> Deviation {
+    assert_eq!(gpu.len(), cpu.len());
+    let mut d = Deviation {
+        max: 0.0,
+        mean: 0.0,
+        worst: 0,
+    };
+    for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+        for k in 0..2 {
+            assert!(
+                g[k].is_finite(),
+                "GPU value of point {i} is not finite: {g:?}"
+            );
+            let e = (g[k] - c[k]).abs() / (1.0 + c[k].abs());
+            d.mean += e;
+            if e > d.max {
+                d.max = e;
+                d.worst = i;
+            }
+        }
+    }
+    d.mean /= (2 * gpu.len().max(1)) as f32;
+    d
+}
+
+pub fn assert_close(what: &str, gpu: &[[f32; 2]], cpu: &[[f32; 2]], tol: f32) -> f32 {
+    let d = deviation(gpu, cpu);
+    eprintln!(
+        "{what}: max {:.2e} mean {:.2e} (point {})",
+        d.max, d.mean, d.worst
+    );
+    assert!(
+        d.max <= tol,
+        "{what}: deviation {:.3e} > {tol:.1e} at point {}: gpu {:?} cpu {:?}",
+        d.max,
+        d.worst,
+        gpu[d.worst],
+        cpu[d.worst]
+    );
+    d.max
+}
+
+/// Random points, springs of all kinds, bodies sharing points, pinned
+/// points, materials, layers, planets and half-planes.
+pub fn random_world(seed: u64, n: usize) -> World {
+    let mut rng = Rng(seed);
+    let mut world = World::default();
+    let bouncy = world
+        .add_material(Material {
+            elasticity: Some(0.9),
+            friction: Some(0.5),
+            ..Material::DEFAULT
+        })
+        .unwrap();
+    let mut pts = Vec::new();
+    for i in 0..n {
+        let mut p = Point::new(Vec2::new(rng.range(-4.0, 4.0), rng.range(-1.0, 5.0)))
+            .vel(Vec2::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)))
+            .mass(rng.range(0.5, 3.0))
+            .layers(1 << rng.below(3));
+        if i % 10 == 3 {
+            p = p.pinned();
+        }
+        if i % 3 == 0 {
+            p = p.material(bouncy);
+        }
+        pts.push(world.add_point(p).unwrap());
+    }
+    for k in 0..n * 2 {
+        let a = pts[rng.below(n)];
+        let b = pts[rng.below(n)];
+        if a == b {
+            continue;
+        }
+        let kind = [SpringKind::Spring, SpringKind::Soft, SpringKind::Rod][k % 3];
+        let rest = world.point(a).pos.distance(world.point(b).pos) * rng.range(0.7, 1.3);
+        let stiffness = if kind == SpringKind::Soft {
+            200.0
+        } else {
+            500.0
+        };
+        world
+            .add_spring(
+                Spring::new(a, b)
+                    .kind(kind)
+                    .rest_length(rest)
+                    .stiffness(stiffness),
+            )
+            .unwrap();
+    }
+    for _ in 0..n / 3 {
+        let count = 3 + rng.below(6);
+        let mut members: Vec<PointHandle> = Vec::new();
+        while members.len() < count {
+            let p = pts[rng.below(n)];
+            if !members.contains(&p) {
+                members.push(p);
+            }
+        }
+        // A rest shape away from the current one: the members' placement
+        // turned by any angle, shifted, and each offset jittered by up to
+        // 30%. Not an unrelated random shape: that leaves the best-fit
+        // rotation ill-conditioned (its sums cancel), and a driver that
+        // fuses multiply-adds (NVIDIA's) then turns a few ulps into a
+        // rotation 1e-3 off, which no tolerance for rounding can tell
+        // from a wrong kernel. The degenerate world covers that case.
+        let angle = rng.range(-3.1, 3.1);
+        let (sin, cos) = angle.sin_cos();
+        let shift = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        let rest = members
+            .iter()
+            .map(|&m| {
+                let p = world.point(m).pos * rng.range(0.7, 1.3);
+                Vec2::new(cos * p.x - sin * p.y, sin * p.x + cos * p.y) + shift
+            })
+            .collect();
+        world
+            .add_body(
+                Body::new(members)
+                    .rest(rest)
+                    .stiffness(rng.range(100.0, 800.0)),
+            )
+            .unwrap();
+    }
+    world
+        .add_planet(Planet::new(Vec2::new(-2.0, 0.0), 1.5))
+        .unwrap();
+    world
+        .add_planet(Planet {
+            layers: 0b10,
+            ..Planet::new(Vec2::new(2.5, 1.0), 1.0)
+        })
+        .unwrap();
+    world.add_plane(HalfPlane::floor(-0.5)).unwrap();
+    world
+        .add_plane(HalfPlane {
+            layers: 0b101,
+            ..HalfPlane::new(Vec2::new(-1.0, 0.2), -3.5)
+        })
+        .unwrap();
+    world
+}
+
+/// A ring of `n` points as one body (the large-body workgroup reduction),
+/// plus a few small bodies sharing its points and a pinned hub.
+fn big_body_world(n: usize) -> World {
+    let mut world = World::default();
+    let mut ring = Vec::new();
+    for i in 0..n {
+        let a = i as f32 / n as f32 * std::f32::consts::TAU;
+        let r = 3.0 + 0.2 * (7.0 * a).sin();
+        ring.push(
+            world
+                .add_point(
+                    Point::new(Vec2::new(r * a.cos(), 4.0 + r * a.sin()))
+                        .vel(Vec2::new(a.sin(), 0.3)),
+                )
+                .unwrap(),
+        );
+    }
+    let hub = world
+        .add_point(Point::new(Vec2::new(0.0, 4.0)).pinned())
+        .unwrap();
+    let mut all = ring.clone();
+    all.push(hub);
+    world.add_body(Body::new(all)).unwrap();
+    for k in 0..20 {
+        let i = k * (n / 20);
+        world
+            .add_body(Body::new(vec![ring[i], ring[i + 1], ring[i + 2], hub]).stiffness(300.0))
+            .unwrap();
+    }
+    for i in 0..n {
+        let kind = [SpringKind::Spring, SpringKind::Soft, SpringKind::Rod][i % 3];
+        world
+            .add_spring(
+                Spring::new(ring[i], ring[(i + 1) % n])
+                    .kind(kind)
+                    .rest_length(0.002),
+            )
+            .unwrap();
+    }
+    // A 40-point body: large, but smaller than the workgroup.
+    world.add_body(Body::new(ring[100..140].to_vec())).unwrap();
+    world.add_planet(Planet::new(Vec2::ZERO, 1.0)).unwrap();
+    world
+}
+
+/// Degenerate geometry: coincident spring ends, a collapsed body, a point at
+/// a planet's centre.
+pub fn degenerate_world() -> (World, Vec<[f32; 2]>) {
+    let mut world = World::default();
+    let pts: Vec<PointHandle> = (0..8)
+        .map(|i| {
+            world
+                .add_point(Point::new(Vec2::new(i as f32, 2.0)))
+                .unwrap()
+        })
+        .collect();
+    world.add_spring(Spring::new(pts[0], pts[1])).unwrap();
+    world
+        .add_spring(Spring::new(pts[1], pts[2]).kind(SpringKind::Rod))
+        .unwrap();
+    world
+        .add_spring(Spring::new(pts[2], pts[3]).kind(SpringKind::Soft))
+        .unwrap();
+    world.add_body(Body::new(pts[4..8].to_vec())).unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(20.0, 20.0), 2.0))
+        .unwrap();
+    let mut pos: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+    pos[1] = pos[0]; // spring 0 and rod 1 ends coincide
+    pos[2] = pos[0];
+    pos[3] = pos[0];
+    for p in &mut pos[4..8] {
+        *p = [5.0, 5.0]; // the body collapses to one spot
+    }
+    pos[0] = [20.0, 20.0]; // a planet's centre
+    (world, pos)
+}
+
+/// A named scene, with an optional state that replaces its positions.
+type Scene = (&'static str, World, Option<Vec<[f32; 2]>>);
+
+fn scenes() -> Vec<Scene> {
+    let (degenerate, pos) = degenerate_world();
+    vec![
+        ("random-small", random_world(1, 40), None),
+        ("random-large", random_world(7, 3000), None),
+        ("big-body-10k", big_body_world(10_000), None),
+        ("degenerate", degenerate, Some(pos)),
+    ]
+}
+
+fn check_stage(
+    ctx: &GpuContext,
+    name: &str,
+    world: &World,
+    pos: &Option<Vec<[f32; 2]>>,
+    stage: Stage,
+) -> (f32, f32) {
+    let mut cpu = CpuSolver::new(world).unwrap();
+    if let Some(pos) = pos {
+        let vel = cpu.velocities().to_vec();
+        cpu.set_state(pos, &vel).unwrap();
+    } else {
+        // Move the state away from rest so every term is exercised, and
+        // stop mid-substep, after the motion, where points overlap what
+        // they hit.
+        for _ in 0..5 {
+            cpu.substep();
+        }
+        cpu.stage_springs();
+        cpu.stage_shape_match();
+        cpu.stage_integrate();
+    }
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    // Stages that read what another one leaves: that one first.
+    match stage {
+        Stage::BodyCollide => gpu.record_stage(&mut encoder, Stage::BroadPhase),
+        Stage::ContactRelax => {
+            gpu.record_stage(&mut encoder, Stage::BroadPhase);
+            gpu.record_stage(&mut encoder, Stage::BodyCollide);
+        }
+        Stage::ShapeApply | Stage::ApplyIntegrateCollide => {
+            gpu.record_stage(&mut encoder, Stage::ShapeFrames)
+        }
+        _ => {}
+    }
+    gpu.record_stage(&mut encoder, stage);
+    ctx.queue.submit([encoder.finish()]);
+    let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    match stage {
+        Stage::Integrate => cpu.stage_integrate(),
+        Stage::Collide => cpu.stage_collide(),
+        Stage::IntegrateCollide => {
+            cpu.stage_integrate();
+            cpu.stage_collide();
+        }
+        Stage::Springs => cpu.stage_springs(),
+        Stage::Rods => cpu.stage_rods(),
+        Stage::ShapeMatch | Stage::ShapeApply => cpu.stage_shape_match(),
+        Stage::ApplyIntegrateCollide => {
+            cpu.stage_shape_match();
+            cpu.stage_integrate();
+            cpu.stage_collide();
+        }
+        Stage::ShapeFrames => unreachable!("frames alone change no state"),
+        Stage::BroadPhase => cpu.stage_broad_phase(),
+        Stage::BodyCollide => {
+            cpu.stage_broad_phase();
+            cpu.stage_body_collide();
+        }
+        Stage::ContactRelax => {
+            cpu.stage_broad_phase();
+            cpu.stage_body_collide();
+            cpu.stage_contact_relax();
+        }
+        Stage::Sleep => unreachable!("tests/stages/sleep.rs checks sleeping against the CPU"),
+        Stage::Narrow | Stage::Impact | Stage::Resolve => {
+            unreachable!(
+                "tests/stages/body_collide.rs checks the first contact pass against the CPU"
+            )
+        }
+    }
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    let what = format!("{name} {stage:?}");
+    let dp = assert_close(
+        &format!("{what} pos"),
+        &state.pos,
+        cpu.positions(),
+        STAGE_TOL,
+    );
+    let shaped = matches!(
+        stage,
+        Stage::ShapeMatch | Stage::ShapeApply | Stage::ApplyIntegrateCollide
+    );
+    let dv = assert_close(
+        &format!("{what} vel"),
+        &state.vel,
+        cpu.velocities(),
+        if shaped { SHAPE_TOL } else { STAGE_TOL },
+    );
+    if matches!(stage, Stage::ShapeMatch | Stage::ShapeApply) {
+        let flat = |f: &[softbody::layout::BodyFrame]| -> Vec<[f32; 2]> {
+            f.iter()
+                .flat_map(|f| [f.centroid, f.vel, f.rot, [f.omega, 0.0]])
+                .collect()
+        };
+        let frames = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
+        assert_close(
+            &format!("{what} frames"),
+            &flat(&frames),
+            &flat(cpu.frames()),
+            SHAPE_TOL,
+        );
+    }
+    // The stage did something, so agreement is not agreement on a no-op.
+    let changed = before.0 != cpu.positions() || before.1 != cpu.velocities();
+    assert!(
+        changed,
+        "{what}: the stage changed nothing; the scene does not exercise it"
+    );
+    (dp, dv)
+}
+
+/// Each of `stages` on every scene of [`scenes`], on the GPU against the
+/// CPU ([`check_stage`]).
+pub fn stages_match_the_cpu(stages: &[Stage]) {
+    let Some(ctx) = gpu() else { return };
+    eprintln!("adapter: {}", ctx.adapter_summary());
+    for (name, world, pos) in scenes() {
+        for &stage in stages {
+            check_stage(&ctx, name, &world, &pos, stage);
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! Whole steps, every stage in order: the GPU against the CPU over 500
+//! steps of a settling scene, bitwise-identical repeated GPU runs, a scene
+//! in centimetres against the same scene in metres, and degenerate
+//! geometry that reaches several stages at once (a point at a planet's
+//! centre, coincident spring ends, a collapsed body) on both paths.
+
+use crate::Stepper;
+use crate::common::closed_form::*;
+use crate::common::gpu;
+use crate::gpu_check::{assert_close, degenerate_world, random_world};
+use softbody::cpu::CpuSolver;
+use softbody::prelude::*;
+
+/// A scene that settles without chaos: soft bodies and springs (shape
+/// 1,500 1/s^2, springs 2,000 N/m) fall onto a floor and a planet,
+/// strongly damped. Firmer bodies hit harder, and a last-bit difference in
+/// a contact then parts the paths by centimetres within 100 steps
+/// (docs/physics.md, "Limits we measured").
+fn settling_world() -> World {
+    let mut world = World::new(Params {
+        shape_stiffness: 1500.0,
+        spring_stiffness: 2000.0,
+        shape_damping: 20.0,
+        spring_damping: 20.0,
+        friction: 20.0,
+        elasticity: 0.0,
+        // Viscous friction only: a box held by static friction on the
+        // planet's curved side sits on the cone's edge, where the last
+        // bit of `length` and `exp` (computed by each path) decides
+        // between holding and sliding, and whole runs part by
+        // millimetres. The collide stage's own check covers Coulomb
+        // friction.
+        static_friction: 0.0,
+        dynamic_friction: 0.0,
+        // One contact pass: a second one, from positions the first left,
+        // is one more place where an ulp decides whether a corner is
+        // inside, and the paths part by 4e-2 m/s within 50 steps.
+        contact_iterations: 1,
+        // No impacts: whether a settling body's mean velocity is past the
+        // threshold can be decided by the last bit of its frame (summed
+        // in another order on each path); with them the paths part by
+        // 5 mm within 100 steps. tests/stages/body_collide.rs checks the
+        // impact stage bitwise, tests/stages/impact.rs its rebounds on both
+        // paths.
+        restitution_threshold: 100.0,
+        ..Params::default()
+    });
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(6.0, 0.0), 2.0))
+        .unwrap();
+    for k in 0..6 {
+        let c = Vec2::new(k as f32 * 1.5 - 3.0, 1.0 + 0.3 * k as f32);
+        let corners = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)];
+        let pts: Vec<PointHandle> = corners
+            .iter()
+            .map(|&(x, y)| world.add_point(Point::new(c + Vec2::new(x, y))).unwrap())
+            .collect();
+        for i in 0..4 {
+            world
+                .add_spring(Spring::new(pts[i], pts[(i + 1) % 4]))
+                .unwrap();
+        }
+        world
+            .add_spring(Spring::new(pts[0], pts[2]).kind(SpringKind::Rod))
+            .unwrap();
+        world.add_body(Body::new(pts)).unwrap();
+    }
+    // A hanging chain of soft constraints from a pinned point.
+    let mut prev = world
+        .add_point(Point::new(Vec2::new(6.0, 5.0)).pinned())
+        .unwrap();
+    for i in 1..8 {
+        let p = world
+            .add_point(Point::new(Vec2::new(6.0 + 0.3 * i as f32, 5.0)))
+            .unwrap();
+        world
+            .add_spring(Spring::new(prev, p).kind(SpringKind::Soft).stiffness(300.0))
+            .unwrap();
+        prev = p;
+    }
+    world
+}
+
+#[test]
+fn whole_steps_match_the_cpu_over_500_steps() {
+    let Some(ctx) = gpu() else { return };
+    let world = settling_world();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let mut worst: f32 = 0.0;
+    for chunk in 0..10 {
+        gpu.step(&ctx.device, &ctx.queue, 50).unwrap();
+        for _ in 0..50 {
+            cpu.step();
+        }
+        let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+        let step = (chunk + 1) * 50;
+        worst = worst.max(assert_close(
+            &format!("step {step} pos"),
+            &state.pos,
+            cpu.positions(),
+            1e-3,
+        ));
+        assert_close(
+            &format!("step {step} vel"),
+            &state.vel,
+            cpu.velocities(),
+            1e-2,
+        );
+    }
+    eprintln!("500 steps: worst position deviation {worst:.2e}");
+    // The run did something: the boxes fell and came to rest.
+    let y_max = cpu
+        .positions()
+        .iter()
+        .take(24)
+        .map(|p| p[1])
+        .fold(f32::MIN, f32::max);
+    assert!(
+        y_max < 1.5,
+        "boxes did not settle: highest corner at {y_max}"
+    );
+}
+
+#[test]
+fn gpu_runs_are_bitwise_deterministic() {
+    let Some(ctx) = gpu() else { return };
+    let world = random_world(3, 2000);
+    let run = || {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, 100).unwrap();
+        let s = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+        let f = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
+        (s, f)
+    };
+    let (a, fa) = run();
+    let (b, fb) = run();
+    let bits = |v: &[[f32; 2]]| {
+        v.iter()
+            .flat_map(|p| [p[0].to_bits(), p[1].to_bits()])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        bits(&a.pos),
+        bits(&b.pos),
+        "positions differ between identical runs"
+    );
+    assert_eq!(
+        bits(&a.vel),
+        bits(&b.vel),
+        "velocities differ between identical runs"
+    );
+    assert!(fa == fb, "body frames differ between identical runs");
+    // And the run moved: not a trivially equal pair.
+    assert_ne!(
+        bits(&a.pos),
+        bits(CpuSolver::new(&world).unwrap().positions())
+    );
+}
+
+/// Two default boxes colliding head on over a floor, in a world whose
+/// length unit is `unit` metres (1 for metres, 0.01 for centimetres):
+/// every length, speed and acceleration is divided by `unit`.
+fn collision(unit: f32) -> World {
+    let k = 1.0 / unit;
+    let mut w = World::default();
+    w.params.gravity *= k;
+    w.params.point_radius *= k;
+    w.params.restitution_threshold *= k;
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let r = 0.02;
+    for (x, vx) in [(-0.6, 3.0), (0.6, -3.0)] {
+        BoxShape::new(Vec2::new(x, 0.25 + r) * k, Vec2::splat(0.5 * k))
+            .style(ShapeStyle::new().vel(Vec2::new(vx, 0.3) * k))
+            .build(&mut w)
+            .unwrap();
+    }
+    w
+}
+
+#[test]
+fn a_scene_in_centimetres_moves_as_the_same_scene_in_metres() {
+    let m = collision(1.0);
+    let cm = collision(0.01);
+    let mut a = CpuSolver::new(&m).unwrap();
+    let mut b = CpuSolver::new(&cm).unwrap();
+    assert_ne!(a.packed().sim.contact_scale, b.packed().sim.contact_scale);
+    Stepper::run(&mut a, 60);
+    Stepper::run(&mut b, 60);
+    let mut worst = 0.0f32;
+    for (p, q) in a.positions().iter().zip(b.positions()) {
+        for k in 0..2 {
+            worst = worst.max((p[k] - q[k] * 0.01).abs());
+        }
+    }
+    // Relative to the 1.2 m span of the scene.
+    let rel = worst / 1.2;
+    eprintln!("centimetres against metres after 1 s: {rel:.2e} of the scene's span");
+    assert!(rel < 1e-3, "the scenes parted by {rel:.3e} of their span");
+}
+
+/// Degenerate geometry never gives NaN: a point exactly at a planet's
+/// centre is pushed out along +x; a spring whose ends coincide pushes them
+/// apart along +x; a body collapsed onto one point keeps the identity
+/// rotation and zero angular velocity.
+#[test]
+fn degenerate_geometry_uses_fixed_directions() {
+    let mut world = World::new(quiet());
+    world
+        .add_planet(Planet::new(Vec2::new(5.0, 5.0), 1.0))
+        .unwrap();
+    world.add_point(Point::new(Vec2::new(5.0, 5.0))).unwrap();
+    let a = world.add_point(Point::new(Vec2::new(-3.0, 0.0))).unwrap();
+    let b = world.add_point(Point::new(Vec2::new(-3.0, 0.0))).unwrap();
+    world
+        .add_spring(Spring::new(a, b).rest_length(0.5).damping(0.0))
+        .unwrap();
+    let c: Vec<_> = (0..3)
+        .map(|_| world.add_point(Point::new(Vec2::new(0.0, -3.0))).unwrap())
+        .collect();
+    world
+        .add_body(Body::new(c).rest(vec![
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 1.0),
+        ]))
+        .unwrap();
+    let mut s = CpuSolver::new(&world).unwrap();
+    s.substep();
+    assert_finite(&s);
+    let p0 = pos(&s, 0);
+    println!("point at the planet centre -> {p0:?}");
+    assert!(
+        (p0[0] - 6.0).abs() < 1e-6 && (p0[1] - 5.0).abs() < 1e-6,
+        "point at the planet's centre should be pushed along +x to (6, 5), is at {p0:?}"
+    );
+    let (va, vb) = (vel(&s, 1), vel(&s, 2));
+    println!("coincident spring ends: va {va:?} vb {vb:?}");
+    assert!(
+        va[0] < 0.0 && vb[0] > 0.0 && va[1] == 0.0 && vb[1] == 0.0,
+        "coincident spring ends should be pushed apart along x: va {va:?} vb {vb:?}"
+    );
+    let f = s.frames()[0];
+    println!("collapsed body frame: rot {:?} omega {}", f.rot, f.omega);
+    assert_eq!(
+        f.rot,
+        [1.0, 0.0],
+        "collapsed body should keep the identity rotation"
+    );
+    assert_eq!(
+        f.omega, 0.0,
+        "collapsed body should have zero angular velocity"
+    );
+    for _ in 0..60 {
+        s.step();
+    }
+    assert_finite(&s);
+}
+
+#[test]
+fn degenerate_geometry_stays_finite_on_the_gpu() {
+    let Some(ctx) = gpu() else { return };
+    let (world, pos) = degenerate_world();
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let vel = vec![[0.0; 2]; pos.len()];
+    gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
+    gpu.step(&ctx.device, &ctx.queue, 50).unwrap();
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    for (i, (p, v)) in state.pos.iter().zip(&state.vel).enumerate() {
+        assert!(
+            p.iter().chain(v).all(|x| x.is_finite()),
+            "point {i}: pos {p:?} vel {v:?}"
+        );
+    }
+    let frames = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
+    assert!(
+        frames
+            .iter()
+            .all(|f| f.rot.iter().chain(&f.centroid).all(|x| x.is_finite()))
+    );
+}
