@@ -1283,3 +1283,49 @@ fn a_builder_that_succeeds_after_a_failure_gets_the_same_handles() {
     assert_eq!(a, b);
     assert_eq!(world, clean);
 }
+
+#[test]
+fn a_builder_reports_what_the_world_reports_for_its_first_bad_item() {
+    // Styles bad in two ways at once: the builder's error is the one the
+    // world gives for the first point added alone, whose checks run in the
+    // order position, velocity, mass, material.
+    let world = furnished();
+    let corner = Vec2::new(2.0e7, 2.0e7) - Vec2::splat(0.5);
+    for (center, style) in [
+        (
+            Vec2::ZERO,
+            ShapeStyle::new().mass(-1.0).material(MaterialHandle(9)),
+        ),
+        (
+            Vec2::ZERO,
+            ShapeStyle::new().vel(Vec2::NAN).mass(f32::INFINITY),
+        ),
+        (Vec2::splat(2.0e7), ShapeStyle::new().vel(Vec2::INFINITY)),
+        (
+            Vec2::splat(2.0e7),
+            ShapeStyle::new().material(MaterialHandle(9)),
+        ),
+    ] {
+        let first = if center == Vec2::ZERO {
+            Vec2::splat(-0.5)
+        } else {
+            corner
+        };
+        let expected = world
+            .clone()
+            .add_point(
+                Point::new(first)
+                    .mass(style.mass)
+                    .vel(style.vel)
+                    .material(style.material),
+            )
+            .unwrap_err();
+        let mut w = world.clone();
+        let e = BoxShape::new(center, Vec2::ONE)
+            .style(style)
+            .build(&mut w)
+            .unwrap_err();
+        assert_eq!(e, expected, "{style:?}");
+        assert_unchanged(&w, &world);
+    }
+}
