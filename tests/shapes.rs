@@ -1126,3 +1126,206 @@ fn coincident_points_are_refused() {
     );
     assert!(world.points().is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// A failing builder leaves the world exactly as it was: builders add
+// through the world's own checks in one transaction, truncated back on the
+// first error.
+
+/// Everything a user can see of a world: `==`, every list, the packed scene
+/// hash and the handles the next additions get.
+fn assert_unchanged(world: &World, before: &World) {
+    assert_eq!(world, before);
+    assert_eq!(world.points(), before.points());
+    assert_eq!(world.springs(), before.springs());
+    assert_eq!(world.rest_lengths(), before.rest_lengths());
+    assert_eq!(world.bodies(), before.bodies());
+    assert_eq!(world.rest_shapes(), before.rest_shapes());
+    assert_eq!(world.materials(), before.materials());
+    assert_eq!(world.planes(), before.planes());
+    assert_eq!(world.generation(), before.generation());
+    let hash = |w: &World| softbody::pack::scene_hash(&Packed::from_world(w).unwrap(), &w.params);
+    assert_eq!(hash(world), hash(before));
+    let next = |w: &World| {
+        let mut w = w.clone();
+        BoxShape::new(Vec2::new(5.0, 5.0), Vec2::ONE)
+            .build(&mut w)
+            .unwrap()
+    };
+    assert_eq!(next(world), next(before));
+}
+
+/// A world with a box, a wheel and a rope in it already.
+fn furnished() -> World {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    BoxShape::new(Vec2::new(0.0, 1.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    Wheel::new(Vec2::new(3.0, 1.0), 0.5, 6)
+        .build(&mut world)
+        .unwrap();
+    Rope::new(Vec2::new(-3.0, 3.0), Vec2::new(-1.0, 3.0), 4)
+        .build(&mut world)
+        .unwrap();
+    world
+}
+
+#[test]
+fn a_builder_failing_at_its_first_point_leaves_the_world_unchanged() {
+    let mut world = furnished();
+    let before = world.clone();
+    let base = world.points().len() as u32;
+    let e = BoxGrid::new(2, 2, Vec2::ONE)
+        .mass(f32::NAN)
+        .build(&mut world)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        WorldError::NonFinite {
+            item: Item::Point(base),
+            field: "mass"
+        }
+    );
+    assert_unchanged(&world, &before);
+    let e = Wheel::new(Vec2::ZERO, 1.0, 8)
+        .material(MaterialHandle(5))
+        .build(&mut world)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        WorldError::IndexOutOfRange {
+            item: Item::Point(base),
+            field: "material",
+            index: 5,
+            len: 1
+        }
+    );
+    assert_unchanged(&world, &before);
+}
+
+#[test]
+fn a_builder_failing_in_the_middle_of_its_springs_leaves_the_world_unchanged() {
+    let mut world = furnished();
+    let before = world.clone();
+    let (base_p, base_s) = (world.points().len() as u32, world.springs().len() as u32);
+    // Far out, a cell 1 mm tall collapses in f32: the 4 springs along x
+    // are added, the first along y is refused.
+    let e = BoxGrid::new(2, 1, Vec2::new(1.0, 1.0e-3))
+        .origin(Vec2::splat(9.0e6))
+        .build(&mut world)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        WorldError::ZeroLengthSpring {
+            item: Item::Spring(base_s + 4),
+            a: base_p,
+            b: base_p + 3
+        }
+    );
+    assert_unchanged(&world, &before);
+    // A rope far out: its points land on 9e6 + [0, 1, 2, 2, 3] in f32, so
+    // the third link of four is refused.
+    let e = Rope::new(Vec2::new(9.0e6, 0.0), Vec2::new(9.0e6 + 3.0, 0.0), 5)
+        .build(&mut world)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        WorldError::ZeroLengthSpring {
+            item: Item::Spring(base_s + 2),
+            a: base_p + 2,
+            b: base_p + 3
+        }
+    );
+    assert_unchanged(&world, &before);
+}
+
+#[test]
+fn a_builder_failing_at_its_body_leaves_the_world_unchanged() {
+    let mut world = furnished();
+    let before = world.clone();
+    let base_b = world.bodies().len() as u32;
+    // Every point and spring is added, the first body refuses the inflation.
+    let e = BoxGrid::new(3, 2, Vec2::ONE)
+        .inflation(f32::NAN)
+        .build(&mut world)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        WorldError::NonFinite {
+            item: Item::Body(base_b),
+            field: "inflation"
+        }
+    );
+    assert_unchanged(&world, &before);
+    // A wheel whose rim and hub all coincide in f32, without springs.
+    let e = Wheel::new(Vec2::splat(9.0e6), 1.0e-3, 5)
+        .springs(false)
+        .build(&mut world)
+        .unwrap_err();
+    assert!(
+        matches!(e, WorldError::DegenerateBody { item, .. } if item == Item::Body(base_b)),
+        "{e:?}"
+    );
+    assert_unchanged(&world, &before);
+}
+
+#[test]
+fn a_builder_that_succeeds_after_a_failure_gets_the_same_handles() {
+    let mut world = furnished();
+    let mut clean = world.clone();
+    Blob::new(Vec2::ZERO, 1.0, 8)
+        .inflation(-2.0)
+        .build(&mut world)
+        .unwrap_err();
+    let a = Blob::new(Vec2::ZERO, 1.0, 8).build(&mut world).unwrap();
+    let b = Blob::new(Vec2::ZERO, 1.0, 8).build(&mut clean).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(world, clean);
+}
+
+#[test]
+fn a_builder_reports_what_the_world_reports_for_its_first_bad_item() {
+    // Styles bad in two ways at once: the builder's error is the one the
+    // world gives for the first point added alone, whose checks run in the
+    // order position, velocity, mass, material.
+    let world = furnished();
+    let corner = Vec2::new(2.0e7, 2.0e7) - Vec2::splat(0.5);
+    for (center, style) in [
+        (
+            Vec2::ZERO,
+            ShapeStyle::new().mass(-1.0).material(MaterialHandle(9)),
+        ),
+        (
+            Vec2::ZERO,
+            ShapeStyle::new().vel(Vec2::NAN).mass(f32::INFINITY),
+        ),
+        (Vec2::splat(2.0e7), ShapeStyle::new().vel(Vec2::INFINITY)),
+        (
+            Vec2::splat(2.0e7),
+            ShapeStyle::new().material(MaterialHandle(9)),
+        ),
+    ] {
+        let first = if center == Vec2::ZERO {
+            Vec2::splat(-0.5)
+        } else {
+            corner
+        };
+        let expected = world
+            .clone()
+            .add_point(
+                Point::new(first)
+                    .mass(style.mass)
+                    .vel(style.vel)
+                    .material(style.material),
+            )
+            .unwrap_err();
+        let mut w = world.clone();
+        let e = BoxShape::new(center, Vec2::ONE)
+            .style(style)
+            .build(&mut w)
+            .unwrap_err();
+        assert_eq!(e, expected, "{style:?}");
+        assert_unchanged(&w, &world);
+    }
+}

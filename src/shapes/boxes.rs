@@ -72,23 +72,26 @@ impl BoxShape {
         arg_finite(world, "BoxShape.rotation", self.rotation)?;
         let rot = Vec2::from_angle(self.rotation);
         let half = self.size * 0.5;
-        let mut plan = Plan::with_points(4);
-        for corner in [
-            Vec2::new(-half.x, -half.y),
-            Vec2::new(half.x, -half.y),
-            Vec2::new(half.x, half.y),
-            Vec2::new(-half.x, half.y),
-        ] {
-            plan.pos.push(self.center + rot.rotate(corner));
-        }
-        if self.style.springs {
-            plan.springs = vec![[0, 1], [1, 2], [2, 3], [3, 0]];
-            if self.diagonals {
-                plan.springs.extend([[0, 2], [1, 3]]);
+        add_shape(world, &self.style, |add| {
+            for corner in [
+                Vec2::new(-half.x, -half.y),
+                Vec2::new(half.x, -half.y),
+                Vec2::new(half.x, half.y),
+                Vec2::new(-half.x, half.y),
+            ] {
+                add.point(self.center + rot.rotate(corner))?;
             }
-        }
-        plan.bodies.push(PlanBody::outlined(vec![0, 1, 2, 3]));
-        plan.commit(world, &self.style)
+            if self.style.springs {
+                for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+                    add.spring(a, b)?;
+                }
+                if self.diagonals {
+                    add.spring(0, 2)?;
+                    add.spring(1, 3)?;
+                }
+            }
+            add.body([0, 1, 2, 3])
+        })
     }
 }
 
@@ -192,7 +195,7 @@ impl BoxGrid {
         let (nx, ny) = (self.nx, self.ny);
         arg_count(world, "BoxGrid.nx", nx, 1, ">= 1")?;
         arg_count(world, "BoxGrid.ny", ny, 1, ">= 1")?;
-        let n = cap_points(
+        cap_points(
             "points in one BoxGrid",
             (nx as u128 + 1).saturating_mul(ny as u128 + 1),
         )?;
@@ -205,49 +208,40 @@ impl BoxGrid {
         arg_finite(world, "BoxGrid.rotation", self.rotation)?;
 
         let rot = Vec2::from_angle(self.rotation);
-        let mut plan = Plan::with_points(n);
-        for j in 0..=ny {
-            for i in 0..=nx {
-                let local = Vec2::new(i as f32, j as f32) * self.cell - local_anchor;
-                plan.pos.push(anchor + rot.rotate(local));
-            }
-        }
-        // n <= 2^24, so every local index fits in u32.
-        let id = |i: usize, j: usize| (j * (nx + 1) + i) as u32;
-        if self.style.springs {
-            let diagonals = if self.diagonals { 2 * nx * ny } else { 0 };
-            plan.springs
-                .reserve(nx * (ny + 1) + (nx + 1) * ny + diagonals);
+        let id = |i: usize, j: usize| j * (nx + 1) + i;
+        add_shape(world, &self.style, |add| {
             for j in 0..=ny {
-                for i in 0..nx {
-                    plan.springs.push([id(i, j), id(i + 1, j)]);
-                }
-            }
-            for j in 0..ny {
                 for i in 0..=nx {
-                    plan.springs.push([id(i, j), id(i, j + 1)]);
+                    let local = Vec2::new(i as f32, j as f32) * self.cell - local_anchor;
+                    add.point(anchor + rot.rotate(local))?;
                 }
             }
-            if self.diagonals {
-                for j in 0..ny {
+            if self.style.springs {
+                for j in 0..=ny {
                     for i in 0..nx {
-                        plan.springs.push([id(i, j), id(i + 1, j + 1)]);
-                        plan.springs.push([id(i + 1, j), id(i, j + 1)]);
+                        add.spring(id(i, j), id(i + 1, j))?;
+                    }
+                }
+                for j in 0..ny {
+                    for i in 0..=nx {
+                        add.spring(id(i, j), id(i, j + 1))?;
+                    }
+                }
+                if self.diagonals {
+                    for j in 0..ny {
+                        for i in 0..nx {
+                            add.spring(id(i, j), id(i + 1, j + 1))?;
+                            add.spring(id(i + 1, j), id(i, j + 1))?;
+                        }
                     }
                 }
             }
-        }
-        plan.bodies.reserve(nx * ny);
-        for j in 0..ny {
-            for i in 0..nx {
-                plan.bodies.push(PlanBody::outlined(vec![
-                    id(i, j),
-                    id(i + 1, j),
-                    id(i + 1, j + 1),
-                    id(i, j + 1),
-                ]));
+            for j in 0..ny {
+                for i in 0..nx {
+                    add.body([id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)])?;
+                }
             }
-        }
-        plan.commit(world, &self.style)
+            Ok(())
+        })
     }
 }

@@ -11,12 +11,13 @@
 //! `BoxShape::new(c, s).mass(2.0)` and
 //! `BoxShape::new(c, s).style(ShapeStyle::new().mass(2.0))` are the same.
 //!
-//! A builder checks everything before it adds anything: when `build` fails,
-//! the world is unchanged. Errors about an item the builder would create use
-//! the same variant and index the world would report (`point 12: mass is
-//! negative`). Errors about a builder's own arguments (counts, sizes, radii)
-//! name the first point the builder would have created, and spell the field
-//! `Builder.argument`, e.g. `BoxGrid.nx`.
+//! A builder adds its items with the world's own `add_*` calls, in one
+//! [`World::transaction`]: when `build` fails, the world is truncated back
+//! to what it was. Errors about an item the builder creates are the world's
+//! own, with that item's index (`point 12: mass is negative`). Errors about
+//! a builder's own arguments (counts, sizes, radii) name the first point the
+//! builder would have created, and spell the field `Builder.argument`, e.g.
+//! `BoxGrid.nx`.
 //!
 //! Polygons are counter-clockwise in the usual y-up frame (positive signed
 //! area), rotations are counter-clockwise in radians. Every body's outline
@@ -30,8 +31,8 @@ use glam::Vec2;
 use crate::error::{Item, WorldError};
 use crate::frequency::Frequency;
 use crate::world::{
-    ALL_LAYERS, Body, BodyHandle, MAX_ITEMS, MaterialHandle, Point, PointHandle, Spring,
-    SpringHandle, SpringKind, World,
+    ALL_LAYERS, Body, BodyHandle, MaterialHandle, Point, PointHandle, Spring, SpringHandle,
+    SpringKind, World,
 };
 
 /// Most points one builder call may create (2^24, about 16.7 million). A
@@ -395,13 +396,13 @@ fn cap_points(what: &'static str, count: u128) -> Result<usize, WorldError> {
     Ok(count as usize)
 }
 
+mod add;
 mod boxes;
-mod plan;
 mod rope;
 mod round;
 
+use add::*;
 pub use boxes::*;
-use plan::*;
 pub use rope::*;
 pub use round::*;
 

@@ -77,25 +77,23 @@ impl Rope {
         arg_vec(world, "Rope.a", self.a)?;
         arg_vec(world, "Rope.b", self.b)?;
 
-        let mut plan = Plan::with_points(n);
         let last = n - 1;
-        for k in 0..n {
-            let p = if k == last {
-                self.b
-            } else {
-                self.a.lerp(self.b, (k as f64 / last as f64) as f32)
-            };
-            plan.pos.push(p);
-        }
-        if self.pin_first {
-            plan.mass_overrides.push((0, 0.0));
-        }
-        if self.pin_last {
-            plan.mass_overrides.push((last as u32, 0.0));
-        }
-        if self.style.springs {
-            plan.springs = (0..last as u32).map(|k| [k, k + 1]).collect();
-        }
-        plan.commit(world, &self.style)
+        add_shape(world, &self.style, |add| {
+            for k in 0..n {
+                let p = if k == last {
+                    self.b
+                } else {
+                    self.a.lerp(self.b, (k as f64 / last as f64) as f32)
+                };
+                let pinned = (k == 0 && self.pin_first) || (k == last && self.pin_last);
+                add.point_of_mass(p, if pinned { 0.0 } else { self.style.mass })?;
+            }
+            if self.style.springs {
+                for k in 0..last {
+                    add.spring(k, k + 1)?;
+                }
+            }
+            Ok(())
+        })
     }
 }

@@ -25,37 +25,31 @@ fn ring(
     arg_positive(world, f_radius, radius)?;
     arg_finite(world, f_rotation, rotation)?;
 
-    let mut plan = Plan::with_points(total);
-    for k in 0..n {
-        // f64 keeps the angles of a fine ring evenly spaced.
-        let a = rotation as f64 + std::f64::consts::TAU * k as f64 / n as f64;
-        plan.pos
-            .push(center + Vec2::new(a.cos() as f32, a.sin() as f32) * radius);
-    }
-    let n32 = n as u32;
-    if let Some(hub_mass) = hub {
-        plan.pos.push(center);
-        if let Some(m) = hub_mass {
-            plan.mass_overrides.push((n32, m));
+    add_shape(world, style, |add| {
+        for k in 0..n {
+            // f64 keeps the angles of a fine ring evenly spaced.
+            let a = rotation as f64 + std::f64::consts::TAU * k as f64 / n as f64;
+            add.point(center + Vec2::new(a.cos() as f32, a.sin() as f32) * radius)?;
         }
-    }
-    if style.springs {
-        plan.springs.reserve(if hub.is_some() { 2 * n } else { n });
-        for k in 0..n32 {
-            plan.springs.push([k, (k + 1) % n32]);
+        if let Some(hub_mass) = hub {
+            add.point_of_mass(center, hub_mass.unwrap_or(style.mass))?;
         }
-        if hub.is_some() {
-            for k in 0..n32 {
-                plan.springs.push([k, n32]);
+        if style.springs {
+            for k in 0..n {
+                add.spring(k, (k + 1) % n)?;
+            }
+            if hub.is_some() {
+                for k in 0..n {
+                    add.spring(k, n)?;
+                }
             }
         }
-    }
-    // With a centre point, the outline is the ring alone.
-    plan.bodies.push(PlanBody {
-        points: (0..total as u32).collect(),
-        boundary: hub.is_some().then(|| (0..n32).collect()),
-    });
-    plan.commit(world, style)
+        // With a centre point, the outline is the ring alone.
+        match hub {
+            Some(_) => add.body_with_boundary(0..total, 0..n),
+            None => add.body(0..total),
+        }
+    })
 }
 
 /// A wheel: `n` rim points around a hub point, one body over the rim (in

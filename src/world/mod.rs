@@ -17,9 +17,11 @@ use crate::validate::{
 
 mod items;
 mod removal;
+mod transaction;
 
 pub use items::*;
 pub use removal::{Remap, Removal};
+pub use transaction::Transaction;
 
 /// Largest number of points, springs, bodies or memberships: indices are u32
 /// and the top two bits carry flags in the GPU's spring records.
@@ -28,7 +30,8 @@ pub const MAX_ITEMS: u64 = 1 << 30;
 /// Everything the solvers simulate.
 ///
 /// Items are added with the `add_*` methods (or the shape builders of
-/// [`crate::shapes`]), each validated as it comes, and removed with
+/// [`crate::shapes`]), each validated as it comes, several at once or none
+/// with [`World::transaction`], and removed with
 /// [`World::remove_body`] and [`World::remove_points`].
 ///
 /// ```
