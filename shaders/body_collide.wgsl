@@ -20,6 +20,15 @@
 //            bitwise reproducible.
 //   apply    adds the accumulators to the state and clears them and the
 //            counts.
+//   narrow (WARM_PASS), apply (KEEP_COUNTS)
+//            a substep's first narrow phase also warm-starts: a contact
+//            that persists from the last substep (the same body, found in
+//            the substep before it too) starts with WARM_START of the
+//            normal impulse it ended that substep with (Catto 2006, warm
+//            starting), applied before the impacts and the first resolve.
+//            resolve and relax add each contact's normal impulse to its
+//            point's total, and a contact that separates takes back what
+//            is left of its warm start.
 //   recount, relax, apply
 //            a relax pass (Params::contact_relax_iterations): the stored
 //            outline contacts are counted again and their velocity part
@@ -57,6 +66,20 @@
 // The broad phase's slot stamps (broad_phase.wgsl, `slot_awake`): a slot
 // whose stamp is not this substep's holds no awake body.
 @group(0) @binding(20) var<storage, read> slot_awake: array<u32>;
+// Per point, for warm starting: the body of its contact at the end of the
+// last substep, the body its latest narrow phase found, the warm start it
+// may still take back this substep (f32 bits) and the normal impulse its
+// contact has applied this substep (f32 bits). Only the point's own
+// thread touches it. CPU mirror: cpu::body_collide::Warm.
+@group(0) @binding(21) var<storage, read_write> warm: array<vec4<u32>>;
+
+// Whether this narrow phase is a substep's first, which warm-starts.
+override WARM_PASS: bool = false;
+// Whether apply keeps the counts (after the warm start, for the resolve).
+override KEEP_COUNTS: bool = false;
+// The share of a persisting contact's last normal impulse it starts with
+// (CPU mirror: cpu::body_collide::WARM_START).
+const WARM_START: f32 = 0.8;
 
 // Whether the world has free points, which collide as disks (`disks`),
 // set when the pipeline is made (src/gpu/body_collide.rs). Without them
@@ -561,6 +584,11 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (best.body != NO_BODY) {
         count_contact(i, best);
     }
+    if (WARM_PASS) {
+        warm_start(i, best, wi);
+    } else {
+        warm[i].y = best.body;
+    }
     if (HAS_FREE_POINTS && (cp.filter_id & CONTACT_FREE) != 0u) {
         let k = disks(i, p, vec2<f32>(0.0), wi, cp, pf, false).x;
         if (k > 0) {
@@ -594,6 +622,46 @@ fn recount(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (hit.body != NO_BODY) {
         count_contact(i, hit);
     }
+}
+
+// The warm start of a point whose substep's first narrow phase found
+// `hit`, from its state `w`: WARM_START of its last substep's normal
+// impulse if that contact was with the same body and had persisted from
+// the substep before (a new contact, such as an impact's, never carries
+// its impulse over), else 0. CPU mirror: cpu::body_collide::warm_impulse.
+fn warm_impulse(hit: ContactHit, w: vec4<u32>) -> f32 {
+    let total = bitcast<f32>(w.w);
+    if (hit.body != NO_BODY && hit.body == w.y && w.x == w.y && total > 0.0) {
+        return WARM_START * total;
+    }
+    return 0.0;
+}
+
+// Point i's warm start: its velocity changes into the accumulators (along
+// the contact normal, split between the point and the edge's ends by
+// inverse mass, without mass splitting), and its state moved on to this
+// substep. CPU mirror: cpu::body_collide::warm_start.
+fn warm_start(i: u32, hit: ContactHit, wi: f32) {
+    let w = warm[i];
+    let j = warm_impulse(hit, w);
+    if (j > 0.0) {
+        let ends = edge_ends(hit);
+        let wa = info[ends.x].inv_mass;
+        let wb = info[ends.y].inv_mass;
+        let jn = hit.n * j;
+        let own = fixed(jn * wi, sim.contact_scale);
+        if (any(own != vec2<i32>(0))) {
+            atomicAdd(&acc[4u * i + 2u], own.x);
+            atomicAdd(&acc[4u * i + 3u], own.y);
+        }
+        if (wa > 0.0) {
+            add_fixed(ends.x, vec2<f32>(0.0), -jn * ((1.0 - hit.t) * wa));
+        }
+        if (wb > 0.0) {
+            add_fixed(ends.y, vec2<f32>(0.0), -jn * (hit.t * wb));
+        }
+    }
+    warm[i] = vec4<u32>(w.y, hit.body, bitcast<u32>(j), bitcast<u32>(j));
 }
 
 // Every point contact `hit` of point `i` moves counts it (an edge end at
@@ -645,6 +713,22 @@ fn resolve_at(i: u32, relax: bool) {
                     atomicMax(&sleep_speed[outlines[hit.body].group], SLEEP_WAKE);
                 }
             }
+            // The normal impulse toward stopping the approach adds to the
+            // substep's total; a contact that separates takes back what is
+            // left of its warm start, as far as it separates.
+            let vn = dot(vrel, hit.n);
+            let wv = warm[i];
+            var left = bitcast<f32>(wv.z);
+            var total = bitcast<f32>(wv.w);
+            var pull = 0.0;
+            if (vn < 0.0) {
+                total -= vn / split_w;
+            } else if (vn > 0.0 && left > 0.0) {
+                pull = min(vn / split_w, left);
+                left -= pull;
+                total -= pull;
+            }
+            warm[i] = vec4<u32>(wv.x, wv.y, bitcast<u32>(left), bitcast<u32>(total));
             let depth = select(hit.depth, 0.0, relax);
             var m = pair_material(pf, bf);
             if (relax) {
@@ -658,7 +742,7 @@ fn resolve_at(i: u32, relax: bool) {
             if (!relax) {
                 push = (hit.n * depth + r.zw) / split_w;
             }
-            let j = r.xy / split_w;
+            let j = r.xy / split_w - hit.n * pull;
             own += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(j * wi, sim.contact_scale));
             if (wa > 0.0) {
                 add_fixed(ends.x, -push * (s * wa), -j * (s * wa));
@@ -685,7 +769,9 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (i >= sim.num_points) {
         return;
     }
-    counts_out[i] = 0u;
+    if (!KEEP_COUNTS) {
+        counts_out[i] = 0u;
+    }
     let a = acc_sums[i];
     if (any(a != vec4<i32>(0))) {
         let unit = 1.0 / sim.contact_scale;

@@ -2,8 +2,9 @@
 //! resumed from one ends bitwise identical to the same run done in one go.
 //!
 //! What evolves is the position and velocity of every point (pinned points
-//! moved with `move_pinned_point` included), the step count, and for
-//! sleeping how many steps each assembly has been at rest. Nothing
+//! moved with `move_pinned_point` included), the step count, for
+//! sleeping how many steps each assembly has been at rest, and for the
+//! body contacts each point's warm start. Nothing
 //! else carries over from one step to the next: the body frames are
 //! recomputed from the positions in every substep, and the second copy of
 //! the GPU state is scratch, so neither is saved. Everything static (the
@@ -16,7 +17,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 20 | magic `softbody-checkpoint` and a NUL |
-//! | 4 | format version, `2` |
+//! | 4 | format version, `3` |
 //! | 8 | scene hash |
 //! | 8 | step count |
 //! | 8 | time in seconds, f64 |
@@ -24,10 +25,12 @@
 //! | 8 n | positions, `n` pairs of f32 |
 //! | 8 n | velocities, `n` pairs of f32 |
 //! | 4 n | steps at rest of the assembly each point is the root of, u32 (0 elsewhere) |
+//! | 16 n | warm starts, four u32 per point ([`CpuSolver::warm_starts`]) |
 //! | 8 | FNV-1a 64 of everything before, to catch truncated or damaged files |
 //!
-//! Version 1 files (without the steps at rest) still load: everything
-//! in them is awake.
+//! Version 2 files (without the warm starts) still load, their contacts
+//! starting cold; version 1 files (without the steps at rest either) load
+//! with everything awake.
 //!
 //! Writing is atomic: the bytes go to a temporary file in the same
 //! directory, which is synced and then renamed over the target, so a crash
@@ -69,8 +72,10 @@ use crate::solver::Solver;
 use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
-const VERSION: u32 = 2;
-/// The version before sleeping, read as all awake.
+const VERSION: u32 = 3;
+/// The version before warm starting, read as all contacts cold.
+const VERSION_COLD: u32 = 2;
+/// The version before sleeping, read as all awake (and cold).
 const VERSION_AWAKE: u32 = 1;
 /// Bytes before the state: magic, version, hash, step, time, count.
 const HEADER: usize = 20 + 4 + 8 + 8 + 8 + 8;
@@ -92,6 +97,9 @@ pub struct Checkpoint {
     /// elsewhere): [`CpuSolver::rest_steps`]. Empty or all zero: everything
     /// awake.
     pub rest_steps: Vec<u32>,
+    /// Each point's warm start ([`CpuSolver::warm_starts`]). Empty: every
+    /// contact starts cold.
+    pub warm: Vec<[u32; 4]>,
 }
 
 /// Why a checkpoint could not be read, written or restored.
@@ -147,6 +155,7 @@ impl Checkpoint {
             pos: solver.positions().to_vec(),
             vel: solver.velocities().to_vec(),
             rest_steps: solver.rest_steps().to_vec(),
+            warm: solver.warm_starts().to_vec(),
         }
     }
 
@@ -165,6 +174,7 @@ impl Checkpoint {
             pos: state.pos,
             vel: state.vel,
             rest_steps: solver.read_rest_steps(device, queue)?,
+            warm: solver.read_warm_starts(device, queue)?,
         })
     }
 
@@ -200,6 +210,11 @@ impl Checkpoint {
                 .set_rest_steps(&self.rest_steps)
                 .map_err(SolverError::from)?;
         }
+        if !self.warm.is_empty() {
+            solver
+                .set_warm_starts(&self.warm)
+                .map_err(SolverError::from)?;
+        }
         solver.set_steps(self.step);
         Ok(())
     }
@@ -214,6 +229,9 @@ impl Checkpoint {
         solver.set_state(queue, &self.pos, &self.vel)?;
         if !self.rest_steps.is_empty() {
             solver.set_rest_steps(queue, &self.rest_steps)?;
+        }
+        if !self.warm.is_empty() {
+            solver.set_warm_starts(queue, &self.warm)?;
         }
         solver.set_steps(self.step);
         Ok(())
@@ -239,7 +257,10 @@ impl Checkpoint {
                 self.rest_steps.len()
             )));
         }
-        let mut out = Vec::with_capacity(HEADER + 20 * n + 8);
+        if !self.warm.is_empty() {
+            crate::validate::check_warm_starts(n, &self.warm).map_err(SolverError::from)?;
+        }
+        let mut out = Vec::with_capacity(HEADER + 36 * n + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.scene_hash.to_le_bytes());
@@ -253,6 +274,11 @@ impl Checkpoint {
         for k in 0..n {
             let steps = self.rest_steps.get(k).copied().unwrap_or(0);
             out.extend_from_slice(&steps.to_le_bytes());
+        }
+        for k in 0..n {
+            for word in self.warm.get(k).copied().unwrap_or([0; 4]) {
+                out.extend_from_slice(&word.to_le_bytes());
+            }
         }
         let sum = fnv(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -274,7 +300,7 @@ impl Checkpoint {
             ));
         }
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
-        if version != VERSION && version != VERSION_AWAKE {
+        if ![VERSION, VERSION_COLD, VERSION_AWAKE].contains(&version) {
             return Err(CheckpointError::Format(format!(
                 "format version {version}, this build reads version {VERSION}"
             )));
@@ -290,7 +316,11 @@ impl Checkpoint {
             )));
         }
         // At most 2^30 points (MAX_ITEMS): no overflow.
-        let per_point = if version == VERSION_AWAKE { 16 } else { 20 };
+        let per_point = match version {
+            VERSION_AWAKE => 16,
+            VERSION_COLD => 20,
+            _ => 36,
+        };
         Ok((n, HEADER as u64 + per_point * n + 8))
     }
 
@@ -325,11 +355,24 @@ impl Checkpoint {
         let time = f64::from_bits(u64_at(40));
         check_time(time)?;
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        let rest_steps = if (bytes.len() as u64) == HEADER as u64 + 16 * n as u64 + 8 {
+        let version = u32_at(20);
+        let rest_steps = if version == VERSION_AWAKE {
             Vec::new()
         } else {
             (0..n).map(|k| u32_at(HEADER + 16 * n + 4 * k)).collect()
         };
+        let warm: Vec<[u32; 4]> = if version == VERSION {
+            let at = |k: usize, w: usize| u32_at(HEADER + 20 * n + 16 * k + 4 * w);
+            (0..n)
+                .map(|k| [at(k, 0), at(k, 1), at(k, 2), at(k, 3)])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !warm.is_empty() {
+            crate::validate::check_warm_starts(n, &warm)
+                .map_err(|e| CheckpointError::Format(format!("{e}")))?;
+        }
         Ok(Self {
             scene_hash: u64_at(24),
             step: u64_at(32),
@@ -337,6 +380,7 @@ impl Checkpoint {
             pos: (0..n).map(pair).collect(),
             vel: (n..2 * n).map(pair).collect(),
             rest_steps,
+            warm,
         })
     }
 
@@ -451,6 +495,7 @@ mod tests {
             pos: vec![[1.0, 2.0]; 4],
             vel: vec![[0.5, 0.0]; 4],
             rest_steps: vec![0, 9, 0, 1],
+            warm: vec![[0; 4]; 4],
         };
         let bytes = c.to_bytes().unwrap();
         let read = |prefix: &[u8], max_points| {
@@ -464,7 +509,7 @@ mod tests {
         // Followed by more bytes: one more than the file's length is read.
         let (got, served) = read(&bytes, 100);
         let e = got.unwrap_err();
-        assert!(e.contains("longer than the 144 bytes"), "{e}");
+        assert!(e.contains("longer than the 208 bytes"), "{e}");
         assert_eq!(served, bytes.len() + 1);
         // Zeros (/dev/zero): refused at the header.
         let (got, served) = read(&[], 100);
@@ -559,6 +604,10 @@ mod tests {
             pos: vec![[1.0, 2.0], [3.0, -4.0]],
             vel: vec![[0.5, -0.25], [-1.5, 8.0]],
             rest_steps: vec![30, 0],
+            warm: vec![
+                [4, 4, 0.5f32.to_bits(), 2.0f32.to_bits()],
+                [u32::MAX, 1, 0, 0],
+            ],
         }
     }
 
@@ -570,19 +619,61 @@ mod tests {
         bytes[body..].copy_from_slice(&sum.to_le_bytes());
     }
 
+    /// `sample` written in an older format `version`, whose files end
+    /// `per_point` bytes a point earlier.
+    fn older(version: u32, per_point: usize) -> Vec<u8> {
+        let c = sample();
+        let mut bytes = c.to_bytes().unwrap();
+        bytes[20..24].copy_from_slice(&version.to_le_bytes());
+        let end = bytes.len() - 8 - per_point * c.pos.len();
+        bytes.drain(end..bytes.len() - 8);
+        reseal(&mut bytes);
+        bytes
+    }
+
     /// A version 1 file (from before sleeping: no steps at rest) is read,
-    /// with everything awake.
+    /// with everything awake and every contact cold.
     #[test]
     fn a_version_1_checkpoint_loads_with_everything_awake() {
         let c = sample();
-        let mut bytes = c.to_bytes().unwrap();
-        bytes[20..24].copy_from_slice(&1u32.to_le_bytes());
-        let end = bytes.len() - 8 - 4 * c.pos.len();
-        bytes.drain(end..bytes.len() - 8);
-        reseal(&mut bytes);
-        let back = Checkpoint::from_bytes(&bytes).unwrap();
-        assert!(back.rest_steps.is_empty());
+        let back = Checkpoint::from_bytes(&older(1, 20)).unwrap();
+        assert!(back.rest_steps.is_empty() && back.warm.is_empty());
         assert_eq!((back.pos, back.vel), (c.pos, c.vel));
+    }
+
+    /// A version 2 file (from before warm starting) is read with its steps
+    /// at rest, every contact cold.
+    #[test]
+    fn a_version_2_checkpoint_loads_with_every_contact_cold() {
+        let c = sample();
+        let back = Checkpoint::from_bytes(&older(2, 16)).unwrap();
+        assert!(back.warm.is_empty());
+        assert_eq!(
+            (back.pos, back.vel, back.rest_steps),
+            (c.pos, c.vel, c.rest_steps)
+        );
+    }
+
+    /// Warm starts whose impulses are not finite are refused, in the file
+    /// and in the struct.
+    #[test]
+    fn a_warm_start_that_is_not_finite_is_refused() {
+        let mut c = sample();
+        c.warm[1][3] = f32::NAN.to_bits();
+        let e = c.to_bytes().unwrap_err().to_string();
+        assert!(
+            e.contains("point 1") && e.contains("warm start impulse"),
+            "{e}"
+        );
+        let mut bytes = sample().to_bytes().unwrap();
+        let at = bytes.len() - 8 - 16 + 8;
+        bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_bits().to_le_bytes());
+        reseal(&mut bytes);
+        let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
+        assert!(
+            e.contains("point 1") && e.contains("warm start left"),
+            "{e}"
+        );
     }
 
     /// Every field comes back from the bytes, `time` included (the program
@@ -591,7 +682,7 @@ mod tests {
     fn every_field_round_trips_through_the_bytes() {
         let c = sample();
         let bytes = c.to_bytes().unwrap();
-        assert_eq!(bytes.len(), HEADER + 20 * 2 + 8);
+        assert_eq!(bytes.len(), HEADER + 36 * 2 + 8);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert_eq!(back, c);
         assert_eq!(back.time.to_bits(), c.time.to_bits());
@@ -633,10 +724,10 @@ mod tests {
         reseal(&mut magic);
         assert!(message(&magic).contains("header"), "{}", message(&magic));
         let mut version = good.clone();
-        version[20..24].copy_from_slice(&3u32.to_le_bytes());
+        version[20..24].copy_from_slice(&4u32.to_le_bytes());
         reseal(&mut version);
         assert!(
-            message(&version).contains("format version 3"),
+            message(&version).contains("format version 4"),
             "{}",
             message(&version)
         );
@@ -645,7 +736,7 @@ mod tests {
         long.splice(at..at, [0u8; 16]);
         reseal(&mut long);
         assert!(
-            message(&long).contains("expected 104"),
+            message(&long).contains("expected 136"),
             "{}",
             message(&long)
         );

@@ -224,6 +224,30 @@ pub fn check_rest_steps(n: usize, steps: &[u32]) -> Result<(), WorldError> {
     Ok(())
 }
 
+/// Checks warm-starting state restored from a checkpoint: one entry per
+/// point, its two impulses finite (CPU mirror of `body_collide.wgsl`'s
+/// `warm`: bodies, then f32 bits).
+pub fn check_warm_starts(n: usize, warm: &[[u32; 4]]) -> Result<(), WorldError> {
+    if warm.len() != n {
+        return Err(WorldError::LengthMismatch {
+            what: "warm starts",
+            expected: n,
+            got: warm.len(),
+        });
+    }
+    for (i, w) in warm.iter().enumerate() {
+        for (field, bits) in [("warm start left", w[2]), ("warm start impulse", w[3])] {
+            if !f32::from_bits(bits).is_finite() {
+                return Err(WorldError::NonFinite {
+                    item: Item::Point(i as u32),
+                    field,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks that a state has one position and one velocity per point, all
 /// finite (a NaN or infinite entry would spread to every point linked to
 /// it in one step) and within [`MAX_STATE`]: wider

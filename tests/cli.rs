@@ -785,6 +785,7 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
     short.pos.pop();
     short.vel.pop();
     short.rest_steps.pop();
+    short.warm.pop();
     let short_path = d.join("short.bin");
     short.write(&short_path).unwrap();
     let load = |path: &Path, steps: &str| {

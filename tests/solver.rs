@@ -450,3 +450,43 @@ fn world_larger_than_device_limits_is_a_typed_error() {
         .unwrap_err();
     assert!(err.to_string().contains("COPY_SRC"), "{err}");
 }
+
+/// A checkpoint keeps the body contacts' warm starts: a stack of boxes
+/// (awake: sleeping off) resumed from one steps on bitwise as the run in
+/// one go, on both paths, and the warm starts it holds are not all zero.
+/// Restoring without them parts the runs within a step.
+#[test]
+fn a_stack_resumed_from_a_checkpoint_warm_starts_as_the_run_in_one_go() {
+    use softbody::checkpoint::Checkpoint;
+    use softbody::solver::Solver;
+    let (mut world, _) = softbody::samples::stack(4, 1.0).unwrap();
+    world.params.sleep_speed = 0.0;
+    let mut paths = vec![Solver::cpu(&world).unwrap()];
+    if let Some(ctx) = common::gpu() {
+        paths.push(Solver::gpu_on(ctx, &world).unwrap());
+    }
+    for mut whole in paths {
+        let name = whole.name();
+        whole.step(60).unwrap();
+        let saved = Checkpoint::of(&whole, 1.0).unwrap();
+        let held = saved
+            .warm
+            .iter()
+            .filter(|w| f32::from_bits(w[3]) > 0.0)
+            .count();
+        assert!(held >= 4, "{name}: {held} points hold a warm start");
+        whole.step(30).unwrap();
+        let mut resumed = match &whole {
+            Solver::Cpu(_) => Solver::cpu(&world).unwrap(),
+            Solver::Gpu { .. } => Solver::gpu(&world).unwrap(),
+        };
+        let bytes = saved.to_bytes().unwrap();
+        Checkpoint::from_bytes(&bytes)
+            .unwrap()
+            .restore(&mut resumed)
+            .unwrap();
+        resumed.step(30).unwrap();
+        let (a, b) = (whole.state().unwrap(), resumed.state().unwrap());
+        assert!(a == b, "{name}: the resumed run differs");
+    }
+}

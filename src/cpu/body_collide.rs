@@ -8,7 +8,9 @@
 //! this path in point order: integer sums do not depend on order, so both
 //! get the same accumulators from the same contacts. `apply` adds the
 //! accumulators to the state. A relax pass is `recount`, `resolve` with
-//! `relax`, `apply`.
+//! `relax`, `apply`. A substep's first narrow phase is followed by
+//! `warm_start` and `apply` with the counts kept: each contact that
+//! persists starts from the normal impulse it ended the last substep with.
 
 use glam::Vec2;
 
@@ -291,6 +293,38 @@ pub struct Contributions {
     /// The two assemblies a contact that approaches faster than the wake
     /// speed wakes (WGSL: `atomicMax` of `SLEEP_WAKE` into their speeds).
     pub wake: Option<[u32; 2]>,
+    /// The point's new warm start left and normal impulse (f32 bits,
+    /// [`Warm`]'s last two words), when it has an outline contact.
+    pub warm: Option<[u32; 2]>,
+}
+
+/// WGSL `WARM_START`: the share of the normal impulse a contact ended the
+/// last substep with that it starts the next one with, when it persists
+/// (docs/physics.md, "Warm starting"). Below 1, so that a contact whose
+/// load went away pushes its points apart by less than it held them.
+pub const WARM_START: f32 = 0.8;
+
+/// One point's warm-starting state (WGSL `warm`): the body of its contact
+/// at the end of the last substep, the body its latest narrow phase found,
+/// the warm start this substep may still take back (f32 bits), and the
+/// normal impulse its outline contact has applied this substep (f32 bits,
+/// the warm start included). All zero: nothing to warm-start.
+pub type Warm = [u32; 4];
+
+/// The warm start of a point whose substep's first narrow phase found
+/// `hit`, from its state `w` (WGSL `warm_start`): the share
+/// [`WARM_START`] of the normal impulse of its last substep's contact if
+/// that contact is with the same body and had persisted from the substep
+/// before (so a new contact, such as an impact's, never carries its
+/// impulse over), else 0.
+#[inline]
+pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
+    let total = f32::from_bits(w[3]);
+    if hit.body != u32::MAX && hit.body == w[1] && w[0] == w[1] && total > 0.0 {
+        WARM_START * total
+    } else {
+        0.0
+    }
 }
 
 fn add4(a: &mut [i32; 4], dp: [i32; 2], dv: [i32; 2]) {
@@ -481,6 +515,7 @@ pub fn resolve_point(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
+    warm: &[Warm],
     i: usize,
     relax: bool,
 ) -> Contributions {
@@ -521,6 +556,21 @@ pub fn resolve_point(
                     out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
                 }
             }
+            // The normal impulse toward stopping the approach adds to the
+            // substep's total; a contact that separates takes back what is
+            // left of its warm start, as far as it separates.
+            let vn = vrel.dot(n);
+            let mut left = f32::from_bits(warm[i][2]);
+            let mut total = f32::from_bits(warm[i][3]);
+            let mut pull = 0.0;
+            if vn < 0.0 {
+                total -= vn / split_w;
+            } else if vn > 0.0 && left > 0.0 {
+                pull = (vn / split_w).min(left);
+                left -= pull;
+                total -= pull;
+            }
+            out.warm = Some([left.to_bits(), total.to_bits()]);
             let depth = if relax { 0.0 } else { hit.depth };
             let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
             let push = if relax {
@@ -528,7 +578,7 @@ pub fn resolve_point(
             } else {
                 (n * depth + dp) / split_w
             };
-            let j = dv / split_w;
+            let j = dv / split_w - n * pull;
             let scale = bind.sim.contact_scale;
             add4(&mut out.own, fixed(push * wi, scale), fixed(j * wi, scale));
             if wa > 0.0 {
@@ -587,6 +637,7 @@ pub fn resolve(
     bind: &Bindings,
     hits: &[ContactHit],
     counts: &[u32],
+    warm: &mut [Warm],
     scratch: &mut ResolveScratch,
     acc: &mut [[i32; 4]],
     sleep_speed: &mut [u32],
@@ -601,34 +652,120 @@ pub fn resolve(
             || (!relax && bind.contact_points[i as usize].filter_id & CONTACT_FREE != 0)
     }));
     let each = &mut each[..active.len()];
-    par::map(parallel, each, |k| {
-        resolve_point(bind, hits, counts, active[k] as usize, relax)
-    });
+    {
+        let warm: &[Warm] = warm;
+        par::map(parallel, each, |k| {
+            resolve_point(bind, hits, counts, warm, active[k] as usize, relax)
+        });
+    }
     for (&i, c) in active.iter().zip(each.iter()) {
         let i = i as usize;
-        add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
-        for &(k, d) in c.ends.iter().flatten() {
-            add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);
-        }
+        add_contributions(acc, i, c);
         for g in c.wake.into_iter().flatten() {
             let s = &mut sleep_speed[g as usize];
             *s = (*s).max(SLEEP_WAKE);
         }
+        if let Some([left, total]) = c.warm {
+            warm[i][2] = left;
+            warm[i][3] = total;
+        }
     }
 }
 
-/// Adds the accumulators to the state and clears them and the counts
+/// Adds point `i`'s contributions to the accumulators.
+fn add_contributions(acc: &mut [[i32; 4]], i: usize, c: &Contributions) {
+    add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
+    for &(k, d) in c.ends.iter().flatten() {
+        add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);
+    }
+}
+
+/// WGSL `warm_start` for point `i`, whose substep's first narrow phase
+/// found `hit`: the velocity changes of its warm start `j` (an impulse
+/// along the contact normal, split between the point and the edge's ends
+/// by inverse mass, as [`resolve_point`] applies one, without mass
+/// splitting: the impulse was found with the other contacts).
+fn warm_point(bind: &Bindings, hit: &ContactHit, i: usize, j: f32) -> Contributions {
+    let mut out = Contributions::default();
+    let (ia, ib) = edge_ends(bind, hit);
+    let wi = bind.info[i].inv_mass;
+    let wa = bind.info[ia as usize].inv_mass;
+    let wb = bind.info[ib as usize].inv_mass;
+    let jn = v2(hit.n) * j;
+    let scale = bind.sim.contact_scale;
+    add4(&mut out.own, [0, 0], fixed(jn * wi, scale));
+    if wa > 0.0 {
+        let mut a = [0; 4];
+        add4(&mut a, [0, 0], fixed(-jn * ((1.0 - hit.t) * wa), scale));
+        out.ends[0] = Some((ia, a));
+    }
+    if wb > 0.0 {
+        let mut b = [0; 4];
+        add4(&mut b, [0, 0], fixed(-jn * (hit.t * wb), scale));
+        out.ends[1] = Some((ib, b));
+    }
+    out
+}
+
+/// The warm start after a substep's first narrow phase (WGSL `narrow`
+/// with `WARM_PASS`): each point's [`warm_impulse`] into the
+/// accumulators, and every point's [`Warm`] moved on to this substep.
+/// Apply with the counts kept, before the impacts and the first resolve.
+pub fn warm_start(
+    bind: &Bindings,
+    hits: &[ContactHit],
+    warm: &mut [Warm],
+    scratch: &mut ResolveScratch,
+    acc: &mut [[i32; 4]],
+    parallel: bool,
+) {
+    let n = bind.sim.num_points as usize;
+    let ResolveScratch { active, each } = scratch;
+    active.clear();
+    active.extend(
+        (0..n as u32).filter(|&i| warm_impulse(&hits[i as usize], &warm[i as usize]) > 0.0),
+    );
+    let each = &mut each[..active.len()];
+    {
+        let warm: &[Warm] = warm;
+        par::map(parallel, each, |k| {
+            let i = active[k] as usize;
+            warm_point(bind, &hits[i], i, warm_impulse(&hits[i], &warm[i]))
+        });
+    }
+    for (&i, c) in active.iter().zip(each.iter()) {
+        add_contributions(acc, i as usize, c);
+    }
+    for (hit, w) in hits[..n].iter().zip(&mut warm[..n]) {
+        let j = warm_impulse(hit, w).to_bits();
+        *w = [w[1], hit.body, j, j];
+    }
+}
+
+/// What a narrow phase that does not start a substep keeps of its
+/// contacts for warm starting (WGSL `narrow`): the body each point found.
+pub fn note_hits(hits: &[ContactHit], warm: &mut [Warm]) {
+    for (hit, w) in hits.iter().zip(warm.iter_mut()) {
+        w[1] = hit.body;
+    }
+}
+
+/// Adds the accumulators to the state and clears them and, unless
+/// `keep_counts` (after the warm start, WGSL `KEEP_COUNTS`), the counts
 /// (WGSL `apply`).
 pub fn apply(
     sim: &SimParams,
     acc: &mut [[i32; 4]],
     counts: &mut [u32],
+    keep_counts: bool,
     pos: &mut [[f32; 2]],
     vel: &mut [[f32; 2]],
 ) {
     let unit = 1.0 / sim.contact_scale;
     let n = sim.num_points as usize;
-    counts[..n].fill(0);
+    if !keep_counts {
+        counts[..n].fill(0);
+    }
     for ((a, p), v) in acc[..n].iter_mut().zip(&mut pos[..n]).zip(&mut vel[..n]) {
         if *a != [0; 4] {
             *p = (v2(*p) + Vec2::new(a[0] as f32, a[1] as f32) * unit).to_array();

@@ -1,6 +1,8 @@
 //! Stage 5b wrapper for `shaders/body_collide.wgsl` (CPU mirror:
 //! `cpu::body_collide`): narrow phase, resolve, apply, and the relax pass
-//! (recount, relax, apply); in place on the current state copy.
+//! (recount, relax, apply); a substep's first narrow phase warm-starts
+//! (narrow with `WARM_PASS`, apply with `KEEP_COUNTS`); in place on the
+//! current state copy.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
@@ -42,13 +44,17 @@ pub struct BodyCollide {
     free_points: bool,
     walk: NarrowWalk,
     narrow: wgpu::ComputePipeline,
+    narrow_warm: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
+    apply_keep: wgpu::ComputePipeline,
     recount: wgpu::ComputePipeline,
     relax: wgpu::ComputePipeline,
     narrow_bind: [wgpu::BindGroup; 2],
+    narrow_warm_bind: [wgpu::BindGroup; 2],
     resolve_bind: [wgpu::BindGroup; 2],
     apply_bind: [wgpu::BindGroup; 2],
+    apply_keep_bind: [wgpu::BindGroup; 2],
     recount_bind: [wgpu::BindGroup; 2],
     relax_bind: [wgpu::BindGroup; 2],
 }
@@ -81,15 +87,23 @@ impl BodyCollide {
         let free_points = packed.sim.num_free > 0;
         let reuse = reuse.filter(|r| r.free_points == free_points && r.walk == walk);
         let flag = |on: bool| if on { 1.0 } else { 0.0 };
-        let constants = [
-            ("HAS_FREE_POINTS", flag(free_points)),
-            ("NARROW_BATCHED", flag(walk == NarrowWalk::Batched)),
-        ];
-        let get =
-            |entry: &str, old| pipeline_or_kept(device, "body_collide", entry, &constants, old);
+        let constants = |warm: bool| {
+            [
+                ("HAS_FREE_POINTS", flag(free_points)),
+                ("NARROW_BATCHED", flag(walk == NarrowWalk::Batched)),
+                ("WARM_PASS", flag(warm)),
+                ("KEEP_COUNTS", flag(warm)),
+            ]
+        };
+        let get_with = |entry: &str, warm: bool, old| {
+            pipeline_or_kept(device, "body_collide", entry, &constants(warm), old)
+        };
+        let get = |entry: &str, old| get_with(entry, false, old);
         let narrow = get("narrow", reuse.map(|r| &r.narrow));
+        let narrow_warm = get_with("narrow", true, reuse.map(|r| &r.narrow_warm));
         let resolve = get("resolve", reuse.map(|r| &r.resolve));
         let apply = get("apply", reuse.map(|r| &r.apply));
+        let apply_keep = get_with("apply", true, reuse.map(|r| &r.apply_keep));
         let recount = get("recount", reuse.map(|r| &r.recount));
         let relax = get("relax", reuse.map(|r| &r.relax));
         let common = |s: usize| {
@@ -107,19 +121,29 @@ impl BodyCollide {
                 (12, &c.point_counts),
             ]
         };
-        let narrow_bind = [0, 1].map(|s| {
-            let mut e = common(s);
-            e.push((9, &c.aabbs));
-            e.push((19, &b.rest_steps));
-            e.push((20, &c.slot_awake));
-            bind_group(device, "narrow", &narrow, &e)
-        });
-        // resolve and relax: the common bindings and the accumulators.
+        // narrow: the common bindings, the boxes, sleeping's, and (for the
+        // warm start) the accumulators and the warm starts.
+        let narrow_group = |label, pipeline| {
+            [0, 1].map(|s| {
+                let mut e = common(s);
+                e.push((9, &c.aabbs));
+                e.push((13, &c.acc));
+                e.push((19, &b.rest_steps));
+                e.push((20, &c.slot_awake));
+                e.push((21, &c.warm));
+                bind_group(device, label, pipeline, &e)
+            })
+        };
+        let narrow_bind = narrow_group("narrow", &narrow);
+        let narrow_warm_bind = narrow_group("narrow (warm start)", &narrow_warm);
+        // resolve and relax: the common bindings, the accumulators and the
+        // warm starts.
         let solve_bind = |label, pipeline| {
             [0, 1].map(|s| {
                 let mut e = common(s);
                 e.push((13, &c.acc));
                 e.push((18, &b.sleep_speed));
+                e.push((21, &c.warm));
                 bind_group(device, label, pipeline, &e)
             })
         };
@@ -139,30 +163,38 @@ impl BodyCollide {
             ],
         );
         let recount_bind = [recount_one.clone(), recount_one];
-        let apply_bind = [0, 1].map(|s| {
-            bind_group(
-                device,
-                "apply",
-                &apply,
-                &[
-                    (0, &b.sim),
-                    (14, &b.state[s]),
-                    (16, &c.acc),
-                    (17, &c.point_counts),
-                ],
-            )
-        });
+        let apply_group = |label, pipeline| {
+            [0, 1].map(|s| {
+                bind_group(
+                    device,
+                    label,
+                    pipeline,
+                    &[
+                        (0, &b.sim),
+                        (14, &b.state[s]),
+                        (16, &c.acc),
+                        (17, &c.point_counts),
+                    ],
+                )
+            })
+        };
+        let apply_bind = apply_group("apply", &apply);
+        let apply_keep_bind = apply_group("apply (counts kept)", &apply_keep);
         Self {
             free_points,
             walk,
             narrow,
+            narrow_warm,
             resolve,
             apply,
+            apply_keep,
             recount,
             relax,
             narrow_bind,
+            narrow_warm_bind,
             resolve_bind,
             apply_bind,
+            apply_keep_bind,
             recount_bind,
             relax_bind,
         }
@@ -179,9 +211,30 @@ impl BodyCollide {
         self.record_resolve(pass, state, points);
     }
 
-    /// Records the narrow phase alone on state copy `state`.
+    /// Records the narrow phase alone on state copy `state` (a narrow
+    /// phase that does not start a substep).
     pub fn record_narrow(&self, pass: &mut wgpu::ComputePass, state: usize, points: (u32, u32)) {
         self.dispatch(pass, state, points, &[(&self.narrow, &self.narrow_bind)]);
+    }
+
+    /// Records a substep's first narrow phase on state copy `state`: the
+    /// narrow phase with the warm start, and its apply with the counts
+    /// kept for the resolve.
+    pub fn record_narrow_warm(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        points: (u32, u32),
+    ) {
+        self.dispatch(
+            pass,
+            state,
+            points,
+            &[
+                (&self.narrow_warm, &self.narrow_warm_bind),
+                (&self.apply_keep, &self.apply_keep_bind),
+            ],
+        );
     }
 
     /// Records resolve and apply on state copy `state`, over the contacts

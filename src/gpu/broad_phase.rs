@@ -37,6 +37,9 @@ pub struct ContactBuffers {
     pub point_counts: wgpu::Buffer,
     /// Fixed-point accumulators, 4 per point (zero between substeps).
     pub acc: wgpu::Buffer,
+    /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
+    /// `warm`), carried from substep to substep.
+    pub warm: wgpu::Buffer,
     /// The prefix scan's levels.
     scan_levels: Vec<ScanLevel>,
 }
@@ -130,6 +133,7 @@ impl ContactBuffers {
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
             point_counts: zeroed("point_counts", 4 * n)?,
             acc: zeroed("contact accumulators", 16 * n)?,
+            warm: zeroed("warm starts", 16 * n)?,
             scan_levels,
         })
     }
@@ -169,6 +173,7 @@ impl ContactBuffers {
             &self.hits,
             &self.point_counts,
             &self.acc,
+            &self.warm,
         ]
         .iter()
         .map(|b| b.size())

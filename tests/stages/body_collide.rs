@@ -593,6 +593,13 @@ fn contact_velocity_bound(pos: &[[f32; 2]], h: f32, ulps: f32) -> f32 {
 /// Starts a substep from the CPU's state on both paths: the body frames
 /// (which the impact stage reads), integrate, collide and the broad phase,
 /// up to the contact stage.
+/// The CPU's state, warm starts included, into the GPU solver.
+fn copy_state(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, cpu: &CpuSolver) {
+    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    gpu.set_warm_starts(&ctx.queue, cpu.warm_starts()).unwrap();
+}
+
 fn start_contact_substep(
     ctx: &softbody::gpu::GpuContext,
     gpu: &mut GpuSolver,
@@ -601,8 +608,7 @@ fn start_contact_substep(
     // Both awake, as the GPU's set_state below leaves it.
     cpu.wake();
     // The frames of the same state on both.
-    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-        .unwrap();
+    copy_state(ctx, gpu, cpu);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     gpu.record_stage(&mut encoder, Stage::ShapeFrames);
     ctx.queue.submit([encoder.finish()]);
@@ -612,8 +618,7 @@ fn start_contact_substep(
     // stages are compared exactly from here.
     cpu.stage_integrate();
     cpu.stage_collide();
-    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-        .unwrap();
+    copy_state(ctx, gpu, cpu);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     gpu.record_stage(&mut encoder, Stage::BroadPhase);
     ctx.queue.submit([encoder.finish()]);
@@ -710,8 +715,7 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
             // multiply-adds).
             assert!(dp <= 1e-5 && dv <= 1e-3, "pos {dp} vel {dv}");
             // Carry on from the CPU's state on both.
-            gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-                .unwrap();
+            copy_state(&ctx, &mut gpu, &cpu);
             cpu.stage_springs();
             for _ in 0..cpu.rod_passes() {
                 cpu.stage_rods();
@@ -860,8 +864,7 @@ fn repeated_contact_passes_match_the_cpu() {
             "pass {pass}: pos {dp} vel {dv} (bound {bound})"
         );
         // Each pass starts from the same state on both.
-        gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-            .unwrap();
+        copy_state(&ctx, &mut gpu, &cpu);
     }
 }
 
@@ -882,8 +885,7 @@ fn a_relax_pass_changes_velocities_only_and_matches_the_cpu() {
     ctx.queue.submit([encoder.finish()]);
     cpu.stage_body_collide();
     // The same starting point for the relax pass on both paths.
-    gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
-        .unwrap();
+    copy_state(&ctx, &mut gpu, &cpu);
     let (pos, vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     gpu.record_stage(&mut encoder, Stage::ContactRelax);

@@ -25,6 +25,8 @@ pub(super) struct Contacts {
     acc: Vec<[i32; 4]>,
     free: Vec<u32>,
     scratch: body_collide::ResolveScratch,
+    /// Each point's warm-starting state, carried from substep to substep.
+    warm: Vec<body_collide::Warm>,
 }
 
 impl Contacts {
@@ -38,6 +40,7 @@ impl Contacts {
             acc: vec![[0; 4]; n],
             free: vec![0; n],
             scratch: body_collide::ResolveScratch::new(n),
+            warm: vec![[0; 4]; n],
         }
     }
 }
@@ -264,7 +267,25 @@ impl CpuSolver {
         check_state(self.packed.pos.len(), pos, vel)?;
         self.packed.pos.copy_from_slice(pos);
         self.packed.vel.copy_from_slice(vel);
+        self.contacts.warm.fill([0; 4]);
         self.wake();
+        Ok(())
+    }
+
+    /// Each point's warm-starting state (`cpu::body_collide::Warm`; zero
+    /// after [`set_state`](Self::set_state)): what a checkpoint keeps of
+    /// the contacts, so that a resumed run warm-starts as the run in one
+    /// go (docs/physics.md, "Warm starting").
+    pub fn warm_starts(&self) -> &[[u32; 4]] {
+        &self.contacts.warm
+    }
+
+    /// Restores [`warm_starts`](Self::warm_starts) (from a checkpoint).
+    /// Refuses another length than the points' and impulses that are not
+    /// finite.
+    pub fn set_warm_starts(&mut self, warm: &[[u32; 4]]) -> Result<(), WorldError> {
+        crate::validate::check_warm_starts(self.packed.pos.len(), warm)?;
+        self.contacts.warm.copy_from_slice(warm);
         Ok(())
     }
 
@@ -424,13 +445,40 @@ impl CpuSolver {
         );
     }
 
-    /// Stage 5b's narrow phase alone: each point's deepest body contact and
-    /// the contact counts, against the grid of the last broad phase.
+    /// Stage 5b's first narrow phase of a substep: each point's deepest
+    /// body contact and the contact counts, against the grid of the last
+    /// broad phase, then the warm start of the contacts that persist
+    /// (applied, the counts kept).
     pub fn stage_narrow(&mut self) {
-        let p = &self.packed;
+        self.narrow(true);
+    }
+
+    /// A narrow phase; with `first`, the substep's first, which warm-starts.
+    fn narrow(&mut self, first: bool) {
+        let p = &mut self.packed;
         let c = &mut self.contacts;
         let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
         body_collide::narrow(&bind, &mut c.hits, &mut c.free, &mut c.counts, self.spread);
+        if !first {
+            body_collide::note_hits(&c.hits, &mut c.warm);
+            return;
+        }
+        body_collide::warm_start(
+            &bind,
+            &c.hits,
+            &mut c.warm,
+            &mut c.scratch,
+            &mut c.acc,
+            self.spread,
+        );
+        body_collide::apply(
+            &p.sim,
+            &mut c.acc,
+            &mut c.counts,
+            true,
+            &mut p.pos,
+            &mut p.vel,
+        );
     }
 
     /// Stage 5b's resolve and apply alone, over the contacts of the last
@@ -444,13 +492,21 @@ impl CpuSolver {
             &bind,
             &c.hits,
             &c.counts,
+            &mut c.warm,
             &mut c.scratch,
             &mut c.acc,
             speed,
             false,
             self.spread,
         );
-        body_collide::apply(&p.sim, &mut c.acc, &mut c.counts, &mut p.pos, &mut p.vel);
+        body_collide::apply(
+            &p.sim,
+            &mut c.acc,
+            &mut c.counts,
+            false,
+            &mut p.pos,
+            &mut p.vel,
+        );
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on
@@ -489,7 +545,7 @@ impl CpuSolver {
     /// Stage 5b alone: body contacts against the grid of the last broad
     /// phase, added to the state.
     pub fn stage_body_collide(&mut self) {
-        self.stage_narrow();
+        self.narrow(false);
         self.stage_resolve();
     }
 
@@ -504,13 +560,24 @@ impl CpuSolver {
             counts,
             acc,
             scratch,
+            warm,
             ..
         } = &mut self.contacts;
         let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
         body_collide::recount(&bind, hits, counts);
         let speed = &mut self.sleep.speed;
-        body_collide::resolve(&bind, hits, counts, scratch, acc, speed, true, self.spread);
-        body_collide::apply(&p.sim, acc, counts, &mut p.pos, &mut p.vel);
+        body_collide::resolve(
+            &bind,
+            hits,
+            counts,
+            warm,
+            scratch,
+            acc,
+            speed,
+            true,
+            self.spread,
+        );
+        body_collide::apply(&p.sim, acc, counts, false, &mut p.pos, &mut p.vel);
     }
 
     fn swap(&mut self) {

@@ -52,7 +52,8 @@ pub enum Stage {
     /// Body-body contacts: narrow phase, resolve, apply (after
     /// [`Stage::BroadPhase`]).
     BodyCollide,
-    /// [`Stage::BodyCollide`]'s narrow phase alone.
+    /// A substep's first narrow phase: [`Stage::BodyCollide`]'s narrow
+    /// phase, with the warm start of the contacts that persist (applied).
     Narrow,
     /// Body impacts act on whole bodies, over the contacts of the last
     /// [`Stage::Narrow`] (half-plane and planet impacts are part of
@@ -571,7 +572,7 @@ impl GpuSolver {
             }
             Stage::Narrow => {
                 if let Some(c) = &self.contacts {
-                    c.collide.record_narrow(pass, state, self.point_grid);
+                    c.collide.record_narrow_warm(pass, state, self.point_grid);
                 }
                 state
             }

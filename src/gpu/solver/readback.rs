@@ -41,7 +41,44 @@ impl GpuSolver {
                 bytemuck::cast_slice(&crate::gpu::interleave(pos, vel)),
             );
         }
+        if let Some(c) = &self.contacts {
+            let zeros = vec![[0u32; 4]; self.num_points];
+            queue.write_buffer(&c.buffers.warm, 0, bytemuck::cast_slice(&zeros));
+        }
         self.wake(queue);
+        Ok(())
+    }
+    /// Each point's warm-starting state, read back (waits for the GPU; all
+    /// zero in a world without contacts): what a checkpoint keeps of the
+    /// contacts. See [`CpuSolver::warm_starts`](crate::cpu::CpuSolver::warm_starts).
+    pub fn read_warm_starts(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<[u32; 4]>, SolverError> {
+        self.check_context("read_warm_starts", Some(device), Some(queue))?;
+        match &self.contacts {
+            Some(c) if self.num_points > 0 => {
+                read_buffer(device, queue, &c.buffers.warm, self.num_points)
+            }
+            _ => Ok(vec![[0; 4]; self.num_points]),
+        }
+    }
+    /// Restores [`read_warm_starts`](Self::read_warm_starts) (from a
+    /// checkpoint). Refuses another length than the points' and impulses
+    /// that are not finite.
+    pub fn set_warm_starts(
+        &mut self,
+        queue: &wgpu::Queue,
+        warm: &[[u32; 4]],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_warm_starts", None, Some(queue))?;
+        crate::validate::check_warm_starts(self.num_points, warm)?;
+        if let Some(c) = &self.contacts
+            && self.num_points > 0
+        {
+            queue.write_buffer(&c.buffers.warm, 0, bytemuck::cast_slice(warm));
+        }
         Ok(())
     }
     /// Reads positions and velocities back (waits for the GPU). Only on
