@@ -30,7 +30,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // Stages 1 and 2 in one pass over the points, as the step runs them: the
 // integrate stage's symplectic Euler (shaders/integrate.wgsl), then the
 // contact, without storing the state in between. Bitwise the same as the
-// two kernels in turn (tests/gpu_vs_cpu.rs).
+// two kernels in turn (tests/stages/collide.rs).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = spread_index(gid, groups);

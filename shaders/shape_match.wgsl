@@ -316,7 +316,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 
 // `apply`, then integrate and collide (collide.wgsl's integrate_collide)
 // without storing the state in between: one pass over the points instead
-// of two, bitwise the same as the two in turn (tests/gpu_vs_cpu.rs). Every
+// of two, bitwise the same as the two in turn (tests/stages/shape_match.rs). Every
 // substep of a world with bodies runs it after the frames.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

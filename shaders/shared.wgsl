@@ -1,6 +1,6 @@
 // Structs and helpers shared by every kernel. Prepended to each stage's file
 // (see src/gpu/shaders.rs); the Rust twins live in src/layout.rs and
-// tests/layout.rs checks that both agree field by field.
+// tests/shaders.rs checks that both agree field by field.
 
 const WORKGROUP_SIZE: u32 = 64u;
 const LARGE_BODY_THREADS: u32 = 256u;

@@ -1,8 +1,8 @@
 //! The CPU reference path: one function per GPU kernel, same name, same
 //! formulas, same order of operations and of summation, in plain f32 Rust.
 //!
-//! It is the oracle the GPU is checked against (tests/gpu_vs_cpu.rs), and is
-//! itself checked against closed-form physics (tests/physics.rs). Every stage
+//! It is the oracle the GPU is checked against (tests/stages/, a module per stage), and is
+//! itself checked against closed-form physics (the same modules). Every stage
 //! works on the flat arrays of [`Packed`](crate::pack::Packed), like a kernel
 //! on its bindings, and reads its inputs from the state at the start of the
 //! stage (Jacobi), so the order in which items are visited never matters.

@@ -36,7 +36,7 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     }
     // The collision grid (cell size, its inverse, table size) chooses how
     // contact candidates are found, not the dynamics: a step is bitwise the
-    // same for any cell (tests/collisions.rs). Left out for scenes with
+    // same for any cell (tests/stages/broad_phase.rs). Left out for scenes with
     // contacts, so that a checkpoint loads whatever the grid, automatic or
     // `collision_cell`; kept in the hash of scenes without contacts, so
     // that their hashes, and the checkpoints that carry them, stay valid.
