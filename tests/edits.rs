@@ -158,8 +158,11 @@ fn cpu_edits_keep_state_and_match_a_fresh_solver() {
         cpu.step();
     }
 
+    // The evolving state: positions, velocities and the contacts' warm
+    // starts (sleeping is woken by both the edit and set_state).
     let mut fresh = CpuSolver::new(&w).unwrap();
     fresh.set_state(cpu.positions(), cpu.velocities()).unwrap();
+    fresh.set_warm_starts(cpu.warm_starts()).unwrap();
     for _ in 0..30 {
         cpu.step();
         fresh.step();
@@ -261,7 +264,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
 }
 
 /// Checks that `s` holds what a solver made afresh from `w` would and that,
-/// given `s`'s state, the two step bitwise alike for `steps` steps; steps
+/// given `s`'s state (warm starts included), the two step bitwise alike for `steps` steps; steps
 /// `cpu` as far and returns the largest position difference between the
 /// GPU and CPU paths, in metres.
 fn steps_as_a_fresh_solver_would(
@@ -275,6 +278,9 @@ fn steps_as_a_fresh_solver_would(
     let (pos, vel) = gpu_state(s, ctx);
     let mut fresh = GpuSolver::new(d, q, w).unwrap();
     fresh.set_state(q, &pos, &vel).unwrap();
+    fresh
+        .set_warm_starts(q, &s.read_warm_starts(d, q).unwrap())
+        .unwrap();
     assert_eq!(statics(s.packed()), statics(fresh.packed()));
     s.step(d, q, steps).unwrap();
     fresh.step(d, q, steps).unwrap();
