@@ -35,7 +35,7 @@
 //            solved again from the velocities the last pass left, without
 //            a push (Box2D v3's relax step).
 //
-// CPU mirror: src/cpu/body_collide.rs.
+// CPU mirror: src/cpu/body_collide/ (the warm start in warm.rs).
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;

@@ -1,5 +1,5 @@
 //! Body-body contacts (`shaders/body_collide.wgsl`,
-//! `src/cpu/body_collide.rs`; docs/physics.md, "Body-body collisions"):
+//! `src/cpu/body_collide/`; docs/physics.md, "Body-body collisions"):
 //! resting and stacking, momentum, layers, the speed limit, what never
 //! collides, free disks, large bodies, Coulomb friction between bodies,
 //! outlines turned inside out or in a line, two materials, and the GPU

@@ -2,7 +2,7 @@
 //! stop exactly, wake when something lands on them or the world is
 //! changed, resume from a checkpoint as they were, and the GPU decides as
 //! the CPU does. (A version 1 checkpoint, from before sleeping, is read
-//! in `checkpoint.rs`'s own tests.)
+//! in `src/checkpoint/tests.rs`.)
 
 use crate::common::{both, centroid, gpu};
 use softbody::checkpoint::Checkpoint;

@@ -24,6 +24,9 @@ use crate::layout::{
 /// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).
 use super::TINY_DIST2;
 
+mod warm;
+pub use warm::{WARM_START, Warm, note_hits, warm_impulse, warm_start};
+
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
 #[inline]
 pub fn layers_meet(a: &ContactFilter, b: &ContactFilter) -> bool {
@@ -296,35 +299,6 @@ pub struct Contributions {
     /// The point's new warm start left and normal impulse (f32 bits,
     /// [`Warm`]'s last two words), when it has an outline contact.
     pub warm: Option<[u32; 2]>,
-}
-
-/// WGSL `WARM_START`: the share of the normal impulse a contact ended the
-/// last substep with that it starts the next one with, when it persists
-/// (docs/physics.md, "Warm starting"). Below 1, so that a contact whose
-/// load went away pushes its points apart by less than it held them.
-pub const WARM_START: f32 = 0.8;
-
-/// One point's warm-starting state (WGSL `warm`): the body of its contact
-/// at the end of the last substep, the body its latest narrow phase found,
-/// the warm start this substep may still take back (f32 bits), and the
-/// normal impulse its outline contact has applied this substep (f32 bits,
-/// the warm start included). All zero: nothing to warm-start.
-pub type Warm = [u32; 4];
-
-/// The warm start of a point whose substep's first narrow phase found
-/// `hit`, from its state `w` (WGSL `warm_start`): the share
-/// [`WARM_START`] of the normal impulse of its last substep's contact if
-/// that contact is with the same body and had persisted from the substep
-/// before (so a new contact, such as an impact's, never carries its
-/// impulse over), else 0.
-#[inline]
-pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
-    let total = f32::from_bits(w[3]);
-    if hit.body != u32::MAX && hit.body == w[1] && w[0] == w[1] && total > 0.0 {
-        WARM_START * total
-    } else {
-        0.0
-    }
 }
 
 fn add4(a: &mut [i32; 4], dp: [i32; 2], dv: [i32; 2]) {
@@ -677,76 +651,6 @@ fn add_contributions(acc: &mut [[i32; 4]], i: usize, c: &Contributions) {
     add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
     for &(k, d) in c.ends.iter().flatten() {
         add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);
-    }
-}
-
-/// WGSL `warm_start` for point `i`, whose substep's first narrow phase
-/// found `hit`: the velocity changes of its warm start `j` (an impulse
-/// along the contact normal, split between the point and the edge's ends
-/// by inverse mass, as [`resolve_point`] applies one, without mass
-/// splitting: the impulse was found with the other contacts).
-fn warm_point(bind: &Bindings, hit: &ContactHit, i: usize, j: f32) -> Contributions {
-    let mut out = Contributions::default();
-    let (ia, ib) = edge_ends(bind, hit);
-    let wi = bind.info[i].inv_mass;
-    let wa = bind.info[ia as usize].inv_mass;
-    let wb = bind.info[ib as usize].inv_mass;
-    let jn = v2(hit.n) * j;
-    let scale = bind.sim.contact_scale;
-    add4(&mut out.own, [0, 0], fixed(jn * wi, scale));
-    if wa > 0.0 {
-        let mut a = [0; 4];
-        add4(&mut a, [0, 0], fixed(-jn * ((1.0 - hit.t) * wa), scale));
-        out.ends[0] = Some((ia, a));
-    }
-    if wb > 0.0 {
-        let mut b = [0; 4];
-        add4(&mut b, [0, 0], fixed(-jn * (hit.t * wb), scale));
-        out.ends[1] = Some((ib, b));
-    }
-    out
-}
-
-/// The warm start after a substep's first narrow phase (WGSL `narrow`
-/// with `WARM_PASS`): each point's [`warm_impulse`] into the
-/// accumulators, and every point's [`Warm`] moved on to this substep.
-/// Apply with the counts kept, before the impacts and the first resolve.
-pub fn warm_start(
-    bind: &Bindings,
-    hits: &[ContactHit],
-    warm: &mut [Warm],
-    scratch: &mut ResolveScratch,
-    acc: &mut [[i32; 4]],
-    parallel: bool,
-) {
-    let n = bind.sim.num_points as usize;
-    let ResolveScratch { active, each } = scratch;
-    active.clear();
-    active.extend(
-        (0..n as u32).filter(|&i| warm_impulse(&hits[i as usize], &warm[i as usize]) > 0.0),
-    );
-    let each = &mut each[..active.len()];
-    {
-        let warm: &[Warm] = warm;
-        par::map(parallel, each, |k| {
-            let i = active[k] as usize;
-            warm_point(bind, &hits[i], i, warm_impulse(&hits[i], &warm[i]))
-        });
-    }
-    for (&i, c) in active.iter().zip(each.iter()) {
-        add_contributions(acc, i as usize, c);
-    }
-    for (hit, w) in hits[..n].iter().zip(&mut warm[..n]) {
-        let j = warm_impulse(hit, w).to_bits();
-        *w = [w[1], hit.body, j, j];
-    }
-}
-
-/// What a narrow phase that does not start a substep keeps of its
-/// contacts for warm starting (WGSL `narrow`): the body each point found.
-pub fn note_hits(hits: &[ContactHit], warm: &mut [Warm]) {
-    for (hit, w) in hits.iter().zip(warm.iter_mut()) {
-        w[1] = hit.body;
     }
 }
 
