@@ -72,7 +72,9 @@ run() {
     for t in .device/tests/*; do
         echo "== $(basename "$t")" >>"$OUT/tests.txt"
         local rc=0
-        "$t" >>"$OUT/tests.txt" 2>&1 || rc=$?
+        # Bounded: a binary whose failing test leaves the device in a bad
+        # state can hang the others, and the device's time is short.
+        timeout 180 "$t" >>"$OUT/tests.txt" 2>&1 || rc=$?
         if [ "$rc" -eq 0 ]; then
             echo "$(basename "$t"): ok"
         else
