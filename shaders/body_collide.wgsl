@@ -22,13 +22,14 @@
 //            counts.
 //   narrow (WARM_PASS), apply (KEEP_COUNTS)
 //            a substep's first narrow phase also warm-starts: a contact
-//            that persists from the last substep (the same body, found in
-//            the substep before it too) starts with WARM_START of the
-//            normal impulse it ended that substep with (Catto 2006, warm
-//            starting), applied before the impacts and the first resolve.
-//            resolve and relax add each contact's normal impulse to its
-//            point's total, and a contact that separates takes back what
-//            is left of its warm start.
+//            that persists (the first narrow phase of this substep and of
+//            the last two found the same body) starts with WARM_START of
+//            the normal impulse it ended the last substep with (Catto
+//            2006, warm starting), applied before the impacts and the
+//            first resolve. resolve and relax add each contact's normal
+//            impulse to its point's total while they find that body, and
+//            a contact that separates takes back what is left of its
+//            warm start.
 //   recount, relax, apply
 //            a relax pass (Params::contact_relax_iterations): the stored
 //            outline contacts are counted again and their velocity part
@@ -66,11 +67,12 @@
 // The broad phase's slot stamps (broad_phase.wgsl, `slot_awake`): a slot
 // whose stamp is not this substep's holds no awake body.
 @group(0) @binding(20) var<storage, read> slot_awake: array<u32>;
-// Per point, for warm starting: the body of its contact at the end of the
-// last substep, the body its latest narrow phase found, the warm start it
-// may still take back this substep (f32 bits) and the normal impulse its
-// contact has applied this substep (f32 bits). Only the point's own
-// thread touches it. CPU mirror: cpu::body_collide::Warm.
+// Per point, for warm starting: the body its last substep's first narrow
+// phase found, the body this substep's found, the warm start it may still
+// take back this substep (f32 bits) and the normal impulse its contact
+// with that body has applied this substep (f32 bits; passes that find
+// another body add nothing). Only the point's own thread touches it. CPU
+// mirror: cpu::body_collide::Warm.
 @group(0) @binding(21) var<storage, read_write> warm: array<vec4<u32>>;
 
 // Whether this narrow phase is a substep's first, which warm-starts.
@@ -586,8 +588,6 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     }
     if (WARM_PASS) {
         warm_start(i, best, wi);
-    } else {
-        warm[i].y = best.body;
     }
     if (HAS_FREE_POINTS && (cp.filter_id & CONTACT_FREE) != 0u) {
         let k = disks(i, p, vec2<f32>(0.0), wi, cp, pf, false).x;
@@ -713,22 +713,25 @@ fn resolve_at(i: u32, relax: bool) {
                     atomicMax(&sleep_speed[outlines[hit.body].group], SLEEP_WAKE);
                 }
             }
-            // The normal impulse toward stopping the approach adds to the
-            // substep's total; a contact that separates takes back what is
-            // left of its warm start, as far as it separates.
+            // With the body the substep's first narrow phase found, the
+            // normal impulse toward stopping the approach adds to the
+            // substep's total, and a contact that separates takes back what
+            // is left of its warm start, as far as it separates.
             let vn = dot(vrel, hit.n);
             let wv = warm[i];
-            var left = bitcast<f32>(wv.z);
-            var total = bitcast<f32>(wv.w);
             var pull = 0.0;
-            if (vn < 0.0) {
-                total -= vn / split_w;
-            } else if (vn > 0.0 && left > 0.0) {
-                pull = min(vn / split_w, left);
-                left -= pull;
-                total -= pull;
+            if (hit.body == wv.y) {
+                var left = bitcast<f32>(wv.z);
+                var total = bitcast<f32>(wv.w);
+                if (vn < 0.0) {
+                    total -= vn / split_w;
+                } else if (vn > 0.0 && left > 0.0) {
+                    pull = min(vn / split_w, left);
+                    left -= pull;
+                    total -= pull;
+                }
+                warm[i] = vec4<u32>(wv.x, wv.y, bitcast<u32>(left), bitcast<u32>(total));
             }
-            warm[i] = vec4<u32>(wv.x, wv.y, bitcast<u32>(left), bitcast<u32>(total));
             let depth = select(hit.depth, 0.0, relax);
             var m = pair_material(pf, bf);
             if (relax) {

@@ -145,9 +145,9 @@ fn run_last(world: &World, steps: u32, gpu: Option<&GpuContext>) -> (State, Vec<
 /// 480 boxes and wheels poured from 2 m into a basin: after 15 s, under
 /// 0.5% of the points inside another body, under 1% of the bodies below
 /// half their area, none inside out, and at rest. Measured: no point
-/// inside, smallest area 0.92 of rest; moved over the last step at rms
-/// 0.006 m/s, largest 0.22, on the CPU (velocities rms 0.010, largest
-/// 0.53), under 0.001 and 0.019 on the GPU (velocities 0.005 and 0.26).
+/// inside, smallest area 0.90 of rest; moved over the last step at rms
+/// under 0.001 m/s, largest 0.003, on the CPU (velocities rms 0.001,
+/// largest 0.030), 0.004 and 0.10 on the GPU (velocities 0.011 and 0.33).
 #[test]
 fn a_pour_piles_up_without_overlap_or_crushing() {
     let world = samples::pour(480, 2.0).unwrap();

@@ -25,7 +25,7 @@ use crate::layout::{
 use super::TINY_DIST2;
 
 mod warm;
-pub use warm::{WARM_START, Warm, note_hits, warm_impulse, warm_start};
+pub use warm::{WARM_START, Warm, warm_impulse, warm_start};
 
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
 #[inline]
@@ -530,21 +530,24 @@ pub fn resolve_point(
                     out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
                 }
             }
-            // The normal impulse toward stopping the approach adds to the
-            // substep's total; a contact that separates takes back what is
-            // left of its warm start, as far as it separates.
+            // With the body the substep's first narrow phase found, the
+            // normal impulse toward stopping the approach adds to the
+            // substep's total, and a contact that separates takes back what
+            // is left of its warm start, as far as it separates.
             let vn = vrel.dot(n);
-            let mut left = f32::from_bits(warm[i][2]);
-            let mut total = f32::from_bits(warm[i][3]);
             let mut pull = 0.0;
-            if vn < 0.0 {
-                total -= vn / split_w;
-            } else if vn > 0.0 && left > 0.0 {
-                pull = (vn / split_w).min(left);
-                left -= pull;
-                total -= pull;
+            if hit.body == warm[i][1] {
+                let mut left = f32::from_bits(warm[i][2]);
+                let mut total = f32::from_bits(warm[i][3]);
+                if vn < 0.0 {
+                    total -= vn / split_w;
+                } else if vn > 0.0 && left > 0.0 {
+                    pull = (vn / split_w).min(left);
+                    left -= pull;
+                    total -= pull;
+                }
+                out.warm = Some([left.to_bits(), total.to_bits()]);
             }
-            out.warm = Some([left.to_bits(), total.to_bits()]);
             let depth = if relax { 0.0 } else { hit.depth };
             let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
             let push = if relax {

@@ -11,15 +11,17 @@ use super::*;
 /// load went away pushes its points apart by less than it held them.
 pub const WARM_START: f32 = 0.8;
 
-/// One point's warm-starting state (WGSL `warm`): the body of its contact
-/// at the end of the last substep, the body its latest narrow phase found,
-/// the warm start this substep may still take back (f32 bits), and the
-/// normal impulse its outline contact has applied this substep (f32 bits,
-/// the warm start included). All zero: nothing to warm-start.
+/// One point's warm-starting state (WGSL `warm`): the body its last
+/// substep's first narrow phase found, the body this substep's first
+/// narrow phase found, the warm start this substep may still take back
+/// (f32 bits), and the normal impulse its contact with that body has
+/// applied this substep (f32 bits, the warm start included: the passes
+/// that find another body for the point add nothing). All zero: nothing
+/// to warm-start.
 pub type Warm = [u32; 4];
 
 /// The warm start of a point whose substep's first narrow phase found
-/// `hit`, from its state `w` (WGSL `warm_start`): the share
+/// `hit`, from its state `w` (WGSL `warm_impulse`): the share
 /// [`WARM_START`] of the normal impulse of its last substep's contact if
 /// that contact is with the same body and had persisted from the substep
 /// before (so a new contact, such as an impact's, never carries its
@@ -93,13 +95,5 @@ pub fn warm_start(
     for (hit, w) in hits[..n].iter().zip(&mut warm[..n]) {
         let j = warm_impulse(hit, w).to_bits();
         *w = [w[1], hit.body, j, j];
-    }
-}
-
-/// What a narrow phase that does not start a substep keeps of its
-/// contacts for warm starting (WGSL `narrow`): the body each point found.
-pub fn note_hits(hits: &[ContactHit], warm: &mut [Warm]) {
-    for (hit, w) in hits.iter().zip(warm.iter_mut()) {
-        w[1] = hit.body;
     }
 }

@@ -460,7 +460,6 @@ impl CpuSolver {
         let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
         body_collide::narrow(&bind, &mut c.hits, &mut c.free, &mut c.counts, self.spread);
         if !first {
-            body_collide::note_hits(&c.hits, &mut c.warm);
             return;
         }
         body_collide::warm_start(
