@@ -1,6 +1,8 @@
 //! The shape builders: what they add, in which order and orientation, that
 //! the result packs and simulates, and that bad arguments are refused.
 
+mod common;
+
 use std::collections::HashSet;
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 use std::time::{Duration, Instant};
@@ -588,18 +590,9 @@ fn shapes_pack() {
     assert_eq!(packed.point_info[rope.points[1].index()].inv_mass, 1.0);
 }
 
+#[track_caller]
 fn assert_finite(solver: &CpuSolver) {
-    for (i, (p, v)) in solver
-        .positions_vec2()
-        .iter()
-        .zip(solver.velocities_vec2())
-        .enumerate()
-    {
-        assert!(
-            p.is_finite() && v.is_finite(),
-            "point {i}: pos {p}, vel {v}"
-        );
-    }
+    common::assert_finite(solver, "");
 }
 
 /// Largest relative deviation of a shape's spring lengths from rest.

@@ -73,17 +73,24 @@ pub fn run_finite(world: &World, steps: usize) -> CpuSolver {
     let mut solver = CpuSolver::new(world).unwrap();
     for step in 0..steps {
         solver.step();
-        for (i, (p, v)) in solver
-            .positions_vec2()
-            .iter()
-            .zip(solver.velocities_vec2())
-            .enumerate()
-        {
-            assert!(
-                p.is_finite() && v.is_finite(),
-                "step {step}, point {i}: pos {p}, vel {v}"
-            );
-        }
+        assert_finite(&solver, &format!("step {step}, "));
     }
     solver
+}
+
+/// Asserts every position and velocity of `solver` is finite; a failure
+/// names the point after `at`.
+#[track_caller]
+pub fn assert_finite(solver: &CpuSolver, at: &str) {
+    for (i, (p, v)) in solver
+        .positions_vec2()
+        .iter()
+        .zip(solver.velocities_vec2())
+        .enumerate()
+    {
+        assert!(
+            p.is_finite() && v.is_finite(),
+            "{at}point {i}: pos {p}, vel {v}"
+        );
+    }
 }
