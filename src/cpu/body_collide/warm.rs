@@ -76,24 +76,21 @@ pub fn warm_start(
     parallel: bool,
 ) {
     let n = bind.sim.num_points as usize;
-    let ResolveScratch { active, each } = scratch;
-    active.clear();
-    active.extend(
-        (0..n as u32).filter(|&i| warm_impulse(&hits[i as usize], &warm[i as usize]) > 0.0),
-    );
-    let each = &mut each[..active.len()];
-    {
-        let warm: &[Warm] = warm;
-        par::map(parallel, each, |k| {
-            let i = active[k] as usize;
-            warm_point(bind, &hits[i], i, warm_impulse(&hits[i], &warm[i]))
-        });
-    }
-    for (&i, c) in active.iter().zip(each.iter()) {
-        add_contributions(acc, i as usize, c);
-    }
+    // Every point's state moves on first; its warm start is then in [2].
     for (hit, w) in hits[..n].iter().zip(&mut warm[..n]) {
         let j = warm_impulse(hit, w).to_bits();
         *w = [w[1], hit.body, j, j];
+    }
+    let started = |i: usize| f32::from_bits(warm[i][2]);
+    let ResolveScratch { active, each } = scratch;
+    active.clear();
+    active.extend((0..n as u32).filter(|&i| started(i as usize) > 0.0));
+    let each = &mut each[..active.len()];
+    par::map(parallel, each, |k| {
+        let i = active[k] as usize;
+        warm_point(bind, &hits[i], i, started(i))
+    });
+    for (&i, c) in active.iter().zip(each.iter()) {
+        add_contributions(acc, i as usize, c);
     }
 }
