@@ -110,27 +110,31 @@ fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
 }
 
 // Whether point `p` (of assembly `group`, filter `pf`) can touch body `b`
-// at all: another assembly, layers that meet, not two sleeping sides, and
-// `p` in the body's box. test_body's first tests.
+// at all: `p` in the body's box, another assembly, layers that meet, not
+// two sleeping sides. test_body's first tests. The box comes first: most
+// bodies of a cell do not reach a given point, and the box is one load,
+// where the others wait on the outline's record.
 fn may_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool) -> bool {
+    // The box already includes the radius (broad_phase.wgsl).
+    let bb = aabbs[b];
+    if (p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w) {
+        return false;
+    }
     let o = outlines[b];
     if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
         return false;
     }
     // Two sleeping sides: neither would move, and the point's contact
     // with an awake body (which its deepest could otherwise hide) counts.
-    if (sleeping && asleep(o.group)) {
-        return false;
-    }
-    // The box already includes the radius (broad_phase.wgsl).
-    let bb = aabbs[b];
-    return !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+    return !(sleeping && asleep(o.group));
 }
 
 // One pass over an outline about `p`: whether `p` is inside (crossing
 // number), the nearest edge (its index, clamped and unclamped projection
-// parameters, direction and start) and the outline's winding now
-// (`orient`: 1 counter-clockwise, -1 clockwise: a body turned inside out).
+// parameters, direction and start), the outline's winding now (`orient`:
+// 1 counter-clockwise, -1 clockwise: a body turned inside out) and, with
+// `with_entry`, the entry edge for either winding (entry_edge's choice,
+// whose outline pass it saves a point inside the outline).
 struct OutlineScan {
     inside: bool,
     d2: f32,
@@ -140,22 +144,31 @@ struct OutlineScan {
     dir: vec2<f32>,
     start: vec2<f32>,
     orient: f32,
+    // entry_edge's edge for a counter-clockwise and for a clockwise
+    // outline.
+    entry_ccw: u32,
+    entry_cw: u32,
 }
 
-fn scan_outline(o: BodyOutline, p: vec2<f32>) -> OutlineScan {
-    var s = OutlineScan(false, 3.4028235e38, 0u, 0.0, 0.0, vec2<f32>(0.0), vec2<f32>(0.0), 1.0);
+fn scan_outline(o: BodyOutline, p: vec2<f32>, v: vec2<f32>, with_entry: bool) -> OutlineScan {
+    var s = OutlineScan(false, 3.4028235e38, 0u, 0.0, 0.0, vec2<f32>(0.0), vec2<f32>(0.0), 1.0, 0u, 0u);
     // Twice the outline's signed area, about `p`, and the sum of its
     // terms' sizes: the winding, trusted where the area is not lost in
     // rounding.
     var area2 = 0.0;
     var area_abs = 0.0;
-    var a = state[outline_points[o.first]].xy;
+    let reach = ENTRY_SUBSTEPS * sim.h;
+    var score_ccw = 3.4028235e38;
+    var score_cw = 3.4028235e38;
+    var sa = state[outline_points[o.first]];
     for (var k = 0u; k < o.count; k++) {
         var next = k + 1u;
         if (next == o.count) {
             next = 0u;
         }
-        let c = state[outline_points[o.first + next]].xy;
+        let sc = state[outline_points[o.first + next]];
+        let a = sa.xy;
+        let c = sc.xy;
         let tri = cross2(a - p, c - p);
         area2 += tri;
         area_abs += abs(tri);
@@ -175,7 +188,20 @@ fn scan_outline(o: BodyOutline, p: vec2<f32>) -> OutlineScan {
             s.dir = ac;
             s.start = a;
         }
-        a = c;
+        if (with_entry) {
+            // entry_score for either winding.
+            let ccw = entry_score(pr, sa.zw, sc.zw, v, face_normal(ac) * 1.0, reach);
+            let cw = entry_score(pr, sa.zw, sc.zw, v, face_normal(ac) * -1.0, reach);
+            if (ccw < score_ccw) {
+                score_ccw = ccw;
+                s.entry_ccw = k;
+            }
+            if (cw < score_cw) {
+                score_cw = cw;
+                s.entry_cw = k;
+            }
+        }
+        sa = sc;
     }
     if (area2 < -INVERTED_AREA * area_abs) {
         s.orient = -1.0;
@@ -218,7 +244,7 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
         return;
     }
     let o = outlines[b];
-    let s = scan_outline(o, p);
+    let s = scan_outline(o, p, v, true);
     let r = sim.point_radius;
     if (!s.inside && s.d2 >= r * r) {
         return;
@@ -263,7 +289,7 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
         face_contact(b, side, p, best);
         return;
     }
-    let entry = entry_edge(o, p, v, s.orient);
+    let entry = entry_edge(o, p, s);
     var depth = r;
     var n = face_normal(entry.dir) * s.orient;
     if (entry.d2 > TINY_DIST2) {
@@ -311,33 +337,33 @@ struct EntryEdge {
 // counting each edge nearer by ENTRY_SUBSTEPS h times the speed at which
 // the point moves inward through it (relative to the edge there), so that
 // a point that just came in goes back out the way it came, not out through
-// a nearer side edge in line with its path. `orient` is the outline's
-// winding now (1 counter-clockwise, -1 clockwise).
-fn entry_edge(o: BodyOutline, p: vec2<f32>, v: vec2<f32>, orient: f32) -> EntryEdge {
-    let reach = ENTRY_SUBSTEPS * sim.h;
-    var best = EntryEdge(0u, 0.0, vec2<f32>(0.0), p, 3.4028235e38);
-    var best_score = 3.4028235e38;
-    var sa = state[outline_points[o.first]];
-    for (var k = 0u; k < o.count; k++) {
-        var next = k + 1u;
-        if (next == o.count) {
-            next = 0u;
-        }
-        let sc = state[outline_points[o.first + next]];
-        let a = sa.xy;
-        let ac = sc.xy - a;
-        let pr = project(p, a, ac);
-        // Inward speed through the edge, relative to the edge there.
-        let ve = sa.zw + (sc.zw - sa.zw) * pr.t;
-        let inward = max(dot(ve - v, face_normal(ac) * orient), 0.0);
-        let score = sqrt(pr.d2) - reach * inward;
-        if (score < best_score) {
-            best_score = score;
-            best = EntryEdge(k, pr.t, ac, pr.e, pr.d2);
-        }
-        sa = sc;
+// a nearer side edge in line with its path. scan_outline scores the edges
+// for either winding (`entry_ccw`, `entry_cw`); this takes the one of the
+// outline's winding now (`orient`) and rebuilds it from its two ends.
+// CPU mirror: cpu::body_collide::entry_edge (in a pass of its own).
+fn entry_edge(o: BodyOutline, p: vec2<f32>, s: OutlineScan) -> EntryEdge {
+    var k = s.entry_ccw;
+    if (s.orient < 0.0) {
+        k = s.entry_cw;
     }
-    return best;
+    var next = k + 1u;
+    if (next == o.count) {
+        next = 0u;
+    }
+    let a = state[outline_points[o.first + k]].xy;
+    let ac = state[outline_points[o.first + next]].xy - a;
+    let pr = project(p, a, ac);
+    return EntryEdge(k, pr.t, ac, pr.e, pr.d2);
+}
+
+// An edge's entry score: its distance from the point, less ENTRY_SUBSTEPS
+// h times the speed at which the point moves inward through it (along
+// `outward`, the edge's outward normal for the winding scored), relative
+// to the edge where the point projects (`va`, `vc`: the ends' velocities).
+fn entry_score(pr: Projection, va: vec2<f32>, vc: vec2<f32>, v: vec2<f32>, outward: vec2<f32>, reach: f32) -> f32 {
+    let ve = va + (vc - va) * pr.t;
+    let inward = max(dot(ve - v, outward), 0.0);
+    return sqrt(pr.d2) - reach * inward;
 }
 
 // Whether a projection parameter falls on its edge, give or take 1e-3 of
@@ -462,7 +488,7 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
         var m = 0u;
         for (var k = 0u; k < n; k++) {
             let b = found[k];
-            let s = scan_outline(outlines[b], p);
+            let s = scan_outline(outlines[b], p, v, false);
             if (!s.inside && s.d2 < r2) {
                 if (on_face(s.raw)) {
                     face_contact(b, s, p, &best);

@@ -71,6 +71,11 @@ pub fn test_body(
     sleeping: bool,
     best: &mut ContactHit,
 ) {
+    // The box first, as WGSL `may_touch` tests it.
+    let bb = bind.aabbs[b as usize];
+    if p.x < bb[0] || p.y < bb[1] || p.x > bb[2] || p.y > bb[3] {
+        return;
+    }
     let o = &bind.outlines[b as usize];
     if o.group == group || !layers_meet(pf, &bind.filters[o.filter_id as usize]) {
         return;
@@ -78,10 +83,6 @@ pub fn test_body(
     // Two sleeping sides: neither would move, and the point's contact
     // with an awake body (which its deepest could otherwise hide) counts.
     if sleeping && asleep(bind, o.group) {
-        return;
-    }
-    let bb = bind.aabbs[b as usize];
-    if p.x < bb[0] || p.y < bb[1] || p.x > bb[2] || p.y > bb[3] {
         return;
     }
     let pts = &bind.outline_points[o.first as usize..(o.first + o.count) as usize];
@@ -213,7 +214,10 @@ pub const ENTRY_SUBSTEPS: f32 = 2.0;
 /// `orient` is the outline's winding now (1 counter-clockwise, -1
 /// clockwise), which turns the edges' outward normals. Returns the edge,
 /// the projection `t`, the edge's direction, the nearest point on it and
-/// the squared distance to that point.
+/// the squared distance to that point. The WGSL scores the edges for both
+/// windings in `scan_outline`'s pass (one pass over the outline instead of
+/// two) and rebuilds the chosen one from its ends: the same arithmetic on
+/// the same values, so the same edge and the same numbers.
 fn entry_edge(
     bind: &Bindings,
     pts: &[u32],
