@@ -3,9 +3,10 @@
 // and list the bodies that may have half-plane or planet impacts
 // (`list_plane_impact`); `plane_impacts`, one thread per listed body,
 // dispatched indirectly with the workgroup counts the list's head holds,
-// solves them. The member loops of the impacts thus run only for the
-// bodies listed, not under a lane mask for every body in the frames
-// kernels (a software adapter runs every loop at least once). `apply`
+// solves them. The search for a body's impact collider and the member
+// loops thus run only for the bodies listed, not under a lane mask for
+// every body in the frames kernels (a software adapter runs every branch
+// and every loop at least once). `apply`
 // gathers, per point, the pull of every body it belongs to. The frames
 // hold everything `apply` needs from other points, so `apply` reads only
 // its own point's state and updates the velocity in place. CPU mirror:
@@ -45,9 +46,9 @@ const TINY_SUM: f32 = 1e-30;
 // with the frames, read by apply.
 @group(0) @binding(13) var<storage, read_write> dilation_out: array<f32>;
 @group(0) @binding(14) var<storage, read> dilation_in: array<f32>;
-// The plane-impact list (src/layout.rs, PlaneImpactHead and PlaneImpact):
-// a head (plane_impacts's workgroup counts, then the count) and the
-// entries. The frames kernels fill it through `impact_head` and
+// The plane-impact list: a head (src/layout.rs, PlaneImpactHead:
+// plane_impacts's workgroup counts, then the count) and the entries, body
+// indices. The frames kernels fill it through `impact_head` and
 // `impacts`. A head is plane_impacts's indirect arguments, which its own
 // dispatch must not write: plane_impacts reads its list's head through
 // `impact_head_in`, and empties, through `impact_head`, the head of the
@@ -65,9 +66,9 @@ struct PlaneImpactHeadUniform {
     count: u32,
 }
 @group(0) @binding(15) var<storage, read_write> impact_head: PlaneImpactHeadAtomic;
-@group(0) @binding(16) var<storage, read_write> impacts: array<PlaneImpact>;
+@group(0) @binding(16) var<storage, read_write> impacts: array<u32>;
 @group(0) @binding(17) var<uniform> impact_head_in: PlaneImpactHeadUniform;
-@group(0) @binding(18) var<storage, read> impacts_in: array<PlaneImpact>;
+@group(0) @binding(18) var<storage, read> impacts_in: array<u32>;
 
 // One pass of sums over a body's members about a reference member (p0, v0),
 // the body's first: with r = p - p0, u = v - v0,
@@ -187,32 +188,27 @@ fn impact_collider(near: vec2<f32>, v: vec2<f32>, reach: f32) -> u32 {
     return best;
 }
 
-// The collider body `body`, at its frame `f`, may have half-plane and
-// planet impacts with (docs/physics.md, "Impacts"): when it takes part
-// (`reach >= 0`) and moves faster than the restitution threshold,
-// impact_collider's; NO_COLLIDER otherwise. CPU mirror:
-// cpu::shape_match::plane_impact_collider.
-fn plane_impact_collider(body: BodyInfo, f: BodyFrame) -> u32 {
-    let v = f.vel;
+// Whether a body moving at `v` (its frame's velocity) may have half-plane
+// and planet impacts (docs/physics.md, "Impacts"): it takes part
+// (`reach >= 0`) and moves faster than the restitution threshold. CPU
+// mirror: cpu::shape_match::may_have_plane_impacts.
+fn may_have_plane_impacts(body: BodyInfo, v: vec2<f32>) -> bool {
     let t = sim.restitution_threshold;
-    if (body.reach < 0.0 || dot(v, v) <= t * t) {
-        return NO_COLLIDER;
-    }
-    return impact_collider(f.centroid + v * sim.h, v, body.reach);
+    return !(body.reach < 0.0 || dot(v, v) <= t * t);
 }
 
-// Lists body b for plane_impacts when plane_impact_collider finds it a
-// collider. The entry that starts a workgroup raises plane_impacts's
-// workgroup counts to include it (atomicMax: entries are numbered in any
-// order). In whatever order the bodies are listed, each one's impacts
-// touch only its own points and frame, so the results do not depend on it.
+// Lists body b, at its frame f, for plane_impacts when it may have
+// half-plane and planet impacts. The entry that starts a workgroup raises
+// plane_impacts's workgroup counts to include it (atomicMax: entries are
+// numbered in any order). In whatever order the bodies are listed, each
+// one's impacts touch only its own points and frame, so the results do not
+// depend on it.
 fn list_plane_impact(b: u32, body: BodyInfo, f: BodyFrame) {
-    let k = plane_impact_collider(body, f);
-    if (k == NO_COLLIDER) {
+    if (!may_have_plane_impacts(body, f.vel)) {
         return;
     }
     let n = atomicAdd(&impact_head.count, 1u);
-    impacts[n] = PlaneImpact(b, k);
+    impacts[n] = b;
     if (n % WORKGROUP_SIZE == 0u) {
         let g = n / WORKGROUP_SIZE + 1u;
         atomicMax(&impact_head.groups[0], min(g, PLANE_IMPACT_ROW));
@@ -310,12 +306,13 @@ fn frames_large(
 // One thread per listed body (list_plane_impact), dispatched with the
 // workgroup counts the frames kernels left in the list's head (at least
 // one workgroup: its first thread empties the next substep's list): body
-// b's half-plane and planet impacts with its collider k, at its frame.
-// Each awake member whose contact with k one substep ahead (at p + v h)
-// it approaches faster than the restitution threshold has an impact. Its
-// points and its frame take the mean of the impacts' (1 + e) v n. Its
-// points are its own (a body that shares one takes no part), so no other
-// thread reads them. CPU mirror: cpu::shape_match::plane_impacts.
+// b's half-plane and planet impacts, at its frame, with impact_collider's
+// collider k. Each awake member whose contact with k one substep ahead
+// (at p + v h) it approaches faster than the restitution threshold has an
+// impact. Its points and its frame take the mean of the impacts'
+// (1 + e) v n. Its points are its own (a body that shares one takes no
+// part), so no other thread reads them. CPU mirror:
+// cpu::shape_match::plane_impacts.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let n = linear_index(gid, groups);
@@ -325,12 +322,14 @@ fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     if (n >= impact_head_in.count) {
         return;
     }
-    let entry = impacts_in[n];
-    let b = entry.body;
-    let k = entry.collider;
+    let b = impacts_in[n];
     let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
     let f0 = frames_out[2u * b];
     let v = f0.zw;
+    let k = impact_collider(f0.xy + v * sim.h, v, body.reach);
+    if (k == NO_COLLIDER) {
+        return;
+    }
     let t = sim.restitution_threshold;
     var count = 0u;
     var sum = vec2<f32>(0.0);

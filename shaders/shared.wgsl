@@ -158,14 +158,9 @@ struct BodyFrame {
     pull: f32,
 }
 
-// One body whose half-plane and planet impacts plane_impacts solves, and
-// the head of their list (shape_match.wgsl): plane_impacts's workgroups
+// The head of the list of bodies whose half-plane and planet impacts
+// plane_impacts solves (shape_match.wgsl): plane_impacts's workgroups
 // (its dispatch's indirect arguments), then the count of entries.
-struct PlaneImpact {
-    body: u32,
-    collider: u32,
-}
-
 struct PlaneImpactHead {
     groups: array<u32, 3>,
     count: u32,

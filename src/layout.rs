@@ -296,23 +296,12 @@ pub struct BodyFrame {
     pub pull: f32,
 }
 
-/// One body whose half-plane and planet impacts are solved this substep
-/// (WGSL `PlaneImpact`): the frames kernels list it, with the collider
-/// `impact_collider` found for it, and `plane_impacts` solves it
-/// (docs/physics.md, "Impacts").
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct PlaneImpact {
-    pub body: u32,
-    /// The collider, numbered planets first, then half-planes.
-    pub collider: u32,
-}
-
-/// The head of the plane-impact list (WGSL `PlaneImpactHead`; the
-/// entries, [`PlaneImpact`], are in a buffer of their own). Its first
-/// three words are the workgroup counts of the `plane_impacts` dispatch,
-/// which reads them as its indirect arguments; the frames kernels raise
-/// them as they list bodies.
+/// The head of the list of bodies whose half-plane and planet impacts
+/// shape matching's `plane_impacts` solves in a substep (WGSL
+/// `PlaneImpactHead`; the entries, body indices, are in a buffer of their
+/// own). Its first three words are the workgroup counts of the
+/// `plane_impacts` dispatch, which reads them as its indirect arguments;
+/// the frames kernels raise them as they list bodies.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct PlaneImpactHead {

@@ -123,7 +123,6 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(module, Member, [rest, point, weight]);
     check_layout!(module, PointMember, [rest, body, relax]);
     check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
-    check_layout!(module, PlaneImpact, [body, collider]);
     check_layout!(module, PlaneImpactHead, [groups, count]);
     check_layout!(module, PlanetInfo, [center, radius, layers]);
     check_layout!(module, PlaneInfo, [normal, offset, layers]);

@@ -8,7 +8,7 @@
 //! ones by a workgroup, whose strided partial sums and tree reduction are
 //! reproduced here in the same order. The frames kernels also list the
 //! bodies that may have half-plane or planet impacts
-//! (`list_plane_impacts`), which `plane_impacts` then solves.
+//! (`list_plane_impacts`), whose impacts `plane_impacts` then solves.
 //!
 //! `apply` gathers, per point, the contributions of every body it belongs to.
 
@@ -18,8 +18,8 @@ use super::collide::collider_contact;
 use super::impact::is_impact;
 use super::{cross2, par, perp, v2};
 use crate::layout::{
-    AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, MaterialInfo, Member, PlaneImpact,
-    PlaneInfo, PlanetInfo, PointInfo, PointMember, SMALL_BODY_MAX_POINTS, SimParams,
+    AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, MaterialInfo, Member, PlaneInfo,
+    PlanetInfo, PointInfo, PointMember, SMALL_BODY_MAX_POINTS, SimParams,
 };
 use crate::pack::PointMembers;
 
@@ -247,22 +247,14 @@ pub struct Colliders<'a> {
     pub planes: &'a [PlaneInfo],
 }
 
-/// The collider body `body`, at its frame `f`, may have half-plane and
-/// planet impacts with (WGSL `plane_impact_collider`; docs/physics.md,
-/// "Impacts"): when it takes part (`reach >= 0`) and moves faster than the
-/// restitution threshold, [`impact_collider`]'s.
-pub fn plane_impact_collider(
-    sim: &SimParams,
-    c: &Colliders,
-    body: &BodyInfo,
-    f: &BodyFrame,
-) -> Option<u32> {
-    let v = v2(f.vel);
+/// Whether a body moving at `v` (its frame's velocity) may have
+/// half-plane and planet impacts (WGSL `may_have_plane_impacts`;
+/// docs/physics.md, "Impacts"): it takes part (`reach >= 0`) and moves
+/// faster than the restitution threshold.
+#[inline]
+pub fn may_have_plane_impacts(sim: &SimParams, body: &BodyInfo, v: Vec2) -> bool {
     let t = sim.restitution_threshold;
-    if body.reach < 0.0 || v.dot(v) <= t * t {
-        return None;
-    }
-    impact_collider(sim, c, v2(f.centroid) + v * sim.h, v, body.reach)
+    !(body.reach < 0.0 || v.dot(v) <= t * t)
 }
 
 /// The collider a body whose centroid is at `near` one substep ahead and
@@ -297,23 +289,22 @@ pub fn impact_collider(
 
 /// The bodies whose half-plane and planet impacts [`plane_impacts`]
 /// solves, at their frames `frames` (WGSL `list_plane_impact`, which the
-/// frames kernels run for each body once its frame is computed): each
-/// body for which [`plane_impact_collider`] finds a collider, with it.
-/// `list` is emptied first (WGSL `clear_plane_impacts`). Listed here in
-/// body order, on the GPU in any: each body's impacts touch only its own
-/// points and frame, so the order changes nothing.
+/// frames kernels run for each body once its frame is computed): those
+/// that [`may_have_plane_impacts`]. `list` is emptied first (on the GPU
+/// the previous substep's `plane_impacts` empties it). Listed here in body
+/// order, on the GPU in any: each body's impacts touch only its own points
+/// and frame, so the order changes nothing.
 pub fn list_plane_impacts(
     sim: &SimParams,
-    c: &Colliders,
     bodies: &[BodyInfo],
     frames: &[BodyFrame],
-    list: &mut Vec<PlaneImpact>,
+    list: &mut Vec<u32>,
 ) {
     list.clear();
     let n = sim.num_bodies as usize;
     for ((body, f), b) in bodies[..n].iter().zip(frames).zip(0u32..) {
-        if let Some(collider) = plane_impact_collider(sim, c, body, f) {
-            list.push(PlaneImpact { body: b, collider });
+        if may_have_plane_impacts(sim, body, v2(f.vel)) {
+            list.push(b);
         }
     }
 }
@@ -358,25 +349,29 @@ pub fn plane_impact_dv(
 
 /// The listed bodies' half-plane and planet impacts (WGSL `plane_impacts`,
 /// one thread per entry of `list`, from [`list_plane_impacts`];
-/// docs/physics.md, "Impacts"): the awake points and the frame of a body
-/// that has some take [`plane_impact_dv`]'s velocity change (its points
-/// are its own: a body that shares one takes no part).
+/// docs/physics.md, "Impacts"): with the collider [`impact_collider`]
+/// finds at a body's frame, the awake points and the frame of a body that
+/// has some take [`plane_impact_dv`]'s velocity change (its points are its
+/// own: a body that shares one takes no part).
 #[allow(clippy::too_many_arguments)]
 pub fn plane_impacts(
     sim: &SimParams,
     c: &Colliders,
     bodies: &[BodyInfo],
     members: &[Member],
-    list: &[PlaneImpact],
+    list: &[u32],
     pos: &[[f32; 2]],
     vel: &mut [[f32; 2]],
     frames: &mut [BodyFrame],
 ) {
-    for entry in list {
-        let body = &bodies[entry.body as usize];
-        let f = &mut frames[entry.body as usize];
+    for &b in list {
+        let body = &bodies[b as usize];
+        let f = &mut frames[b as usize];
         let v = v2(f.vel);
-        let Some(dv) = plane_impact_dv(sim, c, body, members, pos, v, entry.collider) else {
+        let Some(k) = impact_collider(sim, c, v2(f.centroid) + v * sim.h, v, body.reach) else {
+            continue;
+        };
+        let Some(dv) = plane_impact_dv(sim, c, body, members, pos, v, k) else {
             continue;
         };
         for m in &members[body.first as usize..(body.first + body.count) as usize] {

@@ -3,7 +3,7 @@
 use wgpu::util::DeviceExt;
 
 use super::SolverError;
-use crate::layout::{BodyFrame, Colliders, PlaneImpact, PlaneImpactHead, SimParams};
+use crate::layout::{BodyFrame, Colliders, PlaneImpactHead, SimParams};
 use crate::pack::Packed;
 
 /// Every buffer the kernels bind. The state, one `vec4<f32>` per point
@@ -45,8 +45,8 @@ pub struct Buffers {
     /// (`shaders/impact.wgsl`), 16 bytes per body.
     pub impact_sums: wgpu::Buffer,
     /// The bodies whose half-plane and planet impacts shape matching's
-    /// `plane_impacts` solves in a substep: room for a [`PlaneImpact`] per
-    /// body, and three heads ([`PlaneImpactHead`]: the dispatch's indirect
+    /// `plane_impacts` solves in a substep: room for a body index (`u32`)
+    /// per body, and three heads ([`PlaneImpactHead`]: the dispatch's indirect
     /// arguments and the count), one buffer each, which the substeps take
     /// in turn (`gpu::shape_match::PlaneImpactHeads`). Head 0 is empty
     /// between steps.
@@ -56,7 +56,7 @@ pub struct Buffers {
 
 /// Bytes of the plane-impact entries for `bodies` bodies.
 pub fn plane_impacts_bytes(bodies: usize) -> u64 {
-    (bodies.max(1) * std::mem::size_of::<PlaneImpact>()) as u64
+    (bodies.max(1) * std::mem::size_of::<u32>()) as u64
 }
 
 /// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays

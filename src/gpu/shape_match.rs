@@ -100,12 +100,11 @@ impl ShapeMatch {
     /// `counts`: the collider counts the fused kernel's collide is
     /// specialised for.
     pub fn new(device: &wgpu::Device, b: &Buffers, counts: ColliderCounts) -> Self {
-        // The frames kernels' impact colliders and the plane impacts are
-        // specialised for the collider counts too.
+        // The plane impacts' collider tests are specialised for the
+        // collider counts too.
         let clear = pipeline(device, "shape_match", "clear_plane_impacts");
-        let frames = pipeline_with(device, "shape_match", "frames", &counts.constants());
-        let frames_large =
-            pipeline_with(device, "shape_match", "frames_large", &counts.constants());
+        let frames = pipeline(device, "shape_match", "frames");
+        let frames_large = pipeline(device, "shape_match", "frames_large");
         let plane_impacts =
             pipeline_with(device, "shape_match", "plane_impacts", &counts.constants());
         let apply = pipeline(device, "shape_match", "apply");
@@ -124,7 +123,6 @@ impl ShapeMatch {
                 (4, &b.body_order),
                 (5, &b.state[s]),
                 (7, &b.frames),
-                (12, &b.colliders),
                 (13, &b.dilation),
                 (15, &heads[h]),
                 (16, &b.plane_impacts),

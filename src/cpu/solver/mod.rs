@@ -5,7 +5,7 @@ use glam::Vec2;
 use super::broad_phase::{Grid, broad_phase};
 use super::{body_collide, collide, impact, integrate, rods, shape_match, sleep, springs, v2};
 use crate::error::WorldError;
-use crate::layout::{BodyFrame, ContactHit, PlaneImpact, PointInfo, SleepPoint};
+use crate::layout::{BodyFrame, ContactHit, PointInfo, SleepPoint};
 use crate::pack::{Packed, check_state};
 use crate::params::Params;
 use crate::world::World;
@@ -114,7 +114,7 @@ pub struct CpuSolver {
     dilation: Vec<f32>,
     /// The bodies listed for half-plane and planet impacts in the last
     /// shape matching (transient: kept for its allocation).
-    plane_impacts: Vec<PlaneImpact>,
+    plane_impacts: Vec<u32>,
     contacts: Contacts,
     impacts: Impacts,
     /// The point info the stages read: the packed one, with inverse mass 0
@@ -661,13 +661,7 @@ impl CpuSolver {
             planets: &p.planets,
             planes: &p.planes,
         };
-        shape_match::list_plane_impacts(
-            &p.sim,
-            &colliders,
-            &p.bodies,
-            &self.frames,
-            &mut self.plane_impacts,
-        );
+        shape_match::list_plane_impacts(&p.sim, &p.bodies, &self.frames, &mut self.plane_impacts);
         shape_match::plane_impacts(
             &p.sim,
             &colliders,
