@@ -2,9 +2,9 @@
 // (Lisitsa 2023: deepest penetration, push-out, elasticity, exponential
 // friction; Gaul 2013: layers; Firth 2011: half-planes). A fragment, not a
 // stage: src/gpu/shaders.rs puts it in collide.wgsl's module and in
-// shape_match.wgsl's (whose fused kernel ends with a substep's integrate and
-// collide, and whose frames kernels look for impacts with its deepest
-// contact). The including file declares `sim`, `materials` and
+// shape_match.wgsl's (whose fused kernel ends with a substep's integrate
+// and collide, and whose half-plane and planet impacts test its
+// colliders). The including file declares `sim`, `materials` and
 // `colliders`. CPU mirror: src/cpu/collide.rs.
 
 // The number of planets and half-planes, set when the pipeline is made

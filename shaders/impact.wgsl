@@ -5,7 +5,7 @@
 // the elasticity, J = (1 + e) v / (k_a w_a + k_b w_b), changes the
 // velocity of every point of each side's body by J w n (w the body's
 // inverse mass, k its impacts this substep: mass splitting). Half-plane
-// and planet impacts are the frames kernels' (shape_match.wgsl,
+// and planet impacts are shape matching's (shape_match.wgsl,
 // `plane_impacts`). After the first narrow phase of a substep:
 //
 //   count    one thread per point: each body contact that is an impact

@@ -1,10 +1,16 @@
 // Stage 4: shape matching with damping toward rigid motion (Lisitsa 2023).
 // `frames` / `frames_large` reduce each body to its best-fit rigid frame
-// (and give a body its half-plane and planet impacts, `plane_impacts`);
-// `apply` gathers, per point, the pull of every body it belongs to. The
-// frames hold everything `apply` needs from other points, so `apply` reads
-// only its own point's state and updates the velocity in place.
-// CPU mirror: src/cpu/shape_match.rs (same functions, same summation order).
+// and list the bodies that may have half-plane or planet impacts
+// (`list_plane_impact`); `plane_impacts`, one thread per listed body,
+// dispatched indirectly with the workgroup counts the list's head holds,
+// solves them. The search for a body's impact collider and the member
+// loops thus run only for the bodies listed, not under a lane mask for
+// every body in the frames kernels (a software adapter runs every branch
+// and every loop at least once). `apply`
+// gathers, per point, the pull of every body it belongs to. The frames
+// hold everything `apply` needs from other points, so `apply` reads only
+// its own point's state and updates the velocity in place. CPU mirror:
+// src/cpu/shape_match.rs (same functions, same summation order).
 
 // Sums below this count as zero (a collapsed body keeps the identity rotation).
 const TINY_SUM: f32 = 1e-30;
@@ -19,8 +25,8 @@ const TINY_SUM: f32 = 1e-30;
 @group(0) @binding(3) var<storage, read> members: array<vec4<u32>>;
 // Small bodies first, then large ones.
 @group(0) @binding(4) var<storage, read> body_order: array<u32>;
-// Per point (position, velocity); the frames kernels also change the
-// velocities of a body that has half-plane or planet impacts.
+// Per point (position, velocity); plane_impacts changes the velocities
+// of a body that has half-plane or planet impacts.
 @group(0) @binding(5) var<storage, read_write> state_in: array<vec4<f32>>;
 // The frames, two vec4 per BodyFrame: stored as two vec4 rather than six
 // fields (lavapipe stores a struct member by member, each a scatter).
@@ -40,6 +46,29 @@ const TINY_SUM: f32 = 1e-30;
 // with the frames, read by apply.
 @group(0) @binding(13) var<storage, read_write> dilation_out: array<f32>;
 @group(0) @binding(14) var<storage, read> dilation_in: array<f32>;
+// The plane-impact list: a head (src/layout.rs, PlaneImpactHead:
+// plane_impacts's workgroup counts, then the count) and the entries, body
+// indices. The frames kernels fill it through `impact_head` and
+// `impacts`. A head is plane_impacts's indirect arguments, which its own
+// dispatch must not write: plane_impacts reads its list's head through
+// `impact_head_in`, and empties, through `impact_head`, the head of the
+// next substep's list, one of three that the substeps take in turn
+// (src/gpu/shape_match.rs, `PlaneImpactHeads`). The entries serve every
+// head. plane_impacts reads its head as a uniform, which keeps it within
+// the 8 storage buffers a stage may bind (and reads it once for all lanes
+// on a software adapter).
+struct PlaneImpactHeadAtomic {
+    groups: array<atomic<u32>, 3>,
+    count: atomic<u32>,
+}
+struct PlaneImpactHeadUniform {
+    groups: vec3<u32>,
+    count: u32,
+}
+@group(0) @binding(15) var<storage, read_write> impact_head: PlaneImpactHeadAtomic;
+@group(0) @binding(16) var<storage, read_write> impacts: array<u32>;
+@group(0) @binding(17) var<uniform> impact_head_in: PlaneImpactHeadUniform;
+@group(0) @binding(18) var<storage, read> impacts_in: array<u32>;
 
 // One pass of sums over a body's members about a reference member (p0, v0),
 // the body's first: with r = p - p0, u = v - v0,
@@ -159,57 +188,47 @@ fn impact_collider(near: vec2<f32>, v: vec2<f32>, reach: f32) -> u32 {
     return best;
 }
 
-// Body b's half-plane and planet impacts (docs/physics.md, "Impacts"), at
-// the frame `f`: a body that takes part (`reach >= 0`) and moves faster
-// than the restitution threshold has its impacts with impact_collider's
-// collider: each awake member whose contact with it one substep ahead (at
-// p + v h) it approaches faster than the threshold has an impact. Its
-// points and its frame take the mean of the impacts' (1 + e) v n. Its
-// points are its own (a body that shares one takes no part), so no other
-// thread reads them. CPU mirror: cpu::shape_match::plane_impacts.
-fn plane_impacts(body: BodyInfo, f: BodyFrame) -> BodyFrame {
-    let v = f.vel;
+// Whether a body moving at `v` (its frame's velocity) may have half-plane
+// and planet impacts (docs/physics.md, "Impacts"): it takes part
+// (`reach >= 0`) and moves faster than the restitution threshold. CPU
+// mirror: cpu::shape_match::may_have_plane_impacts.
+fn may_have_plane_impacts(body: BodyInfo, v: vec2<f32>) -> bool {
     let t = sim.restitution_threshold;
-    if (body.reach < 0.0 || dot(v, v) <= t * t) {
-        return f;
+    return !(body.reach < 0.0 || dot(v, v) <= t * t);
+}
+
+// Lists body b, at its frame f, for plane_impacts when it may have
+// half-plane and planet impacts. The entry that starts a workgroup raises
+// plane_impacts's workgroup counts to include it (atomicMax: entries are
+// numbered in any order). In whatever order the bodies are listed, each
+// one's impacts touch only its own points and frame, so the results do not
+// depend on it.
+fn list_plane_impact(b: u32, body: BodyInfo, f: BodyFrame) {
+    if (!may_have_plane_impacts(body, f.vel)) {
+        return;
     }
-    let k = impact_collider(f.centroid + v * sim.h, v, body.reach);
-    if (k == NO_COLLIDER) {
-        return f;
+    let n = atomicAdd(&impact_head.count, 1u);
+    impacts[n] = b;
+    if (n % WORKGROUP_SIZE == 0u) {
+        let g = n / WORKGROUP_SIZE + 1u;
+        atomicMax(&impact_head.groups[0], min(g, PLANE_IMPACT_ROW));
+        atomicMax(&impact_head.groups[1], (g + PLANE_IMPACT_ROW - 1u) / PLANE_IMPACT_ROW);
     }
-    var count = 0u;
-    var sum = vec2<f32>(0.0);
-    let end = body.first + body.count;
-    for (var j = body.first; j < end; j++) {
-        let i = member_of(members[j]).point;
-        let pi = point_info(info[i]);
-        if (pi.inv_mass == 0.0) {
-            continue;
-        }
-        let c = collider_contact(k, pi.layers, state_in[i].xy + v * sim.h, sim.point_radius);
-        if (c.z <= 0.0) {
-            continue;
-        }
-        let approach = -dot(v, c.xy);
-        if (is_impact(approach, t)) {
-            sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
-            count += 1u;
-        }
-    }
-    if (count == 0u) {
-        return f;
-    }
-    let dv = sum / f32(count);
-    for (var j = body.first; j < end; j++) {
-        let i = member_of(members[j]).point;
-        if (point_info(info[i]).inv_mass != 0.0) {
-            let s = state_in[i];
-            state_in[i] = vec4<f32>(s.xy, s.zw + dv);
-        }
-    }
-    var g = f;
-    g.vel = f.vel + dv;
-    return g;
+}
+
+// Empties `impact_head`'s list: no entries, and the one workgroup of
+// plane_impacts that empties the next list (PlaneImpactHead::EMPTY).
+fn empty_plane_impacts() {
+    atomicStore(&impact_head.groups[0], 1u);
+    atomicStore(&impact_head.groups[1], 1u);
+    atomicStore(&impact_head.count, 0u);
+}
+
+// Where no plane_impacts dispatch follows to empty a list (a world of one
+// substep, shape matching recorded alone), one thread does.
+@compute @workgroup_size(1)
+fn clear_plane_impacts() {
+    empty_plane_impacts();
 }
 
 // One thread per small body.
@@ -233,7 +252,9 @@ fn frames(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     for (var j = body.first + 1u; j < end; j++) {
         sums = add_sums(sums, member_sums(member_of(members[j]), p0, v0));
     }
-    store_frame(b, plane_impacts(body, finish(b, body, p0, v0, sums)));
+    let f = finish(b, body, p0, v0, sums);
+    store_frame(b, f);
+    list_plane_impact(b, body, f);
 }
 
 var<workgroup> red_a: array<vec4<f32>, LARGE_BODY_THREADS>;
@@ -277,8 +298,70 @@ fn frames_large(
     }
     if (t == 0u) {
         let f = finish(b, body, p0, v0, Sums(red_a[0], red_b[0], red_c[0], red_d[0]));
-        store_frame(b, plane_impacts(body, f));
+        store_frame(b, f);
+        list_plane_impact(b, body, f);
     }
+}
+
+// One thread per listed body (list_plane_impact), dispatched with the
+// workgroup counts the frames kernels left in the list's head (at least
+// one workgroup: its first thread empties the next substep's list): body
+// b's half-plane and planet impacts, at its frame, with impact_collider's
+// collider k. Each awake member whose contact with k one substep ahead
+// (at p + v h) it approaches faster than the restitution threshold has an
+// impact. Its points and its frame take the mean of the impacts'
+// (1 + e) v n. Its points are its own (a body that shares one takes no
+// part), so no other thread reads them. CPU mirror:
+// cpu::shape_match::plane_impacts.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let n = linear_index(gid, groups);
+    if (n == 0u) {
+        empty_plane_impacts();
+    }
+    if (n >= impact_head_in.count) {
+        return;
+    }
+    let b = impacts_in[n];
+    let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
+    let f0 = frames_out[2u * b];
+    let v = f0.zw;
+    let k = impact_collider(f0.xy + v * sim.h, v, body.reach);
+    if (k == NO_COLLIDER) {
+        return;
+    }
+    let t = sim.restitution_threshold;
+    var count = 0u;
+    var sum = vec2<f32>(0.0);
+    let end = body.first + body.count;
+    for (var j = body.first; j < end; j++) {
+        let i = member_of(members[j]).point;
+        let pi = point_info(info[i]);
+        if (pi.inv_mass == 0.0) {
+            continue;
+        }
+        let c = collider_contact(k, pi.layers, state_in[i].xy + v * sim.h, sim.point_radius);
+        if (c.z <= 0.0) {
+            continue;
+        }
+        let approach = -dot(v, c.xy);
+        if (is_impact(approach, t)) {
+            sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
+            count += 1u;
+        }
+    }
+    if (count == 0u) {
+        return;
+    }
+    let dv = sum / f32(count);
+    for (var j = body.first; j < end; j++) {
+        let i = member_of(members[j]).point;
+        if (point_info(info[i]).inv_mass != 0.0) {
+            let s = state_in[i];
+            state_in[i] = vec4<f32>(s.xy, s.zw + dv);
+        }
+    }
+    frames_out[2u * b] = vec4<f32>(f0.xy, v + dv);
 }
 
 // Point i's velocity after shape matching: the sum over its bodies of the

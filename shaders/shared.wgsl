@@ -158,6 +158,16 @@ struct BodyFrame {
     pull: f32,
 }
 
+// The head of the list of bodies whose half-plane and planet impacts
+// plane_impacts solves (shape_match.wgsl): plane_impacts's workgroups
+// (its dispatch's indirect arguments), then the count of entries.
+struct PlaneImpactHead {
+    groups: array<u32, 3>,
+    count: u32,
+}
+
+const PLANE_IMPACT_ROW: u32 = 65535u;
+
 struct PlanetInfo {
     center: vec2<f32>,
     radius: f32,

@@ -296,6 +296,36 @@ pub struct BodyFrame {
     pub pull: f32,
 }
 
+/// The head of the list of bodies whose half-plane and planet impacts
+/// shape matching's `plane_impacts` solves in a substep (WGSL
+/// `PlaneImpactHead`; the entries, body indices, are in a buffer of their
+/// own). Its first three words are the workgroup counts of the
+/// `plane_impacts` dispatch, which reads them as its indirect arguments;
+/// the frames kernels raise them as they list bodies.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct PlaneImpactHead {
+    /// Workgroups `(x, y, z)` of the `plane_impacts` dispatch: one thread
+    /// per listed body, rows of at most [`PLANE_IMPACT_ROW`] workgroups,
+    /// and always at least one workgroup (whose first thread empties the
+    /// next substep's list).
+    pub groups: [u32; 3],
+    /// Entries listed.
+    pub count: u32,
+}
+
+impl PlaneImpactHead {
+    /// No entries, one workgroup.
+    pub const EMPTY: PlaneImpactHead = PlaneImpactHead {
+        groups: [1, 1, 1],
+        count: 0,
+    };
+}
+
+/// Workgroups in a row of the `plane_impacts` dispatch (the least
+/// `max_compute_workgroups_per_dimension` a device may have).
+pub const PLANE_IMPACT_ROW: u32 = 65535;
+
 /// A planet (WGSL `PlanetInfo`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -14,7 +14,7 @@
 //! contacts). The point contacts see no approach left and only push out,
 //! hold friction and settle what the body's spin or deformation leaves.
 //!
-//! Half-plane and planet impacts are the frames kernels'
+//! Half-plane and planet impacts are shape matching's
 //! ([`super::shape_match::plane_impacts`]). After the first narrow phase of
 //! a substep, `clear` zeroes the per-body counts and accumulators, `count`
 //! counts the body impacts per body, `resolve` adds their velocity

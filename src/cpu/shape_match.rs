@@ -1,12 +1,14 @@
 //! Stage 4, mirror of `shaders/shape_match.wgsl`: shape matching with
-//! damping toward rigid motion (Lisitsa 2023), in two kernels.
+//! damping toward rigid motion (Lisitsa 2023), kernel by kernel.
 //!
 //! `frames` reduces each body to its best-fit rigid frame: weighted centroid
 //! and velocity, rotation `theta = -atan2(sum w r x q, sum w r . q)` kept as
 //! `(cos, sin)`, and angular velocity `L / I`, all from one pass of sums
 //! over the members. Small bodies are reduced by one thread each; large
 //! ones by a workgroup, whose strided partial sums and tree reduction are
-//! reproduced here in the same order.
+//! reproduced here in the same order. The frames kernels also list the
+//! bodies that may have half-plane or planet impacts
+//! (`list_plane_impacts`), whose impacts `plane_impacts` then solves.
 //!
 //! `apply` gathers, per point, the contributions of every body it belongs to.
 
@@ -236,7 +238,8 @@ pub fn frames(
     );
 }
 
-/// What the frames kernels read for half-plane and planet impacts.
+/// What the half-plane and planet impacts read: the colliders, and the
+/// points' data and materials.
 pub struct Colliders<'a> {
     pub info: &'a [PointInfo],
     pub materials: &'a [MaterialInfo],
@@ -244,51 +247,14 @@ pub struct Colliders<'a> {
     pub planes: &'a [PlaneInfo],
 }
 
-/// Body `body`'s half-plane and planet impacts at its frame `f` (WGSL
-/// `plane_impacts`, run by the frames kernels; docs/physics.md,
-/// "Impacts"). A body takes part when it may (`reach >= 0`) and moves
-/// faster than the restitution threshold. Its collider is the deepest, at
-/// its centroid one substep ahead and within twice its rest reach, of
-/// those the centroid approaches faster than the threshold ([`impact_collider`]).
-/// Each awake member whose contact with that collider one substep ahead
-/// (at `p + v h`) it approaches faster than the threshold has an impact.
-/// Returns the mean of the impacts' `(1 + e) v n`, the velocity change of
-/// its points and its frame, or `None`.
-pub fn plane_impacts(
-    sim: &SimParams,
-    c: &Colliders,
-    body: &BodyInfo,
-    members: &[Member],
-    pos: &[[f32; 2]],
-    f: &BodyFrame,
-) -> Option<Vec2> {
-    let v = v2(f.vel);
+/// Whether a body moving at `v` (its frame's velocity) may have
+/// half-plane and planet impacts (WGSL `may_have_plane_impacts`;
+/// docs/physics.md, "Impacts"): it takes part (`reach >= 0`) and moves
+/// faster than the restitution threshold.
+#[inline]
+pub fn may_have_plane_impacts(sim: &SimParams, body: &BodyInfo, v: Vec2) -> bool {
     let t = sim.restitution_threshold;
-    if body.reach < 0.0 || v.dot(v) <= t * t {
-        return None;
-    }
-    let k = impact_collider(sim, c, v2(f.centroid) + v * sim.h, v, body.reach)?;
-    let mut count = 0u32;
-    let mut sum = Vec2::ZERO;
-    for m in &members[body.first as usize..(body.first + body.count) as usize] {
-        let i = m.point as usize;
-        let pi = c.info[i];
-        if pi.inv_mass == 0.0 {
-            continue;
-        }
-        let p = v2(pos[i]) + v * sim.h;
-        let (n, depth) =
-            collider_contact(sim, k, pi.layers, p, c.planets, c.planes, sim.point_radius);
-        if depth <= 0.0 {
-            continue;
-        }
-        let approach = -v.dot(n);
-        if is_impact(sim, approach) {
-            sum += n * ((1.0 + c.materials[pi.material as usize].elasticity) * approach);
-            count += 1;
-        }
-    }
-    (count > 0).then(|| sum / count as f32)
+    !(body.reach < 0.0 || v.dot(v) <= t * t)
 }
 
 /// The collider a body whose centroid is at `near` one substep ahead and
@@ -321,21 +287,91 @@ pub fn impact_collider(
     best
 }
 
-/// Every body's half-plane and planet impacts ([`plane_impacts`]), after
-/// [`frames`]: the points and frame of a body that has some take their
-/// velocity change (its points are its own: a body that shares one takes
-/// no part).
-pub fn impacts(
+/// The bodies whose half-plane and planet impacts [`plane_impacts`]
+/// solves, at their frames `frames` (WGSL `list_plane_impact`, which the
+/// frames kernels run for each body once its frame is computed): those
+/// that [`may_have_plane_impacts`]. `list` is emptied first (on the GPU
+/// the previous substep's `plane_impacts` empties it). Listed here in body
+/// order, on the GPU in any: each body's impacts touch only its own points
+/// and frame, so the order changes nothing.
+pub fn list_plane_impacts(
+    sim: &SimParams,
+    bodies: &[BodyInfo],
+    frames: &[BodyFrame],
+    list: &mut Vec<u32>,
+) {
+    list.clear();
+    let n = sim.num_bodies as usize;
+    for ((body, f), b) in bodies[..n].iter().zip(frames).zip(0u32..) {
+        if may_have_plane_impacts(sim, body, v2(f.vel)) {
+            list.push(b);
+        }
+    }
+}
+
+/// The velocity change of body `body`'s points and frame from its
+/// half-plane and planet impacts with collider `k` when it moves at `v`
+/// (its frame's): each awake member whose contact with `k` one substep
+/// ahead (at `p + v h`) it approaches faster than the threshold has an
+/// impact, and the change is the mean of the impacts' `(1 + e) v n`;
+/// `None` when it has none.
+pub fn plane_impact_dv(
+    sim: &SimParams,
+    c: &Colliders,
+    body: &BodyInfo,
+    members: &[Member],
+    pos: &[[f32; 2]],
+    v: Vec2,
+    k: u32,
+) -> Option<Vec2> {
+    let mut count = 0u32;
+    let mut sum = Vec2::ZERO;
+    for m in &members[body.first as usize..(body.first + body.count) as usize] {
+        let i = m.point as usize;
+        let pi = c.info[i];
+        if pi.inv_mass == 0.0 {
+            continue;
+        }
+        let p = v2(pos[i]) + v * sim.h;
+        let (n, depth) =
+            collider_contact(sim, k, pi.layers, p, c.planets, c.planes, sim.point_radius);
+        if depth <= 0.0 {
+            continue;
+        }
+        let approach = -v.dot(n);
+        if is_impact(sim, approach) {
+            sum += n * ((1.0 + c.materials[pi.material as usize].elasticity) * approach);
+            count += 1;
+        }
+    }
+    (count > 0).then(|| sum / count as f32)
+}
+
+/// The listed bodies' half-plane and planet impacts (WGSL `plane_impacts`,
+/// one thread per entry of `list`, from [`list_plane_impacts`];
+/// docs/physics.md, "Impacts"): with the collider [`impact_collider`]
+/// finds at a body's frame, the awake points and the frame of a body that
+/// has some take [`plane_impact_dv`]'s velocity change (its points are its
+/// own: a body that shares one takes no part).
+#[allow(clippy::too_many_arguments)]
+pub fn plane_impacts(
     sim: &SimParams,
     c: &Colliders,
     bodies: &[BodyInfo],
     members: &[Member],
+    list: &[u32],
     pos: &[[f32; 2]],
     vel: &mut [[f32; 2]],
     frames: &mut [BodyFrame],
 ) {
-    for (body, f) in bodies[..sim.num_bodies as usize].iter().zip(frames) {
-        let Some(dv) = plane_impacts(sim, c, body, members, pos, f) else {
+    for &b in list {
+        let body = &bodies[b as usize];
+        let f = &mut frames[b as usize];
+        let v = v2(f.vel);
+        let Some(k) = impact_collider(sim, c, v2(f.centroid) + v * sim.h, v, body.reach) else {
+            continue;
+        };
+        let Some(dv) = plane_impact_dv(sim, c, body, members, pos, v, k) else {
             continue;
         };
         for m in &members[body.first as usize..(body.first + body.count) as usize] {
@@ -344,7 +380,7 @@ pub fn impacts(
                 vel[i] = (v2(vel[i]) + dv).to_array();
             }
         }
-        f.vel = (v2(f.vel) + dv).to_array();
+        f.vel = (v + dv).to_array();
     }
 }
 

@@ -3,7 +3,7 @@
 use wgpu::util::DeviceExt;
 
 use super::SolverError;
-use crate::layout::{BodyFrame, Colliders, SimParams};
+use crate::layout::{BodyFrame, Colliders, PlaneImpactHead, SimParams};
 use crate::pack::Packed;
 
 /// Every buffer the kernels bind. The state, one `vec4<f32>` per point
@@ -44,6 +44,19 @@ pub struct Buffers {
     /// The impact stage's per-body count and fixed-point accumulator
     /// (`shaders/impact.wgsl`), 16 bytes per body.
     pub impact_sums: wgpu::Buffer,
+    /// The bodies whose half-plane and planet impacts shape matching's
+    /// `plane_impacts` solves in a substep: room for a body index (`u32`)
+    /// per body, and three heads ([`PlaneImpactHead`]: the dispatch's indirect
+    /// arguments and the count), one buffer each, which the substeps take
+    /// in turn (`gpu::shape_match::PlaneImpactHeads`). Head 0 is empty
+    /// between steps.
+    pub plane_impacts: wgpu::Buffer,
+    pub plane_impact_heads: [wgpu::Buffer; 3],
+}
+
+/// Bytes of the plane-impact entries for `bodies` bodies.
+pub fn plane_impacts_bytes(bodies: usize) -> u64 {
+    (bodies.max(1) * std::mem::size_of::<u32>()) as u64
 }
 
 /// Bytes of `data`, or one zeroed element's worth when empty (WGSL arrays
@@ -154,6 +167,8 @@ impl Buffers {
         let frames = packed.bodies.len().max(1) * std::mem::size_of::<BodyFrame>();
         let state = packed.pos.len() * STATE_BYTES as usize;
         check_storage_size(limits, "frames", frames as u64)?;
+        let plane_impacts = plane_impacts_bytes(packed.bodies.len());
+        check_storage_size(limits, "plane_impacts", plane_impacts)?;
         for a in static_arrays(packed) {
             check_storage_size(limits, a.name, a.bytes.len() as u64)?;
         }
@@ -274,6 +289,27 @@ impl Buffers {
             rest_steps: zeroed("rest_steps"),
             sleep_last: init("sleep_last", initial_state, state),
             impact_sums: per_body("impact_sums", 16),
+            plane_impacts: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("plane_impacts"),
+                size: plane_impacts_bytes(packed.bodies.len()),
+                usage: storage,
+                mapped_at_creation: false,
+            }),
+            plane_impact_heads: [
+                "plane_impact_head0",
+                "plane_impact_head1",
+                "plane_impact_head2",
+            ]
+            .map(|name| {
+                init(
+                    name,
+                    bytemuck::bytes_of(&PlaneImpactHead::EMPTY).to_vec(),
+                    storage
+                        | wgpu::BufferUsages::INDIRECT
+                        | wgpu::BufferUsages::UNIFORM
+                        | wgpu::BufferUsages::COPY_SRC,
+                )
+            }),
         })
     }
 
@@ -328,6 +364,10 @@ impl Buffers {
             &self.impact_home,
             &self.impact_inv_mass,
             &self.impact_sums,
+            &self.plane_impacts,
+            &self.plane_impact_heads[0],
+            &self.plane_impact_heads[1],
+            &self.plane_impact_heads[2],
         ]
         .iter()
         .map(|b| b.size())

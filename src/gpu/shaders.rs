@@ -10,8 +10,7 @@ pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 /// file, the Rust wrapper module and the CPU mirror alike. Two stages also
 /// hold the fragment `shaders/collide_point.wgsl` (a point against the
 /// static colliders): `collide`, and `shape_match` for its kernel fused
-/// with integrate and collide and for its frames' half-plane and planet
-/// impacts.
+/// with integrate and collide and for its half-plane and planet impacts.
 pub const STAGES: &[(&str, &str)] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     (

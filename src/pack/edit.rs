@@ -450,7 +450,7 @@ impl Packed {
             }
         }
         self.impact_home = home;
-        // The frames kernels' half-plane and planet impacts read it here.
+        // Shape matching's half-plane and planet impacts read it here.
         for (body, &w) in self.bodies.iter_mut().zip(&self.impact_inv_mass) {
             let members = &self.members[body.first as usize..(body.first + body.count) as usize];
             body.reach = if w == 0.0 {

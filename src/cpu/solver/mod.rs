@@ -112,6 +112,9 @@ pub struct CpuSolver {
     frames: Vec<BodyFrame>,
     /// Each body's area dilation rate, beside its frame.
     dilation: Vec<f32>,
+    /// The bodies listed for half-plane and planet impacts in the last
+    /// shape matching (transient: kept for its allocation).
+    plane_impacts: Vec<u32>,
     contacts: Contacts,
     impacts: Impacts,
     /// The point info the stages read: the packed one, with inverse mass 0
@@ -174,6 +177,7 @@ impl CpuSolver {
             vel_tmp: vec![[0.0; 2]; n],
             frames: vec![BodyFrame::default(); packed.bodies.len()],
             dilation: vec![0.0; packed.bodies.len()],
+            plane_impacts: Vec::new(),
             contacts: Contacts::new(&packed),
             impacts: Impacts::new(&packed),
             info: packed.point_info.clone(),
@@ -637,7 +641,8 @@ impl CpuSolver {
         self.swap();
     }
 
-    /// Stage 4 alone: body frames, then the per-point gather (in place).
+    /// Stage 4 alone: body frames, the half-plane and planet impacts of the
+    /// bodies they list, then the per-point gather (in place).
     pub fn stage_shape_match(&mut self) {
         let p = &mut self.packed;
         shape_match::frames(
@@ -656,11 +661,13 @@ impl CpuSolver {
             planets: &p.planets,
             planes: &p.planes,
         };
-        shape_match::impacts(
+        shape_match::list_plane_impacts(&p.sim, &p.bodies, &self.frames, &mut self.plane_impacts);
+        shape_match::plane_impacts(
             &p.sim,
             &colliders,
             &p.bodies,
             &p.members,
+            &self.plane_impacts,
             &p.pos,
             &mut p.vel,
             &mut self.frames,

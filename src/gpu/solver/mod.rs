@@ -9,7 +9,7 @@ use super::impact::{BodyImpact, Impact};
 use super::integrate::Integrate;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
-use super::shape_match::{ShapeMatch, ShapeMatchGrids};
+use super::shape_match::{PlaneImpactHeads, ShapeMatch, ShapeMatchGrids};
 use super::sleep::Sleep;
 use super::springs::Springs;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
@@ -39,7 +39,9 @@ pub enum Stage {
     Rods,
     /// Shape matching: the body frames, then the per-point apply.
     ShapeMatch,
-    /// Shape matching's body frames alone.
+    /// Shape matching's body frames alone, with the half-plane and planet
+    /// impacts of the bodies they list (WGSL `plane_impacts`), which
+    /// change those bodies' velocities.
     ShapeFrames,
     /// Shape matching's per-point apply alone (with the frames of the
     /// current state, from [`Stage::ShapeFrames`]).
@@ -426,8 +428,10 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
+            let mut substep = 0;
             for stage in self.step_stages() {
-                state = self.record_stage_in(&mut pass, stage, state);
+                state = self.record_stage_in(&mut pass, stage, state, Some(substep));
+                substep += u32::from(stage == Stage::ShapeFrames);
             }
         }
         self.finish_in_copy_zero(encoder, state);
@@ -514,7 +518,19 @@ impl GpuSolver {
             .map_err(|e| SolverError::Readback(e.to_string()))
     }
 
-    fn record_stage_in(&self, pass: &mut wgpu::ComputePass, stage: Stage, state: usize) -> usize {
+    /// Records `stage` on state copy `state`, as in substep `substep` of a
+    /// step (`None`: recorded alone), and returns the copy it leaves the
+    /// state in.
+    fn record_stage_in(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        stage: Stage,
+        state: usize,
+        substep: Option<u32>,
+    ) -> usize {
+        let heads = substep.map_or(PlaneImpactHeads::ALONE, |s| {
+            PlaneImpactHeads::of_substep(s, self.params.substeps)
+        });
         match stage {
             Stage::Integrate => {
                 self.integrate.record(pass, state, self.point_grid);
@@ -531,12 +547,13 @@ impl GpuSolver {
             Stage::Springs if self.has_springs => self.springs.record(pass, state, self.point_grid),
             Stage::Rods if self.num_rods > 0 => self.rods.record(pass, state, self.point_grid),
             Stage::ShapeMatch if self.num_bodies > 0 => {
-                self.shape_match.record(pass, state, self.shape_grids);
+                self.shape_match
+                    .record(pass, state, self.shape_grids, heads);
                 state
             }
             Stage::ShapeFrames if self.num_bodies > 0 => {
                 self.shape_match
-                    .record_frames(pass, state, self.shape_grids);
+                    .record_frames(pass, state, self.shape_grids, heads);
                 state
             }
             Stage::ShapeApply if self.num_bodies > 0 => {
@@ -612,7 +629,7 @@ impl GpuSolver {
                 label: Some("softbody stage"),
                 timestamp_writes: None,
             });
-            self.record_stage_in(&mut pass, stage, 0)
+            self.record_stage_in(&mut pass, stage, 0, None)
         };
         self.finish_in_copy_zero(encoder, state);
     }

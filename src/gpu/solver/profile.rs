@@ -93,7 +93,7 @@ impl GpuSolver {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("softbody profiled step"),
         });
-        let mut state = 0;
+        let (mut state, mut substep) = (0, 0);
         for (k, &stage) in plan.iter().enumerate() {
             let k = k as u32;
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -104,7 +104,8 @@ impl GpuSolver {
                     end_of_pass_write_index: Some(2 * k + 1),
                 }),
             });
-            state = self.record_stage_in(&mut pass, stage, state);
+            state = self.record_stage_in(&mut pass, stage, state, Some(substep));
+            substep += u32::from(stage == Stage::ShapeFrames);
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
         self.finish_in_copy_zero(&mut encoder, state);
