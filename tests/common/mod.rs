@@ -11,8 +11,17 @@ use softbody::solver::Solver;
 
 /// A headless GPU context. Without an adapter: in CI (`CI=true`) the test
 /// fails; elsewhere it is skipped with a message saying why.
+///
+/// The test threads create their contexts one at a time: on an H100
+/// (NVIDIA's Vulkan driver 580), 16 test threads creating instances and
+/// devices at once hung every GPU test of the binary in two runs of three.
 pub fn gpu() -> Option<GpuContext> {
-    match GpuContext::new_headless() {
+    static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let created = {
+        let _one_at_a_time = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+        GpuContext::new_headless()
+    };
+    match created {
         Ok(ctx) => Some(ctx),
         Err(e) => {
             if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
