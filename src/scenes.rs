@@ -51,14 +51,17 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// around the planets moving tangentially (each ring turning the other way
 /// from its neighbour) and the rest as a wide curtain above them drifting
 /// toward the middle; the rings wrap onto their planets and slide round them,
-/// the curtain pours over the planets into the basin.
+/// the curtain pours over the planets into the basin. The slots are
+/// jittered; a slot whose body would reach within the point radius of one
+/// placed before is left empty (the curtain grows by rows to make up for
+/// it), so no body starts inside another.
 ///
 /// The bodies and contacts use the [`Params`] defaults. The curtain lands
 /// at 30 to 47 m/s and piles up many bodies deep in the basin; with the
 /// default two contact passes, at 10,000 bodies, while the curtain lands
 /// (2 to 5 s), 0.1 to 2% of the points are inside another body (0.6 to 7%
-/// with one pass); at 2,000 bodies after 20 s, 0.15% against 0.39%
-/// (docs/physics.md, "Piles").
+/// with one pass); at 2,000 bodies after 20 s, 0.13% (docs/physics.md,
+/// "Piles" and "Limits we measured").
 ///
 /// [`Params`]: crate::Params
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
@@ -78,14 +81,74 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
         world.add_planet(Planet::new(c, r))?;
     }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut placed = Placed::new(world.params.point_radius);
     let mut made = 0usize;
-    for (center, vel) in layout(bodies, &mut rng) {
-        if made >= bodies {
-            break;
+    let (mut slots, mut row) = layout(bodies, &mut rng);
+    let mut next = 0;
+    while made < bodies {
+        if next == slots.len() {
+            // Slots left empty for overlap: more curtain rows above.
+            row = curtain(&mut slots, bodies - made, row, &mut rng);
         }
-        made += add_body(&mut world, center, vel, bodies - made, &mut rng)?;
+        let (center, vel) = slots[next];
+        next += 1;
+        let angle = rng.next() * std::f32::consts::TAU;
+        let kind = Kind::pick(rng.next(), bodies - made);
+        // A slot whose body would reach into one already placed (the
+        // slots' jitter brings neighbours closer than two of the larger
+        // shapes span) is left empty: no body starts inside another.
+        if !placed.insert(center, kind.reach()) {
+            continue;
+        }
+        made += kind.add(&mut world, center, vel, angle)?;
     }
     Ok(world)
+}
+
+/// The circles of the bodies placed so far (centre, reach grown by the
+/// point radius), in a grid of cells as wide as the largest circle's
+/// diameter, so that a circle can only meet circles of its own and the
+/// eight neighbouring cells.
+struct Placed {
+    margin: f32,
+    cells: std::collections::HashMap<(i32, i32), Vec<(Vec2, f32)>>,
+}
+
+impl Placed {
+    /// Reach of the largest shape [`Kind`] makes, m.
+    const MAX_REACH: f32 = 0.37;
+
+    fn new(point_radius: f32) -> Self {
+        Self {
+            margin: point_radius,
+            cells: Default::default(),
+        }
+    }
+
+    fn cell(&self, p: Vec2) -> (i32, i32) {
+        let size = 2.0 * (Self::MAX_REACH + self.margin);
+        ((p.x / size).floor() as i32, (p.y / size).floor() as i32)
+    }
+
+    /// Places a circle of `reach` (plus the margin) at `center` unless it
+    /// meets one placed before; whether it was placed.
+    fn insert(&mut self, center: Vec2, reach: f32) -> bool {
+        debug_assert!(reach <= Self::MAX_REACH);
+        let r = reach + self.margin;
+        let (cx, cy) = self.cell(center);
+        for y in cy - 1..=cy + 1 {
+            for x in cx - 1..=cx + 1 {
+                let Some(list) = self.cells.get(&(x, y)) else {
+                    continue;
+                };
+                if list.iter().any(|&(c, rc)| c.distance(center) < r + rc) {
+                    return false;
+                }
+            }
+        }
+        self.cells.entry((cx, cy)).or_default().push((center, r));
+        true
+    }
 }
 
 /// Small deterministic generator (xorshift64), uniform in `[0, 1)`.
@@ -103,15 +166,17 @@ impl Rng {
     }
 }
 
+/// Whether a slot at `p` is clear of every planet by at least 1.2 m.
+fn clear(p: Vec2) -> bool {
+    DEFAULT_PLANETS
+        .iter()
+        .all(|(c, r)| p.distance(*c) > r + 1.2)
+}
+
 /// Body slots `(centre, velocity)`: rings around the planets first, then
 /// the curtain, enough of them for `bodies` bodies (a ship may fill a slot
-/// with several). Slots clear of every planet by at least 1.2 m.
-fn layout(bodies: usize, rng: &mut Rng) -> Vec<(Vec2, Vec2)> {
-    let clear = |p: Vec2| {
-        DEFAULT_PLANETS
-            .iter()
-            .all(|(c, r)| p.distance(*c) > r + 1.2)
-    };
+/// with several), and the curtain's next row.
+fn layout(bodies: usize, rng: &mut Rng) -> (Vec<(Vec2, Vec2)>, usize) {
     let mut slots = Vec::with_capacity(bodies);
     // Rings: about a third of the bodies, shared by the planets in
     // proportion to their radius; rings 1.5 m out, as many layers as needed.
@@ -137,11 +202,19 @@ fn layout(bodies: usize, rng: &mut Rng) -> Vec<(Vec2, Vec2)> {
             layer += 1;
         }
     }
-    // Curtain: rows above the planets, drifting toward the middle.
+    let want = bodies.saturating_sub(slots.len());
+    let row = curtain(&mut slots, want, 0, rng);
+    (slots, row)
+}
+
+/// Adds at least `want` curtain slots to `slots`: whole rows above the
+/// planets (row 0 at 54 m), drifting toward the middle, from row `row`;
+/// returns the row after the last.
+fn curtain(slots: &mut Vec<(Vec2, Vec2)>, want: usize, mut row: usize, rng: &mut Rng) -> usize {
     let half_width = 58.0;
     let columns = (2.0 * half_width / SPACING) as usize;
-    let mut row = 0;
-    while slots.len() < bodies {
+    let goal = slots.len() + want;
+    while slots.len() < goal {
         let y = 54.0 + row as f32 * SPACING;
         for col in 0..columns {
             let x = -half_width + (col as f32 + 0.5) * SPACING;
@@ -154,46 +227,82 @@ fn layout(bodies: usize, rng: &mut Rng) -> Vec<(Vec2, Vec2)> {
         }
         row += 1;
     }
-    slots
+    row
 }
 
-/// Adds one shape at a slot; returns how many bodies it added (at most
-/// `left`).
-fn add_body(
-    world: &mut World,
-    center: Vec2,
-    vel: Vec2,
-    left: usize,
-    rng: &mut Rng,
-) -> Result<usize, WorldError> {
-    let angle = rng.next() * std::f32::consts::TAU;
-    let pick = (rng.next() * 100.0) as u32;
-    let shape = match pick {
-        // Ships: 2x2 cells or a row of 3, sharing corners.
-        0..=9 if left >= 4 => BoxGrid::new(2, 2, Vec2::splat(0.26))
-            .center(center)
-            .rotation(angle)
-            .vel(vel)
-            .build(world)?,
-        10..=17 if left >= 3 => BoxGrid::new(3, 1, Vec2::splat(0.22))
-            .center(center)
-            .rotation(angle)
-            .vel(vel)
-            .build(world)?,
-        18..=47 => BoxShape::new(center, Vec2::new(0.52, 0.44))
-            .rotation(angle)
-            .vel(vel)
-            .build(world)?,
-        48..=72 => Wheel::new(center, 0.28, 8)
-            .rotation(angle)
-            .vel(vel)
-            .build(world)?,
-        _ => Blob::new(center, 0.32, 10)
-            .rotation(angle)
-            .vel(vel)
-            .build(world)?,
-    };
-    Ok(shape.bodies.len())
+/// The shapes of the default scene.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A ship of 2 x 2 cells of 0.26 m sharing corners.
+    Ship2x2,
+    /// A ship of a row of 3 cells of 0.22 m.
+    Ship3x1,
+    /// A 0.52 x 0.44 m box.
+    Box,
+    /// A wheel of 8 rim points, radius 0.28 m.
+    Wheel,
+    /// A round blob of 10 points, radius 0.32 m.
+    Blob,
+}
+
+impl Kind {
+    /// The shape for a uniform draw `u` in `[0, 1)`, with at most `left`
+    /// bodies still to make (a ship is several).
+    fn pick(u: f32, left: usize) -> Self {
+        match (u * 100.0) as u32 {
+            0..=9 if left >= 4 => Self::Ship2x2,
+            10..=17 if left >= 3 => Self::Ship3x1,
+            18..=47 => Self::Box,
+            48..=72 => Self::Wheel,
+            _ => Self::Blob,
+        }
+    }
+
+    /// The farthest any of its points lies from its centre, m.
+    fn reach(self) -> f32 {
+        match self {
+            Self::Ship2x2 => Vec2::splat(0.26).length(),
+            Self::Ship3x1 => Vec2::new(0.33, 0.11).length(),
+            Self::Box => Vec2::new(0.26, 0.22).length(),
+            Self::Wheel => 0.28,
+            Self::Blob => 0.32,
+        }
+    }
+
+    /// Adds the shape; returns how many bodies it added.
+    fn add(
+        self,
+        world: &mut World,
+        center: Vec2,
+        vel: Vec2,
+        angle: f32,
+    ) -> Result<usize, WorldError> {
+        let shape = match self {
+            Self::Ship2x2 => BoxGrid::new(2, 2, Vec2::splat(0.26))
+                .center(center)
+                .rotation(angle)
+                .vel(vel)
+                .build(world)?,
+            Self::Ship3x1 => BoxGrid::new(3, 1, Vec2::splat(0.22))
+                .center(center)
+                .rotation(angle)
+                .vel(vel)
+                .build(world)?,
+            Self::Box => BoxShape::new(center, Vec2::new(0.52, 0.44))
+                .rotation(angle)
+                .vel(vel)
+                .build(world)?,
+            Self::Wheel => Wheel::new(center, 0.28, 8)
+                .rotation(angle)
+                .vel(vel)
+                .build(world)?,
+            Self::Blob => Blob::new(center, 0.32, 10)
+                .rotation(angle)
+                .vel(vel)
+                .build(world)?,
+        };
+        Ok(shape.bodies.len())
+    }
 }
 
 /// The benchmark scene with about `points` points: grids of 4-point boxes
@@ -299,6 +408,84 @@ mod tests {
                 "{n}"
             );
         }
+    }
+
+    /// Whether `p` is inside the closed polygon `poly` (crossing number).
+    fn inside(p: Vec2, poly: &[Vec2]) -> bool {
+        let mut c = false;
+        for (k, &a) in poly.iter().enumerate() {
+            let b = poly[(k + 1) % poly.len()];
+            if (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) {
+                c = !c;
+            }
+        }
+        c
+    }
+
+    /// No point or centre of one body starts inside another body's outline
+    /// or within the point radius of it (as the jittered slots used to put
+    /// them, 4 pairs among 2,000 bodies, each pair then moving as one).
+    #[test]
+    fn no_body_starts_inside_another() {
+        let w = default_scene(4000).unwrap();
+        let r = w.params.point_radius;
+        let pos = |h: &crate::world::PointHandle| w.points()[h.index()].pos;
+        let outlines: Vec<Vec<Vec2>> = w
+            .bodies()
+            .iter()
+            .map(|b| {
+                b.boundary
+                    .as_ref()
+                    .unwrap_or(&b.points)
+                    .iter()
+                    .map(pos)
+                    .collect()
+            })
+            .collect();
+        let boxes: Vec<(Vec2, Vec2)> = outlines
+            .iter()
+            .map(|o| {
+                let lo = o.iter().fold(Vec2::MAX, |a, &p| a.min(p));
+                let hi = o.iter().fold(Vec2::MIN, |a, &p| a.max(p));
+                (lo - Vec2::splat(r), hi + Vec2::splat(r))
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..boxes.len()).collect();
+        order.sort_by(|&a, &b| boxes[a].0.x.total_cmp(&boxes[b].0.x));
+        let mut pairs = 0;
+        for (k, &a) in order.iter().enumerate() {
+            for &b in &order[k + 1..] {
+                if boxes[b].0.x > boxes[a].1.x {
+                    break;
+                }
+                let (ba, bb) = (&w.bodies()[a], &w.bodies()[b]);
+                if boxes[b].0.y > boxes[a].1.y
+                    || boxes[a].0.y > boxes[b].1.y
+                    || ba.points.iter().any(|p| bb.points.contains(p))
+                {
+                    continue;
+                }
+                pairs += 1;
+                for (one, other) in [(a, b), (b, a)] {
+                    let poly = &outlines[other];
+                    let centre = outlines[one].iter().sum::<Vec2>() / outlines[one].len() as f32;
+                    for &p in outlines[one].iter().chain([&centre]) {
+                        let near = (0..poly.len()).any(|k| {
+                            let (e0, e1) = (poly[k], poly[(k + 1) % poly.len()]);
+                            let t = ((p - e0).dot(e1 - e0) / (e1 - e0).length_squared())
+                                .clamp(0.0, 1.0);
+                            p.distance(e0 + (e1 - e0) * t) < r
+                        });
+                        assert!(
+                            !inside(p, poly) && !near,
+                            "body {one} at {p:?} touches body {other}"
+                        );
+                    }
+                }
+            }
+        }
+        // Neighbours whose boxes meet were compared.
+        assert!(pairs > 200, "{pairs} pairs");
     }
 
     #[test]
