@@ -92,6 +92,12 @@ pub struct PileReport {
     pub points_inside: usize,
     /// Colliding bodies.
     pub bodies: usize,
+    /// Colliding bodies whose outline's centre (the mean of its points)
+    /// lies strictly inside the outline of a colliding body of another
+    /// assembly whose layers meet: two bodies that passed into each other,
+    /// or one wrapped round another's corner. `points_inside` misses them,
+    /// as their points lie on or near each other's outlines.
+    pub bodies_overlapped: usize,
     /// Colliding bodies whose signed area is below half their rest area
     /// (inside-out ones included).
     pub below_half_area: usize,
@@ -123,11 +129,12 @@ impl fmt::Display for PileReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "inside {}/{} pts ({:.2}%) | {} bodies: {} below half area ({:.1}%), {} inside out, min area {:.2} | speed rms {:.3} max {:.3} m/s",
+            "inside {}/{} pts ({:.2}%) | {} bodies: {} overlapped, {} below half area ({:.1}%), {} inside out, min area {:.2} | speed rms {:.3} max {:.3} m/s",
             self.points_inside,
             self.points,
             100.0 * self.inside_fraction(),
             self.bodies,
+            self.bodies_overlapped,
             self.below_half_area,
             100.0 * self.below_half_fraction(),
             self.inside_out,
@@ -159,10 +166,12 @@ pub fn pile_report(packed: &Packed, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> PileR
         vel.len()
     );
     let colliders = colliding_bodies(packed);
+    let (points_inside, bodies_overlapped) = inside_counts(packed, pos, colliders);
     let mut report = PileReport {
         points: n,
-        points_inside: points_inside(packed, pos, colliders),
+        points_inside,
         bodies: colliders.len(),
+        bodies_overlapped,
         min_area_ratio: 1.0,
         ..PileReport::default()
     };
@@ -225,22 +234,29 @@ fn colliding_bodies(packed: &Packed) -> &[u32] {
     &packed.colliders[..count]
 }
 
-/// Whether `point` is strictly inside the outline of body `body` in another
+/// Whether `[x, y]`, of assembly `group` with contact filter `filter_id`
+/// (`None`: any), is strictly inside the outline of body `body` in another
 /// assembly with layers that meet its own; `bb` is the outline's bounding
 /// box. The crossing-number test of `cpu::body_collide::test_body`, in the
 /// same f32 arithmetic.
-fn is_inside(packed: &Packed, pos: &[[f32; 2]], point: usize, body: usize, bb: &[f32; 4]) -> bool {
-    let [x, y] = pos[point];
+fn is_inside(
+    packed: &Packed,
+    pos: &[[f32; 2]],
+    [x, y]: [f32; 2],
+    side: Option<(u32, u32)>,
+    body: usize,
+    bb: &[f32; 4],
+) -> bool {
     if !(x > bb[0] && y > bb[1] && x < bb[2] && y < bb[3]) {
         return false;
     }
     let o = &packed.outlines[body];
-    if let Some(cp) = packed.contact_points.get(point) {
-        if cp.group == o.group {
+    if let Some((group, filter_id)) = side {
+        if group == o.group {
             return false;
         }
         let filter = |id: u32| packed.contact_filters.get((id & !CONTACT_FREE) as usize);
-        if let (Some(pf), Some(bf)) = (filter(cp.filter_id), filter(o.filter_id))
+        if let (Some(pf), Some(bf)) = (filter(filter_id), filter(o.filter_id))
             && !layers_meet(pf, bf)
         {
             return false;
@@ -378,32 +394,50 @@ impl Buckets {
 }
 
 /// Points strictly inside a colliding body's outline of another assembly
-/// (each counted once, however many outlines hold it).
-fn points_inside(packed: &Packed, pos: &[[f32; 2]], colliders: &[u32]) -> usize {
+/// (each counted once, however many outlines hold it), and colliding
+/// bodies whose outline's centre is (see [`PileReport::bodies_overlapped`]).
+fn inside_counts(packed: &Packed, pos: &[[f32; 2]], colliders: &[u32]) -> (usize, usize) {
     let boxes: Vec<(u32, [f32; 4])> = colliders
         .iter()
         .filter_map(|&b| outline_box(packed, pos, b as usize).map(|bb| (b, bb)))
         .collect();
     if boxes.is_empty() {
-        return 0;
+        return (0, 0);
     }
     let mut bb_of = vec![[0.0f32; 4]; packed.outlines.len()];
     for (b, bb) in &boxes {
         bb_of[*b as usize] = *bb;
     }
     let grid = Buckets::new(&boxes);
-    (0..pos.len())
+    let held = |p: [f32; 2], side: Option<(u32, u32)>| {
+        grid.at(p[0], p[1])
+            .iter()
+            .chain(&grid.everywhere)
+            .any(|&b| is_inside(packed, pos, p, side, b as usize, &bb_of[b as usize]))
+    };
+    let points = (0..pos.len())
         .filter(|&i| {
-            let [x, y] = pos[i];
-            x.is_finite()
-                && y.is_finite()
-                && grid
-                    .at(x, y)
-                    .iter()
-                    .chain(&grid.everywhere)
-                    .any(|&b| is_inside(packed, pos, i, b as usize, &bb_of[b as usize]))
+            let side = packed
+                .contact_points
+                .get(i)
+                .map(|cp| (cp.group, cp.filter_id));
+            pos[i].iter().all(|x| x.is_finite()) && held(pos[i], side)
         })
-        .count()
+        .count();
+    // Bodies with a non-finite point have no box and count as neither.
+    let bodies = boxes
+        .iter()
+        .filter(|&&(b, _)| {
+            let o = &packed.outlines[b as usize];
+            let pts = &packed.outline_points[o.first as usize..(o.first + o.count) as usize];
+            let sum = pts.iter().fold([0.0f32; 2], |s, &k| {
+                [s[0] + pos[k as usize][0], s[1] + pos[k as usize][1]]
+            });
+            let centre = [sum[0] / pts.len() as f32, sum[1] / pts.len() as f32];
+            held(centre, Some((o.group, o.filter_id)))
+        })
+        .count();
+    (points, bodies)
 }
 
 #[cfg(test)]
@@ -454,6 +488,33 @@ mod tests {
         let p = packed(&world);
         let r = pile_report(&p, &p.pos, &p.vel);
         assert_eq!((r.points, r.bodies, r.points_inside), (10, 2, 5));
+    }
+
+    #[test]
+    fn bodies_on_top_of_each_other_count_as_overlapped() {
+        // Two equal boxes 2 cm apart along x: each one's corners lie on
+        // the other's edges, none strictly inside; both centres are.
+        let mut world = World::default();
+        for x in [0.0, 0.02] {
+            BoxShape::new(Vec2::new(x, 0.0), Vec2::new(0.5, 0.4))
+                .build(&mut world)
+                .unwrap();
+        }
+        // A box touching the first from the side, centre outside.
+        BoxShape::new(Vec2::new(0.6, 0.0), Vec2::splat(0.5))
+            .build(&mut world)
+            .unwrap();
+        let p = packed(&world);
+        let r = pile_report(&p, &p.pos, &p.vel);
+        assert_eq!((r.bodies, r.points_inside, r.bodies_overlapped), (3, 0, 2));
+        assert!(r.to_string().contains("2 overlapped"), "{r}");
+        // Apart, nothing overlaps.
+        let mut pos = p.pos.clone();
+        for q in &mut pos[4..8] {
+            q[1] += 1.0;
+        }
+        let r = pile_report(&p, &pos, &p.vel);
+        assert_eq!((r.points_inside, r.bodies_overlapped), (0, 0));
     }
 
     #[test]
@@ -531,7 +592,9 @@ mod tests {
             .filter(|&i| {
                 colliders.iter().any(|&b| {
                     let bb = outline_box(&p, &p.pos, b as usize).unwrap();
-                    is_inside(&p, &p.pos, i, b as usize, &bb)
+                    let cp = p.contact_points[i];
+                    let side = Some((cp.group, cp.filter_id));
+                    is_inside(&p, &p.pos, p.pos[i], side, b as usize, &bb)
                 })
             })
             .count();

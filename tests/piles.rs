@@ -144,8 +144,8 @@ fn run_last(world: &World, steps: u32, gpu: Option<&GpuContext>) -> (State, Vec<
 
 /// 480 boxes and wheels poured from 2 m into a basin: after 15 s, under
 /// 0.5% of the points inside another body, under 1% of the bodies below
-/// half their area, none inside out, and at rest. Measured: no point
-/// inside, smallest area 0.90 of rest; moved over the last step at rms
+/// half their area, none inside out, no body's centre inside another, and
+/// at rest. Measured: no point inside, smallest area 0.90 of rest; moved over the last step at rms
 /// under 0.001 m/s, largest 0.003, on the CPU (velocities rms 0.001,
 /// largest 0.030), 0.004 and 0.10 on the GPU (velocities 0.011 and 0.33).
 #[test]
@@ -157,6 +157,7 @@ fn a_pour_piles_up_without_overlap_or_crushing() {
     let r = pile_report(&packed, &pos, &vel);
     eprintln!("CPU pour: {r}");
     assert_sound("CPU pour", &r);
+    assert_eq!(r.bodies_overlapped, 0, "CPU pour: {r}");
     assert_at_rest("CPU pour", &r, &before, &pos);
     // It fell into the basin: no body is still up where it started.
     let top = pos.iter().map(|p| p[1]).fold(f32::MIN, f32::max);
@@ -166,6 +167,7 @@ fn a_pour_piles_up_without_overlap_or_crushing() {
     let r = pile_report(&packed, &pos, &vel);
     eprintln!("GPU pour: {r}");
     assert_sound("GPU pour", &r);
+    assert_eq!(r.bodies_overlapped, 0, "GPU pour: {r}");
     assert_at_rest("GPU pour", &r, &before, &pos);
 }
 
@@ -173,10 +175,13 @@ fn a_pour_piles_up_without_overlap_or_crushing() {
 /// pile has landed and its bodies bounce back up to 3 m), nothing
 /// tunnelled into the floor or through another body, under 0.5% of the
 /// points inside another body, under 1% of the bodies below half their
-/// area, none inside out. Measured: CPU 0 points inside, smallest area
-/// 0.88; GPU 2 points inside (0.06%), 0.88. With 20 Hz shape matching a
-/// third of the bodies end below half their area (docs/physics.md,
-/// "Stiffness as a frequency").
+/// area, none inside out. Measured: no point inside, smallest area 0.89
+/// (GPU 0.91). Not asserted, as it does not hold: 60 of the 480 bodies
+/// (57 on the GPU) pass into another as they land and stay there, their
+/// centres inside the other (`bodies_overlapped`, docs/physics.md,
+/// "Limits we measured"). With 20 Hz shape matching a third of the
+/// bodies end below half their area (docs/physics.md, "Stiffness as a
+/// frequency").
 #[test]
 fn a_pour_landing_at_28_m_s_neither_tunnels_nor_crushes() {
     let world = samples::pour(480, 42.0).unwrap();
@@ -202,9 +207,10 @@ fn a_pour_landing_at_28_m_s_neither_tunnels_nor_crushes() {
 /// body per substep: through the landing (3 s, checked every 5 steps) no
 /// more than 0.2% of the points (6) are inside another body and no more
 /// than 1% of the bodies below half their area, and the new bodies end in
-/// the pile, above the floor. Measured on both paths: at worst 2 points
-/// inside (0.06%) and 1 body below half its area (0.2%), just after the
-/// impact; 9 points inside (0.27%) when a point inside is pushed out
+/// the pile, above the floor. Measured on both paths: at worst 3 points
+/// inside (0.09%), no body below half its area, and 2 bodies whose centre
+/// is inside another, just after the impact; 9 points inside
+/// (0.27%) when a point inside is pushed out
 /// through its nearest edge rather than the one it came in by
 /// (`ENTRY_SUBSTEPS` 0), 34 (1%) for bodies landing at 120 m/s.
 #[test]
@@ -242,7 +248,7 @@ fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
     }
     for mut s in solvers {
         let what = s.name();
-        let mut worst = (0.0f64, 0.0f64);
+        let mut worst = (0.0f64, 0.0f64, 0usize);
         for step in 1..=180 {
             s.step(1).unwrap();
             if step % 5 == 0 || step < 5 {
@@ -250,15 +256,17 @@ fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
                 let r = pile_report(&packed, &pos, &vel);
                 worst.0 = worst.0.max(r.inside_fraction());
                 worst.1 = worst.1.max(r.below_half_fraction());
+                worst.2 = worst.2.max(r.bodies_overlapped);
                 assert!(r.inside_fraction() <= 0.002, "{what}, step {step}: {r}");
                 assert!(r.below_half_fraction() <= 0.01, "{what}, step {step}: {r}");
                 assert_eq!(r.inside_out, 0, "{what}, step {step}: {r}");
             }
         }
         eprintln!(
-            "{what}: at worst {:.2}% of the points inside, {:.2}% of the bodies below half their area",
+            "{what}: at worst {:.2}% of the points inside, {:.2}% of the bodies below half their area, {} bodies overlapped",
             100.0 * worst.0,
-            100.0 * worst.1
+            100.0 * worst.1,
+            worst.2
         );
         let (pos, _) = s.state().unwrap();
         let new = &pos[first..];
