@@ -145,9 +145,10 @@ fn run_last(world: &World, steps: u32, gpu: Option<&GpuContext>) -> (State, Vec<
 /// 480 boxes and wheels poured from 2 m into a basin: after 15 s, under
 /// 0.5% of the points inside another body, under 1% of the bodies below
 /// half their area, none inside out, no body's centre inside another, and
-/// at rest. Measured: no point inside, smallest area 0.90 of rest; moved over the last step at rms
-/// under 0.001 m/s, largest 0.003, on the CPU (velocities rms 0.001,
-/// largest 0.030), 0.004 and 0.10 on the GPU (velocities 0.011 and 0.33).
+/// at rest. Measured: no point inside, smallest area 0.90 of rest; moved
+/// over the last step at rms under 0.001 m/s, largest 0.003, on the CPU
+/// (velocities rms 0.001, largest 0.030), 0.004 and 0.10 on the GPU
+/// (velocities 0.011 and 0.33).
 #[test]
 fn a_pour_piles_up_without_overlap_or_crushing() {
     let world = samples::pour(480, 2.0).unwrap();
@@ -209,10 +210,10 @@ fn a_pour_landing_at_28_m_s_neither_tunnels_nor_crushes() {
 /// than 1% of the bodies below half their area, and the new bodies end in
 /// the pile, above the floor. Measured on both paths: at worst 3 points
 /// inside (0.09%), no body below half its area, and 2 bodies whose centre
-/// is inside another, just after the impact; 9 points inside
-/// (0.27%) when a point inside is pushed out
-/// through its nearest edge rather than the one it came in by
-/// (`ENTRY_SUBSTEPS` 0), 34 (1%) for bodies landing at 120 m/s.
+/// is inside another, just after the impact; 9 points inside (0.27%) when
+/// a point inside is pushed out through its nearest edge rather than the
+/// one it came in by (`ENTRY_SUBSTEPS` 0), 34 (1%) for bodies landing at
+/// 120 m/s.
 #[test]
 fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
     let mut world = samples::pour(480, 0.0).unwrap();

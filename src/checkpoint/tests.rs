@@ -87,8 +87,8 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
 /// change when only the solver's buffer layouts do. Change these values
 /// only with a new checkpoint format version, or when the packed scene
 /// data or the default dynamics change (a new default stiffness or
-/// contact pass count changes them), or the scenes themselves do (the
-/// default scene's slots left empty for overlap).
+/// contact pass count changes them), or the scenes themselves do (their
+/// layout).
 #[test]
 fn the_scene_hash_of_a_fixed_scene_has_not_changed() {
     let world = default_scene(50).unwrap();
