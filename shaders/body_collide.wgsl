@@ -35,6 +35,22 @@
 //            outline contacts are counted again and their velocity part
 //            solved again from the velocities the last pass left, without
 //            a push (Box2D v3's relax step).
+//   untangle, apply
+//            tangle recovery, once per step after the first substep's
+//            broad phase: one thread per body. A body whose outline's
+//            centre lies inside another body's outline is tangled with it
+//            (the two passed into each other, or one is wrapped round the
+//            other's corner with every point outside it, where no point
+//            contact sees it), and stays so while the narrow phase finds
+//            the other's points inside it. `tangles` records the other and
+//            the direction from its centre to this body's; the pair gets
+//            the parting speed along it that it lacks, up to
+//            sim.untangle_speed, and both assemblies wake. For the rest of
+//            the step the narrow phase stands the pair's contacts outside
+//            down and pushes its contacts inside along that direction, at
+//            most UNTANGLE_PUSH times the pace: a point deep inside
+//            leaves by the nearest edge, which holds two bodies that
+//            passed into each other together.
 //
 // CPU mirror: src/cpu/body_collide/ (the warm start in warm.rs).
 
@@ -74,6 +90,14 @@
 // another body add nothing). Only the point's own thread touches it. CPU
 // mirror: cpu::body_collide::Warm.
 @group(0) @binding(21) var<storage, read_write> warm: array<vec4<u32>>;
+
+// Per body b, its tangles this step (untangle; a new buffer is zeroed:
+// none): two slots of four words from TANGLE_WORDS b: the other body's
+// assembly plus one (0: none) with TANGLE_KEPT set by the narrow phase
+// when it finds a point of that assembly inside b, the other body, and the
+// bits of the unit direction from the other's outline centre to b's. CPU
+// mirror: cpu::body_collide::untangle::Tangle.
+@group(0) @binding(22) var<storage, read_write> tangles: array<atomic<u32>>;
 
 // Whether this narrow phase is a substep's first, which warm-starts.
 override WARM_PASS: bool = false;
@@ -232,6 +256,18 @@ fn face_contact(b: u32, s: OutlineScan, p: vec2<f32>, best: ptr<function, Contac
     keep_deepest(best, ContactHit(depth, b, s.edge, s.t, n));
 }
 
+// The first word of body `b`'s tangle slot with assembly `group` this
+// step (untangle), or NO_BODY when they are not tangled.
+fn tangle_word(b: u32, group: u32) -> u32 {
+    for (var k = 0u; k < 2u; k++) {
+        let w = TANGLE_WORDS * b + 4u * k;
+        if ((atomicLoad(&tangles[w]) & ~TANGLE_KEPT) == group + 1u) {
+            return w;
+        }
+    }
+    return NO_BODY;
+}
+
 // Point `p` moving at `v` (of assembly `group`, filter `pf`) against body
 // `b`'s outline: crossing-number point-in-polygon and the nearest edge, in
 // one pass, then for a point inside the edge it came in by. Like
@@ -247,6 +283,14 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
     let s = scan_outline(o, p, v, true);
     let r = sim.point_radius;
     if (!s.inside && s.d2 >= r * r) {
+        return;
+    }
+    // A body tangled with the point's assembly (untangle): the pair's
+    // contacts outside stand down, those inside push along the pair's
+    // direction.
+    let tangle = tangle_word(b, group);
+    let tangled = tangle != NO_BODY;
+    if (tangled && !s.inside) {
         return;
     }
     if (!s.inside) {
@@ -292,7 +336,13 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, 
     let entry = entry_edge(o, p, s);
     var depth = r;
     var n = face_normal(entry.dir) * s.orient;
-    if (entry.d2 > TINY_DIST2) {
+    if (tangled) {
+        // The pair's direction, no deeper than its pace allows; and the
+        // tangle holds at the next step.
+        atomicOr(&tangles[tangle], TANGLE_KEPT);
+        depth = min(r + sqrt(entry.d2), UNTANGLE_PUSH * sim.untangle_speed * sim.h);
+        n = -vec2<f32>(bitcast<f32>(atomicLoad(&tangles[tangle + 2u])), bitcast<f32>(atomicLoad(&tangles[tangle + 3u])));
+    } else if (entry.d2 > TINY_DIST2) {
         let dist = sqrt(entry.d2);
         depth = r + dist;
         n = (entry.nearest - p) / dist;
@@ -490,7 +540,8 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
             let b = found[k];
             let s = scan_outline(outlines[b], p, v, false);
             if (!s.inside && s.d2 < r2) {
-                if (on_face(s.raw)) {
+                // A tangled pair's contacts outside stand down (test_body).
+                if (on_face(s.raw) && tangle_word(b, cp.group) == NO_BODY) {
                     face_contact(b, s, p, &best);
                 } else {
                     hard[m] = b;
@@ -806,5 +857,188 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         let unit = 1.0 / sim.contact_scale;
         state_out[i] = state_out[i] + vec4<f32>(a) * unit;
         acc_sums[i] = vec4<i32>(0);
+    }
+}
+
+// An outline's centre (the mean of its points), the mass-weighted mean
+// velocity of its points and the inverse of their mass (0 when one is
+// pinned). CPU mirror: cpu::body_collide::untangle::outline_motion.
+struct OutlineMotion {
+    centre: vec2<f32>,
+    vel: vec2<f32>,
+    inv_mass: f32,
+}
+
+fn outline_motion(o: BodyOutline) -> OutlineMotion {
+    var centre = vec2<f32>(0.0);
+    var momentum = vec2<f32>(0.0);
+    var mass = 0.0;
+    var pinned = false;
+    for (var k = 0u; k < o.count; k++) {
+        let i = outline_points[o.first + k];
+        let st = state[i];
+        centre += st.xy;
+        let w = info[i].inv_mass;
+        if (w > 0.0) {
+            momentum += st.zw / w;
+            mass += 1.0 / w;
+        } else {
+            pinned = true;
+        }
+    }
+    centre = centre / f32(o.count);
+    if (pinned || mass <= 0.0) {
+        return OutlineMotion(centre, vec2<f32>(0.0), 0.0);
+    }
+    return OutlineMotion(centre, momentum / mass, 1.0 / mass);
+}
+
+// A body holding a centre, as tangle_test finds it: its nearest edge's
+// squared distance from the centre, direction and the outline's winding.
+struct TangleFind {
+    body: u32,
+    d2: f32,
+    dir: vec2<f32>,
+    orient: f32,
+}
+
+// Whether holder `a` holds its centre deeper than `b` (farther from its
+// nearest edge; ties: the lower body index).
+fn deeper(a: TangleFind, b: TangleFind) -> bool {
+    return a.d2 > b.d2 || (a.d2 == b.d2 && a.body < b.body);
+}
+
+// Body `c` against the outline centre `p` of a body of assembly `group`
+// (filter `pf`): kept in `found` when it is among the two that hold `p`
+// deepest. CPU mirror: cpu::body_collide::untangle::tangle_test.
+fn tangle_test(c: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
+    if (!may_touch(c, p, group, pf, sleeping)) {
+        return;
+    }
+    let s = scan_outline(outlines[c], p, vec2<f32>(0.0), false);
+    if (!s.inside) {
+        return;
+    }
+    let f = TangleFind(c, s.d2, s.dir, s.orient);
+    if (deeper(f, (*found)[0])) {
+        (*found)[1] = (*found)[0];
+        (*found)[0] = f;
+    } else if (deeper(f, (*found)[1])) {
+        (*found)[1] = f;
+    }
+}
+
+// Adds velocity change `dv` (fixed point) to every moving point of outline
+// `o`.
+fn add_outline_velocity(o: BodyOutline, dv: vec2<i32>) {
+    for (var k = 0u; k < o.count; k++) {
+        let i = outline_points[o.first + k];
+        if (info[i].inv_mass > 0.0) {
+            atomicAdd(&acc[4u * i + 2u], dv.x);
+            atomicAdd(&acc[4u * i + 3u], dv.y);
+        }
+    }
+}
+
+// Body b's tangle with `f` in its slot `k` (see the header): the slot,
+// the pair's parting speed, and the wakes.
+fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32) {
+    let other = outlines[f.body];
+    let om = outline_motion(other);
+    // Away from the other's centre; two centres on one spot part along the
+    // other's nearest face, each its own way (a held tangle has no face:
+    // no direction, so its contacts inside stand down too).
+    var n = m.centre - om.centre;
+    let len2 = dot(n, n);
+    if (len2 > TINY_DIST2) {
+        n = n / sqrt(len2);
+    } else {
+        n = face_normal(f.dir) * f.orient;
+        if (b > f.body) {
+            n = -n;
+        }
+    }
+    let w = TANGLE_WORDS * b + 4u * k;
+    atomicStore(&tangles[w], other.group + 1u);
+    atomicStore(&tangles[w + 1u], f.body);
+    atomicStore(&tangles[w + 2u], bitcast<u32>(n.x));
+    atomicStore(&tangles[w + 3u], bitcast<u32>(n.y));
+    // Half the missing parting speed from each side's thread (a pair
+    // tangled both ways gets all of it), split by the sides' inverse
+    // masses, so that momentum is kept.
+    let missing = sim.untangle_speed - dot(m.vel - om.vel, n);
+    let ws = m.inv_mass + om.inv_mass;
+    if (!(missing > 0.0 && ws > 0.0)) {
+        return;
+    }
+    let j = 0.5 * missing / ws;
+    atomicMax(&sleep_speed[o.group], SLEEP_WAKE);
+    atomicMax(&sleep_speed[other.group], SLEEP_WAKE);
+    add_outline_velocity(o, fixed(n * (j * m.inv_mass), sim.contact_scale));
+    add_outline_velocity(other, fixed(n * (-j * om.inv_mass), sim.contact_scale));
+}
+
+// Tangle recovery for body b (see the header). CPU mirror:
+// cpu::body_collide::untangle.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = linear_index(gid, groups);
+    if (b >= sim.num_bodies) {
+        return;
+    }
+    // Last step's tangles (whether the narrow phase found the other's
+    // points inside this body, and the other), cleared.
+    var last: array<vec2<u32>, 2>;
+    for (var k = 0u; k < 2u; k++) {
+        let w = TANGLE_WORDS * b + 4u * k;
+        last[k] = vec2<u32>(atomicLoad(&tangles[w]), atomicLoad(&tangles[w + 1u]));
+        atomicStore(&tangles[w], 0u);
+    }
+    let o = outlines[b];
+    if (o.count < 3u) {
+        return;
+    }
+    let m = outline_motion(o);
+    let p = m.centre;
+    let pf = filters[o.filter_id];
+    let sleeping = asleep(o.group);
+    let none = TangleFind(NO_BODY, -1.0, vec2<f32>(0.0), 1.0);
+    var found = array<TangleFind, 2>(none, none);
+    let cell = grid_cell(p, sim.inv_cell);
+    let slot = cell_slot(cell, sim.table_mask);
+    let key = cell_key(cell);
+    let entries = entry_base(sim.table_mask, sim.num_colliders);
+    let end = grid[slot + 1u];
+    for (var e = walk_start(slot, end, sleeping); e < end; e++) {
+        let c = grid[entries + 2u * e];
+        if (c < sim.num_bodies && grid[entries + 2u * e + 1u] == key) {
+            tangle_test(c, p, o.group, pf, sleeping, &found);
+        }
+    }
+    let large = grid[large_base(sim.table_mask)];
+    for (var k = 0u; k < large; k++) {
+        let c = grid[large_base(sim.table_mask) + 1u + k];
+        if (c < sim.num_bodies) {
+            tangle_test(c, p, o.group, pf, sleeping, &found);
+        }
+    }
+    // A tangle holds while the narrow phase finds the other's points
+    // inside this body: last step's kept tangles fill the free slots.
+    for (var k = 0u; k < 2u; k++) {
+        let held = last[k];
+        if ((held.x & TANGLE_KEPT) == 0u || held.y >= sim.num_bodies || held.y == found[0].body || held.y == found[1].body) {
+            continue;
+        }
+        let f = TangleFind(held.y, 0.0, vec2<f32>(0.0), 1.0);
+        if (found[0].body == NO_BODY) {
+            found[0] = f;
+        } else if (found[1].body == NO_BODY) {
+            found[1] = f;
+        }
+    }
+    for (var k = 0u; k < 2u; k++) {
+        if (found[k].body != NO_BODY) {
+            tangle_with(b, o, m, found[k], k);
+        }
     }
 }

@@ -39,7 +39,9 @@ struct SimParams {
     sleep_motion_sq: f32,
     wake_speed_sq: f32,
     sleep_steps: u32,
-    _pad0: u32,
+    // The speed at which a tangled pair is parted, m/s (layout.rs,
+    // UNTANGLE_PACE point radii per step).
+    untangle_speed: f32,
     _pad1: u32,
 }
 
@@ -53,6 +55,16 @@ struct SleepPoint {
 // A speed report that wakes an assembly: the bits of +inf, above every
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
+// The bit of a body's tangle word (body_collide.wgsl, `tangles`) the
+// narrow phase sets when it finds a point of the other assembly inside the
+// body (layout.rs, TANGLE_KEPT).
+const TANGLE_KEPT: u32 = 0x80000000u;
+// Words per body in that buffer: two tangles of four words (layout.rs,
+// TANGLE_WORDS).
+const TANGLE_WORDS: u32 = 8u;
+// The deepest a tangled pair's contact inside pushes per substep, in
+// multiples of untangle_speed h (layout.rs, UNTANGLE_PUSH).
+const UNTANGLE_PUSH: f32 = 2.0;
 // The least area ratio the area term assumes (layout.rs, AREA_MIN_RATIO).
 const AREA_MIN_RATIO: f32 = 0.5;
 

@@ -85,9 +85,38 @@ pub struct SimParams {
     /// Steps an assembly stays at rest before it sleeps; 0: never
     /// ([`Params::sleep_steps`](crate::Params::sleep_steps)).
     pub sleep_steps: u32,
-    pub _pad0: u32,
+    /// The speed at which a tangled pair of bodies is parted, m/s:
+    /// [`UNTANGLE_PACE`] point radii per step (docs/physics.md, "Tangle
+    /// recovery").
+    pub untangle_speed: f32,
     pub _pad1: u32,
 }
+
+/// How fast a tangled pair of bodies (one's outline centre inside the
+/// other's outline) is parted, in point radii per step (WGSL
+/// `SimParams::untangle_speed`): 0.6 m/s with the default 2 cm radius and
+/// 60 steps a second. A pace rather than a push, as rapier's recovery
+/// pace: fast enough to part a pair in a fraction of a second, slow enough
+/// that a pair held in a pile reads no more than that speed.
+pub const UNTANGLE_PACE: f32 = 0.5;
+
+/// The deepest a tangled pair's contact inside pushes per substep, in
+/// multiples of `untangle_speed h` (WGSL `UNTANGLE_PUSH`): the pair's own
+/// contacts part it at about twice the untangle speed at most, so that a
+/// pair that passed deep into each other comes apart instead of being
+/// flung apart by the push of its deepest points (docs/physics.md,
+/// "Tangle recovery").
+pub const UNTANGLE_PUSH: f32 = 2.0;
+
+/// The bit of a body's tangle word (WGSL `tangles[4 b]`) that the narrow
+/// phase sets when it finds a point of the other assembly inside the body:
+/// the tangle holds at the next step even when the centre is out.
+pub const TANGLE_KEPT: u32 = 0x8000_0000;
+
+/// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body
+/// holds up to two tangles of four words, so that three bodies on one spot
+/// are each tangled with both others.
+pub const TANGLE_WORDS: u32 = 8;
 
 /// A point's sleeping record (WGSL `SleepPoint`): its assembly, the index
 /// of the assembly's root point ([`ContactPoint::group`]), and its own

@@ -248,6 +248,42 @@ pub fn check_warm_starts(n: usize, warm: &[[u32; 4]]) -> Result<(), WorldError> 
     Ok(())
 }
 
+/// Checks tangle recovery's state (one record of
+/// [`TANGLE_WORDS`](crate::layout::TANGLE_WORDS) words per body, as
+/// [`CpuSolver::tangles`](crate::cpu::CpuSolver::tangles) gives it): one
+/// record per body, and in each used slot another body's index and a
+/// finite direction.
+pub fn check_tangles(bodies: usize, tangles: &[[u32; 8]]) -> Result<(), WorldError> {
+    if tangles.len() != bodies {
+        return Err(WorldError::OutOfSync(format!(
+            "{} tangle records for {bodies} bodies (one per body)",
+            tangles.len()
+        )));
+    }
+    for (b, t) in tangles.iter().enumerate() {
+        for slot in t.chunks_exact(4) {
+            if slot[0] & !crate::layout::TANGLE_KEPT == 0 {
+                continue;
+            }
+            if slot[1] as usize >= bodies {
+                return Err(WorldError::IndexOutOfRange {
+                    item: Item::Body(b as u32),
+                    field: "tangle",
+                    index: slot[1],
+                    len: bodies as u32,
+                });
+            }
+            if !(f32::from_bits(slot[2]).is_finite() && f32::from_bits(slot[3]).is_finite()) {
+                return Err(WorldError::NonFinite {
+                    item: Item::Body(b as u32),
+                    field: "tangle direction",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks that a state has one position and one velocity per point, all
 /// finite (a NaN or infinite entry would spread to every point linked to
 /// it in one step) and within [`MAX_STATE`]: wider

@@ -76,7 +76,7 @@ fn rust_structs_match_naga_layouts() {
             sleep_motion_sq,
             wake_speed_sq,
             sleep_steps,
-            _pad0,
+            untangle_speed,
             _pad1
         ]
     );
@@ -191,6 +191,9 @@ fn shared_constants_match() {
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
     assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
+    assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);
+    assert_eq!(constant("TANGLE_WORDS"), TANGLE_WORDS);
+    assert_eq!(float("UNTANGLE_PUSH"), UNTANGLE_PUSH);
     assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
     assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);
 }

@@ -490,3 +490,57 @@ fn a_stack_resumed_from_a_checkpoint_warm_starts_as_the_run_in_one_go() {
         assert!(a == b, "{name}: the resumed run differs");
     }
 }
+
+/// A checkpoint keeps tangle recovery's tangles: two boxes passed into
+/// each other (2 cm apart), saved once their centres are out of each
+/// other while their tangle holds (the narrow phase still finds one's
+/// points inside the other), resume bitwise as the run in one go, on both
+/// paths. Restoring without the tangles parts the runs.
+#[test]
+fn a_tangled_pair_resumed_from_a_checkpoint_parts_as_the_run_in_one_go() {
+    use softbody::checkpoint::Checkpoint;
+    use softbody::layout::TANGLE_KEPT;
+    use softbody::solver::Solver;
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    for x in [0.0, 0.02] {
+        BoxShape::new(Vec2::new(x, 0.0), Vec2::splat(0.22))
+            .build(&mut world)
+            .unwrap();
+    }
+    let mut paths = vec![Solver::cpu(&world).unwrap()];
+    if let Some(ctx) = common::gpu() {
+        paths.push(Solver::gpu_on(ctx, &world).unwrap());
+    }
+    for mut whole in paths {
+        let name = whole.name();
+        // Step until the tangle is held with neither centre inside the
+        // other body any more: the positions alone no longer tell it.
+        let packed = Packed::from_world(&world).unwrap();
+        let mut saved = None;
+        for _ in 0..60 {
+            whole.step(1).unwrap();
+            let c = Checkpoint::of(&whole, 0.0).unwrap();
+            let held = c.tangles.iter().flatten().any(|w| w & TANGLE_KEPT != 0);
+            let r = softbody::measure::pile_report(&packed, &c.pos, &c.vel);
+            if held && r.bodies_overlapped == 0 {
+                saved = Some(c);
+                break;
+            }
+        }
+        let saved = saved.unwrap_or_else(|| panic!("{name}: no tangle held in 60 steps"));
+        whole.step(30).unwrap();
+        let mut resumed = match &whole {
+            Solver::Cpu(_) => Solver::cpu(&world).unwrap(),
+            Solver::Gpu { .. } => Solver::gpu(&world).unwrap(),
+        };
+        let bytes = saved.to_bytes().unwrap();
+        Checkpoint::from_bytes(&bytes)
+            .unwrap()
+            .restore(&mut resumed)
+            .unwrap();
+        resumed.step(30).unwrap();
+        let (a, b) = (whole.state().unwrap(), resumed.state().unwrap());
+        assert!(a == b, "{name}: the resumed run differs");
+    }
+}

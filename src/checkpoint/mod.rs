@@ -4,7 +4,9 @@
 //! What evolves is the position and velocity of every point (pinned points
 //! moved with `move_pinned_point` included), the step count, for
 //! sleeping how many steps each assembly has been at rest, and for the
-//! body contacts each point's warm start. Nothing
+//! body contacts each point's warm start and each body's tangles (tangle
+//! recovery holds a pair it is parting while the narrow phase finds their
+//! points in each other). Nothing
 //! else carries over from one step to the next: the body frames are
 //! recomputed from the positions in every substep, and the second copy of
 //! the GPU state is scratch, so neither is saved. Everything static (the
@@ -17,19 +19,22 @@
 //! | bytes | content |
 //! |---|---|
 //! | 20 | magic `softbody-checkpoint` and a NUL |
-//! | 4 | format version, `3` |
+//! | 4 | format version, `4` |
 //! | 8 | scene hash |
 //! | 8 | step count |
 //! | 8 | time in seconds, f64 |
 //! | 8 | number of points `n` |
+//! | 8 | number of tangle records `b`: the bodies, or 0 |
 //! | 8 n | positions, `n` pairs of f32 |
 //! | 8 n | velocities, `n` pairs of f32 |
 //! | 4 n | steps at rest of the assembly each point is the root of, u32 (0 elsewhere) |
 //! | 16 n | warm starts, four u32 per point ([`CpuSolver::warm_starts`]) |
+//! | 32 b | tangles, eight u32 per body ([`CpuSolver::tangles`]) |
 //! | 8 | FNV-1a 64 of everything before, to catch truncated or damaged files |
 //!
-//! Version 2 files (without the warm starts) still load, their contacts
-//! starting cold; version 1 files (without the steps at rest either) load
+//! Version 3 files (without the tangles) still load, their tangles found
+//! again from the positions; version 2 files (without the warm starts)
+//! load with their contacts starting cold; version 1 files (without the steps at rest either) load
 //! with everything awake.
 //!
 //! Writing is atomic: the bytes go to a temporary file in the same
@@ -72,13 +77,19 @@ use crate::solver::Solver;
 use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
+/// The version before tangle recovery, read without tangles.
+const VERSION_UNTANGLED: u32 = 3;
 /// The version before warm starting, read as all contacts cold.
 const VERSION_COLD: u32 = 2;
 /// The version before sleeping, read as all awake (and cold).
 const VERSION_AWAKE: u32 = 1;
-/// Bytes before the state: magic, version, hash, step, time, count.
+/// Bytes before the state: magic, version, hash, step, time, count (and
+/// from version 4 the tangle records' count, [`HEADER_TANGLES`]).
 const HEADER: usize = 20 + 4 + 8 + 8 + 8 + 8;
+/// A version 4 header: [`HEADER`] and the tangle records' count. Every
+/// file is at least this long (its checksum follows the header).
+const HEADER_TANGLES: usize = HEADER + 8;
 
 /// The state of a run at the end of a step.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +111,9 @@ pub struct Checkpoint {
     /// Each point's warm start ([`CpuSolver::warm_starts`]). Empty: every
     /// contact starts cold.
     pub warm: Vec<[u32; 4]>,
+    /// Each body's tangles ([`CpuSolver::tangles`]). Empty: found again
+    /// from the positions at the next step.
+    pub tangles: Vec<[u32; 8]>,
 }
 
 /// Why a checkpoint could not be read, written or restored.
@@ -156,6 +170,7 @@ impl Checkpoint {
             vel: solver.velocities().to_vec(),
             rest_steps: solver.rest_steps().to_vec(),
             warm: solver.warm_starts().to_vec(),
+            tangles: solver.tangles(),
         }
     }
 
@@ -175,6 +190,7 @@ impl Checkpoint {
             vel: state.vel,
             rest_steps: solver.read_rest_steps(device, queue)?,
             warm: solver.read_warm_starts(device, queue)?,
+            tangles: solver.read_tangles(device, queue)?,
         })
     }
 
@@ -215,6 +231,11 @@ impl Checkpoint {
                 .set_warm_starts(&self.warm)
                 .map_err(SolverError::from)?;
         }
+        if !self.tangles.is_empty() {
+            solver
+                .set_tangles(&self.tangles)
+                .map_err(SolverError::from)?;
+        }
         solver.set_steps(self.step);
         Ok(())
     }
@@ -232,6 +253,9 @@ impl Checkpoint {
         }
         if !self.warm.is_empty() {
             solver.set_warm_starts(queue, &self.warm)?;
+        }
+        if !self.tangles.is_empty() {
+            solver.set_tangles(queue, &self.tangles)?;
         }
         solver.set_steps(self.step);
         Ok(())
@@ -260,13 +284,16 @@ impl Checkpoint {
         if !self.warm.is_empty() {
             crate::validate::check_warm_starts(n, &self.warm).map_err(SolverError::from)?;
         }
-        let mut out = Vec::with_capacity(HEADER + 36 * n + 8);
+        let b = self.tangles.len();
+        crate::validate::check_tangles(b, &self.tangles).map_err(SolverError::from)?;
+        let mut out = Vec::with_capacity(HEADER_TANGLES + 36 * n + 32 * b + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.scene_hash.to_le_bytes());
         out.extend_from_slice(&self.step.to_le_bytes());
         out.extend_from_slice(&self.time.to_bits().to_le_bytes());
         out.extend_from_slice(&(n as u64).to_le_bytes());
+        out.extend_from_slice(&(b as u64).to_le_bytes());
         for v in self.pos.iter().chain(&self.vel) {
             out.extend_from_slice(&v[0].to_bits().to_le_bytes());
             out.extend_from_slice(&v[1].to_bits().to_le_bytes());
@@ -279,6 +306,9 @@ impl Checkpoint {
             for word in self.warm.get(k).copied().unwrap_or([0; 4]) {
                 out.extend_from_slice(&word.to_le_bytes());
             }
+        }
+        for word in self.tangles.iter().flatten() {
+            out.extend_from_slice(&word.to_le_bytes());
         }
         let sum = fnv(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -294,13 +324,13 @@ impl Checkpoint {
         scene_hash: Option<u64>,
         max_points: u64,
     ) -> Result<(u64, u64), CheckpointError> {
-        if bytes.len() < HEADER || &bytes[..20] != MAGIC {
+        if bytes.len() < HEADER_TANGLES || &bytes[..20] != MAGIC {
             return Err(CheckpointError::Format(
                 "the file does not start with the checkpoint header".into(),
             ));
         }
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
-        if ![VERSION, VERSION_COLD, VERSION_AWAKE].contains(&version) {
+        if ![VERSION, VERSION_UNTANGLED, VERSION_COLD, VERSION_AWAKE].contains(&version) {
             return Err(CheckpointError::Format(format!(
                 "format version {version}, this build reads version {VERSION}"
             )));
@@ -315,19 +345,28 @@ impl Checkpoint {
                 "the header gives {n} points, more than {max_points}: damaged"
             )));
         }
-        // At most 2^30 points (MAX_ITEMS): no overflow.
+        // At most 2^30 points and bodies (MAX_ITEMS): no overflow.
         let per_point = match version {
             VERSION_AWAKE => 16,
             VERSION_COLD => 20,
             _ => 36,
         };
-        Ok((n, HEADER as u64 + per_point * n + 8))
+        if version != VERSION {
+            return Ok((n, HEADER as u64 + per_point * n + 8));
+        }
+        let b = u64_at(HEADER);
+        if b > MAX_ITEMS {
+            return Err(CheckpointError::Format(format!(
+                "the header gives {b} tangle records, more than {MAX_ITEMS}: damaged"
+            )));
+        }
+        Ok((n, HEADER_TANGLES as u64 + per_point * n + 32 * b + 8))
     }
 
     /// Parses a checkpoint's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
         let bad = |m: &str| CheckpointError::Format(m.to_string());
-        if bytes.len() < HEADER + 8 {
+        if bytes.len() < HEADER_TANGLES {
             return Err(bad("the file does not start with the checkpoint header"));
         }
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
@@ -343,8 +382,17 @@ impl Checkpoint {
             return Err(bad("checksum mismatch: the file is damaged"));
         }
         let n = n as usize;
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let version = u32_at(20);
+        // Where the state starts: after the tangle records' count from
+        // version 4.
+        let start = if version == VERSION {
+            HEADER_TANGLES
+        } else {
+            HEADER
+        };
         let pair = |k: usize| {
-            let at = HEADER + 8 * k;
+            let at = start + 8 * k;
             let f = |o: usize| {
                 f32::from_bits(u32::from_le_bytes(
                     bytes[o..o + 4].try_into().expect("4 bytes"),
@@ -354,15 +402,13 @@ impl Checkpoint {
         };
         let time = f64::from_bits(u64_at(40));
         check_time(time)?;
-        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        let version = u32_at(20);
         let rest_steps = if version == VERSION_AWAKE {
             Vec::new()
         } else {
-            (0..n).map(|k| u32_at(HEADER + 16 * n + 4 * k)).collect()
+            (0..n).map(|k| u32_at(start + 16 * n + 4 * k)).collect()
         };
-        let warm: Vec<[u32; 4]> = if version == VERSION {
-            let at = |k: usize, w: usize| u32_at(HEADER + 20 * n + 16 * k + 4 * w);
+        let warm: Vec<[u32; 4]> = if version >= VERSION_UNTANGLED {
+            let at = |k: usize, w: usize| u32_at(start + 20 * n + 16 * k + 4 * w);
             (0..n)
                 .map(|k| [at(k, 0), at(k, 1), at(k, 2), at(k, 3)])
                 .collect()
@@ -373,6 +419,17 @@ impl Checkpoint {
             crate::validate::check_warm_starts(n, &warm)
                 .map_err(|e| CheckpointError::Format(format!("{e}")))?;
         }
+        let tangles: Vec<[u32; 8]> = if version == VERSION {
+            let b = u64_at(HEADER) as usize;
+            let at = start + 36 * n;
+            (0..b)
+                .map(|k| std::array::from_fn(|w| u32_at(at + 32 * k + 4 * w)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        crate::validate::check_tangles(tangles.len(), &tangles)
+            .map_err(|e| CheckpointError::Format(format!("{e}")))?;
         Ok(Self {
             scene_hash: u64_at(24),
             step: u64_at(32),
@@ -381,6 +438,7 @@ impl Checkpoint {
             vel: (n..2 * n).map(pair).collect(),
             rest_steps,
             warm,
+            tangles,
         })
     }
 
@@ -438,14 +496,14 @@ impl Checkpoint {
             path: PathBuf::new(),
             source,
         };
-        let mut bytes = Vec::with_capacity(HEADER);
+        let mut bytes = Vec::with_capacity(HEADER_TANGLES);
         r.by_ref()
-            .take(HEADER as u64)
+            .take(HEADER_TANGLES as u64)
             .read_to_end(&mut bytes)
             .map_err(io)?;
         let (n, expected) = Self::header(&bytes, scene_hash, max_points)?;
         // One byte more than the header gives tells a longer file.
-        r.take(expected - HEADER as u64 + 1)
+        r.take(expected - bytes.len() as u64 + 1)
             .read_to_end(&mut bytes)
             .map_err(io)?;
         if bytes.len() as u64 > expected {

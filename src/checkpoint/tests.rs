@@ -1,7 +1,7 @@
 //! The checkpoint format's own tests: round trips, older versions, damage
 //! and bounded reads.
 
-use super::{Checkpoint, CheckpointError, HEADER};
+use super::{Checkpoint, CheckpointError, HEADER, HEADER_TANGLES};
 use crate::cpu::CpuSolver;
 use crate::files::tests::{names, scratch};
 use crate::fnv::fnv;
@@ -38,6 +38,7 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
         vel: vec![[0.5, 0.0]; 4],
         rest_steps: vec![0, 9, 0, 1],
         warm: vec![[0; 4]; 4],
+        tangles: vec![],
     };
     let bytes = c.to_bytes().unwrap();
     let read = |prefix: &[u8], max_points| {
@@ -51,18 +52,18 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
     // Followed by more bytes: one more than the file's length is read.
     let (got, served) = read(&bytes, 100);
     let e = got.unwrap_err();
-    assert!(e.contains("longer than the 208 bytes"), "{e}");
+    assert!(e.contains("longer than the 216 bytes"), "{e}");
     assert_eq!(served, bytes.len() + 1);
     // Zeros (/dev/zero): refused at the header.
     let (got, served) = read(&[], 100);
     assert!(got.unwrap_err().contains("checkpoint header"));
-    assert_eq!(served, HEADER);
+    assert_eq!(served, HEADER_TANGLES);
     // A header that gives more points than asked for: refused before
     // the state is read.
     let (got, served) = read(&bytes[..HEADER], 3);
     let e = got.unwrap_err();
     assert!(e.contains("gives 4 points, more than 3"), "{e}");
-    assert_eq!(served, HEADER);
+    assert_eq!(served, HEADER_TANGLES);
     // Exactly the file: read back as it was.
     let mut exact = &bytes[..];
     assert_eq!(Checkpoint::read_from(&mut exact, Some(7), 4).unwrap(), c);
@@ -73,14 +74,14 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
     };
     let e = Checkpoint::read_from(&mut r, Some(8), 4).unwrap_err();
     assert!(matches!(e, CheckpointError::SceneMismatch { .. }), "{e}");
-    assert_eq!(r.served, HEADER);
+    assert_eq!(r.served, HEADER_TANGLES);
     // More points than any world holds (MAX_ITEMS, what
     // `Checkpoint::read` allows).
     let mut huge = bytes[..HEADER].to_vec();
     huge[48..56].copy_from_slice(&(1u64 << 40).to_le_bytes());
     let (got, served) = read(&huge, crate::world::MAX_ITEMS);
     assert!(got.unwrap_err().contains("more than 1073741824"));
-    assert_eq!(served, HEADER);
+    assert_eq!(served, HEADER_TANGLES);
 }
 
 /// A checkpoint names its scene by hash, so the hash of a scene must not
@@ -151,6 +152,19 @@ fn sample() -> Checkpoint {
             [4, 4, 0.5f32.to_bits(), 2.0f32.to_bits()],
             [u32::MAX, 1, 0, 0],
         ],
+        tangles: vec![
+            [0; 8],
+            [
+                3 | crate::layout::TANGLE_KEPT,
+                0,
+                0.6f32.to_bits(),
+                (-0.8f32).to_bits(),
+                0,
+                0,
+                0,
+                0,
+            ],
+        ],
     }
 }
 
@@ -162,12 +176,15 @@ fn reseal(bytes: &mut [u8]) {
     bytes[body..].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// `sample` written in an older format `version`, whose files end
-/// `per_point` bytes a point earlier.
+/// `sample` written in an older format `version`: without the tangles
+/// (their count in the header, their records), and ending `per_point`
+/// bytes a point earlier.
 fn older(version: u32, per_point: usize) -> Vec<u8> {
-    let c = sample();
+    let mut c = sample();
+    c.tangles.clear();
     let mut bytes = c.to_bytes().unwrap();
     bytes[20..24].copy_from_slice(&version.to_le_bytes());
+    bytes.drain(HEADER..HEADER_TANGLES);
     let end = bytes.len() - 8 - per_point * c.pos.len();
     bytes.drain(end..bytes.len() - 8);
     reseal(&mut bytes);
@@ -197,6 +214,35 @@ fn a_version_2_checkpoint_loads_with_every_contact_cold() {
     );
 }
 
+/// A version 3 file (from before tangle recovery) is read with its warm
+/// starts, without tangles (found again from the positions).
+#[test]
+fn a_version_3_checkpoint_loads_without_tangles() {
+    let c = sample();
+    let back = Checkpoint::from_bytes(&older(3, 0)).unwrap();
+    assert!(back.tangles.is_empty());
+    assert_eq!((back.pos, back.warm), (c.pos, c.warm));
+}
+
+/// Tangles that name a body out of range or a direction that is not
+/// finite are refused, in the struct and in the file.
+#[test]
+fn a_tangle_out_of_range_or_not_finite_is_refused() {
+    let mut c = sample();
+    c.tangles[1][1] = 2;
+    let e = c.to_bytes().unwrap_err().to_string();
+    assert!(e.contains("body 1") && e.contains("tangle"), "{e}");
+    let mut bytes = sample().to_bytes().unwrap();
+    let at = bytes.len() - 8 - 32 + 8;
+    bytes[at..at + 4].copy_from_slice(&f32::NAN.to_bits().to_le_bytes());
+    reseal(&mut bytes);
+    let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains("body 1") && e.contains("tangle direction"),
+        "{e}"
+    );
+}
+
 /// Warm starts whose impulses are not finite are refused, in the file
 /// and in the struct.
 #[test]
@@ -209,7 +255,7 @@ fn a_warm_start_that_is_not_finite_is_refused() {
         "{e}"
     );
     let mut bytes = sample().to_bytes().unwrap();
-    let at = bytes.len() - 8 - 16 + 8;
+    let at = bytes.len() - 8 - 32 * 2 - 16 + 8;
     bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_bits().to_le_bytes());
     reseal(&mut bytes);
     let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
@@ -225,7 +271,7 @@ fn a_warm_start_that_is_not_finite_is_refused() {
 fn every_field_round_trips_through_the_bytes() {
     let c = sample();
     let bytes = c.to_bytes().unwrap();
-    assert_eq!(bytes.len(), HEADER + 36 * 2 + 8);
+    assert_eq!(bytes.len(), HEADER_TANGLES + 36 * 2 + 32 * 2 + 8);
     let back = Checkpoint::from_bytes(&bytes).unwrap();
     assert_eq!(back, c);
     assert_eq!(back.time.to_bits(), c.time.to_bits());
@@ -267,10 +313,10 @@ fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
     reseal(&mut magic);
     assert!(message(&magic).contains("header"), "{}", message(&magic));
     let mut version = good.clone();
-    version[20..24].copy_from_slice(&4u32.to_le_bytes());
+    version[20..24].copy_from_slice(&5u32.to_le_bytes());
     reseal(&mut version);
     assert!(
-        message(&version).contains("format version 4"),
+        message(&version).contains("format version 5"),
         "{}",
         message(&version)
     );
@@ -279,7 +325,7 @@ fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
     long.splice(at..at, [0u8; 16]);
     reseal(&mut long);
     assert!(
-        message(&long).contains("expected 136"),
+        message(&long).contains("expected 208"),
         "{}",
         message(&long)
     );

@@ -1,8 +1,8 @@
 //! Stage 5b wrapper for `shaders/body_collide.wgsl` (CPU mirror:
 //! `cpu::body_collide`): narrow phase, resolve, apply, and the relax pass
 //! (recount, relax, apply); a substep's first narrow phase warm-starts
-//! (narrow with `WARM_PASS`, apply with `KEEP_COUNTS`); in place on the
-//! current state copy.
+//! (narrow with `WARM_PASS`, apply with `KEEP_COUNTS`); once per step,
+//! tangle recovery (untangle, apply); in place on the current state copy.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
@@ -50,6 +50,7 @@ pub struct BodyCollide {
     apply_keep: wgpu::ComputePipeline,
     recount: wgpu::ComputePipeline,
     relax: wgpu::ComputePipeline,
+    untangle: wgpu::ComputePipeline,
     narrow_bind: [wgpu::BindGroup; 2],
     narrow_warm_bind: [wgpu::BindGroup; 2],
     resolve_bind: [wgpu::BindGroup; 2],
@@ -57,6 +58,7 @@ pub struct BodyCollide {
     apply_keep_bind: [wgpu::BindGroup; 2],
     recount_bind: [wgpu::BindGroup; 2],
     relax_bind: [wgpu::BindGroup; 2],
+    untangle_bind: [wgpu::BindGroup; 2],
 }
 
 impl BodyCollide {
@@ -106,6 +108,7 @@ impl BodyCollide {
         let apply_keep = get_with("apply", true, reuse.map(|r| &r.apply_keep));
         let recount = get("recount", reuse.map(|r| &r.recount));
         let relax = get("relax", reuse.map(|r| &r.relax));
+        let untangle = get("untangle", reuse.map(|r| &r.untangle));
         let common = |s: usize| {
             vec![
                 (0, &b.sim),
@@ -121,8 +124,8 @@ impl BodyCollide {
                 (12, &c.point_counts),
             ]
         };
-        // narrow: the common bindings, the boxes, sleeping's, and (for the
-        // warm start) the accumulators and the warm starts.
+        // narrow: the common bindings, the boxes, sleeping's, the warm
+        // starts, the tangles, and (for the warm start) the accumulators.
         let narrow_group = |label, pipeline| {
             [0, 1].map(|s| {
                 let mut e = common(s);
@@ -131,6 +134,7 @@ impl BodyCollide {
                 e.push((19, &b.rest_steps));
                 e.push((20, &c.slot_awake));
                 e.push((21, &c.warm));
+                e.push((22, &c.tangles));
                 bind_group(device, label, pipeline, &e)
             })
         };
@@ -149,6 +153,30 @@ impl BodyCollide {
         };
         let resolve_bind = solve_bind("resolve", &resolve);
         let relax_bind = solve_bind("relax", &relax);
+        // untangle: what the narrow phase reads of the state, the outlines
+        // and the grid, the accumulators, sleeping's, and the tangles.
+        let untangle_bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "untangle",
+                &untangle,
+                &[
+                    (0, &b.sim),
+                    (1, &b.info),
+                    (2, &b.state[s]),
+                    (5, &c.outlines),
+                    (6, &c.outline_points),
+                    (7, &c.filters),
+                    (9, &c.aabbs),
+                    (10, &c.grid),
+                    (13, &c.acc),
+                    (18, &b.sleep_speed),
+                    (19, &b.rest_steps),
+                    (20, &c.slot_awake),
+                    (22, &c.tangles),
+                ],
+            )
+        });
         // recount reads no state: one bind group serves both copies.
         let recount_one = bind_group(
             device,
@@ -190,6 +218,7 @@ impl BodyCollide {
             apply_keep,
             recount,
             relax,
+            untangle,
             narrow_bind,
             narrow_warm_bind,
             resolve_bind,
@@ -197,6 +226,7 @@ impl BodyCollide {
             apply_keep_bind,
             recount_bind,
             relax_bind,
+            untangle_bind,
         }
     }
 
@@ -266,7 +296,25 @@ impl BodyCollide {
         );
     }
 
-    /// One dispatch over the points per kernel, in order.
+    /// Records tangle recovery on state copy `state`: untangle over the
+    /// bodies (`bodies`, their workgroups), then apply over the points.
+    pub fn record_untangle(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        points: (u32, u32),
+        bodies: (u32, u32),
+    ) {
+        self.dispatch(
+            pass,
+            state,
+            bodies,
+            &[(&self.untangle, &self.untangle_bind)],
+        );
+        self.dispatch(pass, state, points, &[(&self.apply, &self.apply_bind)]);
+    }
+
+    /// One dispatch per kernel over `points` workgroups, in order.
     fn dispatch(
         &self,
         pass: &mut wgpu::ComputePass,

@@ -40,6 +40,9 @@ pub struct ContactBuffers {
     /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
     /// `warm`), carried from substep to substep.
     pub warm: wgpu::Buffer,
+    /// Per body, its tangles this step, `TANGLE_WORDS` words
+    /// (`body_collide.wgsl`, `tangles`).
+    pub tangles: wgpu::Buffer,
     /// The prefix scan's levels.
     scan_levels: Vec<ScanLevel>,
 }
@@ -134,6 +137,10 @@ impl ContactBuffers {
             point_counts: zeroed("point_counts", 4 * n)?,
             acc: zeroed("contact accumulators", 16 * n)?,
             warm: zeroed("warm starts", 16 * n)?,
+            tangles: zeroed(
+                "tangles",
+                4 * crate::layout::TANGLE_WORDS as u64 * packed.bodies.len() as u64,
+            )?,
             scan_levels,
         })
     }
@@ -174,6 +181,7 @@ impl ContactBuffers {
             &self.point_counts,
             &self.acc,
             &self.warm,
+            &self.tangles,
         ]
         .iter()
         .map(|b| b.size())

@@ -39,7 +39,7 @@ use crate::layout::LARGE_BODY_THREADS;
 /// worlds.
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits {
-        // The body-contact narrow phase binds 13 storage buffers.
+        // The body-contact narrow phase binds 16 storage buffers.
         max_storage_buffers_per_shader_stage: 16,
         max_compute_workgroup_size_x: LARGE_BODY_THREADS,
         max_compute_invocations_per_workgroup: LARGE_BODY_THREADS,

@@ -6,7 +6,7 @@
 
 use super::Packed;
 use crate::error::WorldError;
-use crate::layout::SimParams;
+use crate::layout::{SimParams, UNTANGLE_PACE};
 use crate::params::Params;
 
 /// The uniform parameters for a world's counts.
@@ -19,6 +19,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         sleep_motion_sq: (params.sleep_speed * params.dt).powi(2),
         wake_speed_sq: params.wake_speed * params.wake_speed,
         sleep_steps: params.sleep_steps(),
+        untangle_speed: UNTANGLE_PACE * params.point_radius / params.dt,
         ..packed.sim
     }
 }

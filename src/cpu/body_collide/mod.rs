@@ -24,7 +24,9 @@ use crate::layout::{
 /// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).
 use super::TINY_DIST2;
 
+pub mod untangle;
 mod warm;
+pub use untangle::{Tangle, Tangles, untangle};
 pub use warm::{WARM_START, Warm, warm_impulse, warm_start};
 
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
@@ -49,12 +51,43 @@ pub struct Bindings<'a> {
     pub grid: &'a Grid,
     /// Sleeping's steps at rest per assembly root.
     pub rest_steps: &'a [u32],
+    /// Per body, its tangles this step (WGSL `tangles`, written by
+    /// [`untangle()`]).
+    pub tangles: &'a [Tangles],
+    /// Per body and tangle slot (`2 b + k`), whether the narrow phase
+    /// found a point of the slot's other assembly inside the body since
+    /// the last [`untangle()`] (WGSL `TANGLE_KEPT`).
+    pub tangle_kept: &'a [std::sync::atomic::AtomicU32],
 }
 
 /// Whether assembly `group` sleeps (WGSL `asleep`).
 #[inline]
 pub fn asleep(bind: &Bindings, group: u32) -> bool {
     crate::cpu::sleep::asleep(bind.sim, bind.rest_steps[group as usize])
+}
+
+/// Whether `p` (of assembly `group`, filter `pf`) can touch body `b` at
+/// all (WGSL `may_touch`): `p` in the body's box (tested first), another
+/// assembly, layers that meet, not two sleeping sides.
+pub fn may_touch(
+    bind: &Bindings,
+    b: u32,
+    p: Vec2,
+    group: u32,
+    pf: &ContactFilter,
+    sleeping: bool,
+) -> bool {
+    let bb = bind.aabbs[b as usize];
+    if p.x < bb[0] || p.y < bb[1] || p.x > bb[2] || p.y > bb[3] {
+        return false;
+    }
+    let o = &bind.outlines[b as usize];
+    if o.group == group || !layers_meet(pf, &bind.filters[o.filter_id as usize]) {
+        return false;
+    }
+    // Two sleeping sides: neither would move, and the point's contact
+    // with an awake body (which its deepest could otherwise hide) counts.
+    !(sleeping && asleep(bind, o.group))
 }
 
 /// Point `p` moving at `v` against body `b`'s outline (WGSL `test_body`):
@@ -71,65 +104,37 @@ pub fn test_body(
     sleeping: bool,
     best: &mut ContactHit,
 ) {
-    // The box first, as WGSL `may_touch` tests it.
-    let bb = bind.aabbs[b as usize];
-    if p.x < bb[0] || p.y < bb[1] || p.x > bb[2] || p.y > bb[3] {
+    if !may_touch(bind, b, p, group, pf, sleeping) {
         return;
     }
     let o = &bind.outlines[b as usize];
-    if o.group == group || !layers_meet(pf, &bind.filters[o.filter_id as usize]) {
-        return;
-    }
-    // Two sleeping sides: neither would move, and the point's contact
-    // with an awake body (which its deepest could otherwise hide) counts.
-    if sleeping && asleep(bind, o.group) {
-        return;
-    }
     let pts = &bind.outline_points[o.first as usize..(o.first + o.count) as usize];
-    let mut inside = false;
-    let mut best_d2 = f32::MAX;
-    let (mut edge, mut edge_t, mut edge_raw, mut edge_dir) = (0u32, 0.0f32, 0.0f32, Vec2::ZERO);
-    // Twice the outline's signed area, about `p`, and the sum of its
-    // terms' sizes: the outline's winding now (a body turned inside out
-    // runs clockwise), trusted where the area is not lost in rounding.
-    let mut area2 = 0.0f32;
-    let mut area_abs = 0.0f32;
-    let mut a = v2(bind.pos[pts[0] as usize]);
-    for k in 0..pts.len() {
-        let c = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
-        let tri = cross2(a - p, c - p);
-        area2 += tri;
-        area_abs += tri.abs();
-        if (a.y > p.y) != (c.y > p.y) {
-            let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
-            if p.x < x {
-                inside = !inside;
-            }
-        }
-        let ac = c - a;
-        let (raw, t, _, d2) = project(p, a, ac);
-        if d2 < best_d2 {
-            best_d2 = d2;
-            edge = k as u32;
-            edge_t = t;
-            edge_raw = raw;
-            edge_dir = ac;
-        }
-        a = c;
-    }
+    let Scan {
+        inside,
+        d2: mut best_d2,
+        mut edge,
+        t: mut edge_t,
+        raw: edge_raw,
+        dir: mut edge_dir,
+        orient,
+    } = scan_outline(bind, pts, p);
     let r = bind.sim.point_radius;
     if !inside && best_d2 >= r * r {
         return;
     }
-    let orient = if area2 < -INVERTED_AREA * area_abs {
-        -1.0
-    } else {
-        1.0
-    };
+    // A body tangled with the point's assembly (untangle): the pair's
+    // contacts outside stand down, those inside push along the pair's
+    // direction.
+    let tangle = untangle::tangle_slot(bind, b, group);
+    if tangle.is_some() && !inside {
+        return;
+    }
     let (depth, n) = if inside {
         let nearest;
         (edge, edge_t, edge_dir, nearest, best_d2) = entry_edge(bind, pts, p, v, orient);
-        if best_d2 > TINY_DIST2 {
+        if let Some(k) = tangle {
+            untangle::tangled_contact(bind, b, k, best_d2)
+        } else if best_d2 > TINY_DIST2 {
             let dist = best_d2.sqrt();
             (r + dist, (nearest - p) / dist)
         } else {
@@ -181,6 +186,68 @@ pub fn test_body(
             n: n.to_array(),
         };
     }
+}
+
+/// One pass over an outline (the points `pts`) about `p` (WGSL
+/// `scan_outline` without the entry edges).
+pub struct Scan {
+    /// Whether `p` is inside (crossing number).
+    pub inside: bool,
+    /// The nearest edge: squared distance, index, clamped and unclamped
+    /// projection parameters, direction.
+    pub d2: f32,
+    pub edge: u32,
+    pub t: f32,
+    pub raw: f32,
+    pub dir: Vec2,
+    /// The outline's winding now: 1 counter-clockwise, -1 clockwise (a
+    /// body turned inside out).
+    pub orient: f32,
+}
+
+/// WGSL `scan_outline` (without `with_entry`).
+pub fn scan_outline(bind: &Bindings, pts: &[u32], p: Vec2) -> Scan {
+    let mut s = Scan {
+        inside: false,
+        d2: f32::MAX,
+        edge: 0,
+        t: 0.0,
+        raw: 0.0,
+        dir: Vec2::ZERO,
+        orient: 1.0,
+    };
+    // Twice the outline's signed area, about `p`, and the sum of its
+    // terms' sizes: the outline's winding now (a body turned inside out
+    // runs clockwise), trusted where the area is not lost in rounding.
+    let mut area2 = 0.0f32;
+    let mut area_abs = 0.0f32;
+    let mut a = v2(bind.pos[pts[0] as usize]);
+    for k in 0..pts.len() {
+        let c = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
+        let tri = cross2(a - p, c - p);
+        area2 += tri;
+        area_abs += tri.abs();
+        if (a.y > p.y) != (c.y > p.y) {
+            let x = a.x + (p.y - a.y) / (c.y - a.y) * (c.x - a.x);
+            if p.x < x {
+                s.inside = !s.inside;
+            }
+        }
+        let ac = c - a;
+        let (raw, t, _, d2) = project(p, a, ac);
+        if d2 < s.d2 {
+            s.d2 = d2;
+            s.edge = k as u32;
+            s.t = t;
+            s.raw = raw;
+            s.dir = ac;
+        }
+        a = c;
+    }
+    if area2 < -INVERTED_AREA * area_abs {
+        s.orient = -1.0;
+    }
+    s
 }
 
 /// `p` projected on the edge from `a` along `ac` (WGSL `project`): the

@@ -27,6 +27,13 @@ pub(super) struct Contacts {
     scratch: body_collide::ResolveScratch,
     /// Each point's warm-starting state, carried from substep to substep.
     warm: Vec<body_collide::Warm>,
+    /// Each body's tangle recovery, scratch.
+    untangled: Vec<body_collide::untangle::Untangled>,
+    /// Per body, its tangle this step.
+    tangles: Vec<body_collide::Tangles>,
+    /// Per body, whether a point of its tangle's other side was found
+    /// inside it this step.
+    tangle_kept: body_collide::untangle::TangleKept,
 }
 
 impl Contacts {
@@ -41,6 +48,9 @@ impl Contacts {
             free: vec![0; n],
             scratch: body_collide::ResolveScratch::new(n),
             warm: vec![[0; 4]; n],
+            untangled: Vec::with_capacity(packed.bodies.len()),
+            tangles: vec![body_collide::Tangles::default(); packed.bodies.len()],
+            tangle_kept: body_collide::untangle::TangleKept::new(packed.bodies.len()),
         }
     }
 }
@@ -144,6 +154,8 @@ fn bindings<'a>(
     rest_steps: &'a [u32],
     aabbs: &'a [[f32; 4]],
     grid: &'a Grid,
+    tangles: &'a [body_collide::Tangles],
+    tangle_kept: &'a [std::sync::atomic::AtomicU32],
 ) -> body_collide::Bindings<'a> {
     body_collide::Bindings {
         sim: &p.sim,
@@ -158,6 +170,8 @@ fn bindings<'a>(
         aabbs,
         grid,
         rest_steps,
+        tangles,
+        tangle_kept,
     }
 }
 
@@ -272,6 +286,11 @@ impl CpuSolver {
         self.packed.pos.copy_from_slice(pos);
         self.packed.vel.copy_from_slice(vel);
         self.contacts.warm.fill([0; 4]);
+        // Tangle recovery's tangles are found again from the new positions
+        // at the next step; a pair it was parting whose centres are out of
+        // each other already is left to the contacts.
+        self.contacts.tangles.fill(Default::default());
+        self.contacts.tangle_kept.clear();
         self.wake();
         Ok(())
     }
@@ -282,6 +301,63 @@ impl CpuSolver {
     /// go (docs/physics.md, "Warm starting").
     pub fn warm_starts(&self) -> &[[u32; 4]] {
         &self.contacts.warm
+    }
+
+    /// Tangle recovery's state, one record of
+    /// [`TANGLE_WORDS`](crate::layout::TANGLE_WORDS) words per body, as the
+    /// GPU holds it (docs/physics.md, "Tangle recovery"): per slot the
+    /// other body's assembly plus one with
+    /// [`TANGLE_KEPT`](crate::layout::TANGLE_KEPT), the other body and the
+    /// direction's bits; a free slot all zero. What a checkpoint keeps of
+    /// it, so that a pair held apart at the save is held after a resume.
+    pub fn tangles(&self) -> Vec<[u32; 8]> {
+        let c = &self.contacts;
+        c.tangles
+            .iter()
+            .enumerate()
+            .map(|(b, slots)| {
+                let mut words = [0u32; 8];
+                for (k, t) in slots.iter().enumerate() {
+                    if t.group == 0 {
+                        continue;
+                    }
+                    let kept = c.tangle_kept.get(2 * b + k);
+                    words[4 * k] = t.group | if kept { crate::layout::TANGLE_KEPT } else { 0 };
+                    words[4 * k + 1] = t.body;
+                    words[4 * k + 2] = t.dir.x.to_bits();
+                    words[4 * k + 3] = t.dir.y.to_bits();
+                }
+                words
+            })
+            .collect()
+    }
+
+    /// Restores [`tangles`](Self::tangles) (from a checkpoint). Refuses
+    /// another count than the bodies', other bodies out of range and
+    /// directions that are not finite.
+    pub fn set_tangles(&mut self, tangles: &[[u32; 8]]) -> Result<(), WorldError> {
+        crate::validate::check_tangles(self.packed.bodies.len(), tangles)?;
+        let c = &mut self.contacts;
+        c.tangle_kept.clear();
+        for (b, (slots, words)) in c.tangles.iter_mut().zip(tangles).enumerate() {
+            for (k, t) in slots.iter_mut().enumerate() {
+                let w = &words[4 * k..4 * k + 4];
+                let group = w[0] & !crate::layout::TANGLE_KEPT;
+                *t = if group == 0 {
+                    body_collide::Tangle::default()
+                } else {
+                    body_collide::Tangle {
+                        group,
+                        body: w[1],
+                        dir: Vec2::new(f32::from_bits(w[2]), f32::from_bits(w[3])),
+                    }
+                };
+                if group != 0 && w[0] & crate::layout::TANGLE_KEPT != 0 {
+                    c.tangle_kept.set(2 * b + k);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Restores [`warm_starts`](Self::warm_starts) (from a checkpoint).
@@ -296,8 +372,8 @@ impl CpuSolver {
     /// One step: `substeps` substeps, then sleeping (when on).
     pub fn step(&mut self) {
         self.spread = self.parallel && sleep::awake_points(&self.info) >= super::MIN_PARALLEL_ITEMS;
-        for _ in 0..self.params.substeps {
-            self.substep();
+        for k in 0..self.params.substeps {
+            self.substep_in(k == 0);
         }
         if self.packed.sim.sleep_steps > 0 {
             self.stage_sleep();
@@ -379,13 +455,24 @@ impl CpuSolver {
     /// `contact_relax_iterations` relax passes; rods), so that the state a
     /// step ends with is the one the constraints left: a point resting on
     /// the floor reads zero velocity, a rod has its length.
+    /// Tangle recovery ([`stage_untangle`](Self::stage_untangle)) runs in a
+    /// step's first substep alone, so this one has none.
     pub fn substep(&mut self) {
+        self.substep_in(false);
+    }
+
+    /// A substep; with `first`, a step's first, which untangles after its
+    /// broad phase.
+    fn substep_in(&mut self, first: bool) {
         self.stage_springs();
         self.stage_shape_match();
         self.stage_integrate();
         self.stage_collide();
         if self.has_contacts() {
             self.stage_broad_phase();
+            if first {
+                self.stage_untangle();
+            }
             for k in 0..self.params.contact_iterations {
                 if k == 0 {
                     self.stage_narrow();
@@ -424,7 +511,15 @@ impl CpuSolver {
         {
             let p = &self.packed;
             let c = &self.contacts;
-            let contacts = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+            let contacts = bindings(
+                p,
+                &self.info,
+                &self.sleep.rest_steps,
+                &c.aabbs,
+                &c.grid,
+                &c.tangles,
+                &c.tangle_kept.0,
+            );
             let bind = impact::ImpactBindings {
                 sim: &p.sim,
                 info: &self.info,
@@ -461,7 +556,15 @@ impl CpuSolver {
     fn narrow(&mut self, first: bool) {
         let p = &mut self.packed;
         let c = &mut self.contacts;
-        let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            &c.aabbs,
+            &c.grid,
+            &c.tangles,
+            &c.tangle_kept.0,
+        );
         body_collide::narrow(&bind, &mut c.hits, &mut c.free, &mut c.counts, self.spread);
         if !first {
             return;
@@ -489,7 +592,15 @@ impl CpuSolver {
     pub fn stage_resolve(&mut self) {
         let p = &mut self.packed;
         let c = &mut self.contacts;
-        let bind = bindings(p, &self.info, &self.sleep.rest_steps, &c.aabbs, &c.grid);
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            &c.aabbs,
+            &c.grid,
+            &c.tangles,
+            &c.tangle_kept.0,
+        );
         let speed = &mut self.sleep.speed;
         body_collide::resolve(
             &bind,
@@ -502,6 +613,47 @@ impl CpuSolver {
             false,
             self.spread,
         );
+        body_collide::apply(
+            &p.sim,
+            &mut c.acc,
+            &mut c.counts,
+            false,
+            &mut p.pos,
+            &mut p.vel,
+        );
+    }
+
+    /// Stage 5b's tangle recovery, once per step after the first substep's
+    /// broad phase: each body whose outline's centre is inside another
+    /// body's outline is tangled with it for the step, and the pair is
+    /// given the parting speed it lacks (docs/physics.md, "Tangle
+    /// recovery").
+    pub fn stage_untangle(&mut self) {
+        if self.packed.bodies.is_empty() || !self.has_contacts() {
+            return;
+        }
+        let p = &mut self.packed;
+        let c = &mut self.contacts;
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            &c.aabbs,
+            &c.grid,
+            &c.tangles,
+            &c.tangle_kept.0,
+        );
+        body_collide::untangle(
+            &bind,
+            &mut c.acc,
+            &mut self.sleep.speed,
+            &mut c.untangled,
+            self.spread,
+        );
+        for (t, u) in c.tangles.iter_mut().zip(&c.untangled) {
+            *t = u.tangles;
+        }
+        c.tangle_kept.clear();
         body_collide::apply(
             &p.sim,
             &mut c.acc,
@@ -564,9 +716,19 @@ impl CpuSolver {
             acc,
             scratch,
             warm,
+            tangles,
+            tangle_kept,
             ..
         } = &mut self.contacts;
-        let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid);
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            aabbs,
+            grid,
+            tangles,
+            &tangle_kept.0,
+        );
         body_collide::recount(&bind, hits, counts);
         let speed = &mut self.sleep.speed;
         body_collide::resolve(

@@ -67,6 +67,13 @@ pub enum Stage {
     /// A relax pass of the body contacts: recount, relax, apply (after
     /// [`Stage::BodyCollide`], over the contacts it stored).
     ContactRelax,
+    /// Tangle recovery: each body whose outline's centre is inside another
+    /// body's outline is tangled with it (or stays so while the other's
+    /// points are inside it), and the pair gets the parting speed it lacks
+    /// (untangle, apply); once per step, after the first substep's
+    /// [`Stage::BroadPhase`]. The narrow phases of the step read the
+    /// tangles.
+    Untangle,
     /// Sleeping: measure, update, settle; once per step, after the last
     /// substep.
     Sleep,
@@ -470,7 +477,7 @@ impl GpuSolver {
         };
         let sleeping = self.packed().sim.sleep_steps > 0;
         (0..self.params.substeps)
-            .flat_map(move |_| {
+            .flat_map(move |substep| {
                 let motion: &'static [Stage] = if bodies {
                     &[Stage::ShapeFrames, Stage::ApplyIntegrateCollide]
                 } else {
@@ -486,6 +493,7 @@ impl GpuSolver {
                     .into_iter()
                     .chain(motion.iter().copied())
                     .chain(contacts.then_some(Stage::BroadPhase))
+                    .chain((contacts && bodies && substep == 0).then_some(Stage::Untangle))
                     .chain(first.iter().copied())
                     .chain(std::iter::repeat_n(
                         Stage::BodyCollide,
@@ -596,6 +604,17 @@ impl GpuSolver {
             Stage::Resolve => {
                 if let Some(c) = &self.contacts {
                     c.collide.record_resolve(pass, state, self.point_grid);
+                }
+                state
+            }
+            Stage::Untangle if self.num_bodies > 0 => {
+                if let Some(c) = &self.contacts {
+                    c.collide.record_untangle(
+                        pass,
+                        state,
+                        self.point_grid,
+                        self.shape_grids.bodies,
+                    );
                 }
                 state
             }

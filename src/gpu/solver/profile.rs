@@ -125,9 +125,11 @@ impl GpuSolver {
                 Stage::ShapeMatch | Stage::ShapeFrames | Stage::ShapeApply => &mut t.shape_match,
                 Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
                 Stage::BroadPhase => &mut t.broad_phase,
-                Stage::BodyCollide | Stage::ContactRelax | Stage::Narrow | Stage::Resolve => {
-                    &mut t.body_collide
-                }
+                Stage::BodyCollide
+                | Stage::ContactRelax
+                | Stage::Narrow
+                | Stage::Resolve
+                | Stage::Untangle => &mut t.body_collide,
                 Stage::Impact => &mut t.impact,
                 Stage::Sleep => &mut t.sleep,
             } += ms;

@@ -44,6 +44,10 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             let zeros = vec![[0u32; 4]; self.num_points];
             queue.write_buffer(&c.buffers.warm, 0, bytemuck::cast_slice(&zeros));
+            // Tangles are found again from the new positions at the next
+            // step (cpu::CpuSolver::set_state).
+            let zeros = vec![0u8; c.buffers.tangles.size() as usize];
+            queue.write_buffer(&c.buffers.tangles, 0, &zeros);
         }
         self.wake(queue);
         Ok(())
@@ -63,6 +67,49 @@ impl GpuSolver {
             }
             _ => Ok(vec![[0; 4]; self.num_points]),
         }
+    }
+    /// Tangle recovery's state, read back (waits for the GPU; all zero in
+    /// a world without contacts): what a checkpoint keeps of it. See
+    /// [`CpuSolver::tangles`](crate::cpu::CpuSolver::tangles); a free
+    /// slot reads all zero.
+    pub fn read_tangles(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<[u32; 8]>, SolverError> {
+        self.check_context("read_tangles", Some(device), Some(queue))?;
+        let mut tangles: Vec<[u32; 8]> = match &self.contacts {
+            Some(c) if self.num_bodies > 0 => {
+                read_buffer(device, queue, &c.buffers.tangles, self.num_bodies)?
+            }
+            _ => return Ok(vec![[0; 8]; self.num_bodies]),
+        };
+        // untangle clears a slot's first word alone.
+        for t in &mut tangles {
+            for slot in t.chunks_exact_mut(4) {
+                if slot[0] & !crate::layout::TANGLE_KEPT == 0 {
+                    slot.fill(0);
+                }
+            }
+        }
+        Ok(tangles)
+    }
+    /// Restores [`read_tangles`](Self::read_tangles) (from a checkpoint).
+    /// Refuses another count than the bodies', other bodies out of range
+    /// and directions that are not finite.
+    pub fn set_tangles(
+        &mut self,
+        queue: &wgpu::Queue,
+        tangles: &[[u32; 8]],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_tangles", None, Some(queue))?;
+        crate::validate::check_tangles(self.num_bodies, tangles)?;
+        if let Some(c) = &self.contacts
+            && self.num_bodies > 0
+        {
+            queue.write_buffer(&c.buffers.tangles, 0, bytemuck::cast_slice(tangles));
+        }
+        Ok(())
     }
     /// Restores [`read_warm_starts`](Self::read_warm_starts) (from a
     /// checkpoint). Refuses another length than the points' and impulses
