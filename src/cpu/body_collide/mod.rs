@@ -387,26 +387,35 @@ pub fn deepest(
     cp: &ContactPoint,
     pf: &ContactFilter,
 ) -> ContactHit {
-    let sim = bind.sim;
     let mut best = ContactHit::NONE;
     let sleeping = asleep(bind, cp.group);
+    walk_bodies(bind, p, sleeping, |c| {
+        test_body(bind, c, p, v, cp.group, pf, sleeping, &mut best)
+    });
+    best
+}
+
+/// Every body a point at `p` may touch, in the grid's order (WGSL: the
+/// walks of `deepest`, `deepest_batched` and `untangle`): the bodies of
+/// its cell's slot whose key is the cell's, then the large list. A
+/// `sleeping` point walks its slot only when an awake body entered it.
+pub fn walk_bodies(bind: &Bindings, p: Vec2, sleeping: bool, mut visit: impl FnMut(u32)) {
+    let sim = bind.sim;
     let cell = grid_cell(p, sim.inv_cell);
     let key = cell_key(cell);
     let slot = cell_slot(cell, sim.table_mask);
-    // A sleeping point tests awake bodies alone: none in its slot, no walk.
     if !sleeping || bind.grid.awake[slot as usize] != 0 {
         for (c, k) in bind.grid.slot_entries(sim, slot) {
             if c < sim.num_bodies && k == key {
-                test_body(bind, c, p, v, cp.group, pf, sleeping, &mut best);
+                visit(c);
             }
         }
     }
-    for &b in bind.grid.large(sim) {
-        if b < sim.num_bodies {
-            test_body(bind, b, p, v, cp.group, pf, sleeping, &mut best);
+    for &c in bind.grid.large(sim) {
+        if c < sim.num_bodies {
+            visit(c);
         }
     }
-    best
 }
 
 /// The ends of the edge a contact hit (WGSL `edge_ends`).

@@ -247,22 +247,9 @@ fn untangle_body(bind: &Bindings, b: u32) -> Untangled {
     let pf = bind.filters[o.filter_id as usize];
     let sleeping = asleep(bind, o.group);
     let mut found = [NONE; 2];
-    let cell = grid_cell(p, sim.inv_cell);
-    let key = cell_key(cell);
-    let slot = cell_slot(cell, sim.table_mask);
-    // A sleeping body tests awake bodies alone: none in its slot, no walk.
-    if !sleeping || bind.grid.awake[slot as usize] != 0 {
-        for (c, k) in bind.grid.slot_entries(sim, slot) {
-            if c < sim.num_bodies && k == key {
-                tangle_test(bind, c, p, o.group, &pf, sleeping, &mut found);
-            }
-        }
-    }
-    for &c in bind.grid.large(sim) {
-        if c < sim.num_bodies {
-            tangle_test(bind, c, p, o.group, &pf, sleeping, &mut found);
-        }
-    }
+    walk_bodies(bind, p, sleeping, |c| {
+        tangle_test(bind, c, p, o.group, &pf, sleeping, &mut found)
+    });
     // A tangle holds while the narrow phase finds the other's points
     // inside this body: last step's kept tangles fill the free slots.
     for (k, held) in bind.tangles[b as usize].iter().enumerate() {
