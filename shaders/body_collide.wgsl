@@ -96,7 +96,7 @@
 // assembly plus one (0: none) with TANGLE_KEPT set by the narrow phase
 // when it finds a point of that assembly inside b, the other body, and the
 // bits of the unit direction from the other's outline centre to b's. CPU
-// mirror: cpu::body_collide::untangle::Tangle.
+// mirror: cpu::body_collide::TangleWords.
 @group(0) @binding(22) var<storage, read_write> tangles: array<atomic<u32>>;
 
 // Whether this narrow phase is a substep's first, which warm-starts.
@@ -992,7 +992,9 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     for (var k = 0u; k < 2u; k++) {
         let w = TANGLE_WORDS * b + 4u * k;
         last[k] = vec2<u32>(atomicLoad(&tangles[w]), atomicLoad(&tangles[w + 1u]));
-        atomicStore(&tangles[w], 0u);
+    }
+    for (var w = 0u; w < TANGLE_WORDS; w++) {
+        atomicStore(&tangles[TANGLE_WORDS * b + w], 0u);
     }
     let o = outlines[b];
     if (o.count < 3u) {

@@ -108,9 +108,10 @@ pub const UNTANGLE_PACE: f32 = 0.5;
 /// "Tangle recovery").
 pub const UNTANGLE_PUSH: f32 = 2.0;
 
-/// The bit of a body's tangle word (WGSL `tangles[4 b]`) that the narrow
-/// phase sets when it finds a point of the other assembly inside the body:
-/// the tangle holds at the next step even when the centre is out.
+/// The bit of a tangle slot's first word (WGSL `tangles`) that the narrow
+/// phase sets when it finds a point of the slot's other assembly inside
+/// the body: the tangle holds at the next step even when the centre is
+/// out.
 pub const TANGLE_KEPT: u32 = 0x8000_0000;
 
 /// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body

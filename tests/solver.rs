@@ -451,6 +451,32 @@ fn world_larger_than_device_limits_is_a_typed_error() {
     assert!(err.to_string().contains("COPY_SRC"), "{err}");
 }
 
+/// `whole`, saved as `saved` at its present step, stepped on 30 steps,
+/// and a new solver of its kind restored from `saved` through the file's
+/// bytes and stepped as far: bitwise the same state.
+fn resumes_as_one_run(
+    world: &World,
+    mut whole: softbody::solver::Solver,
+    saved: &softbody::checkpoint::Checkpoint,
+) {
+    use softbody::checkpoint::Checkpoint;
+    use softbody::solver::Solver;
+    let name = whole.name();
+    whole.step(30).unwrap();
+    let mut resumed = match &whole {
+        Solver::Cpu(_) => Solver::cpu(world).unwrap(),
+        Solver::Gpu { .. } => Solver::gpu(world).unwrap(),
+    };
+    let bytes = saved.to_bytes().unwrap();
+    Checkpoint::from_bytes(&bytes)
+        .unwrap()
+        .restore(&mut resumed)
+        .unwrap();
+    resumed.step(30).unwrap();
+    let (a, b) = (whole.state().unwrap(), resumed.state().unwrap());
+    assert!(a == b, "{name}: the resumed run differs");
+}
+
 /// A checkpoint keeps the body contacts' warm starts: a stack of boxes
 /// (awake: sleeping off) resumed from one steps on bitwise as the run in
 /// one go, on both paths, and the warm starts it holds are not all zero.
@@ -475,19 +501,7 @@ fn a_stack_resumed_from_a_checkpoint_warm_starts_as_the_run_in_one_go() {
             .filter(|w| f32::from_bits(w[3]) > 0.0)
             .count();
         assert!(held >= 4, "{name}: {held} points hold a warm start");
-        whole.step(30).unwrap();
-        let mut resumed = match &whole {
-            Solver::Cpu(_) => Solver::cpu(&world).unwrap(),
-            Solver::Gpu { .. } => Solver::gpu(&world).unwrap(),
-        };
-        let bytes = saved.to_bytes().unwrap();
-        Checkpoint::from_bytes(&bytes)
-            .unwrap()
-            .restore(&mut resumed)
-            .unwrap();
-        resumed.step(30).unwrap();
-        let (a, b) = (whole.state().unwrap(), resumed.state().unwrap());
-        assert!(a == b, "{name}: the resumed run differs");
+        resumes_as_one_run(&world, whole, &saved);
     }
 }
 
@@ -529,18 +543,6 @@ fn a_tangled_pair_resumed_from_a_checkpoint_parts_as_the_run_in_one_go() {
             }
         }
         let saved = saved.unwrap_or_else(|| panic!("{name}: no tangle held in 60 steps"));
-        whole.step(30).unwrap();
-        let mut resumed = match &whole {
-            Solver::Cpu(_) => Solver::cpu(&world).unwrap(),
-            Solver::Gpu { .. } => Solver::gpu(&world).unwrap(),
-        };
-        let bytes = saved.to_bytes().unwrap();
-        Checkpoint::from_bytes(&bytes)
-            .unwrap()
-            .restore(&mut resumed)
-            .unwrap();
-        resumed.step(30).unwrap();
-        let (a, b) = (whole.state().unwrap(), resumed.state().unwrap());
-        assert!(a == b, "{name}: the resumed run differs");
+        resumes_as_one_run(&world, whole, &saved);
     }
 }

@@ -1091,11 +1091,9 @@ fn contact_runs_are_bitwise_deterministic_on_the_gpu_and_the_cpu() {
 /// `(0, 0)` and depth `r`, which damped its velocity along nothing).
 #[test]
 fn a_degenerate_edge_gives_no_contact() {
-    use softbody::cpu::body_collide::Tangles;
-    use softbody::cpu::body_collide::{Bindings, test_body};
+    use softbody::cpu::body_collide::{Bindings, TangleWords, test_body};
     use softbody::cpu::broad_phase::Grid;
     use softbody::layout::{BodyOutline, ContactFilter, ContactHit, SimParams};
-    use std::sync::atomic::AtomicU32;
     let sim = SimParams {
         point_radius: 0.05,
         ..Default::default()
@@ -1128,8 +1126,7 @@ fn a_degenerate_edge_gives_no_contact() {
         aabbs: &[[-0.1, -0.1, 1.1, 1.1]],
         grid: &Grid::default(),
         rest_steps: &[0; 5],
-        tangles: &[Tangles::default()],
-        tangle_kept: &[AtomicU32::new(0), AtomicU32::new(0)],
+        tangles: &TangleWords::new(1),
     };
     let none = ContactHit::NONE;
     // Just outside the doubled corner, within the radius, nearest to the
@@ -1600,6 +1597,7 @@ fn untangle_matches_the_cpu() {
     let mut cpu = CpuSolver::new(&world).unwrap();
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
     let cpu_adapter = ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    assert_eq!(plan_count(&gpu, Stage::Untangle), 1, "once per step");
     // Substep after substep, each as a step's first: the later ones also
     // read the marks the narrow phase before them left (TANGLE_KEPT).
     for step in 0..3 {
@@ -1619,6 +1617,11 @@ fn untangle_matches_the_cpu() {
         eprintln!("step {step}: untangle moved {parted} points; GPU - CPU: vel {dv:.2e} m/s");
         assert!(parted > 0, "the pairs are tangled");
         assert_eq!(state.pos, cpu.positions(), "untangle moves no position");
+        assert_eq!(
+            gpu.read_tangles(&ctx.device, &ctx.queue).unwrap(),
+            cpu.tangles(),
+            "the tangles"
+        );
         // The outlines' mean velocities may round differently where the
         // driver fuses multiply-adds: a few fixed-point units.
         let bound = if cpu_adapter { 0.0 } else { 1e-5 };

@@ -26,7 +26,7 @@ use super::TINY_DIST2;
 
 pub mod untangle;
 mod warm;
-pub use untangle::{Tangle, Tangles, untangle};
+pub use untangle::{TangleWords, untangle};
 pub use warm::{WARM_START, Warm, warm_impulse, warm_start};
 
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
@@ -51,13 +51,9 @@ pub struct Bindings<'a> {
     pub grid: &'a Grid,
     /// Sleeping's steps at rest per assembly root.
     pub rest_steps: &'a [u32],
-    /// Per body, its tangles this step (WGSL `tangles`, written by
-    /// [`untangle()`]).
-    pub tangles: &'a [Tangles],
-    /// Per body and tangle slot (`2 b + k`), whether the narrow phase
-    /// found a point of the slot's other assembly inside the body since
-    /// the last [`untangle()`] (WGSL `TANGLE_KEPT`).
-    pub tangle_kept: &'a [std::sync::atomic::AtomicU32],
+    /// Every body's tangles this step (WGSL `tangles`, written by
+    /// [`untangle()`], marked kept by the narrow phase).
+    pub tangles: &'a TangleWords,
 }
 
 /// Whether assembly `group` sleeps (WGSL `asleep`).
@@ -125,15 +121,15 @@ pub fn test_body(
     // A body tangled with the point's assembly (untangle): the pair's
     // contacts outside stand down, those inside push along the pair's
     // direction.
-    let tangle = untangle::tangle_slot(bind, b, group);
+    let tangle = untangle::tangle_word(bind, b, group);
     if tangle.is_some() && !inside {
         return;
     }
     let (depth, n) = if inside {
         let nearest;
         (edge, edge_t, edge_dir, nearest, best_d2) = entry_edge(bind, pts, p, v, orient);
-        if let Some(k) = tangle {
-            untangle::tangled_contact(bind, b, k, best_d2)
+        if let Some(w) = tangle {
+            untangle::tangled_contact(bind, b, w, best_d2)
         } else if best_d2 > TINY_DIST2 {
             let dist = best_d2.sqrt();
             (r + dist, (nearest - p) / dist)

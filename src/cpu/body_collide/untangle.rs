@@ -10,83 +10,82 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::*;
-use crate::layout::UNTANGLE_PUSH;
+use crate::layout::{TANGLE_KEPT, UNTANGLE_PUSH};
 
-/// One of a body's two tangle slots this step (WGSL `tangles`, four words
-/// from `TANGLE_WORDS b + 4 k`): the other body's assembly plus one (0:
-/// none), the other body, and the unit direction from the other's outline
-/// centre to this body's. Whether the narrow phase found a point of the
-/// other assembly inside the body (WGSL `TANGLE_KEPT`) is kept apart, in
-/// [`Bindings::tangle_kept`], since the narrow phase sets it from every
+/// Every body's tangles (WGSL `tangles`), in the GPU's words: per body
+/// [`TANGLE_WORDS`](crate::layout::TANGLE_WORDS) words, two slots of four: the other body's assembly
+/// plus one (0: none) with [`TANGLE_KEPT`] set by the narrow phase when it
+/// finds a point of that assembly inside the body, the other body, and the
+/// bits of the unit direction from the other's outline centre to this
+/// body's. Atomic, as on the GPU: the narrow phase marks them from every
 /// point's thread.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Tangle {
-    pub group: u32,
-    pub body: u32,
-    pub dir: Vec2,
-}
-
-/// A body's tangle slots.
-pub type Tangles = [Tangle; 2];
-
-/// Per body and slot (`2 b + k`), whether the narrow phase found a point
-/// of the slot's other assembly inside the body since the last
-/// [`untangle()`] (WGSL `TANGLE_KEPT`): set from every point's thread.
 #[derive(Debug, Default)]
-pub struct TangleKept(pub Vec<AtomicU32>);
+pub struct TangleWords(Vec<[AtomicU32; 8]>);
 
-impl TangleKept {
-    /// `n` bodies, none kept.
-    pub fn new(n: usize) -> Self {
-        TangleKept((0..2 * n).map(|_| AtomicU32::new(0)).collect())
+impl TangleWords {
+    /// `bodies` bodies, none tangled.
+    pub fn new(bodies: usize) -> Self {
+        TangleWords((0..bodies).map(|_| Default::default()).collect())
     }
 
-    /// Whether mark `k` is set.
-    pub fn get(&self, k: usize) -> bool {
-        self.0[k].load(Ordering::Relaxed) != 0
+    /// The words, as a checkpoint keeps them.
+    pub fn words(&self) -> Vec<[u32; 8]> {
+        self.0
+            .iter()
+            .map(|t| std::array::from_fn(|w| t[w].load(Ordering::Relaxed)))
+            .collect()
     }
 
-    /// Sets mark `k`.
-    pub fn set(&self, k: usize) {
-        self.0[k].store(1, Ordering::Relaxed);
-    }
-
-    /// Clears every mark.
-    pub fn clear(&self) {
-        for k in &self.0 {
-            k.store(0, Ordering::Relaxed);
+    /// Sets the words (one record per body, checked by the caller).
+    pub fn set(&self, words: &[[u32; 8]]) {
+        for (t, w) in self.0.iter().zip(words) {
+            for (a, &v) in t.iter().zip(w) {
+                a.store(v, Ordering::Relaxed);
+            }
         }
     }
-}
 
-impl Clone for TangleKept {
-    fn clone(&self) -> Self {
-        TangleKept(
-            self.0
-                .iter()
-                .map(|k| AtomicU32::new(k.load(Ordering::Relaxed)))
-                .collect(),
-        )
+    /// No body tangled.
+    pub fn clear(&self) {
+        for a in self.0.iter().flatten() {
+            a.store(0, Ordering::Relaxed);
+        }
+    }
+
+    fn load(&self, b: u32, w: usize) -> u32 {
+        self.0[b as usize][w].load(Ordering::Relaxed)
     }
 }
 
-/// The slot of body `b`'s tangle with assembly `group` this step (WGSL
-/// `tangle_word`), if they are tangled.
-pub fn tangle_slot(bind: &Bindings, b: u32, group: u32) -> Option<usize> {
-    bind.tangles[b as usize]
-        .iter()
-        .position(|t| t.group == group + 1)
+impl Clone for TangleWords {
+    fn clone(&self) -> Self {
+        let t = TangleWords::new(self.0.len());
+        t.set(&self.words());
+        t
+    }
+}
+
+/// The first word of body `b`'s tangle slot with assembly `group` this
+/// step (WGSL `tangle_word`), if they are tangled.
+pub fn tangle_word(bind: &Bindings, b: u32, group: u32) -> Option<usize> {
+    (0..2)
+        .map(|k| 4 * k)
+        .find(|&w| bind.tangles.load(b, w) & !TANGLE_KEPT == group + 1)
 }
 
 /// A tangled pair's contact inside (WGSL `test_body` when tangled), body
-/// `b`'s slot `k`: the depth to push, no deeper than [`UNTANGLE_PUSH`]
-/// times the pace per substep, and the normal, the pair's direction out of
-/// `b`; marks the tangle kept.
-pub fn tangled_contact(bind: &Bindings, b: u32, k: usize, d2: f32) -> (f32, Vec2) {
-    bind.tangle_kept[2 * b as usize + k].store(1, Ordering::Relaxed);
+/// `b`'s slot at word `w`: the depth to push, no deeper than
+/// [`UNTANGLE_PUSH`] times the pace per substep, and the normal, the
+/// pair's direction out of `b`; marks the tangle kept.
+pub fn tangled_contact(bind: &Bindings, b: u32, w: usize, d2: f32) -> (f32, Vec2) {
+    bind.tangles.0[b as usize][w].fetch_or(TANGLE_KEPT, Ordering::Relaxed);
     let sim = bind.sim;
     let depth = (sim.point_radius + d2.sqrt()).min(UNTANGLE_PUSH * sim.untangle_speed * sim.h);
-    (depth, -bind.tangles[b as usize][k].dir)
+    let dir = Vec2::new(
+        f32::from_bits(bind.tangles.load(b, w + 2)),
+        f32::from_bits(bind.tangles.load(b, w + 3)),
+    );
+    (depth, -dir)
 }
 
 /// An outline's centre (the mean of its points), the mass-weighted mean
@@ -179,24 +178,17 @@ fn tangle_test(
 /// other's), the two assemblies it wakes and the other body.
 pub type Parting = ([[i32; 2]; 2], [u32; 2], u32);
 
-/// What one body's untangle does: its tangle slots and its pairs'
-/// partings.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Untangled {
-    pub tangles: Tangles,
-    pub parts: [Option<Parting>; 2],
-}
-
-/// Body `b`'s tangle with `f` (WGSL `tangle_with`): the slot and the
-/// parting, if the pair must part faster. `motion` is `b`'s
-/// [`outline_motion`].
+/// Body `b`'s tangle with `f` in its slot `k` (WGSL `tangle_with`): the
+/// slot's words, and the pair's parting, if it must part faster.
+/// `motion` is `b`'s [`outline_motion`].
 fn tangle_with(
     bind: &Bindings,
     b: u32,
     o: &BodyOutline,
     (p, vel, w): (Vec2, Vec2, f32),
     f: &Found,
-) -> (Tangle, Option<Parting>) {
+    k: usize,
+) -> Option<Parting> {
     let sim = bind.sim;
     let other = &bind.outlines[f.body as usize];
     let (q, other_vel, other_w) = outline_motion(bind, other);
@@ -213,34 +205,44 @@ fn tangle_with(
             n = -n;
         }
     }
-    let tangle = Tangle {
-        group: other.group + 1,
-        body: f.body,
-        dir: n,
-    };
+    let slot = &bind.tangles.0[b as usize][4 * k..4 * k + 4];
+    for (a, v) in slot
+        .iter()
+        .zip([other.group + 1, f.body, n.x.to_bits(), n.y.to_bits()])
+    {
+        a.store(v, Ordering::Relaxed);
+    }
     // Half the missing parting speed from each side's thread (a pair
     // tangled both ways gets all of it), split by the sides' inverse
     // masses, so that momentum is kept.
     let missing = sim.untangle_speed - (vel - other_vel).dot(n);
     let ws = w + other_w;
     if !(missing > 0.0 && ws > 0.0) {
-        return (tangle, None);
+        return None;
     }
     let j = 0.5 * missing / ws;
     let dv = [
         fixed(n * (j * w), sim.contact_scale),
         fixed(n * (-j * other_w), sim.contact_scale),
     ];
-    (tangle, Some((dv, [o.group, other.group], f.body)))
+    Some((dv, [o.group, other.group], f.body))
 }
 
-/// Body `b`'s tangle recovery (WGSL `untangle` for one thread).
-fn untangle_body(bind: &Bindings, b: u32) -> Untangled {
+/// Body `b`'s tangle recovery (WGSL `untangle` for one thread): its
+/// tangle words rewritten, and its pairs' partings.
+fn untangle_body(bind: &Bindings, b: u32) -> [Option<Parting>; 2] {
     let sim = bind.sim;
-    let mut out = Untangled::default();
+    // Last step's tangles (whether the narrow phase found the other's
+    // points inside this body, and the other), cleared.
+    let last: [(u32, u32); 2] =
+        std::array::from_fn(|k| (bind.tangles.load(b, 4 * k), bind.tangles.load(b, 4 * k + 1)));
+    for a in &bind.tangles.0[b as usize] {
+        a.store(0, Ordering::Relaxed);
+    }
+    let mut parts = [None; 2];
     let o = &bind.outlines[b as usize];
     if o.count < 3 {
-        return out;
+        return parts;
     }
     let motion = outline_motion(bind, o);
     let p = motion.0;
@@ -252,17 +254,13 @@ fn untangle_body(bind: &Bindings, b: u32) -> Untangled {
     });
     // A tangle holds while the narrow phase finds the other's points
     // inside this body: last step's kept tangles fill the free slots.
-    for (k, held) in bind.tangles[b as usize].iter().enumerate() {
-        let kept = bind.tangle_kept[2 * b as usize + k].load(Ordering::Relaxed) != 0;
-        if !kept
-            || held.group == 0
-            || held.body >= sim.num_bodies
-            || found.iter().any(|f| f.body == held.body)
+    for (word, body) in last {
+        if word & TANGLE_KEPT == 0 || body >= sim.num_bodies || found.iter().any(|f| f.body == body)
         {
             continue;
         }
         let f = Found {
-            body: held.body,
+            body,
             d2: 0.0,
             dir: Vec2::ZERO,
             orient: 1.0,
@@ -273,32 +271,32 @@ fn untangle_body(bind: &Bindings, b: u32) -> Untangled {
     }
     for (k, f) in found.iter().enumerate() {
         if f.body != u32::MAX {
-            (out.tangles[k], out.parts[k]) = tangle_with(bind, b, o, motion, f);
+            parts[k] = tangle_with(bind, b, o, motion, f, k);
         }
     }
-    out
+    parts
 }
 
-/// WGSL `untangle` for every body: each body's tangle slots into `out`
-/// (the caller copies them to `tangles` and clears `tangle_kept` once
-/// `bind` is done with), and for each pair that must part faster, the
+/// WGSL `untangle` for every body: each body's tangle words in
+/// `bind.tangles` rewritten (last step's read first, by the body's own
+/// thread, as on the GPU), and for each pair that must part faster, the
 /// velocity changes of both sides' outline points that move (inverse mass
 /// above zero) into the velocity part of the accumulators and both
 /// assemblies' speeds in `sleep_speed` raised to [`SLEEP_WAKE`]. Apply
-/// afterwards. `bind`'s `tangles` and `tangle_kept` are last step's.
+/// afterwards. `parts` is scratch.
 pub fn untangle(
     bind: &Bindings,
     acc: &mut [[i32; 4]],
     sleep_speed: &mut [u32],
-    out: &mut Vec<Untangled>,
+    parts: &mut Vec<[Option<Parting>; 2]>,
     parallel: bool,
 ) {
     let n = bind.sim.num_bodies as usize;
-    out.clear();
-    out.resize(n, Untangled::default());
-    par::map(parallel, out, |b| untangle_body(bind, b as u32));
-    for (b, u) in out.iter().enumerate() {
-        for &(dv, groups, other) in u.parts.iter().flatten() {
+    parts.clear();
+    parts.resize(n, [None; 2]);
+    par::map(parallel, parts, |b| untangle_body(bind, b as u32));
+    for (b, body_parts) in parts.iter().enumerate() {
+        for &(dv, groups, other) in body_parts.iter().flatten() {
             for g in groups {
                 let s = &mut sleep_speed[g as usize];
                 *s = (*s).max(SLEEP_WAKE);

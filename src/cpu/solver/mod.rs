@@ -27,13 +27,10 @@ pub(super) struct Contacts {
     scratch: body_collide::ResolveScratch,
     /// Each point's warm-starting state, carried from substep to substep.
     warm: Vec<body_collide::Warm>,
-    /// Each body's tangle recovery, scratch.
-    untangled: Vec<body_collide::untangle::Untangled>,
-    /// Per body, its tangle this step.
-    tangles: Vec<body_collide::Tangles>,
-    /// Per body, whether a point of its tangle's other side was found
-    /// inside it this step.
-    tangle_kept: body_collide::untangle::TangleKept,
+    /// Each body's partings of tangled pairs, scratch.
+    partings: Vec<[Option<body_collide::untangle::Parting>; 2]>,
+    /// Every body's tangles this step, as the GPU holds them.
+    tangles: body_collide::TangleWords,
 }
 
 impl Contacts {
@@ -48,9 +45,8 @@ impl Contacts {
             free: vec![0; n],
             scratch: body_collide::ResolveScratch::new(n),
             warm: vec![[0; 4]; n],
-            untangled: Vec::with_capacity(packed.bodies.len()),
-            tangles: vec![body_collide::Tangles::default(); packed.bodies.len()],
-            tangle_kept: body_collide::untangle::TangleKept::new(packed.bodies.len()),
+            partings: Vec::with_capacity(packed.bodies.len()),
+            tangles: body_collide::TangleWords::new(packed.bodies.len()),
         }
     }
 }
@@ -154,8 +150,7 @@ fn bindings<'a>(
     rest_steps: &'a [u32],
     aabbs: &'a [[f32; 4]],
     grid: &'a Grid,
-    tangles: &'a [body_collide::Tangles],
-    tangle_kept: &'a [std::sync::atomic::AtomicU32],
+    tangles: &'a body_collide::TangleWords,
 ) -> body_collide::Bindings<'a> {
     body_collide::Bindings {
         sim: &p.sim,
@@ -171,7 +166,6 @@ fn bindings<'a>(
         grid,
         rest_steps,
         tangles,
-        tangle_kept,
     }
 }
 
@@ -289,8 +283,7 @@ impl CpuSolver {
         // Tangle recovery's tangles are found again from the new positions
         // at the next step; a pair it was parting whose centres are out of
         // each other already is left to the contacts.
-        self.contacts.tangles.fill(Default::default());
-        self.contacts.tangle_kept.clear();
+        self.contacts.tangles.clear();
         self.wake();
         Ok(())
     }
@@ -303,33 +296,12 @@ impl CpuSolver {
         &self.contacts.warm
     }
 
-    /// Tangle recovery's state, one record of
-    /// [`TANGLE_WORDS`](crate::layout::TANGLE_WORDS) words per body, as the
-    /// GPU holds it (docs/physics.md, "Tangle recovery"): per slot the
-    /// other body's assembly plus one with
-    /// [`TANGLE_KEPT`](crate::layout::TANGLE_KEPT), the other body and the
-    /// direction's bits; a free slot all zero. What a checkpoint keeps of
-    /// it, so that a pair held apart at the save is held after a resume.
+    /// Tangle recovery's state, as the GPU holds it
+    /// ([`TangleWords`](crate::cpu::body_collide::TangleWords);
+    /// docs/physics.md, "Tangle recovery"). What a checkpoint keeps of it,
+    /// so that a pair held apart at the save is held after a resume.
     pub fn tangles(&self) -> Vec<[u32; 8]> {
-        let c = &self.contacts;
-        c.tangles
-            .iter()
-            .enumerate()
-            .map(|(b, slots)| {
-                let mut words = [0u32; 8];
-                for (k, t) in slots.iter().enumerate() {
-                    if t.group == 0 {
-                        continue;
-                    }
-                    let kept = c.tangle_kept.get(2 * b + k);
-                    words[4 * k] = t.group | if kept { crate::layout::TANGLE_KEPT } else { 0 };
-                    words[4 * k + 1] = t.body;
-                    words[4 * k + 2] = t.dir.x.to_bits();
-                    words[4 * k + 3] = t.dir.y.to_bits();
-                }
-                words
-            })
-            .collect()
+        self.contacts.tangles.words()
     }
 
     /// Restores [`tangles`](Self::tangles) (from a checkpoint). Refuses
@@ -337,26 +309,7 @@ impl CpuSolver {
     /// directions that are not finite.
     pub fn set_tangles(&mut self, tangles: &[[u32; 8]]) -> Result<(), WorldError> {
         crate::validate::check_tangles(self.packed.bodies.len(), tangles)?;
-        let c = &mut self.contacts;
-        c.tangle_kept.clear();
-        for (b, (slots, words)) in c.tangles.iter_mut().zip(tangles).enumerate() {
-            for (k, t) in slots.iter_mut().enumerate() {
-                let w = &words[4 * k..4 * k + 4];
-                let group = w[0] & !crate::layout::TANGLE_KEPT;
-                *t = if group == 0 {
-                    body_collide::Tangle::default()
-                } else {
-                    body_collide::Tangle {
-                        group,
-                        body: w[1],
-                        dir: Vec2::new(f32::from_bits(w[2]), f32::from_bits(w[3])),
-                    }
-                };
-                if group != 0 && w[0] & crate::layout::TANGLE_KEPT != 0 {
-                    c.tangle_kept.set(2 * b + k);
-                }
-            }
-        }
+        self.contacts.tangles.set(tangles);
         Ok(())
     }
 
@@ -518,7 +471,6 @@ impl CpuSolver {
                 &c.aabbs,
                 &c.grid,
                 &c.tangles,
-                &c.tangle_kept.0,
             );
             let bind = impact::ImpactBindings {
                 sim: &p.sim,
@@ -563,7 +515,6 @@ impl CpuSolver {
             &c.aabbs,
             &c.grid,
             &c.tangles,
-            &c.tangle_kept.0,
         );
         body_collide::narrow(&bind, &mut c.hits, &mut c.free, &mut c.counts, self.spread);
         if !first {
@@ -599,7 +550,6 @@ impl CpuSolver {
             &c.aabbs,
             &c.grid,
             &c.tangles,
-            &c.tangle_kept.0,
         );
         let speed = &mut self.sleep.speed;
         body_collide::resolve(
@@ -641,19 +591,14 @@ impl CpuSolver {
             &c.aabbs,
             &c.grid,
             &c.tangles,
-            &c.tangle_kept.0,
         );
         body_collide::untangle(
             &bind,
             &mut c.acc,
             &mut self.sleep.speed,
-            &mut c.untangled,
+            &mut c.partings,
             self.spread,
         );
-        for (t, u) in c.tangles.iter_mut().zip(&c.untangled) {
-            *t = u.tangles;
-        }
-        c.tangle_kept.clear();
         body_collide::apply(
             &p.sim,
             &mut c.acc,
@@ -717,18 +662,9 @@ impl CpuSolver {
             scratch,
             warm,
             tangles,
-            tangle_kept,
             ..
         } = &mut self.contacts;
-        let bind = bindings(
-            p,
-            &self.info,
-            &self.sleep.rest_steps,
-            aabbs,
-            grid,
-            tangles,
-            &tangle_kept.0,
-        );
+        let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid, tangles);
         body_collide::recount(&bind, hits, counts);
         let speed = &mut self.sleep.speed;
         body_collide::resolve(

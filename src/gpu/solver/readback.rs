@@ -70,29 +70,19 @@ impl GpuSolver {
     }
     /// Tangle recovery's state, read back (waits for the GPU; all zero in
     /// a world without contacts): what a checkpoint keeps of it. See
-    /// [`CpuSolver::tangles`](crate::cpu::CpuSolver::tangles); a free
-    /// slot reads all zero.
+    /// [`CpuSolver::tangles`](crate::cpu::CpuSolver::tangles).
     pub fn read_tangles(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Vec<[u32; 8]>, SolverError> {
         self.check_context("read_tangles", Some(device), Some(queue))?;
-        let mut tangles: Vec<[u32; 8]> = match &self.contacts {
+        match &self.contacts {
             Some(c) if self.num_bodies > 0 => {
-                read_buffer(device, queue, &c.buffers.tangles, self.num_bodies)?
+                read_buffer(device, queue, &c.buffers.tangles, self.num_bodies)
             }
-            _ => return Ok(vec![[0; 8]; self.num_bodies]),
-        };
-        // untangle clears a slot's first word alone.
-        for t in &mut tangles {
-            for slot in t.chunks_exact_mut(4) {
-                if slot[0] & !crate::layout::TANGLE_KEPT == 0 {
-                    slot.fill(0);
-                }
-            }
+            _ => Ok(vec![[0; 8]; self.num_bodies]),
         }
-        Ok(tangles)
     }
     /// Restores [`read_tangles`](Self::read_tangles) (from a checkpoint).
     /// Refuses another count than the bodies', other bodies out of range
