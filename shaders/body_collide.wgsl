@@ -99,6 +99,13 @@
 // mirror: cpu::body_collide::TangleWords.
 @group(0) @binding(22) var<storage, read_write> tangles: array<atomic<u32>>;
 
+// Per point, whether it is quiet this substep (1) or not (0), as the
+// substep's first narrow phase found (quiet_point): asleep, in a slot no
+// awake body entered, with no large body to test and no disks. Such a
+// point has no contact all substep, so the later passes skip it. CPU
+// mirror: cpu::body_collide::quiet_point.
+@group(0) @binding(23) var<storage, read_write> quiet: array<u32>;
+
 // Whether this narrow phase is a substep's first, which warm-starts.
 override WARM_PASS: bool = false;
 // Whether apply keeps the counts (after the warm start, for the resolve).
@@ -443,6 +450,20 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
     atomicAdd(&acc[4u * k + 3u], r.y);
 }
 
+// Whether the point at `p` (its ContactPoint `cp`) can have no contact
+// this substep: it sleeps, is no free point (whose disks meet sleeping
+// ones), no awake body entered its slot (walk_start) and there is no
+// large body: deepest would test nothing, and no later pass of the
+// substep would either, as a sleeping point does not move. CPU mirror:
+// cpu::body_collide::quiet_point.
+fn quiet_point(p: vec2<f32>, cp: ContactPoint) -> bool {
+    if ((cp.filter_id & CONTACT_FREE) != 0u || !asleep(cp.group)) {
+        return false;
+    }
+    let slot = cell_slot(grid_cell(p, sim.inv_cell), sim.table_mask);
+    return slot_awake[slot] != slot_awake[sim.table_mask + 1u] && grid[large_base(sim.table_mask)] == 0u;
+}
+
 // Where a point's walk of slot `slot` (whose entries end at `end`) starts:
 // at its first entry, or, for a sleeping point in a slot no awake body
 // entered this substep, at its end (it tests awake bodies alone). CPU
@@ -653,11 +674,24 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
+    if (!WARM_PASS && quiet[i] != 0u) {
+        return;
+    }
     let si = state[i];
     let p = si.xy;
     let cp = contact_points[i];
-    let pf = filters[cp.filter_id & ~CONTACT_FREE];
     let wi = info[i].inv_mass;
+    if (WARM_PASS) {
+        let q = quiet_point(p, cp);
+        quiet[i] = u32(q);
+        if (q) {
+            let none = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
+            hits[i] = none;
+            warm_start(i, none, wi);
+            return;
+        }
+    }
+    let pf = filters[cp.filter_id & ~CONTACT_FREE];
     let best = deepest(i, p, si.zw, cp, pf);
     hits[i] = best;
     if (best.body != NO_BODY) {
@@ -693,6 +727,9 @@ fn relax(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 fn recount(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
     if (i >= sim.num_points) {
+        return;
+    }
+    if (quiet[i] != 0u) {
         return;
     }
     let hit = hits[i];
@@ -758,7 +795,7 @@ fn count_contact(i: u32, hit: ContactHit) {
 // contacts. `relax` solves velocities only: no push, no restitution, no
 // viscous decay, and friction bounded by the velocity change alone.
 fn resolve_at(i: u32, relax: bool) {
-    if (i >= sim.num_points) {
+    if (i >= sim.num_points || quiet[i] != 0u) {
         return;
     }
     let hit = hits[i];

@@ -135,6 +135,7 @@ impl BodyCollide {
                 e.push((20, &c.slot_awake));
                 e.push((21, &c.warm));
                 e.push((22, &c.tangles));
+                e.push((23, &c.quiet));
                 bind_group(device, label, pipeline, &e)
             })
         };
@@ -148,6 +149,7 @@ impl BodyCollide {
                 e.push((13, &c.acc));
                 e.push((18, &b.sleep_speed));
                 e.push((21, &c.warm));
+                e.push((23, &c.quiet));
                 bind_group(device, label, pipeline, &e)
             })
         };
@@ -188,6 +190,7 @@ impl BodyCollide {
                 (6, &c.outline_points),
                 (11, &c.hits),
                 (12, &c.point_counts),
+                (23, &c.quiet),
             ],
         );
         let recount_bind = [recount_one.clone(), recount_one];

@@ -319,3 +319,88 @@ fn contacts_with_sleeping_bodies_match_the_cpu_and_wake_the_one_hit() {
         4
     );
 }
+
+/// A sleeping point with nothing to test is quiet: the substep's first
+/// narrow phase marks it, and the later passes skip it at one load. On a
+/// stack whose two lower boxes sleep under a falling third, the bottom
+/// box's lower corners are quiet (no awake body enters their slots), the
+/// box the third lands on is not, and a whole substep's contact passes end as on the CPU.
+#[test]
+fn quiet_sleeping_points_are_skipped_and_change_nothing() {
+    let Some(ctx) = gpu() else { return };
+    let (world, boxes) = samples::stack(4, 1.0).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..120 {
+        cpu.step();
+    }
+    let (pos, mut vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    for p in &boxes[2].points {
+        vel[p.index()] = [0.0, -1.0];
+    }
+    let group = |b: usize| cpu.packed().contact_points[boxes[b].points[0].index()].group as usize;
+    let mut rest = vec![0u32; pos.len()];
+    rest[group(0)] = world.params.sleep_steps();
+    rest[group(1)] = world.params.sleep_steps();
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    cpu.set_state(&pos, &vel).unwrap();
+    gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
+    cpu.set_rest_steps(&rest).unwrap();
+    gpu.set_rest_steps(&ctx.queue, &rest).unwrap();
+    assert!(
+        gpu.read_quiet_points(&ctx.device, &ctx.queue)
+            .unwrap()
+            .iter()
+            .all(|&q| !q),
+        "set_state leaves no point quiet"
+    );
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for stage in [
+        Stage::IntegrateCollide,
+        Stage::BroadPhase,
+        Stage::Narrow,
+        Stage::Impact,
+        Stage::Resolve,
+        Stage::BodyCollide,
+        Stage::ContactRelax,
+    ] {
+        gpu.record_stage(&mut encoder, stage);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    cpu.stage_integrate();
+    cpu.stage_collide();
+    cpu.stage_broad_phase();
+    cpu.stage_narrow();
+    cpu.stage_impact();
+    cpu.stage_resolve();
+    cpu.stage_body_collide();
+    cpu.stage_contact_relax();
+    let quiet = gpu.read_quiet_points(&ctx.device, &ctx.queue).unwrap();
+    let quiet_in = |b: usize| boxes[b].points.iter().filter(|p| quiet[p.index()]).count();
+    // Its lower corners at least: its upper ones share cells with the
+    // box above, whose slots the falling box's box reaches.
+    assert!(quiet_in(0) >= 2, "the bottom box is quiet: {}", quiet_in(0));
+    assert!(
+        quiet_in(1) < boxes[1].points.len(),
+        "the box hit is not all quiet"
+    );
+    assert_eq!(quiet_in(2) + quiet_in(3), 0, "awake boxes are never quiet");
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    let far = |a: &[[f32; 2]], b: &[[f32; 2]]| {
+        a.iter()
+            .zip(b)
+            .map(|(g, c)| Vec2::from(*g).distance(Vec2::from(*c)))
+            .fold(0.0, f32::max)
+    };
+    // As in contacts_with_sleeping_bodies_match_the_cpu_and_wake_the_one_hit.
+    assert!(far(&state.pos, cpu.positions()) <= 1e-5);
+    assert!(far(&state.vel, cpu.velocities()) <= 1e-3);
+    if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+        assert_eq!(state.pos, cpu.positions(), "bitwise on a CPU adapter");
+        assert_eq!(state.vel, cpu.velocities(), "bitwise on a CPU adapter");
+    }
+    let falling = boxes[2].points[0].index();
+    assert!(
+        cpu.velocities()[falling][1] > -1.0,
+        "the falling box was stopped"
+    );
+}

@@ -391,6 +391,19 @@ pub fn deepest(
     best
 }
 
+/// Whether the point at `p` (its ContactPoint `cp`) can have no contact
+/// this substep (WGSL `quiet_point`): it sleeps, is no free point, no
+/// awake body entered its slot and there is no large body. The GPU's later
+/// passes of the substep skip such a point; here `narrow` does.
+pub fn quiet_point(bind: &Bindings, p: Vec2, cp: &ContactPoint) -> bool {
+    let sim = bind.sim;
+    if cp.filter_id & CONTACT_FREE != 0 || !asleep(bind, cp.group) {
+        return false;
+    }
+    let slot = cell_slot(grid_cell(p, sim.inv_cell), sim.table_mask);
+    bind.grid.awake[slot as usize] == 0 && bind.grid.large(sim).is_empty()
+}
+
 /// Every body a point at `p` may touch, in the grid's order (WGSL: the
 /// walks of `deepest`, `deepest_batched` and `untangle`): the bodies of
 /// its cell's slot whose key is the cell's, then the large list. A
@@ -524,8 +537,14 @@ pub fn narrow(
     let n = bind.sim.num_points as usize;
     par::zip_mut(parallel, &mut hits[..n], &mut free[..n], |i, hit, free| {
         let cp = bind.contact_points[i];
+        let p = v2(bind.pos[i]);
+        if quiet_point(bind, p, &cp) {
+            *hit = ContactHit::NONE;
+            *free = 0;
+            return;
+        }
         let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
-        *hit = deepest(bind, v2(bind.pos[i]), v2(bind.vel[i]), &cp, &pf);
+        *hit = deepest(bind, p, v2(bind.vel[i]), &cp, &pf);
         *free = if cp.filter_id & CONTACT_FREE != 0 {
             disks(bind, i, Vec2::ZERO, None)[0] as u32
         } else {
