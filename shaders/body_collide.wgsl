@@ -99,13 +99,6 @@
 // mirror: cpu::body_collide::TangleWords.
 @group(0) @binding(22) var<storage, read_write> tangles: array<atomic<u32>>;
 
-// Per point, whether it is quiet this substep (1) or not (0), as the
-// substep's first narrow phase found (quiet_point): asleep, in a slot no
-// awake body entered, with no large body to test and no disks. Such a
-// point has no contact all substep, so the later passes skip it. CPU
-// mirror: cpu::body_collide::quiet_point.
-@group(0) @binding(23) var<storage, read_write> quiet: array<u32>;
-
 // Whether this narrow phase is a substep's first, which warm-starts.
 override WARM_PASS: bool = false;
 // Whether apply keeps the counts (after the warm start, for the resolve).
@@ -454,7 +447,9 @@ fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
 // this substep: it sleeps, is no free point (whose disks meet sleeping
 // ones), no awake body entered its slot (walk_start) and there is no
 // large body: deepest would test nothing, and no later pass of the
-// substep would either, as a sleeping point does not move. CPU mirror:
+// substep would either, as a sleeping point does not move. The substep's
+// first narrow phase stores its contact as quiet (QUIET_EDGE), and the
+// later one skips it at that load. CPU mirror:
 // cpu::body_collide::quiet_point.
 fn quiet_point(p: vec2<f32>, cp: ContactPoint) -> bool {
     if ((cp.filter_id & CONTACT_FREE) != 0u || !asleep(cp.group)) {
@@ -674,22 +669,20 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
-    if (!WARM_PASS && quiet[i] != 0u) {
+    // A point the substep's first narrow phase found quiet has no contact
+    // all substep.
+    if (!WARM_PASS && hits[i].edge == QUIET_EDGE) {
         return;
     }
     let si = state[i];
     let p = si.xy;
     let cp = contact_points[i];
     let wi = info[i].inv_mass;
-    if (WARM_PASS) {
-        let q = quiet_point(p, cp);
-        quiet[i] = u32(q);
-        if (q) {
-            let none = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
-            hits[i] = none;
-            warm_start(i, none, wi);
-            return;
-        }
+    if (WARM_PASS && quiet_point(p, cp)) {
+        let quiet = ContactHit(0.0, NO_BODY, QUIET_EDGE, 0.0, vec2<f32>(0.0));
+        hits[i] = quiet;
+        warm_start(i, quiet, wi);
+        return;
     }
     let pf = filters[cp.filter_id & ~CONTACT_FREE];
     let best = deepest(i, p, si.zw, cp, pf);
@@ -729,12 +722,11 @@ fn recount(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (i >= sim.num_points) {
         return;
     }
-    if (quiet[i] != 0u) {
-        return;
-    }
-    let hit = hits[i];
-    if (hit.body != NO_BODY) {
-        count_contact(i, hit);
+    // The body alone first: most points have no contact (and those of a
+    // sleeping pile are quiet), and a load is a loop over the lanes on a
+    // CPU adapter.
+    if (hits[i].body != NO_BODY) {
+        count_contact(i, hits[i]);
     }
 }
 
@@ -795,7 +787,12 @@ fn count_contact(i: u32, hit: ContactHit) {
 // contacts. `relax` solves velocities only: no push, no restitution, no
 // viscous decay, and friction bounded by the velocity change alone.
 fn resolve_at(i: u32, relax: bool) {
-    if (i >= sim.num_points || quiet[i] != 0u) {
+    if (i >= sim.num_points) {
+        return;
+    }
+    // No contact (quiet points among them): done at one load, unless disks
+    // are to be resolved (see recount).
+    if (hits[i].body == NO_BODY && (relax || !HAS_FREE_POINTS)) {
         return;
     }
     let hit = hits[i];

@@ -83,10 +83,11 @@ fn side_vel(s: ImpactSide) -> vec2<f32> {
 // velocities approach faster than the restitution threshold.
 fn body_impact(i: u32) -> Impact {
     var out = no_impact();
-    let hit = hits[i];
-    if (hit.body == NO_BODY) {
+    // The body alone first: most points have no contact.
+    if (hits[i].body == NO_BODY) {
         return out;
     }
+    let hit = hits[i];
     let a_body = impact_home[i];
     if (a_body == IMPACT_NONE) {
         return out;

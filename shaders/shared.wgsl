@@ -257,6 +257,9 @@ const CONTACT_FREE: u32 = 0x80000000u;
 // A ContactHit's body when the point has no body contact (layout.rs,
 // ContactHit::NONE).
 const NO_BODY: u32 = 0xffffffffu;
+// A ContactHit's edge when the point is quiet this substep (layout.rs,
+// ContactHit::QUIET; body_collide.wgsl, quiet_point).
+const QUIET_EDGE: u32 = 0xffffffffu;
 // A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
 const GRID_MAX_CELLS: u32 = 9u;

@@ -508,4 +508,17 @@ impl ContactHit {
         t: 0.0,
         n: [0.0; 2],
     };
+
+    /// No contact, and none possible all substep: the point is quiet (WGSL
+    /// `quiet_point`, `QUIET_EDGE`), so the substep's later narrow phase
+    /// skips it.
+    pub const QUIET: ContactHit = ContactHit {
+        edge: u32::MAX,
+        ..ContactHit::NONE
+    };
+
+    /// Whether this is [`ContactHit::QUIET`].
+    pub fn is_quiet(&self) -> bool {
+        self.body == u32::MAX && self.edge == u32::MAX
+    }
 }

@@ -187,6 +187,7 @@ fn shared_constants_match() {
     assert_eq!(constant("IMPACT_NONE"), IMPACT_NONE);
     assert_eq!(constant("PLANE_IMPACT_ROW"), PLANE_IMPACT_ROW);
     assert_eq!(constant("NO_BODY"), ContactHit::NONE.body);
+    assert_eq!(constant("QUIET_EDGE"), ContactHit::QUIET.edge);
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);

@@ -135,7 +135,6 @@ impl BodyCollide {
                 e.push((20, &c.slot_awake));
                 e.push((21, &c.warm));
                 e.push((22, &c.tangles));
-                e.push((23, &c.quiet));
                 bind_group(device, label, pipeline, &e)
             })
         };
@@ -149,7 +148,6 @@ impl BodyCollide {
                 e.push((13, &c.acc));
                 e.push((18, &b.sleep_speed));
                 e.push((21, &c.warm));
-                e.push((23, &c.quiet));
                 bind_group(device, label, pipeline, &e)
             })
         };
@@ -190,7 +188,6 @@ impl BodyCollide {
                 (6, &c.outline_points),
                 (11, &c.hits),
                 (12, &c.point_counts),
-                (23, &c.quiet),
             ],
         );
         let recount_bind = [recount_one.clone(), recount_one];

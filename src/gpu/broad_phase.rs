@@ -40,9 +40,6 @@ pub struct ContactBuffers {
     /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
     /// `warm`), carried from substep to substep.
     pub warm: wgpu::Buffer,
-    /// Per point, whether the substep's first narrow phase found it quiet
-    /// (`body_collide.wgsl`, `quiet`): the later passes skip it.
-    pub quiet: wgpu::Buffer,
     /// Per body, its tangles this step, `TANGLE_WORDS` words
     /// (`body_collide.wgsl`, `tangles`).
     pub tangles: wgpu::Buffer,
@@ -140,7 +137,6 @@ impl ContactBuffers {
             point_counts: zeroed("point_counts", 4 * n)?,
             acc: zeroed("contact accumulators", 16 * n)?,
             warm: zeroed("warm starts", 16 * n)?,
-            quiet: zeroed("quiet points", 4 * n)?,
             tangles: zeroed(
                 "tangles",
                 4 * crate::layout::TANGLE_WORDS as u64 * packed.bodies.len() as u64,
@@ -185,7 +181,6 @@ impl ContactBuffers {
             &self.point_counts,
             &self.acc,
             &self.warm,
-            &self.quiet,
             &self.tangles,
         ]
         .iter()

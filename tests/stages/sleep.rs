@@ -346,13 +346,6 @@ fn quiet_sleeping_points_are_skipped_and_change_nothing() {
     gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
     cpu.set_rest_steps(&rest).unwrap();
     gpu.set_rest_steps(&ctx.queue, &rest).unwrap();
-    assert!(
-        gpu.read_quiet_points(&ctx.device, &ctx.queue)
-            .unwrap()
-            .iter()
-            .all(|&q| !q),
-        "set_state leaves no point quiet"
-    );
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     for stage in [
         Stage::IntegrateCollide,

@@ -393,8 +393,9 @@ pub fn deepest(
 
 /// Whether the point at `p` (its ContactPoint `cp`) can have no contact
 /// this substep (WGSL `quiet_point`): it sleeps, is no free point, no
-/// awake body entered its slot and there is no large body. The GPU's later
-/// passes of the substep skip such a point; here `narrow` does.
+/// awake body entered its slot and there is no large body. Its contact is
+/// [`ContactHit::QUIET`], which the GPU's later narrow phase of the substep
+/// skips.
 pub fn quiet_point(bind: &Bindings, p: Vec2, cp: &ContactPoint) -> bool {
     let sim = bind.sim;
     if cp.filter_id & CONTACT_FREE != 0 || !asleep(bind, cp.group) {
@@ -539,7 +540,7 @@ pub fn narrow(
         let cp = bind.contact_points[i];
         let p = v2(bind.pos[i]);
         if quiet_point(bind, p, &cp) {
-            *hit = ContactHit::NONE;
+            *hit = ContactHit::QUIET;
             *free = 0;
             return;
         }

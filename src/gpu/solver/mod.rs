@@ -52,7 +52,9 @@ pub enum Stage {
     /// The collision grid of body-body contacts.
     BroadPhase,
     /// Body-body contacts: narrow phase, resolve, apply (after
-    /// [`Stage::BroadPhase`]).
+    /// [`Stage::BroadPhase`]). Its narrow phase skips the points the
+    /// substep's [`Stage::Narrow`] found quiet
+    /// ([`GpuSolver::read_quiet_points`]).
     BodyCollide,
     /// A substep's first narrow phase: [`Stage::BodyCollide`]'s narrow
     /// phase, with the warm start of the contacts that persist (applied).

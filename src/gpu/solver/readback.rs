@@ -2,6 +2,7 @@
 //! wait for the device.
 
 use super::*;
+use crate::layout::ContactHit;
 
 impl GpuSolver {
     /// The collision grid's buffer as of the last broad phase (`array<u32>`:
@@ -48,11 +49,6 @@ impl GpuSolver {
             // step (cpu::CpuSolver::set_state).
             let zeros = vec![0u8; c.buffers.tangles.size() as usize];
             queue.write_buffer(&c.buffers.tangles, 0, &zeros);
-            // No point is quiet until the next substep's first narrow
-            // phase finds it so (a pass recorded alone before it then
-            // does all its work).
-            let zeros = vec![0u8; c.buffers.quiet.size() as usize];
-            queue.write_buffer(&c.buffers.quiet, 0, &zeros);
         }
         self.wake(queue);
         Ok(())
@@ -92,7 +88,7 @@ impl GpuSolver {
     /// Which points the last substep's first narrow phase found quiet
     /// (read back; waits for the GPU; all `false` in a world without
     /// contacts): asleep, with nothing to test, so that the substep's
-    /// later contact passes skipped them (docs/physics.md, "Sleeping").
+    /// later narrow phase skipped them (docs/physics.md, "Sleeping").
     pub fn read_quiet_points(
         &self,
         device: &wgpu::Device,
@@ -101,9 +97,9 @@ impl GpuSolver {
         self.check_context("read_quiet_points", Some(device), Some(queue))?;
         match &self.contacts {
             Some(c) if self.num_points > 0 => {
-                let quiet: Vec<u32> =
-                    read_buffer(device, queue, &c.buffers.quiet, self.num_points)?;
-                Ok(quiet.into_iter().map(|q| q != 0).collect())
+                let hits: Vec<ContactHit> =
+                    read_buffer(device, queue, &c.buffers.hits, self.num_points)?;
+                Ok(hits.iter().map(ContactHit::is_quiet).collect())
             }
             _ => Ok(vec![false; self.num_points]),
         }
