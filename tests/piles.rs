@@ -286,8 +286,8 @@ fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
 /// target), under 0.5% of the points are inside another body, and no
 /// body's centre is inside another (the GPU, whose pile is another, may
 /// keep one or two pairs). Measured: on the CPU no point inside, no body
-/// overlapped, fastest 0.27 m/s; on the GPU (lavapipe) 1 point inside,
-/// none overlapped, fastest 0.66 m/s. Without tangle recovery 25 pairs
+/// overlapped, fastest 0.12 m/s; on the GPU (lavapipe) no point inside,
+/// none overlapped, every point asleep. Without tangle recovery 25 pairs
 /// (23 on the GPU) stayed passed into each other from the landing, and
 /// the fastest points read 2.2 m/s (1.5).
 #[test]

@@ -1562,7 +1562,7 @@ fn tangled_bodies_part_and_keep_their_momentum() {
         assert_eq!(r.points_inside, 0, "{what}: {r:?}");
         // Parted, not thrown: the speed the pair lacks, and the push of
         // its points inside, capped at UNTANGLE_PUSH times that speed per
-        // substep (measured: 1.27 m/s at most, 2.1 times the pace). The
+        // substep (measured: 3.9 m/s at most, 1.6 times the pace). The
         // points deepest inside would otherwise be pushed out by up to
         // their depth in one substep, and shape matching would fling the
         // bodies apart at 7 to 12 m/s.
@@ -1644,7 +1644,14 @@ fn untangle_matches_the_cpu() {
         let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
         let dv = farthest(&state.vel, cpu.velocities());
         eprintln!("step {step}: untangle moved {parted} points; GPU - CPU: vel {dv:.2e} m/s");
-        assert!(parted > 0, "the pairs are tangled");
+        // The first gives the pairs their parting speed; the later ones
+        // find the pairs still tangled (held) and add what they lack, if
+        // anything.
+        assert!(step > 0 || parted > 0, "the pairs are tangled");
+        assert!(
+            cpu.tangles().iter().any(|t| t[0] != 0),
+            "step {step}: the pairs are tangled"
+        );
         assert_eq!(state.pos, cpu.positions(), "untangle moves no position");
         assert_same_tangles(
             &gpu.read_tangles(&ctx.device, &ctx.queue).unwrap(),
