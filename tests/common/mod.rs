@@ -103,3 +103,11 @@ pub fn assert_finite(solver: &CpuSolver, at: &str) {
         );
     }
 }
+
+/// The largest distance between matching entries of `a` and `b`.
+pub fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
+        .fold(0.0, f32::max)
+}

@@ -11,7 +11,7 @@
 //! inside another body is its distance to that body's outline when a
 //! crossing-number test says it is inside (f64).
 
-use crate::common::{Rng, gpu};
+use crate::common::{Rng, farthest, gpu};
 use crate::slide;
 use softbody::gpu::{NarrowWalk, Stage};
 use softbody::layout::UNTANGLE_PACE;
@@ -566,14 +566,6 @@ fn pile(seed: u64, n: usize) -> World {
         .unwrap();
     }
     world
-}
-
-/// The largest distance between matching entries of `a` and `b`.
-fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
-        .fold(0.0, f32::max)
 }
 
 /// How far one body-contact pass may part the GPU's velocities from the

@@ -4,7 +4,7 @@
 //! the CPU does. (A version 1 checkpoint, from before sleeping, is read
 //! in `src/checkpoint/tests.rs`.)
 
-use crate::common::{both, centroid, gpu};
+use crate::common::{both, centroid, farthest, gpu};
 use softbody::checkpoint::Checkpoint;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
@@ -281,16 +281,10 @@ fn contacts_with_sleeping_bodies_match_the_cpu_and_wake_the_one_hit() {
     cpu.stage_broad_phase();
     cpu.stage_body_collide();
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-    let far = |a: &[[f32; 2]], b: &[[f32; 2]]| {
-        a.iter()
-            .zip(b)
-            .map(|(g, c)| Vec2::from(*g).distance(Vec2::from(*c)))
-            .fold(0.0, f32::max)
-    };
     // As in tests/stages/body_collide.rs: a driver that fuses multiply-adds moves
     // integrate's result by an ulp.
-    assert!(far(&state.pos, cpu.positions()) <= 1e-5);
-    assert!(far(&state.vel, cpu.velocities()) <= 1e-3);
+    assert!(farthest(&state.pos, cpu.positions()) <= 1e-5);
+    assert!(farthest(&state.vel, cpu.velocities()) <= 1e-3);
     // The sleeping boxes did not move; the falling one was stopped.
     for b in &boxes[..2] {
         for p in &b.points {
@@ -378,15 +372,9 @@ fn quiet_sleeping_points_are_skipped_and_change_nothing() {
     );
     assert_eq!(quiet_in(2) + quiet_in(3), 0, "awake boxes are never quiet");
     let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-    let far = |a: &[[f32; 2]], b: &[[f32; 2]]| {
-        a.iter()
-            .zip(b)
-            .map(|(g, c)| Vec2::from(*g).distance(Vec2::from(*c)))
-            .fold(0.0, f32::max)
-    };
     // As in contacts_with_sleeping_bodies_match_the_cpu_and_wake_the_one_hit.
-    assert!(far(&state.pos, cpu.positions()) <= 1e-5);
-    assert!(far(&state.vel, cpu.velocities()) <= 1e-3);
+    assert!(farthest(&state.pos, cpu.positions()) <= 1e-5);
+    assert!(farthest(&state.vel, cpu.velocities()) <= 1e-3);
     if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
         assert_eq!(state.pos, cpu.positions(), "bitwise on a CPU adapter");
         assert_eq!(state.vel, cpu.velocities(), "bitwise on a CPU adapter");
