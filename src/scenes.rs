@@ -34,6 +34,20 @@ pub const DEFAULT_SCENE_CONTACT_ITERATIONS: u32 = 2;
 /// Distance between neighbouring bodies when the scene is laid out, m.
 const SPACING: f32 = 0.72;
 
+/// Bodies per basin of [`default_scene`]: a larger count gets more basins
+/// side by side, so that the curtain and the pile stay about as high as at
+/// this count (m, tens of metres) however many bodies there are.
+pub const DEFAULT_SCENE_BODIES_PER_BASIN: usize = 5_000;
+
+/// Width of one basin of [`default_scene`] where it meets the floor, m.
+pub const DEFAULT_SCENE_BASIN_WIDTH: f32 = 127.2;
+
+/// How many basins [`default_scene`] lays `bodies` bodies out in: one per
+/// [`DEFAULT_SCENE_BODIES_PER_BASIN`] started, at least one.
+pub fn default_scene_basins(bodies: usize) -> usize {
+    bodies.div_ceil(DEFAULT_SCENE_BODIES_PER_BASIN).max(1)
+}
+
 /// Most bodies [`default_scene`] makes: about 10.4 million points (5.2 per
 /// body), under a scene file's limit of 2^24 points. More is refused before
 /// anything is built.
@@ -56,12 +70,19 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// placed before is left empty (the curtain grows by rows to make up for
 /// it), so no body starts inside another.
 ///
-/// The bodies and contacts use the [`Params`] defaults. The curtain lands
-/// at 30 to 47 m/s and piles up many bodies deep in the basin; with the
-/// default two contact passes, at 10,000 bodies, while the curtain lands
-/// (2 to 5 s), 0.1 to 2% of the points are inside another body (0.6 to 7%
-/// with one pass); at 2,000 bodies after 20 s, 0.13% (docs/physics.md,
-/// "Piles" and "Limits we measured").
+/// More than [`DEFAULT_SCENE_BODIES_PER_BASIN`] bodies get more basins
+/// ([`default_scene_basins`]): the six planets repeat every
+/// [`DEFAULT_SCENE_BASIN_WIDTH`] metres, the floor between the two walls
+/// widens by as much, and each basin's rings and curtain are laid out as
+/// in a scene of its share of the bodies. So at any count the curtain
+/// starts below 75 m and lands at up to about 38 m/s, and the pile is as
+/// deep as one basin's: 100,000 bodies in one basin (rows up to 350 m,
+/// landing at up to 85 m/s on a pile many times deeper) bury half of
+/// their points inside other bodies within 10 s (docs/physics.md, "Limits
+/// we measured").
+///
+/// The bodies and contacts use the [`Params`] defaults (docs/physics.md,
+/// "Piles" and "Limits we measured", for what they do here).
 ///
 /// [`Params`]: crate::Params
 pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
@@ -72,23 +93,26 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
             limit: MAX_DEFAULT_SCENE_BODIES as u64,
         });
     }
+    let basins = Basins::new(default_scene_basins(bodies));
     let mut world = World::default();
     world.add_plane(HalfPlane::floor(0.0))?;
-    // Walls meeting the floor at x = +-63.6 m, leaning out.
-    world.add_plane(HalfPlane::new(Vec2::new(1.0, 0.35), -60.0))?;
-    world.add_plane(HalfPlane::new(Vec2::new(-1.0, 0.35), -60.0))?;
-    for (c, r) in DEFAULT_PLANETS {
+    // Walls meeting the floor half a basin width beyond the outer basins'
+    // middles (x = +-63.6 m for one basin), leaning out.
+    let wall = -60.0 * basins.count as f32;
+    world.add_plane(HalfPlane::new(Vec2::new(1.0, 0.35), wall))?;
+    world.add_plane(HalfPlane::new(Vec2::new(-1.0, 0.35), wall))?;
+    for (c, r) in basins.planets() {
         world.add_planet(Planet::new(c, r))?;
     }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut placed = Placed::new(world.params.point_radius);
     let mut made = 0usize;
-    let (mut slots, mut row) = layout(bodies, &mut rng);
+    let (mut slots, mut row) = layout(bodies, &basins, &mut rng);
     let mut next = 0;
     while made < bodies {
         if next == slots.len() {
             // Slots left empty for overlap: more curtain rows above.
-            row = curtain(&mut slots, bodies - made, row, &mut rng);
+            row = curtain(&mut slots, bodies - made, row, &basins, &mut rng);
         }
         let (center, vel) = slots[next];
         next += 1;
@@ -103,6 +127,45 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
         made += kind.add(&mut world, center, vel, angle)?;
     }
     Ok(world)
+}
+
+/// The basins of the default scene side by side, centred on x = 0.
+struct Basins {
+    count: usize,
+}
+
+impl Basins {
+    fn new(count: usize) -> Self {
+        Self { count }
+    }
+
+    /// The middle of basin `i`, m.
+    fn middle(&self, i: usize) -> f32 {
+        (i as f32 - (self.count - 1) as f32 / 2.0) * DEFAULT_SCENE_BASIN_WIDTH
+    }
+
+    /// Every basin's planets: [`DEFAULT_PLANETS`] moved to its middle.
+    fn planets(&self) -> impl Iterator<Item = (Vec2, f32)> + '_ {
+        (0..self.count).flat_map(move |i| {
+            DEFAULT_PLANETS
+                .iter()
+                .map(move |&(c, r)| (c + Vec2::new(self.middle(i), 0.0), r))
+        })
+    }
+
+    /// Whether a slot at `p` is clear of every planet by at least 1.2 m.
+    /// Only the nearest basin's planets can be that close: they lie within
+    /// 49 m of its middle, and basins are 127 m apart.
+    fn clear(&self, p: Vec2) -> bool {
+        let last = (self.count - 1) as f32;
+        let i = (p.x / DEFAULT_SCENE_BASIN_WIDTH + last / 2.0)
+            .round()
+            .clamp(0.0, last) as usize;
+        let shift = Vec2::new(self.middle(i), 0.0);
+        DEFAULT_PLANETS
+            .iter()
+            .all(|&(c, r)| p.distance(c + shift) > r + 1.2)
+    }
 }
 
 /// The circles of the bodies placed so far (centre, reach grown by the
@@ -166,22 +229,15 @@ impl Rng {
     }
 }
 
-/// Whether a slot at `p` is clear of every planet by at least 1.2 m.
-fn clear(p: Vec2) -> bool {
-    DEFAULT_PLANETS
-        .iter()
-        .all(|(c, r)| p.distance(*c) > r + 1.2)
-}
-
 /// Body slots `(centre, velocity)`: rings around the planets first, then
 /// the curtain, enough of them for `bodies` bodies (a ship may fill a slot
 /// with several), and the curtain's next row.
-fn layout(bodies: usize, rng: &mut Rng) -> (Vec<(Vec2, Vec2)>, usize) {
+fn layout(bodies: usize, basins: &Basins, rng: &mut Rng) -> (Vec<(Vec2, Vec2)>, usize) {
     let mut slots = Vec::with_capacity(bodies);
     // Rings: about a third of the bodies, shared by the planets in
     // proportion to their radius; rings 1.5 m out, as many layers as needed.
-    let total_r: f32 = DEFAULT_PLANETS.iter().map(|(_, r)| r).sum();
-    for (k, (c, r)) in DEFAULT_PLANETS.iter().enumerate() {
+    let total_r: f32 = basins.planets().map(|(_, r)| r).sum();
+    for (k, (c, r)) in basins.planets().enumerate() {
         let want = (bodies as f32 / 3.0 * r / total_r) as usize;
         let spin = if k % 2 == 0 { 1.0 } else { -1.0 };
         let mut placed = 0;
@@ -192,7 +248,7 @@ fn layout(bodies: usize, rng: &mut Rng) -> (Vec<(Vec2, Vec2)>, usize) {
             for j in 0..n.min(want - placed) {
                 let a = (j as f32 + 0.3 * rng.signed()) / n as f32 * std::f32::consts::TAU;
                 let dir = Vec2::from_angle(a);
-                let p = *c + dir * (radius + 0.1 * rng.signed());
+                let p = c + dir * (radius + 0.1 * rng.signed());
                 // Tangential speed of a circular orbit under g = 9.81 at
                 // this radius: the ring whips round before it falls in.
                 let speed = spin * (9.81 * radius).sqrt() * 0.6;
@@ -203,27 +259,37 @@ fn layout(bodies: usize, rng: &mut Rng) -> (Vec<(Vec2, Vec2)>, usize) {
         }
     }
     let want = bodies.saturating_sub(slots.len());
-    let row = curtain(&mut slots, want, 0, rng);
+    let row = curtain(&mut slots, want, 0, basins, rng);
     (slots, row)
 }
 
 /// Adds at least `want` curtain slots to `slots`: whole rows above the
-/// planets (row 0 at 54 m), drifting toward the middle, from row `row`;
-/// returns the row after the last.
-fn curtain(slots: &mut Vec<(Vec2, Vec2)>, want: usize, mut row: usize, rng: &mut Rng) -> usize {
+/// planets (row 0 at 54 m), across every basin, each basin's part
+/// drifting toward its middle, from row `row`; returns the row after the
+/// last.
+fn curtain(
+    slots: &mut Vec<(Vec2, Vec2)>,
+    want: usize,
+    mut row: usize,
+    basins: &Basins,
+    rng: &mut Rng,
+) -> usize {
     let half_width = 58.0;
     let columns = (2.0 * half_width / SPACING) as usize;
     let goal = slots.len() + want;
     while slots.len() < goal {
         let y = 54.0 + row as f32 * SPACING;
-        for col in 0..columns {
-            let x = -half_width + (col as f32 + 0.5) * SPACING;
-            let p = Vec2::new(x + 0.15 * rng.signed(), y + 0.15 * rng.signed());
-            if !clear(p) {
-                continue;
+        for basin in 0..basins.count {
+            let middle = basins.middle(basin);
+            for col in 0..columns {
+                let x = -half_width + (col as f32 + 0.5) * SPACING;
+                let p = Vec2::new(middle + x + 0.15 * rng.signed(), y + 0.15 * rng.signed());
+                if !basins.clear(p) {
+                    continue;
+                }
+                let drift = -x / half_width * 5.0;
+                slots.push((p, Vec2::new(drift + rng.signed(), rng.signed())));
             }
-            let drift = -x / half_width * 5.0;
-            slots.push((p, Vec2::new(drift + rng.signed(), rng.signed())));
         }
         row += 1;
     }
@@ -389,12 +455,45 @@ mod tests {
 
     #[test]
     fn the_default_scene_has_exactly_the_bodies_asked_for() {
-        for n in [1, 7, 500, 3001] {
+        for (n, basins) in [(1, 1), (7, 1), (500, 1), (3001, 1), (5000, 1), (5001, 2)] {
             let w = default_scene(n).unwrap();
             assert_eq!(w.bodies().len(), n, "{n} bodies");
-            assert_eq!(w.planets().len(), DEFAULT_PLANETS.len());
+            assert_eq!(default_scene_basins(n), basins, "{n} bodies");
+            assert_eq!(w.planets().len(), basins * DEFAULT_PLANETS.len());
         }
         assert_eq!(default_scene(200).unwrap(), default_scene(200).unwrap());
+    }
+
+    /// More bodies widen the scene by whole basins and leave its height as
+    /// it is: the curtain of 20,000 bodies starts no higher than that of
+    /// 5,000, within a row, and spans four basins; every point is between
+    /// the walls.
+    #[test]
+    fn more_bodies_widen_the_default_scene_rather_than_raise_it() {
+        let bounds = |n: usize| {
+            let w = default_scene(n).unwrap();
+            let (lo, hi) = crate::render::scene_bounds(&w).unwrap();
+            for p in w.points() {
+                for plane in w.planes() {
+                    let n = plane.normal.normalize();
+                    assert!(
+                        n.dot(p.pos) > plane.offset,
+                        "{n} bodies: {:?} outside",
+                        p.pos
+                    );
+                }
+            }
+            (lo, hi)
+        };
+        let (lo1, hi1) = bounds(5000);
+        let (lo4, hi4) = bounds(20_000);
+        assert!(hi4.y < hi1.y + SPACING, "top {} against {}", hi4.y, hi1.y);
+        let (w1, w4) = (hi1.x - lo1.x, hi4.x - lo4.x);
+        let extra = w4 - w1;
+        assert!(
+            (extra - 3.0 * DEFAULT_SCENE_BASIN_WIDTH).abs() < 5.0,
+            "widths {w1} and {w4}"
+        );
     }
 
     #[test]
@@ -415,7 +514,7 @@ mod tests {
     /// the two would start in contact.
     #[test]
     fn no_body_starts_inside_another() {
-        let w = default_scene(4000).unwrap();
+        let w = default_scene(12_000).unwrap();
         let packed = crate::pack::Packed::from_world(&w).unwrap();
         let report = crate::measure::pile_report(&packed, &packed.pos, &packed.vel);
         assert_eq!(
