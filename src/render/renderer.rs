@@ -55,6 +55,26 @@ pub struct DrawOptions {
     pub fill_alpha: f32,
 }
 
+impl DrawOptions {
+    /// Above this many bodies, [`DrawOptions::for_bodies`] leaves springs
+    /// and points out.
+    pub const CLUTTER_BODIES: usize = 500;
+
+    /// The layers worth drawing for a world of `bodies` bodies: all of
+    /// them, but without springs and points above
+    /// [`CLUTTER_BODIES`](Self::CLUTTER_BODIES), where they are clutter at
+    /// a zoom that shows the whole scene (the window's keys 3 and 4 bring
+    /// them back).
+    pub fn for_bodies(bodies: usize) -> Self {
+        let many = bodies > Self::CLUTTER_BODIES;
+        Self {
+            springs: !many,
+            points: !many,
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for DrawOptions {
     fn default() -> Self {
         Self {
@@ -569,5 +589,18 @@ impl Renderer {
             pass.set_pipeline(&p.drag);
             pass.draw(0..2, 0..1);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_bodies_are_drawn_without_springs_and_points() {
+        let few = DrawOptions::for_bodies(DrawOptions::CLUTTER_BODIES);
+        assert_eq!(few, DrawOptions::default());
+        let many = DrawOptions::for_bodies(DrawOptions::CLUTTER_BODIES + 1);
+        assert!(!many.springs && !many.points && many.fill && many.outlines);
     }
 }
