@@ -129,6 +129,33 @@ pub fn default_scene(bodies: usize) -> Result<World, WorldError> {
     Ok(world)
 }
 
+/// The part of a [`default_scene`] world a view shows first: its middle
+/// basin (of an even count, the left of the two middle ones), from the
+/// floor to the highest point or planet in it, so that the bodies are
+/// drawn as large as in a scene of one basin; with one basin, the whole
+/// scene. `(min, max)` in metres, `None` when the basin holds nothing.
+/// Meant for `world` as `default_scene` made it (its body count gives the
+/// basins), as the window opens on it.
+pub fn default_scene_view(world: &World) -> Option<(Vec2, Vec2)> {
+    let basins = Basins::new(default_scene_basins(world.bodies().len()));
+    let middle = basins.middle((basins.count - 1) / 2);
+    let half = DEFAULT_SCENE_BASIN_WIDTH / 2.0;
+    let inside = |x: f32| (x - middle).abs() <= half;
+    let mut min = Vec2::splat(f32::INFINITY);
+    let mut max = Vec2::splat(f32::NEG_INFINITY);
+    for p in world.points().iter().filter(|p| inside(p.pos.x)) {
+        min = min.min(p.pos);
+        max = max.max(p.pos);
+    }
+    for planet in world.planets().iter().filter(|p| inside(p.center.x)) {
+        min = min.min(planet.center - Vec2::splat(planet.radius));
+        max = max.max(planet.center + Vec2::splat(planet.radius));
+    }
+    // The floor, where the pile will be.
+    min.y = min.y.min(0.0);
+    (min.x <= max.x).then_some((min, max))
+}
+
 /// The basins of the default scene side by side, centred on x = 0.
 struct Basins {
     count: usize,
@@ -505,6 +532,45 @@ mod tests {
                     Err(WorldError::TooMany { what: "points", .. })
                 ),
                 "{n}"
+            );
+        }
+    }
+
+    /// The first view of one basin is the whole scene down to the floor; of
+    /// four, the second basin whole (its six planets, its curtain up to
+    /// the top, the floor) and of the others only what reaches over its
+    /// borders.
+    #[test]
+    fn the_first_view_shows_the_middle_basin() {
+        let whole = |w: &World| {
+            let mut min = Vec2::splat(f32::INFINITY);
+            let mut max = Vec2::splat(f32::NEG_INFINITY);
+            for p in w.points() {
+                min = min.min(p.pos);
+                max = max.max(p.pos);
+            }
+            for p in w.planets() {
+                min = min.min(p.center - Vec2::splat(p.radius));
+                max = max.max(p.center + Vec2::splat(p.radius));
+            }
+            (min, max)
+        };
+        let one = default_scene(3000).unwrap();
+        let (min, max) = whole(&one);
+        let floor = Vec2::new(min.x, 0.0);
+        assert_eq!(default_scene_view(&one), Some((floor, max)));
+        let four = default_scene(20_000).unwrap();
+        let (min, max) = default_scene_view(&four).unwrap();
+        let (all_min, all_max) = whole(&four);
+        let middle = -DEFAULT_SCENE_BASIN_WIDTH / 2.0;
+        assert!((max.x - min.x) <= DEFAULT_SCENE_BASIN_WIDTH, "{min} {max}");
+        assert!(max.y > all_max.y - 1.0 && min.y == 0.0, "{min} {max}");
+        assert!(all_min.x < min.x - DEFAULT_SCENE_BASIN_WIDTH / 2.0);
+        for (c, r) in DEFAULT_PLANETS {
+            let c = c + Vec2::new(middle, 0.0);
+            assert!(
+                min.x <= c.x - r && c.x + r <= max.x,
+                "planet at {c} outside {min} {max}"
             );
         }
     }

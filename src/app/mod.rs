@@ -51,7 +51,7 @@ use timer::GpuTimer;
 use crate::error::WorldError;
 use crate::gpu::{SolverError, adapter_summary, request_device};
 use crate::render::{Camera, FrameView, RenderError, Renderer};
-use crate::scenes::default_scene;
+use crate::scenes::{default_scene, default_scene_view};
 use crate::world::World;
 
 /// How the window starts.
@@ -61,6 +61,11 @@ pub struct AppOptions {
     pub bodies: usize,
     /// A world to show instead of the default scene.
     pub world: Option<World>,
+    /// The box (world metres, `(min, max)`) the window shows first; `None`
+    /// shows the whole world, as the F key does, except for the default
+    /// scene, which opens on its middle basin
+    /// ([`default_scene_view`](crate::scenes::default_scene_view)).
+    pub view: Option<(glam::Vec2, glam::Vec2)>,
     /// Present this many frames, then exit (for tests and measurements);
     /// `None` runs until the window is closed.
     pub frames: Option<u64>,
@@ -87,6 +92,7 @@ impl Default for AppOptions {
         Self {
             bodies: 20_000,
             world: None,
+            view: None,
             frames: None,
             size: (1280, 800),
             vsync: true,
@@ -137,7 +143,11 @@ const PICK_RADIUS_PX: f32 = 16.0;
 pub fn run(mut opts: AppOptions) -> Result<(), AppError> {
     let world = match opts.world.take() {
         Some(w) => w,
-        None => default_scene(opts.bodies)?,
+        None => {
+            let world = default_scene(opts.bodies)?;
+            opts.view = opts.view.or_else(|| default_scene_view(&world));
+            world
+        }
     };
     // A CPU pass over the world, once: the solver packs it again when the
     // window has a device, but a refusal should not need a display.

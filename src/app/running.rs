@@ -98,14 +98,12 @@ impl Running {
             },
         );
         let params = sim.solver.params().clone();
-        let camera = Camera::fit_world(&sim.world, (config.width, config.height));
-        let mut draw = crate::render::DrawOptions::default();
-        // Hundreds of bodies and more: springs and points are clutter at the
-        // fitted zoom (keys 3 and 4 bring them back).
-        if sim.solver.num_bodies() > 500 {
-            draw.springs = false;
-            draw.points = false;
-        }
+        let size = (config.width, config.height);
+        let camera = match opts.view {
+            Some((min, max)) => Camera::fit(min, max, size, Camera::FIT_MARGIN),
+            None => Camera::fit_world(&sim.world, size),
+        };
+        let draw = crate::render::DrawOptions::for_bodies(sim.solver.num_bodies());
         let adapter = adapter_summary(&adapter);
         log::info!("window on {adapter}");
         Ok(Self {

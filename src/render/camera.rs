@@ -27,6 +27,10 @@ impl Default for Camera {
 pub const ZOOM_RANGE: (f32, f32) = (0.01, 1.0e5);
 
 impl Camera {
+    /// The margin [`Camera::fit_world`] leaves on each side, a fraction of
+    /// the target.
+    pub const FIT_MARGIN: f32 = 0.03;
+
     /// A camera showing the box `min..max` whole in a target of `size`
     /// pixels, with `margin` (a fraction of the target, e.g. `0.05`) free on
     /// each side; a margin outside `0..=0.45` (or NaN) is taken as the
@@ -50,7 +54,7 @@ impl Camera {
     /// camera for an empty world.
     pub fn fit_world(world: &World, size: (u32, u32)) -> Self {
         match scene_bounds(world) {
-            Some((min, max)) => Self::fit(min, max, size, 0.03),
+            Some((min, max)) => Self::fit(min, max, size, Self::FIT_MARGIN),
             None => Self::default(),
         }
     }

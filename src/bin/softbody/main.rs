@@ -156,7 +156,25 @@ mod window {
             steps,
             args.size,
             &args.out,
-            &softbody::render::RenderOptions::default(),
+            &softbody::render::RenderOptions {
+                draw: softbody::render::DrawOptions::for_bodies(world.bodies().len()),
+                // The default scene as the window opens on it.
+                camera: args
+                    .scene
+                    .scene
+                    .is_none()
+                    .then(|| softbody::scenes::default_scene_view(&world))
+                    .flatten()
+                    .map(|(min, max)| {
+                        softbody::render::Camera::fit(
+                            min,
+                            max,
+                            args.size,
+                            softbody::render::Camera::FIT_MARGIN,
+                        )
+                    }),
+                ..Default::default()
+            },
         )
         .map_err(|e| match e {
             RenderError::Solver(e) => solver_failed(e),
