@@ -76,8 +76,8 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// widens by as much, and each basin's rings and curtain are laid out as
 /// in a scene of its share of the bodies. So at any count the curtain
 /// starts below 75 m and lands at up to about 38 m/s, and the pile is as
-/// deep as one basin's: 100,000 bodies in one basin (rows up to 350 m,
-/// landing at up to 85 m/s on a pile many times deeper) bury half of
+/// deep as one basin's: 100,000 bodies in one basin (rows up to 527 m,
+/// landing at up to 100 m/s on a pile many times deeper) bury half of
 /// their points inside other bodies within 10 s (docs/physics.md, "Limits
 /// we measured").
 ///
