@@ -64,7 +64,7 @@ pub struct AppOptions {
     /// The box (world metres, `(min, max)`) the window shows first; `None`
     /// shows the whole world, as the F key does, except for the default
     /// scene, which opens on its middle basin
-    /// ([`default_scene_view`](crate::scenes::default_scene_view)).
+    /// ([`default_scene_view`]).
     pub view: Option<(glam::Vec2, glam::Vec2)>,
     /// Present this many frames, then exit (for tests and measurements);
     /// `None` runs until the window is closed.
