@@ -962,6 +962,53 @@ fn tangle_test(c: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bo
     }
 }
 
+// Body `c` as the anchor of assembly `group` for the centre `q` (see
+// assembly_anchor): kept in `best` when it holds `q` deeper.
+fn anchor_test(c: u32, group: u32, q: vec2<f32>, best: ptr<function, vec2<u32>>) {
+    let oc = outlines[c];
+    if (oc.group != group || oc.count < 3u) {
+        return;
+    }
+    let s = scan_outline(oc, q, vec2<f32>(0.0), false);
+    let d2 = bitcast<f32>((*best).y);
+    if (s.inside && (s.d2 > d2 || (s.d2 == d2 && c < (*best).x))) {
+        *best = vec2<u32>(c, bitcast<u32>(s.d2));
+    }
+}
+
+// The centre body b (outline `o`, centre `p`) parts from `q`, the centre
+// of a body it is tangled with: the centre of the body of b's own assembly
+// that holds `q` deepest (ties: the lower index), or `p` when none does.
+// A body alone in its assembly always gets `p`; the cells of a ship
+// wrapped round another body all get the same cell's, so that their
+// partings agree instead of cancelling. CPU mirror:
+// cpu::body_collide::untangle::assembly_anchor.
+fn assembly_anchor(b: u32, o: BodyOutline, p: vec2<f32>, q: vec2<f32>) -> vec2<f32> {
+    var best = vec2<u32>(NO_BODY, bitcast<u32>(-1.0));
+    let cell = grid_cell(q, sim.inv_cell);
+    let slot = cell_slot(cell, sim.table_mask);
+    let key = cell_key(cell);
+    let entries = entry_base(sim.table_mask, sim.num_colliders);
+    let end = grid[slot + 1u];
+    for (var e = grid[slot]; e < end; e++) {
+        let c = grid[entries + 2u * e];
+        if (c < sim.num_bodies && grid[entries + 2u * e + 1u] == key) {
+            anchor_test(c, o.group, q, &best);
+        }
+    }
+    let large = grid[large_base(sim.table_mask)];
+    for (var k = 0u; k < large; k++) {
+        let c = grid[large_base(sim.table_mask) + 1u + k];
+        if (c < sim.num_bodies) {
+            anchor_test(c, o.group, q, &best);
+        }
+    }
+    if (best.x == NO_BODY || best.x == b) {
+        return p;
+    }
+    return outline_motion(outlines[best.x]).centre;
+}
+
 // Adds velocity change `dv` (fixed point) to every moving point of outline
 // `o`.
 fn add_outline_velocity(o: BodyOutline, dv: vec2<i32>) {
@@ -982,7 +1029,7 @@ fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32) 
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
     // no direction, so its contacts inside stand down too).
-    var n = m.centre - om.centre;
+    var n = assembly_anchor(b, o, m.centre, om.centre) - om.centre;
     let len2 = dot(n, n);
     if (len2 > TINY_DIST2) {
         n = n / sqrt(len2);

@@ -173,6 +173,31 @@ fn tangle_test(
     }
 }
 
+/// The centre that body `b` (outline `o`, centre `p`) parts from `q`, the
+/// centre of a body it is tangled with (WGSL `assembly_anchor`): the
+/// centre of the body of `b`'s own assembly that holds `q` deepest (ties:
+/// the lower index), or `p` when none does. A body alone in its assembly
+/// always gets `p`; the cells of a ship wrapped round another body all get
+/// the same cell's, so that their partings agree instead of cancelling.
+fn assembly_anchor(bind: &Bindings, b: u32, o: &BodyOutline, p: Vec2, q: Vec2) -> Vec2 {
+    let mut best = (u32::MAX, -1.0f32);
+    walk_bodies(bind, q, false, |c| {
+        let oc = &bind.outlines[c as usize];
+        if oc.group != o.group || oc.count < 3 {
+            return;
+        }
+        let pts = &bind.outline_points[oc.first as usize..(oc.first + oc.count) as usize];
+        let s = scan_outline(bind, pts, q);
+        if s.inside && (s.d2 > best.1 || (s.d2 == best.1 && c < best.0)) {
+            best = (c, s.d2);
+        }
+    });
+    if best.0 == u32::MAX || best.0 == b {
+        return p;
+    }
+    outline_motion(bind, &bind.outlines[best.0 as usize]).0
+}
+
 /// A pair's parting (WGSL `tangle_with` past its slot): the fixed-point
 /// velocity change of each side's outline points (this body's, the
 /// other's), the two assemblies it wakes and the other body.
@@ -195,7 +220,7 @@ fn tangle_with(
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
     // no direction, so its contacts inside stand down too).
-    let mut n = p - q;
+    let mut n = assembly_anchor(bind, b, o, p, q) - q;
     let len2 = n.dot(n);
     if len2 > TINY_DIST2 {
         n /= len2.sqrt();
