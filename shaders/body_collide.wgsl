@@ -43,7 +43,9 @@
 //            other's corner with every point outside it, where no point
 //            contact sees it), and stays so while the narrow phase finds
 //            the other's points inside it. `tangles` records the other and
-//            the direction from its centre to this body's; the pair gets
+//            the direction from its centre to this body's (or to that of
+//            the body of this one's assembly holding the other's centre:
+//            assembly_anchor); the pair gets
 //            the parting speed along it that it lacks, up to
 //            sim.untangle_speed, and both assemblies wake. For the rest of
 //            the step the narrow phase stands the pair's contacts outside
