@@ -140,20 +140,10 @@ pub fn default_scene_view(world: &World) -> Option<(Vec2, Vec2)> {
     let basins = Basins::new(default_scene_basins(world.bodies().len()));
     let middle = basins.middle((basins.count - 1) / 2);
     let half = DEFAULT_SCENE_BASIN_WIDTH / 2.0;
-    let inside = |x: f32| (x - middle).abs() <= half;
-    let mut min = Vec2::splat(f32::INFINITY);
-    let mut max = Vec2::splat(f32::NEG_INFINITY);
-    for p in world.points().iter().filter(|p| inside(p.pos.x)) {
-        min = min.min(p.pos);
-        max = max.max(p.pos);
-    }
-    for planet in world.planets().iter().filter(|p| inside(p.center.x)) {
-        min = min.min(planet.center - Vec2::splat(planet.radius));
-        max = max.max(planet.center + Vec2::splat(planet.radius));
-    }
+    let (mut min, max) = world.bounds(|p| (p.x - middle).abs() <= half)?;
     // The floor, where the pile will be.
     min.y = min.y.min(0.0);
-    (min.x <= max.x).then_some((min, max))
+    Some((min, max))
 }
 
 /// The basins of the default scene side by side, centred on x = 0.
@@ -499,7 +489,7 @@ mod tests {
     fn more_bodies_widen_the_default_scene_rather_than_raise_it() {
         let bounds = |n: usize| {
             let w = default_scene(n).unwrap();
-            let (lo, hi) = crate::render::scene_bounds(&w).unwrap();
+            let (lo, hi) = w.bounds(|_| true).unwrap();
             for p in w.points() {
                 for plane in w.planes() {
                     let n = plane.normal.normalize();
@@ -542,19 +532,7 @@ mod tests {
     /// borders.
     #[test]
     fn the_first_view_shows_the_middle_basin() {
-        let whole = |w: &World| {
-            let mut min = Vec2::splat(f32::INFINITY);
-            let mut max = Vec2::splat(f32::NEG_INFINITY);
-            for p in w.points() {
-                min = min.min(p.pos);
-                max = max.max(p.pos);
-            }
-            for p in w.planets() {
-                min = min.min(p.center - Vec2::splat(p.radius));
-                max = max.max(p.center + Vec2::splat(p.radius));
-            }
-            (min, max)
-        };
+        let whole = |w: &World| w.bounds(|_| true).unwrap();
         let one = default_scene(3000).unwrap();
         let (min, max) = whole(&one);
         let floor = Vec2::new(min.x, 0.0);

@@ -114,17 +114,7 @@ impl Camera {
 /// The box around every point and planet of a world (half-planes are
 /// unbounded and left out), or `None` when there is neither.
 pub fn scene_bounds(world: &World) -> Option<(Vec2, Vec2)> {
-    let mut min = Vec2::splat(f32::INFINITY);
-    let mut max = Vec2::splat(f32::NEG_INFINITY);
-    for p in world.points() {
-        min = min.min(p.pos);
-        max = max.max(p.pos);
-    }
-    for planet in world.planets() {
-        min = min.min(planet.center - Vec2::splat(planet.radius));
-        max = max.max(planet.center + Vec2::splat(planet.radius));
-    }
-    (min.x <= max.x).then_some((min, max))
+    world.bounds(|_| true)
 }
 
 #[cfg(test)]

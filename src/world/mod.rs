@@ -151,6 +151,22 @@ impl World {
     pub fn planes(&self) -> &[HalfPlane] {
         &self.planes
     }
+    /// The box `(min, max)` around every point and planet whose position
+    /// (a planet's centre) `keep` accepts, planets whole; half-planes are
+    /// unbounded and left out. `None` when nothing is kept.
+    pub fn bounds(&self, keep: impl Fn(Vec2) -> bool) -> Option<(Vec2, Vec2)> {
+        let mut min = Vec2::splat(f32::INFINITY);
+        let mut max = Vec2::splat(f32::NEG_INFINITY);
+        for p in self.points.iter().filter(|p| keep(p.pos)) {
+            min = min.min(p.pos);
+            max = max.max(p.pos);
+        }
+        for planet in self.planets.iter().filter(|p| keep(p.center)) {
+            min = min.min(planet.center - Vec2::splat(planet.radius));
+            max = max.max(planet.center + Vec2::splat(planet.radius));
+        }
+        (min.x <= max.x).then_some((min, max))
+    }
     /// The materials; index 0 is the default material.
     pub fn materials(&self) -> &[Material] {
         &self.materials

@@ -151,6 +151,11 @@ mod window {
         let (world, name) = load_world(&args.scene)?;
         let steps = u32::try_from(args.steps)
             .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
+        // The default scene as the window opens on it.
+        let default_view = match args.scene.scene {
+            None => softbody::scenes::default_scene_view(&world),
+            Some(_) => None,
+        };
         softbody::render::render_png(
             &world,
             steps,
@@ -158,21 +163,14 @@ mod window {
             &args.out,
             &softbody::render::RenderOptions {
                 draw: softbody::render::DrawOptions::for_bodies(world.bodies().len()),
-                // The default scene as the window opens on it.
-                camera: args
-                    .scene
-                    .scene
-                    .is_none()
-                    .then(|| softbody::scenes::default_scene_view(&world))
-                    .flatten()
-                    .map(|(min, max)| {
-                        softbody::render::Camera::fit(
-                            min,
-                            max,
-                            args.size,
-                            softbody::render::Camera::FIT_MARGIN,
-                        )
-                    }),
+                camera: default_view.map(|(min, max)| {
+                    softbody::render::Camera::fit(
+                        min,
+                        max,
+                        args.size,
+                        softbody::render::Camera::FIT_MARGIN,
+                    )
+                }),
                 ..Default::default()
             },
         )
