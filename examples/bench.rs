@@ -1,6 +1,6 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only] [--peak-gbs G]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active]`
 //!
 //! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
 //! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use serde_json::json;
-use softbody::gpu::{GpuContext, NarrowWalk, StageTimes};
+use softbody::gpu::{GpuContext, NarrowWalk, PointDispatch, StageTimes};
 use softbody::prelude::*;
 use softbody::scenes::{bench_scene, contact_scene};
 
@@ -79,6 +79,19 @@ struct Opts {
     /// `NarrowWalk::for_device`).
     #[arg(long, value_enum)]
     narrow: Option<Walk>,
+    /// Which points the contact passes run over (default: the adapter's,
+    /// `PointDispatch::for_device`).
+    #[arg(long, value_enum)]
+    contact_points: Option<Points>,
+}
+
+/// `--contact-points`: `softbody::gpu::PointDispatch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Points {
+    /// One thread per point.
+    All,
+    /// The points that are not quiet, listed each substep.
+    Active,
 }
 
 /// `--narrow`: `softbody::gpu::NarrowWalk`.
@@ -339,12 +352,20 @@ fn measure(
         .steps
         .unwrap_or(((3_000_000 / points.max(1)) as u32).clamp(2, 200));
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-    if let Some(walk) = opts.narrow {
-        let walk = match walk {
-            Walk::Each => NarrowWalk::EachEntry,
-            Walk::Batched => NarrowWalk::Batched,
-        };
-        gpu.set_narrow_walk(&ctx.device, walk)?;
+    if let Some(mut kernels) = gpu.contact_kernels() {
+        if let Some(walk) = opts.narrow {
+            kernels.walk = match walk {
+                Walk::Each => NarrowWalk::EachEntry,
+                Walk::Batched => NarrowWalk::Batched,
+            };
+        }
+        if let Some(points) = opts.contact_points {
+            kernels.points = match points {
+                Points::All => PointDispatch::AllPoints,
+                Points::Active => PointDispatch::ActiveList,
+            };
+        }
+        gpu.set_contact_kernels(&ctx.device, kernels)?;
     }
     gpu.step(&ctx.device, &ctx.queue, 2)?; // warm-up
     gpu.wait(&ctx.device)?;

@@ -35,6 +35,16 @@
 //            outline contacts are counted again and their velocity part
 //            solved again from the velocities the last pass left, without
 //            a push (Box2D v3's relax step).
+//   activate, list_args (LISTED)
+//            where the passes run over a list of the points that are not
+//            quiet (src/gpu/body_collide.rs, PointDispatch::ActiveList):
+//            a substep's activate stores each quiet point's contact as
+//            quiet and appends the others to the list; list_args turns
+//            the list's length into the indirect dispatch that narrow,
+//            resolve, recount and relax then run over. A quiet point does
+//            nothing in those passes, and in a sleeping pile most points
+//            are quiet: a kernel run for them costs a CPU adapter, which
+//            runs every branch under a lane mask, most of its code.
 //   untangle, apply
 //            tangle recovery, once per step after the first substep's
 //            broad phase: one thread per body. A body whose outline's
@@ -68,8 +78,16 @@
 @group(0) @binding(9) var<storage, read> aabbs: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> grid: array<u32>;
 // narrow writes each point's contact and counts; resolve reads them.
+// `counts` holds sim.num_points counts, then the active list (LISTED):
+// the points activate appended this substep (ACTIVE_APPENDED), the
+// list's length and its dispatch's workgroups along x (list_args), and
+// the points (from ACTIVE_POINTS, in no set order: what a pass does at a
+// point does not depend on the order). CPU mirror:
+// cpu::body_collide::activate.
 @group(0) @binding(11) var<storage, read_write> hits: array<ContactHit>;
 @group(0) @binding(12) var<storage, read_write> counts: array<atomic<u32>>;
+// The active list's indirect dispatch (list_args writes it).
+@group(0) @binding(23) var<storage, read_write> list_dispatch: array<u32>;
 @group(0) @binding(13) var<storage, read_write> acc: array<atomic<i32>>;
 
 // apply's view of the state, the accumulators and the counts.
@@ -103,6 +121,12 @@
 
 // Whether this narrow phase is a substep's first, which warm-starts.
 override WARM_PASS: bool = false;
+// Whether narrow, resolve, recount and relax run over the active list
+// (dispatched indirectly, list_args) rather than over every point.
+override LISTED: bool = false;
+// The most workgroups a dispatch may have along one dimension
+// (WebGPU's guaranteed limit).
+const MAX_GROUPS_PER_DIMENSION: u32 = 65535u;
 // Whether apply keeps the counts (after the warm start, for the resolve).
 override KEEP_COUNTS: bool = false;
 // The share of a persisting contact's last normal impulse it starts with
@@ -665,25 +689,93 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
     return out;
 }
 
+// The point a pass's thread works on: its index, or with LISTED its
+// entry of the active list; sim.num_points past the end.
+fn pass_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    if (LISTED) {
+        let base = sim.num_points;
+        let k = gid.x + gid.y * atomicLoad(&counts[base + ACTIVE_GROUPS_X]) * WORKGROUP_SIZE;
+        if (k >= atomicLoad(&counts[base + ACTIVE_LEN])) {
+            return sim.num_points;
+        }
+        return atomicLoad(&counts[base + ACTIVE_POINTS + k]);
+    }
+    return linear_index(gid, groups);
+}
+
+// Stores point i's contact as quiet for the substep (its first narrow
+// phase or activate found it so), with the warm start a point without
+// contact has (warm_start with no body: no impulse).
+fn store_quiet(i: u32) {
+    hits[i] = ContactHit(0.0, NO_BODY, QUIET_EDGE, 0.0, vec2<f32>(0.0));
+    let w = warm[i];
+    warm[i] = vec4<u32>(w.y, NO_BODY, 0u, 0u);
+}
+
+// Whether a pass after the substep's first narrow phase skips point i: it
+// was found quiet, and has no contact all substep.
+fn found_quiet(i: u32) -> bool {
+    return hits[i].edge == QUIET_EDGE;
+}
+
+// Point i's part of the active list: a substep's activate (WARM_PASS)
+// stores a quiet point's contact as quiet and appends any other point; an
+// activate on its own (a pass recorded alone) appends every point not
+// found quiet. CPU mirror: cpu::body_collide::activate.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn activate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
+    if (WARM_PASS) {
+        if (quiet_point(state[i].xy, contact_points[i])) {
+            store_quiet(i);
+            return;
+        }
+    } else if (found_quiet(i)) {
+        return;
+    }
+    let base = sim.num_points;
+    let k = atomicAdd(&counts[base + ACTIVE_APPENDED], 1u);
+    atomicStore(&counts[base + ACTIVE_POINTS + k], i);
+}
+
+// The active list's dispatch from what activate appended: the length,
+// the workgroups (x at most MAX_GROUPS_PER_DIMENSION, then rows), and the
+// append count cleared for the next activate. One thread.
+@compute @workgroup_size(1)
+fn list_args() {
+    let base = sim.num_points;
+    let len = atomicLoad(&counts[base + ACTIVE_APPENDED]);
+    atomicStore(&counts[base + ACTIVE_APPENDED], 0u);
+    let groups = (len + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    let x = min(groups, MAX_GROUPS_PER_DIMENSION);
+    atomicStore(&counts[base + ACTIVE_LEN], len);
+    atomicStore(&counts[base + ACTIVE_GROUPS_X], x);
+    list_dispatch[0] = x;
+    list_dispatch[1] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
+    list_dispatch[2] = 1u;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = pass_point(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
     // A point the substep's first narrow phase found quiet has no contact
-    // all substep.
-    if (!WARM_PASS && hits[i].edge == QUIET_EDGE) {
+    // all substep (a listed pass meets none).
+    if (!WARM_PASS && !LISTED && found_quiet(i)) {
         return;
     }
     let si = state[i];
     let p = si.xy;
     let cp = contact_points[i];
     let wi = info[i].inv_mass;
-    if (WARM_PASS && quiet_point(p, cp)) {
-        let quiet = ContactHit(0.0, NO_BODY, QUIET_EDGE, 0.0, vec2<f32>(0.0));
-        hits[i] = quiet;
-        warm_start(i, quiet, wi);
+    // activate stored the quiet points of a listed pass.
+    if (WARM_PASS && !LISTED && quiet_point(p, cp)) {
+        store_quiet(i);
         return;
     }
     let pf = filters[cp.filter_id & ~CONTACT_FREE];
@@ -705,7 +797,7 @@ fn narrow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    resolve_at(linear_index(gid, groups), false);
+    resolve_at(pass_point(gid, groups), false);
 }
 
 // The relax pass: the velocity part of each stored outline contact again,
@@ -713,14 +805,14 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // step; free disks are left out). After recount.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn relax(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    resolve_at(linear_index(gid, groups), true);
+    resolve_at(pass_point(gid, groups), true);
 }
 
 // Counts each stored outline contact again (apply cleared the counts), for
 // a relax pass.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn recount(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+    let i = pass_point(gid, groups);
     if (i >= sim.num_points) {
         return;
     }

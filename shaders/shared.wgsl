@@ -260,6 +260,12 @@ const NO_BODY: u32 = 0xffffffffu;
 // A ContactHit's edge when the point is quiet this substep (layout.rs,
 // ContactHit::QUIET; body_collide.wgsl, quiet_point).
 const QUIET_EDGE: u32 = 0xffffffffu;
+// The active list's words after the contact counts (layout.rs,
+// ACTIVE_LEN and ACTIVE_POINTS; body_collide.wgsl, `counts`).
+const ACTIVE_APPENDED: u32 = 0u;
+const ACTIVE_LEN: u32 = 1u;
+const ACTIVE_GROUPS_X: u32 = 2u;
+const ACTIVE_POINTS: u32 = 4u;
 // A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
 const GRID_MAX_CELLS: u32 = 9u;

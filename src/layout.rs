@@ -116,6 +116,14 @@ pub const UNTANGLE_PUSH: f32 = 2.0;
 /// out.
 pub const TANGLE_KEPT: u32 = 0x8000_0000;
 
+/// Where the active list's length is, in words after the contact counts
+/// (WGSL `ACTIVE_LEN`; `body_collide.wgsl`, `counts`).
+pub const ACTIVE_LEN: u32 = 1;
+
+/// Where the active list's points start, in words after the contact
+/// counts (WGSL `ACTIVE_POINTS`): the words before them are its header.
+pub const ACTIVE_POINTS: u32 = 4;
+
 /// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body
 /// holds up to two tangles of four words, so that three bodies on one spot
 /// are each tangled with both others.

@@ -194,6 +194,8 @@ fn shared_constants_match() {
     assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
     assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);
     assert_eq!(constant("TANGLE_WORDS"), TANGLE_WORDS);
+    assert_eq!(constant("ACTIVE_LEN"), ACTIVE_LEN);
+    assert_eq!(constant("ACTIVE_POINTS"), ACTIVE_POINTS);
     assert_eq!(float("UNTANGLE_PUSH"), UNTANGLE_PUSH);
     assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
     assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);

@@ -33,8 +33,12 @@ pub struct ContactBuffers {
     pub slot_awake: wgpu::Buffer,
     /// Each point's deepest contact.
     pub hits: wgpu::Buffer,
-    /// Contacts per point (zero between substeps).
+    /// Contacts per point (zero between substeps), then the active list
+    /// (`body_collide.wgsl`, `counts`): 4 words and a point per point.
     pub point_counts: wgpu::Buffer,
+    /// The active list's indirect dispatch (`body_collide.wgsl`,
+    /// `list_args`).
+    pub list_dispatch: wgpu::Buffer,
     /// Fixed-point accumulators, 4 per point (zero between substeps).
     pub acc: wgpu::Buffer,
     /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
@@ -134,7 +138,19 @@ impl ContactBuffers {
             grid: zeroed("grid", 4 * grid_words)?,
             slot_awake: zeroed("slot_awake", 4 * (slots + 1))?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
-            point_counts: zeroed("point_counts", 4 * n)?,
+            point_counts: zeroed(
+                "point_counts",
+                4 * (2 * n + crate::layout::ACTIVE_POINTS as u64),
+            )?,
+            list_dispatch: {
+                let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT;
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("active list dispatch"),
+                    size: 16,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            },
             acc: zeroed("contact accumulators", 16 * n)?,
             warm: zeroed("warm starts", 16 * n)?,
             tangles: zeroed(
@@ -179,6 +195,7 @@ impl ContactBuffers {
             &self.slot_awake,
             &self.hits,
             &self.point_counts,
+            &self.list_dispatch,
             &self.acc,
             &self.warm,
             &self.tangles,

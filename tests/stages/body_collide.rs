@@ -13,7 +13,7 @@
 
 use crate::common::{Rng, farthest, gpu};
 use crate::slide;
-use softbody::gpu::{NarrowWalk, Stage};
+use softbody::gpu::{ContactKernels, NarrowWalk, PointDispatch, Stage};
 use softbody::layout::UNTANGLE_PACE;
 use softbody::measure::pile_report;
 use softbody::pack::Packed;
@@ -805,37 +805,100 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
     assert!(worst <= 2.0 * chaos.max(1e-4), "{worst} against {chaos}");
 }
 
-/// The narrow phase's two walks of the grid (entry by entry, for GPUs;
-/// in batches, for CPU adapters) find the same contacts: a pile stepped
-/// 40 steps either way ends bitwise the same. The default follows the
-/// adapter.
+/// The contact kernels' choices (the narrow phase's walk entry by entry,
+/// for GPUs, or in batches, for CPU adapters; the passes over every point,
+/// for GPUs, or over the active list, for CPU adapters) find the same
+/// contacts: a pile stepped 40 steps any way ends bitwise the same. The
+/// default follows the adapter.
 #[test]
-fn both_narrow_walks_step_a_pile_alike() {
+fn every_choice_of_contact_kernels_steps_a_pile_alike() {
     let Some(ctx) = gpu() else { return };
     let world = pile(7, 300);
-    let run = |walk: NarrowWalk| {
+    let run = |kernels: ContactKernels| {
         let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
         assert_eq!(
-            gpu.narrow_walk(),
-            Some(NarrowWalk::for_device(&ctx.device)),
+            gpu.contact_kernels(),
+            Some(ContactKernels::for_device(&ctx.device)),
             "the default"
         );
-        gpu.set_narrow_walk(&ctx.device, walk).unwrap();
-        assert_eq!(gpu.narrow_walk(), Some(walk));
+        gpu.set_contact_kernels(&ctx.device, kernels).unwrap();
+        assert_eq!(gpu.contact_kernels(), Some(kernels));
         gpu.step(&ctx.device, &ctx.queue, 40).unwrap();
         gpu.read_state(&ctx.device, &ctx.queue).unwrap()
     };
-    let each = run(NarrowWalk::EachEntry);
-    let batched = run(NarrowWalk::Batched);
+    let kernels = |walk, points| ContactKernels { walk, points };
+    let each = run(kernels(NarrowWalk::EachEntry, PointDispatch::AllPoints));
     let start = Packed::from_world(&world).unwrap();
     let moved = farthest(&each.pos, &start.pos);
-    eprintln!(
-        "the pile moved up to {moved} m; walks part by {}",
-        farthest(&each.pos, &batched.pos)
-    );
     assert!(moved > 0.5, "the pile did not fall: {moved}");
-    assert_eq!(each.pos, batched.pos, "the walks' positions part");
-    assert_eq!(each.vel, batched.vel, "the walks' velocities part");
+    for (walk, points) in [
+        (NarrowWalk::Batched, PointDispatch::AllPoints),
+        (NarrowWalk::Batched, PointDispatch::ActiveList),
+        (NarrowWalk::EachEntry, PointDispatch::ActiveList),
+    ] {
+        let other = run(kernels(walk, points));
+        eprintln!(
+            "the pile moved up to {moved} m; {walk:?} over {points:?} parts by {}",
+            farthest(&each.pos, &other.pos)
+        );
+        assert_eq!(
+            each.pos, other.pos,
+            "{walk:?} over {points:?}: positions part"
+        );
+        assert_eq!(
+            each.vel, other.vel,
+            "{walk:?} over {points:?}: velocities part"
+        );
+    }
+}
+
+/// With most of a stack asleep, the passes over the active list step it
+/// as the passes over every point do, bitwise, and the list holds exactly
+/// the points the CPU mirror finds not quiet: the awake box's, and those
+/// of the sleeping boxes whose slots the awake box's box reaches.
+#[test]
+fn the_active_list_holds_the_points_that_are_not_quiet() {
+    let Some(ctx) = gpu() else { return };
+    let (world, boxes) = softbody::samples::stack(4, 1.0).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..120 {
+        cpu.step();
+    }
+    // The three lower boxes asleep, the top one awake.
+    let (pos, vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    let mut rest = vec![0u32; pos.len()];
+    for b in &boxes[..3] {
+        rest[cpu.packed().contact_points[b.points[0].index()].group as usize] =
+            world.params.sleep_steps();
+    }
+    cpu.set_rest_steps(&rest).unwrap();
+    cpu.step();
+    let run = |points: PointDispatch| {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        let mut kernels = gpu.contact_kernels().unwrap();
+        kernels.points = points;
+        gpu.set_contact_kernels(&ctx.device, kernels).unwrap();
+        gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
+        gpu.set_rest_steps(&ctx.queue, &rest).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
+        let list = gpu.read_active_points(&ctx.device, &ctx.queue).unwrap();
+        (gpu.read_state(&ctx.device, &ctx.queue).unwrap(), list)
+    };
+    let (all, none) = run(PointDispatch::AllPoints);
+    assert_eq!(none, None, "no list without the active list");
+    let (listed, list) = run(PointDispatch::ActiveList);
+    let list = list.expect("a list");
+    let expected = cpu.active_points();
+    assert!(
+        expected.len() >= boxes[3].points.len() && expected.len() < pos.len(),
+        "the awake box is active and some of the rest quiet: {} of {} active",
+        expected.len(),
+        pos.len()
+    );
+    assert_eq!(list, expected, "the GPU's list against the CPU mirror");
+    assert_eq!(all.pos, listed.pos, "positions part");
+    assert_eq!(all.vel, listed.vel, "velocities part");
+    assert!(farthest(&listed.pos, cpu.positions()) <= 1e-5);
 }
 
 /// A pile of 200 points with parameters `tune`d, stepped 40 steps on the

@@ -405,6 +405,17 @@ pub fn quiet_point(bind: &Bindings, p: Vec2, cp: &ContactPoint) -> bool {
     bind.grid.awake[slot as usize] == 0 && bind.grid.large(sim).is_empty()
 }
 
+/// WGSL `activate` and `list_args`, as the list they leave in ascending
+/// order: the points a substep's first narrow phase did not find quiet
+/// (`hits` as [`narrow`] left them), which the substep's later passes run
+/// over on a GPU that lists them (`gpu::PointDispatch::ActiveList`; its
+/// list holds the same points in no set order).
+pub fn activate(hits: &[ContactHit]) -> Vec<u32> {
+    (0..hits.len() as u32)
+        .filter(|&i| !hits[i as usize].is_quiet())
+        .collect()
+}
+
 /// Every body a point at `p` may touch, in the grid's order (WGSL: the
 /// walks of `deepest`, `deepest_batched` and `untangle`): the bodies of
 /// its cell's slot whose key is the cell's, then the large list. A

@@ -397,6 +397,13 @@ impl CpuSolver {
         Ok(())
     }
 
+    /// The points the last substep's first narrow phase did not find quiet,
+    /// in ascending order ([`body_collide::activate`]; empty in a world
+    /// without contacts).
+    pub fn active_points(&self) -> Vec<u32> {
+        body_collide::activate(&self.contacts.hits)
+    }
+
     /// Points asleep now (pinned points not counted).
     pub fn sleeping_points(&self) -> usize {
         sleep::sleeping_points(&self.info, &self.packed.point_info)

@@ -1,7 +1,7 @@
 //! The GPU solver: records whole steps into the caller's encoder.
 
 use super::SolverError;
-use super::body_collide::{BodyCollide, NarrowWalk};
+use super::body_collide::{BodyCollide, ContactKernels};
 use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
@@ -507,10 +507,11 @@ impl GpuSolver {
             .chain(sleeping.then_some(Stage::Sleep))
     }
 
-    /// How the narrow phase walks the grid (`None` for a world without
-    /// contacts). By default [`NarrowWalk::for_device`]; edits keep it.
-    pub fn narrow_walk(&self) -> Option<NarrowWalk> {
-        self.contacts.as_ref().map(|c| c.collide.walk())
+    /// How the contact kernels walk the grid and which points their passes
+    /// run over (`None` for a world without contacts). By default
+    /// [`ContactKernels::for_device`]; edits keep it.
+    pub fn contact_kernels(&self) -> Option<ContactKernels> {
+        self.contacts.as_ref().map(|c| c.collide.kernels())
     }
 
     /// Whether substeps run the body-contact stages: body collisions are on
@@ -587,13 +588,15 @@ impl GpuSolver {
             }
             Stage::BodyCollide => {
                 if let Some(c) = &self.contacts {
-                    c.collide.record(pass, state, self.point_grid);
+                    c.collide
+                        .record(pass, state, self.point_grid, substep.is_none());
                 }
                 state
             }
             Stage::ContactRelax => {
                 if let Some(c) = &self.contacts {
-                    c.collide.record_relax(pass, state, self.point_grid);
+                    c.collide
+                        .record_relax(pass, state, self.point_grid, substep.is_none());
                 }
                 state
             }
@@ -605,7 +608,8 @@ impl GpuSolver {
             }
             Stage::Resolve => {
                 if let Some(c) = &self.contacts {
-                    c.collide.record_resolve(pass, state, self.point_grid);
+                    c.collide
+                        .record_resolve(pass, state, self.point_grid, substep.is_none());
                 }
                 state
             }

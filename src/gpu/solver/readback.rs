@@ -104,6 +104,34 @@ impl GpuSolver {
             _ => Ok(vec![false; self.num_points]),
         }
     }
+    /// The active list the contact passes ran over last (read back; waits
+    /// for the GPU), in ascending order: the points the last narrow phase
+    /// did not find quiet (CPU mirror: `cpu::body_collide::activate`).
+    /// `None` when the passes run over every point
+    /// ([`PointDispatch::AllPoints`](crate::gpu::PointDispatch)) or the
+    /// world has no contacts.
+    pub fn read_active_points(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Option<Vec<u32>>, SolverError> {
+        self.check_context("read_active_points", Some(device), Some(queue))?;
+        let Some(c) = &self.contacts else {
+            return Ok(None);
+        };
+        if c.collide.kernels().points != crate::gpu::PointDispatch::ActiveList {
+            return Ok(None);
+        }
+        use crate::layout::{ACTIVE_LEN, ACTIVE_POINTS};
+        let n = self.num_points;
+        let head = n + ACTIVE_POINTS as usize;
+        let words: Vec<u32> = read_buffer(device, queue, &c.buffers.point_counts, head + n)?;
+        let len = (words[n + ACTIVE_LEN as usize] as usize).min(n);
+        let mut list = words[head..head + len].to_vec();
+        list.sort_unstable();
+        Ok(Some(list))
+    }
+
     /// Restores [`read_tangles`](Self::read_tangles) (from a checkpoint).
     /// Refuses another count than the bodies', other bodies out of range
     /// and directions that are not finite.

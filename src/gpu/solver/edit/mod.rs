@@ -16,7 +16,7 @@ use glam::Vec2;
 use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
-use super::super::body_collide::{BodyCollide, NarrowWalk};
+use super::super::body_collide::{BodyCollide, ContactKernels};
 use super::super::broad_phase::ContactBuffers;
 use super::super::buffers::{Buffers, STATE_BYTES, interleave, plane_impacts_bytes, static_arrays};
 use super::super::collide::{Collide, ColliderCounts};
@@ -331,23 +331,23 @@ impl GpuSolver {
         self.edit.generation
     }
 
-    /// Makes the narrow phase walk the grid so (a world without contacts
-    /// has no narrow phase: nothing to do). Both walks find the same
-    /// contacts; this is for tests and measurements on one adapter.
-    pub fn set_narrow_walk(
+    /// Makes the contact kernels so (a world without contacts has none:
+    /// nothing to do). Every choice finds the same contacts; this is for
+    /// tests and measurements on one adapter.
+    pub fn set_contact_kernels(
         &mut self,
         device: &wgpu::Device,
-        walk: NarrowWalk,
+        kernels: ContactKernels,
     ) -> Result<(), SolverError> {
-        self.check_context("set_narrow_walk", Some(device), None)?;
+        self.check_context("set_contact_kernels", Some(device), None)?;
         let packed = &self.edit.mirror;
         if let Some(c) = &mut self.contacts {
-            c.collide = BodyCollide::with_walk(
+            c.collide = BodyCollide::with_kernels(
                 device,
                 &self.buffers,
                 &c.buffers,
                 packed,
-                walk,
+                kernels,
                 Some(&c.collide),
             );
         }
