@@ -41,10 +41,12 @@
 //            a substep's activate stores each quiet point's contact as
 //            quiet and appends the others to the list; list_args turns
 //            the list's length into the indirect dispatch that narrow,
-//            resolve, recount and relax then run over. A quiet point does
-//            nothing in those passes, and in a sleeping pile most points
-//            are quiet: a kernel run for them costs a CPU adapter, which
-//            runs every branch under a lane mask, most of its code.
+//            resolve, recount, relax and their applies then run over. A
+//            quiet point does nothing in those passes and, as it sleeps
+//            (inverse mass 0), another point's contact moves it by
+//            nothing, so it has nothing to apply. In a sleeping pile most
+//            points are quiet: a kernel run for them costs a CPU adapter,
+//            which runs every branch under a lane mask, most of its code.
 //   untangle, apply
 //            tangle recovery, once per step after the first substep's
 //            broad phase: one thread per body. A body whose outline's
@@ -694,7 +696,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
 fn pass_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     if (LISTED) {
         let base = sim.num_points;
-        let k = gid.x + gid.y * atomicLoad(&counts[base + ACTIVE_GROUPS_X]) * WORKGROUP_SIZE;
+        let k = indirect_index(gid, atomicLoad(&counts[base + ACTIVE_GROUPS_X]));
         if (k >= atomicLoad(&counts[base + ACTIVE_LEN])) {
             return sim.num_points;
         }
@@ -729,6 +731,11 @@ fn activate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         return;
     }
     if (WARM_PASS) {
+        // A listed apply clears only the listed points' counts: a quiet
+        // point's may have been counted as another point's edge end,
+        // which changes nothing (it sleeps: inverse mass 0, so its split
+        // share is 0 whatever its count) until this clears it.
+        atomicStore(&counts[i], 0u);
         if (quiet_point(state[i].xy, contact_points[i])) {
             store_quiet(i);
             return;
@@ -973,7 +980,14 @@ fn resolve_at(i: u32, relax: bool) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups);
+    var i = linear_index(gid, groups);
+    if (LISTED) {
+        // The list's points, as in pass_point (this view of the counts is
+        // not atomic).
+        let base = sim.num_points;
+        let k = indirect_index(gid, counts_out[base + ACTIVE_GROUPS_X]);
+        i = select(sim.num_points, counts_out[base + ACTIVE_POINTS + k], k < counts_out[base + ACTIVE_LEN]);
+    }
     if (i >= sim.num_points) {
         return;
     }

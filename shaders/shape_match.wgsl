@@ -314,8 +314,8 @@ fn frames_large(
 // part), so no other thread reads them. CPU mirror:
 // cpu::shape_match::plane_impacts.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let n = linear_index(gid, groups);
+fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = indirect_index(gid, impact_head_in.groups[0]);
     if (n == 0u) {
         empty_plane_impacts();
     }

@@ -203,6 +203,15 @@ fn linear_index(gid: vec3<u32>, num_groups: vec3<u32>) -> u32 {
     return gid.x + gid.y * num_groups.x * WORKGROUP_SIZE;
 }
 
+// linear_index of an indirect dispatch whose rows are `groups_x`
+// workgroups wide, as the kernel that wrote its workgroup counts keeps
+// them: the builtin num_workgroups is not read, as D3D12 leaves it 0 in
+// indirect dispatches that wgpu does not validate (src/gpu/context.rs,
+// `instance_flags`).
+fn indirect_index(gid: vec3<u32>, groups_x: u32) -> u32 {
+    return gid.x + gid.y * groups_x * WORKGROUP_SIZE;
+}
+
 // Workgroups of a spread dispatch come in SPREAD interleaved stripes: the
 // w-th workgroup of the grid handles block (w % SPREAD) * (G / SPREAD) +
 // w / SPREAD of the G blocks of WORKGROUP_SIZE items (G is a multiple of

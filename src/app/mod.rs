@@ -49,7 +49,7 @@ use sim::{Sim, SpawnKind, baked_params_differ};
 use timer::GpuTimer;
 
 use crate::error::WorldError;
-use crate::gpu::{SolverError, adapter_summary, request_device};
+use crate::gpu::{SolverError, adapter_summary, instance_flags, request_device};
 use crate::render::{Camera, FrameView, RenderError, Renderer};
 use crate::scenes::{default_scene, default_scene_view};
 use crate::world::World;

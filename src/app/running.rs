@@ -17,10 +17,11 @@ impl Running {
                 .create_window(attrs)
                 .map_err(|e| AppError::Window(e.to_string()))?,
         );
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
-                Box::new(event_loop.owned_display_handle()),
-            ));
+        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        ));
+        desc.flags = instance_flags(desc.flags);
+        let instance = wgpu::Instance::new(desc);
         let surface = instance
             .create_surface(Arc::clone(&window))
             .map_err(|e| AppError::Surface(e.to_string()))?;

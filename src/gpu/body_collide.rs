@@ -108,6 +108,7 @@ pub struct BodyCollide {
     resolve: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
     apply_keep: wgpu::ComputePipeline,
+    apply_all: wgpu::ComputePipeline,
     recount: wgpu::ComputePipeline,
     relax: wgpu::ComputePipeline,
     untangle: wgpu::ComputePipeline,
@@ -116,6 +117,7 @@ pub struct BodyCollide {
     resolve_bind: [wgpu::BindGroup; 2],
     apply_bind: [wgpu::BindGroup; 2],
     apply_keep_bind: [wgpu::BindGroup; 2],
+    apply_all_bind: [wgpu::BindGroup; 2],
     recount_bind: [wgpu::BindGroup; 2],
     relax_bind: [wgpu::BindGroup; 2],
     untangle_bind: [wgpu::BindGroup; 2],
@@ -149,17 +151,18 @@ impl BodyCollide {
         let free_points = packed.sim.num_free > 0;
         let reuse = reuse.filter(|r| r.free_points == free_points && r.kernels == kernels);
         let flag = |on: bool| if on { 1.0 } else { 0.0 };
-        let constants = |warm: bool| {
+        let listed = kernels.points == PointDispatch::ActiveList;
+        let constants = |warm: bool, listed: bool| {
             [
                 ("HAS_FREE_POINTS", flag(free_points)),
                 ("NARROW_BATCHED", flag(kernels.walk == NarrowWalk::Batched)),
                 ("WARM_PASS", flag(warm)),
                 ("KEEP_COUNTS", flag(warm)),
-                ("LISTED", flag(kernels.points == PointDispatch::ActiveList)),
+                ("LISTED", flag(listed)),
             ]
         };
         let get_with = |entry: &str, warm: bool, old| {
-            pipeline_or_kept(device, "body_collide", entry, &constants(warm), old)
+            pipeline_or_kept(device, "body_collide", entry, &constants(warm, listed), old)
         };
         let get = |entry: &str, old| get_with(entry, false, old);
         let narrow = get("narrow", reuse.map(|r| &r.narrow));
@@ -167,6 +170,20 @@ impl BodyCollide {
         let resolve = get("resolve", reuse.map(|r| &r.resolve));
         let apply = get("apply", reuse.map(|r| &r.apply));
         let apply_keep = get_with("apply", true, reuse.map(|r| &r.apply_keep));
+        // Tangle recovery's apply: over every point (untangle moves whole
+        // outlines, listed or not).
+        let apply_all = if listed {
+            let all = constants(false, false);
+            pipeline_or_kept(
+                device,
+                "body_collide",
+                "apply",
+                &all,
+                reuse.map(|r| &r.apply_all),
+            )
+        } else {
+            apply.clone()
+        };
         let recount = get("recount", reuse.map(|r| &r.recount));
         let relax = get("relax", reuse.map(|r| &r.relax));
         let untangle = get("untangle", reuse.map(|r| &r.untangle));
@@ -301,6 +318,7 @@ impl BodyCollide {
             })
         };
         let apply_bind = apply_group("apply", &apply);
+        let apply_all_bind = apply_group("apply (every point)", &apply_all);
         let apply_keep_bind = apply_group("apply (counts kept)", &apply_keep);
         Self {
             free_points,
@@ -317,6 +335,7 @@ impl BodyCollide {
             resolve,
             apply,
             apply_keep,
+            apply_all,
             recount,
             relax,
             untangle,
@@ -325,6 +344,7 @@ impl BodyCollide {
             resolve_bind,
             apply_bind,
             apply_keep_bind,
+            apply_all_bind,
             recount_bind,
             relax_bind,
             untangle_bind,
@@ -391,12 +411,7 @@ impl BodyCollide {
             &self.narrow_warm,
             &self.narrow_warm_bind,
         );
-        self.dispatch(
-            pass,
-            state,
-            points,
-            &[(&self.apply_keep, &self.apply_keep_bind)],
-        );
+        self.dispatch_listed(pass, state, points, &self.apply_keep, &self.apply_keep_bind);
     }
 
     /// Records resolve and apply on state copy `state`, over the contacts
@@ -410,7 +425,7 @@ impl BodyCollide {
     ) {
         self.relist(pass, state, points, alone);
         self.dispatch_listed(pass, state, points, &self.resolve, &self.resolve_bind);
-        self.dispatch(pass, state, points, &[(&self.apply, &self.apply_bind)]);
+        self.dispatch_listed(pass, state, points, &self.apply, &self.apply_bind);
     }
 
     /// Records a relax pass (recount, relax, apply) on state copy `state`,
@@ -426,7 +441,7 @@ impl BodyCollide {
         self.relist(pass, state, points, alone);
         self.dispatch_listed(pass, state, points, &self.recount, &self.recount_bind);
         self.dispatch_listed(pass, state, points, &self.relax, &self.relax_bind);
-        self.dispatch(pass, state, points, &[(&self.apply, &self.apply_bind)]);
+        self.dispatch_listed(pass, state, points, &self.apply, &self.apply_bind);
     }
 
     /// For a pass recorded on its own with the active list: the list of
@@ -483,7 +498,12 @@ impl BodyCollide {
             bodies,
             &[(&self.untangle, &self.untangle_bind)],
         );
-        self.dispatch(pass, state, points, &[(&self.apply, &self.apply_bind)]);
+        self.dispatch(
+            pass,
+            state,
+            points,
+            &[(&self.apply_all, &self.apply_all_bind)],
+        );
     }
 
     /// One dispatch per kernel over `points` workgroups, in order.

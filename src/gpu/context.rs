@@ -27,6 +27,7 @@ impl GpuContext {
         // adapter, or when WGPU_BACKEND asks for it.
         let explicit = std::env::var_os("WGPU_BACKEND").is_some();
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.flags = instance_flags(desc.flags);
         if !explicit {
             desc.backends = wgpu::Backends::PRIMARY;
         }
@@ -34,6 +35,7 @@ impl GpuContext {
         let mut picked = pick_adapter(&instance).await;
         if picked.is_err() && !explicit {
             let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+            desc.flags = instance_flags(desc.flags);
             desc.backends = wgpu::Backends::all();
             instance = wgpu::Instance::new(desc);
             picked = pick_adapter(&instance).await;
@@ -104,6 +106,25 @@ async fn pick_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, Solver
         .map_err(|e| SolverError::NoAdapter(e.to_string()))
 }
 
+/// The flags of the instances this crate makes (headless and the
+/// window's): `flags` (wgpu's defaults and environment) without
+/// `VALIDATION_INDIRECT_CALL`, unless `WGPU_VALIDATION_INDIRECT_CALL` asks
+/// for it. wgpu checks every indirect dispatch's workgroup counts with a
+/// dispatch of its own, which on a CPU adapter costs about what the
+/// checked dispatch does; the solver's indirect dispatches are counted by
+/// its own kernels within the limits (`list_args`, `list_plane_impact`:
+/// rows of at most 65535 workgroups), and its kernels do not read the
+/// builtin `num_workgroups` there (WGSL `indirect_index`), which D3D12
+/// leaves 0 without the check. An embedder's instance may drop the flag
+/// for the same saving.
+pub fn instance_flags(flags: wgpu::InstanceFlags) -> wgpu::InstanceFlags {
+    if std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_some() {
+        flags
+    } else {
+        flags - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL
+    }
+}
+
 /// One line naming an adapter, its backend, type and driver.
 pub fn adapter_summary(adapter: &wgpu::Adapter) -> String {
     let info = adapter.get_info();
@@ -131,4 +152,20 @@ pub async fn request_device(
         })
         .await
         .map_err(|e| SolverError::RequestDevice(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_instances_skip_wgpus_check_of_indirect_dispatches() {
+        use wgpu::InstanceFlags as F;
+        let flags = instance_flags(F::VALIDATION_INDIRECT_CALL | F::DEBUG);
+        if std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none() {
+            assert_eq!(flags, F::DEBUG);
+        } else {
+            assert_eq!(flags, F::VALIDATION_INDIRECT_CALL | F::DEBUG, "as asked");
+        }
+    }
 }

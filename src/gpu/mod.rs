@@ -21,7 +21,9 @@ mod springs;
 
 pub use body_collide::{ContactKernels, NarrowWalk, PointDispatch};
 pub use buffers::{Buffers, STATE_BYTES, deinterleave, interleave};
-pub use context::{GpuContext, adapter_summary, quiet_display_probe, request_device};
+pub use context::{
+    GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
+};
 pub use solver::{ContactGrid, EditReport, GpuSolver, Stage, StageTimes, State, read_buffer};
 
 use crate::error::WorldError;
