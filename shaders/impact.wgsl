@@ -46,6 +46,23 @@
 @group(0) @binding(13) var<storage, read> filters: array<ContactFilter>;
 @group(0) @binding(14) var<storage, read> rest_steps: array<u32>;
 @group(0) @binding(15) var<storage, read_write> sleep_speed: array<atomic<u32>>;
+// The contact counts with the active list after them (body_collide.wgsl,
+// `counts`): with LISTED, count and resolve run over the listed points
+// (a quiet point has no contact, so no impact).
+@group(0) @binding(18) var<storage, read> listed_points: array<u32>;
+override LISTED: bool = false;
+
+// The point a thread of count or resolve works on: spread over every
+// point, or with LISTED its entry of the active list (body_collide.wgsl,
+// pass_point); sim.num_points past the end.
+fn impact_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    if (LISTED) {
+        let base = sim.num_points;
+        let k = indirect_index(gid, listed_points[base + ACTIVE_GROUPS_X]);
+        return select(sim.num_points, listed_points[base + ACTIVE_POINTS + k], k < listed_points[base + ACTIVE_LEN]);
+    }
+    return spread_index(gid, groups);
+}
 
 // One side of an impact: the body and its inverse mass (w = 0 for a side
 // that does not move, a sleeping body).
@@ -159,7 +176,7 @@ fn apply_body(b: u32, totals: vec4<i32>) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = spread_index(gid, groups);
+    let i = impact_point(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
@@ -182,7 +199,7 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 // Each side gets its velocity change J w n.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = spread_index(gid, groups);
+    let i = impact_point(gid, groups);
     if (i >= sim.num_points) {
         return;
     }

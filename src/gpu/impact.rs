@@ -1,6 +1,6 @@
 //! Stage 5c wrapper for `shaders/impact.wgsl` (CPU mirror: `cpu::impact`):
 //! after the first narrow phase of a substep, count and resolve over the
-//! points, apply (which clears the sums for the next substep) over the
+//! points (or the active list of the body contacts), apply (which clears the sums for the next substep) over the
 //! bodies; in place on the current state copy.
 
 use super::broad_phase::ContactBuffers;
@@ -51,7 +51,11 @@ impl Impact {
         ] {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind, &[]);
-            pass.dispatch_workgroups(points.0, points.1, 1);
+            if bodies.listed {
+                pass.dispatch_workgroups_indirect(&bodies.list_dispatch, 0);
+            } else {
+                pass.dispatch_workgroups(points.0, points.1, 1);
+            }
         }
         pass.set_pipeline(&self.apply);
         pass.set_bind_group(0, &self.apply_bind[state], &[]);
@@ -63,6 +67,10 @@ impl Impact {
 /// buffers. Neither reads the state: one bind group each serves both
 /// copies.
 pub struct BodyImpact {
+    /// Whether count and resolve run over the active list (WGSL
+    /// `LISTED`), dispatched by `list_dispatch`.
+    listed: bool,
+    list_dispatch: wgpu::Buffer,
     count: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
     count_bind: wgpu::BindGroup,
@@ -70,15 +78,22 @@ pub struct BodyImpact {
 }
 
 impl BodyImpact {
-    /// The pipelines of `reuse` are kept rather than compiled again.
+    /// Count and resolve over every point or, `listed`, over the active
+    /// list the body contacts make (`PointDispatch::ActiveList`). The
+    /// pipelines of `reuse` are kept rather than compiled again when it
+    /// was made the same way.
     pub fn new(
         device: &wgpu::Device,
         b: &Buffers,
         c: &ContactBuffers,
+        listed: bool,
         reuse: Option<&BodyImpact>,
     ) -> Self {
-        let count = pipeline_or_kept(device, "impact", "count", &[], reuse.map(|r| &r.count));
-        let resolve = pipeline_or_kept(device, "impact", "resolve", &[], reuse.map(|r| &r.resolve));
+        let reuse = reuse.filter(|r| r.listed == listed);
+        let constants = [("LISTED", if listed { 1.0 } else { 0.0 })];
+        let get = |entry: &str, old| pipeline_or_kept(device, "impact", entry, &constants, old);
+        let count = get("count", reuse.map(|r| &r.count));
+        let resolve = get("resolve", reuse.map(|r| &r.resolve));
         let common = [
             (0, &b.sim),
             (1, &b.info),
@@ -91,11 +106,14 @@ impl BodyImpact {
             (12, &c.outlines),
             (13, &c.filters),
             (14, &b.rest_steps),
+            (18, &c.point_counts),
         ];
         // count wakes (sleep speeds).
         let mut count_entries = common.to_vec();
         count_entries.push((15, &b.sleep_speed));
         Self {
+            listed,
+            list_dispatch: c.list_dispatch.clone(),
             count_bind: bind_group(device, "impact.count", &count, &count_entries),
             resolve_bind: bind_group(device, "impact.resolve", &resolve, &common),
             count,

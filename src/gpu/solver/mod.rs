@@ -130,12 +130,26 @@ impl ContactStages {
         packed: &Packed,
         reuse: Option<&ContactStages>,
     ) -> Self {
+        let collide = BodyCollide::new(device, b, &buffers, packed, reuse.map(|r| &r.collide));
+        let impact = Self::impact_for(device, b, &buffers, &collide, reuse.map(|r| &r.impact));
         Self {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
-            collide: BodyCollide::new(device, b, &buffers, packed, reuse.map(|r| &r.collide)),
-            impact: BodyImpact::new(device, b, &buffers, reuse.map(|r| &r.impact)),
+            collide,
+            impact,
             buffers,
         }
+    }
+
+    /// The body impacts over the points `collide`'s passes run over.
+    fn impact_for(
+        device: &wgpu::Device,
+        b: &Buffers,
+        buffers: &ContactBuffers,
+        collide: &BodyCollide,
+        reuse: Option<&BodyImpact>,
+    ) -> BodyImpact {
+        let listed = collide.kernels().points == super::body_collide::PointDispatch::ActiveList;
+        BodyImpact::new(device, b, buffers, listed, reuse)
     }
 }
 

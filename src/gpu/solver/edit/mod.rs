@@ -350,6 +350,13 @@ impl GpuSolver {
                 kernels,
                 Some(&c.collide),
             );
+            c.impact = super::ContactStages::impact_for(
+                device,
+                &self.buffers,
+                &c.buffers,
+                &c.collide,
+                Some(&c.impact),
+            );
         }
         Ok(())
     }
