@@ -81,15 +81,16 @@
 @group(0) @binding(10) var<storage, read> grid: array<u32>;
 // narrow writes each point's contact and counts; resolve reads them.
 // `counts` holds sim.num_points counts, then the active list (LISTED):
-// the points activate appended this substep (ACTIVE_APPENDED), the
-// list's length and its dispatch's workgroups along x (list_args), and
+// how many points activate appended this substep (ACTIVE_APPENDED), then
 // the points (from ACTIVE_POINTS, in no set order: what a pass does at a
 // point does not depend on the order). CPU mirror:
 // cpu::body_collide::activate.
 @group(0) @binding(11) var<storage, read_write> hits: array<ContactHit>;
 @group(0) @binding(12) var<storage, read_write> counts: array<atomic<u32>>;
-// The active list's indirect dispatch (list_args writes it).
-@group(0) @binding(23) var<storage, read_write> list_dispatch: array<u32>;
+// The active list's head (ActiveListHead): list_args writes it, the
+// passes over the list are dispatched by it and read it as a uniform.
+@group(0) @binding(23) var<storage, read_write> list_head_out: array<u32>;
+@group(0) @binding(24) var<uniform> list_head: ActiveListHead;
 @group(0) @binding(13) var<storage, read_write> acc: array<atomic<i32>>;
 
 // apply's view of the state, the accumulators and the counts.
@@ -695,12 +696,11 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
 // entry of the active list; sim.num_points past the end.
 fn pass_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     if (LISTED) {
-        let base = sim.num_points;
-        let k = indirect_index(gid, atomicLoad(&counts[base + ACTIVE_GROUPS_X]));
-        if (k >= atomicLoad(&counts[base + ACTIVE_LEN])) {
+        let k = indirect_index(gid, list_head.groups.x);
+        if (k >= list_head.len) {
             return sim.num_points;
         }
-        return atomicLoad(&counts[base + ACTIVE_POINTS + k]);
+        return atomicLoad(&counts[sim.num_points + ACTIVE_POINTS + k]);
     }
     return linear_index(gid, groups);
 }
@@ -758,11 +758,10 @@ fn list_args() {
     atomicStore(&counts[base + ACTIVE_APPENDED], 0u);
     let groups = (len + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     let x = min(groups, MAX_GROUPS_PER_DIMENSION);
-    atomicStore(&counts[base + ACTIVE_LEN], len);
-    atomicStore(&counts[base + ACTIVE_GROUPS_X], x);
-    list_dispatch[0] = x;
-    list_dispatch[1] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
-    list_dispatch[2] = 1u;
+    list_head_out[0] = x;
+    list_head_out[1] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
+    list_head_out[2] = 1u;
+    list_head_out[3] = len;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -984,9 +983,8 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (LISTED) {
         // The list's points, as in pass_point (this view of the counts is
         // not atomic).
-        let base = sim.num_points;
-        let k = indirect_index(gid, counts_out[base + ACTIVE_GROUPS_X]);
-        i = select(sim.num_points, counts_out[base + ACTIVE_POINTS + k], k < counts_out[base + ACTIVE_LEN]);
+        let k = indirect_index(gid, list_head.groups.x);
+        i = select(sim.num_points, counts_out[sim.num_points + ACTIVE_POINTS + k], k < list_head.len);
     }
     if (i >= sim.num_points) {
         return;

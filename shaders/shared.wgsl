@@ -180,6 +180,15 @@ struct PlaneImpactHead {
 
 const PLANE_IMPACT_ROW: u32 = 65535u;
 
+// The head of the active list (body_collide.wgsl, list_args): the
+// workgroups of the dispatches over it (their indirect arguments; rows of
+// at most 65535), then its length. The passes over the list read it as a
+// uniform.
+struct ActiveListHead {
+    groups: vec3<u32>,
+    len: u32,
+}
+
 struct PlanetInfo {
     center: vec2<f32>,
     radius: f32,
@@ -270,11 +279,10 @@ const NO_BODY: u32 = 0xffffffffu;
 // ContactHit::QUIET; body_collide.wgsl, quiet_point).
 const QUIET_EDGE: u32 = 0xffffffffu;
 // The active list's words after the contact counts (layout.rs,
-// ACTIVE_LEN and ACTIVE_POINTS; body_collide.wgsl, `counts`).
+// ACTIVE_POINTS; body_collide.wgsl, `counts`): the count activate
+// appended, then the points.
 const ACTIVE_APPENDED: u32 = 0u;
-const ACTIVE_LEN: u32 = 1u;
-const ACTIVE_GROUPS_X: u32 = 2u;
-const ACTIVE_POINTS: u32 = 4u;
+const ACTIVE_POINTS: u32 = 1u;
 // A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
 const GRID_MAX_CELLS: u32 = 9u;

@@ -116,13 +116,10 @@ pub const UNTANGLE_PUSH: f32 = 2.0;
 /// out.
 pub const TANGLE_KEPT: u32 = 0x8000_0000;
 
-/// Where the active list's length is, in words after the contact counts
-/// (WGSL `ACTIVE_LEN`; `body_collide.wgsl`, `counts`).
-pub const ACTIVE_LEN: u32 = 1;
-
 /// Where the active list's points start, in words after the contact
-/// counts (WGSL `ACTIVE_POINTS`): the words before them are its header.
-pub const ACTIVE_POINTS: u32 = 4;
+/// counts (WGSL `ACTIVE_POINTS`; `body_collide.wgsl`, `counts`): the word
+/// before them counts the points appended.
+pub const ACTIVE_POINTS: u32 = 1;
 
 /// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body
 /// holds up to two tangles of four words, so that three bodies on one spot
@@ -352,6 +349,19 @@ pub struct PlaneImpactHead {
     pub groups: [u32; 3],
     /// Entries listed.
     pub count: u32,
+}
+
+/// The head of the active list of points the contact passes run over on a
+/// CPU adapter (WGSL `ActiveListHead`, written by `list_args`): the
+/// workgroups of the dispatches over the list, which read them as their
+/// indirect arguments, then its length.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ActiveListHead {
+    /// Workgroups `(x, y, z)`: rows of at most 65535.
+    pub groups: [u32; 3],
+    /// Points listed.
+    pub len: u32,
 }
 
 impl PlaneImpactHead {

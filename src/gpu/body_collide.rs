@@ -203,6 +203,7 @@ impl BodyCollide {
                 (10, &c.grid),
                 (11, &c.hits),
                 (12, &c.point_counts),
+                (24, &c.list_dispatch),
             ]
         };
         // narrow: the common bindings, the boxes, sleeping's, the warm
@@ -299,6 +300,7 @@ impl BodyCollide {
                 (6, &c.outline_points),
                 (11, &c.hits),
                 (12, &c.point_counts),
+                (24, &c.list_dispatch),
             ],
         );
         let recount_bind = [recount_one.clone(), recount_one];
@@ -313,6 +315,7 @@ impl BodyCollide {
                         (14, &b.state[s]),
                         (16, &c.acc),
                         (17, &c.point_counts),
+                        (24, &c.list_dispatch),
                     ],
                 )
             })

@@ -36,8 +36,8 @@ pub struct ContactBuffers {
     /// Contacts per point (zero between substeps), then the active list
     /// (`body_collide.wgsl`, `counts`): 4 words and a point per point.
     pub point_counts: wgpu::Buffer,
-    /// The active list's indirect dispatch (`body_collide.wgsl`,
-    /// `list_args`).
+    /// The active list's head (`layout::ActiveListHead`): the indirect
+    /// dispatch of the passes over it, and its length.
     pub list_dispatch: wgpu::Buffer,
     /// Fixed-point accumulators, 4 per point (zero between substeps).
     pub acc: wgpu::Buffer,
@@ -143,10 +143,13 @@ impl ContactBuffers {
                 4 * (2 * n + crate::layout::ACTIVE_POINTS as u64),
             )?,
             list_dispatch: {
-                let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT;
+                let usage = wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::UNIFORM
+                    | wgpu::BufferUsages::COPY_SRC;
                 device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("active list dispatch"),
-                    size: 16,
+                    label: Some("active list head"),
+                    size: std::mem::size_of::<crate::layout::ActiveListHead>() as u64,
                     usage,
                     mapped_at_creation: false,
                 })

@@ -107,6 +107,7 @@ impl BodyImpact {
             (13, &c.filters),
             (14, &b.rest_steps),
             (18, &c.point_counts),
+            (19, &c.list_dispatch),
         ];
         // count wakes (sleep speeds).
         let mut count_entries = common.to_vec();

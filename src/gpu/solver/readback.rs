@@ -122,12 +122,13 @@ impl GpuSolver {
         if c.collide.kernels().points != crate::gpu::PointDispatch::ActiveList {
             return Ok(None);
         }
-        use crate::layout::{ACTIVE_LEN, ACTIVE_POINTS};
+        use crate::layout::{ACTIVE_POINTS, ActiveListHead};
         let n = self.num_points;
-        let head = n + ACTIVE_POINTS as usize;
-        let words: Vec<u32> = read_buffer(device, queue, &c.buffers.point_counts, head + n)?;
-        let len = (words[n + ACTIVE_LEN as usize] as usize).min(n);
-        let mut list = words[head..head + len].to_vec();
+        let head: Vec<ActiveListHead> = read_buffer(device, queue, &c.buffers.list_dispatch, 1)?;
+        let len = (head[0].len as usize).min(n);
+        let first = n + ACTIVE_POINTS as usize;
+        let words: Vec<u32> = read_buffer(device, queue, &c.buffers.point_counts, first + n)?;
+        let mut list = words[first..first + len].to_vec();
         list.sort_unstable();
         Ok(Some(list))
     }
