@@ -93,11 +93,14 @@ run() {
     # GPU alone, enough steps per run for the wall clock to mean something
     # at a millisecond a step; then the CPU reference beside it at 1M
     # points (one thread and all threads), fewer steps; then the contact
-    # scene. The table to bench.txt, the same runs as JSON to bench.jsonl.
+    # scene, over every point (the GPU default) and over the active list
+    # (a CPU adapter's). The table to bench.txt, the same runs as JSON to
+    # bench.jsonl.
     local runs=()
     for n in $SIZES; do runs+=("--points $n --gpu-only --steps 200 --runs 5"); done
     runs+=("--points $CPU_POINTS --steps 8 --runs 3")
     runs+=("--bodies $BODIES --gpu-only --steps 50 --runs 3")
+    runs+=("--bodies $BODIES --gpu-only --steps 50 --runs 3 --contact-points active")
     : >"$OUT/bench.jsonl"
     for r in "${runs[@]}"; do
         # shellcheck disable=SC2086 # the options split on purpose

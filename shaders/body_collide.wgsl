@@ -124,8 +124,9 @@
 
 // Whether this narrow phase is a substep's first, which warm-starts.
 override WARM_PASS: bool = false;
-// Whether narrow, resolve, recount and relax run over the active list
-// (dispatched indirectly, list_args) rather than over every point.
+// Whether narrow, resolve, recount, relax and their applies run over the
+// active list (dispatched indirectly by its head, list_args) rather than
+// over every point. Tangle recovery's apply runs over every point.
 override LISTED: bool = false;
 // The most workgroups a dispatch may have along one dimension
 // (WebGPU's guaranteed limit).
