@@ -53,8 +53,9 @@ pub enum PointDispatch {
     /// indirectly over the list. For CPU adapters such as lavapipe, which
     /// run a kernel's code under a lane mask for threads that have
     /// returned: the default scene of 2,000 bodies, piled and asleep,
-    /// steps on lavapipe in 21 ms rather than 35 to 42, its body contacts
-    /// in 11 to 15 ms rather than 24 to 27.
+    /// steps on lavapipe in 21 ms rather than 49, its body contacts in 8
+    /// rather than 23; a falling scene steps as fast either way
+    /// (BENCHMARKS.md, "Contact scene and pour").
     ActiveList,
 }
 
