@@ -87,10 +87,10 @@
 // cpu::body_collide::activate.
 @group(0) @binding(11) var<storage, read_write> hits: array<ContactHit>;
 @group(0) @binding(12) var<storage, read_write> counts: array<atomic<u32>>;
-// The active list's head (ActiveListHead): list_args writes it, the
+// The active list's head (ListHead): list_args writes it, the
 // passes over the list are dispatched by it and read it as a uniform.
 @group(0) @binding(23) var<storage, read_write> list_head_out: array<u32>;
-@group(0) @binding(24) var<uniform> list_head: ActiveListHead;
+@group(0) @binding(24) var<uniform> list_head: ListHeadUniform;
 @group(0) @binding(13) var<storage, read_write> acc: array<atomic<i32>>;
 
 // apply's view of the state, the accumulators and the counts.
@@ -128,9 +128,6 @@ override WARM_PASS: bool = false;
 // active list (dispatched indirectly by its head, list_args) rather than
 // over every point. Tangle recovery's apply runs over every point.
 override LISTED: bool = false;
-// The most workgroups a dispatch may have along one dimension
-// (WebGPU's guaranteed limit).
-const MAX_GROUPS_PER_DIMENSION: u32 = 65535u;
 // Whether apply keeps the counts (after the warm start, for the resolve).
 override KEEP_COUNTS: bool = false;
 // The share of a persisting contact's last normal impulse it starts with
@@ -698,7 +695,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
 fn pass_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     if (LISTED) {
         let k = indirect_index(gid, list_head.groups.x);
-        if (k >= list_head.len) {
+        if (k >= list_head.count) {
             return sim.num_points;
         }
         return atomicLoad(&counts[sim.num_points + ACTIVE_POINTS + k]);
@@ -750,7 +747,7 @@ fn activate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 }
 
 // The active list's dispatch from what activate appended: the length,
-// the workgroups (x at most MAX_GROUPS_PER_DIMENSION, then rows), and the
+// the workgroups (x at most LIST_ROW, then rows), and the
 // append count cleared for the next activate. One thread.
 @compute @workgroup_size(1)
 fn list_args() {
@@ -758,7 +755,7 @@ fn list_args() {
     let len = atomicLoad(&counts[base + ACTIVE_APPENDED]);
     atomicStore(&counts[base + ACTIVE_APPENDED], 0u);
     let groups = (len + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
-    let x = min(groups, MAX_GROUPS_PER_DIMENSION);
+    let x = min(groups, LIST_ROW);
     list_head_out[0] = x;
     list_head_out[1] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
     list_head_out[2] = 1u;
@@ -985,7 +982,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         // The list's points, as in pass_point (this view of the counts is
         // not atomic).
         let k = indirect_index(gid, list_head.groups.x);
-        i = select(sim.num_points, counts_out[sim.num_points + ACTIVE_POINTS + k], k < list_head.len);
+        i = select(sim.num_points, counts_out[sim.num_points + ACTIVE_POINTS + k], k < list_head.count);
     }
     if (i >= sim.num_points) {
         return;

@@ -50,7 +50,7 @@
 // `counts`): with LISTED, count and resolve run over the listed points
 // (a quiet point has no contact, so no impact).
 @group(0) @binding(18) var<storage, read> listed_points: array<u32>;
-@group(0) @binding(19) var<uniform> list_head: ActiveListHead;
+@group(0) @binding(19) var<uniform> list_head: ListHeadUniform;
 override LISTED: bool = false;
 
 // The point a thread of count or resolve works on: spread over every
@@ -59,7 +59,7 @@ override LISTED: bool = false;
 fn impact_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     if (LISTED) {
         let k = indirect_index(gid, list_head.groups.x);
-        return select(sim.num_points, listed_points[sim.num_points + ACTIVE_POINTS + k], k < list_head.len);
+        return select(sim.num_points, listed_points[sim.num_points + ACTIVE_POINTS + k], k < list_head.count);
     }
     return spread_index(gid, groups);
 }

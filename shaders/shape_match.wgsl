@@ -46,7 +46,7 @@ const TINY_SUM: f32 = 1e-30;
 // with the frames, read by apply.
 @group(0) @binding(13) var<storage, read_write> dilation_out: array<f32>;
 @group(0) @binding(14) var<storage, read> dilation_in: array<f32>;
-// The plane-impact list: a head (src/layout.rs, PlaneImpactHead:
+// The plane-impact list: a head (src/layout.rs, ListHead:
 // plane_impacts's workgroup counts, then the count) and the entries, body
 // indices. The frames kernels fill it through `impact_head` and
 // `impacts`. A head is plane_impacts's indirect arguments, which its own
@@ -61,13 +61,9 @@ struct PlaneImpactHeadAtomic {
     groups: array<atomic<u32>, 3>,
     count: atomic<u32>,
 }
-struct PlaneImpactHeadUniform {
-    groups: vec3<u32>,
-    count: u32,
-}
 @group(0) @binding(15) var<storage, read_write> impact_head: PlaneImpactHeadAtomic;
 @group(0) @binding(16) var<storage, read_write> impacts: array<u32>;
-@group(0) @binding(17) var<uniform> impact_head_in: PlaneImpactHeadUniform;
+@group(0) @binding(17) var<uniform> impact_head_in: ListHeadUniform;
 @group(0) @binding(18) var<storage, read> impacts_in: array<u32>;
 
 // One pass of sums over a body's members about a reference member (p0, v0),
@@ -211,13 +207,13 @@ fn list_plane_impact(b: u32, body: BodyInfo, f: BodyFrame) {
     impacts[n] = b;
     if (n % WORKGROUP_SIZE == 0u) {
         let g = n / WORKGROUP_SIZE + 1u;
-        atomicMax(&impact_head.groups[0], min(g, PLANE_IMPACT_ROW));
-        atomicMax(&impact_head.groups[1], (g + PLANE_IMPACT_ROW - 1u) / PLANE_IMPACT_ROW);
+        atomicMax(&impact_head.groups[0], min(g, LIST_ROW));
+        atomicMax(&impact_head.groups[1], (g + LIST_ROW - 1u) / LIST_ROW);
     }
 }
 
 // Empties `impact_head`'s list: no entries, and the one workgroup of
-// plane_impacts that empties the next list (PlaneImpactHead::EMPTY).
+// plane_impacts that empties the next list (ListHead::EMPTY).
 fn empty_plane_impacts() {
     atomicStore(&impact_head.groups[0], 1u);
     atomicStore(&impact_head.groups[1], 1u);

@@ -170,24 +170,23 @@ struct BodyFrame {
     pull: f32,
 }
 
-// The head of the list of bodies whose half-plane and planet impacts
-// plane_impacts solves (shape_match.wgsl): plane_impacts's workgroups
-// (its dispatch's indirect arguments), then the count of entries.
-struct PlaneImpactHead {
+// The head of a list dispatched over indirectly (layout.rs, ListHead):
+// the workgroups of the dispatches over it (their indirect arguments;
+// rows of at most LIST_ROW), then the count of entries. The lists of
+// bodies with plane impacts (shape_match.wgsl) and of active points
+// (body_collide.wgsl). The kernels dispatched over a list read its head
+// as a uniform (ListHeadUniform: the same layout), once for all lanes on
+// a software adapter.
+struct ListHead {
     groups: array<u32, 3>,
     count: u32,
 }
-
-const PLANE_IMPACT_ROW: u32 = 65535u;
-
-// The head of the active list (body_collide.wgsl, list_args): the
-// workgroups of the dispatches over it (their indirect arguments; rows of
-// at most 65535), then its length. The passes over the list read it as a
-// uniform.
-struct ActiveListHead {
+struct ListHeadUniform {
     groups: vec3<u32>,
-    len: u32,
+    count: u32,
 }
+
+const LIST_ROW: u32 = 65535u;
 
 struct PlanetInfo {
     center: vec2<f32>,

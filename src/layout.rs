@@ -333,48 +333,37 @@ pub struct BodyFrame {
     pub pull: f32,
 }
 
-/// The head of the list of bodies whose half-plane and planet impacts
-/// shape matching's `plane_impacts` solves in a substep (WGSL
-/// `PlaneImpactHead`; the entries, body indices, are in a buffer of their
-/// own). Its first three words are the workgroup counts of the
-/// `plane_impacts` dispatch, which reads them as its indirect arguments;
-/// the frames kernels raise them as they list bodies.
+/// The head of a list built on the GPU and dispatched over indirectly
+/// (WGSL `ListHead`; the entries are in a buffer of their own): the
+/// workgroup counts of the dispatches over it, which read them as their
+/// indirect arguments, then the count of entries. Two lists have one:
+/// the bodies whose half-plane and planet impacts shape matching's
+/// `plane_impacts` solves in a substep (the frames kernels raise the
+/// counts as they list bodies; always at least one workgroup, whose first
+/// thread empties the next substep's list), and the active list of points
+/// the contact passes run over on a CPU adapter (`body_collide.wgsl`,
+/// `list_args`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct PlaneImpactHead {
-    /// Workgroups `(x, y, z)` of the `plane_impacts` dispatch: one thread
-    /// per listed body, rows of at most [`PLANE_IMPACT_ROW`] workgroups,
-    /// and always at least one workgroup (whose first thread empties the
-    /// next substep's list).
+pub struct ListHead {
+    /// Workgroups `(x, y, z)`: one thread per entry, rows of at most
+    /// [`LIST_ROW`] workgroups.
     pub groups: [u32; 3],
     /// Entries listed.
     pub count: u32,
 }
 
-/// The head of the active list of points the contact passes run over on a
-/// CPU adapter (WGSL `ActiveListHead`, written by `list_args`): the
-/// workgroups of the dispatches over the list, which read them as their
-/// indirect arguments, then its length.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct ActiveListHead {
-    /// Workgroups `(x, y, z)`: rows of at most 65535.
-    pub groups: [u32; 3],
-    /// Points listed.
-    pub len: u32,
-}
-
-impl PlaneImpactHead {
-    /// No entries, one workgroup.
-    pub const EMPTY: PlaneImpactHead = PlaneImpactHead {
+impl ListHead {
+    /// No entries, one workgroup (an empty plane-impact list).
+    pub const EMPTY: ListHead = ListHead {
         groups: [1, 1, 1],
         count: 0,
     };
 }
 
-/// Workgroups in a row of the `plane_impacts` dispatch (the least
-/// `max_compute_workgroups_per_dimension` a device may have).
-pub const PLANE_IMPACT_ROW: u32 = 65535;
+/// Workgroups in a row of a dispatch over a [`ListHead`]'s list (the
+/// least `max_compute_workgroups_per_dimension` a device may have).
+pub const LIST_ROW: u32 = 65535;
 
 /// A planet (WGSL `PlanetInfo`).
 #[repr(C)]

@@ -25,11 +25,18 @@ pub enum NarrowWalk {
     Batched,
 }
 
+/// Whether `device` is a CPU adapter (such as lavapipe), which runs a
+/// kernel's code under a lane mask for threads that have returned or do
+/// not take a branch: the choices of [`ContactKernels`] follow it.
+fn on_cpu_adapter(device: &wgpu::Device) -> bool {
+    device.adapter_info().device_type == wgpu::DeviceType::Cpu
+}
+
 impl NarrowWalk {
     /// The walk for `device`'s adapter: batched on a CPU adapter, each
     /// entry at once on any other.
     pub fn for_device(device: &wgpu::Device) -> Self {
-        if device.adapter_info().device_type == wgpu::DeviceType::Cpu {
+        if on_cpu_adapter(device) {
             Self::Batched
         } else {
             Self::EachEntry
@@ -45,17 +52,18 @@ impl NarrowWalk {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PointDispatch {
     /// One thread per point. For GPUs, where a quiet thread returns at its
-    /// first load and two more dispatches per substep would cost more
-    /// than it saves.
+    /// first load (the list, two more dispatches per substep, is not yet
+    /// measured on one: `scripts/device-bench.sh` times both).
     AllPoints,
     /// A substep first lists the points that are not quiet (`activate`,
-    /// `list_args`), and narrow, resolve, recount and relax are dispatched
-    /// indirectly over the list. For CPU adapters such as lavapipe, which
-    /// run a kernel's code under a lane mask for threads that have
-    /// returned: the default scene of 2,000 bodies, piled and asleep,
+    /// `list_args`), and the narrow phases, resolves, recount, relax,
+    /// their applies and the body impacts are dispatched indirectly over
+    /// the list. For CPU adapters such as lavapipe, which run a kernel's
+    /// code under a lane mask for threads that have returned: the default
+    /// scene of 2,000 bodies, piled and asleep,
     /// steps on lavapipe in 21 ms rather than 49, its body contacts in 8
     /// rather than 23; a falling scene steps as fast either way
-    /// (BENCHMARKS.md, "Contact scene and pour").
+    /// (BENCHMARKS.md, "Sleeping piles").
     ActiveList,
 }
 
@@ -63,10 +71,33 @@ impl PointDispatch {
     /// The dispatch for `device`'s adapter: the active list on a CPU
     /// adapter, every point on any other.
     pub fn for_device(device: &wgpu::Device) -> Self {
-        if device.adapter_info().device_type == wgpu::DeviceType::Cpu {
+        if on_cpu_adapter(device) {
             Self::ActiveList
         } else {
             Self::AllPoints
+        }
+    }
+}
+
+/// Where the passes over points after a substep's first narrow phase are
+/// dispatched: over every point, or indirectly by the active list's head
+/// (`ContactBuffers::list_head`). The body contacts and the body
+/// impacts share it.
+#[derive(Clone)]
+pub struct PointPasses(Option<wgpu::Buffer>);
+
+impl PointPasses {
+    /// Whether the passes run over the active list (WGSL `LISTED`).
+    pub fn listed(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Dispatches the pipeline and bind group set on `pass` over the list,
+    /// or over `points` workgroups.
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass, points: (u32, u32)) {
+        match &self.0 {
+            Some(head) => pass.dispatch_workgroups_indirect(head, 0),
+            None => pass.dispatch_workgroups(points.0, points.1, 1),
         }
     }
 }
@@ -103,7 +134,7 @@ pub struct BodyCollide {
     activate_warm_bind: [wgpu::BindGroup; 2],
     activate_bind: [wgpu::BindGroup; 2],
     list_args_bind: wgpu::BindGroup,
-    list_dispatch: wgpu::Buffer,
+    passes: PointPasses,
     narrow: wgpu::ComputePipeline,
     narrow_warm: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
@@ -204,7 +235,7 @@ impl BodyCollide {
                 (10, &c.grid),
                 (11, &c.hits),
                 (12, &c.point_counts),
-                (24, &c.list_dispatch),
+                (24, &c.list_head),
             ]
         };
         // narrow: the common bindings, the boxes, sleeping's, the warm
@@ -288,7 +319,7 @@ impl BodyCollide {
             device,
             "list_args",
             &list_args,
-            &[(0, &b.sim), (12, &c.point_counts), (23, &c.list_dispatch)],
+            &[(0, &b.sim), (12, &c.point_counts), (23, &c.list_head)],
         );
         // recount reads no state: one bind group serves both copies.
         let recount_one = bind_group(
@@ -301,7 +332,7 @@ impl BodyCollide {
                 (6, &c.outline_points),
                 (11, &c.hits),
                 (12, &c.point_counts),
-                (24, &c.list_dispatch),
+                (24, &c.list_head),
             ],
         );
         let recount_bind = [recount_one.clone(), recount_one];
@@ -316,7 +347,7 @@ impl BodyCollide {
                         (14, &b.state[s]),
                         (16, &c.acc),
                         (17, &c.point_counts),
-                        (24, &c.list_dispatch),
+                        (24, &c.list_head),
                     ],
                 )
             })
@@ -333,7 +364,7 @@ impl BodyCollide {
             activate_warm_bind,
             activate_bind,
             list_args_bind,
-            list_dispatch: c.list_dispatch.clone(),
+            passes: PointPasses(listed.then(|| c.list_head.clone())),
             narrow,
             narrow_warm,
             resolve,
@@ -360,8 +391,14 @@ impl BodyCollide {
         self.kernels
     }
 
+    /// Where its passes over points are dispatched (the body impacts
+    /// follow it).
+    pub fn passes(&self) -> &PointPasses {
+        &self.passes
+    }
+
     fn listed(&self) -> bool {
-        self.kernels.points == PointDispatch::ActiveList
+        self.passes.listed()
     }
 
     /// Records narrow phase, resolve and apply on state copy `state`;
@@ -468,8 +505,7 @@ impl BodyCollide {
         pass.dispatch_workgroups(1, 1, 1);
     }
 
-    /// One dispatch of `pipeline` over the active list (indirect) or over
-    /// `points` workgroups.
+    /// One dispatch of `pipeline` over [`passes`](Self::passes).
     fn dispatch_listed(
         &self,
         pass: &mut wgpu::ComputePass,
@@ -478,13 +514,9 @@ impl BodyCollide {
         pipeline: &wgpu::ComputePipeline,
         bind: &[wgpu::BindGroup; 2],
     ) {
-        if self.listed() {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind[state], &[]);
-            pass.dispatch_workgroups_indirect(&self.list_dispatch, 0);
-        } else {
-            self.dispatch(pass, state, points, &[(pipeline, bind)]);
-        }
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind[state], &[]);
+        self.passes.dispatch(pass, points);
     }
 
     /// Records tangle recovery on state copy `state`: untangle over the

@@ -36,9 +36,9 @@ pub struct ContactBuffers {
     /// Contacts per point (zero between substeps), then the active list
     /// (`body_collide.wgsl`, `counts`): 4 words and a point per point.
     pub point_counts: wgpu::Buffer,
-    /// The active list's head (`layout::ActiveListHead`): the indirect
+    /// The active list's head (`layout::ListHead`): the indirect
     /// dispatch of the passes over it, and its length.
-    pub list_dispatch: wgpu::Buffer,
+    pub list_head: wgpu::Buffer,
     /// Fixed-point accumulators, 4 per point (zero between substeps).
     pub acc: wgpu::Buffer,
     /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
@@ -142,14 +142,14 @@ impl ContactBuffers {
                 "point_counts",
                 4 * (2 * n + crate::layout::ACTIVE_POINTS as u64),
             )?,
-            list_dispatch: {
+            list_head: {
                 let usage = wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::INDIRECT
                     | wgpu::BufferUsages::UNIFORM
                     | wgpu::BufferUsages::COPY_SRC;
                 device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("active list head"),
-                    size: std::mem::size_of::<crate::layout::ActiveListHead>() as u64,
+                    size: std::mem::size_of::<crate::layout::ListHead>() as u64,
                     usage,
                     mapped_at_creation: false,
                 })
@@ -198,7 +198,7 @@ impl ContactBuffers {
             &self.slot_awake,
             &self.hits,
             &self.point_counts,
-            &self.list_dispatch,
+            &self.list_head,
             &self.acc,
             &self.warm,
             &self.tangles,

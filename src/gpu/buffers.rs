@@ -3,7 +3,7 @@
 use wgpu::util::DeviceExt;
 
 use super::SolverError;
-use crate::layout::{BodyFrame, Colliders, PlaneImpactHead, SimParams};
+use crate::layout::{BodyFrame, Colliders, ListHead, SimParams};
 use crate::pack::Packed;
 
 /// Every buffer the kernels bind. The state, one `vec4<f32>` per point
@@ -46,7 +46,7 @@ pub struct Buffers {
     pub impact_sums: wgpu::Buffer,
     /// The bodies whose half-plane and planet impacts shape matching's
     /// `plane_impacts` solves in a substep: room for a body index (`u32`)
-    /// per body, and three heads ([`PlaneImpactHead`]: the dispatch's indirect
+    /// per body, and three heads ([`ListHead`]: the dispatch's indirect
     /// arguments and the count), one buffer each, which the substeps take
     /// in turn (`gpu::shape_match::PlaneImpactHeads`). Head 0 is empty
     /// between steps.
@@ -303,7 +303,7 @@ impl Buffers {
             .map(|name| {
                 init(
                     name,
-                    bytemuck::bytes_of(&PlaneImpactHead::EMPTY).to_vec(),
+                    bytemuck::bytes_of(&ListHead::EMPTY).to_vec(),
                     storage
                         | wgpu::BufferUsages::INDIRECT
                         | wgpu::BufferUsages::UNIFORM

@@ -3,6 +3,7 @@
 //! points (or the active list of the body contacts), apply (which clears the sums for the next substep) over the
 //! bodies; in place on the current state copy.
 
+use super::body_collide::PointPasses;
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline, pipeline_or_kept};
@@ -51,11 +52,7 @@ impl Impact {
         ] {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind, &[]);
-            if bodies.listed {
-                pass.dispatch_workgroups_indirect(&bodies.list_dispatch, 0);
-            } else {
-                pass.dispatch_workgroups(points.0, points.1, 1);
-            }
+            bodies.passes.dispatch(pass, points);
         }
         pass.set_pipeline(&self.apply);
         pass.set_bind_group(0, &self.apply_bind[state], &[]);
@@ -67,10 +64,8 @@ impl Impact {
 /// buffers. Neither reads the state: one bind group each serves both
 /// copies.
 pub struct BodyImpact {
-    /// Whether count and resolve run over the active list (WGSL
-    /// `LISTED`), dispatched by `list_dispatch`.
-    listed: bool,
-    list_dispatch: wgpu::Buffer,
+    /// Over every point or the active list (WGSL `LISTED`).
+    passes: PointPasses,
     count: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
     count_bind: wgpu::BindGroup,
@@ -78,18 +73,19 @@ pub struct BodyImpact {
 }
 
 impl BodyImpact {
-    /// Count and resolve over every point or, `listed`, over the active
-    /// list the body contacts make (`PointDispatch::ActiveList`). The
-    /// pipelines of `reuse` are kept rather than compiled again when it
-    /// was made the same way.
+    /// Count and resolve over the points the body contacts' passes run
+    /// over (`passes`: every point, or the active list). The pipelines of
+    /// `reuse` are kept rather than compiled again when it was made the
+    /// same way.
     pub fn new(
         device: &wgpu::Device,
         b: &Buffers,
         c: &ContactBuffers,
-        listed: bool,
+        passes: &PointPasses,
         reuse: Option<&BodyImpact>,
     ) -> Self {
-        let reuse = reuse.filter(|r| r.listed == listed);
+        let listed = passes.listed();
+        let reuse = reuse.filter(|r| r.passes.listed() == listed);
         let constants = [("LISTED", if listed { 1.0 } else { 0.0 })];
         let get = |entry: &str, old| pipeline_or_kept(device, "impact", entry, &constants, old);
         let count = get("count", reuse.map(|r| &r.count));
@@ -107,14 +103,13 @@ impl BodyImpact {
             (13, &c.filters),
             (14, &b.rest_steps),
             (18, &c.point_counts),
-            (19, &c.list_dispatch),
+            (19, &c.list_head),
         ];
         // count wakes (sleep speeds).
         let mut count_entries = common.to_vec();
         count_entries.push((15, &b.sleep_speed));
         Self {
-            listed,
-            list_dispatch: c.list_dispatch.clone(),
+            passes: passes.clone(),
             count_bind: bind_group(device, "impact.count", &count, &count_entries),
             resolve_bind: bind_group(device, "impact.resolve", &resolve, &common),
             count,

@@ -131,25 +131,19 @@ impl ContactStages {
         reuse: Option<&ContactStages>,
     ) -> Self {
         let collide = BodyCollide::new(device, b, &buffers, packed, reuse.map(|r| &r.collide));
-        let impact = Self::impact_for(device, b, &buffers, &collide, reuse.map(|r| &r.impact));
+        let impact = BodyImpact::new(
+            device,
+            b,
+            &buffers,
+            collide.passes(),
+            reuse.map(|r| &r.impact),
+        );
         Self {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
             collide,
             impact,
             buffers,
         }
-    }
-
-    /// The body impacts over the points `collide`'s passes run over.
-    fn impact_for(
-        device: &wgpu::Device,
-        b: &Buffers,
-        buffers: &ContactBuffers,
-        collide: &BodyCollide,
-        reuse: Option<&BodyImpact>,
-    ) -> BodyImpact {
-        let listed = collide.kernels().points == super::body_collide::PointDispatch::ActiveList;
-        BodyImpact::new(device, b, buffers, listed, reuse)
     }
 }
 

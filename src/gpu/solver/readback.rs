@@ -116,16 +116,17 @@ impl GpuSolver {
         queue: &wgpu::Queue,
     ) -> Result<Option<Vec<u32>>, SolverError> {
         self.check_context("read_active_points", Some(device), Some(queue))?;
-        let Some(c) = &self.contacts else {
+        let Some(c) = self
+            .contacts
+            .as_ref()
+            .filter(|c| c.collide.passes().listed())
+        else {
             return Ok(None);
         };
-        if c.collide.kernels().points != crate::gpu::PointDispatch::ActiveList {
-            return Ok(None);
-        }
-        use crate::layout::{ACTIVE_POINTS, ActiveListHead};
+        use crate::layout::{ACTIVE_POINTS, ListHead};
         let n = self.num_points;
-        let head: Vec<ActiveListHead> = read_buffer(device, queue, &c.buffers.list_dispatch, 1)?;
-        let len = (head[0].len as usize).min(n);
+        let head: Vec<ListHead> = read_buffer(device, queue, &c.buffers.list_head, 1)?;
+        let len = (head[0].count as usize).min(n);
         let first = n + ACTIVE_POINTS as usize;
         let words: Vec<u32> = read_buffer(device, queue, &c.buffers.point_counts, first + n)?;
         let mut list = words[first..first + len].to_vec();

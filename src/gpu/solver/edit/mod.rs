@@ -20,7 +20,7 @@ use super::super::body_collide::{BodyCollide, ContactKernels};
 use super::super::broad_phase::ContactBuffers;
 use super::super::buffers::{Buffers, STATE_BYTES, interleave, plane_impacts_bytes, static_arrays};
 use super::super::collide::{Collide, ColliderCounts};
-use super::super::impact::Impact;
+use super::super::impact::{BodyImpact, Impact};
 use super::super::integrate::Integrate;
 use super::super::rods::Rods;
 use super::super::shape_match::ShapeMatch;
@@ -350,11 +350,11 @@ impl GpuSolver {
                 kernels,
                 Some(&c.collide),
             );
-            c.impact = super::ContactStages::impact_for(
+            c.impact = BodyImpact::new(
                 device,
                 &self.buffers,
                 &c.buffers,
-                &c.collide,
+                c.collide.passes(),
                 Some(&c.impact),
             );
         }
