@@ -72,6 +72,40 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Option<StageTimes>, SolverError> {
+        let Some(passes) = self.profile_passes(device, queue)? else {
+            return Ok(None);
+        };
+        let mut t = StageTimes::default();
+        for (stage, ms) in passes {
+            *match stage {
+                Stage::Integrate => &mut t.integrate,
+                Stage::Collide => &mut t.collide,
+                Stage::IntegrateCollide => &mut t.integrate_collide,
+                Stage::Springs => &mut t.springs,
+                Stage::Rods => &mut t.rods,
+                Stage::ShapeMatch | Stage::ShapeFrames | Stage::ShapeApply => &mut t.shape_match,
+                Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
+                Stage::BroadPhase => &mut t.broad_phase,
+                Stage::BodyCollide
+                | Stage::ContactRelax
+                | Stage::Narrow
+                | Stage::Resolve
+                | Stage::Untangle => &mut t.body_collide,
+                Stage::Impact => &mut t.impact,
+                Stage::Sleep => &mut t.sleep,
+            } += ms;
+        }
+        Ok(Some(t))
+    }
+
+    /// Runs one step as [`profile_step`](Self::profile_step) does and
+    /// returns the GPU time of each stage of [`step_plan`](Self::step_plan)
+    /// in order, in milliseconds, stage by stage rather than summed.
+    pub fn profile_passes(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Option<Vec<(Stage, f64)>>, SolverError> {
         self.check_context("profile_step", Some(device), Some(queue))?;
         let plan = self.step_plan();
         let passes = plan.len();
@@ -113,28 +147,15 @@ impl GpuSolver {
         queue.submit([encoder.finish()]);
         let ticks: Vec<u64> = read_buffer(device, queue, &resolve, queries as usize)?;
         let ms_per_tick = queue.get_timestamp_period() as f64 * 1e-6;
-        let mut t = StageTimes::default();
-        for (pass, stage) in plan.iter().enumerate() {
-            let ms = ticks[2 * pass + 1].saturating_sub(ticks[2 * pass]) as f64 * ms_per_tick;
-            *match stage {
-                Stage::Integrate => &mut t.integrate,
-                Stage::Collide => &mut t.collide,
-                Stage::IntegrateCollide => &mut t.integrate_collide,
-                Stage::Springs => &mut t.springs,
-                Stage::Rods => &mut t.rods,
-                Stage::ShapeMatch | Stage::ShapeFrames | Stage::ShapeApply => &mut t.shape_match,
-                Stage::ApplyIntegrateCollide => &mut t.apply_integrate_collide,
-                Stage::BroadPhase => &mut t.broad_phase,
-                Stage::BodyCollide
-                | Stage::ContactRelax
-                | Stage::Narrow
-                | Stage::Resolve
-                | Stage::Untangle => &mut t.body_collide,
-                Stage::Impact => &mut t.impact,
-                Stage::Sleep => &mut t.sleep,
-            } += ms;
-        }
-        Ok(Some(t))
+        Ok(Some(
+            plan.iter()
+                .enumerate()
+                .map(|(pass, &stage)| {
+                    let ticks = ticks[2 * pass + 1].saturating_sub(ticks[2 * pass]);
+                    (stage, ticks as f64 * ms_per_tick)
+                })
+                .collect(),
+        ))
     }
 
     /// An estimate of the bytes the kernels request from memory per substep,
