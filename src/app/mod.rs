@@ -24,6 +24,7 @@ mod clock;
 mod gesture;
 mod input;
 mod overlay;
+mod overlay_layer;
 mod running;
 pub mod sim;
 mod stats;
@@ -45,6 +46,7 @@ use winit::window::{Window, WindowId};
 pub use clock::{FixedStep, MAX_STEPS_RANGE};
 use gesture::Gesture;
 pub use overlay::{CONTROLS_HELP, Controls, Stats};
+use overlay_layer::OverlayLayer;
 use sim::{Sim, SpawnKind, baked_params_differ};
 use timer::GpuTimer;
 
@@ -326,6 +328,7 @@ struct Running {
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
+    overlay_layer: OverlayLayer,
     controls: Controls,
     clock: FixedStep,
     camera: Camera,
@@ -339,6 +342,10 @@ struct Running {
     last_frame: Instant,
     smoothed: Smoothed,
     stats: Stats,
+    /// The statistics the overlay shows, and when they were last taken
+    /// from `stats` ([`overlay::refresh_shown`]).
+    shown: Stats,
+    shown_at: Instant,
     last_report: Instant,
     frames_since_report: u64,
     /// Frames drawn, for reading the sleeping count now and then.

@@ -62,6 +62,26 @@ pub struct Stats {
     pub reupload_pending: bool,
 }
 
+/// How long the overlay keeps showing the same numbers. Numbers that
+/// change every frame cannot be read, and an overlay that changes every
+/// frame is drawn again every frame (`overlay_layer`).
+pub const OVERLAY_STATS_PERIOD: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Takes the statistics `live` into `shown` when `since` (the time since
+/// they were last taken) reaches [`OVERLAY_STATS_PERIOD`], or at once
+/// when a message changed (a warning, an error, a re-upload waiting).
+/// Returns whether it took them.
+pub fn refresh_shown(shown: &mut Stats, live: &Stats, since: std::time::Duration) -> bool {
+    let messages = shown.warnings != live.warnings
+        || shown.last_error != live.last_error
+        || shown.reupload_pending != live.reupload_pending;
+    if messages || since >= OVERLAY_STATS_PERIOD {
+        shown.clone_from(live);
+        return true;
+    }
+    false
+}
+
 /// The keys, for the overlay's help and the README.
 pub const CONTROLS_HELP: &[(&str, &str)] = &[
     ("left drag on a point", "drag it through a spring"),
@@ -298,6 +318,78 @@ mod tests {
             out.textures_delta.clear();
         }
         assert_eq!((substeps, friction), (64, 200.0));
+    }
+
+    #[test]
+    fn shown_numbers_wait_for_the_period_and_messages_do_not() {
+        let mut shown = Stats::default();
+        let mut live = Stats {
+            fps: 30.0,
+            ..Stats::default()
+        };
+        let soon = OVERLAY_STATS_PERIOD / 2;
+        assert!(!refresh_shown(&mut shown, &live, soon));
+        assert_eq!(shown.fps, 0.0);
+        assert!(refresh_shown(&mut shown, &live, OVERLAY_STATS_PERIOD));
+        assert_eq!(shown.fps, 30.0);
+        live.fps = 31.0;
+        live.last_error = Some("upload: bad".into());
+        assert!(refresh_shown(&mut shown, &live, soon));
+        assert_eq!(
+            (shown.fps, shown.last_error.as_deref()),
+            (31.0, Some("upload: bad"))
+        );
+    }
+
+    /// With nothing changed, the overlay's meshes are the same frame after
+    /// frame, so its layer is drawn once and then only composited
+    /// (`overlay_layer`).
+    #[test]
+    fn an_unchanged_overlay_paints_the_same_meshes() {
+        let ctx = Context::default();
+        let mut c = Controls {
+            paused: false,
+            speed: 1.0,
+            draw: DrawOptions::default(),
+            params: Params::default(),
+            scene_params: Params::default(),
+            spawn: SpawnKind::Box,
+            show_overlay: true,
+            step_once: false,
+            reset: false,
+            fit: false,
+        };
+        let stats = Stats {
+            fps: 24.5,
+            adapter: "llvmpipe".into(),
+            ..Stats::default()
+        };
+        // Frames 1/10 s apart: egui's fades are over by the last two.
+        let input = |frame: u32| egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 800.0),
+            )),
+            time: Some(0.1 * frame as f64),
+            ..Default::default()
+        };
+        let mut frames = Vec::new();
+        for frame in 0..6 {
+            let mut out = ctx.run_ui(input(frame), |ui| show(ui.ctx(), &mut c, &stats));
+            out.textures_delta.clear();
+            frames.push(ctx.tessellate(out.shapes, out.pixels_per_point));
+        }
+        let (last, before) = (&frames[5], &frames[4]);
+        assert!(!last.is_empty());
+        assert!(super::super::overlay_layer::same_meshes(before, last));
+        let changed = Stats {
+            fps: 25.0,
+            ..stats.clone()
+        };
+        let mut out = ctx.run_ui(input(6), |ui| show(ui.ctx(), &mut c, &changed));
+        out.textures_delta.clear();
+        let after = ctx.tessellate(out.shapes, out.pixels_per_point);
+        assert!(!super::super::overlay_layer::same_meshes(last, &after));
     }
 
     /// The window's width with the screen at `w` x `h` points, after a

@@ -90,6 +90,7 @@ impl Running {
             window.theme(),
             Some(device.limits().max_texture_dimension_2d as usize),
         );
+        let overlay_layer = OverlayLayer::new(&device, view_format);
         let egui_renderer = egui_wgpu::Renderer::new(
             &device,
             view_format,
@@ -136,6 +137,7 @@ impl Running {
             egui_ctx,
             egui_state,
             egui_renderer,
+            overlay_layer,
             camera,
             cursor: Vec2::ZERO,
             gesture: Gesture::default(),
@@ -145,6 +147,8 @@ impl Running {
             last_frame: Instant::now(),
             smoothed: Smoothed::default(),
             stats: Stats::default(),
+            shown: Stats::default(),
+            shown_at: Instant::now(),
             last_report: Instant::now(),
             frames_since_report: 0,
             frames_drawn: 0,
@@ -296,7 +300,7 @@ impl Running {
         self.update_stats(elapsed);
         let raw = self.egui_state.take_egui_input(&self.window);
         let mut output = {
-            let (controls, stats) = (&mut self.controls, &self.stats);
+            let (controls, stats) = (&mut self.controls, &self.shown);
             self.egui_ctx
                 .run_ui(raw, |ui| overlay::show(ui.ctx(), controls, stats))
         };
@@ -391,6 +395,7 @@ impl Running {
         }
         let ppp = output.pixels_per_point;
         let paint = self.egui_ctx.tessellate(output.shapes, ppp);
+        let textures_changed = !output.textures_delta.set.is_empty();
         for (id, deltas) in output.textures_delta.set.drain() {
             for delta in &deltas {
                 self.egui_renderer
@@ -401,34 +406,16 @@ impl Running {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
         };
-        let extra = self.egui_renderer.update_buffers(
+        let extra = self.overlay_layer.record(
             &self.device,
             &self.queue,
             &mut encoder,
+            &mut self.egui_renderer,
             &paint,
             &screen,
+            textures_changed,
+            &view,
         );
-        {
-            let mut pass = encoder
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("softbody overlay"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Load,
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                })
-                .forget_lifetime();
-            self.egui_renderer.render(&mut pass, &paint, &screen);
-        }
         for id in output.textures_delta.free.drain() {
             self.egui_renderer.free_texture(&id);
         }

@@ -91,6 +91,10 @@ impl Running {
         s.planes = w.planes().len();
         s.gpu_mib = self.sim.solver.gpu_bytes() as f64 / (1 << 20) as f64;
         s.warnings.clone_from(&self.sim.warnings);
+        let now = Instant::now();
+        if overlay::refresh_shown(&mut self.shown, &self.stats, now - self.shown_at) {
+            self.shown_at = now;
+        }
     }
 
     /// One line on stderr: the frame rate averaged since the last report,
