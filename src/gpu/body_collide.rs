@@ -120,6 +120,20 @@ impl ContactKernels {
     }
 }
 
+/// What a contact or relax pass does with the contact counts (how many
+/// contacts move each point, for mass splitting). By default a pass
+/// counts (its narrow phase or recount) and its apply clears the counts.
+/// Within a step, where [`BodyCollide::counts_carry`], the pass before a
+/// relax pass keeps them (`keep`) and the relax pass uses them
+/// (`counted`): its recount would count the same contacts again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// The counts were kept by the pass before: no recount.
+    pub counted: bool,
+    /// The apply keeps the counts for the relax pass after.
+    pub keep: bool,
+}
+
 /// Body-body contacts against the grid the broad phase just built.
 pub struct BodyCollide {
     /// What the pipelines were made for: whether the world has free points
@@ -402,16 +416,18 @@ impl BodyCollide {
     }
 
     /// Records narrow phase, resolve and apply on state copy `state`;
-    /// `alone`: recorded on its own (the active list is made first).
+    /// `alone`: recorded on its own (the active list is made first);
+    /// `counts`: what the apply does with the contact counts.
     pub fn record(
         &self,
         pass: &mut wgpu::ComputePass,
         state: usize,
         points: (u32, u32),
         alone: bool,
+        counts: Counts,
     ) {
         self.record_narrow(pass, state, points, alone);
-        self.record_resolve(pass, state, points, false);
+        self.record_resolve(pass, state, points, false, counts);
     }
 
     /// Records the narrow phase alone on state copy `state` (a narrow
@@ -456,33 +472,60 @@ impl BodyCollide {
     }
 
     /// Records resolve and apply on state copy `state`, over the contacts
-    /// of the last narrow phase; `alone` as for [`record`](Self::record).
+    /// of the last narrow phase; `alone` and `counts` as for
+    /// [`record`](Self::record).
     pub fn record_resolve(
         &self,
         pass: &mut wgpu::ComputePass,
         state: usize,
         points: (u32, u32),
         alone: bool,
+        counts: Counts,
     ) {
         self.relist(pass, state, points, alone);
         self.dispatch_listed(pass, state, points, &self.resolve, &self.resolve_bind);
-        self.dispatch_listed(pass, state, points, &self.apply, &self.apply_bind);
+        self.record_apply(pass, state, points, counts);
     }
 
-    /// Records a relax pass (recount, relax, apply) on state copy `state`,
-    /// over the contacts the last narrow phase stored; `alone` as for
-    /// [`record`](Self::record).
+    /// Records a relax pass (recount unless `counts.counted`, relax,
+    /// apply) on state copy `state`, over the contacts the last narrow
+    /// phase stored; `alone` as for [`record`](Self::record).
     pub fn record_relax(
         &self,
         pass: &mut wgpu::ComputePass,
         state: usize,
         points: (u32, u32),
         alone: bool,
+        counts: Counts,
     ) {
         self.relist(pass, state, points, alone);
-        self.dispatch_listed(pass, state, points, &self.recount, &self.recount_bind);
+        if !counts.counted {
+            self.dispatch_listed(pass, state, points, &self.recount, &self.recount_bind);
+        }
         self.dispatch_listed(pass, state, points, &self.relax, &self.relax_bind);
-        self.dispatch_listed(pass, state, points, &self.apply, &self.apply_bind);
+        self.record_apply(pass, state, points, counts);
+    }
+
+    /// Whether a relax pass may take the counts the pass before it kept
+    /// ([`Counts`]) rather than count the stored contacts again: the
+    /// narrow phase counts what recount would, unless free points add
+    /// their disk contacts, which a relax pass leaves out.
+    pub fn counts_carry(&self) -> bool {
+        !self.free_points
+    }
+
+    fn record_apply(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        points: (u32, u32),
+        counts: Counts,
+    ) {
+        if counts.keep {
+            self.dispatch_listed(pass, state, points, &self.apply_keep, &self.apply_keep_bind);
+        } else {
+            self.dispatch_listed(pass, state, points, &self.apply, &self.apply_bind);
+        }
     }
 
     /// For a pass recorded on its own with the active list: the list of

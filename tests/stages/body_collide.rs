@@ -1045,6 +1045,61 @@ fn a_relax_pass_changes_velocities_only_and_matches_the_cpu() {
     );
 }
 
+/// Within a step, the contact pass before a relax pass keeps its contact
+/// counts and the relax pass takes them rather than count the same
+/// contacts again (`Counts`). A step so recorded ends bitwise where the
+/// same stages recorded one by one end, each relax pass recounting, with
+/// one relax pass or a chain of three. A pour: free points would add disk
+/// contacts to the counts, and their worlds recount.
+#[test]
+fn relax_passes_take_the_counts_a_recount_would_make() {
+    let Some(ctx) = gpu() else { return };
+    for (relax, points) in [
+        (1, PointDispatch::ActiveList),
+        (3, PointDispatch::ActiveList),
+        (3, PointDispatch::AllPoints),
+    ] {
+        let mut world = softbody::samples::pour(80, 0.0).unwrap();
+        world.params.contact_relax_iterations = relax;
+        let mut cpu = CpuSolver::new(&world).unwrap();
+        for _ in 0..120 {
+            cpu.step();
+        }
+        let solver = || {
+            let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+            let mut kernels = gpu.contact_kernels().unwrap();
+            kernels.points = points;
+            gpu.set_contact_kernels(&ctx.device, kernels).unwrap();
+            copy_state(&ctx, &mut gpu, &cpu);
+            gpu
+        };
+        let (mut whole, mut by_stage) = (solver(), solver());
+        assert_eq!(plan_count(&whole, Stage::ContactRelax), relax as usize * 8);
+        for _ in 0..3 {
+            whole.step(&ctx.device, &ctx.queue, 1).unwrap();
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            for stage in by_stage.step_plan() {
+                by_stage.record_stage(&mut encoder, stage);
+            }
+            ctx.queue.submit([encoder.finish()]);
+        }
+        let (a, b) = (
+            whole.read_state(&ctx.device, &ctx.queue).unwrap(),
+            by_stage.read_state(&ctx.device, &ctx.queue).unwrap(),
+        );
+        let what = format!("{relax} relax passes over {points:?}");
+        let moved = a
+            .pos
+            .iter()
+            .zip(cpu.positions())
+            .filter(|(x, y)| x != y)
+            .count();
+        assert!(moved > 100, "{what}: {moved} points moved");
+        assert_eq!(a.pos, b.pos, "{what}: positions");
+        assert_eq!(a.vel, b.vel, "{what}: velocities");
+    }
+}
+
 /// Points of `cpu`'s state inside the outline of a body of another
 /// assembly, and bodies whose outline encloses less than half its
 /// rest area (flattened, or turned inside out: the signed area goes

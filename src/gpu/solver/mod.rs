@@ -1,7 +1,7 @@
 //! The GPU solver: records whole steps into the caller's encoder.
 
 use super::SolverError;
-use super::body_collide::{BodyCollide, ContactKernels};
+use super::body_collide::{BodyCollide, ContactKernels, Counts};
 use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
@@ -236,6 +236,14 @@ pub struct GpuSolver {
     edit: edit::EditState,
 }
 
+/// Where a stage is recorded within a step: its substep and the stage
+/// after it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InStep {
+    substep: u32,
+    next: Option<Stage>,
+}
+
 impl GpuSolver {
     /// Uploads a world to the caller's device. Fails with a typed error if
     /// the world's parameters are invalid or a buffer would exceed the
@@ -446,8 +454,13 @@ impl GpuSolver {
                 timestamp_writes: None,
             });
             let mut substep = 0;
-            for stage in self.step_stages() {
-                state = self.record_stage_in(&mut pass, stage, state, Some(substep));
+            let mut stages = self.step_stages().peekable();
+            while let Some(stage) = stages.next() {
+                let place = InStep {
+                    substep,
+                    next: stages.peek().copied(),
+                };
+                state = self.record_stage_in(&mut pass, stage, state, Some(place));
                 substep += u32::from(stage == Stage::ShapeFrames);
             }
         }
@@ -537,19 +550,31 @@ impl GpuSolver {
             .map_err(|e| SolverError::Readback(e.to_string()))
     }
 
-    /// Records `stage` on state copy `state`, as in substep `substep` of a
-    /// step (`None`: recorded alone), and returns the copy it leaves the
-    /// state in.
-    fn record_stage_in(
+    /// Records `stage` on state copy `state`, at `place` in a step
+    /// (`None`: recorded alone), and returns the copy it leaves the state
+    /// in.
+    pub(super) fn record_stage_in(
         &self,
         pass: &mut wgpu::ComputePass,
         stage: Stage,
         state: usize,
-        substep: Option<u32>,
+        place: Option<InStep>,
     ) -> usize {
+        let substep = place.map(|p| p.substep);
         let heads = substep.map_or(PlaneImpactHeads::ALONE, |s| {
             PlaneImpactHeads::of_substep(s, self.params.substeps)
         });
+        // Within a step, the counts a contact pass kept serve the relax
+        // pass after it.
+        let carry = place.is_some()
+            && self
+                .contacts
+                .as_ref()
+                .is_some_and(|c| c.collide.counts_carry());
+        let counts = Counts {
+            counted: carry && stage == Stage::ContactRelax,
+            keep: carry && place.is_some_and(|p| p.next == Some(Stage::ContactRelax)),
+        };
         match stage {
             Stage::Integrate => {
                 self.integrate.record(pass, state, self.point_grid);
@@ -597,14 +622,14 @@ impl GpuSolver {
             Stage::BodyCollide => {
                 if let Some(c) = &self.contacts {
                     c.collide
-                        .record(pass, state, self.point_grid, substep.is_none());
+                        .record(pass, state, self.point_grid, substep.is_none(), counts);
                 }
                 state
             }
             Stage::ContactRelax => {
                 if let Some(c) = &self.contacts {
                     c.collide
-                        .record_relax(pass, state, self.point_grid, substep.is_none());
+                        .record_relax(pass, state, self.point_grid, substep.is_none(), counts);
                 }
                 state
             }
@@ -616,8 +641,13 @@ impl GpuSolver {
             }
             Stage::Resolve => {
                 if let Some(c) = &self.contacts {
-                    c.collide
-                        .record_resolve(pass, state, self.point_grid, substep.is_none());
+                    c.collide.record_resolve(
+                        pass,
+                        state,
+                        self.point_grid,
+                        substep.is_none(),
+                        counts,
+                    );
                 }
                 state
             }

@@ -2,7 +2,7 @@
 //! queries, and the model of the bytes its kernels move per substep that
 //! the bench compares with the device's bandwidth.
 
-use super::{GpuSolver, Stage, read_buffer};
+use super::{GpuSolver, InStep, Stage, read_buffer};
 use crate::gpu::SolverError;
 
 /// GPU time of one step per stage, in milliseconds, from timestamp queries.
@@ -129,6 +129,10 @@ impl GpuSolver {
         });
         let (mut state, mut substep) = (0, 0);
         for (k, &stage) in plan.iter().enumerate() {
+            let place = InStep {
+                substep,
+                next: plan.get(k + 1).copied(),
+            };
             let k = k as u32;
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("softbody timed stage"),
@@ -138,7 +142,7 @@ impl GpuSolver {
                     end_of_pass_write_index: Some(2 * k + 1),
                 }),
             });
-            state = self.record_stage_in(&mut pass, stage, state, Some(substep));
+            state = self.record_stage_in(&mut pass, stage, state, Some(place));
             substep += u32::from(stage == Stage::ShapeFrames);
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
