@@ -158,9 +158,9 @@ pub struct Params {
     /// left, without pushing (Box2D v3's relax step). Mass splitting leaves
     /// part of each contact's approach speed in a pile, which the next
     /// substep turns into penetration and a push: a relax pass halves what
-    /// is left. Default `1`. Range `0..=16`. Each costs a recount and a
-    /// resolve, no narrow phase (docs/physics.md, "Piles"). No effect
-    /// without body collisions.
+    /// is left. Default `1`. Range `0..=16`. Each costs a resolve and an
+    /// apply, and a recount in worlds with free points; no narrow phase
+    /// (docs/physics.md, "Piles"). No effect without body collisions.
     pub contact_relax_iterations: u32,
     /// Cell size of the collision grid, in metres; `None`: chosen when the
     /// world is uploaded, 0.625x the 95th percentile of the bodies' rest
