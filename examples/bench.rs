@@ -1,6 +1,6 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active] [--passes]`
 //!
 //! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
 //! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
@@ -22,6 +22,10 @@
 //! shared machine a burst of other work then falls on all three rather
 //! than on whichever happened to be running.
 //!
+//! `--passes` adds, under each row, one more profiled step's GPU time
+//! stage by stage (`GpuSolver::profile_passes`), summed per kind of stage:
+//! how many passes of it a step runs, their total and the time of one.
+//!
 //! `--json` prints one object per line and path (`gpu`, `cpu1`, `cpu_all`)
 //! with `scene`, `body_collisions`, `points`, `bodies`, `springs`,
 //! `substeps`, `path`, `ms_per_step`, `point_substeps_per_s`, `threads`,
@@ -35,7 +39,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use serde_json::json;
-use softbody::gpu::{GpuContext, NarrowWalk, PointDispatch, StageTimes};
+use softbody::gpu::{GpuContext, NarrowWalk, PointDispatch, Stage, StageTimes};
 use softbody::prelude::*;
 use softbody::scenes::{bench_scene, contact_scene};
 
@@ -83,6 +87,10 @@ struct Opts {
     /// `PointDispatch::for_device`).
     #[arg(long, value_enum)]
     contact_points: Option<Points>,
+    /// Under each row, one step's GPU time stage by stage, summed per kind
+    /// of stage (needs timestamp queries).
+    #[arg(long, conflicts_with = "json")]
+    passes: bool,
 }
 
 /// `--contact-points`: `softbody::gpu::PointDispatch`.
@@ -230,6 +238,9 @@ struct Row {
     /// GPU time per stage (each stage's median over one profiled step per
     /// run), when the adapter has timestamps.
     stages: Option<StageTimes>,
+    /// With `--passes`: per kind of stage, in the order a step first runs
+    /// it, the passes a step runs and their total GPU time, ms.
+    passes: Vec<(Stage, u32, f64)>,
     gpu_bytes_per_point: f64,
     /// Estimated bytes moved per substep; `None` for the contact scene,
     /// whose grid walks the estimate does not model.
@@ -403,6 +414,14 @@ fn measure(
     }
     let medians: Vec<f64> = times.into_iter().map(median).collect();
     let stages = median_stages(&profiles);
+    let passes = if opts.passes {
+        sum_passes(
+            &gpu.profile_passes(&ctx.device, &ctx.queue)?
+                .unwrap_or_default(),
+        )
+    } else {
+        Vec::new()
+    };
     Ok(Row {
         scene,
         body_collisions: world.params.body_collisions,
@@ -413,9 +432,26 @@ fn measure(
         gpu_ms: medians[0],
         cpu_ms: (medians.len() == 3).then(|| (medians[1], medians[2])),
         stages,
+        passes,
         gpu_bytes_per_point: gpu.gpu_bytes() as f64 / points as f64,
         moved: (!gpu.has_contacts()).then(|| gpu.bytes_moved_per_substep() as f64),
     })
+}
+
+/// A step's passes summed per kind of stage, in the order the step first
+/// runs each: (stage, passes, total ms).
+fn sum_passes(passes: &[(Stage, f64)]) -> Vec<(Stage, u32, f64)> {
+    let mut sums: Vec<(Stage, u32, f64)> = Vec::new();
+    for &(stage, ms) in passes {
+        match sums.iter_mut().find(|(s, _, _)| *s == stage) {
+            Some((_, count, total)) => {
+                *count += 1;
+                *total += ms;
+            }
+            None => sums.push((stage, 1, ms)),
+        }
+    }
+    sums
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -478,6 +514,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         } else {
             println!("{}", row.table_line(&machine));
+            for (stage, count, ms) in &row.passes {
+                let each = ms / *count as f64;
+                println!("    {stage:?}: {count} a step, {ms:.3} ms ({each:.3} each)");
+            }
         }
     }
     Ok(())
@@ -514,6 +554,26 @@ mod tests {
             let e = opts(args).expect_err(&format!("{args:?} refused"));
             assert!(e.to_string().contains(says), "{args:?}: {e}");
         }
+    }
+
+    #[test]
+    fn passes_are_summed_per_stage_in_the_order_first_run() {
+        let passes = [
+            (Stage::Springs, 1.0),
+            (Stage::Narrow, 2.0),
+            (Stage::Springs, 0.5),
+            (Stage::Sleep, 0.25),
+        ];
+        assert_eq!(
+            sum_passes(&passes),
+            vec![
+                (Stage::Springs, 2, 1.5),
+                (Stage::Narrow, 1, 2.0),
+                (Stage::Sleep, 1, 0.25)
+            ]
+        );
+        assert!(opts(&["--passes", "--json"]).is_err());
+        assert!(opts(&["--passes"]).unwrap().passes);
     }
 
     #[test]
@@ -597,6 +657,7 @@ mod tests {
             gpu_ms: 2.0,
             cpu_ms: cpu.then_some((4.0, 1.0)),
             stages: None,
+            passes: Vec::new(),
             gpu_bytes_per_point: 227.0,
             moved: (!contacts).then_some(450_000.0),
         }
