@@ -23,8 +23,10 @@ pub struct OverlayLayer {
     layout: wgpu::BindGroupLayout,
     pipeline: wgpu::RenderPipeline,
     layer: Option<Layer>,
-    /// The meshes the layer holds, and their bounds in pixels.
+    /// The meshes the layer holds, the pixels per point they were drawn
+    /// at, and their bounds in pixels.
     drawn: Vec<ClippedPrimitive>,
+    drawn_ppp: f32,
     bounds: Option<PixelRect>,
 }
 
@@ -120,6 +122,7 @@ impl OverlayLayer {
             pipeline,
             layer: None,
             drawn: Vec::new(),
+            drawn_ppp: 0.0,
             bounds: None,
         }
     }
@@ -127,7 +130,7 @@ impl OverlayLayer {
     /// Records the overlay over `target` (of `screen`'s size): egui's
     /// `paint` is drawn into the layer first when it differs from what the
     /// layer holds, when `textures_changed` (egui's textures were updated
-    /// this frame) or when the size changed. Returns egui's command
+    /// this frame) or when the size or the pixels per point changed. Returns egui's command
     /// buffers, to submit before `encoder`.
     #[allow(clippy::too_many_arguments)]
     pub fn record(
@@ -152,13 +155,15 @@ impl OverlayLayer {
             self.layer = Some(self.make_layer(device, size));
         }
         let mut extra = Vec::new();
-        if resized || textures_changed || !same_meshes(&self.drawn, paint) {
+        let rescaled = self.drawn_ppp != screen.pixels_per_point;
+        if resized || rescaled || textures_changed || !same_meshes(&self.drawn, paint) {
             extra = egui.update_buffers(device, queue, encoder, paint, screen);
             let layer = self.layer.as_ref().expect("made above");
             let mut pass = clear_pass(encoder, &layer.view).forget_lifetime();
             egui.render(&mut pass, paint, screen);
             drop(pass);
             self.drawn = paint.to_vec();
+            self.drawn_ppp = screen.pixels_per_point;
             self.bounds = pixel_bounds(paint, screen.pixels_per_point, size);
         }
         if let (Some(layer), Some(r)) = (&self.layer, self.bounds) {
