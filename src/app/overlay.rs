@@ -304,6 +304,33 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
 mod tests {
     use super::*;
 
+    /// The controls as a scene starts, the overlay shown.
+    fn controls() -> Controls {
+        Controls {
+            paused: false,
+            speed: 1.0,
+            draw: DrawOptions::default(),
+            params: Params::default(),
+            scene_params: Params::default(),
+            spawn: SpawnKind::Box,
+            show_overlay: true,
+            step_once: false,
+            reset: false,
+            fit: false,
+        }
+    }
+
+    /// egui's input for a screen of `w` x `h` points.
+    fn screen(w: f32, h: f32) -> egui::RawInput {
+        egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(w, h),
+            )),
+            ..egui::RawInput::default()
+        }
+    }
+
     /// Showing a slider leaves a value outside its range as it is.
     #[test]
     fn a_slider_keeps_a_value_outside_its_range() {
@@ -347,18 +374,7 @@ mod tests {
     #[test]
     fn an_unchanged_overlay_paints_the_same_meshes() {
         let ctx = Context::default();
-        let mut c = Controls {
-            paused: false,
-            speed: 1.0,
-            draw: DrawOptions::default(),
-            params: Params::default(),
-            scene_params: Params::default(),
-            spawn: SpawnKind::Box,
-            show_overlay: true,
-            step_once: false,
-            reset: false,
-            fit: false,
-        };
+        let mut c = controls();
         let stats = Stats {
             fps: 24.5,
             adapter: "llvmpipe".into(),
@@ -366,12 +382,8 @@ mod tests {
         };
         // Frames 1/10 s apart: egui's fades are over by the last two.
         let input = |frame: u32| egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(
-                egui::Pos2::ZERO,
-                egui::vec2(1280.0, 800.0),
-            )),
             time: Some(0.1 * frame as f64),
-            ..Default::default()
+            ..screen(1280.0, 800.0)
         };
         let mut frames = Vec::new();
         for frame in 0..6 {
@@ -400,14 +412,7 @@ mod tests {
             ..Stats::default()
         };
         for _ in 0..4 {
-            let input = egui::RawInput {
-                screen_rect: Some(egui::Rect::from_min_size(
-                    egui::Pos2::ZERO,
-                    egui::vec2(w, h),
-                )),
-                ..egui::RawInput::default()
-            };
-            let mut out = ctx.run_pass(input, |ctx| show(ctx, c, &stats));
+            let mut out = ctx.run_pass(screen(w, h), |ctx| show(ctx, c, &stats));
             out.textures_delta.clear();
         }
         ctx.memory(|m| m.area_rect(egui::Id::unique(OVERLAY)))
@@ -421,18 +426,7 @@ mod tests {
     #[test]
     fn the_overlay_regains_its_width_after_a_tiny_window() {
         let ctx = Context::default();
-        let mut c = Controls {
-            paused: false,
-            speed: 1.0,
-            draw: DrawOptions::default(),
-            params: Params::default(),
-            scene_params: Params::default(),
-            spawn: SpawnKind::Box,
-            show_overlay: true,
-            step_once: false,
-            reset: false,
-            fit: false,
-        };
+        let mut c = controls();
         let before = overlay_width(&ctx, &mut c, 1280.0, 720.0);
         assert!(before >= 250.0, "{before}");
         overlay_width(&ctx, &mut c, 1.0, 1.0);

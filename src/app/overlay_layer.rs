@@ -1,7 +1,8 @@
 //! The overlay in a layer of its own: egui's meshes are drawn into a
 //! texture when they change, and each frame composites that texture over
-//! the scene within the overlay's bounds. On a CPU adapter the overlay's
-//! text and widgets cost some 6 ms of fragments a frame, about what
+//! the scene within the overlay's bounds (`shaders/render/overlay.wgsl`).
+//! On a CPU adapter the overlay's text and widgets cost about 7 ms of
+//! fragments a frame, about what
 //! simulating and drawing a sleeping pile of 2,000 bodies leaves of a
 //! 25 fps frame; one textured rectangle costs a fraction of that. The
 //! overlay's numbers change a few times a second (`OVERLAY_STATS_PERIOD`),
@@ -39,30 +40,10 @@ pub struct PixelRect {
     pub h: u32,
 }
 
-const SHADER: &str = "
-@group(0) @binding(0) var layer: texture_2d<f32>;
-
-// One triangle over the whole target; the scissor keeps it to the overlay.
-@vertex
-fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
-    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-    return vec4<f32>(uv * 2.0 - 1.0, 0.0, 1.0);
-}
-
-// The layer's premultiplied colour at this pixel.
-@fragment
-fn fs(@builtin(position) at: vec4<f32>) -> @location(0) vec4<f32> {
-    return textureLoad(layer, vec2<i32>(at.xy), 0);
-}
-";
-
 impl OverlayLayer {
     /// A layer for targets of `format` (the one egui's renderer draws in).
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("softbody overlay layer"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
+        let module = crate::render::shaders::module(device, "overlay");
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("softbody overlay layer"),
             entries: &[wgpu::BindGroupLayoutEntry {
@@ -93,13 +74,13 @@ impl OverlayLayer {
             layout: Some(&pipeline_layout),
             vertex: wgpu::VertexState {
                 module: &module,
-                entry_point: Some("vs"),
+                entry_point: Some("vs_layer"),
                 compilation_options: Default::default(),
                 buffers: &[],
             },
             fragment: Some(wgpu::FragmentState {
                 module: &module,
-                entry_point: Some("fs"),
+                entry_point: Some("fs_layer"),
                 compilation_options: Default::default(),
                 targets: &[Some(wgpu::ColorTargetState {
                     format,
@@ -130,8 +111,8 @@ impl OverlayLayer {
     /// Records the overlay over `target` (of `screen`'s size): egui's
     /// `paint` is drawn into the layer first when it differs from what the
     /// layer holds, when `textures_changed` (egui's textures were updated
-    /// this frame) or when the size or the pixels per point changed. Returns egui's command
-    /// buffers, to submit before `encoder`.
+    /// this frame) or when the size or the pixels per point changed.
+    /// Returns egui's command buffers, to submit before `encoder`.
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
@@ -159,7 +140,14 @@ impl OverlayLayer {
         if resized || rescaled || textures_changed || !same_meshes(&self.drawn, paint) {
             extra = egui.update_buffers(device, queue, encoder, paint, screen);
             let layer = self.layer.as_ref().expect("made above");
-            let mut pass = clear_pass(encoder, &layer.view).forget_lifetime();
+            let clear = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
+            let mut pass = color_pass(
+                encoder,
+                &layer.view,
+                "softbody overlay into its layer",
+                clear,
+            )
+            .forget_lifetime();
             egui.render(&mut pass, paint, screen);
             drop(pass);
             self.drawn = paint.to_vec();
@@ -167,22 +155,7 @@ impl OverlayLayer {
             self.bounds = pixel_bounds(paint, screen.pixels_per_point, size);
         }
         if let (Some(layer), Some(r)) = (&self.layer, self.bounds) {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("softbody overlay"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = color_pass(encoder, target, "softbody overlay", wgpu::LoadOp::Load);
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &layer.bind, &[]);
             pass.set_scissor_rect(r.x, r.y, r.w, r.h);
@@ -219,18 +192,21 @@ impl OverlayLayer {
     }
 }
 
-fn clear_pass<'a>(
+/// A render pass into `view` alone, loading it as `load` says.
+fn color_pass<'a>(
     encoder: &'a mut wgpu::CommandEncoder,
     view: &wgpu::TextureView,
+    label: &str,
+    load: wgpu::LoadOp<wgpu::Color>,
 ) -> wgpu::RenderPass<'a> {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("softbody overlay into its layer"),
+        label: Some(label),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
             view,
             depth_slice: None,
             resolve_target: None,
             ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                load,
                 store: wgpu::StoreOp::Store,
             },
         })],

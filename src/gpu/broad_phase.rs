@@ -34,7 +34,8 @@ pub struct ContactBuffers {
     /// Each point's deepest contact.
     pub hits: wgpu::Buffer,
     /// Contacts per point (zero between substeps), then the active list
-    /// (`body_collide.wgsl`, `counts`): 4 words and a point per point.
+    /// (`body_collide.wgsl`, `counts`): the count of points appended, then
+    /// a word per point.
     pub point_counts: wgpu::Buffer,
     /// The active list's head (`layout::ListHead`): the indirect
     /// dispatch of the passes over it, and its length.

@@ -1,7 +1,8 @@
 //! Stage 5c wrapper for `shaders/impact.wgsl` (CPU mirror: `cpu::impact`):
 //! after the first narrow phase of a substep, count and resolve over the
-//! points (or the active list of the body contacts), apply (which clears the sums for the next substep) over the
-//! bodies; in place on the current state copy.
+//! points (or the body contacts' active list), apply (which clears the
+//! sums for the next substep) over the bodies; in place on the current
+//! state copy.
 
 use super::body_collide::PointPasses;
 use super::broad_phase::ContactBuffers;

@@ -9,6 +9,7 @@ pub const SHADERS: &[(&str, &str)] = &[
     ("draw", include_str!("../../shaders/render/draw.wgsl")),
     ("pick", include_str!("../../shaders/render/pick.wgsl")),
     ("drag", include_str!("../../shaders/render/drag.wgsl")),
+    ("overlay", include_str!("../../shaders/render/overlay.wgsl")),
 ];
 
 /// The complete WGSL of a render-side shader, or `None` for an unknown name.

@@ -244,6 +244,23 @@ pub(super) struct InStep {
     next: Option<Stage>,
 }
 
+/// A step's stages, in order, each with its place in the step.
+pub(super) fn in_step(
+    stages: impl Iterator<Item = Stage>,
+) -> impl Iterator<Item = (Stage, InStep)> {
+    let mut stages = stages.peekable();
+    let mut substep = 0;
+    std::iter::from_fn(move || {
+        let stage = stages.next()?;
+        let place = InStep {
+            substep,
+            next: stages.peek().copied(),
+        };
+        substep += u32::from(stage == Stage::ShapeFrames);
+        Some((stage, place))
+    })
+}
+
 impl GpuSolver {
     /// Uploads a world to the caller's device. Fails with a typed error if
     /// the world's parameters are invalid or a buffer would exceed the
@@ -453,15 +470,8 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
-            let mut substep = 0;
-            let mut stages = self.step_stages().peekable();
-            while let Some(stage) = stages.next() {
-                let place = InStep {
-                    substep,
-                    next: stages.peek().copied(),
-                };
+            for (stage, place) in in_step(self.step_stages()) {
                 state = self.record_stage_in(&mut pass, stage, state, Some(place));
-                substep += u32::from(stage == Stage::ShapeFrames);
             }
         }
         self.finish_in_copy_zero(encoder, state);

@@ -2,7 +2,7 @@
 //! queries, and the model of the bytes its kernels move per substep that
 //! the bench compares with the device's bandwidth.
 
-use super::{GpuSolver, InStep, Stage, read_buffer};
+use super::{GpuSolver, Stage, in_step, read_buffer};
 use crate::gpu::SolverError;
 
 /// GPU time of one step per stage, in milliseconds, from timestamp queries.
@@ -72,6 +72,7 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Option<StageTimes>, SolverError> {
+        self.check_context("profile_step", Some(device), Some(queue))?;
         let Some(passes) = self.profile_passes(device, queue)? else {
             return Ok(None);
         };
@@ -106,7 +107,7 @@ impl GpuSolver {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Option<Vec<(Stage, f64)>>, SolverError> {
-        self.check_context("profile_step", Some(device), Some(queue))?;
+        self.check_context("profile_passes", Some(device), Some(queue))?;
         let plan = self.step_plan();
         let passes = plan.len();
         let queries = 2 * passes as u32;
@@ -127,12 +128,8 @@ impl GpuSolver {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("softbody profiled step"),
         });
-        let (mut state, mut substep) = (0, 0);
-        for (k, &stage) in plan.iter().enumerate() {
-            let place = InStep {
-                substep,
-                next: plan.get(k + 1).copied(),
-            };
+        let mut state = 0;
+        for (k, (stage, place)) in in_step(plan.iter().copied()).enumerate() {
             let k = k as u32;
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("softbody timed stage"),
@@ -143,7 +140,6 @@ impl GpuSolver {
                 }),
             });
             state = self.record_stage_in(&mut pass, stage, state, Some(place));
-            substep += u32::from(stage == Stage::ShapeFrames);
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
         self.finish_in_copy_zero(&mut encoder, state);

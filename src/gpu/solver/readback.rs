@@ -104,6 +104,7 @@ impl GpuSolver {
             _ => Ok(vec![false; self.num_points]),
         }
     }
+
     /// The active list the contact passes ran over last (read back; waits
     /// for the GPU), in ascending order: the points the last narrow phase
     /// did not find quiet (CPU mirror: `cpu::body_collide::activate`).
