@@ -182,9 +182,22 @@ fn bounds_large(
 }
 
 var<workgroup> scan_tmp: array<u32, SCAN_THREADS>;
+var<workgroup> scan_runs: array<u32, SCAN_RUNS>;
 
-// Exclusive prefix sums within blocks of SCAN_BLOCK elements (4 per
-// thread), and each block's total.
+// Threads per run in scan_up's scan of the threads' totals: SCAN_RUNS
+// runs of SCAN_RUN threads.
+const SCAN_RUN: u32 = 16u;
+const SCAN_RUNS: u32 = SCAN_THREADS / SCAN_RUN;
+
+// Exclusive prefix sums within blocks of SCAN_BLOCK elements (SCAN_ITEMS
+// consecutive ones per thread), and each block's total. The threads'
+// totals are scanned in two barriers rather than a tree's
+// 2 log2(SCAN_THREADS): one thread per run of SCAN_RUN threads sums its
+// run in order, then each thread adds the runs before its own (at most
+// SCAN_RUNS - 1). Barriers are what a CPU driver pays most for (lavapipe
+// runs a workgroup's lanes as coroutines that switch at each one); a GPU
+// pays for the serial sums a few dozen shared-memory reads. The slot
+// starts of a table of up to SCAN_BLOCK - 1 slots take one dispatch.
 @compute @workgroup_size(SCAN_THREADS)
 fn scan_up(
     @builtin(local_invocation_index) t: u32,
@@ -193,33 +206,44 @@ fn scan_up(
 ) {
     let block = wid.x + wid.y * groups.x;
     let n = scan_level.len;
-    let base = block * SCAN_BLOCK + 4u * t;
-    var v = vec4<u32>(0u);
-    for (var k = 0u; k < 4u; k++) {
+    let base = block * SCAN_BLOCK + SCAN_ITEMS * t;
+    var items: array<u32, SCAN_ITEMS>;
+    var total = 0u;
+    for (var k = 0u; k < SCAN_ITEMS; k++) {
+        var v = 0u;
         if (base + k < n) {
-            v[k] = scan_in[base + k];
+            v = scan_in[base + k];
         }
+        items[k] = v;
+        total += v;
     }
-    let inclusive = vec4<u32>(v.x, v.x + v.y, v.x + v.y + v.z, v.x + v.y + v.z + v.w);
-    scan_tmp[t] = inclusive.w;
+    scan_tmp[t] = total;
     workgroupBarrier();
-    for (var offset = 1u; offset < SCAN_THREADS; offset *= 2u) {
-        var add = 0u;
-        if (t >= offset) {
-            add = scan_tmp[t - offset];
+    // Each run's first thread: its run's inclusive sums, in place.
+    if (t % SCAN_RUN == 0u) {
+        var sum = 0u;
+        for (var j = t; j < t + SCAN_RUN; j++) {
+            sum += scan_tmp[j];
+            scan_tmp[j] = sum;
         }
-        workgroupBarrier();
-        scan_tmp[t] += add;
-        workgroupBarrier();
+        scan_runs[t / SCAN_RUN] = sum;
     }
-    let before = scan_tmp[t] - inclusive.w;
-    for (var k = 0u; k < 4u; k++) {
-        if (base + k < n) {
-            scan_out[base + k] = before + inclusive[k] - v[k];
-        }
+    workgroupBarrier();
+    var before = 0u;
+    for (var r = 0u; r < t / SCAN_RUN; r++) {
+        before += scan_runs[r];
+    }
+    if (t % SCAN_RUN != 0u) {
+        before += scan_tmp[t - 1u];
     }
     if (t == SCAN_THREADS - 1u) {
-        scan_sums[block] = scan_tmp[t];
+        scan_sums[block] = before + total;
+    }
+    for (var k = 0u; k < SCAN_ITEMS; k++) {
+        if (base + k < n) {
+            scan_out[base + k] = before;
+        }
+        before += items[k];
     }
 }
 

@@ -286,7 +286,8 @@ const ACTIVE_POINTS: u32 = 1u;
 const IMPACT_NONE: u32 = 0xffffffffu;
 const GRID_MAX_CELLS: u32 = 9u;
 const SCAN_THREADS: u32 = 256u;
-const SCAN_BLOCK: u32 = 1024u;
+const SCAN_ITEMS: u32 = 16u;
+const SCAN_BLOCK: u32 = 4096u;
 
 // Whether sides approaching at `approach` meet in an impact: faster than
 // the restitution threshold (docs/physics.md, "Impacts"). CPU mirror:

@@ -442,8 +442,12 @@ pub const CONTACT_FREE: u32 = 1 << 31;
 pub const GRID_MAX_CELLS: u32 = 9;
 /// Threads of a prefix-scan workgroup.
 pub const SCAN_THREADS: u32 = 256;
-/// Elements scanned by one workgroup (4 per thread).
-pub const SCAN_BLOCK: u32 = 4 * SCAN_THREADS;
+/// Consecutive elements scanned by one prefix-scan thread.
+pub const SCAN_ITEMS: u32 = 16;
+/// Elements scanned by one workgroup: the slot starts of a grid of up to
+/// `SCAN_BLOCK - 1` hash slots (2,048 for up to 512 colliders,
+/// `Packed::grid_slots`) take one dispatch.
+pub const SCAN_BLOCK: u32 = SCAN_ITEMS * SCAN_THREADS;
 
 /// One point in body-body collisions (WGSL `ContactPoint`).
 #[repr(C)]

@@ -179,6 +179,7 @@ fn shared_constants_match() {
     assert_eq!(constant("QUIET_EDGE"), ContactHit::QUIET.edge);
     assert_eq!(constant("GRID_MAX_CELLS"), GRID_MAX_CELLS);
     assert_eq!(constant("SCAN_THREADS"), SCAN_THREADS);
+    assert_eq!(constant("SCAN_ITEMS"), SCAN_ITEMS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
     assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
     assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);

@@ -11,6 +11,7 @@
 //! inside another body is its distance to that body's outline when a
 //! crossing-number test says it is inside (f64).
 
+use crate::broad_phase::assert_grids_match;
 use crate::common::{Rng, farthest, gpu};
 use crate::slide;
 use softbody::gpu::{ContactKernels, NarrowWalk, PointDispatch, Stage};
@@ -647,43 +648,7 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
         if step % 50 == 49 {
             // One contact stage from the CPU's state, on both paths.
             start_contact_substep(&ctx, &mut gpu, &mut cpu);
-            // The grid: the same slots, the same entries in each slot (in
-            // any order), the same large list, the same boxes.
-            let (data, aabbs) = gpu
-                .read_contact_grid(&ctx.device, &ctx.queue)
-                .unwrap()
-                .unwrap();
-            let sim = &cpu.packed().sim;
-            let slots = sim.table_mask as usize + 2;
-            assert_eq!(&data[..slots], &cpu.grid().data[..slots], "slot starts");
-            let entries = |d: &[u32], slot: usize| {
-                let base = softbody::cpu::broad_phase::Grid::entry_base(sim);
-                let mut e: Vec<(u32, u32)> = (d[slot]..d[slot + 1])
-                    .map(|k| (d[base + 2 * k as usize], d[base + 2 * k as usize + 1]))
-                    .collect();
-                e.sort();
-                e
-            };
-            for slot in 0..slots - 1 {
-                assert_eq!(
-                    entries(&data, slot),
-                    entries(&cpu.grid().data, slot),
-                    "slot {slot}"
-                );
-            }
-            let large_at = softbody::cpu::broad_phase::Grid::large_base(sim);
-            let mut large = data[large_at + 1..large_at + 1 + data[large_at] as usize].to_vec();
-            large.sort();
-            let mut cpu_large = cpu.grid().large(sim).to_vec();
-            cpu_large.sort();
-            assert_eq!(large, cpu_large);
-            for &b in &cpu.packed().colliders[..sim.num_colliders as usize] {
-                assert_eq!(
-                    aabbs[b as usize],
-                    cpu.aabbs()[b as usize],
-                    "box of body {b}"
-                );
-            }
+            assert_grids_match(&ctx, &gpu, &cpu);
             // Narrow phase, impacts, resolve, apply: the first contact
             // pass of a substep.
             let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());

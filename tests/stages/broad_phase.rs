@@ -1,12 +1,91 @@
 //! The broad phase (`shaders/broad_phase.wgsl`, `src/cpu/broad_phase.rs`):
 //! the collision grid. Contacts do not depend on the grid's cell, and a
 //! world that blew up (coordinates past any cell index) still steps. The
-//! GPU's grid is compared with the CPU's slot by slot in
-//! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`,
+//! GPU's grid is compared with the CPU's slot by slot
+//! ([`assert_grids_match`]) here, over a table that takes two levels of
+//! the prefix scan, and in
+//! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`
 //! as the first step of the contact pass it feeds.
 
 use crate::common::gpu;
+use softbody::cpu::broad_phase::Grid;
+use softbody::gpu::{GpuContext, Stage};
 use softbody::prelude::*;
+
+/// The grids the two paths last built are the same: the same slot starts,
+/// the same entries in each slot (in any order: the GPU's atomics decide
+/// it), the same large list, the same boxes.
+pub fn assert_grids_match(ctx: &GpuContext, gpu: &GpuSolver, cpu: &CpuSolver) {
+    let (data, aabbs) = gpu
+        .read_contact_grid(&ctx.device, &ctx.queue)
+        .unwrap()
+        .unwrap();
+    let sim = &cpu.packed().sim;
+    let slots = sim.table_mask as usize + 2;
+    let cpu_data = &cpu.grid().data;
+    if let Some(s) = (0..slots).find(|&s| data[s] != cpu_data[s]) {
+        panic!(
+            "slot starts differ from slot {s} of {slots}: {} on the GPU, {} on the CPU",
+            data[s], cpu_data[s]
+        );
+    }
+    let entries = |d: &[u32], slot: usize| {
+        let base = Grid::entry_base(sim);
+        let mut e: Vec<(u32, u32)> = (d[slot]..d[slot + 1])
+            .map(|k| (d[base + 2 * k as usize], d[base + 2 * k as usize + 1]))
+            .collect();
+        e.sort();
+        e
+    };
+    for slot in 0..slots - 1 {
+        assert_eq!(entries(&data, slot), entries(cpu_data, slot), "slot {slot}");
+    }
+    let large_at = Grid::large_base(sim);
+    let mut large = data[large_at + 1..large_at + 1 + data[large_at] as usize].to_vec();
+    large.sort();
+    let mut cpu_large = cpu.grid().large(sim).to_vec();
+    cpu_large.sort();
+    assert_eq!(large, cpu_large);
+    for &b in &cpu.packed().colliders[..sim.num_colliders as usize] {
+        assert_eq!(
+            aabbs[b as usize],
+            cpu.aabbs()[b as usize],
+            "box of body {b}"
+        );
+    }
+}
+
+/// A grid of more slots than two scan workgroups take (`SCAN_BLOCK`): its
+/// slot starts come from two levels of the prefix scan (the blocks, then
+/// their totals added back), and they match the CPU's plain prefix sum.
+/// Built once the curtain has fallen into its basins, then again 30 steps
+/// later (the counts the first build left must be back at zero).
+#[test]
+fn a_grid_over_two_scan_levels_matches_the_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let world = softbody::scenes::default_scene(1200).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let slots = cpu.packed().grid_slots() as u32;
+    assert!(
+        slots + 1 > 2 * softbody::layout::SCAN_BLOCK,
+        "{slots} slots fit two scan blocks"
+    );
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    for steps in [60, 30] {
+        for _ in 0..steps {
+            cpu.step();
+        }
+        // Both awake, as the GPU's set_state leaves it.
+        cpu.wake();
+        gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+            .unwrap();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        gpu.record_stage(&mut encoder, Stage::BroadPhase);
+        ctx.queue.submit([encoder.finish()]);
+        cpu.stage_broad_phase();
+        assert_grids_match(&ctx, &gpu, &cpu);
+    }
+}
 
 /// Regression: a world that blew up (positions at +-infinity or NaN) made
 /// the grid's cell span overflow an i32, and the broad phase and the disk
