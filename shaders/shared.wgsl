@@ -55,6 +55,7 @@ struct SleepPoint {
 // A speed report that wakes an assembly: the bits of +inf, above every
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
+const SLEEP_WINDOW: u32 = 4u;
 // The bit of a body's tangle word (body_collide.wgsl, `tangles`) the
 // narrow phase sets when it finds a point of the other assembly inside the
 // body (layout.rs, TANGLE_KEPT).

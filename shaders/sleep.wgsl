@@ -2,23 +2,25 @@
 // islands, with the assemblies of body contacts as islands: points joined
 // by shared bodies, springs or rods). CPU mirror: src/cpu/sleep.rs.
 //
-//   measure  every point raises its assembly's largest squared motion
-//            over the step (the distance from where the last measure
-//            left it: what a viewer sees move, where the velocity a
-//            step ends with also holds the contact solve's last
-//            impulses), by an integer atomicMax on the float's bits,
-//            which order the same as the values for values >= 0: the
-//            result does not depend on the order. A contact that
-//            approaches faster than the wake speed raised it to
-//            SLEEP_WAKE already (body_collide.wgsl, resolve).
-//   update   each assembly (at its root point) counts the steps it has
-//            moved less than sleep_speed dt, or starts again at zero,
-//            and clears its speed for the next step.
-//   settle   a point of an assembly that has been slow for sleep_steps
-//            steps sleeps: its inverse mass in `info` becomes 0, so that
-//            every stage treats it as pinned (no motion, no gravity, an
-//            immovable side in contacts), and its velocity 0. A point of
-//            an awake assembly gets its own inverse mass back.
+//   measure  every point raises its assembly's largest squared motion:
+//            the distance from its anchor, where settle left it (what a
+//            viewer sees move, where the velocity a step ends with also
+//            holds the contact solve's last impulses), by an integer
+//            atomicMax on the float's bits, which order the same as the
+//            values for values >= 0: the result does not depend on the
+//            order. A contact that approaches faster than the wake speed
+//            raised it to SLEEP_WAKE already (body_collide.wgsl, resolve).
+//   update   each assembly (at its root point) counts the steps all its
+//            points have stayed within SLEEP_WINDOW sleep_speed dt of
+//            their anchors, or starts again at zero, and clears its speed
+//            for the next step.
+//   settle   a point of an assembly that has been at rest for
+//            sleep_steps steps sleeps: its inverse mass in `info` becomes
+//            0, so that every stage treats it as pinned (no motion, no
+//            gravity, an immovable side in contacts), and its velocity 0.
+//            A point of an awake assembly gets its own inverse mass back.
+//            A point whose assembly's count is a multiple of SLEEP_WINDOW
+//            (0 included: it moved) takes its position as its anchor.
 //   wake     (on an edit, set_state or new parameters, not in a step)
 //            every point gets its own inverse mass back, every assembly
 //            starts counting again, and motion is measured from here.
@@ -31,7 +33,8 @@
 // PointInfo records as vec4 (point_info in shared.wgsl); settle writes
 // the inverse mass, .x.
 @group(0) @binding(5) var<storage, read_write> info: array<vec4<u32>>;
-// Each point's state at the last measure (or when it was woken).
+// Each point's anchor: its state when settle last anchored it, or when it
+// was woken (only the position is read).
 @group(0) @binding(6) var<storage, read_write> last: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -40,9 +43,7 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (i >= sim.num_points) {
         return;
     }
-    let s = state[i];
-    let d = s.xy - last[i].xy;
-    last[i] = s;
+    let d = state[i].xy - last[i].xy;
     atomicMax(&speed[points[i].group], bitcast<u32>(dot(d, d)));
 }
 
@@ -67,10 +68,14 @@ fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         return;
     }
     let sp = points[i];
-    let asleep = sleeps(rest_steps[sp.group], sim.sleep_steps);
+    let steps = rest_steps[sp.group];
+    let asleep = sleeps(steps, sim.sleep_steps);
     info[i].x = bitcast<u32>(select(sp.inv_mass, 0.0, asleep));
     if (asleep) {
         state[i] = vec4<f32>(state[i].xy, 0.0, 0.0);
+    }
+    if (steps % SLEEP_WINDOW == 0u) {
+        last[i] = state[i];
     }
 }
 

@@ -75,8 +75,8 @@ pub struct SimParams {
     /// chosen from the bodies' sizes when the world is packed
     /// ([`contact_scale`]).
     pub contact_scale: f32,
-    /// Squared distance a point may move over a step while its assembly
-    /// counts as at rest, m^2: `(sleep_speed dt)^2`
+    /// Squared distance a point may stray from its anchor while its
+    /// assembly counts as at rest, m^2: `(SLEEP_WINDOW sleep_speed dt)^2`
     /// ([`Params::sleep_speed`](crate::Params::sleep_speed)).
     pub sleep_motion_sq: f32,
     /// Squared approach speed above which a contact wakes both sides,
@@ -139,6 +139,13 @@ pub struct SleepPoint {
 /// A speed report that wakes an assembly (WGSL `SLEEP_WAKE`): the bits of
 /// `+inf`, above every finite squared speed.
 pub const SLEEP_WAKE: u32 = 0x7f80_0000;
+/// Steps at rest after which an assembly's points take their positions as
+/// new anchors (WGSL `SLEEP_WINDOW`): an assembly is at rest while every
+/// point stays within `SLEEP_WINDOW sleep_speed dt` of its anchor, so
+/// steady motion counts as at rest below `sleep_speed`, as measured step
+/// by step, while a shake of a millimetre or so that goes back and forth
+/// within the window does not keep it awake (docs/physics.md, "Sleeping").
+pub const SLEEP_WINDOW: u32 = 4;
 
 /// Static per-point data (WGSL `PointInfo`).
 #[repr(C)]

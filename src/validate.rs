@@ -224,6 +224,31 @@ pub fn check_rest_steps(n: usize, steps: &[u32]) -> Result<(), WorldError> {
     Ok(())
 }
 
+/// Checks sleeping's anchors restored from a checkpoint: one position per
+/// point, each finite and within the state's range.
+pub fn check_sleep_anchors(n: usize, anchors: &[[f32; 2]]) -> Result<(), WorldError> {
+    if anchors.len() != n {
+        return Err(WorldError::LengthMismatch {
+            what: "sleep anchors",
+            expected: n,
+            got: anchors.len(),
+        });
+    }
+    for (i, a) in anchors.iter().enumerate() {
+        let item = Item::Point(i as u32);
+        let a = Vec2::from_array(*a);
+        check_vec(item, "sleep anchor", a)?;
+        check_vec_within(
+            item,
+            "sleep anchor",
+            a,
+            MAX_STATE,
+            "a position within 1e15 m",
+        )?;
+    }
+    Ok(())
+}
+
 /// Checks warm-starting state restored from a checkpoint: one entry per
 /// point, its two impulses finite (CPU mirror of `body_collide.wgsl`'s
 /// `warm`: bodies, then f32 bits).

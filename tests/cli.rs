@@ -786,6 +786,7 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
     short.vel.pop();
     short.rest_steps.pop();
     short.warm.pop();
+    short.anchors.pop();
     let short_path = d.join("short.bin");
     short.write(&short_path).unwrap();
     let load = |path: &Path, steps: &str| {

@@ -182,6 +182,7 @@ fn shared_constants_match() {
     assert_eq!(constant("SCAN_ITEMS"), SCAN_ITEMS);
     assert_eq!(constant("SCAN_BLOCK"), SCAN_BLOCK);
     assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
+    assert_eq!(constant("SLEEP_WINDOW"), SLEEP_WINDOW);
     assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);
     assert_eq!(constant("TANGLE_WORDS"), TANGLE_WORDS);
     assert_eq!(constant("ACTIVE_POINTS"), ACTIVE_POINTS);

@@ -3,7 +3,8 @@
 //!
 //! What evolves is the position and velocity of every point (pinned points
 //! moved with `move_pinned_point` included), the step count, for
-//! sleeping how many steps each assembly has been at rest, and for the
+//! sleeping how many steps each assembly has been at rest and each point's
+//! anchor (where its motion is measured from), and for the
 //! body contacts each point's warm start and each body's tangles (tangle
 //! recovery holds a pair it is parting while the narrow phase finds their
 //! points in each other). Nothing
@@ -19,7 +20,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 20 | magic `softbody-checkpoint` and a NUL |
-//! | 4 | format version, `4` |
+//! | 4 | format version, `5` |
 //! | 8 | scene hash |
 //! | 8 | step count |
 //! | 8 | time in seconds, f64 |
@@ -30,9 +31,11 @@
 //! | 4 n | steps at rest of the assembly each point is the root of, u32 (0 elsewhere) |
 //! | 16 n | warm starts, four u32 per point ([`CpuSolver::warm_starts`]) |
 //! | 32 b | tangles, eight u32 per body ([`CpuSolver::tangles`]) |
+//! | 8 n | sleep anchors, `n` pairs of f32 ([`CpuSolver::sleep_anchors`]) |
 //! | 8 | FNV-1a 64 of everything before, to catch truncated or damaged files |
 //!
-//! Version 3 files (without the tangles) still load, their tangles found
+//! Version 4 files (without the anchors) still load, each point's
+//! anchor taken at its position; version 3 files (without the tangles) still load, their tangles found
 //! again from the positions; version 2 files (without the warm starts)
 //! load with their contacts starting cold; version 1 files (without the steps at rest either) load
 //! with everything awake.
@@ -77,7 +80,10 @@ use crate::solver::Solver;
 use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
+/// The version before sleep anchors, read with each point anchored at its
+/// position.
+const VERSION_UNANCHORED: u32 = 4;
 /// The version before tangle recovery, read without tangles.
 const VERSION_UNTANGLED: u32 = 3;
 /// The version before warm starting, read as all contacts cold.
@@ -114,6 +120,9 @@ pub struct Checkpoint {
     /// Each body's tangles ([`CpuSolver::tangles`]). Empty: found again
     /// from the positions at the next step.
     pub tangles: Vec<[u32; 8]>,
+    /// Each point's sleep anchor ([`CpuSolver::sleep_anchors`]). Empty:
+    /// each point anchored where it is.
+    pub anchors: Vec<[f32; 2]>,
 }
 
 /// Why a checkpoint could not be read, written or restored.
@@ -171,6 +180,7 @@ impl Checkpoint {
             rest_steps: solver.rest_steps().to_vec(),
             warm: solver.warm_starts().to_vec(),
             tangles: solver.tangles(),
+            anchors: solver.sleep_anchors().to_vec(),
         }
     }
 
@@ -191,6 +201,7 @@ impl Checkpoint {
             rest_steps: solver.read_rest_steps(device, queue)?,
             warm: solver.read_warm_starts(device, queue)?,
             tangles: solver.read_tangles(device, queue)?,
+            anchors: solver.read_sleep_anchors(device, queue)?,
         })
     }
 
@@ -236,6 +247,11 @@ impl Checkpoint {
                 .set_tangles(&self.tangles)
                 .map_err(SolverError::from)?;
         }
+        if !self.anchors.is_empty() {
+            solver
+                .set_sleep_anchors(&self.anchors)
+                .map_err(SolverError::from)?;
+        }
         solver.set_steps(self.step);
         Ok(())
     }
@@ -256,6 +272,9 @@ impl Checkpoint {
         }
         if !self.tangles.is_empty() {
             solver.set_tangles(queue, &self.tangles)?;
+        }
+        if !self.anchors.is_empty() {
+            solver.set_sleep_anchors(queue, &self.anchors)?;
         }
         solver.set_steps(self.step);
         Ok(())
@@ -286,7 +305,10 @@ impl Checkpoint {
         }
         let b = self.tangles.len();
         crate::validate::check_tangles(b, &self.tangles).map_err(SolverError::from)?;
-        let mut out = Vec::with_capacity(HEADER_TANGLES + 36 * n + 32 * b + 8);
+        if !self.anchors.is_empty() {
+            crate::validate::check_sleep_anchors(n, &self.anchors).map_err(SolverError::from)?;
+        }
+        let mut out = Vec::with_capacity(HEADER_TANGLES + 44 * n + 32 * b + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.scene_hash.to_le_bytes());
@@ -310,6 +332,11 @@ impl Checkpoint {
         for word in self.tangles.iter().flatten() {
             out.extend_from_slice(&word.to_le_bytes());
         }
+        for k in 0..n {
+            let a = self.anchors.get(k).unwrap_or(&self.pos[k]);
+            out.extend_from_slice(&a[0].to_bits().to_le_bytes());
+            out.extend_from_slice(&a[1].to_bits().to_le_bytes());
+        }
         let sum = fnv(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         Ok(out)
@@ -330,7 +357,15 @@ impl Checkpoint {
             ));
         }
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
-        if ![VERSION, VERSION_UNTANGLED, VERSION_COLD, VERSION_AWAKE].contains(&version) {
+        if ![
+            VERSION,
+            VERSION_UNANCHORED,
+            VERSION_UNTANGLED,
+            VERSION_COLD,
+            VERSION_AWAKE,
+        ]
+        .contains(&version)
+        {
             return Err(CheckpointError::Format(format!(
                 "format version {version}, this build reads version {VERSION}"
             )));
@@ -349,9 +384,10 @@ impl Checkpoint {
         let per_point = match version {
             VERSION_AWAKE => 16,
             VERSION_COLD => 20,
-            _ => 36,
+            VERSION_UNTANGLED | VERSION_UNANCHORED => 36,
+            _ => 44,
         };
-        if version != VERSION {
+        if version < VERSION_UNANCHORED {
             return Ok((n, HEADER as u64 + per_point * n + 8));
         }
         let b = u64_at(HEADER);
@@ -386,7 +422,7 @@ impl Checkpoint {
         let version = u32_at(20);
         // Where the state starts: after the tangle records' count from
         // version 4.
-        let start = if version == VERSION {
+        let start = if version >= VERSION_UNANCHORED {
             HEADER_TANGLES
         } else {
             HEADER
@@ -419,8 +455,12 @@ impl Checkpoint {
             crate::validate::check_warm_starts(n, &warm)
                 .map_err(|e| CheckpointError::Format(format!("{e}")))?;
         }
-        let tangles: Vec<[u32; 8]> = if version == VERSION {
-            let b = u64_at(HEADER) as usize;
+        let b = if version >= VERSION_UNANCHORED {
+            u64_at(HEADER) as usize
+        } else {
+            0
+        };
+        let tangles: Vec<[u32; 8]> = if version >= VERSION_UNANCHORED {
             let at = start + 36 * n;
             (0..b)
                 .map(|k| std::array::from_fn(|w| u32_at(at + 32 * k + 4 * w)))
@@ -430,6 +470,17 @@ impl Checkpoint {
         };
         crate::validate::check_tangles(tangles.len(), &tangles)
             .map_err(|e| CheckpointError::Format(format!("{e}")))?;
+        let anchors: Vec<[f32; 2]> = if version == VERSION {
+            let at = start + 36 * n + 32 * b;
+            let f = |o: usize| f32::from_bits(u32_at(o));
+            (0..n).map(|k| [f(at + 8 * k), f(at + 8 * k + 4)]).collect()
+        } else {
+            Vec::new()
+        };
+        if !anchors.is_empty() {
+            crate::validate::check_sleep_anchors(n, &anchors)
+                .map_err(|e| CheckpointError::Format(format!("{e}")))?;
+        }
         Ok(Self {
             scene_hash: u64_at(24),
             step: u64_at(32),
@@ -439,6 +490,7 @@ impl Checkpoint {
             rest_steps,
             warm,
             tangles,
+            anchors,
         })
     }
 

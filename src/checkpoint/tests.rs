@@ -39,6 +39,7 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
         rest_steps: vec![0, 9, 0, 1],
         warm: vec![[0; 4]; 4],
         tangles: vec![],
+        anchors: vec![[1.0, 2.5]; 4],
     };
     let bytes = c.to_bytes().unwrap();
     let read = |prefix: &[u8], max_points| {
@@ -52,7 +53,7 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
     // Followed by more bytes: one more than the file's length is read.
     let (got, served) = read(&bytes, 100);
     let e = got.unwrap_err();
-    assert!(e.contains("longer than the 216 bytes"), "{e}");
+    assert!(e.contains("longer than the 248 bytes"), "{e}");
     assert_eq!(served, bytes.len() + 1);
     // Zeros (/dev/zero): refused at the header.
     let (got, served) = read(&[], 100);
@@ -165,6 +166,7 @@ fn sample() -> Checkpoint {
                 0,
             ],
         ],
+        anchors: vec![[1.5, 2.0], [3.0, -3.5]],
     }
 }
 
@@ -176,9 +178,10 @@ fn reseal(bytes: &mut [u8]) {
     bytes[body..].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// `sample` written in an older format `version`: without the tangles
-/// (their count in the header, their records), and ending `per_point`
-/// bytes a point earlier.
+/// `sample` written in an older format `version` (1 to 3): without the
+/// tangles (their count in the header, their records), and ending
+/// `per_point` bytes a point earlier (the anchors, 8, and what the
+/// version lacks before them).
 fn older(version: u32, per_point: usize) -> Vec<u8> {
     let mut c = sample();
     c.tangles.clear();
@@ -196,7 +199,7 @@ fn older(version: u32, per_point: usize) -> Vec<u8> {
 #[test]
 fn a_version_1_checkpoint_loads_with_everything_awake() {
     let c = sample();
-    let back = Checkpoint::from_bytes(&older(1, 20)).unwrap();
+    let back = Checkpoint::from_bytes(&older(1, 28)).unwrap();
     assert!(back.rest_steps.is_empty() && back.warm.is_empty());
     assert_eq!((back.pos, back.vel), (c.pos, c.vel));
 }
@@ -206,7 +209,7 @@ fn a_version_1_checkpoint_loads_with_everything_awake() {
 #[test]
 fn a_version_2_checkpoint_loads_with_every_contact_cold() {
     let c = sample();
-    let back = Checkpoint::from_bytes(&older(2, 16)).unwrap();
+    let back = Checkpoint::from_bytes(&older(2, 24)).unwrap();
     assert!(back.warm.is_empty());
     assert_eq!(
         (back.pos, back.vel, back.rest_steps),
@@ -219,9 +222,46 @@ fn a_version_2_checkpoint_loads_with_every_contact_cold() {
 #[test]
 fn a_version_3_checkpoint_loads_without_tangles() {
     let c = sample();
-    let back = Checkpoint::from_bytes(&older(3, 0)).unwrap();
+    let back = Checkpoint::from_bytes(&older(3, 8)).unwrap();
     assert!(back.tangles.is_empty());
     assert_eq!((back.pos, back.warm), (c.pos, c.warm));
+}
+
+/// A version 4 file (from before sleep anchors) is read with its tangles
+/// and without anchors: each point is anchored where it is.
+#[test]
+fn a_version_4_checkpoint_loads_without_anchors() {
+    let c = sample();
+    let mut bytes = c.to_bytes().unwrap();
+    bytes[20..24].copy_from_slice(&4u32.to_le_bytes());
+    let end = bytes.len() - 8;
+    bytes.drain(end - 8 * c.pos.len()..end);
+    reseal(&mut bytes);
+    let back = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(back.anchors.is_empty());
+    assert_eq!(
+        Checkpoint {
+            anchors: c.anchors.clone(),
+            ..back
+        },
+        c
+    );
+}
+
+/// Sleep anchors that are not finite are refused, in the struct and in
+/// the file.
+#[test]
+fn a_sleep_anchor_that_is_not_finite_is_refused() {
+    let mut c = sample();
+    c.anchors[1][0] = f32::NAN;
+    let e = c.to_bytes().unwrap_err().to_string();
+    assert!(e.contains("point 1") && e.contains("sleep anchor"), "{e}");
+    let mut bytes = sample().to_bytes().unwrap();
+    let at = bytes.len() - 8 - 4;
+    bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_bits().to_le_bytes());
+    reseal(&mut bytes);
+    let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(e.contains("point 1") && e.contains("sleep anchor"), "{e}");
 }
 
 /// Tangles that name a body out of range or a direction that is not
@@ -233,7 +273,7 @@ fn a_tangle_out_of_range_or_not_finite_is_refused() {
     let e = c.to_bytes().unwrap_err().to_string();
     assert!(e.contains("body 1") && e.contains("tangle"), "{e}");
     let mut bytes = sample().to_bytes().unwrap();
-    let at = bytes.len() - 8 - 32 + 8;
+    let at = bytes.len() - 8 - 16 - 32 + 8;
     bytes[at..at + 4].copy_from_slice(&f32::NAN.to_bits().to_le_bytes());
     reseal(&mut bytes);
     let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
@@ -255,7 +295,7 @@ fn a_warm_start_that_is_not_finite_is_refused() {
         "{e}"
     );
     let mut bytes = sample().to_bytes().unwrap();
-    let at = bytes.len() - 8 - 32 * 2 - 16 + 8;
+    let at = bytes.len() - 8 - 16 - 32 * 2 - 16 + 8;
     bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_bits().to_le_bytes());
     reseal(&mut bytes);
     let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
@@ -271,7 +311,7 @@ fn a_warm_start_that_is_not_finite_is_refused() {
 fn every_field_round_trips_through_the_bytes() {
     let c = sample();
     let bytes = c.to_bytes().unwrap();
-    assert_eq!(bytes.len(), HEADER_TANGLES + 36 * 2 + 32 * 2 + 8);
+    assert_eq!(bytes.len(), HEADER_TANGLES + 44 * 2 + 32 * 2 + 8);
     let back = Checkpoint::from_bytes(&bytes).unwrap();
     assert_eq!(back, c);
     assert_eq!(back.time.to_bits(), c.time.to_bits());
@@ -313,10 +353,10 @@ fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
     reseal(&mut magic);
     assert!(message(&magic).contains("header"), "{}", message(&magic));
     let mut version = good.clone();
-    version[20..24].copy_from_slice(&5u32.to_le_bytes());
+    version[20..24].copy_from_slice(&6u32.to_le_bytes());
     reseal(&mut version);
     assert!(
-        message(&version).contains("format version 5"),
+        message(&version).contains("format version 6"),
         "{}",
         message(&version)
     );
@@ -325,7 +365,7 @@ fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
     long.splice(at..at, [0u8; 16]);
     reseal(&mut long);
     assert!(
-        message(&long).contains("expected 208"),
+        message(&long).contains("expected 224"),
         "{}",
         message(&long)
     );

@@ -1,11 +1,13 @@
 //! Stage 6, mirror of `shaders/sleep.wgsl`: sleeping, once per step after
 //! the last substep. Assemblies (points joined by bodies, springs or rods)
-//! are the islands: each counts the steps its fastest point has stayed
-//! below the sleep speed, and once that reaches `sleep_steps` its points
+//! are the islands: each counts the steps its points have stayed near
+//! their anchors (within `SLEEP_WINDOW sleep_speed dt`, the anchors taken
+//! again every `SLEEP_WINDOW` steps at rest), and once that reaches
+//! `sleep_steps` its points
 //! sleep, as pinned points (inverse mass 0, velocity 0) until a contact
 //! that approaches faster than the wake speed, or an edit, wakes them.
 
-use crate::layout::{PointInfo, SimParams, SleepPoint};
+use crate::layout::{PointInfo, SLEEP_WINDOW, SimParams, SleepPoint};
 
 /// The bits of the squared distance from `last` to `p`, which order as the
 /// values do for values `>= 0` (WGSL `atomicMax` on them).
@@ -15,21 +17,19 @@ pub fn motion_bits(p: [f32; 2], last: [f32; 2]) -> u32 {
     (dx * dx + dy * dy).to_bits()
 }
 
-/// Every point raises its assembly's largest squared motion since the
-/// last measure, and stores where it is now (WGSL `measure`); the maximum
-/// does not depend on the order.
+/// Every point raises its assembly's largest squared motion from its
+/// anchor (WGSL `measure`); the maximum does not depend on the order.
 pub fn measure(
     sim: &SimParams,
     pos: &[[f32; 2]],
     points: &[SleepPoint],
-    last: &mut [[f32; 2]],
+    last: &[[f32; 2]],
     speed: &mut [u32],
 ) {
     let n = sim.num_points as usize;
     for ((p, sp), last) in pos[..n].iter().zip(points).zip(last) {
         let s = &mut speed[sp.group as usize];
         *s = (*s).max(motion_bits(*p, *last));
-        *last = *p;
     }
 }
 
@@ -57,20 +57,28 @@ pub fn asleep(sim: &SimParams, steps: u32) -> bool {
 }
 
 /// The points of sleeping assemblies lose their inverse mass and their
-/// velocity; the others get their own inverse mass back (WGSL `settle`).
+/// velocity; the others get their own inverse mass back. A point whose
+/// assembly's count is a multiple of `SLEEP_WINDOW` (0 included) takes
+/// its position as its anchor (WGSL `settle`).
 pub fn settle(
     sim: &SimParams,
     points: &[SleepPoint],
     rest_steps: &[u32],
     info: &mut [PointInfo],
+    pos: &[[f32; 2]],
     vel: &mut [[f32; 2]],
+    last: &mut [[f32; 2]],
 ) {
     let n = sim.num_points as usize;
-    for ((sp, info), v) in points[..n].iter().zip(&mut info[..n]).zip(&mut vel[..n]) {
-        let sleeps = asleep(sim, rest_steps[sp.group as usize]);
+    for (i, (sp, info)) in points[..n].iter().zip(&mut info[..n]).enumerate() {
+        let steps = rest_steps[sp.group as usize];
+        let sleeps = asleep(sim, steps);
         info.inv_mass = if sleeps { 0.0 } else { sp.inv_mass };
         if sleeps {
-            *v = [0.0; 2];
+            vel[i] = [0.0; 2];
+        }
+        if steps.is_multiple_of(SLEEP_WINDOW) {
+            last[i] = pos[i];
         }
     }
 }

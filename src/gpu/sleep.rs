@@ -41,7 +41,7 @@ impl Sleep {
         Self {
             measure: kernel("measure", &[0, 1, 2, 3, 6]),
             update: kernel("update", &[0, 2, 3, 4]),
-            settle: kernel("settle", &[0, 1, 2, 4, 5]),
+            settle: kernel("settle", &[0, 1, 2, 4, 5, 6]),
             wake: kernel("wake", &[0, 1, 2, 3, 4, 5, 6]),
         }
     }

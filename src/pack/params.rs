@@ -6,7 +6,7 @@
 
 use super::Packed;
 use crate::error::WorldError;
-use crate::layout::{SimParams, UNTANGLE_PACE};
+use crate::layout::{SLEEP_WINDOW, SimParams, UNTANGLE_PACE};
 use crate::params::Params;
 
 /// The uniform parameters for a world's counts.
@@ -16,7 +16,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         h: params.h(),
         point_radius: params.point_radius,
         restitution_threshold: params.restitution_threshold,
-        sleep_motion_sq: (params.sleep_speed * params.dt).powi(2),
+        sleep_motion_sq: (SLEEP_WINDOW as f32 * params.sleep_speed * params.dt).powi(2),
         wake_speed_sq: params.wake_speed * params.wake_speed,
         sleep_steps: params.sleep_steps(),
         untangle_speed: UNTANGLE_PACE * params.point_radius / params.dt,

@@ -338,14 +338,16 @@ impl CpuSolver {
     pub fn stage_sleep(&mut self) {
         let sim = &self.packed.sim;
         let s = &mut self.sleep;
-        sleep::measure(sim, &self.packed.pos, &s.points, &mut s.last, &mut s.speed);
+        sleep::measure(sim, &self.packed.pos, &s.points, &s.last, &mut s.speed);
         sleep::update(sim, &s.points, &mut s.speed, &mut s.rest_steps);
         sleep::settle(
             sim,
             &s.points,
             &s.rest_steps,
             &mut self.info,
+            &self.packed.pos,
             &mut self.packed.vel,
+            &mut s.last,
         );
     }
 
@@ -380,19 +382,40 @@ impl CpuSolver {
         &self.sleep.rest_steps
     }
 
+    /// Each point's sleep anchor: where it was when its assembly's count of
+    /// steps at rest last reached a multiple of
+    /// [`SLEEP_WINDOW`](crate::layout::SLEEP_WINDOW), or when it was woken
+    /// (docs/physics.md, "Sleeping"). What a checkpoint keeps of sleeping
+    /// besides [`rest_steps`](Self::rest_steps).
+    pub fn sleep_anchors(&self) -> &[[f32; 2]] {
+        &self.sleep.last
+    }
+
+    /// Restores [`sleep_anchors`](Self::sleep_anchors) (from a checkpoint,
+    /// after [`set_rest_steps`](Self::set_rest_steps)). Refuses a slice of
+    /// another length than the points', or a position that is not finite or
+    /// out of the state's range.
+    pub fn set_sleep_anchors(&mut self, anchors: &[[f32; 2]]) -> Result<(), WorldError> {
+        crate::validate::check_sleep_anchors(self.packed.pos.len(), anchors)?;
+        self.sleep.last.copy_from_slice(anchors);
+        Ok(())
+    }
+
     /// Restores [`rest_steps`](Self::rest_steps) (from a checkpoint):
     /// assemblies at rest long enough sleep at once. Refuses a slice of
     /// another length than the points'.
     pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
         crate::validate::check_rest_steps(self.packed.pos.len(), steps)?;
         self.sleep.rest_steps.copy_from_slice(steps);
-        let s = &self.sleep;
+        let s = &mut self.sleep;
         sleep::settle(
             &self.packed.sim,
             &s.points,
             &s.rest_steps,
             &mut self.info,
+            &self.packed.pos,
             &mut self.packed.vel,
+            &mut s.last,
         );
         Ok(())
     }

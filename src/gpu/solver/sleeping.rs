@@ -1,5 +1,6 @@
 //! Sleeping from the host's side: waking assemblies, and reading and
-//! restoring their steps at rest (for checkpoints and the overlay).
+//! restoring their steps at rest and anchors (for checkpoints and the
+//! overlay).
 
 use super::*;
 
@@ -67,6 +68,35 @@ impl GpuSolver {
             queue.write_buffer(&self.buffers.rest_steps, 0, bytemuck::cast_slice(steps));
         }
         self.submit_sleep(queue, Sleep::record_settle);
+        Ok(())
+    }
+    /// Each point's sleep anchor, read back (waits for the GPU): see
+    /// [`CpuSolver::sleep_anchors`](crate::cpu::CpuSolver::sleep_anchors).
+    pub fn read_sleep_anchors(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<[f32; 2]>, SolverError> {
+        self.check_context("read_sleep_anchors", Some(device), Some(queue))?;
+        let last: Vec<[f32; 4]> =
+            read_buffer(device, queue, &self.buffers.sleep_last, self.num_points)?;
+        Ok(last.iter().map(|s| [s[0], s[1]]).collect())
+    }
+    /// Restores [`read_sleep_anchors`](Self::read_sleep_anchors) (from a
+    /// checkpoint, after [`set_rest_steps`](Self::set_rest_steps)).
+    /// Refuses a slice of another length than the points', or a position
+    /// that is not finite or out of the state's range.
+    pub fn set_sleep_anchors(
+        &mut self,
+        queue: &wgpu::Queue,
+        anchors: &[[f32; 2]],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_sleep_anchors", None, Some(queue))?;
+        crate::validate::check_sleep_anchors(self.num_points, anchors)?;
+        if !anchors.is_empty() {
+            let last: Vec<[f32; 4]> = anchors.iter().map(|a| [a[0], a[1], 0.0, 0.0]).collect();
+            queue.write_buffer(&self.buffers.sleep_last, 0, bytemuck::cast_slice(&last));
+        }
         Ok(())
     }
     /// Points asleep now (pinned points not counted), read back (waits
