@@ -146,10 +146,10 @@ fn run_last(world: &World, steps: u32, gpu: Option<&GpuContext>) -> (State, Vec<
 /// 0.5% of the points inside another body, under 1% of the bodies below
 /// half their area, none inside out, no body's centre inside another, at
 /// rest, and every point asleep. Measured: no point inside, smallest area
-/// 0.91 of rest, every point asleep from 6 s, on both paths. Before
-/// sleeping measured its motion over a window of steps (docs/physics.md,
+/// 0.91 of rest, every point asleep from 6 s, on both paths. Measured
+/// step by step rather than over sleeping's window (docs/physics.md,
 /// "Sleeping"), one box on the CPU and a cluster of 14 bodies on the GPU
-/// (to 16 s) shook by a millimetre a step and stayed awake.
+/// (to 16 s) shake by a millimetre a step and stay awake.
 #[test]
 fn a_pour_piles_up_without_overlap_or_crushing() {
     let world = samples::pour(480, 2.0).unwrap();
