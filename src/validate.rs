@@ -198,42 +198,34 @@ pub(crate) fn check_elasticity(item: Item, e: f32) -> Result<(), WorldError> {
     Ok(())
 }
 
-/// Checks that a state has one position and one velocity per point.
-pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
-    for (what, got) in [("positions", pos.len()), ("velocities", vel.len())] {
-        if got != n {
-            return Err(WorldError::LengthMismatch {
-                what,
-                expected: n,
-                got,
-            });
-        }
+/// `got` entries of `what` where `expected` are needed: a
+/// [`WorldError::LengthMismatch`].
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), WorldError> {
+    if got != expected {
+        return Err(WorldError::LengthMismatch {
+            what,
+            expected,
+            got,
+        });
     }
     Ok(())
 }
 
+/// Checks that a state has one position and one velocity per point.
+pub fn check_state_len(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), WorldError> {
+    check_len("positions", n, pos.len())?;
+    check_len("velocities", n, vel.len())
+}
+
 /// Checks that sleeping's steps at rest have one entry per point.
 pub fn check_rest_steps(n: usize, steps: &[u32]) -> Result<(), WorldError> {
-    if steps.len() != n {
-        return Err(WorldError::LengthMismatch {
-            what: "rest steps",
-            expected: n,
-            got: steps.len(),
-        });
-    }
-    Ok(())
+    check_len("rest steps", n, steps.len())
 }
 
 /// Checks sleeping's anchors restored from a checkpoint: one position per
 /// point, each finite and within the state's range.
 pub fn check_sleep_anchors(n: usize, anchors: &[[f32; 2]]) -> Result<(), WorldError> {
-    if anchors.len() != n {
-        return Err(WorldError::LengthMismatch {
-            what: "sleep anchors",
-            expected: n,
-            got: anchors.len(),
-        });
-    }
+    check_len("sleep anchors", n, anchors.len())?;
     for (i, a) in anchors.iter().enumerate() {
         let item = Item::Point(i as u32);
         let a = Vec2::from_array(*a);
@@ -253,13 +245,7 @@ pub fn check_sleep_anchors(n: usize, anchors: &[[f32; 2]]) -> Result<(), WorldEr
 /// point, its two impulses finite (CPU mirror of `body_collide.wgsl`'s
 /// `warm`: bodies, then f32 bits).
 pub fn check_warm_starts(n: usize, warm: &[[u32; 4]]) -> Result<(), WorldError> {
-    if warm.len() != n {
-        return Err(WorldError::LengthMismatch {
-            what: "warm starts",
-            expected: n,
-            got: warm.len(),
-        });
-    }
+    check_len("warm starts", n, warm.len())?;
     for (i, w) in warm.iter().enumerate() {
         for (field, bits) in [("warm start left", w[2]), ("warm start impulse", w[3])] {
             if !f32::from_bits(bits).is_finite() {
