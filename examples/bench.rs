@@ -1,12 +1,16 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active] [--passes]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N | --load-state FILE] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active] [--passes]`
 //!
 //! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
 //! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
 //! 10k and 100k bodies piled on planets, body collisions on; stepped
-//! `--settle` steps on the GPU first, default 60). `--points N` runs the
-//! first at one size only, `--bodies N` the second.
+//! `--settle` steps on the GPU first, default 60, or started from a
+//! checkpoint of it, `--load-state`, such as `softbody simulate --bodies N
+//! --save-state FILE` writes). Every path starts from the same whole state,
+//! sleeping's counts and anchors and the warm starts included, so a piled
+//! scene is timed asleep as it was left. `--points N` runs the first at
+//! one size only, `--bodies N` the second.
 //!
 //! For each scene size: GPU ms/step (wall clock around submit + wait, no
 //! readback inside the timed loop) and per stage (timestamp queries when the
@@ -39,6 +43,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use serde_json::json;
+use softbody::checkpoint::Checkpoint;
 use softbody::gpu::{GpuContext, NarrowWalk, PointDispatch, Stage, StageTimes};
 use softbody::prelude::*;
 use softbody::scenes::{bench_scene, contact_scene};
@@ -69,6 +74,15 @@ struct Opts {
         allow_negative_numbers = true
     )]
     settle: u32,
+    /// Start the contact scene from this checkpoint (of `--bodies N`'s
+    /// scene) instead of settling it.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "bodies",
+        conflicts_with = "settle"
+    )]
+    load_state: Option<std::path::PathBuf>,
     /// Timed rounds of each path; each path reports its median.
     #[arg(long, value_name = "N", default_value_t = 5, allow_negative_numbers = true, value_parser = at_least_one)]
     runs: usize,
@@ -331,6 +345,46 @@ fn stages_json(mut s: StageTimes) -> serde_json::Value {
         .into()
 }
 
+/// The state every path of a contact scene starts from, when not the
+/// scene's own: `--load-state`'s checkpoint, or the scene stepped
+/// `--settle` steps on the GPU (read back once), sleeping and warm starts
+/// included.
+fn start_state(
+    ctx: &GpuContext,
+    opts: &Opts,
+    scene: &str,
+    world: &World,
+) -> Result<Option<Checkpoint>, Box<dyn std::error::Error>> {
+    if scene != "contacts" {
+        return Ok(None);
+    }
+    if let Some(path) = &opts.load_state {
+        let points = world.points().len() as u64;
+        let hash = CpuSolver::new(world)?.scene_hash();
+        return Checkpoint::read_for(path, hash, points)
+            .map(Some)
+            .map_err(|e| format!("--load-state {}: {e}", path.display()).into());
+    }
+    if opts.settle == 0 {
+        return Ok(None);
+    }
+    let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, world)?;
+    let mut left = opts.settle;
+    while left > 0 {
+        let k = left.min(10);
+        gpu.step(&ctx.device, &ctx.queue, k)?;
+        gpu.wait(&ctx.device)?;
+        left -= k;
+    }
+    let time = f64::from(opts.settle) * f64::from(world.params.dt);
+    Ok(Some(Checkpoint::of_gpu(
+        &gpu,
+        &ctx.device,
+        &ctx.queue,
+        time,
+    )?))
+}
+
 /// Builds one scene size and times its paths in turns.
 fn measure(
     ctx: &GpuContext,
@@ -338,24 +392,12 @@ fn measure(
     scene: &'static str,
     n: usize,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    let mut world = if scene == "core" {
+    let world = if scene == "core" {
         bench_scene(n)?
     } else {
         contact_scene(n)?
     };
-    if scene == "contacts" && opts.settle > 0 {
-        // Let the bodies pile up first (on the GPU, reading back once).
-        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world)?;
-        let mut left = opts.settle;
-        while left > 0 {
-            let k = left.min(10);
-            gpu.step(&ctx.device, &ctx.queue, k)?;
-            gpu.wait(&ctx.device)?;
-            left -= k;
-        }
-        let state = gpu.read_state(&ctx.device, &ctx.queue)?;
-        world.set_state(state.positions(), state.velocities())?;
-    }
+    let start = start_state(ctx, opts, scene, &world)?;
     let points = world.points().len();
     let substeps = world.params.substeps;
     // Enough steps for ~0.3 s of GPU work per run, at least 2.
@@ -378,6 +420,9 @@ fn measure(
         }
         gpu.set_contact_kernels(&ctx.device, kernels)?;
     }
+    if let Some(start) = &start {
+        start.restore_gpu(&mut gpu, &ctx.queue)?;
+    }
     gpu.step(&ctx.device, &ctx.queue, 2)?; // warm-up
     gpu.wait(&ctx.device)?;
     let cpu_steps = (steps / 4).max(1);
@@ -390,6 +435,9 @@ fn measure(
         ]
     };
     for cpu in &mut cpus {
+        if let Some(start) = &start {
+            start.restore_cpu(cpu)?;
+        }
         cpu.step(); // warm-up
     }
     // Rounds of GPU, CPU 1 thread, CPU all threads. No readback and no CPU
@@ -549,6 +597,11 @@ mod tests {
             (&["--peak-gbs", "-3"], "positive"),
             (&["--peak-gbs", "NaN"], "positive"),
             (&["--points", "10", "--bodies", "5"], "cannot be used with"),
+            (&["--load-state", "pile.ckpt"], "--bodies"),
+            (
+                &["--bodies", "5", "--load-state", "p", "--settle", "9"],
+                "cannot be used with",
+            ),
             (&["--frobnicate"], "--frobnicate"),
         ] {
             let e = opts(args).expect_err(&format!("{args:?} refused"));
@@ -768,5 +821,48 @@ mod tests {
                 assert_eq!(s.body_collide > 0.0, scene == "contacts", "{s:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_contact_scene_starts_from_its_whole_settled_or_saved_state() {
+        let Some(ctx) = common::gpu() else { return };
+        let world = contact_scene(20).unwrap();
+        let settled = opts(&["--bodies", "20", "--settle", "400"]).unwrap();
+        let start = start_state(&ctx, &settled, "contacts", &world)
+            .unwrap()
+            .expect("settled");
+        assert_eq!(start.step, 400);
+        // Sleeping's counts and the warm starts come along, not just the
+        // positions: the bodies have landed and some have been at rest.
+        assert!(
+            start.rest_steps.iter().any(|&r| r > 0),
+            "{:?}",
+            start.rest_steps
+        );
+        assert!(start.warm.iter().any(|w| w.iter().any(|&x| x != 0)));
+        assert!(
+            start_state(&ctx, &settled, "core", &world)
+                .unwrap()
+                .is_none()
+        );
+
+        let dir = std::env::temp_dir().join(format!("bench-start-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("pile.ckpt");
+        start.write(&file).unwrap();
+        let arg = file.to_str().unwrap();
+        let loaded = opts(&["--bodies", "20", "--load-state", arg]).unwrap();
+        let read = start_state(&ctx, &loaded, "contacts", &world)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (read.step, &read.pos, &read.rest_steps),
+            (400, &start.pos, &start.rest_steps)
+        );
+        // A checkpoint of another scene is refused, naming the file.
+        let other = contact_scene(30).unwrap();
+        let e = start_state(&ctx, &loaded, "contacts", &other).unwrap_err();
+        assert!(e.to_string().contains("pile.ckpt"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
