@@ -188,6 +188,12 @@ fn simulate_without_a_scene_runs_the_default_scene() {
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).starts_with("default scene"));
     assert!(stdout(&out).contains("t =    0.20 s"));
+    // The CPU backend uses every core (bitwise the same as one thread).
+    assert!(
+        stdout(&out).contains("backend: CPU reference (all threads)"),
+        "{}",
+        stdout(&out)
+    );
     // The starting line has no steps to time.
     assert!(
         stdout(&out).contains("       - ms/step"),

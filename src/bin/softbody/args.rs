@@ -66,7 +66,7 @@ pub(crate) enum Command {
 pub(crate) enum Backend {
     /// The WGSL kernels, on the adapter wgpu picks (WGPU_BACKEND, WGPU_ADAPTER_NAME).
     Gpu,
-    /// The CPU reference path (one thread).
+    /// The CPU reference path, on all cores (bitwise the same as one).
     Cpu,
 }
 

@@ -251,7 +251,7 @@ fn load_world(args: &SceneArgs) -> Result<(World, String)> {
 /// The solver `--backend` asks for.
 fn solver_for(world: &World, backend: Backend) -> Result<Solver> {
     match backend {
-        Backend::Cpu => Solver::cpu(world),
+        Backend::Cpu => Solver::cpu_parallel(world),
         Backend::Gpu => Solver::gpu(world),
     }
     .map_err(solver_failed)
