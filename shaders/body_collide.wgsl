@@ -29,7 +29,10 @@
 //            first resolve. resolve and relax add each contact's normal
 //            impulse to its point's total while they find that body, and
 //            a contact that separates takes back what is left of its
-//            warm start.
+//            warm start. It notes each point's near list, which the
+//            substep's later narrow phases test instead of walking the
+//            grid while it holds every body that may touch the point
+//            (near_walk): the same contacts.
 //   recount, relax, apply
 //            a relax pass (Params::contact_relax_iterations): the stored
 //            outline contacts are counted again and their velocity part
@@ -111,7 +114,8 @@
 // take back this substep (f32 bits) and the normal impulse its contact
 // with that body has applied this substep (f32 bits; passes that find
 // another body add nothing). Only the point's own thread touches it. CPU
-// mirror: cpu::body_collide::Warm.
+// mirror: cpu::body_collide::Warm. After the num_points warm starts, each
+// point's near list (see near_walk).
 @group(0) @binding(21) var<storage, read_write> warm: array<vec4<u32>>;
 
 // Per body b, its tangles this step (untangle; a new buffer is zeroed:
@@ -301,11 +305,9 @@ fn tangle_word(b: u32, group: u32) -> u32 {
 // against planets, the point has radius `point_radius`: it is in contact
 // when inside the outline (depth: distance to the entry edge plus the
 // radius) or within the radius outside it (depth: radius minus distance).
-// CPU mirror: cpu::body_collide::test_body.
-fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, best: ptr<function, ContactHit>) {
-    if (!may_touch(b, p, group, pf, sleeping)) {
-        return;
-    }
+// For a body that may touch the point (may_touch, which the walk tested).
+// CPU mirror: cpu::body_collide::test_body, after its may_touch.
+fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, best: ptr<function, ContactHit>) {
     let o = outlines[b];
     let s = scan_outline(o, p, v, true);
     let r = sim.point_radius;
@@ -497,6 +499,124 @@ fn walk_start(slot: u32, end: u32, sleeping: bool) -> u32 {
     return grid[slot];
 }
 
+// The near list: a substep's first narrow phase (WARM_PASS) notes, for
+// each awake point, the bodies that pass may_touch's tests with their box
+// grown by NEAR_NOTE point radii (at most NEAR_SLOTS of them, each marked
+// NEAR_HELD when its box itself holds the point), with the broad phase's
+// stamp and the point's position. The substep's later narrow phases test
+// those bodies rather than walk the grid while the grid, the boxes and the
+// other tests are the same (the stamp) and the point has moved within its
+// cell by at most NEAR_REACH radii on each axis (near_walk): every body
+// whose box holds it then is on the list (the notes reach further than
+// that, so rounding cannot leave one off), and keep_deepest does not
+// depend on the order, so the contacts are the walk's. On a CPU adapter,
+// where a load is a loop over the lanes, a walk of a few grid entries
+// costs several times the list. The record lives in `warm` after the
+// points' warm starts, NEAR_RECORD_WORDS words a point from vec4
+// num_points + 2 i: the stamp, the count (NEAR_NO_LIST: none kept), the
+// position's bits, then the bodies. The walk's CPU mirror is
+// cpu::body_collide::deepest, whose contacts the list does not change.
+// The top bit of a noted body (a body index is below 2^30, MAX_ITEMS).
+const NEAR_HELD: u32 = 0x80000000u;
+const NEAR_NO_LIST: u32 = 0xffffffffu;
+const NEAR_NOTE: f32 = 1.5;
+const NEAR_REACH: f32 = 1.0;
+
+// The list a walk notes, or near_walk read.
+var<private> near_n: u32;
+var<private> near_ids: vec4<u32>;
+
+fn near_record(i: u32) -> u32 {
+    return sim.num_points + (NEAR_RECORD_WORDS / 4u) * i;
+}
+
+// This substep's broad phase's stamp (broad_phase.wgsl, `clear`).
+fn grid_stamp() -> u32 {
+    return slot_awake[sim.table_mask + 1u];
+}
+
+// How far the walk of a substep's first narrow phase grows the boxes of
+// the bodies it notes (none for a sleeping point, which keeps no list).
+fn near_grow(sleeping: bool) -> f32 {
+    if (WARM_PASS && !sleeping) {
+        return NEAR_NOTE * sim.point_radius;
+    }
+    return 0.0;
+}
+
+// Whether body `b`, met on the walk, may touch the point (may_touch); with
+// WARM_PASS it also notes the body on the near list when its box grown
+// by `grow` holds the point and the other tests pass.
+fn walk_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, grow: f32) -> bool {
+    if (!WARM_PASS || grow == 0.0) {
+        return may_touch(b, p, group, pf, sleeping);
+    }
+    let bb = aabbs[b];
+    if (p.x < bb.x - grow || p.y < bb.y - grow || p.x > bb.z + grow || p.y > bb.w + grow) {
+        return false;
+    }
+    let o = outlines[b];
+    if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
+        return false;
+    }
+    // An awake point: the sleeping test passes.
+    let held = !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+    if (near_n < NEAR_SLOTS) {
+        near_ids[near_n] = select(b, b | NEAR_HELD, held);
+    }
+    near_n++;
+    return held;
+}
+
+// Stores the near list the walk of point i at `p` noted.
+fn note_near_list(i: u32, p: vec2<f32>, sleeping: bool) {
+    var n = near_n;
+    if (sleeping || n > NEAR_SLOTS) {
+        n = NEAR_NO_LIST;
+    }
+    let r = near_record(i);
+    warm[r] = vec4<u32>(grid_stamp(), n, bitcast<u32>(p.x), bitcast<u32>(p.y));
+    if (n != NEAR_NO_LIST && n > 0u) {
+        warm[r + 1u] = near_ids;
+    }
+}
+
+// A later narrow phase's near list for awake point i, now at `p`: false
+// (walk the grid) unless the list is this substep's and whole, and `p` is
+// in its cell within NEAR_REACH radii of where it was noted; else true, with
+// the bodies that may touch `p` in near_ids[0 .. near_n].
+fn near_walk(i: u32, p: vec2<f32>, sleeping: bool) -> bool {
+    let r = near_record(i);
+    let head = warm[r];
+    if (sleeping || head.y == NEAR_NO_LIST || head.x != grid_stamp()) {
+        return false;
+    }
+    let was = vec2<f32>(bitcast<f32>(head.z), bitcast<f32>(head.w));
+    let moved = abs(p - was);
+    if (!(max(moved.x, moved.y) <= NEAR_REACH * sim.point_radius) || any(grid_cell(p, sim.inv_cell) != grid_cell(was, sim.inv_cell))) {
+        return false;
+    }
+    near_n = 0u;
+    if (head.y == 0u) {
+        return true;
+    }
+    let ids = warm[r + 1u];
+    let still = all(p == was);
+    for (var k = 0u; k < head.y; k++) {
+        let b = ids[k] & ~NEAR_HELD;
+        var held = (ids[k] & NEAR_HELD) != 0u;
+        if (!still) {
+            let bb = aabbs[b];
+            held = !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+        }
+        if (held) {
+            near_ids[near_n] = b;
+            near_n++;
+        }
+    }
+    return true;
+}
+
 // How deepest walks (src/gpu/body_collide.rs, NarrowWalk): in batches
 // (deepest_batched, for CPU adapters), or testing each entry in full as it
 // comes (for GPUs, where the batches' private arrays cost more than the
@@ -513,6 +633,13 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
     }
     var best = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
     let sleeping = asleep(cp.group);
+    if (!WARM_PASS && near_walk(i, p, sleeping)) {
+        for (var k = 0u; k < near_n; k++) {
+            test_body(near_ids[k], p, v, cp.group, &best);
+        }
+        return best;
+    }
+    let grow = near_grow(sleeping);
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
     let key = cell_key(cell);
@@ -520,15 +647,20 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
     for (var e = walk_start(slot, end, sleeping); e < end; e++) {
         let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
         if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
-            test_body(c, p, v, cp.group, pf, sleeping, &best);
+            if (walk_touch(c, p, cp.group, pf, sleeping, grow)) {
+                test_body(c, p, v, cp.group, &best);
+            }
         }
     }
     let large = grid[large_base(sim.table_mask)];
     for (var k = 0u; k < large; k++) {
         let c = grid[large_base(sim.table_mask) + 1u + k];
-        if (c < sim.num_bodies) {
-            test_body(c, p, v, cp.group, pf, sleeping, &best);
+        if (c < sim.num_bodies && walk_touch(c, p, cp.group, pf, sleeping, grow)) {
+            test_body(c, p, v, cp.group, &best);
         }
+    }
+    if (WARM_PASS) {
+        note_near_list(i, p, sleeping);
     }
     return best;
 }
@@ -550,19 +682,33 @@ const NARROW_BATCH: u32 = 8u;
 fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilter) -> ContactHit {
     var best = ContactHit(0.0, NO_BODY, 0u, 0.0, vec2<f32>(0.0));
     let sleeping = asleep(cp.group);
+    // A later narrow phase takes the near list, when it serves, as its one
+    // batch: one call site of test_batch, whose code every batch of lanes
+    // runs once whichever way its lanes went.
+    let listed = !WARM_PASS && near_walk(i, p, sleeping);
+    let grow = near_grow(sleeping);
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
     let key = cell_key(cell);
     let entries = entry_base(sim.table_mask, sim.num_colliders);
     let large = large_base(sim.table_mask);
     // The walk: the cell's slot entries, then the large list.
-    let end = grid[slot + 1u];
-    let last = end + grid[large];
-    let r2 = sim.point_radius * sim.point_radius;
-    var e = walk_start(slot, end, sleeping);
+    var end = 0u;
+    var last = 0u;
+    var e = 0u;
+    if (!listed) {
+        end = grid[slot + 1u];
+        last = end + grid[large];
+        e = walk_start(slot, end, sleeping);
+    }
+    var found: array<u32, NARROW_BATCH>;
     loop {
-        var found: array<u32, NARROW_BATCH>;
         var n = 0u;
+        if (listed) {
+            for (; n < near_n; n++) {
+                found[n] = near_ids[n];
+            }
+        }
         for (; e < last && n < NARROW_BATCH; e++) {
             var c = NO_BODY;
             if (e < end) {
@@ -572,37 +718,48 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
             } else {
                 c = grid[large + 1u + (e - end)];
             }
-            if (c < sim.num_bodies && may_touch(c, p, cp.group, pf, sleeping)) {
+            if (c < sim.num_bodies && walk_touch(c, p, cp.group, pf, sleeping, grow)) {
                 found[n] = c;
                 n++;
             }
         }
-        var hard: array<u32, NARROW_BATCH>;
-        var m = 0u;
-        for (var k = 0u; k < n; k++) {
-            let b = found[k];
-            let s = scan_outline(outlines[b], p, v, false);
-            if (!s.inside && s.d2 < r2) {
-                // A tangled pair's contacts outside stand down (test_body).
-                if (on_face(s.raw) && tangle_word(b, cp.group) == NO_BODY) {
-                    face_contact(b, s, p, &best);
-                } else {
-                    hard[m] = b;
-                    m++;
-                }
-            } else if (s.inside) {
-                hard[m] = b;
-                m++;
-            }
-        }
-        for (var k = 0u; k < m; k++) {
-            test_body(hard[k], p, v, cp.group, pf, sleeping, &best);
-        }
+        test_batch(&found, n, p, v, cp.group, &best);
         if (e >= last) {
             break;
         }
     }
+    if (WARM_PASS) {
+        note_near_list(i, p, sleeping);
+    }
     return best;
+}
+
+// deepest_batched's tests of the `n` bodies it `found` that may touch the
+// point: their outlines scanned, the common contact (outside, facing an
+// edge) finished at once, the rest given to test_outline.
+fn test_batch(found: ptr<function, array<u32, NARROW_BATCH>>, n: u32, p: vec2<f32>, v: vec2<f32>, group: u32, best: ptr<function, ContactHit>) {
+    let r2 = sim.point_radius * sim.point_radius;
+    var hard: array<u32, NARROW_BATCH>;
+    var m = 0u;
+    for (var k = 0u; k < n; k++) {
+        let b = (*found)[k];
+        let s = scan_outline(outlines[b], p, v, false);
+        if (!s.inside && s.d2 < r2) {
+            // A tangled pair's contacts outside stand down (test_body).
+            if (on_face(s.raw) && tangle_word(b, group) == NO_BODY) {
+                face_contact(b, s, p, best);
+            } else {
+                hard[m] = b;
+                m++;
+            }
+        } else if (s.inside) {
+            hard[m] = b;
+            m++;
+        }
+    }
+    for (var k = 0u; k < m; k++) {
+        test_body(hard[k], p, v, group, best);
+    }
 }
 
 // The ends of the edge a contact hit.

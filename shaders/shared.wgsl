@@ -63,6 +63,11 @@ const TANGLE_KEPT: u32 = 0x80000000u;
 // Words per body in that buffer: two tangles of four words (layout.rs,
 // TANGLE_WORDS).
 const TANGLE_WORDS: u32 = 8u;
+// Bodies a point's near list holds, and words per point of its record
+// after the warm starts (body_collide.wgsl, "The near list"; layout.rs,
+// NEAR_SLOTS, NEAR_RECORD_WORDS).
+const NEAR_SLOTS: u32 = 4u;
+const NEAR_RECORD_WORDS: u32 = 8u;
 // The deepest a tangled pair's contact inside pushes per substep, in
 // multiples of untangle_speed h (layout.rs, UNTANGLE_PUSH).
 const UNTANGLE_PUSH: f32 = 2.0;

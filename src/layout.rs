@@ -121,6 +121,17 @@ pub const TANGLE_KEPT: u32 = 0x8000_0000;
 /// before them counts the points appended.
 pub const ACTIVE_POINTS: u32 = 1;
 
+/// Bodies a point's near list holds (WGSL `NEAR_SLOTS`; body_collide.wgsl,
+/// "The near list"): a substep's first narrow phase notes the bodies that
+/// may touch a point, and its later narrow phases test those rather than
+/// walk the grid. A point near more walks the grid again.
+pub const NEAR_SLOTS: u32 = 4;
+
+/// Words per point of the near list's record in the warm-start buffer
+/// (WGSL `NEAR_RECORD_WORDS`), after the points' warm starts: the broad
+/// phase's stamp, the count, the position, then [`NEAR_SLOTS`] bodies.
+pub const NEAR_RECORD_WORDS: u32 = 4 + NEAR_SLOTS;
+
 /// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body
 /// holds up to two tangles of four words, so that three bodies on one spot
 /// are each tangled with both others.

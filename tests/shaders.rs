@@ -186,6 +186,8 @@ fn shared_constants_match() {
     assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);
     assert_eq!(constant("TANGLE_WORDS"), TANGLE_WORDS);
     assert_eq!(constant("ACTIVE_POINTS"), ACTIVE_POINTS);
+    assert_eq!(constant("NEAR_SLOTS"), NEAR_SLOTS);
+    assert_eq!(constant("NEAR_RECORD_WORDS"), NEAR_RECORD_WORDS);
     assert_eq!(float("UNTANGLE_PUSH"), UNTANGLE_PUSH);
     assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
     assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);

@@ -43,7 +43,9 @@ pub struct ContactBuffers {
     /// Fixed-point accumulators, 4 per point (zero between substeps).
     pub acc: wgpu::Buffer,
     /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
-    /// `warm`), carried from substep to substep.
+    /// `warm`), carried from substep to substep; then each point's near
+    /// list, `NEAR_RECORD_WORDS` words, which a substep's later narrow
+    /// phases take from its first (`body_collide.wgsl`, "The near list").
     pub warm: wgpu::Buffer,
     /// Per body, its tangles this step, `TANGLE_WORDS` words
     /// (`body_collide.wgsl`, `tangles`).
@@ -156,7 +158,10 @@ impl ContactBuffers {
                 })
             },
             acc: zeroed("contact accumulators", 16 * n)?,
-            warm: zeroed("warm starts", 16 * n)?,
+            warm: zeroed(
+                "warm starts and near lists",
+                (16 + 4 * crate::layout::NEAR_RECORD_WORDS as u64) * n,
+            )?,
             tangles: zeroed(
                 "tangles",
                 4 * crate::layout::TANGLE_WORDS as u64 * packed.bodies.len() as u64,

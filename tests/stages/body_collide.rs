@@ -1842,3 +1842,83 @@ fn untangle_matches_the_cpu() {
         assert!(dp <= 1e-5 && dv <= 1e-3, "pos {dp} vel {dv} apart");
     }
 }
+
+/// A substep's later narrow phases take each point's near list from its
+/// first (docs/physics.md, "The broad phase"). Two pairs of boxes, no
+/// contact between them at the first narrow phase: the right box of one
+/// pair 1.5 `r` from its partner (on each other's near lists), then moved
+/// 0.9 `r` closer, into the partner's box (the list serves: moved within
+/// `r`, same cell); the other pair 2.5 `r` apart (not on the lists), then
+/// moved 2 `r` closer (too far for the list: the grid is walked). The
+/// later pass finds both pairs' contacts, as the CPU, which walks, does,
+/// with every choice of contact kernels.
+#[test]
+fn later_narrow_phases_meet_the_bodies_points_moved_near() {
+    let Some(ctx) = gpu() else { return };
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    // Every point in one cell of the grid.
+    world.params.collision_cell = Some(8.0);
+    let r = world.params.point_radius;
+    let mut movers = Vec::new();
+    for (y, gap, shift) in [(1.0, 1.5, 0.9), (4.0, 3.0, 2.5)] {
+        BoxShape::new(Vec2::new(1.0, y), Vec2::ONE)
+            .build(&mut world)
+            .unwrap();
+        let right = BoxShape::new(Vec2::new(2.0 + gap * r, y), Vec2::ONE)
+            .build(&mut world)
+            .unwrap();
+        movers.push((right.points, shift * r));
+    }
+    for walk in [NarrowWalk::EachEntry, NarrowWalk::Batched] {
+        for points in [PointDispatch::AllPoints, PointDispatch::ActiveList] {
+            let mut cpu = CpuSolver::new(&world).unwrap();
+            let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+            gpu.set_contact_kernels(&ctx.device, ContactKernels { walk, points })
+                .unwrap();
+            // The first contact pass of a substep on both: no contact.
+            copy_state(&ctx, &mut gpu, &cpu);
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            for stage in [Stage::BroadPhase, Stage::Narrow, Stage::Resolve] {
+                gpu.record_stage(&mut encoder, stage);
+            }
+            ctx.queue.submit([encoder.finish()]);
+            cpu.stage_broad_phase();
+            cpu.stage_narrow();
+            cpu.stage_resolve();
+            let first = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+            assert_eq!(first.pos, cpu.positions(), "the first pass moved a point");
+            // The right boxes moved closer, on both.
+            let mut pos = cpu.positions().to_vec();
+            for (points, shift) in &movers {
+                for p in points {
+                    pos[p.index()][0] -= shift;
+                }
+            }
+            let vel = cpu.velocities().to_vec();
+            cpu.set_state(&pos, &vel).unwrap();
+            copy_state(&ctx, &mut gpu, &cpu);
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            gpu.record_stage(&mut encoder, Stage::BodyCollide);
+            ctx.queue.submit([encoder.finish()]);
+            cpu.stage_body_collide();
+            let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+            for (k, (points, _)) in movers.iter().enumerate() {
+                let pushed = points
+                    .iter()
+                    .filter(|p| cpu.positions()[p.index()] != pos[p.index()])
+                    .count();
+                assert!(pushed >= 2, "pair {k}: {pushed} points pushed on the CPU");
+            }
+            let (dp, dv) = (
+                farthest(&state.pos, cpu.positions()),
+                farthest(&state.vel, cpu.velocities()),
+            );
+            let bound = contact_velocity_bound(&pos, world.params.h(), 4.0);
+            assert!(
+                dp <= 1e-6 && dv <= bound,
+                "{walk:?} over {points:?}: GPU - CPU: pos {dp} vel {dv}"
+            );
+        }
+    }
+}
