@@ -736,7 +736,7 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
 
 // deepest_batched's tests of the `n` bodies it `found` that may touch the
 // point: their outlines scanned, the common contact (outside, facing an
-// edge) finished at once, the rest given to test_outline.
+// edge) finished at once, the rest given to test_body.
 fn test_batch(found: ptr<function, array<u32, NARROW_BATCH>>, n: u32, p: vec2<f32>, v: vec2<f32>, group: u32, best: ptr<function, ContactHit>) {
     let r2 = sim.point_radius * sim.point_radius;
     var hard: array<u32, NARROW_BATCH>;
