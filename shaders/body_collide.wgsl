@@ -165,16 +165,22 @@ fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
 }
 
 // Whether point `p` (of assembly `group`, filter `pf`) can touch body `b`
-// at all: `p` in the body's box, another assembly, layers that meet, not
-// two sleeping sides. test_body's first tests. The box comes first: most
-// bodies of a cell do not reach a given point, and the box is one load,
-// where the others wait on the outline's record.
+// at all: `p` in the body's box, then may_meet. test_body's first tests.
+// The box comes first: most bodies of a cell do not reach a given point,
+// and the box is one load, where the others wait on the outline's record.
 fn may_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool) -> bool {
     // The box already includes the radius (broad_phase.wgsl).
-    let bb = aabbs[b];
-    if (p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w) {
-        return false;
-    }
+    return box_holds(aabbs[b], p) && may_meet(b, group, pf, sleeping);
+}
+
+// Whether box `bb` (lower corner, upper corner) holds `p`.
+fn box_holds(bb: vec4<f32>, p: vec2<f32>) -> bool {
+    return !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+}
+
+// may_touch's tests other than the box: another assembly, layers that
+// meet, not two sleeping sides.
+fn may_meet(b: u32, group: u32, pf: ContactFilter, sleeping: bool) -> bool {
     let o = outlines[b];
     if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
         return false;
@@ -551,16 +557,12 @@ fn walk_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: boo
     if (!WARM_PASS || grow == 0.0) {
         return may_touch(b, p, group, pf, sleeping);
     }
+    // An awake point (grow > 0): may_meet's sleeping test passes.
     let bb = aabbs[b];
-    if (p.x < bb.x - grow || p.y < bb.y - grow || p.x > bb.z + grow || p.y > bb.w + grow) {
+    if (!box_holds(bb + vec4<f32>(-grow, -grow, grow, grow), p) || !may_meet(b, group, pf, false)) {
         return false;
     }
-    let o = outlines[b];
-    if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
-        return false;
-    }
-    // An awake point: the sleeping test passes.
-    let held = !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+    let held = box_holds(bb, p);
     if (near_n < NEAR_SLOTS) {
         near_ids[near_n] = select(b, b | NEAR_HELD, held);
     }
@@ -606,8 +608,7 @@ fn near_walk(i: u32, p: vec2<f32>, sleeping: bool) -> bool {
         let b = ids[k] & ~NEAR_HELD;
         var held = (ids[k] & NEAR_HELD) != 0u;
         if (!still) {
-            let bb = aabbs[b];
-            held = !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
+            held = box_holds(aabbs[b], p);
         }
         if (held) {
             near_ids[near_n] = b;

@@ -596,6 +596,15 @@ fn copy_state(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, cpu: &CpuSol
     gpu.set_tangles(&ctx.queue, &cpu.tangles()).unwrap();
 }
 
+/// Records `stages` alone, in order, on the GPU, and submits them.
+pub fn record_stages(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, stages: &[Stage]) {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for &stage in stages {
+        gpu.record_stage(&mut encoder, stage);
+    }
+    ctx.queue.submit([encoder.finish()]);
+}
+
 fn start_contact_substep(
     ctx: &softbody::gpu::GpuContext,
     gpu: &mut GpuSolver,
@@ -652,11 +661,11 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
             // Narrow phase, impacts, resolve, apply: the first contact
             // pass of a substep.
             let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            for stage in [Stage::Narrow, Stage::Impact, Stage::Resolve] {
-                gpu.record_stage(&mut encoder, stage);
-            }
-            ctx.queue.submit([encoder.finish()]);
+            record_stages(
+                &ctx,
+                &mut gpu,
+                &[Stage::Narrow, Stage::Impact, Stage::Resolve],
+            );
             cpu.stage_narrow();
             let unhit = cpu.velocities().to_vec();
             cpu.stage_impact();
@@ -1824,11 +1833,11 @@ fn untangle_matches_the_cpu() {
         let bound = if cpu_adapter { 0.0 } else { 1e-5 };
         assert!(dv <= bound, "velocities {dv} apart");
         copy_state(&ctx, &mut gpu, &cpu);
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        for stage in [Stage::Narrow, Stage::Impact, Stage::Resolve] {
-            gpu.record_stage(&mut encoder, stage);
-        }
-        ctx.queue.submit([encoder.finish()]);
+        record_stages(
+            &ctx,
+            &mut gpu,
+            &[Stage::Narrow, Stage::Impact, Stage::Resolve],
+        );
         cpu.stage_narrow();
         cpu.stage_impact();
         cpu.stage_resolve();
@@ -1848,8 +1857,8 @@ fn untangle_matches_the_cpu() {
 /// contact between them at the first narrow phase: the right box of one
 /// pair 1.5 `r` from its partner (on each other's near lists), then moved
 /// 0.9 `r` closer, into the partner's box (the list serves: moved within
-/// `r`, same cell); the other pair 2.5 `r` apart (not on the lists), then
-/// moved 2 `r` closer (too far for the list: the grid is walked). The
+/// `r`, same cell); the other pair 3 `r` apart (not on the lists), then
+/// moved 2.5 `r` closer (too far for the list: the grid is walked). The
 /// later pass finds both pairs' contacts, as the CPU, which walks, does,
 /// with every choice of contact kernels.
 #[test]
@@ -1878,11 +1887,11 @@ fn later_narrow_phases_meet_the_bodies_points_moved_near() {
                 .unwrap();
             // The first contact pass of a substep on both: no contact.
             copy_state(&ctx, &mut gpu, &cpu);
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            for stage in [Stage::BroadPhase, Stage::Narrow, Stage::Resolve] {
-                gpu.record_stage(&mut encoder, stage);
-            }
-            ctx.queue.submit([encoder.finish()]);
+            record_stages(
+                &ctx,
+                &mut gpu,
+                &[Stage::BroadPhase, Stage::Narrow, Stage::Resolve],
+            );
             cpu.stage_broad_phase();
             cpu.stage_narrow();
             cpu.stage_resolve();

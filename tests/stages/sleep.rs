@@ -4,6 +4,7 @@
 //! the CPU does. (A version 1 checkpoint, from before sleeping, is read
 //! in `src/checkpoint/tests.rs`.)
 
+use crate::body_collide::record_stages;
 use crate::common::{both, centroid, farthest, gpu};
 use softbody::checkpoint::Checkpoint;
 use softbody::gpu::Stage;
@@ -340,19 +341,19 @@ fn quiet_sleeping_points_are_skipped_and_change_nothing() {
     gpu.set_state(&ctx.queue, &pos, &vel).unwrap();
     cpu.set_rest_steps(&rest).unwrap();
     gpu.set_rest_steps(&ctx.queue, &rest).unwrap();
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    for stage in [
-        Stage::IntegrateCollide,
-        Stage::BroadPhase,
-        Stage::Narrow,
-        Stage::Impact,
-        Stage::Resolve,
-        Stage::BodyCollide,
-        Stage::ContactRelax,
-    ] {
-        gpu.record_stage(&mut encoder, stage);
-    }
-    ctx.queue.submit([encoder.finish()]);
+    record_stages(
+        &ctx,
+        &mut gpu,
+        &[
+            Stage::IntegrateCollide,
+            Stage::BroadPhase,
+            Stage::Narrow,
+            Stage::Impact,
+            Stage::Resolve,
+            Stage::BodyCollide,
+            Stage::ContactRelax,
+        ],
+    );
     cpu.stage_integrate();
     cpu.stage_collide();
     cpu.stage_broad_phase();
