@@ -299,16 +299,119 @@ fn frames_large(
     }
 }
 
+// Gauss-Seidel rounds of a body's half-plane or planet impact (CPU
+// mirror: cpu::shape_match::PLANE_IMPACT_ROUNDS).
+const PLANE_IMPACT_ROUNDS: u32 = 8u;
+
+// One contact of a body's impact manifold: the member's offset from the
+// centroid, the collider's normal, the separation speed asked (e times
+// the approach) and the Coulomb coefficient.
+struct ImpactContact {
+    r: vec2<f32>,
+    n: vec2<f32>,
+    target_speed: f32,
+    mu: f32,
+}
+
+// The change (dv, domega) of body `body`'s rigid motion (frame centroid
+// `centre`, velocity `v0`, angular velocity `w0`) from its impact with
+// collider k; w = 0 (and no change) without one. The manifold is the
+// two outermost touching members along the surface (the least and
+// greatest r x n), solved as a rigid body by rounds of sequential
+// impulses with Coulomb friction. CPU mirror: cpu::shape_match::plane_impact.
+fn plane_impact(body: BodyInfo, centre: vec2<f32>, v0: vec2<f32>, w0: f32, k: u32) -> vec4<f32> {
+    var mass = 0.0;
+    var inertia = 0.0;
+    var count = 0u;
+    var s_lo = 0.0;
+    var s_hi = 0.0;
+    var a = ImpactContact(vec2<f32>(0.0), vec2<f32>(0.0), 0.0, 0.0);
+    var b = a;
+    let end = body.first + body.count;
+    for (var j = body.first; j < end; j++) {
+        let m = member_of(members[j]);
+        let i = m.point;
+        let p = state_in[i].xy;
+        let r = p - centre;
+        mass += m.weight;
+        inertia += m.weight * dot(r, r);
+        let pi = point_info(info[i]);
+        if (pi.inv_mass == 0.0) {
+            continue;
+        }
+        let u = v0 + perp(r) * w0;
+        let c = collider_contact(k, pi.layers, p + u * sim.h, sim.point_radius);
+        if (c.z <= 0.0) {
+            continue;
+        }
+        let approach = -dot(u, c.xy);
+        if (!is_impact(approach, sim.restitution_threshold)) {
+            continue;
+        }
+        let mat = materials[pi.material];
+        let contact = ImpactContact(r, c.xy, mat.elasticity * approach, mat.dynamic_friction);
+        let s = cross2(r, c.xy);
+        if (count == 0u || s < s_lo) {
+            s_lo = s;
+            a = contact;
+        }
+        if (count == 0u || s > s_hi) {
+            s_hi = s;
+            b = contact;
+        }
+        count += 1u;
+    }
+    if (count == 0u) {
+        return vec4<f32>(0.0);
+    }
+    var n_contacts = 1u;
+    if (s_hi > s_lo) {
+        n_contacts = 2u;
+    }
+    let inv_m = 1.0 / mass;
+    var inv_i = 0.0;
+    if (inertia > TINY_SUM) {
+        inv_i = 1.0 / inertia;
+    }
+    var v = v0;
+    var w = w0;
+    var jn = vec2<f32>(0.0);
+    var jt = vec2<f32>(0.0);
+    for (var round = 0u; round < PLANE_IMPACT_ROUNDS; round++) {
+        for (var q = 0u; q < n_contacts; q++) {
+            var c = a;
+            if (q == 1u) {
+                c = b;
+            }
+            let rn = cross2(c.r, c.n);
+            let dn_want = (c.target_speed - dot(v + perp(c.r) * w, c.n)) / (inv_m + rn * rn * inv_i);
+            let n_total = max(jn[q] + dn_want, 0.0);
+            let dn = n_total - jn[q];
+            jn[q] = n_total;
+            v += c.n * (dn * inv_m);
+            w += rn * dn * inv_i;
+            let t = perp(c.n);
+            let rt = cross2(c.r, t);
+            let dt_want = -dot(v + perp(c.r) * w, t) / (inv_m + rt * rt * inv_i);
+            let limit = c.mu * jn[q];
+            let t_total = clamp(jt[q] + dt_want, -limit, limit);
+            let dt = t_total - jt[q];
+            jt[q] = t_total;
+            v += t * (dt * inv_m);
+            w += rt * dt * inv_i;
+        }
+    }
+    return vec4<f32>(v - v0, w - w0, 1.0);
+}
+
 // One thread per listed body (list_plane_impact), dispatched with the
 // workgroup counts the frames kernels left in the list's head (at least
 // one workgroup: its first thread empties the next substep's list): body
 // b's half-plane and planet impacts, at its frame, with impact_collider's
-// collider k. Each awake member whose contact with k one substep ahead
-// (at p + v h) it approaches faster than the restitution threshold has an
-// impact. Its points and its frame take the mean of the impacts'
-// (1 + e) v n. Its points are its own (a body that shares one takes no
-// part), so no other thread reads them. CPU mirror:
-// cpu::shape_match::plane_impacts.
+// collider k (plane_impact). The change of its rigid motion is added to
+// its awake points (dv + domega x r) and to its frame. Its points are its
+// own (a body that shares one takes no part), so no other thread reads
+// them. CPU mirror: cpu::shape_match::plane_impacts.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = indirect_index(gid, impact_head_in.groups[0]);
@@ -321,43 +424,27 @@ fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let b = impacts_in[n];
     let body = body_info(bodies[2u * b], bodies[2u * b + 1u]);
     let f0 = frames_out[2u * b];
+    let f1 = frames_out[2u * b + 1u];
+    let centre = f0.xy;
     let v = f0.zw;
-    let k = impact_collider(f0.xy + v * sim.h, v, body.reach);
+    let k = impact_collider(centre + v * sim.h, v, body.reach);
     if (k == NO_COLLIDER) {
         return;
     }
-    let t = sim.restitution_threshold;
-    var count = 0u;
-    var sum = vec2<f32>(0.0);
-    let end = body.first + body.count;
-    for (var j = body.first; j < end; j++) {
-        let i = member_of(members[j]).point;
-        let pi = point_info(info[i]);
-        if (pi.inv_mass == 0.0) {
-            continue;
-        }
-        let c = collider_contact(k, pi.layers, state_in[i].xy + v * sim.h, sim.point_radius);
-        if (c.z <= 0.0) {
-            continue;
-        }
-        let approach = -dot(v, c.xy);
-        if (is_impact(approach, t)) {
-            sum += c.xy * ((1.0 + materials[pi.material].elasticity) * approach);
-            count += 1u;
-        }
-    }
-    if (count == 0u) {
+    let d = plane_impact(body, centre, v, f1.z, k);
+    if (d.w == 0.0) {
         return;
     }
-    let dv = sum / f32(count);
+    let end = body.first + body.count;
     for (var j = body.first; j < end; j++) {
         let i = member_of(members[j]).point;
         if (point_info(info[i]).inv_mass != 0.0) {
             let s = state_in[i];
-            state_in[i] = vec4<f32>(s.xy, s.zw + dv);
+            state_in[i] = vec4<f32>(s.xy, s.zw + d.xy + perp(s.xy - centre) * d.z);
         }
     }
-    frames_out[2u * b] = vec4<f32>(f0.xy, v + dv);
+    frames_out[2u * b] = vec4<f32>(centre, v + d.xy);
+    frames_out[2u * b + 1u] = vec4<f32>(f1.xy, f1.z + d.z, f1.w);
 }
 
 // Point i's velocity after shape matching: the sum over its bodies of the

