@@ -31,6 +31,8 @@ fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f
 // Colliders are numbered planets first, then half-planes: collider k is
 // planet k when k < NUM_PLANETS, else plane k - NUM_PLANETS.
 const NO_COLLIDER: u32 = 0xffffffffu;
+// A restitution threshold no approach passes (the largest f32).
+const NO_BOUNCE: f32 = 3.40282347e38;
 
 // A planet's contact with a disk of `radius` at `p` with layers `layers`,
 // as (normal, depth); no contact when depth <= 0.
@@ -84,6 +86,19 @@ fn deepest_contact(layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
     return best;
 }
 
+// The restitution threshold of a point's contact with a collider at
+// depth `depth` along `n`, the point moving at `v` (after this substep's
+// motion): a contact that persists (the point stood within RESTING_SLOP
+// radii of the surface at the substep's start, at p - v h) bounces at no
+// speed, so that a point its own body presses into the ground is stopped,
+// not thrown back up every substep. CPU mirror: cpu::collide::collider_threshold.
+fn collider_threshold(v: vec2<f32>, n: vec2<f32>, depth: f32) -> f32 {
+    if (depth + dot(v, n) * sim.h > -RESTING_SLOP * sim.point_radius) {
+        return NO_BOUNCE;
+    }
+    return sim.restitution_threshold;
+}
+
 // The point after its deepest contact, as (p, v).
 fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     let c = deepest_contact(pi.layers, p, sim.point_radius);
@@ -96,6 +111,6 @@ fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     // side that does not move.
     let mat = materials[pi.material];
     let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
-    let r = contact_response(v, best_normal, best_depth, m, sim.h, sim.restitution_threshold);
+    let r = contact_response(v, best_normal, best_depth, m, sim.h, collider_threshold(v, best_normal, best_depth));
     return vec4<f32>(p + best_normal * best_depth + r.zw, v + r.xy);
 }

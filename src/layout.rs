@@ -422,6 +422,15 @@ impl Colliders {
     }
 }
 
+/// How far outside a half-plane or planet a point may have stood at the
+/// start of a substep, as a fraction of `point_radius`, for its contact
+/// to count as one that persists (WGSL `RESTING_SLOP`): such a contact
+/// does not bounce whatever its approach speed (docs/physics.md,
+/// "Friction and restitution"). A point pushed out of a collider stands
+/// on its surface to within rounding; 1% of the radius is far above
+/// that and far below any gap a falling point crosses in a substep.
+pub const RESTING_SLOP: f32 = 0.01;
+
 /// Largest magnitude of one fixed-point contribution, in units of
 /// `1 / SimParams::contact_scale` (clamped; an accumulator holds twice
 /// that): `2^30`, so a contribution of `x` m or m/s is clamped to

@@ -190,6 +190,7 @@ fn shared_constants_match() {
     assert_eq!(constant("NEAR_RECORD_WORDS"), NEAR_RECORD_WORDS);
     assert_eq!(float("UNTANGLE_PUSH"), UNTANGLE_PUSH);
     assert_eq!(float("CONTACT_LIMIT_UNITS"), CONTACT_LIMIT_UNITS);
+    assert_eq!(float("RESTING_SLOP"), RESTING_SLOP);
     assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);
 }
 

@@ -5,7 +5,7 @@
 use glam::Vec2;
 
 use super::{ContactMaterial, contact_response, par, safe_dir, v2};
-use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
+use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, RESTING_SLOP, SimParams};
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
 /// `layers` (WGSL `collider_contact`): `(normal, depth)`, no contact when
@@ -65,6 +65,22 @@ pub fn deepest_contact(
     (best.1 > 0.0).then_some(best)
 }
 
+/// The restitution threshold of a point's contact with a collider at
+/// `depth` along `n`, the point moving at `v` after this substep's motion
+/// (WGSL `collider_threshold`): a contact that persists, the point having
+/// stood within [`RESTING_SLOP`] radii of the surface at the substep's
+/// start (at `p - v h`), bounces at no speed, so that a point its own body
+/// presses into the ground is stopped rather than thrown back up every
+/// substep.
+#[inline]
+pub fn collider_threshold(sim: &SimParams, v: Vec2, n: Vec2, depth: f32) -> f32 {
+    if depth + v.dot(n) * sim.h > -RESTING_SLOP * sim.point_radius {
+        f32::MAX
+    } else {
+        sim.restitution_threshold
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 /// Resolves each point's deepest contact: push out along the normal, then
 /// restitution and friction against a side that does not move
@@ -103,7 +119,8 @@ pub fn collide(
                 decay: (-mat.friction * sim.h).exp(),
             };
             let v = v2(*vel);
-            let (dv, dp) = contact_response(v, n, depth, &m, sim.h, sim.restitution_threshold);
+            let threshold = collider_threshold(sim, v, n, depth);
+            let (dv, dp) = contact_response(v, n, depth, &m, sim.h, threshold);
             *pos = (p + n * depth + dp).to_array();
             *vel = (v + dv).to_array();
         },

@@ -104,6 +104,36 @@ fn restitution_only_when_approaching() {
     assert_eq!(v1[1], 0.5, "approaching point's normal velocity not -e vn");
 }
 
+/// A contact that persists does not bounce: a point standing on the floor
+/// (at `point_radius`) that its body drives into it at 2 m/s stops, where
+/// one that stood clear of it at the substep's start (by `h` m, half the
+/// way it moves in the substep) rebounds at `e`
+/// (issue 48: a point its body pressed into the ground was thrown back up
+/// every substep, and read a speed while it did not move).
+#[test]
+fn a_point_pressed_into_the_floor_it_stands_on_does_not_bounce() {
+    let params = Params {
+        elasticity: 0.5,
+        friction: 0.0,
+        point_radius: 0.02,
+        ..quiet()
+    };
+    let h = params.h();
+    let mut world = World::new(params);
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for (x, y) in [(0.0, 0.02), (1.0, 0.02 + h)] {
+        world
+            .add_point(Point::new(Vec2::new(x, y)).vel(Vec2::new(0.0, -2.0)))
+            .unwrap();
+    }
+    let mut s = CpuSolver::new(&world).unwrap();
+    s.substep();
+    let (v0, v1) = (vel(&s, 0), vel(&s, 1));
+    println!("standing: v {v0:?}; landing: v {v1:?}");
+    assert_eq!(v0[1], 0.0, "a point standing on the floor bounced");
+    assert_eq!(v1[1], 1.0, "a landing point's normal velocity not -e vn");
+}
+
 /// Friction: a point pressed into the floor by gravity with elasticity 0
 /// slides with tangential speed `v0 exp(-f t)` exactly: each substep's
 /// contact multiplies it by `exp(-f h)`, and `exp(-f h)^n = exp(-f t)`.
