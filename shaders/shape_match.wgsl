@@ -46,6 +46,9 @@ const TINY_SUM: f32 = 1e-30;
 // with the frames, read by apply.
 @group(0) @binding(13) var<storage, read_write> dilation_out: array<f32>;
 @group(0) @binding(14) var<storage, read> dilation_in: array<f32>;
+// Each body's inflation its area term aimed at in the last substep
+// (ramp_inflation): the frames kernels read and write it.
+@group(0) @binding(19) var<storage, read_write> inflation_now: array<f32>;
 // The plane-impact list: a head (src/layout.rs, ListHead:
 // plane_impacts's workgroup counts, then the count) and the entries, body
 // indices. The frames kernels fill it through `impact_head` and
@@ -110,7 +113,19 @@ fn area_ratio(a: f32, b: f32, d1: f32, d2: f32) -> f32 {
     return 0.25 * (a * a + b * b - d1 * d1 - d2 * d2);
 }
 
-// Body `index`'s frame; stores its dilation rate too.
+// The inflation body b's area term aims at this substep: its set
+// inflation `set_to`, approached from the one it aimed at the substep
+// before by at most the factor exp(INFLATION_RATE h), which is stored
+// for the next. CPU mirror: cpu::shape_match::ramp_inflation.
+fn ramp_inflation(b: u32, set_to: f32) -> f32 {
+    let now = inflation_now[b];
+    let step = exp(INFLATION_RATE * sim.h);
+    let next = clamp(set_to, now / step, now * step);
+    inflation_now[b] = next;
+    return next;
+}
+
+// Body `index`'s frame; stores its dilation rate and ramped inflation too.
 fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> BodyFrame {
     let total = s.a.x;
     let c_rel = s.a.yz / total;
@@ -143,6 +158,7 @@ fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> 
     // would hold it inverted against shape matching's proper rotation,
     // which turns it back through a flat shape.
     var dilation = 0.0;
+    let inflation = ramp_inflation(index, body.inflation);
     if (body.area_norm > 0.0) {
         let n = body.area_norm;
         let an = a * n;
@@ -151,7 +167,7 @@ fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> 
         let d2 = (s.d - (c_rel.x * sq.y + c_rel.y * sq.x)) * n;
         let ratio = area_ratio(an, bn, d1, d2);
         if (ratio > 0.0) {
-            let scale = sqrt(body.inflation / max(ratio, AREA_MIN_RATIO));
+            let scale = sqrt(inflation / max(ratio, AREA_MIN_RATIO));
             dilation = body.area_stiffness * sim.h * (scale - 1.0);
         }
     }

@@ -276,6 +276,8 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
 
 // Body-body collisions (src/layout.rs has the meaning of each).
 const CONTACT_LIMIT_UNITS: f32 = 1073741824.0;
+// src/layout.rs, INFLATION_RATE (1/s).
+const INFLATION_RATE: f32 = 4.0;
 // src/layout.rs, RESTING_SLOP.
 const RESTING_SLOP: f32 = 0.01;
 const CONTACT_FREE: u32 = 0x80000000u;

@@ -91,6 +91,7 @@ pub fn body_frames(
         vel,
         &mut frames,
         &mut dilation,
+        &mut packed.inflations(),
         false,
     );
     Ok(frames)

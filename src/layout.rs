@@ -289,6 +289,15 @@ pub struct BodyInfo {
 pub const MIN_INFLATION: f32 = 0.01;
 /// The largest inflation (target area over rest area).
 pub const MAX_INFLATION: f32 = 100.0;
+/// How fast a body's area term follows a change of its inflation, 1/s
+/// (WGSL `INFLATION_RATE`): the inflation it aims at moves toward the set
+/// one by at most the factor `exp(INFLATION_RATE h)` a substep, so a body's
+/// target area grows or shrinks at most `e^4`-fold (55-fold) a second and
+/// its size at half that rate: a point at distance `r` from the centroid
+/// of a body inflating at the full rate moves outward at about `2 r` per
+/// second (docs/physics.md, "Area").
+pub const INFLATION_RATE: f32 = 4.0;
+
 /// The area ratio the area term assumes at the least: a body squashed
 /// flatter is pushed out as if at this ratio, so the push is bounded. A
 /// body turned inside out (a ratio of 0 or less) is not pushed.

@@ -290,6 +290,7 @@ fn damped_body_deviation(x: f32) -> (f32, World) {
     let (mut pos, mut vel) = (packed.pos.clone(), packed.vel.clone());
     let mut frames = vec![softbody::layout::BodyFrame::default(); packed.bodies.len()];
     let mut dilation = vec![0.0; packed.bodies.len()];
+    let mut inflation = packed.inflations();
     for _ in 0..200 {
         shape_match::frames(
             &sim,
@@ -299,6 +300,7 @@ fn damped_body_deviation(x: f32) -> (f32, World) {
             &vel,
             &mut frames,
             &mut dilation,
+            &mut inflation,
             false,
         );
         shape_match::apply(

@@ -18,8 +18,8 @@ use super::collide::collider_contact;
 use super::impact::is_impact;
 use super::{cross2, par, perp, v2};
 use crate::layout::{
-    AREA_MIN_RATIO, BodyFrame, BodyInfo, LARGE_BODY_THREADS, MaterialInfo, Member, PlaneInfo,
-    PlanetInfo, PointInfo, PointMember, SMALL_BODY_MAX_POINTS, SimParams,
+    AREA_MIN_RATIO, BodyFrame, BodyInfo, INFLATION_RATE, LARGE_BODY_THREADS, MaterialInfo, Member,
+    PlaneInfo, PlanetInfo, PointInfo, PointMember, SMALL_BODY_MAX_POINTS, SimParams,
 };
 use crate::pack::PointMembers;
 
@@ -207,10 +207,23 @@ pub fn frame_large(
     finish(body, h, p0, v0, tree_reduce(partial, Sums::plus))
 }
 
+/// The inflation a body's area term aims at this substep (WGSL
+/// `ramp_inflation`): its set inflation `target`, approached from the
+/// inflation it aimed at the substep before, `now`, by at most the
+/// factor `exp(INFLATION_RATE h)` (docs/physics.md, "Area"), so that a
+/// pressure body set to a new inflation grows or shrinks at a bounded rate
+/// rather than throwing its points.
+#[inline]
+pub fn ramp_inflation(target: f32, now: f32, h: f32) -> f32 {
+    let step = (INFLATION_RATE * h).exp();
+    target.clamp(now / step, now * step)
+}
+
 /// Every body's frame from `(pos, vel)`: bodies of at most
 /// `SMALL_BODY_MAX_POINTS` points as by one thread (WGSL `frames`), larger
 /// ones as by a workgroup (WGSL `frames_large`); `body_order` lists them in
-/// that split.
+/// that split. Each body's area term aims at its inflation ramped from
+/// `inflation_now` ([`ramp_inflation`]), which is updated.
 #[allow(clippy::too_many_arguments)]
 pub fn frames(
     sim: &SimParams,
@@ -220,19 +233,27 @@ pub fn frames(
     vel: &[[f32; 2]],
     frames_out: &mut [BodyFrame],
     dilation_out: &mut [f32],
+    inflation_now: &mut [f32],
     parallel: bool,
 ) {
     let n = sim.num_bodies as usize;
+    for (body, now) in bodies[..n].iter().zip(&mut inflation_now[..n]) {
+        *now = ramp_inflation(body.inflation, *now, sim.h);
+    }
+    let inflation_now = &inflation_now[..n];
     par::zip_mut(
         parallel,
         &mut frames_out[..n],
         &mut dilation_out[..n],
         |b, frame, dilation| {
-            let body = &bodies[b];
+            let body = BodyInfo {
+                inflation: inflation_now[b],
+                ..bodies[b]
+            };
             (*frame, *dilation) = if body.count <= SMALL_BODY_MAX_POINTS {
-                frame_small(sim.h, body, members, pos, vel)
+                frame_small(sim.h, &body, members, pos, vel)
             } else {
-                frame_large(sim.h, body, members, pos, vel)
+                frame_large(sim.h, &body, members, pos, vel)
             };
         },
     );

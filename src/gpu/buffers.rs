@@ -32,6 +32,10 @@ pub struct Buffers {
     pub frames: wgpu::Buffer,
     /// Each body's area dilation rate (`f32`), written with the frames.
     pub dilation: wgpu::Buffer,
+    /// Each body's inflation its area term aimed at in the last substep
+    /// (`f32`, WGSL `ramp_inflation`): set to the bodies' inflations when
+    /// uploaded and by every edit, then ramped by the frames kernels.
+    pub inflation_now: wgpu::Buffer,
     /// Sleeping (`shaders/sleep.wgsl`): each point's `SleepPoint`, and per
     /// assembly root the step's largest squared speed and the steps at
     /// rest. The kernels read `info`, whose inverse masses are 0 while
@@ -284,6 +288,7 @@ impl Buffers {
                 usage: storage,
                 mapped_at_creation: false,
             }),
+            inflation_now: init("inflation_now", inflation_bytes(packed), storage),
             sleep_points,
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
@@ -357,6 +362,7 @@ impl Buffers {
             &self.state[1],
             &self.frames,
             &self.dilation,
+            &self.inflation_now,
             &self.sleep_points,
             &self.sleep_speed,
             &self.rest_steps,
@@ -373,4 +379,10 @@ impl Buffers {
         .map(|b| b.size())
         .sum()
     }
+}
+
+/// The bodies' inflations as the bytes of `Buffers::inflation_now` (one
+/// `f32` a body, at least one).
+pub fn inflation_bytes(packed: &Packed) -> Vec<u8> {
+    bytes_or_zero(&packed.inflations())
 }

@@ -125,6 +125,7 @@ impl ShapeMatch {
                 (7, &b.frames),
                 (13, &b.dilation),
                 (15, &heads[h]),
+                (19, &b.inflation_now),
                 (16, &b.plane_impacts),
             ]
         };

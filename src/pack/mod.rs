@@ -241,6 +241,13 @@ impl Packed {
     pub fn body_members(&self) -> impl Iterator<Item = (u32, &Member)> {
         body_members(&self.bodies, &self.members)
     }
+
+    /// Each body's set inflation, where its area term's ramp starts
+    /// (`shape_match::ramp_inflation`): a new or edited solver's bodies
+    /// aim at their targets at once.
+    pub fn inflations(&self) -> Vec<f32> {
+        self.bodies.iter().map(|b| b.inflation).collect()
+    }
 }
 
 #[cfg(test)]

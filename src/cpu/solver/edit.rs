@@ -122,5 +122,8 @@ impl CpuSolver {
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());
         self.dilation.resize(self.packed.bodies.len(), 0.0);
+        // Bodies may have moved: every ramp of an inflation ends at its
+        // target.
+        self.inflation_now = self.packed.inflations();
     }
 }

@@ -118,6 +118,9 @@ pub struct CpuSolver {
     frames: Vec<BodyFrame>,
     /// Each body's area dilation rate, beside its frame.
     dilation: Vec<f32>,
+    /// Each body's inflation its area term aimed at in the last substep
+    /// (`shape_match::ramp_inflation`).
+    inflation_now: Vec<f32>,
     /// The bodies listed for half-plane and planet impacts in the last
     /// shape matching (transient: kept for its allocation).
     plane_impacts: Vec<u32>,
@@ -185,6 +188,7 @@ impl CpuSolver {
             vel_tmp: vec![[0.0; 2]; n],
             frames: vec![BodyFrame::default(); packed.bodies.len()],
             dilation: vec![0.0; packed.bodies.len()],
+            inflation_now: packed.inflations(),
             plane_impacts: Vec::new(),
             contacts: Contacts::new(&packed),
             impacts: Impacts::new(&packed),
@@ -781,6 +785,7 @@ impl CpuSolver {
             &p.vel,
             &mut self.frames,
             &mut self.dilation,
+            &mut self.inflation_now,
             self.spread,
         );
         let colliders = shape_match::Colliders {

@@ -287,3 +287,74 @@ fn the_balloons_scene_holds_each_balloon_at_its_inflation() {
         }
     }
 }
+
+/// The fastest point of `ring` over its speed bound while inflating at
+/// the full rate, `INFLATION_RATE / 2` times its distance from the
+/// centroid (docs/physics.md, "Area"), and the area ratio reached.
+fn ramp_excess(
+    s: &mut softbody::solver::Solver,
+    ring: &[PointHandle],
+    steps: u64,
+    rest: f32,
+) -> (f32, f32) {
+    let rate = softbody::layout::INFLATION_RATE;
+    let mut worst = 0.0f32;
+    for _ in 0..steps {
+        s.step(1).unwrap();
+        let (pos, vel) = s.state().unwrap();
+        let c = ring
+            .iter()
+            .map(|p| Vec2::from(pos[p.index()]))
+            .sum::<Vec2>()
+            / ring.len() as f32;
+        let reach = ring
+            .iter()
+            .map(|p| (Vec2::from(pos[p.index()]) - c).length())
+            .fold(0.0, f32::max);
+        let fastest = ring
+            .iter()
+            .map(|p| Vec2::from(vel[p.index()]).length())
+            .fold(0.0, f32::max);
+        worst = worst.max(fastest / (rate / 2.0 * reach));
+    }
+    let (pos, _) = s.state().unwrap();
+    (worst, area(&pos, ring) / rest)
+}
+
+/// `set_inflation` from 1 to 100 and back, on a weightless pressure body
+/// of 0.25 m: its points move no faster than the ramp of its target area
+/// (`INFLATION_RATE`) lets them, within a factor 1.5, in both directions,
+/// on both paths, and it does grow and shrink (issue 48: the step to 100
+/// threw its points at 74 m/s in one substep).
+#[test]
+fn a_pressure_body_set_to_a_hundredfold_area_inflates_at_the_ramps_pace() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    world.params.sleep_speed = 0.0;
+    let (ring, body) = balloon(&mut world, Vec2::ZERO, 0.25, 16);
+    let rest = area(
+        &world
+            .points()
+            .iter()
+            .map(|p| p.pos.to_array())
+            .collect::<Vec<_>>(),
+        &ring,
+    );
+    for mut s in both(&world) {
+        s.set_inflation(body, 100.0).unwrap();
+        let (up, grown) = ramp_excess(&mut s, &ring, 150, rest);
+        s.set_inflation(body, 1.0).unwrap();
+        let (down, shrunk) = ramp_excess(&mut s, &ring, 150, rest);
+        eprintln!(
+            "{}: fastest point {up:.2} of the ramp's pace inflating (area {grown:.1}x), {down:.2} deflating (area {shrunk:.2}x)",
+            s.name()
+        );
+        assert!(
+            up < 1.5 && down < 1.5,
+            "{}: {up}, {down} of the ramp's pace",
+            s.name()
+        );
+        assert!(grown > 3.0, "{}: grew to {grown}x only", s.name());
+        assert!(shrunk < 1.3, "{}: shrank back to {shrunk}x only", s.name());
+    }
+}

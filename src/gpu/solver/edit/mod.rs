@@ -18,7 +18,9 @@ use wgpu::util::DeviceExt;
 use super::super::SolverError;
 use super::super::body_collide::{BodyCollide, ContactKernels};
 use super::super::broad_phase::ContactBuffers;
-use super::super::buffers::{Buffers, STATE_BYTES, interleave, plane_impacts_bytes, static_arrays};
+use super::super::buffers::{
+    Buffers, STATE_BYTES, inflation_bytes, interleave, plane_impacts_bytes, static_arrays,
+};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::impact::{BodyImpact, Impact};
 use super::super::integrate::Integrate;
@@ -450,12 +452,18 @@ impl GpuSolver {
             && state_bytes <= self.buffers.state[0].size()
             && frames_bytes <= self.buffers.frames.size()
             && 4 * new.bodies.len() as u64 <= self.buffers.dilation.size()
+            && 4 * new.bodies.len() as u64 <= self.buffers.inflation_now.size()
             && 16 * new.bodies.len() as u64 <= self.buffers.impact_sums.size()
             && plane_impacts_bytes(new.bodies.len()) <= self.buffers.plane_impacts.size();
         if fits {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
                 report.bytes_uploaded += write_changed(queue, t, o, n);
             }
+            // Bodies may have moved: every ramp of an inflation ends at its
+            // target.
+            let inflations = inflation_bytes(new);
+            queue.write_buffer(&self.buffers.inflation_now, 0, &inflations);
+            report.bytes_uploaded += inflations.len() as u64;
             report.bytes_uploaded += write_changed(
                 queue,
                 &self.buffers.sleep_points,
