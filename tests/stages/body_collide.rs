@@ -1,5 +1,6 @@
-//! Body-body contacts (`shaders/body_collide.wgsl`,
-//! `src/cpu/body_collide/`; docs/physics.md, "Body-body collisions"):
+//! Body-body contacts (`shaders/body_collide.wgsl` and its parts in
+//! `shaders/body_collide/`, `src/cpu/body_collide/`; docs/physics.md,
+//! "Body-body collisions"):
 //! resting and stacking, momentum, layers, the speed limit, what never
 //! collides, free disks, large bodies, Coulomb friction between bodies,
 //! outlines turned inside out or in a line, two materials, and the GPU
