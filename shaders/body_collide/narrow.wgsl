@@ -199,7 +199,7 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
         }
     }
     if (WARM_PASS) {
-        note_near_list(i, p, sleeping);
+        note_near_list(i, p, grow);
     }
     return best;
 }
@@ -268,7 +268,7 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
         }
     }
     if (WARM_PASS) {
-        note_near_list(i, p, sleeping);
+        note_near_list(i, p, grow);
     }
     return best;
 }

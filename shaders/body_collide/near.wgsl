@@ -18,8 +18,10 @@
 // costs several times the list. The record lives in `warm` after the
 // points' warm starts, NEAR_RECORD_WORDS words a point from vec4
 // num_points + 2 i: the stamp, the count (NEAR_NO_LIST: none kept), the
-// position's bits, then the bodies. The walk's CPU mirror is
-// cpu::body_collide::deepest, whose contacts the list does not change.
+// position's bits, then the bodies. With point_radius 0 no list is kept
+// (note_near_list) and the later narrow phases walk the grid. The walk's
+// CPU mirror is cpu::body_collide::deepest, whose contacts the list does
+// not change.
 // The top bit of a noted body (a body index is below 2^30, MAX_ITEMS).
 const NEAR_HELD: u32 = 0x80000000u;
 const NEAR_NO_LIST: u32 = 0xffffffffu;
@@ -40,7 +42,8 @@ fn grid_stamp() -> u32 {
 }
 
 // How far the walk of a substep's first narrow phase grows the boxes of
-// the bodies it notes (none for a sleeping point, which keeps no list).
+// the bodies it notes (none for a sleeping point, nor with point_radius
+// 0: neither keeps a list).
 fn near_grow(sleeping: bool) -> f32 {
     if (WARM_PASS && !sleeping) {
         return NEAR_NOTE * sim.point_radius;
@@ -68,10 +71,14 @@ fn walk_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: boo
     return held;
 }
 
-// Stores the near list the walk of point i at `p` noted.
-fn note_near_list(i: u32, p: vec2<f32>, sleeping: bool) {
+// Stores the near list the walk of point i at `p`, which grew the boxes by
+// `grow` (near_grow), noted. A walk that grew none (a sleeping point, or
+// point_radius 0) noted nothing and keeps no list: an empty one would
+// tell a later narrow phase that no body may touch a point that has not
+// moved, even one inside another body.
+fn note_near_list(i: u32, p: vec2<f32>, grow: f32) {
     var n = near_n;
-    if (sleeping || n > NEAR_SLOTS) {
+    if (grow == 0.0 || n > NEAR_SLOTS) {
         n = NEAR_NO_LIST;
     }
     let r = near_record(i);
