@@ -121,10 +121,10 @@ pub const TANGLE_KEPT: u32 = 0x8000_0000;
 /// before them counts the points appended.
 pub const ACTIVE_POINTS: u32 = 1;
 
-/// Bodies a point's near list holds (WGSL `NEAR_SLOTS`; body_collide.wgsl,
-/// "The near list"): a substep's first narrow phase notes the bodies that
-/// may touch a point, and its later narrow phases test those rather than
-/// walk the grid. A point near more walks the grid again.
+/// Bodies a point's near list holds (WGSL `NEAR_SLOTS`;
+/// `body_collide/near.wgsl`): a substep's first narrow phase notes the
+/// bodies that may touch a point, and its later narrow phases test those
+/// rather than walk the grid. A point near more walks the grid again.
 pub const NEAR_SLOTS: u32 = 4;
 
 /// Words per point of the near list's record in the warm-start buffer
@@ -368,7 +368,7 @@ pub struct BodyFrame {
 /// `plane_impacts` solves in a substep (the frames kernels raise the
 /// counts as they list bodies; always at least one workgroup, whose first
 /// thread empties the next substep's list), and the active list of points
-/// the contact passes run over on a CPU adapter (`body_collide.wgsl`,
+/// the contact passes run over on a CPU adapter (`body_collide/narrow.wgsl`,
 /// `list_args`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]

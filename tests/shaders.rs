@@ -26,14 +26,25 @@ fn every_stage_parses_and_validates() {
 
 #[test]
 fn shader_files_on_disk_are_the_ones_compiled_in() {
-    // Every .wgsl in shaders/ is the prelude, a registered stage or a
-    // fragment that some stage holds.
+    // Every .wgsl in shaders/ and its folders is the prelude, a registered
+    // stage or a fragment that some stage holds; shaders/render is the
+    // renderer's (tests/render.rs).
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".wgsl"))
-        .collect();
+    let mut on_disk: Vec<String> = Vec::new();
+    let mut folders = vec![String::new()];
+    while let Some(folder) = folders.pop() {
+        for e in std::fs::read_dir(dir.join(&folder)).unwrap() {
+            let e = e.unwrap();
+            let name = format!("{folder}{}", e.file_name().into_string().unwrap());
+            if e.file_type().unwrap().is_dir() {
+                if name != "render" {
+                    folders.push(format!("{name}/"));
+                }
+            } else if name.ends_with(".wgsl") {
+                on_disk.push(name);
+            }
+        }
+    }
     on_disk.sort();
     let mut known: Vec<String> = STAGES.iter().map(|(n, _)| format!("{n}.wgsl")).collect();
     known.push("shared.wgsl".into());

@@ -1,4 +1,5 @@
-//! Stage 5b wrapper for `shaders/body_collide.wgsl` (CPU mirror:
+//! Stage 5b wrapper for `shaders/body_collide.wgsl` and its parts in
+//! `shaders/body_collide/` (CPU mirror:
 //! `cpu::body_collide`): narrow phase, resolve, apply, and the relax pass
 //! (recount, relax, apply); a substep's first narrow phase warm-starts
 //! (narrow with `WARM_PASS`, apply with `KEEP_COUNTS`); once per step,

@@ -45,7 +45,7 @@ pub struct ContactBuffers {
     /// Each point's warm-starting state, 4 words (`body_collide.wgsl`,
     /// `warm`), carried from substep to substep; then each point's near
     /// list, `NEAR_RECORD_WORDS` words, which a substep's later narrow
-    /// phases take from its first (`body_collide.wgsl`, "The near list").
+    /// phases take from its first (`body_collide/near.wgsl`).
     pub warm: wgpu::Buffer,
     /// Per body, its tangles this step, `TANGLE_WORDS` words
     /// (`body_collide.wgsl`, `tangles`).

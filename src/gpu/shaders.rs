@@ -1,5 +1,5 @@
 //! WGSL sources: `shaders/shared.wgsl` (structs and helpers shared by every
-//! kernel, twins of `crate::layout`) prepended to each stage's file.
+//! kernel, twins of `crate::layout`) prepended to each stage's source.
 
 use crate::layout::SPREAD;
 
@@ -11,6 +11,8 @@ pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 /// hold the fragment `shaders/collide_point.wgsl` (a point against the
 /// static colliders): `collide`, and `shape_match` for its kernel fused
 /// with integrate and collide and for its half-plane and planet impacts.
+/// `body_collide` is its file followed by its parts, one concern each, in
+/// `shaders/body_collide/` (WGSL declarations may come in any order).
 pub const STAGES: &[(&str, &str)] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     (
@@ -35,18 +37,48 @@ pub const STAGES: &[(&str, &str)] = &[
     ),
     (
         "body_collide",
-        include_str!("../../shaders/body_collide.wgsl"),
+        concat!(
+            include_str!("../../shaders/body_collide.wgsl"),
+            include_str!("../../shaders/body_collide/narrow.wgsl"),
+            include_str!("../../shaders/body_collide/near.wgsl"),
+            include_str!("../../shaders/body_collide/warm.wgsl"),
+            include_str!("../../shaders/body_collide/resolve.wgsl"),
+            include_str!("../../shaders/body_collide/untangle.wgsl")
+        ),
     ),
     ("impact", include_str!("../../shaders/impact.wgsl")),
     ("sleep", include_str!("../../shaders/sleep.wgsl")),
 ];
 
 /// Fragments appended to some stages' files (see [`STAGES`]):
-/// `(name, source)`, the name being the file's.
-pub const FRAGMENTS: &[(&str, &str)] = &[(
-    "collide_point",
-    include_str!("../../shaders/collide_point.wgsl"),
-)];
+/// `(name, source)`, the name being the file's path in `shaders/` without
+/// `.wgsl`.
+pub const FRAGMENTS: &[(&str, &str)] = &[
+    (
+        "collide_point",
+        include_str!("../../shaders/collide_point.wgsl"),
+    ),
+    (
+        "body_collide/narrow",
+        include_str!("../../shaders/body_collide/narrow.wgsl"),
+    ),
+    (
+        "body_collide/near",
+        include_str!("../../shaders/body_collide/near.wgsl"),
+    ),
+    (
+        "body_collide/warm",
+        include_str!("../../shaders/body_collide/warm.wgsl"),
+    ),
+    (
+        "body_collide/resolve",
+        include_str!("../../shaders/body_collide/resolve.wgsl"),
+    ),
+    (
+        "body_collide/untangle",
+        include_str!("../../shaders/body_collide/untangle.wgsl"),
+    ),
+];
 
 /// The complete WGSL of a stage (prelude + stage), or `None` for an unknown name.
 pub fn stage_source(name: &str) -> Option<String> {

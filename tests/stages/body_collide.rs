@@ -1,5 +1,6 @@
-//! Body-body contacts (`shaders/body_collide.wgsl`,
-//! `src/cpu/body_collide/`; docs/physics.md, "Body-body collisions"):
+//! Body-body contacts (`shaders/body_collide.wgsl` and its parts in
+//! `shaders/body_collide/`, `src/cpu/body_collide/`; docs/physics.md,
+//! "Body-body collisions"):
 //! resting and stacking, momentum, layers, the speed limit, what never
 //! collides, free disks, large bodies, Coulomb friction between bodies,
 //! outlines turned inside out or in a line, two materials, and the GPU
@@ -1919,6 +1920,66 @@ fn later_narrow_phases_meet_the_bodies_points_moved_near() {
                     .count();
                 assert!(pushed >= 2, "pair {k}: {pushed} points pushed on the CPU");
             }
+            let (dp, dv) = (
+                farthest(&state.pos, cpu.positions()),
+                farthest(&state.vel, cpu.velocities()),
+            );
+            let bound = contact_velocity_bound(&pos, world.params.h(), 4.0);
+            assert!(
+                dp <= 1e-6 && dv <= bound,
+                "{walk:?} over {points:?}: GPU - CPU: pos {dp} vel {dv}"
+            );
+        }
+    }
+}
+
+/// With `point_radius` 0 a substep's first narrow phase notes no bodies
+/// (it grows no box), so it keeps no near list, and a later narrow phase
+/// walks the grid (docs/physics.md, "The broad phase"). A pinned free
+/// point inside a box, which it never leaves: the later pass finds its
+/// contact, as the CPU, which walks, does, with every choice of contact
+/// kernels.
+#[test]
+fn with_no_point_radius_later_narrow_phases_still_meet_a_pinned_point() {
+    let Some(ctx) = gpu() else { return };
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    world.params.point_radius = 0.0;
+    let boxed = BoxShape::new(Vec2::new(1.0, 1.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    world
+        .add_point(Point::new(Vec2::new(1.2, 1.0)).pinned())
+        .unwrap();
+    for walk in [NarrowWalk::EachEntry, NarrowWalk::Batched] {
+        for points in [PointDispatch::AllPoints, PointDispatch::ActiveList] {
+            let mut cpu = CpuSolver::new(&world).unwrap();
+            let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+            gpu.set_contact_kernels(&ctx.device, ContactKernels { walk, points })
+                .unwrap();
+            let (pos, vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+            // The first contact pass of a substep on both.
+            copy_state(&ctx, &mut gpu, &cpu);
+            record_stages(
+                &ctx,
+                &mut gpu,
+                &[Stage::BroadPhase, Stage::Narrow, Stage::Resolve],
+            );
+            cpu.stage_broad_phase();
+            cpu.stage_narrow();
+            cpu.stage_resolve();
+            // The box back round the point, which has not moved.
+            cpu.set_state(&pos, &vel).unwrap();
+            copy_state(&ctx, &mut gpu, &cpu);
+            record_stages(&ctx, &mut gpu, &[Stage::BodyCollide]);
+            cpu.stage_body_collide();
+            let pushed = boxed
+                .points
+                .iter()
+                .filter(|p| cpu.positions()[p.index()] != pos[p.index()])
+                .count();
+            assert!(pushed >= 2, "{pushed} box points pushed on the CPU");
+            let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
             let (dp, dv) = (
                 farthest(&state.pos, cpu.positions()),
                 farthest(&state.vel, cpu.velocities()),

@@ -1,4 +1,4 @@
-//! Tangle recovery, part of stage 5b (`shaders/body_collide.wgsl`'s
+//! Tangle recovery, part of stage 5b (`shaders/body_collide/untangle.wgsl`'s
 //! `untangle`): once per step, each body whose outline's centre lies
 //! inside another body's outline is tangled with it (with up to two), and
 //! stays so while the narrow phase finds the other's points inside it; the

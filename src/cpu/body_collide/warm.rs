@@ -1,4 +1,4 @@
-//! Warm starting, part of stage 5b (`shaders/body_collide.wgsl`'s
+//! Warm starting, part of stage 5b (`shaders/body_collide/warm.wgsl`'s
 //! `warm_start` and `warm_impulse`, and `narrow` with `WARM_PASS`): each
 //! point's contact state carried from substep to substep, and the warm
 //! start a substep's first narrow phase applies.

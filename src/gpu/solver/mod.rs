@@ -1,15 +1,14 @@
-//! The GPU solver: records whole steps into the caller's encoder.
+//! The GPU solver: owns a world's buffers and pipelines and records whole
+//! steps into the caller's encoder.
 
 use super::SolverError;
-use super::body_collide::{BodyCollide, ContactKernels, Counts};
-use super::broad_phase::{BroadPhase, ContactBuffers};
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
-use super::impact::{BodyImpact, Impact};
+use super::impact::Impact;
 use super::integrate::Integrate;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
-use super::shape_match::{PlaneImpactHeads, ShapeMatch, ShapeMatchGrids};
+use super::shape_match::{ShapeMatch, ShapeMatchGrids};
 use super::sleep::Sleep;
 use super::springs::Springs;
 use crate::layout::{BodyFrame, SimParams, WORKGROUP_SIZE};
@@ -18,134 +17,21 @@ use crate::pack::check_state;
 use crate::params::Params;
 use crate::world::World;
 
+mod contacts;
 mod edit;
 mod profile;
 mod readback;
+mod record;
 mod sleeping;
+use contacts::ContactStages;
 pub use edit::EditReport;
 pub use profile::StageTimes;
 pub use readback::read_buffer;
-
-/// One stage of a substep, for recording stages alone (cross-checks, timing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stage {
-    Integrate,
-    Collide,
-    /// Integrate and collide fused into one dispatch, as a step of a world
-    /// without bodies runs them.
-    IntegrateCollide,
-    Springs,
-    /// One rod iteration.
-    Rods,
-    /// Shape matching: the body frames, then the per-point apply.
-    ShapeMatch,
-    /// Shape matching's body frames alone, with the half-plane and planet
-    /// impacts of the bodies they list (WGSL `plane_impacts`), which
-    /// change those bodies' velocities.
-    ShapeFrames,
-    /// Shape matching's per-point apply alone (with the frames of the
-    /// current state, from [`Stage::ShapeFrames`]).
-    ShapeApply,
-    /// [`Stage::ShapeApply`] fused with [`Stage::IntegrateCollide`], as a
-    /// step of a world with bodies runs them in every substep.
-    ApplyIntegrateCollide,
-    /// The collision grid of body-body contacts.
-    BroadPhase,
-    /// Body-body contacts: narrow phase, resolve, apply (after
-    /// [`Stage::BroadPhase`]). Its narrow phase skips the points the
-    /// substep's [`Stage::Narrow`] found quiet
-    /// ([`GpuSolver::read_quiet_points`]).
-    BodyCollide,
-    /// A substep's first narrow phase: [`Stage::BodyCollide`]'s narrow
-    /// phase, with the warm start of the contacts that persist (applied).
-    Narrow,
-    /// Body impacts act on whole bodies, over the contacts of the last
-    /// [`Stage::Narrow`] (half-plane and planet impacts are part of
-    /// [`Stage::ShapeFrames`]).
-    Impact,
-    /// [`Stage::BodyCollide`]'s resolve and apply alone, over the contacts
-    /// of the last [`Stage::Narrow`].
-    Resolve,
-    /// A relax pass of the body contacts: recount, relax, apply (after
-    /// [`Stage::BodyCollide`], over the contacts it stored).
-    ContactRelax,
-    /// Tangle recovery: each body whose outline's centre is inside another
-    /// body's outline is tangled with it (or stays so while the other's
-    /// points are inside it), and the pair gets the parting speed it lacks
-    /// (untangle, apply); once per step, after the first substep's
-    /// [`Stage::BroadPhase`]. The narrow phases of the step read the
-    /// tangles.
-    Untangle,
-    /// Sleeping: measure, update, settle; once per step, after the last
-    /// substep.
-    Sleep,
-}
+pub use record::Stage;
 
 /// The collision grid read back: the `grid` buffer's words and each body's
 /// bounding box (see [`GpuSolver::read_contact_grid`]).
 pub type ContactGrid = (Vec<u32>, Vec<[f32; 4]>);
-
-/// The body-contact stages and their buffers.
-pub(super) struct ContactStages {
-    pub(super) buffers: ContactBuffers,
-    broad: BroadPhase,
-    collide: BodyCollide,
-    impact: BodyImpact,
-}
-
-impl ContactStages {
-    /// The stages for a packed world, or `None` when nothing can collide.
-    /// An edit passes the stages it replaces: their compiled pipelines are
-    /// kept, only buffers and bind groups are made again.
-    pub(super) fn new(
-        device: &wgpu::Device,
-        b: &Buffers,
-        packed: &Packed,
-        reuse: Option<&ContactStages>,
-    ) -> Result<Option<Self>, SolverError> {
-        let buffers = Self::buffers(device, packed)?;
-        Ok(buffers.map(|buffers| Self::with_buffers(device, b, buffers, packed, reuse)))
-    }
-
-    /// The contact buffers for a packed world (`None` when nothing can
-    /// collide), after checking the device's limits: the fallible half of
-    /// [`ContactStages::new`], which an edit does before it changes
-    /// anything.
-    fn buffers(
-        device: &wgpu::Device,
-        packed: &Packed,
-    ) -> Result<Option<ContactBuffers>, SolverError> {
-        if !packed.has_contacts() {
-            return Ok(None);
-        }
-        super::check_device_limits(device, true)?;
-        ContactBuffers::new(device, packed).map(Some)
-    }
-
-    /// The stages over `buffers` and the solver's buffers `b`.
-    fn with_buffers(
-        device: &wgpu::Device,
-        b: &Buffers,
-        buffers: ContactBuffers,
-        packed: &Packed,
-        reuse: Option<&ContactStages>,
-    ) -> Self {
-        let collide = BodyCollide::new(device, b, &buffers, packed, reuse.map(|r| &r.collide));
-        let impact = BodyImpact::new(
-            device,
-            b,
-            &buffers,
-            collide.passes(),
-            reuse.map(|r| &r.impact),
-        );
-        Self {
-            broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
-            collide,
-            impact,
-            buffers,
-        }
-    }
-}
 
 /// The grid of the per-point dispatches and shape matching's grids for a
 /// world's counts: per-point and small-body dispatches are spread (WGSL
@@ -234,31 +120,6 @@ pub struct GpuSolver {
     num_members: usize,
     steps: u64,
     edit: edit::EditState,
-}
-
-/// Where a stage is recorded within a step: its substep and the stage
-/// after it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct InStep {
-    substep: u32,
-    next: Option<Stage>,
-}
-
-/// A step's stages, in order, each with its place in the step.
-pub(super) fn in_step(
-    stages: impl Iterator<Item = Stage>,
-) -> impl Iterator<Item = (Stage, InStep)> {
-    let mut stages = stages.peekable();
-    let mut substep = 0;
-    std::iter::from_fn(move || {
-        let stage = stages.next()?;
-        let place = InStep {
-            substep,
-            next: stages.peek().copied(),
-        };
-        substep += u32::from(stage == Stage::ShapeFrames);
-        Some((stage, place))
-    })
 }
 
 impl GpuSolver {
@@ -460,97 +321,6 @@ impl GpuSolver {
         &self.buffers.bodies
     }
 
-    /// Records one step (`substeps` substeps) into the caller's encoder. No
-    /// readback, no CPU work beyond recording; the state ends in the buffers
-    /// returned by [`state_buffer`](Self::state_buffer).
-    pub fn record_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        let mut state = 0;
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("softbody step"),
-                timestamp_writes: None,
-            });
-            for (stage, place) in in_step(self.step_stages()) {
-                state = self.record_stage_in(&mut pass, stage, state, Some(place));
-            }
-        }
-        self.finish_in_copy_zero(encoder, state);
-        self.steps = self.steps.saturating_add(1);
-    }
-
-    /// The stages one step runs, in order, substep after substep (stages
-    /// with nothing to do are left out). Each substep is springs, shape
-    /// matching, integrate, collide, body contacts (and their relax
-    /// passes), rods: the forces first, then the motion, then the position
-    /// constraints, so that the state a step ends with is the one the
-    /// constraints left (a point resting on the floor reads zero velocity,
-    /// a rod has its length). Shape matching's per-point apply is fused
-    /// with integrate and collide ([`Stage::ApplyIntegrateCollide`]);
-    /// without bodies the substep integrates and collides in one dispatch
-    /// ([`Stage::IntegrateCollide`]). Body impacts ([`Stage::Impact`]) run
-    /// between the first contact pass's narrow phase and its resolve.
-    pub fn step_plan(&self) -> Vec<Stage> {
-        self.step_stages().collect()
-    }
-
-    /// [`step_plan`](Self::step_plan) without allocating, for recording
-    /// every step.
-    fn step_stages(&self) -> impl Iterator<Item = Stage> + use<> {
-        let bodies = self.num_bodies > 0;
-        let contacts = self.has_contacts();
-        let springs = self.has_springs;
-        let rods = self.rod_passes() as usize;
-        let (contact_passes, relax_passes) = if contacts {
-            (
-                self.params.contact_iterations as usize,
-                self.params.contact_relax_iterations as usize,
-            )
-        } else {
-            (0, 0)
-        };
-        let sleeping = self.packed().sim.sleep_steps > 0;
-        (0..self.params.substeps)
-            .flat_map(move |substep| {
-                let motion: &'static [Stage] = if bodies {
-                    &[Stage::ShapeFrames, Stage::ApplyIntegrateCollide]
-                } else {
-                    &[Stage::IntegrateCollide]
-                };
-                let first: &'static [Stage] = match (contact_passes > 0, bodies) {
-                    (false, _) => &[],
-                    (true, true) => &[Stage::Narrow, Stage::Impact, Stage::Resolve],
-                    (true, false) => &[Stage::BodyCollide],
-                };
-                springs
-                    .then_some(Stage::Springs)
-                    .into_iter()
-                    .chain(motion.iter().copied())
-                    .chain(contacts.then_some(Stage::BroadPhase))
-                    .chain((contacts && bodies && substep == 0).then_some(Stage::Untangle))
-                    .chain(first.iter().copied())
-                    .chain(std::iter::repeat_n(
-                        Stage::BodyCollide,
-                        contact_passes.saturating_sub(1),
-                    ))
-                    .chain(std::iter::repeat_n(Stage::ContactRelax, relax_passes))
-                    .chain(std::iter::repeat_n(Stage::Rods, rods))
-            })
-            .chain(sleeping.then_some(Stage::Sleep))
-    }
-
-    /// How the contact kernels walk the grid and which points their passes
-    /// run over (`None` for a world without contacts). By default
-    /// [`ContactKernels::for_device`]; edits keep it.
-    pub fn contact_kernels(&self) -> Option<ContactKernels> {
-        self.contacts.as_ref().map(|c| c.collide.kernels())
-    }
-
-    /// Whether substeps run the body-contact stages: body collisions are on
-    /// and some body outline or free disk can be hit.
-    pub fn has_contacts(&self) -> bool {
-        self.params.body_collisions && self.contacts.is_some()
-    }
-
     /// Waits until the GPU has finished all submitted work.
     pub fn wait(&self, device: &wgpu::Device) -> Result<(), SolverError> {
         self.check_context("wait", Some(device), None)?;
@@ -558,173 +328,6 @@ impl GpuSolver {
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
             .map_err(|e| SolverError::Readback(e.to_string()))
-    }
-
-    /// Records `stage` on state copy `state`, at `place` in a step
-    /// (`None`: recorded alone), and returns the copy it leaves the state
-    /// in.
-    pub(super) fn record_stage_in(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        stage: Stage,
-        state: usize,
-        place: Option<InStep>,
-    ) -> usize {
-        let substep = place.map(|p| p.substep);
-        let heads = substep.map_or(PlaneImpactHeads::ALONE, |s| {
-            PlaneImpactHeads::of_substep(s, self.params.substeps)
-        });
-        // Within a step, the counts a contact pass kept serve the relax
-        // pass after it.
-        let carry = place.is_some()
-            && self
-                .contacts
-                .as_ref()
-                .is_some_and(|c| c.collide.counts_carry());
-        let counts = Counts {
-            counted: carry && stage == Stage::ContactRelax,
-            keep: carry && place.is_some_and(|p| p.next == Some(Stage::ContactRelax)),
-        };
-        match stage {
-            Stage::Integrate => {
-                self.integrate.record(pass, state, self.point_grid);
-                state
-            }
-            Stage::Collide => {
-                self.collide.record(pass, state, self.point_grid);
-                state
-            }
-            Stage::IntegrateCollide => {
-                self.collide.record_fused(pass, state, self.point_grid);
-                state
-            }
-            Stage::Springs if self.has_springs => self.springs.record(pass, state, self.point_grid),
-            Stage::Rods if self.num_rods > 0 => self.rods.record(pass, state, self.point_grid),
-            Stage::ShapeMatch if self.num_bodies > 0 => {
-                self.shape_match
-                    .record(pass, state, self.shape_grids, heads);
-                state
-            }
-            Stage::ShapeFrames if self.num_bodies > 0 => {
-                self.shape_match
-                    .record_frames(pass, state, self.shape_grids, heads);
-                state
-            }
-            Stage::ShapeApply if self.num_bodies > 0 => {
-                self.shape_match.record_apply(pass, state, self.shape_grids);
-                state
-            }
-            Stage::ApplyIntegrateCollide => {
-                if self.num_bodies > 0 {
-                    self.shape_match
-                        .record_apply_integrate_collide(pass, state, self.shape_grids);
-                } else {
-                    self.collide.record_fused(pass, state, self.point_grid);
-                }
-                state
-            }
-            Stage::BroadPhase => {
-                if let Some(c) = &self.contacts {
-                    c.broad.record(pass, state);
-                }
-                state
-            }
-            Stage::BodyCollide => {
-                if let Some(c) = &self.contacts {
-                    c.collide
-                        .record(pass, state, self.point_grid, substep.is_none(), counts);
-                }
-                state
-            }
-            Stage::ContactRelax => {
-                if let Some(c) = &self.contacts {
-                    c.collide
-                        .record_relax(pass, state, self.point_grid, substep.is_none(), counts);
-                }
-                state
-            }
-            Stage::Narrow => {
-                if let Some(c) = &self.contacts {
-                    c.collide.record_narrow_warm(pass, state, self.point_grid);
-                }
-                state
-            }
-            Stage::Resolve => {
-                if let Some(c) = &self.contacts {
-                    c.collide.record_resolve(
-                        pass,
-                        state,
-                        self.point_grid,
-                        substep.is_none(),
-                        counts,
-                    );
-                }
-                state
-            }
-            Stage::Untangle if self.num_bodies > 0 => {
-                if let Some(c) = &self.contacts {
-                    c.collide.record_untangle(
-                        pass,
-                        state,
-                        self.point_grid,
-                        self.shape_grids.bodies,
-                    );
-                }
-                state
-            }
-            Stage::Impact if self.num_bodies > 0 => {
-                if let Some(c) = &self.contacts {
-                    let grids = (self.point_grid, self.shape_grids.bodies);
-                    self.impact.record(pass, state, &c.impact, grids);
-                }
-                state
-            }
-            Stage::Sleep => {
-                self.sleep.record(pass, state, self.point_grid);
-                state
-            }
-            _ => state,
-        }
-    }
-
-    fn finish_in_copy_zero(&self, encoder: &mut wgpu::CommandEncoder, state: usize) {
-        if state == 1 {
-            let b = &self.buffers;
-            encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, b.state[0].size());
-        }
-    }
-
-    /// Records a single stage (one rod iteration for [`Stage::Rods`]), for
-    /// stage-by-stage cross-checks and timing.
-    pub fn record_stage(&mut self, encoder: &mut wgpu::CommandEncoder, stage: Stage) {
-        let state = {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("softbody stage"),
-                timestamp_writes: None,
-            });
-            self.record_stage_in(&mut pass, stage, 0, None)
-        };
-        self.finish_in_copy_zero(encoder, state);
-    }
-
-    /// Records `steps` steps into one encoder and submits it. Fails only
-    /// when given another device or queue than the solver's
-    /// ([`SolverError::WrongDevice`]), having run nothing.
-    pub fn step(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        steps: u32,
-    ) -> Result<(), SolverError> {
-        self.check_context("step", Some(device), Some(queue))?;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("softbody steps"),
-        });
-        for _ in 0..steps {
-            self.record_step(&mut encoder);
-        }
-        queue.submit([encoder.finish()]);
-        Ok(())
     }
 
     /// Refuses a device or queue other than the solver's own.

@@ -2,7 +2,8 @@
 //! queries, and the model of the bytes its kernels move per substep that
 //! the bench compares with the device's bandwidth.
 
-use super::{GpuSolver, Stage, in_step, read_buffer};
+use super::record::in_step;
+use super::{GpuSolver, Stage, read_buffer};
 use crate::gpu::SolverError;
 
 /// GPU time of one step per stage, in milliseconds, from timestamp queries.

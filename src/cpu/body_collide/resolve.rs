@@ -1,0 +1,324 @@
+//! Resolve and apply, part of stage 5b (`shaders/body_collide/resolve.wgsl`):
+//! each contact's fixed-point changes, with mass splitting, summed into
+//! the accumulators and added to the state.
+
+use super::*;
+
+/// A pair's contact material (WGSL `pair_material`): the larger
+/// elasticity (Box2D's rule: one bouncy side makes a bouncy contact), the
+/// geometric mean of each friction coefficient (Box2D's rule), and the
+/// tangential decay `sqrt(decay_a decay_b)` of the mean friction rate.
+#[inline]
+pub fn pair_material(a: &ContactFilter, b: &ContactFilter) -> ContactMaterial {
+    ContactMaterial {
+        elasticity: a.elasticity.max(b.elasticity),
+        static_friction: (a.static_friction * b.static_friction).sqrt(),
+        dynamic_friction: (a.dynamic_friction * b.dynamic_friction).sqrt(),
+        decay: (a.decay * b.decay).sqrt(),
+    }
+}
+
+/// One point's contributions: to itself, and to the two ends of the edge it
+/// hit (`(point, [dp.x, dp.y, dv.x, dv.y])`, skipped for pinned ends).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Contributions {
+    pub own: [i32; 4],
+    pub ends: [Option<(u32, [i32; 4])>; 2],
+    /// The two assemblies a contact that approaches faster than the wake
+    /// speed wakes (WGSL: `atomicMax` of `SLEEP_WAKE` into their speeds).
+    pub wake: Option<[u32; 2]>,
+    /// The point's new warm start left and normal impulse (f32 bits,
+    /// [`Warm`]'s last two words), when it has an outline contact.
+    pub warm: Option<[u32; 2]>,
+}
+
+pub(super) fn add4(a: &mut [i32; 4], dp: [i32; 2], dv: [i32; 2]) {
+    a[0] = a[0].wrapping_add(dp[0]);
+    a[1] = a[1].wrapping_add(dp[1]);
+    a[2] = a[2].wrapping_add(dv[0]);
+    a[3] = a[3].wrapping_add(dv[1]);
+}
+
+/// A point's inverse mass split over its contacts (WGSL `split`).
+#[inline]
+fn split(w: f32, count: u32) -> f32 {
+    w * count.max(1) as f32
+}
+
+/// Free point `i` against the other free points as disks (WGSL `disks`):
+/// with `counts` `None`, the number of contacts in `[0]`; with the counts,
+/// the point's own fixed-point changes.
+pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32; 4] {
+    let sim = bind.sim;
+    let p = v2(bind.pos[i]);
+    let wi = bind.info[i].inv_mass;
+    let cp = bind.contact_points[i];
+    let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
+    let mut out = [0i32; 4];
+    let rr = Vec2::splat(sim.point_radius);
+    let reach = 2.0 * sim.point_radius;
+    let lo = grid_cell(p - rr, sim.inv_cell);
+    let hi = grid_cell(p + rr, sim.inv_cell);
+    // At most 2 x 2 cells, unless the position is not finite.
+    if (hi - lo).max_element() > 1 {
+        return out;
+    }
+    for y in lo.y..=hi.y {
+        for x in lo.x..=hi.x {
+            let cell = glam::IVec2::new(x, y);
+            let key = cell_key(cell);
+            for (c, k) in bind.grid.slot_entries(sim, cell_slot(cell, sim.table_mask)) {
+                if c < sim.num_bodies || k != key {
+                    continue;
+                }
+                let j = bind.colliders[(sim.num_colliders + c - sim.num_bodies) as usize];
+                let cj = bind.contact_points[j as usize];
+                if j as usize == i || cj.group == cp.group {
+                    continue;
+                }
+                let jf = bind.filters[(cj.filter_id & !CONTACT_FREE) as usize];
+                if !layers_meet(&pf, &jf) {
+                    continue;
+                }
+                let q = v2(bind.pos[j as usize]);
+                let d = p - q;
+                let d2 = d.dot(d);
+                if d2 >= reach * reach {
+                    continue;
+                }
+                if grid_cell((p - rr).max(q - rr), sim.inv_cell) != cell {
+                    continue;
+                }
+                let wj = bind.info[j as usize].inv_mass;
+                let w = wi + wj;
+                if w == 0.0 {
+                    continue;
+                }
+                let Some(counts) = counts else {
+                    out[0] += 1;
+                    continue;
+                };
+                let split_w = split(wi, counts[i]) + split(wj, counts[j as usize]);
+                let dist = d2.sqrt();
+                let n = if d2 > TINY_DIST2 {
+                    d / dist
+                } else if (j as usize) < i {
+                    Vec2::new(-1.0, 0.0)
+                } else {
+                    Vec2::new(1.0, 0.0)
+                };
+                let m = pair_material(&pf, &jf);
+                let depth = reach - dist;
+                let vrel = v - v2(bind.vel[j as usize]);
+                let (dv, dp) =
+                    contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
+                let push = (n * depth + dp) / split_w;
+                let jv = dv / split_w;
+                let scale = sim.contact_scale;
+                add4(&mut out, fixed(push * wi, scale), fixed(jv * wi, scale));
+            }
+        }
+    }
+    out
+}
+
+/// WGSL `resolve_at` for point `i`: its contacts' fixed-point changes.
+/// With `relax` (WGSL `relax`), the velocity part of its outline contact
+/// alone: no push, no restitution, no viscous decay, friction bounded by
+/// the velocity change, no disks.
+pub fn resolve_point(
+    bind: &Bindings,
+    hits: &[ContactHit],
+    counts: &[u32],
+    warm: &[Warm],
+    i: usize,
+    relax: bool,
+) -> Contributions {
+    let hit = hits[i];
+    let cp = bind.contact_points[i];
+    let mut out = Contributions::default();
+    if hit.body == u32::MAX && (cp.filter_id & CONTACT_FREE == 0 || relax) {
+        return out;
+    }
+    let v = v2(bind.vel[i]);
+    let wi = bind.info[i].inv_mass;
+    let pf = bind.filters[(cp.filter_id & !CONTACT_FREE) as usize];
+    if hit.body != u32::MAX {
+        let (ia, ib) = edge_ends(bind, &hit);
+        let wa = bind.info[ia as usize].inv_mass;
+        let wb = bind.info[ib as usize].inv_mass;
+        let s = 1.0 - hit.t;
+        let t = hit.t;
+        let w = wi + s * s * wa + t * t * wb;
+        if w > 0.0 {
+            let split_w = split(wi, counts[i])
+                + s * s * split(wa, counts[ia as usize])
+                + t * t * split(wb, counts[ib as usize]);
+            let bf = &bind.filters[bind.outlines[hit.body as usize].filter_id as usize];
+            let mut m = pair_material(&pf, bf);
+            if relax {
+                // Restitution and the viscous decay act once per substep,
+                // in the contact pass.
+                m.elasticity = 0.0;
+                m.decay = 1.0;
+            }
+            let n = v2(hit.n);
+            let vrel = v - (v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t);
+            let sim = bind.sim;
+            if !relax && sim.sleep_steps > 0 {
+                let approach = -vrel.dot(n);
+                if approach > 0.0 && approach * approach > sim.wake_speed_sq {
+                    out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
+                }
+            }
+            // With the body the substep's first narrow phase found, the
+            // normal impulse toward stopping the approach adds to the
+            // substep's total, and a contact that separates takes back what
+            // is left of its warm start, as far as it separates.
+            let vn = vrel.dot(n);
+            let mut pull = 0.0;
+            if hit.body == warm[i][1] {
+                let mut left = f32::from_bits(warm[i][2]);
+                let mut total = f32::from_bits(warm[i][3]);
+                if vn < 0.0 {
+                    total -= vn / split_w;
+                } else if vn > 0.0 && left > 0.0 {
+                    pull = (vn / split_w).min(left);
+                    left -= pull;
+                    total -= pull;
+                }
+                out.warm = Some([left.to_bits(), total.to_bits()]);
+            }
+            let depth = if relax { 0.0 } else { hit.depth };
+            let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
+            let push = if relax {
+                Vec2::ZERO
+            } else {
+                (n * depth + dp) / split_w
+            };
+            let j = dv / split_w - n * pull;
+            let scale = bind.sim.contact_scale;
+            add4(&mut out.own, fixed(push * wi, scale), fixed(j * wi, scale));
+            if wa > 0.0 {
+                let mut a = [0; 4];
+                add4(
+                    &mut a,
+                    fixed(-push * (s * wa), scale),
+                    fixed(-j * (s * wa), scale),
+                );
+                out.ends[0] = Some((ia, a));
+            }
+            if wb > 0.0 {
+                let mut b = [0; 4];
+                add4(
+                    &mut b,
+                    fixed(-push * (t * wb), scale),
+                    fixed(-j * (t * wb), scale),
+                );
+                out.ends[1] = Some((ib, b));
+            }
+        }
+    }
+    if cp.filter_id & CONTACT_FREE != 0 && !relax {
+        let d = disks(bind, i, v, Some(counts));
+        add4(&mut out.own, [d[0], d[1]], [d[2], d[3]]);
+    }
+    out
+}
+
+/// [`resolve`]'s per-point scratch, sized once per world: the points with
+/// a contact to solve and their contributions.
+#[derive(Clone, Debug, Default)]
+pub struct ResolveScratch {
+    pub(super) active: Vec<u32>,
+    pub(super) each: Vec<Contributions>,
+}
+
+impl ResolveScratch {
+    /// Scratch for `n` points.
+    pub fn new(n: usize) -> Self {
+        Self {
+            active: Vec::with_capacity(n),
+            each: vec![Contributions::default(); n],
+        }
+    }
+}
+
+/// WGSL `resolve` (or, with `relax`, `relax`) for every point, summed
+/// into the fixed-point accumulators (`acc`, one `[dp.x, dp.y, dv.x,
+/// dv.y]` per point). Only points with a contact are visited: the others
+/// change nothing, and the integer sums do not depend on the order they
+/// are added in. Contacts that approach faster than the wake speed raise
+/// both sides' assemblies in `sleep_speed` to [`SLEEP_WAKE`].
+#[allow(clippy::too_many_arguments)]
+pub fn resolve(
+    bind: &Bindings,
+    hits: &[ContactHit],
+    counts: &[u32],
+    warm: &mut [Warm],
+    scratch: &mut ResolveScratch,
+    acc: &mut [[i32; 4]],
+    sleep_speed: &mut [u32],
+    relax: bool,
+    parallel: bool,
+) {
+    let n = bind.sim.num_points as usize;
+    let ResolveScratch { active, each } = scratch;
+    active.clear();
+    active.extend((0..n as u32).filter(|&i| {
+        hits[i as usize].body != u32::MAX
+            || (!relax && bind.contact_points[i as usize].filter_id & CONTACT_FREE != 0)
+    }));
+    let each = &mut each[..active.len()];
+    {
+        let warm: &[Warm] = warm;
+        par::map(parallel, each, |k| {
+            resolve_point(bind, hits, counts, warm, active[k] as usize, relax)
+        });
+    }
+    for (&i, c) in active.iter().zip(each.iter()) {
+        let i = i as usize;
+        add_contributions(acc, i, c);
+        for g in c.wake.into_iter().flatten() {
+            let s = &mut sleep_speed[g as usize];
+            *s = (*s).max(SLEEP_WAKE);
+        }
+        if let Some([left, total]) = c.warm {
+            warm[i][2] = left;
+            warm[i][3] = total;
+        }
+    }
+}
+
+/// Adds point `i`'s contributions to the accumulators.
+pub(super) fn add_contributions(acc: &mut [[i32; 4]], i: usize, c: &Contributions) {
+    add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);
+    for &(k, d) in c.ends.iter().flatten() {
+        add4(&mut acc[k as usize], [d[0], d[1]], [d[2], d[3]]);
+    }
+}
+
+/// Adds the accumulators to the state and clears them and, unless
+/// `keep_counts` (after the warm start, WGSL `KEEP_COUNTS`), the counts
+/// (WGSL `apply`).
+pub fn apply(
+    sim: &SimParams,
+    acc: &mut [[i32; 4]],
+    counts: &mut [u32],
+    keep_counts: bool,
+    pos: &mut [[f32; 2]],
+    vel: &mut [[f32; 2]],
+) {
+    let unit = 1.0 / sim.contact_scale;
+    let n = sim.num_points as usize;
+    if !keep_counts {
+        counts[..n].fill(0);
+    }
+    for ((a, p), v) in acc[..n].iter_mut().zip(&mut pos[..n]).zip(&mut vel[..n]) {
+        if *a != [0; 4] {
+            *p = (v2(*p) + Vec2::new(a[0] as f32, a[1] as f32) * unit).to_array();
+            *v = (v2(*v) + Vec2::new(a[2] as f32, a[3] as f32) * unit).to_array();
+            *a = [0; 4];
+        }
+    }
+}

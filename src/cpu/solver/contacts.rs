@@ -1,0 +1,358 @@
+//! The body-contact stages of the CPU solver (broad phase, narrow phase,
+//! impacts, resolve, relax, tangle recovery) and the state they keep.
+
+use super::CpuSolver;
+use crate::cpu::broad_phase::{Grid, broad_phase};
+use crate::cpu::{body_collide, impact};
+use crate::error::WorldError;
+use crate::layout::{ContactHit, PointInfo};
+use crate::pack::Packed;
+
+/// The body-contact stages' state, sized once per world (nothing is
+/// allocated per substep): bounding boxes, the grid, each point's contact,
+/// the contact counts and fixed-point accumulators (zero between
+/// substeps), and per-point scratch.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Contacts {
+    aabbs: Vec<[f32; 4]>,
+    grid: Grid,
+    hits: Vec<ContactHit>,
+    counts: Vec<u32>,
+    acc: Vec<[i32; 4]>,
+    free: Vec<u32>,
+    scratch: body_collide::ResolveScratch,
+    /// Each point's warm-starting state, carried from substep to substep.
+    pub(super) warm: Vec<body_collide::Warm>,
+    /// Each body's partings of tangled pairs, scratch.
+    partings: Vec<[Option<body_collide::untangle::Parting>; 2]>,
+    /// Every body's tangles this step, as the GPU holds them.
+    pub(super) tangles: body_collide::TangleWords,
+}
+
+impl Contacts {
+    pub(super) fn new(packed: &Packed) -> Self {
+        let n = packed.pos.len();
+        Self {
+            aabbs: vec![[0.0; 4]; packed.bodies.len()],
+            grid: Grid::new(packed),
+            hits: vec![ContactHit::NONE; n],
+            counts: vec![0; n],
+            acc: vec![[0; 4]; n],
+            free: vec![0; n],
+            scratch: body_collide::ResolveScratch::new(n),
+            warm: vec![[0; 4]; n],
+            partings: Vec::with_capacity(packed.bodies.len()),
+            tangles: body_collide::TangleWords::new(packed.bodies.len()),
+        }
+    }
+}
+
+/// The impact stage's state (`shaders/impact.wgsl`'s buffers): per body
+/// the impact count and fixed-point velocity change.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Impacts {
+    counts: Vec<u32>,
+    acc: Vec<[i32; 2]>,
+}
+
+impl Impacts {
+    pub(super) fn new(packed: &Packed) -> Self {
+        let nb = packed.bodies.len();
+        Self {
+            counts: vec![0; nb],
+            acc: vec![[0; 2]; nb],
+        }
+    }
+}
+
+/// What the body-contact kernels read, from the packed world and the
+/// contact stages' bounding boxes and grid.
+fn bindings<'a>(
+    p: &'a Packed,
+    info: &'a [PointInfo],
+    rest_steps: &'a [u32],
+    aabbs: &'a [[f32; 4]],
+    grid: &'a Grid,
+    tangles: &'a body_collide::TangleWords,
+) -> body_collide::Bindings<'a> {
+    body_collide::Bindings {
+        sim: &p.sim,
+        info,
+        pos: &p.pos,
+        vel: &p.vel,
+        contact_points: &p.contact_points,
+        outlines: &p.outlines,
+        outline_points: &p.outline_points,
+        filters: &p.contact_filters,
+        colliders: &p.colliders,
+        aabbs,
+        grid,
+        rest_steps,
+        tangles,
+    }
+}
+
+impl CpuSolver {
+    /// Each point's warm-starting state (`cpu::body_collide::Warm`; zero
+    /// after [`set_state`](Self::set_state)): what a checkpoint keeps of
+    /// the contacts, so that a resumed run warm-starts as the run in one
+    /// go (docs/physics.md, "Warm starting").
+    pub fn warm_starts(&self) -> &[[u32; 4]] {
+        &self.contacts.warm
+    }
+
+    /// Tangle recovery's state, as the GPU holds it
+    /// ([`TangleWords`](crate::cpu::body_collide::TangleWords);
+    /// docs/physics.md, "Tangle recovery"). What a checkpoint keeps of it,
+    /// so that a pair held apart at the save is held after a resume.
+    pub fn tangles(&self) -> Vec<[u32; 8]> {
+        self.contacts.tangles.words()
+    }
+
+    /// Restores [`tangles`](Self::tangles) (from a checkpoint). Refuses
+    /// another count than the bodies', other bodies out of range and
+    /// directions that are not finite.
+    pub fn set_tangles(&mut self, tangles: &[[u32; 8]]) -> Result<(), WorldError> {
+        crate::validate::check_tangles(self.packed.bodies.len(), tangles)?;
+        self.contacts.tangles.set(tangles);
+        Ok(())
+    }
+
+    /// Restores [`warm_starts`](Self::warm_starts) (from a checkpoint).
+    /// Refuses another length than the points' and impulses that are not
+    /// finite.
+    pub fn set_warm_starts(&mut self, warm: &[[u32; 4]]) -> Result<(), WorldError> {
+        crate::validate::check_warm_starts(self.packed.pos.len(), warm)?;
+        self.contacts.warm.copy_from_slice(warm);
+        Ok(())
+    }
+
+    /// The points the last substep's first narrow phase did not find quiet,
+    /// in ascending order ([`body_collide::activate`]; empty in a world
+    /// without contacts).
+    pub fn active_points(&self) -> Vec<u32> {
+        body_collide::activate(&self.contacts.hits)
+    }
+
+    /// Stage 5c alone: the body impacts of the last narrow phase act on
+    /// whole bodies (half-plane and planet impacts are part of shape
+    /// matching's frames).
+    pub fn stage_impact(&mut self) {
+        if self.packed.bodies.is_empty() || !self.has_contacts() {
+            return;
+        }
+        let im = &mut self.impacts;
+        {
+            let p = &self.packed;
+            let c = &self.contacts;
+            let contacts = bindings(
+                p,
+                &self.info,
+                &self.sleep.rest_steps,
+                &c.aabbs,
+                &c.grid,
+                &c.tangles,
+            );
+            let bind = impact::ImpactBindings {
+                sim: &p.sim,
+                info: &self.info,
+                home: &p.impact_home,
+                inv_mass: &p.impact_inv_mass,
+                frames: &self.frames,
+                contacts: &contacts,
+                hits: &c.hits,
+            };
+            impact::count(&bind, &mut im.counts, &mut self.sleep.speed);
+            impact::resolve(&bind, &im.counts, &mut im.acc);
+        }
+        let p = &mut self.packed;
+        impact::apply(
+            &p.sim,
+            &self.info,
+            &p.bodies,
+            &p.members,
+            &mut im.counts,
+            &mut im.acc,
+            &mut p.vel,
+        );
+    }
+
+    /// Stage 5b's first narrow phase of a substep: each point's deepest
+    /// body contact and the contact counts, against the grid of the last
+    /// broad phase, then the warm start of the contacts that persist
+    /// (applied, the counts kept).
+    pub fn stage_narrow(&mut self) {
+        self.narrow(true);
+    }
+
+    /// A narrow phase; with `first`, the substep's first, which warm-starts.
+    fn narrow(&mut self, first: bool) {
+        let p = &mut self.packed;
+        let c = &mut self.contacts;
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            &c.aabbs,
+            &c.grid,
+            &c.tangles,
+        );
+        body_collide::narrow(&bind, &mut c.hits, &mut c.free, &mut c.counts, self.spread);
+        if !first {
+            return;
+        }
+        body_collide::warm_start(
+            &bind,
+            &c.hits,
+            &mut c.warm,
+            &mut c.scratch,
+            &mut c.acc,
+            self.spread,
+        );
+        body_collide::apply(
+            &p.sim,
+            &mut c.acc,
+            &mut c.counts,
+            true,
+            &mut p.pos,
+            &mut p.vel,
+        );
+    }
+
+    /// Stage 5b's resolve and apply alone, over the contacts of the last
+    /// narrow phase.
+    pub fn stage_resolve(&mut self) {
+        let p = &mut self.packed;
+        let c = &mut self.contacts;
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            &c.aabbs,
+            &c.grid,
+            &c.tangles,
+        );
+        let speed = &mut self.sleep.speed;
+        body_collide::resolve(
+            &bind,
+            &c.hits,
+            &c.counts,
+            &mut c.warm,
+            &mut c.scratch,
+            &mut c.acc,
+            speed,
+            false,
+            self.spread,
+        );
+        body_collide::apply(
+            &p.sim,
+            &mut c.acc,
+            &mut c.counts,
+            false,
+            &mut p.pos,
+            &mut p.vel,
+        );
+    }
+
+    /// Stage 5b's tangle recovery, once per step after the first substep's
+    /// broad phase: each body whose outline's centre is inside another
+    /// body's outline is tangled with it for the step, and the pair is
+    /// given the parting speed it lacks (docs/physics.md, "Tangle
+    /// recovery").
+    pub fn stage_untangle(&mut self) {
+        if self.packed.bodies.is_empty() || !self.has_contacts() {
+            return;
+        }
+        let p = &mut self.packed;
+        let c = &mut self.contacts;
+        let bind = bindings(
+            p,
+            &self.info,
+            &self.sleep.rest_steps,
+            &c.aabbs,
+            &c.grid,
+            &c.tangles,
+        );
+        body_collide::untangle(
+            &bind,
+            &mut c.acc,
+            &mut self.sleep.speed,
+            &mut c.partings,
+            self.spread,
+        );
+        body_collide::apply(
+            &p.sim,
+            &mut c.acc,
+            &mut c.counts,
+            false,
+            &mut p.pos,
+            &mut p.vel,
+        );
+    }
+
+    /// The collision grid as of the last broad phase.
+    pub fn grid(&self) -> &Grid {
+        &self.contacts.grid
+    }
+
+    /// Each body's bounding box `[min x, min y, max x, max y]` as of the
+    /// last broad phase (colliding bodies only).
+    pub fn aabbs(&self) -> &[[f32; 4]] {
+        &self.contacts.aabbs
+    }
+
+    /// Stage 5a alone: the collision grid from the current positions.
+    pub fn stage_broad_phase(&mut self) {
+        let p = &self.packed;
+        broad_phase(
+            &p.sim,
+            &p.pos,
+            &p.outlines,
+            &p.outline_points,
+            &p.colliders,
+            &self.sleep.rest_steps,
+            &mut self.contacts.aabbs,
+            &mut self.contacts.grid,
+            self.spread,
+        );
+    }
+
+    /// Stage 5b alone: body contacts against the grid of the last broad
+    /// phase, added to the state.
+    pub fn stage_body_collide(&mut self) {
+        self.narrow(false);
+        self.stage_resolve();
+    }
+
+    /// Stage 5c alone: one relax pass over the contacts the last narrow
+    /// phase stored (their velocity part again, no push).
+    pub fn stage_contact_relax(&mut self) {
+        let p = &mut self.packed;
+        let Contacts {
+            aabbs,
+            grid,
+            hits,
+            counts,
+            acc,
+            scratch,
+            warm,
+            tangles,
+            ..
+        } = &mut self.contacts;
+        let bind = bindings(p, &self.info, &self.sleep.rest_steps, aabbs, grid, tangles);
+        body_collide::recount(&bind, hits, counts);
+        let speed = &mut self.sleep.speed;
+        body_collide::resolve(
+            &bind,
+            hits,
+            counts,
+            warm,
+            scratch,
+            acc,
+            speed,
+            true,
+            self.spread,
+        );
+        body_collide::apply(&p.sim, acc, counts, false, &mut p.pos, &mut p.vel);
+    }
+}

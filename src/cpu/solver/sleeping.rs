@@ -1,0 +1,125 @@
+//! Sleeping on the CPU solver: its state, its stage and the waking and
+//! checkpointing of it.
+
+use super::CpuSolver;
+use crate::cpu::sleep;
+use crate::error::WorldError;
+use crate::layout::SleepPoint;
+use crate::pack::Packed;
+
+/// Sleeping's state (`shaders/sleep.wgsl`'s buffers): each point's
+/// assembly and own inverse mass, and per assembly root the largest
+/// squared speed of the step (as bits) and the steps at rest.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Sleep {
+    points: Vec<SleepPoint>,
+    /// Each point's position at the last measure (or wake).
+    last: Vec<[f32; 2]>,
+    pub(super) speed: Vec<u32>,
+    pub(super) rest_steps: Vec<u32>,
+}
+
+impl Sleep {
+    pub(super) fn new(packed: &Packed) -> Self {
+        let n = packed.pos.len();
+        Self {
+            points: packed.sleep_points(),
+            last: packed.pos.clone(),
+            speed: vec![0; n],
+            rest_steps: vec![0; n],
+        }
+    }
+}
+
+impl CpuSolver {
+    /// Stage 6 alone: sleeping's measure, update and settle.
+    pub fn stage_sleep(&mut self) {
+        let sim = &self.packed.sim;
+        let s = &mut self.sleep;
+        sleep::measure(sim, &self.packed.pos, &s.points, &s.last, &mut s.speed);
+        sleep::update(sim, &s.points, &mut s.speed, &mut s.rest_steps);
+        sleep::settle(
+            sim,
+            &s.points,
+            &s.rest_steps,
+            &mut self.info,
+            &self.packed.pos,
+            &mut self.packed.vel,
+            &mut s.last,
+        );
+    }
+
+    /// Wakes every point: each gets its inverse mass back and every
+    /// assembly starts counting its rest again. Edits, `set_state` and a
+    /// change of parameters do this themselves.
+    pub fn wake(&mut self) {
+        let s = &mut self.sleep;
+        sleep::wake(
+            &self.packed.sim,
+            &self.packed.pos,
+            &s.points,
+            &mut self.info,
+            &mut s.last,
+            &mut s.speed,
+            &mut s.rest_steps,
+        );
+    }
+
+    /// Wakes `point`'s assembly from the next step on (its points move
+    /// again after the step that follows, as on the GPU, where only the
+    /// assembly's counter is written). A handle out of range does nothing.
+    pub fn wake_point(&mut self, point: crate::world::PointHandle) {
+        if let Some(sp) = self.sleep.points.get(point.index()) {
+            self.sleep.rest_steps[sp.group as usize] = 0;
+        }
+    }
+
+    /// Steps each assembly has stayed at rest, indexed by its root point
+    /// (0 at the other points): what a checkpoint keeps of sleeping.
+    pub fn rest_steps(&self) -> &[u32] {
+        &self.sleep.rest_steps
+    }
+
+    /// Each point's sleep anchor: where it was when its assembly's count of
+    /// steps at rest last reached a multiple of
+    /// [`SLEEP_WINDOW`](crate::layout::SLEEP_WINDOW), or when it was woken
+    /// (docs/physics.md, "Sleeping"). What a checkpoint keeps of sleeping
+    /// besides [`rest_steps`](Self::rest_steps).
+    pub fn sleep_anchors(&self) -> &[[f32; 2]] {
+        &self.sleep.last
+    }
+
+    /// Restores [`sleep_anchors`](Self::sleep_anchors) (from a checkpoint,
+    /// after [`set_rest_steps`](Self::set_rest_steps)). Refuses a slice of
+    /// another length than the points', or a position that is not finite or
+    /// out of the state's range.
+    pub fn set_sleep_anchors(&mut self, anchors: &[[f32; 2]]) -> Result<(), WorldError> {
+        crate::validate::check_sleep_anchors(self.packed.pos.len(), anchors)?;
+        self.sleep.last.copy_from_slice(anchors);
+        Ok(())
+    }
+
+    /// Restores [`rest_steps`](Self::rest_steps) (from a checkpoint):
+    /// assemblies at rest long enough sleep at once. Refuses a slice of
+    /// another length than the points'.
+    pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
+        crate::validate::check_rest_steps(self.packed.pos.len(), steps)?;
+        self.sleep.rest_steps.copy_from_slice(steps);
+        let s = &mut self.sleep;
+        sleep::settle(
+            &self.packed.sim,
+            &s.points,
+            &s.rest_steps,
+            &mut self.info,
+            &self.packed.pos,
+            &mut self.packed.vel,
+            &mut s.last,
+        );
+        Ok(())
+    }
+
+    /// Points asleep now (pinned points not counted).
+    pub fn sleeping_points(&self) -> usize {
+        sleep::sleeping_points(&self.info, &self.packed.point_info)
+    }
+}

@@ -1,0 +1,109 @@
+//! The CPU solver's stages that move points without contacts: springs,
+//! rods, shape matching, integrate, collide, each callable alone.
+
+use super::CpuSolver;
+use crate::cpu::{collide, integrate, rods, shape_match, springs};
+
+impl CpuSolver {
+    fn swap(&mut self) {
+        std::mem::swap(&mut self.packed.pos, &mut self.pos_tmp);
+        std::mem::swap(&mut self.packed.vel, &mut self.vel_tmp);
+    }
+
+    /// Stage 1 alone.
+    pub fn stage_integrate(&mut self) {
+        let p = &mut self.packed;
+        integrate(&p.sim, &self.info, &mut p.pos, &mut p.vel, self.spread);
+    }
+
+    /// Stage 2 alone.
+    pub fn stage_collide(&mut self) {
+        let p = &mut self.packed;
+        collide(
+            &p.sim,
+            &self.info,
+            &p.materials,
+            &p.planets,
+            &p.planes,
+            &mut p.pos,
+            &mut p.vel,
+            self.spread,
+        );
+    }
+
+    /// Stage 3a alone.
+    pub fn stage_springs(&mut self) {
+        let p = &self.packed;
+        springs(
+            &p.sim,
+            &self.info,
+            &p.spring_halves,
+            &p.pos,
+            &p.vel,
+            &mut self.pos_tmp,
+            &mut self.vel_tmp,
+            self.spread,
+        );
+        self.swap();
+    }
+
+    /// Stage 3b alone: one rod iteration.
+    pub fn stage_rods(&mut self) {
+        let p = &self.packed;
+        rods(
+            &p.sim,
+            &self.info,
+            &p.rod_halves,
+            &p.pos,
+            &p.vel,
+            &mut self.pos_tmp,
+            &mut self.vel_tmp,
+            self.spread,
+        );
+        self.swap();
+    }
+
+    /// Stage 4 alone: body frames, the half-plane and planet impacts of the
+    /// bodies they list, then the per-point gather (in place).
+    pub fn stage_shape_match(&mut self) {
+        let p = &mut self.packed;
+        shape_match::frames(
+            &p.sim,
+            &p.bodies,
+            &p.members,
+            &p.pos,
+            &p.vel,
+            &mut self.frames,
+            &mut self.dilation,
+            &mut self.inflation_now,
+            self.spread,
+        );
+        let colliders = shape_match::Colliders {
+            info: &self.info,
+            materials: &p.materials,
+            planets: &p.planets,
+            planes: &p.planes,
+        };
+        shape_match::list_plane_impacts(&p.sim, &p.bodies, &self.frames, &mut self.plane_impacts);
+        shape_match::plane_impacts(
+            &p.sim,
+            &colliders,
+            &p.bodies,
+            &p.members,
+            &self.plane_impacts,
+            &p.pos,
+            &mut p.vel,
+            &mut self.frames,
+        );
+        shape_match::apply(
+            &p.sim,
+            &self.info,
+            &p.point_members,
+            &self.frames,
+            &self.dilation,
+            &p.pos,
+            &mut p.vel,
+            self.spread,
+        );
+    }
+}
