@@ -40,7 +40,7 @@ struct SimParams {
     wake_speed_sq: f32,
     sleep_steps: u32,
     // The speed at which a tangled pair is parted, m/s (layout.rs,
-    // UNTANGLE_PACE point radii per step).
+    // UNTANGLE_PACE point radii per second).
     untangle_speed: f32,
     _pad1: u32,
 }

@@ -86,21 +86,21 @@ pub struct SimParams {
     /// ([`Params::sleep_steps`](crate::Params::sleep_steps)).
     pub sleep_steps: u32,
     /// The speed at which a tangled pair of bodies is parted, m/s:
-    /// [`UNTANGLE_PACE`] point radii per step (docs/physics.md, "Tangle
+    /// [`UNTANGLE_PACE`] point radii per second (docs/physics.md, "Tangle
     /// recovery").
     pub untangle_speed: f32,
     pub _pad1: u32,
 }
 
 /// How fast a tangled pair of bodies (one's outline centre inside the
-/// other's outline) is parted, in point radii per step (WGSL
-/// `SimParams::untangle_speed`): 2.4 m/s with the default 2 cm radius and
-/// 60 steps a second. A pace rather than a push, as rapier's recovery
+/// other's outline) is parted, in point radii per second (WGSL
+/// `SimParams::untangle_speed`): 2.4 m/s with the default 2 cm radius,
+/// whatever the time step. A pace rather than a push, as rapier's recovery
 /// pace: fast enough to part a pair pressed together by a deep pile (at
-/// 0.5 radii per step, 0.6 m/s, the default scene of 10,000 bodies kept
-/// 440 bodies overlapped at 15 s; at 2, 126), slow enough that a pair held
-/// in a pile reads little more than that speed.
-pub const UNTANGLE_PACE: f32 = 2.0;
+/// 30 radii a second, 0.6 m/s, the default scene of 10,000 bodies kept
+/// 440 bodies overlapped at 15 s; at 120, 126), slow enough that a pair
+/// held in a pile reads little more than that speed.
+pub const UNTANGLE_PACE: f32 = 120.0;
 
 /// The deepest a tangled pair's contact inside pushes per substep, in
 /// multiples of `untangle_speed h` (WGSL `UNTANGLE_PUSH`): the pair's own

@@ -2,7 +2,8 @@
 //! stability bound.
 //!
 //! Units are SI by convention (metres, seconds, kilograms) but nothing in the
-//! solver depends on that: any consistent set works.
+//! solver depends on that: any consistent set works, and
+//! [`Params::with_length_unit`] gives the defaults for another length unit.
 
 use glam::Vec2;
 
@@ -73,7 +74,8 @@ pub struct Params {
     /// Approach speed below which a contact does not bounce, in m/s,
     /// `>= 0` (Box2D's restitution threshold): slower approaches are
     /// stopped (elasticity 0), so resting contacts and piles do not
-    /// micro-bounce. Default `0.5`. Scale it with the length unit.
+    /// micro-bounce. Default `0.5`; [`Params::with_length_unit`] scales it
+    /// with the length unit.
     pub restitution_threshold: f32,
     /// Default stiffness `k` of force springs, in N/m. The force is
     /// `k (L - |d|)` along the spring. Default `7896`: 20 Hz between two
@@ -181,8 +183,8 @@ pub struct Params {
     /// millimetres that goes nowhere. An assembly at rest for `sleep_time`
     /// sleeps: its points stop exactly and cost the contact solve nothing
     /// until something wakes them (docs/physics.md, "Sleeping"). Default
-    /// `0.05` (Box2D's). `0` turns sleeping off. Scale it with the length
-    /// unit.
+    /// `0.05` (Box2D's). `0` turns sleeping off. [`Params::with_length_unit`]
+    /// scales it with the length unit.
     pub sleep_speed: f32,
     /// Seconds an assembly stays slower than `sleep_speed` before it
     /// sleeps, `>= 0` and finite; rounded up to whole steps (at least
@@ -246,6 +248,41 @@ pub const MAX_ROD_ITERATIONS: u32 = 64;
 pub const MAX_CONTACT_ITERATIONS: u32 = 16;
 
 impl Params {
+    /// The defaults for a world measured in a length unit of
+    /// `1 / units_per_metre` m (Box2D v3's `b2SetLengthUnitsPerMeter`,
+    /// rapier's `IntegrationParameters::length_unit`): every default that
+    /// is a length or a speed is scaled by `units_per_metre` (`gravity`,
+    /// `point_radius`, `restitution_threshold`, `sleep_speed`,
+    /// `wake_speed`); stiffnesses (N/m is kg/s^2, shape and area
+    /// stiffnesses are 1/s^2), rates, times and coefficients do not depend
+    /// on the length unit, and the collision cell and the contacts'
+    /// fixed-point scale follow the bodies' sizes. So a scene whose
+    /// positions and sizes are given in centimetres behaves, with
+    /// `Params::with_length_unit(100.0)`, as the same scene in metres with
+    /// the defaults (docs/physics.md, "Units"). Fails for a factor that is
+    /// not finite and positive, or that takes a default out of its range.
+    pub fn with_length_unit(units_per_metre: f32) -> Result<Self, WorldError> {
+        if !(units_per_metre.is_finite() && units_per_metre > 0.0) {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "length_unit",
+                value: units_per_metre as f64,
+                expected: "finite and > 0 (length units per metre)",
+            });
+        }
+        let d = Self::default();
+        let p = Self {
+            gravity: d.gravity * units_per_metre,
+            point_radius: d.point_radius * units_per_metre,
+            restitution_threshold: d.restitution_threshold * units_per_metre,
+            sleep_speed: d.sleep_speed * units_per_metre,
+            wake_speed: d.wake_speed * units_per_metre,
+            ..d
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
     /// The default shape matching as a frequency and damping ratio
     /// (from [`shape_stiffness`](Self::shape_stiffness) and
     /// [`shape_damping`](Self::shape_damping)).

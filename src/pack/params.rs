@@ -19,7 +19,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         sleep_motion_sq: (SLEEP_WINDOW as f32 * params.sleep_speed * params.dt).powi(2),
         wake_speed_sq: params.wake_speed * params.wake_speed,
         sleep_steps: params.sleep_steps(),
-        untangle_speed: UNTANGLE_PACE * params.point_radius / params.dt,
+        untangle_speed: UNTANGLE_PACE * params.point_radius,
         ..packed.sim
     }
 }

@@ -25,13 +25,17 @@ impl Scene {
         Self::parse(&read_text(path, MAX_SCENE_BYTES)?)
     }
 
-    /// The parameters: the file's, over the defaults, checked
+    /// The parameters: the file's, over the defaults (for its
+    /// `length_unit`, [`Params::with_length_unit`]), checked
     /// ([`Params::validate`]); `shape_frequency` and `shape_damping_ratio`
     /// are converted to `shape_stiffness` and `shape_damping`. The error's
     /// path names the key at fault (`params.shape_frequency`).
     pub fn params(&self) -> Result<Params, SceneError> {
         let p = &self.params;
-        let d = Params::default();
+        let d = match p.length_unit {
+            Some(u) => Params::with_length_unit(u).map_err(|e| at("params".into(), e))?,
+            None => Params::default(),
+        };
         let (shape_stiffness, shape_damping) = Stiffness {
             rate: p.shape_stiffness,
             damping: p.shape_damping,

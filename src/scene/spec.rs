@@ -42,6 +42,9 @@ macro_rules! params_spec {
 }
 
 params_spec! {
+    /// Length units per metre: the defaults of the other keys that are
+    /// lengths or speeds follow it (`Params::with_length_unit`).
+    length_unit: f32 => resolved,
     dt: f32 => plain,
     substeps: u32 => plain,
     gravity: V2 => resolved,
