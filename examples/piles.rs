@@ -1,6 +1,6 @@
 //! Steps one of the pile samples (`softbody::samples`) and measures it.
 //!
-//! `cargo run --release --example piles -- <slope|stack|pyramid|pour> [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N]`
+//! `cargo run --release --example piles -- <slope|stack|pyramid|pour|pour-rings> [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N]`
 //!
 //! Once per simulated second (and at the start and the end) it prints the
 //! [`PileReport`](softbody::measure::PileReport) of the state (points
@@ -43,6 +43,8 @@ enum Sample {
     Pyramid,
     /// Small boxes and wheels poured into a basin (`--bodies`, `--height`).
     Pour,
+    /// The pour with hubless rings for the wheels (`samples::pour_rings`).
+    PourRings,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -233,6 +235,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
             (w, b.last().cloned())
         }
         Sample::Pour => (samples::pour(opts.bodies, opts.height)?, None),
+        Sample::PourRings => (samples::pour_rings(opts.bodies, opts.height)?, None),
     };
     if let Some(v) = opts.sleep_speed {
         world.params.sleep_speed = v;

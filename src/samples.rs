@@ -16,7 +16,7 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
-use crate::shapes::{BoxShape, Shape, Wheel};
+use crate::shapes::{Blob, BoxShape, Shape, Wheel};
 use crate::world::{HalfPlane, World};
 
 /// Clearance between neighbouring boxes, and between the lowest ones and
@@ -144,6 +144,21 @@ pub fn pyramid(rows: usize, size: f32) -> Result<(World, Vec<Shape>), WorldError
 /// Refuses more than [`MAX_POUR_BODIES`] bodies and a `drop_height` that
 /// is negative or not finite ([`WorldError::OutOfRange`]).
 pub fn pour(bodies: usize, drop_height: f32) -> Result<World, WorldError> {
+    pour_with(bodies, drop_height, false)
+}
+
+/// [`pour`] with rings in place of the wheels: [`POUR_WHEEL_RIM`] points
+/// on a circle of radius [`POUR_WHEEL_RADIUS`] joined by ring springs,
+/// without a hub (a `Blob` without its centre point), which hold their
+/// round shape by shape matching and their area alone. A pile of other
+/// shapes than the samples' for the claims the pour makes (a sleeping
+/// pile's cost, rest).
+pub fn pour_rings(bodies: usize, drop_height: f32) -> Result<World, WorldError> {
+    pour_with(bodies, drop_height, true)
+}
+
+/// [`pour`], with hubless rings for the wheels when `rings`.
+fn pour_with(bodies: usize, drop_height: f32, rings: bool) -> Result<World, WorldError> {
     if bodies > MAX_POUR_BODIES {
         return Err(WorldError::TooMany {
             what: "pour.bodies",
@@ -173,6 +188,11 @@ pub fn pour(bodies: usize, drop_height: f32) -> Result<World, WorldError> {
         if k % 2 == 0 {
             BoxShape::new(center, Vec2::splat(POUR_BOX))
                 .rotation(angle)
+                .build(&mut world)?;
+        } else if rings {
+            Blob::new(center, POUR_WHEEL_RADIUS, POUR_WHEEL_RIM)
+                .rotation(angle)
+                .center_point(false)
                 .build(&mut world)?;
         } else {
             Wheel::new(center, POUR_WHEEL_RADIUS, POUR_WHEEL_RIM)
