@@ -143,10 +143,14 @@ impl GpuSolver {
                 } else {
                     &[Stage::IntegrateCollide]
                 };
+                // The first pass's narrow phase lists the active points
+                // (a CPU adapter's contact passes run over that list) and
+                // warm-starts, with bodies or free points alone, as the
+                // CPU's `stage_narrow` does.
                 let first: &'static [Stage] = match (contact_passes > 0, bodies) {
                     (false, _) => &[],
                     (true, true) => &[Stage::Narrow, Stage::Impact, Stage::Resolve],
-                    (true, false) => &[Stage::BodyCollide],
+                    (true, false) => &[Stage::Narrow, Stage::Resolve],
                 };
                 springs
                     .then_some(Stage::Springs)
