@@ -324,9 +324,11 @@ fn face_normal(dir: vec2<f32>) -> vec2<f32> {
 }
 
 // Adds `dp` and `dv` to point k's accumulators, in fixed point.
-fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>) {
-    let q = fixed(dp, sim.contact_scale);
-    let r = fixed(dv, sim.contact_scale);
+// Adds a contribution (dp, dv) to point k's accumulator, which takes at
+// most `count` of them this pass (fixed_of).
+fn add_fixed(k: u32, dp: vec2<f32>, dv: vec2<f32>, count: u32) {
+    let q = fixed_of(dp, sim.contact_scale, count);
+    let r = fixed_of(dv, sim.contact_scale, count);
     atomicAdd(&acc[4u * k], q.x);
     atomicAdd(&acc[4u * k + 1u], q.y);
     atomicAdd(&acc[4u * k + 2u], r.x);

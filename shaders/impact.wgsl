@@ -150,9 +150,11 @@ fn side_count(s: ImpactSide) -> f32 {
     return 0.0;
 }
 
+// Adds a side's velocity change to its body's accumulator, which takes
+// one contribution per impact it counted (fixed_of).
 fn add_side(s: ImpactSide, dv: vec2<f32>) {
     if (s.w > 0.0) {
-        let q = fixed(dv, sim.contact_scale);
+        let q = fixed_of(dv, sim.contact_scale, u32(atomicLoad(&impact_sums[4u * s.body])));
         atomicAdd(&impact_sums[4u * s.body + 1u], q.x);
         atomicAdd(&impact_sums[4u * s.body + 2u], q.y);
     }

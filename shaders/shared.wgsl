@@ -378,7 +378,15 @@ fn entry_base(table_mask: u32, num_colliders: u32) -> u32 {
 // Fixed-point contribution at `scale` (SimParams::contact_scale; see
 // src/layout.rs, contact_scale): clamped to +-2^30 units.
 fn fixed(x: vec2<f32>, scale: f32) -> vec2<i32> {
-    let limit = vec2<f32>(CONTACT_LIMIT_UNITS / scale);
+    return fixed_of(x, scale, 1u);
+}
+
+// Fixed-point contribution to an accumulator that takes at most `count`
+// of them before it is applied: clamped to +-2^30 / count units, so that
+// their sum stays within +-2^30 (plus rounding) and the i32 accumulator
+// cannot wrap. CPU mirror: cpu::broad_phase::fixed_of.
+fn fixed_of(x: vec2<f32>, scale: f32, count: u32) -> vec2<i32> {
+    let limit = vec2<f32>(CONTACT_LIMIT_UNITS / (scale * f32(max(count, 1u))));
     return vec2<i32>(floor(clamp(x, -limit, limit) * scale + 0.5));
 }
 

@@ -60,7 +60,8 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                     out.x += 1;
                     continue;
                 }
-                let split_w = split(wi, atomicLoad(&counts[i])) + split(wj, atomicLoad(&counts[j]));
+                let ci = atomicLoad(&counts[i]);
+                let split_w = split(wi, ci) + split(wj, atomicLoad(&counts[j]));
                 let dist = sqrt(d2);
                 var n = vec2<f32>(1.0, 0.0);
                 if (d2 > TINY_DIST2) {
@@ -71,7 +72,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 let r = contact_response(v - state[j].zw, n, reach - dist, pair_material(pf, jf), sim.h, sim.restitution_threshold);
                 let push = (n * (reach - dist) + r.zw) / split_w;
                 let jv = r.xy / split_w;
-                out += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(jv * wi, sim.contact_scale));
+                out += vec4<i32>(fixed_of(push * wi, sim.contact_scale, ci), fixed_of(jv * wi, sim.contact_scale, ci));
             }
         }
     }
@@ -138,7 +139,10 @@ fn resolve_at(i: u32, relax: bool) {
         let w = wi + s * s * wa + t * t * wb;
         if (w > 0.0) {
             // Solved with split inverse masses, applied with the real ones.
-            let split_w = split(wi, atomicLoad(&counts[i])) + s * s * split(wa, atomicLoad(&counts[ends.x])) + t * t * split(wb, atomicLoad(&counts[ends.y]));
+            let ci = atomicLoad(&counts[i]);
+            let ca = atomicLoad(&counts[ends.x]);
+            let cb = atomicLoad(&counts[ends.y]);
+            let split_w = split(wi, ci) + s * s * split(wa, ca) + t * t * split(wb, cb);
             let bf = filters[outlines[hit.body].filter_id];
             let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
             if (!relax && sim.sleep_steps > 0u) {
@@ -181,12 +185,12 @@ fn resolve_at(i: u32, relax: bool) {
                 push = (hit.n * depth + r.zw) / split_w;
             }
             let j = r.xy / split_w - hit.n * pull;
-            own += vec4<i32>(fixed(push * wi, sim.contact_scale), fixed(j * wi, sim.contact_scale));
+            own += vec4<i32>(fixed_of(push * wi, sim.contact_scale, ci), fixed_of(j * wi, sim.contact_scale, ci));
             if (wa > 0.0) {
-                add_fixed(ends.x, -push * (s * wa), -j * (s * wa));
+                add_fixed(ends.x, -push * (s * wa), -j * (s * wa), ca);
             }
             if (wb > 0.0) {
-                add_fixed(ends.y, -push * (t * wb), -j * (t * wb));
+                add_fixed(ends.y, -push * (t * wb), -j * (t * wb), cb);
             }
         }
     }

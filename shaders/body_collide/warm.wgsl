@@ -5,6 +5,11 @@
 // The share of a persisting contact's last normal impulse it starts with
 // (CPU mirror: cpu::body_collide::WARM_START).
 const WARM_START: f32 = 0.8;
+// How many warm starts one accumulator may take at the clamp before it
+// could wrap: each is clamped to 2^30 / WARM_SHARE units (fixed_of; the
+// counts are not whole until the narrow phase is). CPU mirror:
+// cpu::body_collide::WARM_SHARE.
+const WARM_SHARE: u32 = 64u;
 
 // The warm start of a point whose substep's first narrow phase found
 // `hit`, from its state `w`: WARM_START of its last substep's normal
@@ -31,16 +36,16 @@ fn warm_start(i: u32, hit: ContactHit, wi: f32) {
         let wa = info[ends.x].inv_mass;
         let wb = info[ends.y].inv_mass;
         let jn = hit.n * j;
-        let own = fixed(jn * wi, sim.contact_scale);
+        let own = fixed_of(jn * wi, sim.contact_scale, WARM_SHARE);
         if (any(own != vec2<i32>(0))) {
             atomicAdd(&acc[4u * i + 2u], own.x);
             atomicAdd(&acc[4u * i + 3u], own.y);
         }
         if (wa > 0.0) {
-            add_fixed(ends.x, vec2<f32>(0.0), -jn * ((1.0 - hit.t) * wa));
+            add_fixed(ends.x, vec2<f32>(0.0), -jn * ((1.0 - hit.t) * wa), WARM_SHARE);
         }
         if (wb > 0.0) {
-            add_fixed(ends.y, vec2<f32>(0.0), -jn * (hit.t * wb));
+            add_fixed(ends.y, vec2<f32>(0.0), -jn * (hit.t * wb), WARM_SHARE);
         }
     }
     warm[i] = vec4<u32>(w.y, hit.body, bitcast<u32>(j), bitcast<u32>(j));

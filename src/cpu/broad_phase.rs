@@ -96,7 +96,15 @@ pub fn cell_key(c: IVec2) -> u32 {
 /// clamped to `+-2^30` units (WGSL `fixed`).
 #[inline]
 pub fn fixed(x: Vec2, scale: f32) -> [i32; 2] {
-    let limit = CONTACT_LIMIT_UNITS / scale;
+    fixed_of(x, scale, 1)
+}
+
+/// [`fixed`] for a contribution to an accumulator that takes at most
+/// `count` of them before it is applied (WGSL `fixed_of`): clamped to
+/// `2^30 / count` units, so that their sum stays within `2^30` (plus
+/// rounding) and the `i32` accumulator cannot wrap.
+pub fn fixed_of(x: Vec2, scale: f32, count: u32) -> [i32; 2] {
+    let limit = CONTACT_LIMIT_UNITS / (scale * count.max(1) as f32);
     let q = |v: f32| (v.clamp(-limit, limit) * scale + 0.5).floor() as i32;
     [q(x.x), q(x.y)]
 }

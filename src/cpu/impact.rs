@@ -23,7 +23,7 @@
 use glam::Vec2;
 
 use super::body_collide::{Bindings, asleep, pair_material};
-use super::broad_phase::fixed;
+use super::broad_phase::fixed_of;
 use super::v2;
 use crate::layout::{
     BodyFrame, BodyInfo, CONTACT_FREE, ContactHit, IMPACT_NONE, Member, PointInfo, SLEEP_WAKE,
@@ -210,7 +210,8 @@ pub fn resolve(bind: &ImpactBindings, counts: &[u32], acc: &mut [[i32; 2]]) {
         let (da, db) = impulse(&imp, counts);
         for (side, dv) in [(imp.a, da), (imp.b, db)] {
             if side.w > 0.0 {
-                add(&mut acc[side.body as usize], fixed(dv, scale));
+                let count = counts[side.body as usize];
+                add(&mut acc[side.body as usize], fixed_of(dv, scale, count));
             }
         }
     }

@@ -1992,3 +1992,61 @@ fn with_no_point_radius_later_narrow_phases_still_meet_a_pinned_point() {
         }
     }
 }
+
+/// Three same-sign contributions at the clamp do not wrap an accumulator:
+/// clamped to `2^30 / 3` units each (`fixed_of`) they sum to `2^30`, where
+/// at `2^30` each they passed `i32::MAX` and flipped the sum's sign
+/// (issue 48).
+#[test]
+fn three_maximal_contributions_keep_their_sign() {
+    use softbody::cpu::broad_phase::{fixed, fixed_of};
+    let (scale, x) = (1_048_576.0, Vec2::new(1e9, -1e9));
+    let sum = |q: [i32; 2]| {
+        (0..3).fold([0i32; 2], |a, _| {
+            [a[0].wrapping_add(q[0]), a[1].wrapping_add(q[1])]
+        })
+    };
+    let kept = sum(fixed_of(x, scale, 3));
+    assert!(kept[0] > 0 && kept[1] < 0, "the sum changed sign: {kept:?}");
+    let wrapped = sum(fixed(x, scale));
+    assert!(
+        wrapped[0] < 0,
+        "the unsplit clamp no longer wraps: {wrapped:?}"
+    );
+}
+
+/// A free point at rest, struck from below at 5,000 m/s by three free
+/// points at once: each contact's change is far past the clamp, and the
+/// point is thrown upward on both paths, which agree (issue 48: the three
+/// clamped contributions summed past `i32::MAX` and threw it down).
+#[test]
+fn a_point_struck_by_three_at_once_is_thrown_the_way_they_push() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    let (r, h) = (world.params.point_radius, world.params.h());
+    let hit = world.add_point(Point::new(Vec2::ZERO)).unwrap();
+    // Each overlaps the point by half a radius after its first substep's
+    // motion, where the narrow phase finds the contacts.
+    let speed = 5000.0;
+    for x in [-0.6, 0.0, 0.6] {
+        let at = Vec2::new(x * r, -1.5 * r - speed * h);
+        world
+            .add_point(Point::new(at).vel(Vec2::new(0.0, speed)))
+            .unwrap();
+    }
+    let mut ups = Vec::new();
+    for mut s in crate::common::both(&world) {
+        s.step(1).unwrap();
+        let (_, vel) = s.state().unwrap();
+        let v = Vec2::from(vel[hit.index()]);
+        eprintln!("{}: the struck point moves at {v}", s.name());
+        assert!(v.y > 0.0, "{}: the struck point moves at {v}", s.name());
+        ups.push(v.y);
+    }
+    if let [cpu, gpu] = ups[..] {
+        assert!(
+            (cpu - gpu).abs() <= 1e-3 * cpu.abs(),
+            "cpu {cpu}, gpu {gpu}"
+        );
+    }
+}

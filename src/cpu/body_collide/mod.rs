@@ -18,7 +18,7 @@
 
 use glam::Vec2;
 
-use super::broad_phase::{Grid, cell_key, cell_slot, fixed, grid_cell};
+use super::broad_phase::{Grid, cell_key, cell_slot, fixed, fixed_of, grid_cell};
 use super::{ContactMaterial, contact_response, cross2, par, v2};
 use crate::layout::{
     BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SLEEP_WAKE,

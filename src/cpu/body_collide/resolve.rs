@@ -98,7 +98,8 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                     out[0] += 1;
                     continue;
                 };
-                let split_w = split(wi, counts[i]) + split(wj, counts[j as usize]);
+                let ci = counts[i];
+                let split_w = split(wi, ci) + split(wj, counts[j as usize]);
                 let dist = d2.sqrt();
                 let n = if d2 > TINY_DIST2 {
                     d / dist
@@ -115,7 +116,11 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                 let push = (n * depth + dp) / split_w;
                 let jv = dv / split_w;
                 let scale = sim.contact_scale;
-                add4(&mut out, fixed(push * wi, scale), fixed(jv * wi, scale));
+                add4(
+                    &mut out,
+                    fixed_of(push * wi, scale, ci),
+                    fixed_of(jv * wi, scale, ci),
+                );
             }
         }
     }
@@ -198,13 +203,18 @@ pub fn resolve_point(
             };
             let j = dv / split_w - n * pull;
             let scale = bind.sim.contact_scale;
-            add4(&mut out.own, fixed(push * wi, scale), fixed(j * wi, scale));
+            let (ci, ca, cb) = (counts[i], counts[ia as usize], counts[ib as usize]);
+            add4(
+                &mut out.own,
+                fixed_of(push * wi, scale, ci),
+                fixed_of(j * wi, scale, ci),
+            );
             if wa > 0.0 {
                 let mut a = [0; 4];
                 add4(
                     &mut a,
-                    fixed(-push * (s * wa), scale),
-                    fixed(-j * (s * wa), scale),
+                    fixed_of(-push * (s * wa), scale, ca),
+                    fixed_of(-j * (s * wa), scale, ca),
                 );
                 out.ends[0] = Some((ia, a));
             }
@@ -212,8 +222,8 @@ pub fn resolve_point(
                 let mut b = [0; 4];
                 add4(
                     &mut b,
-                    fixed(-push * (t * wb), scale),
-                    fixed(-j * (t * wb), scale),
+                    fixed_of(-push * (t * wb), scale, cb),
+                    fixed_of(-j * (t * wb), scale, cb),
                 );
                 out.ends[1] = Some((ib, b));
             }

@@ -11,6 +11,13 @@ use super::*;
 /// load went away pushes its points apart by less than it held them.
 pub const WARM_START: f32 = 0.8;
 
+/// WGSL `WARM_SHARE`: how many warm starts one accumulator may take at
+/// the clamp before it could wrap. Each is clamped to `2^30 / WARM_SHARE`
+/// units ([`fixed_of`]): the counts are not whole until the narrow phase
+/// is, so they cannot bound the warm starts as they bound the resolve's
+/// contributions.
+pub const WARM_SHARE: u32 = 64;
+
 /// One point's warm-starting state (WGSL `warm`): the body its last
 /// substep's first narrow phase found, the body this substep's first
 /// narrow phase found, the warm start this substep may still take back
@@ -49,15 +56,17 @@ fn warm_point(bind: &Bindings, hit: &ContactHit, i: usize, j: f32) -> Contributi
     let wb = bind.info[ib as usize].inv_mass;
     let jn = v2(hit.n) * j;
     let scale = bind.sim.contact_scale;
-    add4(&mut out.own, [0, 0], fixed(jn * wi, scale));
+    add4(&mut out.own, [0, 0], fixed_of(jn * wi, scale, WARM_SHARE));
     if wa > 0.0 {
         let mut a = [0; 4];
-        add4(&mut a, [0, 0], fixed(-jn * ((1.0 - hit.t) * wa), scale));
+        let dv = -jn * ((1.0 - hit.t) * wa);
+        add4(&mut a, [0, 0], fixed_of(dv, scale, WARM_SHARE));
         out.ends[0] = Some((ia, a));
     }
     if wb > 0.0 {
         let mut b = [0; 4];
-        add4(&mut b, [0, 0], fixed(-jn * (hit.t * wb), scale));
+        let dv = -jn * (hit.t * wb);
+        add4(&mut b, [0, 0], fixed_of(dv, scale, WARM_SHARE));
         out.ends[1] = Some((ib, b));
     }
     out
