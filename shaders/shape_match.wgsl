@@ -315,8 +315,8 @@ fn frames_large(
     }
 }
 
-// Gauss-Seidel rounds of a body's half-plane or planet impact (CPU
-// mirror: cpu::shape_match::PLANE_IMPACT_ROUNDS).
+// Rounds of a body's half-plane or planet impact, each friction then the
+// normal impulses (CPU mirror: cpu::shape_match::PLANE_IMPACT_ROUNDS).
 const PLANE_IMPACT_ROUNDS: u32 = 8u;
 
 // One contact of a body's impact manifold: the member's offset from the
@@ -329,12 +329,57 @@ struct ImpactContact {
     mu: f32,
 }
 
+// A 2-point manifold's block is solved whole while det K is above this
+// fraction of k11 k22 (CPU mirror: cpu::shape_match::BLOCK_CONDITION).
+const BLOCK_CONDITION: f32 = 1e-3;
+
+// The total normal impulses of a body's impact manifold (a, and b when
+// `count` is 2) from the totals `prev` so far, the body moving at v and w:
+// the impulses x >= 0 that leave each point's normal velocity at its
+// target, or above it where its impulse is 0, found by trying the four
+// cases of the two-unknown complementarity problem in turn (Box2D's
+// 2-point block solver). CPU mirror: cpu::shape_match::normal_impulses.
+fn normal_impulses(a: ImpactContact, b: ImpactContact, count: u32, v: vec2<f32>, w: f32, inv_m: f32, inv_i: f32, prev: vec2<f32>) -> vec2<f32> {
+    let rn1 = cross2(a.r, a.n);
+    let k11 = inv_m + rn1 * rn1 * inv_i;
+    let vn1 = dot(v + perp(a.r) * w, a.n) - a.target_speed;
+    if (count == 1u) {
+        return vec2<f32>(max(prev.x - vn1 / k11, 0.0), 0.0);
+    }
+    let rn2 = cross2(b.r, b.n);
+    let k22 = inv_m + rn2 * rn2 * inv_i;
+    let k12 = inv_m * dot(a.n, b.n) + rn1 * rn2 * inv_i;
+    let vn2 = dot(v + perp(b.r) * w, b.n) - b.target_speed;
+    let b1 = vn1 - (k11 * prev.x + k12 * prev.y);
+    let b2 = vn2 - (k12 * prev.x + k22 * prev.y);
+    let det = k11 * k22 - k12 * k12;
+    if (det > BLOCK_CONDITION * k11 * k22) {
+        let x1 = (k12 * b2 - k22 * b1) / det;
+        let x2 = (k12 * b1 - k11 * b2) / det;
+        if (x1 >= 0.0 && x2 >= 0.0) {
+            return vec2<f32>(x1, x2);
+        }
+    }
+    let x1 = -b1 / k11;
+    if (x1 >= 0.0 && k12 * x1 + b2 >= 0.0) {
+        return vec2<f32>(x1, 0.0);
+    }
+    let x2 = -b2 / k22;
+    if (x2 >= 0.0 && k12 * x2 + b1 >= 0.0) {
+        return vec2<f32>(0.0, x2);
+    }
+    if (b1 >= 0.0 && b2 >= 0.0) {
+        return vec2<f32>(0.0);
+    }
+    return prev;
+}
+
 // The change (dv, domega) of body `body`'s rigid motion (frame centroid
 // `centre`, velocity `v0`, angular velocity `w0`) from its impact with
 // collider k; w = 0 (and no change) without one. The manifold is the
 // two outermost touching members along the surface (the least and
-// greatest r x n), solved as a rigid body by rounds of sequential
-// impulses with Coulomb friction. CPU mirror: cpu::shape_match::plane_impact.
+// greatest r x n), solved as a rigid body by rounds of Coulomb friction
+// by sequential impulses and the normal impulses as a block. CPU mirror: cpu::shape_match::plane_impact.
 fn plane_impact(body: BodyInfo, centre: vec2<f32>, v0: vec2<f32>, w0: f32, k: u32) -> vec4<f32> {
     var mass = 0.0;
     var inertia = 0.0;
@@ -394,18 +439,13 @@ fn plane_impact(body: BodyInfo, centre: vec2<f32>, v0: vec2<f32>, w0: f32, k: u3
     var jn = vec2<f32>(0.0);
     var jt = vec2<f32>(0.0);
     for (var round = 0u; round < PLANE_IMPACT_ROUNDS; round++) {
+        // Friction first, within the normal impulses so far; then the
+        // normal impulses, which matter more, as a block.
         for (var q = 0u; q < n_contacts; q++) {
             var c = a;
             if (q == 1u) {
                 c = b;
             }
-            let rn = cross2(c.r, c.n);
-            let dn_want = (c.target_speed - dot(v + perp(c.r) * w, c.n)) / (inv_m + rn * rn * inv_i);
-            let n_total = max(jn[q] + dn_want, 0.0);
-            let dn = n_total - jn[q];
-            jn[q] = n_total;
-            v += c.n * (dn * inv_m);
-            w += rn * dn * inv_i;
             let t = perp(c.n);
             let rt = cross2(c.r, t);
             let dt_want = -dot(v + perp(c.r) * w, t) / (inv_m + rt * rt * inv_i);
@@ -415,6 +455,15 @@ fn plane_impact(body: BodyInfo, centre: vec2<f32>, v0: vec2<f32>, w0: f32, k: u3
             jt[q] = t_total;
             v += t * (dt * inv_m);
             w += rt * dt * inv_i;
+        }
+        let x = normal_impulses(a, b, n_contacts, v, w, inv_m, inv_i, jn);
+        let d = x - jn;
+        jn = x;
+        v += a.n * (d.x * inv_m);
+        w += cross2(a.r, a.n) * d.x * inv_i;
+        if (n_contacts == 2u) {
+            v += b.n * (d.y * inv_m);
+            w += cross2(b.r, b.n) * d.y * inv_i;
         }
     }
     return vec4<f32>(v - v0, w - w0, 1.0);

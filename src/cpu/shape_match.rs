@@ -330,10 +330,9 @@ pub fn list_plane_impacts(
     }
 }
 
-/// Gauss-Seidel rounds of a body's half-plane or planet impact
-/// ([`plane_impact`]; WGSL `PLANE_IMPACT_ROUNDS`): its one or two
-/// contacts, normal then friction, in turn. Two contacts of a rigid body
-/// against a static side converge to within a percent in a few rounds.
+/// Rounds of a body's half-plane or planet impact ([`plane_impact`];
+/// WGSL `PLANE_IMPACT_ROUNDS`): each solves its one or two contacts'
+/// friction in turn, then their normal impulses together.
 pub const PLANE_IMPACT_ROUNDS: u32 = 8;
 
 /// One contact of a body's impact with a half-plane or planet (WGSL
@@ -348,6 +347,64 @@ struct ImpactContact {
     mu: f32,
 }
 
+/// A 2-point manifold's block is solved whole while `det K` is above this
+/// fraction of `k11 k22` (WGSL `BLOCK_CONDITION`); below it the two
+/// points act nearly as one, and one of them takes the impulse.
+pub const BLOCK_CONDITION: f32 = 1e-3;
+
+/// The total normal impulses of a body's impact manifold (WGSL
+/// `normal_impulses`), from the totals `a` so far, the body moving at `v`
+/// and `w`: the one or two impulses `x >= 0` that leave each point's
+/// normal velocity at its target, or above it where its impulse is 0 (a
+/// linear complementarity problem of two unknowns, solved by trying its
+/// four cases in turn, as Box2D's 2-point block solver; Catto, `b2_contact_solver`).
+/// Solved together, two symmetric points get the same impulse, which
+/// sequential impulses give them only in the limit: a wheel landing on a
+/// face is then not set rocking by the order of its points.
+fn normal_impulses(
+    m: &[ImpactContact; 2],
+    count: usize,
+    v: Vec2,
+    w: f32,
+    inv_m: f32,
+    inv_i: f32,
+    a: [f32; 2],
+) -> [f32; 2] {
+    let (c1, c2) = (&m[0], &m[1]);
+    let rn1 = cross2(c1.r, c1.n);
+    let k11 = inv_m + rn1 * rn1 * inv_i;
+    let vn1 = (v + perp(c1.r) * w).dot(c1.n) - c1.target;
+    if count == 1 {
+        return [(a[0] - vn1 / k11).max(0.0), 0.0];
+    }
+    let rn2 = cross2(c2.r, c2.n);
+    let k22 = inv_m + rn2 * rn2 * inv_i;
+    let k12 = inv_m * c1.n.dot(c2.n) + rn1 * rn2 * inv_i;
+    let vn2 = (v + perp(c2.r) * w).dot(c2.n) - c2.target;
+    let b1 = vn1 - (k11 * a[0] + k12 * a[1]);
+    let b2 = vn2 - (k12 * a[0] + k22 * a[1]);
+    let det = k11 * k22 - k12 * k12;
+    if det > BLOCK_CONDITION * k11 * k22 {
+        let x1 = (k12 * b2 - k22 * b1) / det;
+        let x2 = (k12 * b1 - k11 * b2) / det;
+        if x1 >= 0.0 && x2 >= 0.0 {
+            return [x1, x2];
+        }
+    }
+    let x1 = -b1 / k11;
+    if x1 >= 0.0 && k12 * x1 + b2 >= 0.0 {
+        return [x1, 0.0];
+    }
+    let x2 = -b2 / k22;
+    if x2 >= 0.0 && k12 * x2 + b1 >= 0.0 {
+        return [0.0, x2];
+    }
+    if b1 >= 0.0 && b2 >= 0.0 {
+        return [0.0, 0.0];
+    }
+    a
+}
+
 /// The change `(dv, domega)` of body `body`'s frame `f` from its impact
 /// with collider `k` (WGSL `plane_impact`; docs/physics.md, "Impacts"),
 /// or `None` when it has none. Each awake member whose contact with `k`
@@ -359,9 +416,10 @@ struct ImpactContact {
 /// give each manifold point its separation speed `e v`, with Coulomb
 /// friction bounded by `mu_k` times its normal impulse, are solved for
 /// the body as a rigid body (mass and moment of inertia from its members'
-/// weights) by [`PLANE_IMPACT_ROUNDS`] rounds of sequential impulses
-/// (Catto 2005), so that a landing loses its sliding speed by Coulomb's
-/// law and a body landing on a corner turns.
+/// weights) by [`PLANE_IMPACT_ROUNDS`] rounds of friction by sequential
+/// impulses (Catto 2005) and the normal impulses as a block
+/// (`normal_impulses`), so that a landing loses its sliding speed by
+/// Coulomb's law and a body landing on a corner turns.
 pub fn plane_impact(
     sim: &SimParams,
     c: &Colliders,
@@ -431,14 +489,9 @@ pub fn plane_impact(
     let mut jn = [0.0f32; 2];
     let mut jt = [0.0f32; 2];
     for _ in 0..PLANE_IMPACT_ROUNDS {
+        // Friction first, within the normal impulses so far; then the
+        // normal impulses, which matter more, as a block.
         for (j, c) in manifold.iter().enumerate().take(count) {
-            let rn = cross2(c.r, c.n);
-            let dn = (c.target - (v + perp(c.r) * w).dot(c.n)) / (inv_m + rn * rn * inv_i);
-            let total = (jn[j] + dn).max(0.0);
-            let dn = total - jn[j];
-            jn[j] = total;
-            v += c.n * (dn * inv_m);
-            w += rn * dn * inv_i;
             let t = perp(c.n);
             let rt = cross2(c.r, t);
             let dt = -(v + perp(c.r) * w).dot(t) / (inv_m + rt * rt * inv_i);
@@ -448,6 +501,13 @@ pub fn plane_impact(
             jt[j] = total;
             v += t * (dt * inv_m);
             w += rt * dt * inv_i;
+        }
+        let x = normal_impulses(&manifold, count, v, w, inv_m, inv_i, jn);
+        for (j, c) in manifold.iter().enumerate().take(count) {
+            let d = x[j] - jn[j];
+            jn[j] = x[j];
+            v += c.n * (d * inv_m);
+            w += cross2(c.r, c.n) * d * inv_i;
         }
     }
     Some((v - v0, w - w0))
