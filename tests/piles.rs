@@ -379,3 +379,44 @@ fn a_pour_of_other_shapes_rests_in_any_length_unit_and_time_step() {
         "dt 1/30: {coarse}, dt 1/120: {fine}"
     );
 }
+
+/// A box of 100 kg a point resting on one of 1 kg a point, on both paths:
+/// shape stiffness is a frequency (an acceleration per metre), so a body
+/// resists a load in proportion to its own mass, and the light box gives
+/// 10% of its height under a hundred times its weight; the heavy box stays
+/// on top (docs/physics.md, "Mass ratios").
+#[test]
+fn a_box_under_one_a_hundred_times_heavier_gives_a_tenth_of_its_height() {
+    let mut w = World::default();
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let low = BoxShape::new(Vec2::new(0.0, 0.27), Vec2::splat(0.5))
+        .build(&mut w)
+        .unwrap();
+    let top = BoxShape::new(Vec2::new(0.0, 0.8), Vec2::splat(0.5))
+        .style(ShapeStyle::new().mass(100.0))
+        .build(&mut w)
+        .unwrap();
+    let mut runs = vec![("CPU", run_cpu(&w, 300))];
+    if let Some(ctx) = gpu() {
+        runs.push(("GPU", run_gpu(&ctx, &w, 300)));
+    }
+    for (what, (pos, _)) in runs {
+        let ys: Vec<f32> = low.points.iter().map(|h| pos[h.index()][1]).collect();
+        let height = ys.iter().copied().fold(f32::MIN, f32::max)
+            - ys.iter().copied().fold(f32::MAX, f32::min);
+        let (lc, tc) = (centroid(&pos, &low), centroid(&pos, &top));
+        eprintln!(
+            "{what}: the light box keeps {:.3} of its height; the heavy one at {tc}",
+            height / 0.5
+        );
+        assert!(
+            (0.85..0.95).contains(&(height / 0.5)),
+            "{what}: the light box keeps {} of its height",
+            height / 0.5
+        );
+        assert!(
+            tc.y > lc.y + 0.4 && (tc.x - lc.x).abs() < 0.05,
+            "{what}: the heavy box at {tc}, the light one at {lc}"
+        );
+    }
+}
