@@ -44,11 +44,12 @@ const TINY_SUM: f32 = 1e-30;
 @group(0) @binding(12) var<uniform> colliders: Colliders;
 // Each body's area dilation rate d, 1/s (docs/physics.md, "Area"): written
 // with the frames, read by apply.
-@group(0) @binding(13) var<storage, read_write> dilation_out: array<f32>;
-@group(0) @binding(14) var<storage, read> dilation_in: array<f32>;
-// Each body's inflation its area term aimed at in the last substep
-// (ramp_inflation): the frames kernels read and write it.
-@group(0) @binding(19) var<storage, read_write> inflation_now: array<f32>;
+// Beside it, the inflation its area term aimed at (ramp_inflation), which
+// the frames kernels read back the substep after: one buffer of vec2
+// (dilation, inflation), so that the frames kernels stay within the 8
+// storage buffers a stage may bind.
+@group(0) @binding(13) var<storage, read_write> dilation_out: array<vec2<f32>>;
+@group(0) @binding(14) var<storage, read> dilation_in: array<vec2<f32>>;
 // The plane-impact list: a head (src/layout.rs, ListHead:
 // plane_impacts's workgroup counts, then the count) and the entries, body
 // indices. The frames kernels fill it through `impact_head` and
@@ -115,14 +116,12 @@ fn area_ratio(a: f32, b: f32, d1: f32, d2: f32) -> f32 {
 
 // The inflation body b's area term aims at this substep: its set
 // inflation `set_to`, approached from the one it aimed at the substep
-// before by at most the factor exp(INFLATION_RATE h), which is stored
-// for the next. CPU mirror: cpu::shape_match::ramp_inflation.
+// before (stored beside the dilation) by at most the factor
+// exp(INFLATION_RATE h). CPU mirror: cpu::shape_match::ramp_inflation.
 fn ramp_inflation(b: u32, set_to: f32) -> f32 {
-    let now = inflation_now[b];
+    let now = dilation_out[b].y;
     let step = exp(INFLATION_RATE * sim.h);
-    let next = clamp(set_to, now / step, now * step);
-    inflation_now[b] = next;
-    return next;
+    return clamp(set_to, now / step, now * step);
 }
 
 // Body `index`'s frame; stores its dilation rate and ramped inflation too.
@@ -171,7 +170,7 @@ fn finish(index: u32, body: BodyInfo, p0: vec2<f32>, v0: vec2<f32>, s: Sums) -> 
             dilation = body.area_stiffness * sim.h * (scale - 1.0);
         }
     }
-    dilation_out[index] = dilation;
+    dilation_out[index] = vec2<f32>(dilation, inflation);
     // The pull per substep, once per body rather than once per member.
     return BodyFrame(p0 + c_rel, v0 + v_rel, rot, omega, body.stiffness * sim.h);
 }
@@ -529,7 +528,7 @@ fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
         let q = m.rest;
         let target_pos = centroid + vec2<f32>(rot.x * q.x - rot.y * q.y, rot.y * q.x + rot.x * q.y);
         let rigid = f0.zw + perp(p - centroid) * f1.z;
-        dv += (target_pos - p) * f1.w + (p - centroid) * dilation_in[m.body] + (rigid - v) * m.relax;
+        dv += (target_pos - p) * f1.w + (p - centroid) * dilation_in[m.body].x + (rigid - v) * m.relax;
     }
     return v + dv;
 }

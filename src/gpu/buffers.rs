@@ -30,12 +30,11 @@ pub struct Buffers {
     pub colliders: wgpu::Buffer,
     pub state: [wgpu::Buffer; 2],
     pub frames: wgpu::Buffer,
-    /// Each body's area dilation rate (`f32`), written with the frames.
+    /// Each body's area dilation rate and the inflation its area term
+    /// aimed at (`[f32; 2]`, WGSL `ramp_inflation`), written with the
+    /// frames: the inflations set to the bodies' own when uploaded and by
+    /// every edit, then ramped by the frames kernels.
     pub dilation: wgpu::Buffer,
-    /// Each body's inflation its area term aimed at in the last substep
-    /// (`f32`, WGSL `ramp_inflation`): set to the bodies' inflations when
-    /// uploaded and by every edit, then ramped by the frames kernels.
-    pub inflation_now: wgpu::Buffer,
     /// Sleeping (`shaders/sleep.wgsl`): each point's `SleepPoint`, and per
     /// assembly root the step's largest squared speed and the steps at
     /// rest. The kernels read `info`, whose inverse masses are 0 while
@@ -282,13 +281,7 @@ impl Buffers {
                 usage: storage | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
-            dilation: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("dilation"),
-                size: 4 * packed.bodies.len().max(1) as u64,
-                usage: storage,
-                mapped_at_creation: false,
-            }),
-            inflation_now: init("inflation_now", inflation_bytes(packed), storage),
+            dilation: init("dilation", dilation_bytes(packed), storage),
             sleep_points,
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
@@ -362,7 +355,6 @@ impl Buffers {
             &self.state[1],
             &self.frames,
             &self.dilation,
-            &self.inflation_now,
             &self.sleep_points,
             &self.sleep_speed,
             &self.rest_steps,
@@ -381,8 +373,9 @@ impl Buffers {
     }
 }
 
-/// The bodies' inflations as the bytes of `Buffers::inflation_now` (one
-/// `f32` a body, at least one).
-pub fn inflation_bytes(packed: &Packed) -> Vec<u8> {
-    bytes_or_zero(&packed.inflations())
+/// The bytes of `Buffers::dilation` at rest: each body's dilation 0 and
+/// its set inflation (at least one body's worth).
+pub fn dilation_bytes(packed: &Packed) -> Vec<u8> {
+    let pairs: Vec<[f32; 2]> = packed.inflations().iter().map(|&i| [0.0, i]).collect();
+    bytes_or_zero(&pairs)
 }

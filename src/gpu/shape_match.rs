@@ -125,7 +125,6 @@ impl ShapeMatch {
                 (7, &b.frames),
                 (13, &b.dilation),
                 (15, &heads[h]),
-                (19, &b.inflation_now),
                 (16, &b.plane_impacts),
             ]
         };

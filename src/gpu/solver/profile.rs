@@ -182,14 +182,16 @@ impl GpuSolver {
             bytes += self.rod_passes() as u64 * 44 * n + 2 * 44 * rods;
         }
         if bodies > 0 {
-            // frames: body 32 + order 4 + frame out 32 + dilation out 4;
-            // one pass over the members (the first one's loads serve as
-            // the reference too) reading member 16 (with the weight) and
+            // frames: body 32 + order 4 + frame out 32 + the dilation's
+            // pair (the inflation read back, both written) 8 + 8; one pass
+            // over the members (the first one's loads serve as the
+            // reference too) reading member 16 (with the weight) and
             // state 16.
-            bytes += 72 * bodies + 32 * members;
+            bytes += 84 * bodies + 32 * members;
             // apply, fused with the next integrate + collide (sharing its
             // state read and write): offsets 8; per membership: its
-            // record 16, the body's frame 32 and its dilation 4.
+            // record 16, the body's frame 32 and its dilation 4 (the
+            // pair's first half).
             bytes += 8 * n + 52 * members;
         }
         bytes

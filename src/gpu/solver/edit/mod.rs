@@ -19,7 +19,7 @@ use super::super::SolverError;
 use super::super::body_collide::{BodyCollide, ContactKernels};
 use super::super::broad_phase::ContactBuffers;
 use super::super::buffers::{
-    Buffers, STATE_BYTES, inflation_bytes, interleave, plane_impacts_bytes, static_arrays,
+    Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes, static_arrays,
 };
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::impact::{BodyImpact, Impact};
@@ -451,8 +451,7 @@ impl GpuSolver {
             .all(|(t, n)| n.len() as u64 <= t.size())
             && state_bytes <= self.buffers.state[0].size()
             && frames_bytes <= self.buffers.frames.size()
-            && 4 * new.bodies.len() as u64 <= self.buffers.dilation.size()
-            && 4 * new.bodies.len() as u64 <= self.buffers.inflation_now.size()
+            && 8 * new.bodies.len() as u64 <= self.buffers.dilation.size()
             && 16 * new.bodies.len() as u64 <= self.buffers.impact_sums.size()
             && plane_impacts_bytes(new.bodies.len()) <= self.buffers.plane_impacts.size();
         if fits {
@@ -461,9 +460,9 @@ impl GpuSolver {
             }
             // Bodies may have moved: every ramp of an inflation ends at its
             // target.
-            let inflations = inflation_bytes(new);
-            queue.write_buffer(&self.buffers.inflation_now, 0, &inflations);
-            report.bytes_uploaded += inflations.len() as u64;
+            let dilations = dilation_bytes(new);
+            queue.write_buffer(&self.buffers.dilation, 0, &dilations);
+            report.bytes_uploaded += dilations.len() as u64;
             report.bytes_uploaded += write_changed(
                 queue,
                 &self.buffers.sleep_points,
