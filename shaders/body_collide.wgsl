@@ -79,6 +79,9 @@
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
+// Each point's sleeping record: its inverse mass also while it sleeps
+// (info's is 0 then). Read by resolve's sleeper_share alone.
+@group(0) @binding(25) var<storage, read> sleepers: array<SleepPoint>;
 // Per point (position, velocity).
 @group(0) @binding(2) var<storage, read> state: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> contact_points: array<ContactPoint>;

@@ -80,11 +80,15 @@ struct Impact {
     b: ImpactSide,
     // The two assemblies a body impact wakes.
     groups: vec2<u32>,
+    // The approach times how much faster the impulse would move a sleeping
+    // side than the awake one (1 unless one side sleeps and is the
+    // lighter): past the wake speed, the impact wakes both.
+    wake: f32,
 }
 
 fn no_impact() -> Impact {
     let none = ImpactSide(IMPACT_NONE, 0.0);
-    return Impact(false, vec2<f32>(0.0), 0.0, 0.0, none, none, vec2<u32>(0u));
+    return Impact(false, vec2<f32>(0.0), 0.0, 0.0, none, none, vec2<u32>(0u), 0.0);
 }
 
 // The mean velocity of a side's body (zero for a side that does not move).
@@ -139,6 +143,14 @@ fn body_impact(i: u32) -> Impact {
     out.a = a;
     out.b = b;
     out.groups = vec2<u32>(cp.group, o.group);
+    let wa = impact_inv_mass[a_body];
+    var share = 1.0;
+    if (a.w == 0.0) {
+        share = max(wa / wb, 1.0);
+    } else if (b.w == 0.0) {
+        share = max(wb / wa, 1.0);
+    }
+    out.wake = approach * share;
     return out;
 }
 
@@ -192,7 +204,7 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (imp.b.w > 0.0) {
         atomicAdd(&impact_sums[4u * imp.b.body], 1);
     }
-    if (sim.sleep_steps > 0u && imp.approach * imp.approach > sim.wake_speed_sq) {
+    if (sim.sleep_steps > 0u && imp.wake * imp.wake > sim.wake_speed_sq) {
         atomicMax(&sleep_speed[imp.groups.x], SLEEP_WAKE);
         atomicMax(&sleep_speed[imp.groups.y], SLEEP_WAKE);
     }

@@ -79,6 +79,23 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
     return out;
 }
 
+// How much faster a contact's impulse would move its sleeping side than
+// its awake one: the ratio of the sides' inverse masses when one side
+// sleeps and is the lighter, else 1 (wi, wa, wb: the solver's inverse
+// masses, 0 while asleep; sleepers: the real ones). CPU mirror:
+// cpu::body_collide::resolve::sleeper_share.
+fn sleeper_share(i: u32, ends: vec2<u32>, s: f32, t: f32, wi: f32, wa: f32, wb: f32) -> f32 {
+    let we = s * s * wa + t * t * wb;
+    if ((wi > 0.0) == (we > 0.0)) {
+        return 1.0;
+    }
+    if (we == 0.0) {
+        let re = s * s * sleepers[ends.x].inv_mass + t * t * sleepers[ends.y].inv_mass;
+        return max(re / wi, 1.0);
+    }
+    return max(sleepers[i].inv_mass / we, 1.0);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     resolve_at(pass_point(gid, groups), false);
@@ -147,7 +164,8 @@ fn resolve_at(i: u32, relax: bool) {
             let vrel = v - (state[ends.x].zw * s + state[ends.y].zw * t);
             if (!relax && sim.sleep_steps > 0u) {
                 let approach = -dot(vrel, hit.n);
-                if (approach > 0.0 && approach * approach > sim.wake_speed_sq) {
+                let lift = approach * sleeper_share(i, ends, s, t, wi, wa, wb);
+                if (approach > 0.0 && lift * lift > sim.wake_speed_sq) {
                     atomicMax(&sleep_speed[cp.group], SLEEP_WAKE);
                     atomicMax(&sleep_speed[outlines[hit.body].group], SLEEP_WAKE);
                 }

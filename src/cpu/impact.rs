@@ -105,6 +105,10 @@ pub struct Impact {
     pub a: Side,
     pub b: Side,
     pub groups: [u32; 2],
+    /// The approach times how much faster the impulse would move a
+    /// sleeping side than the awake one (1 unless one side sleeps and is
+    /// the lighter): past the wake speed, the impact wakes both.
+    pub wake: f32,
 }
 
 /// Point `i`'s body-contact impact (WGSL `body_impact`): the contact the
@@ -151,6 +155,14 @@ pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
     let cp = cb.contact_points[i];
     let pf = &cb.filters[(cp.filter_id & !CONTACT_FREE) as usize];
     let bf = &cb.filters[o.filter_id as usize];
+    let wa = bind.inv_mass[a_body as usize];
+    let share = if a.w == 0.0 {
+        (wa / wb).max(1.0)
+    } else if b.w == 0.0 {
+        (wb / wa).max(1.0)
+    } else {
+        1.0
+    };
     Some(Impact {
         n,
         approach,
@@ -158,6 +170,7 @@ pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
         a,
         b,
         groups: [cp.group, o.group],
+        wake: approach * share,
     })
 }
 
@@ -175,7 +188,7 @@ pub fn count(bind: &ImpactBindings, counts: &mut [u32], sleep_speed: &mut [u32])
                 counts[side.body as usize] += 1;
             }
         }
-        if sim.sleep_steps > 0 && imp.approach * imp.approach > sim.wake_speed_sq {
+        if sim.sleep_steps > 0 && imp.wake * imp.wake > sim.wake_speed_sq {
             for g in imp.groups {
                 let s = &mut sleep_speed[g as usize];
                 *s = (*s).max(SLEEP_WAKE);

@@ -277,6 +277,7 @@ impl BodyCollide {
                 e.push((13, &c.acc));
                 e.push((18, &b.sleep_speed));
                 e.push((21, &c.warm));
+                e.push((25, &b.sleep_points));
                 bind_group(device, label, pipeline, &e)
             })
         };

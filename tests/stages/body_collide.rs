@@ -1234,6 +1234,7 @@ fn a_degenerate_edge_gives_no_contact() {
     let bind = Bindings {
         sim: &sim,
         info: &[],
+        masses: &[],
         pos: &pos,
         vel: &[[0.0; 2]; 5],
         contact_points: &[],

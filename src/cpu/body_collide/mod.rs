@@ -52,6 +52,9 @@ pub fn layers_meet(a: &ContactFilter, b: &ContactFilter) -> bool {
 pub struct Bindings<'a> {
     pub sim: &'a SimParams,
     pub info: &'a [PointInfo],
+    /// The points' records as packed: their inverse masses also while
+    /// they sleep (`info` is the solver's copy, 0 then; WGSL `sleepers`).
+    pub masses: &'a [PointInfo],
     pub pos: &'a [[f32; 2]],
     pub vel: &'a [[f32; 2]],
     pub contact_points: &'a [ContactPoint],

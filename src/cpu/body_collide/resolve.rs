@@ -127,6 +127,34 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
     out
 }
 
+/// How much faster a contact's impulse would move its sleeping side than
+/// its awake one (WGSL `sleeper_share`): the ratio of the sides' inverse
+/// masses when one side sleeps and is the lighter, else 1. A contact wakes
+/// its sides when its approach times this passes the wake speed: a body
+/// set gently on a sleeping one a hundred times lighter per point wakes
+/// it, where one of its own weight rests on it asleep. `w*` are the
+/// solver's inverse masses (0 while asleep), the real ones in `masses`.
+pub(super) fn sleeper_share(
+    bind: &Bindings,
+    i: usize,
+    (ia, ib): (u32, u32),
+    (s, t): (f32, f32),
+    wi: f32,
+    (wa, wb): (f32, f32),
+) -> f32 {
+    let we = s * s * wa + t * t * wb;
+    if (wi > 0.0) == (we > 0.0) {
+        return 1.0;
+    }
+    if we == 0.0 {
+        let m = bind.masses;
+        let re = s * s * m[ia as usize].inv_mass + t * t * m[ib as usize].inv_mass;
+        (re / wi).max(1.0)
+    } else {
+        (bind.masses[i].inv_mass / we).max(1.0)
+    }
+}
+
 /// WGSL `resolve_at` for point `i`: its contacts' fixed-point changes.
 /// With `relax` (WGSL `relax`), the velocity part of its outline contact
 /// alone: no push, no restitution, no viscous decay, friction bounded by
@@ -172,7 +200,8 @@ pub fn resolve_point(
             let sim = bind.sim;
             if !relax && sim.sleep_steps > 0 {
                 let approach = -vrel.dot(n);
-                if approach > 0.0 && approach * approach > sim.wake_speed_sq {
+                let lift = approach * sleeper_share(bind, i, (ia, ib), (s, t), wi, (wa, wb));
+                if approach > 0.0 && lift * lift > sim.wake_speed_sq {
                     out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
                 }
             }

@@ -78,6 +78,7 @@ fn bindings<'a>(
     body_collide::Bindings {
         sim: &p.sim,
         info,
+        masses: &p.point_info,
         pos: &p.pos,
         vel: &p.vel,
         contact_points: &p.contact_points,
