@@ -1921,17 +1921,36 @@ fn later_narrow_phases_meet_the_bodies_points_moved_near() {
                     .count();
                 assert!(pushed >= 2, "pair {k}: {pushed} points pushed on the CPU");
             }
-            let (dp, dv) = (
-                farthest(&state.pos, cpu.positions()),
-                farthest(&state.vel, cpu.velocities()),
-            );
-            let bound = contact_velocity_bound(&pos, world.params.h(), 4.0);
-            assert!(
-                dp <= 1e-6 && dv <= bound,
-                "{walk:?} over {points:?}: GPU - CPU: pos {dp} vel {dv}"
+            assert_pass_matches_cpu(
+                (&state.pos, &state.vel),
+                &cpu,
+                &pos,
+                world.params.h(),
+                &format!("{walk:?} over {points:?}"),
             );
         }
     }
+}
+
+/// A later contact pass on the GPU (`gpu`: its positions and velocities)
+/// against the CPU's from the same positions `pos`: the same positions to
+/// 1e-6 m, velocities within `contact_velocity_bound`.
+fn assert_pass_matches_cpu(
+    gpu: (&[[f32; 2]], &[[f32; 2]]),
+    cpu: &CpuSolver,
+    pos: &[[f32; 2]],
+    h: f32,
+    what: &str,
+) {
+    let (dp, dv) = (
+        farthest(gpu.0, cpu.positions()),
+        farthest(gpu.1, cpu.velocities()),
+    );
+    let bound = contact_velocity_bound(pos, h, 4.0);
+    assert!(
+        dp <= 1e-6 && dv <= bound,
+        "{what}: GPU - CPU: pos {dp} vel {dv}"
+    );
 }
 
 /// With `point_radius` 0 a substep's first narrow phase notes no bodies
@@ -1981,14 +2000,12 @@ fn with_no_point_radius_later_narrow_phases_still_meet_a_pinned_point() {
                 .count();
             assert!(pushed >= 2, "{pushed} box points pushed on the CPU");
             let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-            let (dp, dv) = (
-                farthest(&state.pos, cpu.positions()),
-                farthest(&state.vel, cpu.velocities()),
-            );
-            let bound = contact_velocity_bound(&pos, world.params.h(), 4.0);
-            assert!(
-                dp <= 1e-6 && dv <= bound,
-                "{walk:?} over {points:?}: GPU - CPU: pos {dp} vel {dv}"
+            assert_pass_matches_cpu(
+                (&state.pos, &state.vel),
+                &cpu,
+                &pos,
+                world.params.h(),
+                &format!("{walk:?} over {points:?}"),
             );
         }
     }

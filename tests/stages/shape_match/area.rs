@@ -20,6 +20,12 @@ fn area(pos: &[[f32; 2]], points: &[PointHandle]) -> f32 {
         * 0.5
 }
 
+/// The area of the polygon through `points` where the world placed them.
+fn rest_area(world: &World, points: &[PointHandle]) -> f32 {
+    let pos: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+    area(&pos, points)
+}
+
 /// A weightless world with one 1 m square body without springs or shape
 /// matching: only its area term, of stiffness `k`, holds it.
 fn lone_square(k: f32) -> (World, Vec<PointHandle>) {
@@ -117,14 +123,7 @@ fn a_pressure_body_inflates_and_deflates_at_run_time() {
     world.add_plane(HalfPlane::floor(0.0)).unwrap();
     world.params.sleep_speed = 0.0;
     let (ring, body) = balloon(&mut world, Vec2::new(0.0, 0.6), 0.5, 24);
-    let rest = area(
-        &world
-            .points()
-            .iter()
-            .map(|p| p.pos.to_array())
-            .collect::<Vec<_>>(),
-        &ring,
-    );
+    let rest = rest_area(&world, &ring);
     let top = |pos: &[[f32; 2]]| {
         ring.iter()
             .map(|p| pos[p.index()][1])
@@ -332,14 +331,7 @@ fn a_pressure_body_set_to_a_hundredfold_area_inflates_at_the_ramps_pace() {
     world.params.gravity = Vec2::ZERO;
     world.params.sleep_speed = 0.0;
     let (ring, body) = balloon(&mut world, Vec2::ZERO, 0.25, 16);
-    let rest = area(
-        &world
-            .points()
-            .iter()
-            .map(|p| p.pos.to_array())
-            .collect::<Vec<_>>(),
-        &ring,
-    );
+    let rest = rest_area(&world, &ring);
     for mut s in both(&world) {
         s.set_inflation(body, 100.0).unwrap();
         let (up, grown) = ramp_excess(&mut s, &ring, 150, rest);
