@@ -55,6 +55,13 @@ struct SleepPoint {
 // A speed report that wakes an assembly: the bits of +inf, above every
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
+// The flag a touch (sleep.wgsl) sets in a sleeping assembly's speed
+// word: the top bit, which no squared motion's bits have (layout.rs,
+// SLEEP_TOUCHED).
+const SLEEP_TOUCHED: u32 = 0x80000000u;
+// How many times the rest window's reach an assembly must stray in a step
+// for touch to count it as moved (layout.rs, TOUCH_MOTION).
+const TOUCH_MOTION: f32 = 4.0;
 const SLEEP_WINDOW: u32 = 4u;
 // The bit of a body's tangle word (body_collide.wgsl, `tangles`) the
 // narrow phase sets when it finds a point of the other assembly inside the

@@ -10,6 +10,17 @@
 //            values for values >= 0: the result does not depend on the
 //            order. A contact that approaches faster than the wake speed
 //            raised it to SLEEP_WAKE already (body_collide.wgsl, resolve).
+//   touch    (with body contacts) motion passes through contacts: a
+//            point's contact from the last narrow phase, or the body a
+//            sleeping point rested on when it fell asleep (its support,
+//            kept from its last awake step), joins two assemblies; where
+//            one side moved this step (its measured motion is above the
+//            rest limit, or an edit flagged it) and the other sleeps, the
+//            sleeper is flagged SLEEP_TOUCHED (atomicOr of the top bit,
+//            which no squared motion has: the moving test masks it off, so
+//            the result does not depend on the order) and wakes in update.
+//            One hop a step: a sleeper woken by a touch does not move in
+//            this step, so it wakes its own neighbours only once it moves.
 //   update   each assembly (at its root point) counts the steps all its
 //            points have stayed within SLEEP_WINDOW sleep_speed dt of
 //            their anchors, or starts again at zero, and clears its speed
@@ -23,7 +34,8 @@
 //            (0 included: it moved) takes its position as its anchor.
 //   wake     (on an edit, set_state or new parameters, not in a step)
 //            every point gets its own inverse mass back, every assembly
-//            starts counting again, and motion is measured from here.
+//            starts counting again, motion is measured from here, and no
+//            point has a support until its next awake step's touch.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> state: array<vec4<f32>>;
@@ -36,6 +48,16 @@
 // Each point's anchor: its state when settle last anchored it, or when it
 // was woken (only the position is read).
 @group(0) @binding(6) var<storage, read_write> last: array<vec4<f32>>;
+// touch: each point's contact from the last narrow phase (body_collide),
+// the outlines (for a body's assembly), and each point's support: the
+// body its contact was with while its assembly was awake (0xffffffff:
+// none), which it keeps while asleep.
+@group(0) @binding(7) var<storage, read> hits: array<ContactHit>;
+@group(0) @binding(8) var<storage, read> outlines: array<BodyOutline>;
+@group(0) @binding(9) var<storage, read_write> support: array<u32>;
+// The bodies' boxes from the broad phase (min, max; grown by
+// point_radius).
+@group(0) @binding(10) var<storage, read> aabbs: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -45,6 +67,63 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
     let d = state[i].xy - last[i].xy;
     atomicMax(&speed[points[i].group], bitcast<u32>(dot(d, d)));
+}
+
+// Whether assembly `g` moved this step: its measured motion (the low
+// bits; a touch's flag masked off) is above the rest limit. A moving
+// body's own points and an edit's wake_point (SLEEP_WAKE) count.
+fn moved(g: u32) -> bool {
+    let limit = TOUCH_MOTION * TOUCH_MOTION * sim.sleep_motion_sq;
+    return (atomicLoad(&speed[g]) & ~SLEEP_TOUCHED) >= bitcast<u32>(limit);
+}
+
+// Whether assembly `g` slept during this step (its count before update).
+fn slept(g: u32) -> bool {
+    return sleeps(rest_steps[g], sim.sleep_steps);
+}
+
+// An awake point's support after this step: the body of its contact, or
+// without one its support still, while the point stays within the rest
+// window's reach of that body's box (a point resting on a body finds the
+// contact in some substeps and not in others). CPU mirror:
+// cpu::sleep::next_support.
+fn next_support(hit: u32, old: u32, p: vec2<f32>) -> u32 {
+    if (hit < sim.num_bodies || old >= sim.num_bodies) {
+        return hit;
+    }
+    let reach = sqrt(sim.sleep_motion_sq);
+    let bb = aabbs[old];
+    if (all(p >= bb.xy - reach) && all(p <= bb.zw + reach)) {
+        return old;
+    }
+    return 0xffffffffu;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn touch(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let gi = points[i].group;
+    let asleep = slept(gi);
+    let b = hits[i].body;
+    if (!asleep) {
+        support[i] = next_support(b, support[i], state[i].xy);
+    }
+    if (b < sim.num_bodies) {
+        let gb = outlines[b].group;
+        if (moved(gi) && slept(gb)) {
+            atomicOr(&speed[gb], SLEEP_TOUCHED);
+        }
+        if (asleep && moved(gb)) {
+            atomicOr(&speed[gi], SLEEP_TOUCHED);
+        }
+    }
+    let s = support[i];
+    if (asleep && s < sim.num_bodies && moved(outlines[s].group)) {
+        atomicOr(&speed[gi], SLEEP_TOUCHED);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -89,4 +168,5 @@ fn wake(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     atomicStore(&speed[i], 0u);
     rest_steps[i] = 0u;
     last[i] = state[i];
+    support[i] = 0xffffffffu;
 }

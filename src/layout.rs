@@ -150,6 +150,18 @@ pub struct SleepPoint {
 /// A speed report that wakes an assembly (WGSL `SLEEP_WAKE`): the bits of
 /// `+inf`, above every finite squared speed.
 pub const SLEEP_WAKE: u32 = 0x7f80_0000;
+/// The flag a touch sets in a sleeping assembly's speed word (WGSL
+/// `SLEEP_TOUCHED`, sleeping's `touch`): the top bit, which the bits of no
+/// squared motion (a float `>= 0`) have, so the test of an assembly's own
+/// motion masks it off while other points set it.
+pub const SLEEP_TOUCHED: u32 = 0x8000_0000;
+/// How many times the rest window's reach (`SLEEP_WINDOW sleep_speed dt`)
+/// an assembly must stray from its anchors for sleeping's touch to count
+/// it as moved (WGSL `TOUCH_MOTION`): a body that only shakes at the edge
+/// of rest, as one just woken in a settled pile does, wakes no neighbour
+/// (at 1, a pour's wedged bodies and their neighbours woke each other for
+/// good); an edit's `wake_point` always counts.
+pub const TOUCH_MOTION: f32 = 4.0;
 /// Steps at rest after which an assembly's points take their positions as
 /// new anchors (WGSL `SLEEP_WINDOW`): an assembly is at rest while every
 /// point stays within `SLEEP_WINDOW sleep_speed dt` of its anchor, so

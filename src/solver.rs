@@ -6,7 +6,8 @@
 use crate::cpu::CpuSolver;
 use crate::gpu::{GpuContext, GpuSolver, SolverError};
 use crate::pack::Packed;
-use crate::world::{BodyHandle, World};
+use crate::world::{BodyHandle, PointHandle, World};
+use glam::Vec2;
 
 /// Positions and velocities, one pair per point.
 pub type StateVecs = (Vec<[f32; 2]>, Vec<[f32; 2]>);
@@ -150,6 +151,15 @@ impl Solver {
         match self {
             Self::Cpu(s) => Ok(s.set_inflation(body, ratio)?),
             Self::Gpu { ctx, solver } => solver.set_inflation(&ctx.queue, body, ratio),
+        }
+    }
+
+    /// Moves a pinned point (mass 0) to `pos`, waking its assembly and,
+    /// at the next step's end, what it touches or supports.
+    pub fn move_pinned_point(&mut self, point: PointHandle, pos: Vec2) -> Result<(), SolverError> {
+        match self {
+            Self::Cpu(s) => Ok(s.move_pinned_point(point, pos)?),
+            Self::Gpu { ctx, solver } => solver.move_pinned_point(&ctx.queue, point, pos),
         }
     }
 

@@ -241,6 +241,23 @@ pub fn check_sleep_anchors(n: usize, anchors: &[[f32; 2]]) -> Result<(), WorldEr
     Ok(())
 }
 
+/// Checks sleep supports restored from a checkpoint: one per point, each
+/// a body index below `bodies` or `u32::MAX` (none).
+pub fn check_sleep_supports(n: usize, bodies: usize, supports: &[u32]) -> Result<(), WorldError> {
+    check_len("sleep supports", n, supports.len())?;
+    for (i, &b) in supports.iter().enumerate() {
+        if b != u32::MAX && b as usize >= bodies {
+            return Err(WorldError::IndexOutOfRange {
+                item: Item::Point(i as u32),
+                field: "sleep support",
+                index: b,
+                len: bodies as u32,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Checks warm-starting state restored from a checkpoint: one entry per
 /// point, its two impulses finite (CPU mirror of `body_collide.wgsl`'s
 /// `warm`: bodies, then f32 bits).

@@ -3,8 +3,9 @@
 //!
 //! What evolves is the position and velocity of every point (pinned points
 //! moved with `move_pinned_point` included), the step count, for
-//! sleeping how many steps each assembly has been at rest and each point's
-//! anchor (where its motion is measured from), and for the
+//! sleeping how many steps each assembly has been at rest, each point's
+//! anchor (where its motion is measured from) and support (the body whose
+//! motion wakes it while it sleeps), and for the
 //! body contacts each point's warm start and each body's tangles (tangle
 //! recovery holds a pair it is parting while the narrow phase finds their
 //! points in each other). Nothing
@@ -20,7 +21,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 20 | magic `softbody-checkpoint` and a NUL |
-//! | 4 | format version, `5` |
+//! | 4 | format version, `6` |
 //! | 8 | scene hash |
 //! | 8 | step count |
 //! | 8 | time in seconds, f64 |
@@ -32,9 +33,11 @@
 //! | 16 n | warm starts, four u32 per point ([`CpuSolver::warm_starts`]) |
 //! | 32 b | tangles, eight u32 per body ([`CpuSolver::tangles`]) |
 //! | 8 n | sleep anchors, `n` pairs of f32 ([`CpuSolver::sleep_anchors`]) |
+//! | 4 n | sleep supports, u32 ([`CpuSolver::sleep_supports`]) |
 //! | 8 | FNV-1a 64 of everything before, to catch truncated or damaged files |
 //!
-//! Version 4 files (without the anchors) still load, each point's
+//! Version 5 files (without the supports) still load, every point
+//! without a support; version 4 files (without the anchors) still load, each point's
 //! anchor taken at its position; version 3 files (without the tangles) still load, their tangles found
 //! again from the positions; version 2 files (without the warm starts)
 //! load with their contacts starting cold; version 1 files (without the steps at rest either) load
@@ -80,7 +83,9 @@ use crate::solver::Solver;
 use crate::world::MAX_ITEMS;
 
 const MAGIC: &[u8; 20] = b"softbody-checkpoint\0";
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
+/// The version before sleep supports, read with every point unsupported.
+const VERSION_UNSUPPORTED: u32 = 5;
 /// The version before sleep anchors, read with each point anchored at its
 /// position.
 const VERSION_UNANCHORED: u32 = 4;
@@ -123,6 +128,9 @@ pub struct Checkpoint {
     /// Each point's sleep anchor ([`CpuSolver::sleep_anchors`]). Empty:
     /// each point anchored where it is.
     pub anchors: Vec<[f32; 2]>,
+    /// Each point's sleep support ([`CpuSolver::sleep_supports`]). Empty:
+    /// no point has one.
+    pub supports: Vec<u32>,
 }
 
 /// Why a checkpoint could not be read, written or restored.
@@ -181,6 +189,7 @@ impl Checkpoint {
             warm: solver.warm_starts().to_vec(),
             tangles: solver.tangles(),
             anchors: solver.sleep_anchors().to_vec(),
+            supports: solver.sleep_supports().to_vec(),
         }
     }
 
@@ -202,6 +211,7 @@ impl Checkpoint {
             warm: solver.read_warm_starts(device, queue)?,
             tangles: solver.read_tangles(device, queue)?,
             anchors: solver.read_sleep_anchors(device, queue)?,
+            supports: solver.read_sleep_supports(device, queue)?,
         })
     }
 
@@ -252,6 +262,11 @@ impl Checkpoint {
                 .set_sleep_anchors(&self.anchors)
                 .map_err(SolverError::from)?;
         }
+        if !self.supports.is_empty() {
+            solver
+                .set_sleep_supports(&self.supports)
+                .map_err(SolverError::from)?;
+        }
         solver.set_steps(self.step);
         Ok(())
     }
@@ -275,6 +290,9 @@ impl Checkpoint {
         }
         if !self.anchors.is_empty() {
             solver.set_sleep_anchors(queue, &self.anchors)?;
+        }
+        if !self.supports.is_empty() {
+            solver.set_sleep_supports(queue, &self.supports)?;
         }
         solver.set_steps(self.step);
         Ok(())
@@ -308,7 +326,12 @@ impl Checkpoint {
         if !self.anchors.is_empty() {
             crate::validate::check_sleep_anchors(n, &self.anchors).map_err(SolverError::from)?;
         }
-        let mut out = Vec::with_capacity(HEADER_TANGLES + 44 * n + 32 * b + 8);
+        if !self.supports.is_empty() {
+            // The body count is the scene's, checked on restore.
+            crate::validate::check_sleep_supports(n, u32::MAX as usize, &self.supports)
+                .map_err(SolverError::from)?;
+        }
+        let mut out = Vec::with_capacity(HEADER_TANGLES + 48 * n + 32 * b + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.scene_hash.to_le_bytes());
@@ -337,6 +360,10 @@ impl Checkpoint {
             out.extend_from_slice(&a[0].to_bits().to_le_bytes());
             out.extend_from_slice(&a[1].to_bits().to_le_bytes());
         }
+        for k in 0..n {
+            let s = self.supports.get(k).copied().unwrap_or(u32::MAX);
+            out.extend_from_slice(&s.to_le_bytes());
+        }
         let sum = fnv(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         Ok(out)
@@ -359,6 +386,7 @@ impl Checkpoint {
         let version = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
         if ![
             VERSION,
+            VERSION_UNSUPPORTED,
             VERSION_UNANCHORED,
             VERSION_UNTANGLED,
             VERSION_COLD,
@@ -385,7 +413,8 @@ impl Checkpoint {
             VERSION_AWAKE => 16,
             VERSION_COLD => 20,
             VERSION_UNTANGLED | VERSION_UNANCHORED => 36,
-            _ => 44,
+            VERSION_UNSUPPORTED => 44,
+            _ => 48,
         };
         if version < VERSION_UNANCHORED {
             return Ok((n, HEADER as u64 + per_point * n + 8));
@@ -470,7 +499,7 @@ impl Checkpoint {
         };
         crate::validate::check_tangles(tangles.len(), &tangles)
             .map_err(|e| CheckpointError::Format(format!("{e}")))?;
-        let anchors: Vec<[f32; 2]> = if version == VERSION {
+        let anchors: Vec<[f32; 2]> = if version >= VERSION_UNSUPPORTED {
             let at = start + 36 * n + 32 * b;
             let f = |o: usize| f32::from_bits(u32_at(o));
             (0..n).map(|k| [f(at + 8 * k), f(at + 8 * k + 4)]).collect()
@@ -479,6 +508,16 @@ impl Checkpoint {
         };
         if !anchors.is_empty() {
             crate::validate::check_sleep_anchors(n, &anchors)
+                .map_err(|e| CheckpointError::Format(format!("{e}")))?;
+        }
+        let supports: Vec<u32> = if version == VERSION {
+            let at = start + 44 * n + 32 * b;
+            (0..n).map(|k| u32_at(at + 4 * k)).collect()
+        } else {
+            Vec::new()
+        };
+        if !supports.is_empty() {
+            crate::validate::check_sleep_supports(n, u32::MAX as usize, &supports)
                 .map_err(|e| CheckpointError::Format(format!("{e}")))?;
         }
         Ok(Self {
@@ -491,6 +530,7 @@ impl Checkpoint {
             warm,
             tangles,
             anchors,
+            supports,
         })
     }
 

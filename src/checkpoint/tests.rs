@@ -40,6 +40,7 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
         warm: vec![[0; 4]; 4],
         tangles: vec![],
         anchors: vec![[1.0, 2.5]; 4],
+        supports: vec![u32::MAX, 0, 3, u32::MAX],
     };
     let bytes = c.to_bytes().unwrap();
     let read = |prefix: &[u8], max_points| {
@@ -53,7 +54,7 @@ fn a_checkpoint_is_read_no_further_than_its_header_says() {
     // Followed by more bytes: one more than the file's length is read.
     let (got, served) = read(&bytes, 100);
     let e = got.unwrap_err();
-    assert!(e.contains("longer than the 248 bytes"), "{e}");
+    assert!(e.contains("longer than the 264 bytes"), "{e}");
     assert_eq!(served, bytes.len() + 1);
     // Zeros (/dev/zero): refused at the header.
     let (got, served) = read(&[], 100);
@@ -167,6 +168,7 @@ fn sample() -> Checkpoint {
             ],
         ],
         anchors: vec![[1.5, 2.0], [3.0, -3.5]],
+        supports: vec![1, u32::MAX],
     }
 }
 
@@ -199,7 +201,7 @@ fn older(version: u32, per_point: usize) -> Vec<u8> {
 #[test]
 fn a_version_1_checkpoint_loads_with_everything_awake() {
     let c = sample();
-    let back = Checkpoint::from_bytes(&older(1, 28)).unwrap();
+    let back = Checkpoint::from_bytes(&older(1, 32)).unwrap();
     assert!(back.rest_steps.is_empty() && back.warm.is_empty());
     assert_eq!((back.pos, back.vel), (c.pos, c.vel));
 }
@@ -209,7 +211,7 @@ fn a_version_1_checkpoint_loads_with_everything_awake() {
 #[test]
 fn a_version_2_checkpoint_loads_with_every_contact_cold() {
     let c = sample();
-    let back = Checkpoint::from_bytes(&older(2, 24)).unwrap();
+    let back = Checkpoint::from_bytes(&older(2, 28)).unwrap();
     assert!(back.warm.is_empty());
     assert_eq!(
         (back.pos, back.vel, back.rest_steps),
@@ -222,7 +224,7 @@ fn a_version_2_checkpoint_loads_with_every_contact_cold() {
 #[test]
 fn a_version_3_checkpoint_loads_without_tangles() {
     let c = sample();
-    let back = Checkpoint::from_bytes(&older(3, 8)).unwrap();
+    let back = Checkpoint::from_bytes(&older(3, 12)).unwrap();
     assert!(back.tangles.is_empty());
     assert_eq!((back.pos, back.warm), (c.pos, c.warm));
 }
@@ -235,17 +237,60 @@ fn a_version_4_checkpoint_loads_without_anchors() {
     let mut bytes = c.to_bytes().unwrap();
     bytes[20..24].copy_from_slice(&4u32.to_le_bytes());
     let end = bytes.len() - 8;
-    bytes.drain(end - 8 * c.pos.len()..end);
+    bytes.drain(end - 12 * c.pos.len()..end);
     reseal(&mut bytes);
     let back = Checkpoint::from_bytes(&bytes).unwrap();
-    assert!(back.anchors.is_empty());
+    assert!(back.anchors.is_empty() && back.supports.is_empty());
     assert_eq!(
         Checkpoint {
             anchors: c.anchors.clone(),
+            supports: c.supports.clone(),
             ..back
         },
         c
     );
+}
+
+/// A version 5 file (from before sleep supports) is read with its
+/// anchors and without supports: no sleeping point has one.
+#[test]
+fn a_version_5_checkpoint_loads_without_supports() {
+    let c = sample();
+    let mut bytes = c.to_bytes().unwrap();
+    bytes[20..24].copy_from_slice(&5u32.to_le_bytes());
+    let end = bytes.len() - 8;
+    bytes.drain(end - 4 * c.pos.len()..end);
+    reseal(&mut bytes);
+    let back = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(back.supports.is_empty());
+    assert_eq!(
+        Checkpoint {
+            supports: c.supports.clone(),
+            ..back
+        },
+        c
+    );
+}
+
+/// A sleep support that names no body is refused when restored, and the
+/// file must hold one per point.
+#[test]
+fn a_sleep_support_out_of_range_is_refused() {
+    let mut world = crate::world::World::default();
+    crate::shapes::Wheel::new(glam::Vec2::ZERO, 0.5, 8)
+        .build(&mut world)
+        .unwrap();
+    let mut solver = crate::cpu::CpuSolver::new(&world).unwrap();
+    let n = solver.positions().len();
+    let mut supports = vec![u32::MAX; n];
+    supports[2] = 1;
+    let e = solver.set_sleep_supports(&supports).unwrap_err().to_string();
+    assert!(e.contains("point 2") && e.contains("sleep support"), "{e}");
+    let e = solver.set_sleep_supports(&[0]).unwrap_err().to_string();
+    assert!(e.contains("sleep supports"), "{e}");
+    supports[2] = 0;
+    solver.set_sleep_supports(&supports).unwrap();
+    assert_eq!(solver.sleep_supports(), &supports[..]);
 }
 
 /// Sleep anchors that are not finite are refused, in the struct and in
@@ -257,7 +302,7 @@ fn a_sleep_anchor_that_is_not_finite_is_refused() {
     let e = c.to_bytes().unwrap_err().to_string();
     assert!(e.contains("point 1") && e.contains("sleep anchor"), "{e}");
     let mut bytes = sample().to_bytes().unwrap();
-    let at = bytes.len() - 8 - 4;
+    let at = bytes.len() - 8 - 8 - 4;
     bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_bits().to_le_bytes());
     reseal(&mut bytes);
     let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
@@ -273,7 +318,7 @@ fn a_tangle_out_of_range_or_not_finite_is_refused() {
     let e = c.to_bytes().unwrap_err().to_string();
     assert!(e.contains("body 1") && e.contains("tangle"), "{e}");
     let mut bytes = sample().to_bytes().unwrap();
-    let at = bytes.len() - 8 - 16 - 32 + 8;
+    let at = bytes.len() - 8 - 8 - 16 - 32 + 8;
     bytes[at..at + 4].copy_from_slice(&f32::NAN.to_bits().to_le_bytes());
     reseal(&mut bytes);
     let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
@@ -295,7 +340,7 @@ fn a_warm_start_that_is_not_finite_is_refused() {
         "{e}"
     );
     let mut bytes = sample().to_bytes().unwrap();
-    let at = bytes.len() - 8 - 16 - 32 * 2 - 16 + 8;
+    let at = bytes.len() - 8 - 8 - 16 - 32 * 2 - 16 + 8;
     bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_bits().to_le_bytes());
     reseal(&mut bytes);
     let e = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
@@ -311,7 +356,7 @@ fn a_warm_start_that_is_not_finite_is_refused() {
 fn every_field_round_trips_through_the_bytes() {
     let c = sample();
     let bytes = c.to_bytes().unwrap();
-    assert_eq!(bytes.len(), HEADER_TANGLES + 44 * 2 + 32 * 2 + 8);
+    assert_eq!(bytes.len(), HEADER_TANGLES + 48 * 2 + 32 * 2 + 8);
     let back = Checkpoint::from_bytes(&bytes).unwrap();
     assert_eq!(back, c);
     assert_eq!(back.time.to_bits(), c.time.to_bits());
@@ -353,10 +398,10 @@ fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
     reseal(&mut magic);
     assert!(message(&magic).contains("header"), "{}", message(&magic));
     let mut version = good.clone();
-    version[20..24].copy_from_slice(&6u32.to_le_bytes());
+    version[20..24].copy_from_slice(&7u32.to_le_bytes());
     reseal(&mut version);
     assert!(
-        message(&version).contains("format version 6"),
+        message(&version).contains("format version 7"),
         "{}",
         message(&version)
     );
@@ -365,7 +410,7 @@ fn a_foreign_header_or_length_is_refused_even_with_a_valid_checksum() {
     long.splice(at..at, [0u8; 16]);
     reseal(&mut long);
     assert!(
-        message(&long).contains("expected 224"),
+        message(&long).contains("expected 232"),
         "{}",
         message(&long)
     );

@@ -7,7 +7,10 @@
 //! sleep, as pinned points (inverse mass 0, velocity 0) until a contact
 //! that approaches faster than the wake speed, or an edit, wakes them.
 
-use crate::layout::{PointInfo, SLEEP_WINDOW, SimParams, SleepPoint};
+use crate::layout::{
+    BodyOutline, ContactHit, PointInfo, SLEEP_TOUCHED, SLEEP_WINDOW, SimParams, SleepPoint,
+    TOUCH_MOTION,
+};
 
 /// The bits of the squared distance from `last` to `p`, which order as the
 /// values do for values `>= 0` (WGSL `atomicMax` on them).
@@ -30,6 +33,81 @@ pub fn measure(
     for ((p, sp), last) in pos[..n].iter().zip(points).zip(last) {
         let s = &mut speed[sp.group as usize];
         *s = (*s).max(motion_bits(*p, *last));
+    }
+}
+
+/// Whether assembly `g` moved this step (WGSL `moved`): its measured
+/// motion, a touch's flag masked off, is [`TOUCH_MOTION`] times the rest
+/// limit or more.
+#[inline]
+fn moved(sim: &SimParams, speed: &[u32], g: u32) -> bool {
+    let limit = TOUCH_MOTION * TOUCH_MOTION * sim.sleep_motion_sq;
+    speed[g as usize] & !SLEEP_TOUCHED >= limit.to_bits()
+}
+
+/// An awake point's support after this step (WGSL `next_support`): the
+/// body of its contact `hit`, or without one its support `old` still,
+/// while the point at `p` stays within the rest window's reach
+/// (`sqrt(sleep_motion_sq)`) of that body's box (`aabbs`, the broad
+/// phase's): a point resting on a body finds the contact in some substeps
+/// and not in others.
+pub fn next_support(sim: &SimParams, aabbs: &[[f32; 4]], hit: u32, old: u32, p: [f32; 2]) -> u32 {
+    if hit < sim.num_bodies || old >= sim.num_bodies {
+        return hit;
+    }
+    let reach = sim.sleep_motion_sq.sqrt();
+    let bb = aabbs[old as usize];
+    let inside = p[0] >= bb[0] - reach
+        && p[1] >= bb[1] - reach
+        && p[0] <= bb[2] + reach
+        && p[1] <= bb[3] + reach;
+    if inside { old } else { u32::MAX }
+}
+
+/// Motion passes through contacts (WGSL `touch`, between measure and
+/// update): where a point's contact (`hits`, the last narrow phase's) or a
+/// sleeping point's support joins an assembly that moved this step to one
+/// that slept, the sleeper's speed word gets [`SLEEP_TOUCHED`], so update
+/// wakes it. An awake point's support becomes its contact's body (or
+/// none). Every test reads the motions as measure left them and the
+/// counts as the last update did, so the flags do not depend on the order.
+#[allow(clippy::too_many_arguments)]
+pub fn touch(
+    sim: &SimParams,
+    pos: &[[f32; 2]],
+    points: &[SleepPoint],
+    rest_steps: &[u32],
+    hits: &[ContactHit],
+    outlines: &[BodyOutline],
+    aabbs: &[[f32; 4]],
+    support: &mut [u32],
+    speed: &mut [u32],
+) {
+    let slept = |g: u32| asleep(sim, rest_steps[g as usize]);
+    let n = sim.num_points as usize;
+    let nb = sim.num_bodies;
+    // The flag is masked off where motion is read: set in place, it
+    // changes no later test.
+    for (i, (sp, hit)) in points[..n].iter().zip(&hits[..n]).enumerate() {
+        let gi = sp.group;
+        let sleeping = slept(gi);
+        let b = hit.body;
+        if !sleeping {
+            support[i] = next_support(sim, aabbs, b, support[i], pos[i]);
+        }
+        if b < nb {
+            let gb = outlines[b as usize].group;
+            if moved(sim, speed, gi) && slept(gb) {
+                speed[gb as usize] |= SLEEP_TOUCHED;
+            }
+            if sleeping && moved(sim, speed, gb) {
+                speed[gi as usize] |= SLEEP_TOUCHED;
+            }
+        }
+        let s = support[i];
+        if sleeping && s < nb && moved(sim, speed, outlines[s as usize].group) {
+            speed[gi as usize] |= SLEEP_TOUCHED;
+        }
     }
 }
 
@@ -84,7 +162,9 @@ pub fn settle(
 }
 
 /// Every point gets its own inverse mass back, every assembly starts
-/// counting again, and motion is measured from `pos` (WGSL `wake`).
+/// counting again, motion is measured from `pos`, and no point has a
+/// support (WGSL `wake`).
+#[allow(clippy::too_many_arguments)]
 pub fn wake(
     sim: &SimParams,
     pos: &[[f32; 2]],
@@ -93,6 +173,7 @@ pub fn wake(
     last: &mut [[f32; 2]],
     speed: &mut [u32],
     rest_steps: &mut [u32],
+    support: &mut [u32],
 ) {
     let n = sim.num_points as usize;
     for (info, sp) in info[..n].iter_mut().zip(points) {
@@ -101,6 +182,7 @@ pub fn wake(
     last[..n].copy_from_slice(&pos[..n]);
     speed[..n].fill(0);
     rest_steps[..n].fill(0);
+    support[..n].fill(u32::MAX);
 }
 
 /// Points asleep in `info` (the solver's point info), from the packed

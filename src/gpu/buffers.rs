@@ -44,6 +44,9 @@ pub struct Buffers {
     pub rest_steps: wgpu::Buffer,
     /// The state at the last measure (or wake), one `vec4<f32>` a point.
     pub sleep_last: wgpu::Buffer,
+    /// Each point's support (sleeping's `touch`): a body index, or
+    /// `u32::MAX` for none, as every point starts.
+    pub sleep_support: wgpu::Buffer,
     /// The impact stage's per-body count and fixed-point accumulator
     /// (`shaders/impact.wgsl`), 16 bytes per body.
     pub impact_sums: wgpu::Buffer,
@@ -286,6 +289,11 @@ impl Buffers {
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
             sleep_last: init("sleep_last", initial_state, state),
+            sleep_support: init(
+                "sleep_support",
+                vec![0xff; per_point as usize],
+                storage | wgpu::BufferUsages::COPY_SRC,
+            ),
             impact_sums: per_body("impact_sums", 16),
             plane_impacts: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("plane_impacts"),
@@ -359,6 +367,7 @@ impl Buffers {
             &self.sleep_speed,
             &self.rest_steps,
             &self.sleep_last,
+            &self.sleep_support,
             &self.impact_home,
             &self.impact_inv_mass,
             &self.impact_sums,

@@ -1,9 +1,10 @@
 //! Stage 6 wrapper for `shaders/sleep.wgsl` (CPU mirror: `cpu::sleep`):
-//! measure, update and settle, once per step after the last substep; and
-//! wake, recorded by edits.
+//! measure, touch (with body contacts), update and settle, once per step
+//! after the last substep; and wake, recorded by edits.
 
+use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline};
+use super::shaders::{bind_group, pipeline, pipeline_or_kept};
 
 /// One kernel of the stage and its bind group for each state copy.
 type Kernel = (wgpu::ComputePipeline, [wgpu::BindGroup; 2]);
@@ -21,7 +22,7 @@ impl Sleep {
         let kernel = |entry: &str, bindings: &[u32]| {
             let pipeline = pipeline(device, "sleep", entry);
             let bind = [0, 1].map(|s| {
-                let all: [(u32, &wgpu::Buffer); 7] = [
+                let all: [(u32, &wgpu::Buffer); 8] = [
                     (0, &b.sim),
                     (1, &b.state[s]),
                     (2, &b.sleep_points),
@@ -29,6 +30,7 @@ impl Sleep {
                     (4, &b.rest_steps),
                     (5, &b.info),
                     (6, &b.sleep_last),
+                    (9, &b.sleep_support),
                 ];
                 let used: Vec<_> = all
                     .into_iter()
@@ -42,14 +44,27 @@ impl Sleep {
             measure: kernel("measure", &[0, 1, 2, 3, 6]),
             update: kernel("update", &[0, 2, 3, 4]),
             settle: kernel("settle", &[0, 1, 2, 4, 5, 6]),
-            wake: kernel("wake", &[0, 1, 2, 3, 4, 5, 6]),
+            wake: kernel("wake", &[0, 1, 2, 3, 4, 5, 6, 9]),
         }
     }
 
-    /// Records measure, update and settle on state copy `state`: a step's
+    /// Records measure, touch (where `touch` is given: the world's body
+    /// contacts run), update and settle on state copy `state`: a step's
     /// end.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        for k in [&self.measure, &self.update, &self.settle] {
+    pub fn record(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        grid: (u32, u32),
+        touch: Option<&SleepTouch>,
+    ) {
+        dispatch(pass, &self.measure, state, grid);
+        if let Some(t) = touch {
+            pass.set_pipeline(&t.pipeline);
+            pass.set_bind_group(0, &t.bind[state], &[]);
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        }
+        for k in [&self.update, &self.settle] {
             dispatch(pass, k, state, grid);
         }
     }
@@ -64,6 +79,46 @@ impl Sleep {
     /// measured from the current state.
     pub fn record_wake(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
         dispatch(pass, &self.wake, state, grid);
+    }
+}
+
+/// Sleeping's touch (WGSL `touch`): over the contact stages' contacts,
+/// outlines and boxes, so it is made with them, and again when an edit
+/// makes them again. One bind group per state copy.
+pub struct SleepTouch {
+    pipeline: wgpu::ComputePipeline,
+    bind: [wgpu::BindGroup; 2],
+}
+
+impl SleepTouch {
+    /// The kernel over `b`'s sleeping buffers and `c`'s contacts, with the
+    /// pipeline of `reuse` where given.
+    pub fn new(
+        device: &wgpu::Device,
+        b: &Buffers,
+        c: &ContactBuffers,
+        reuse: Option<&SleepTouch>,
+    ) -> Self {
+        let pipeline = pipeline_or_kept(device, "sleep", "touch", &[], reuse.map(|r| &r.pipeline));
+        let bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "touch",
+                &pipeline,
+                &[
+                    (0, &b.sim),
+                    (1, &b.state[s]),
+                    (2, &b.sleep_points),
+                    (3, &b.sleep_speed),
+                    (4, &b.rest_steps),
+                    (7, &c.hits),
+                    (8, &c.outlines),
+                    (9, &b.sleep_support),
+                    (10, &c.aabbs),
+                ],
+            )
+        });
+        Self { pipeline, bind }
     }
 }
 

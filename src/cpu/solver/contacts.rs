@@ -14,9 +14,9 @@ use crate::pack::Packed;
 /// substeps), and per-point scratch.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Contacts {
-    aabbs: Vec<[f32; 4]>,
+    pub(super) aabbs: Vec<[f32; 4]>,
     grid: Grid,
-    hits: Vec<ContactHit>,
+    pub(super) hits: Vec<ContactHit>,
     counts: Vec<u32>,
     acc: Vec<[i32; 4]>,
     free: Vec<u32>,

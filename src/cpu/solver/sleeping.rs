@@ -17,6 +17,9 @@ pub(super) struct Sleep {
     last: Vec<[f32; 2]>,
     pub(super) speed: Vec<u32>,
     pub(super) rest_steps: Vec<u32>,
+    /// Each point's support (`cpu::sleep::touch`): the body of its
+    /// contact while its assembly was last awake, `u32::MAX` for none.
+    support: Vec<u32>,
 }
 
 impl Sleep {
@@ -27,6 +30,7 @@ impl Sleep {
             last: packed.pos.clone(),
             speed: vec![0; n],
             rest_steps: vec![0; n],
+            support: vec![u32::MAX; n],
         }
     }
 }
@@ -34,9 +38,23 @@ impl Sleep {
 impl CpuSolver {
     /// Stage 6 alone: sleeping's measure, update and settle.
     pub fn stage_sleep(&mut self) {
+        let touch = self.has_contacts();
         let sim = &self.packed.sim;
         let s = &mut self.sleep;
         sleep::measure(sim, &self.packed.pos, &s.points, &s.last, &mut s.speed);
+        if touch {
+            sleep::touch(
+                sim,
+                &self.packed.pos,
+                &s.points,
+                &s.rest_steps,
+                &self.contacts.hits,
+                &self.packed.outlines,
+                &self.contacts.aabbs,
+                &mut s.support,
+                &mut s.speed,
+            );
+        }
         sleep::update(sim, &s.points, &mut s.speed, &mut s.rest_steps);
         sleep::settle(
             sim,
@@ -62,16 +80,41 @@ impl CpuSolver {
             &mut s.last,
             &mut s.speed,
             &mut s.rest_steps,
+            &mut s.support,
         );
     }
 
     /// Wakes `point`'s assembly from the next step on (its points move
     /// again after the step that follows, as on the GPU, where only the
-    /// assembly's counter is written). A handle out of range does nothing.
+    /// assembly's counter and speed word are written), and counts it as
+    /// moved in that step, so that what it touches or supports wakes too
+    /// (`cpu::sleep::touch`). A handle out of range does nothing.
     pub fn wake_point(&mut self, point: crate::world::PointHandle) {
         if let Some(sp) = self.sleep.points.get(point.index()) {
             self.sleep.rest_steps[sp.group as usize] = 0;
+            self.sleep.speed[sp.group as usize] = crate::layout::SLEEP_WAKE;
         }
+    }
+
+    /// Each point's sleep support: the body its contact was with when its
+    /// assembly was last awake at a step's end (`u32::MAX`: none), which
+    /// wakes it when that body's assembly moves. What a checkpoint keeps
+    /// of sleeping besides the counts and anchors.
+    pub fn sleep_supports(&self) -> &[u32] {
+        &self.sleep.support
+    }
+
+    /// Restores [`sleep_supports`](Self::sleep_supports) (from a
+    /// checkpoint). Refuses a slice of another length than the points', or
+    /// a body index out of range other than `u32::MAX`.
+    pub fn set_sleep_supports(&mut self, supports: &[u32]) -> Result<(), WorldError> {
+        crate::validate::check_sleep_supports(
+            self.packed.pos.len(),
+            self.packed.bodies.len(),
+            supports,
+        )?;
+        self.sleep.support.copy_from_slice(supports);
+        Ok(())
     }
 
     /// Steps each assembly has stayed at rest, indexed by its root point

@@ -6,6 +6,7 @@ use super::super::body_collide::{BodyCollide, ContactKernels};
 use super::super::broad_phase::{BroadPhase, ContactBuffers};
 use super::super::buffers::Buffers;
 use super::super::impact::BodyImpact;
+use super::super::sleep::SleepTouch;
 use super::GpuSolver;
 use crate::pack::Packed;
 
@@ -15,6 +16,8 @@ pub(super) struct ContactStages {
     pub(super) broad: BroadPhase,
     pub(super) collide: BodyCollide,
     pub(super) impact: BodyImpact,
+    /// Sleeping's touch, over these contacts.
+    pub(super) touch: SleepTouch,
 }
 
 impl ContactStages {
@@ -66,6 +69,7 @@ impl ContactStages {
             broad: BroadPhase::new(device, b, &buffers, packed, reuse.map(|r| &r.broad)),
             collide,
             impact,
+            touch: SleepTouch::new(device, b, &buffers, reuse.map(|r| &r.touch)),
             buffers,
         }
     }

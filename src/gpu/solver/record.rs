@@ -289,7 +289,12 @@ impl GpuSolver {
                 state
             }
             Stage::Sleep => {
-                self.sleep.record(pass, state, self.point_grid);
+                let touch = self
+                    .contacts
+                    .as_ref()
+                    .filter(|_| self.params.body_collisions)
+                    .map(|c| &c.touch);
+                self.sleep.record(pass, state, self.point_grid, touch);
                 state
             }
             _ => state,

@@ -30,17 +30,18 @@ impl GpuSolver {
         }
         queue.submit([encoder.finish()]);
     }
-    /// Wakes `point`'s assembly (4 bytes written: its rest count). Its
-    /// points move again from the step after the next: the next step
-    /// still runs with them asleep, and its end wakes them. For a dragged
-    /// or moved point, every frame. A handle out of range does nothing.
+    /// Wakes `point`'s assembly (8 bytes written: its rest count and its
+    /// speed word). Its points move again from the step after the next:
+    /// the next step still runs with them asleep, and its end wakes them.
+    /// That step counts the assembly as moved, so what it touches or
+    /// supports wakes too (WGSL `touch`). For a dragged or moved point,
+    /// every frame. A handle out of range does nothing.
     pub fn wake_point(&self, queue: &wgpu::Queue, point: crate::world::PointHandle) {
         if let Some(c) = self.packed().contact_points.get(point.index()) {
-            queue.write_buffer(
-                &self.buffers.rest_steps,
-                4 * c.group as u64,
-                bytemuck::bytes_of(&0u32),
-            );
+            let at = 4 * c.group as u64;
+            queue.write_buffer(&self.buffers.rest_steps, at, bytemuck::bytes_of(&0u32));
+            let wake = crate::layout::SLEEP_WAKE;
+            queue.write_buffer(&self.buffers.sleep_speed, at, bytemuck::bytes_of(&wake));
         }
     }
     /// Steps each assembly has stayed at rest, by its root point (0 at the
@@ -96,6 +97,31 @@ impl GpuSolver {
         if !anchors.is_empty() {
             let last: Vec<[f32; 4]> = anchors.iter().map(|a| [a[0], a[1], 0.0, 0.0]).collect();
             queue.write_buffer(&self.buffers.sleep_last, 0, bytemuck::cast_slice(&last));
+        }
+        Ok(())
+    }
+    /// Each point's sleep support, read back (waits for the GPU): see
+    /// [`CpuSolver::sleep_supports`](crate::cpu::CpuSolver::sleep_supports).
+    pub fn read_sleep_supports(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<u32>, SolverError> {
+        self.check_context("read_sleep_supports", Some(device), Some(queue))?;
+        read_buffer(device, queue, &self.buffers.sleep_support, self.num_points)
+    }
+    /// Restores [`read_sleep_supports`](Self::read_sleep_supports) (from a
+    /// checkpoint). Refuses a slice of another length than the points', or
+    /// a body index out of range other than `u32::MAX`.
+    pub fn set_sleep_supports(
+        &mut self,
+        queue: &wgpu::Queue,
+        supports: &[u32],
+    ) -> Result<(), SolverError> {
+        self.check_context("set_sleep_supports", None, Some(queue))?;
+        crate::validate::check_sleep_supports(self.num_points, self.num_bodies, supports)?;
+        if !supports.is_empty() {
+            queue.write_buffer(&self.buffers.sleep_support, 0, bytemuck::cast_slice(supports));
         }
         Ok(())
     }
