@@ -12,6 +12,8 @@
 @group(0) @binding(3) var<uniform> colliders: Colliders;
 // Per point (position, velocity).
 @group(0) @binding(4) var<storage, read_write> state: array<vec4<f32>>;
+// Each point's gravity scale (read where SCALED_GRAVITY).
+@group(0) @binding(5) var<storage, read> gravity_scale: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -38,5 +40,5 @@ fn integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         return;
     }
     let s = state[i];
-    state[i] = integrate_collide_point(point_info(info[i]), s.xy, s.zw);
+    state[i] = integrate_collide_point(i, point_info(info[i]), s.xy, s.zw);
 }

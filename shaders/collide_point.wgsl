@@ -4,8 +4,9 @@
 // stage: src/gpu/shaders.rs puts it in collide.wgsl's module and in
 // shape_match.wgsl's (whose fused kernel ends with a substep's integrate
 // and collide, and whose half-plane and planet impacts test its
-// colliders). The including file declares `sim`, `materials` and
-// `colliders`. CPU mirror: src/cpu/collide.rs.
+// colliders). The including file declares `sim`, `materials`,
+// `colliders` and `gravity_scale`. CPU mirror: src/cpu/collide.rs (and
+// src/cpu/integrate.rs for the gravity).
 
 // The number of planets and half-planes, set when the pipeline is made
 // (src/gpu/collide.rs, `ColliderCounts`; the same as `sim.num_planets` and
@@ -16,15 +17,40 @@
 // pipelines.
 override NUM_PLANETS: u32 = 0u;
 override NUM_PLANES: u32 = 0u;
+// Whether some point's gravity scale is not 1 (src/gpu/collide.rs,
+// ColliderCounts): without, no kernel loads the scales.
+override SCALED_GRAVITY: bool = false;
 
-// Stages 1 and 2 for one point, as (p, v): symplectic Euler
+// The gravity point `i` at `p` feels: the world's vector plus every
+// planet's pull (G M d / max(|d|, radius)^3 toward its centre: inverse
+// square outside, a uniform ball's field inside), in planet order, times
+// the point's gravity scale. CPU mirror: cpu::integrate::gravity_at.
+fn gravity_at(i: u32, p: vec2<f32>) -> vec2<f32> {
+    var g = sim.gravity;
+    for (var k = 0u; k < NUM_PLANETS; k++) {
+        let planet = colliders.planets[k];
+        if (planet.gravity > 0.0) {
+            let d = planet.center - p;
+            let r = max(length(d), planet.radius);
+            if (r > 0.0) {
+                g += d * (planet.gravity / (r * r * r));
+            }
+        }
+    }
+    if (SCALED_GRAVITY) {
+        g *= gravity_scale[i];
+    }
+    return g;
+}
+
+// Stages 1 and 2 for point `i`, as (p, v): symplectic Euler
 // (integrate.wgsl), then the contact, without storing the state in
 // between; a pinned point keeps its position and has no velocity.
-fn integrate_collide_point(pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f32> {
-    let s = euler_point(pi.inv_mass, p, v0, sim.gravity, sim.h);
+fn integrate_collide_point(i: u32, pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f32> {
     if (pi.inv_mass == 0.0) {
-        return s;
+        return vec4<f32>(p, 0.0, 0.0);
     }
+    let s = euler_point(pi.inv_mass, p, v0, gravity_at(i, p), sim.h);
     return collide_point(pi, s.xy, s.zw);
 }
 

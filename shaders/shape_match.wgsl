@@ -42,6 +42,8 @@ const TINY_SUM: f32 = 1e-30;
 // For the fused kernel's collide (collide_point.wgsl, appended to this file).
 @group(0) @binding(11) var<storage, read> materials: array<MaterialInfo>;
 @group(0) @binding(12) var<uniform> colliders: Colliders;
+// Each point's gravity scale (the fused kernel; read where SCALED_GRAVITY).
+@group(0) @binding(19) var<storage, read> gravity_scale: array<f32>;
 // Each body's area dilation rate d, 1/s (docs/physics.md, "Area"): written
 // with the frames, read by apply.
 // Beside it, the inflation its area term aimed at (ramp_inflation), which
@@ -561,5 +563,5 @@ fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @built
     if (pi.inv_mass != 0.0) {
         v = matched_velocity(i, s.xy, s.zw);
     }
-    state[i] = integrate_collide_point(pi, s.xy, v);
+    state[i] = integrate_collide_point(i, pi, s.xy, v);
 }

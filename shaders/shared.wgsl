@@ -205,6 +205,11 @@ struct PlanetInfo {
     center: vec2<f32>,
     radius: f32,
     layers: u32,
+    // Its pull G M, m^3/s^2 (0: none).
+    gravity: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct PlaneInfo {

@@ -411,6 +411,11 @@ pub struct PlanetInfo {
     pub center: [f32; 2],
     pub radius: f32,
     pub layers: u32,
+    /// Its pull `G M`, m^3/s^2 ([`Planet::gravity`](crate::world::Planet::gravity)).
+    pub gravity: f32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 
 /// A half-plane (WGSL `PlaneInfo`).

@@ -241,6 +241,22 @@ pub fn check_sleep_anchors(n: usize, anchors: &[[f32; 2]]) -> Result<(), WorldEr
     Ok(())
 }
 
+/// A point's gravity scale: finite, within
+/// `±`[`MAX_GRAVITY_SCALE`](crate::world::MAX_GRAVITY_SCALE).
+pub(crate) fn check_gravity_scale(item: Item, scale: f32) -> Result<(), WorldError> {
+    let max = crate::world::MAX_GRAVITY_SCALE;
+    check_bounded(item, "gravity_scale", scale, max, "-1e3..=1e3")
+}
+
+/// A planet's pull `G M`: finite, `>= 0`, at most [`MAX_PLANET_GRAVITY`].
+pub(crate) fn check_planet_gravity(item: Item, gm: f32) -> Result<(), WorldError> {
+    check_non_negative(item, "gravity", gm)?;
+    check_bounded(item, "gravity", gm, MAX_PLANET_GRAVITY, "0..=1e20 m^3/s^2")
+}
+
+/// The largest pull `G M` a planet may have, m^3/s^2 (the Sun's is 1.3e20).
+pub const MAX_PLANET_GRAVITY: f32 = 1.0e20;
+
 /// Checks sleep supports restored from a checkpoint: one per point, each
 /// a body index below `bodies` or `u32::MAX` (none).
 pub fn check_sleep_supports(n: usize, bodies: usize, supports: &[u32]) -> Result<(), WorldError> {

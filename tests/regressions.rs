@@ -313,7 +313,15 @@ fn damped_body_deviation(x: f32) -> (f32, World) {
             &mut vel,
             false,
         );
-        integrate(&sim, &packed.point_info, &mut pos, &mut vel, false);
+        integrate(
+            &sim,
+            &packed.point_info,
+            &packed.planets,
+            &packed.gravity_scale,
+            &mut pos,
+            &mut vel,
+            false,
+        );
     }
     let diag = |i: usize, j: usize| {
         let d = Vec2::from_array(pos[i]) - Vec2::from_array(pos[j]);

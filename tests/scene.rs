@@ -1627,3 +1627,47 @@ fn scene_files_take_frequencies() {
     assert_eq!(spring.stiffness, Some(f.spring_stiffness(2.0, 2.0)));
     assert_eq!(spring.damping, Some(f.damping_rate()));
 }
+
+/// Gravity fields in the scene format: a planet's `gravity` (G M) or
+/// `surface_gravity`, and `gravity_scale` on points and shapes; bad values
+/// are refused by their path.
+#[test]
+fn gravity_fields_are_read_and_bad_ones_refused_by_path() {
+    let world = load(
+        r#"{"planets": [{"center": [0, 0], "radius": 2, "surface_gravity": 9.8},
+                        {"center": [9, 0], "radius": 1, "gravity": 50}],
+            "points": [{"pos": [0, 5], "gravity_scale": 0.5}, {"pos": [1, 5]}],
+            "shapes": [{"box": {"center": [0, 8], "size": [1, 1], "gravity_scale": 0}}]}"#,
+    )
+    .unwrap();
+    let (p0, p1) = (&world.planets()[0], &world.planets()[1]);
+    assert!((p0.gravity - 9.8 * 4.0).abs() < 1e-4, "{}", p0.gravity);
+    assert_eq!(p1.gravity, 50.0);
+    let scales: Vec<f32> = world.points().iter().map(|p| p.gravity_scale).collect();
+    assert_eq!(scales, [0.5, 1.0, 0.0, 0.0, 0.0, 0.0]);
+    fails(
+        r#"{"planets": [{"center": [0, 0], "radius": 1, "gravity": 1, "surface_gravity": 1}]}"#,
+        "planets[0].surface_gravity",
+        "not both",
+    );
+    fails(
+        r#"{"planets": [{"center": [0, 0], "radius": 1, "gravity": -3}]}"#,
+        "planets[0].gravity",
+        "negative",
+    );
+    fails(
+        r#"{"planets": [{"center": [0, 0], "radius": 1, "surface_gravity": -3}]}"#,
+        "planets[0].surface_gravity",
+        ">= 0",
+    );
+    fails(
+        r#"{"points": [{"pos": [0, 0], "gravity_scale": 5000}]}"#,
+        "points[0].gravity_scale",
+        "out of range",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 8], "size": [1, 1], "gravity_scale": 1e9}}]}"#,
+        "shapes[0].box.gravity_scale",
+        "out of range",
+    );
+}

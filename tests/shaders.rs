@@ -136,7 +136,11 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
     check_layout!(module, ListHead, [groups, count]);
     check_layout!(module, "ListHeadUniform", ListHead, [groups, count]);
-    check_layout!(module, PlanetInfo, [center, radius, layers]);
+    check_layout!(
+        module,
+        PlanetInfo,
+        [center, radius, layers, gravity, _pad0, _pad1, _pad2]
+    );
     check_layout!(module, PlaneInfo, [normal, offset, layers]);
     check_layout!(module, Colliders, [planets, planes]);
 }

@@ -13,6 +13,9 @@ use crate::pack::Packed;
 pub struct Buffers {
     pub sim: wgpu::Buffer,
     pub info: wgpu::Buffer,
+    /// Each point's gravity scale (`f32`), read by the kernels that
+    /// integrate when some point's is not 1.
+    pub gravity_scale: wgpu::Buffer,
     pub materials: wgpu::Buffer,
     pub spring_offsets: wgpu::Buffer,
     pub spring_halves: wgpu::Buffer,
@@ -104,9 +107,10 @@ impl<'a> PackedArray<'a> {
 /// [`Buffers::static_buffers`] (the colliders' uniform table and the state
 /// are written separately). The one list of them: the limits check, the
 /// upload and an edit's rewrite all walk it.
-pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 13] {
+pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 14] {
     [
         PackedArray::of("point_info", &p.point_info),
+        PackedArray::of("gravity_scale", &p.gravity_scale),
         PackedArray::of("materials", &p.materials),
         PackedArray::of("spring_offsets", &p.spring_halves.offsets),
         PackedArray::of("spring_halves", &p.spring_halves.records),
@@ -201,6 +205,7 @@ impl Buffers {
         };
         let [
             info,
+            gravity_scale,
             materials,
             spring_offsets,
             spring_halves,
@@ -257,6 +262,7 @@ impl Buffers {
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
             info,
+            gravity_scale,
             materials,
             spring_offsets,
             spring_halves,
@@ -320,9 +326,10 @@ impl Buffers {
     }
 
     /// The buffers holding [`static_arrays`], in its order.
-    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 13] {
+    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 14] {
         [
             &self.info,
+            &self.gravity_scale,
             &self.materials,
             &self.spring_offsets,
             &self.spring_halves,
@@ -348,6 +355,7 @@ impl Buffers {
         [
             &self.sim,
             &self.info,
+            &self.gravity_scale,
             &self.materials,
             &self.spring_offsets,
             &self.spring_halves,

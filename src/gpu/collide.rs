@@ -14,6 +14,10 @@ use crate::pack::Packed;
 pub struct ColliderCounts {
     pub planets: u32,
     pub planes: u32,
+    /// Whether some point's gravity scale is not 1 (WGSL
+    /// `SCALED_GRAVITY`): the kernels that integrate load the scales only
+    /// then.
+    pub scaled_gravity: bool,
 }
 
 impl ColliderCounts {
@@ -21,14 +25,19 @@ impl ColliderCounts {
         Self {
             planets: p.planets.len() as u32,
             planes: p.planes.len() as u32,
+            scaled_gravity: p.gravity_scale.iter().any(|&g| g != 1.0),
         }
     }
 
     /// The values of the overrides, for `pipeline_with`.
-    pub fn constants(&self) -> [(&'static str, f64); 2] {
+    pub fn constants(&self) -> [(&'static str, f64); 3] {
         [
             ("NUM_PLANETS", self.planets as f64),
             ("NUM_PLANES", self.planes as f64),
+            (
+                "SCALED_GRAVITY",
+                if self.scaled_gravity { 1.0 } else { 0.0 },
+            ),
         ]
     }
 }
@@ -46,25 +55,25 @@ impl Collide {
         let constants = counts.constants();
         let collide = pipeline_with(device, "collide", "main", &constants);
         let fused = pipeline_with(device, "collide", "integrate_collide", &constants);
-        let binds = |p: &wgpu::ComputePipeline, label: &str| {
+        let binds = |p: &wgpu::ComputePipeline, label: &str, scales: bool| {
             [0, 1].map(|s| {
-                bind_group(
-                    device,
-                    label,
-                    p,
-                    &[
-                        (0, &b.sim),
-                        (1, &b.info),
-                        (2, &b.materials),
-                        (3, &b.colliders),
-                        (4, &b.state[s]),
-                    ],
-                )
+                let mut e = vec![
+                    (0, &b.sim),
+                    (1, &b.info),
+                    (2, &b.materials),
+                    (3, &b.colliders),
+                    (4, &b.state[s]),
+                ];
+                // Only the fused kernel integrates (WGSL `gravity_at`).
+                if scales {
+                    e.push((5, &b.gravity_scale));
+                }
+                bind_group(device, label, p, &e)
             })
         };
         Self {
-            collide_bind: binds(&collide, "collide"),
-            fused_bind: binds(&fused, "integrate_collide"),
+            collide_bind: binds(&collide, "collide", false),
+            fused_bind: binds(&fused, "integrate_collide", true),
             collide,
             fused,
         }

@@ -7,14 +7,21 @@ use crate::layout::SPREAD;
 pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 
 /// Every stage: `(name, source without the prelude)`. The name is the WGSL
-/// file, the Rust wrapper module and the CPU mirror alike. Two stages also
-/// hold the fragment `shaders/collide_point.wgsl` (a point against the
-/// static colliders): `collide`, and `shape_match` for its kernel fused
-/// with integrate and collide and for its half-plane and planet impacts.
+/// file, the Rust wrapper module and the CPU mirror alike. Three stages
+/// also hold the fragment `shaders/collide_point.wgsl` (a point against
+/// the static colliders, and the gravity): `integrate` for the gravity,
+/// `collide`, and `shape_match` for its kernel fused with integrate and
+/// collide and for its half-plane and planet impacts.
 /// `body_collide` is its file followed by its parts, one concern each, in
 /// `shaders/body_collide/` (WGSL declarations may come in any order).
 pub const STAGES: &[(&str, &str)] = &[
-    ("integrate", include_str!("../../shaders/integrate.wgsl")),
+    (
+        "integrate",
+        concat!(
+            include_str!("../../shaders/integrate.wgsl"),
+            include_str!("../../shaders/collide_point.wgsl")
+        ),
+    ),
     (
         "collide",
         concat!(

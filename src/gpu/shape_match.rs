@@ -188,7 +188,11 @@ impl ShapeMatch {
             [0, 1].map(|s| bind_group(device, "shape_match.apply", &apply, &apply_entries(s)));
         let fused_bind = [0, 1].map(|s| {
             let mut e = apply_entries(s);
-            e.extend([(11, &b.materials), (12, &b.colliders)]);
+            e.extend([
+                (11, &b.materials),
+                (12, &b.colliders),
+                (19, &b.gravity_scale),
+            ]);
             bind_group(device, "shape_match.apply_integrate_collide", &fused, &e)
         });
         Self {

@@ -57,6 +57,7 @@ impl Packed {
         for (what, len, want) in [
             ("vel", self.vel.len(), n),
             ("point_info", self.point_info.len(), n),
+            ("gravity_scale", self.gravity_scale.len(), n),
             ("sim.num_points", sim.num_points as usize, n),
             (
                 "sim.num_springs",

@@ -139,8 +139,16 @@ impl Packed {
             // append_from says which count shrank.
             return Ok(());
         }
-        for (i, (info, p)) in self.point_info.iter().zip(points).enumerate() {
-            if bytemuck::bytes_of(info) != bytemuck::bytes_of(&point_info_of(p)) {
+        for (i, ((info, scale), p)) in self
+            .point_info
+            .iter()
+            .zip(&self.gravity_scale)
+            .zip(points)
+            .enumerate()
+        {
+            if bytemuck::bytes_of(info) != bytemuck::bytes_of(&point_info_of(p))
+                || scale.to_bits() != p.gravity_scale.to_bits()
+            {
                 return differs(format!("point {i}"));
             }
         }
@@ -206,6 +214,8 @@ impl Packed {
             }
         }));
         self.point_info.extend(new_points.iter().map(point_info_of));
+        self.gravity_scale
+            .extend(new_points.iter().map(|p| p.gravity_scale));
         for m in self.materials.len()..world.materials().len() {
             self.materials
                 .push(world.resolve_material(MaterialHandle(m as u32)));
@@ -307,6 +317,7 @@ impl Packed {
         }
         self.pos = map.retain(&self.pos);
         self.vel = map.retain(&self.vel);
+        self.gravity_scale = map.retain(&self.gravity_scale);
         self.point_info = point_info;
         self.springs = springs;
         self.bodies = bodies;

@@ -62,6 +62,11 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     h.bytes(&1u64.to_le_bytes());
     h.bytes(&old_sim);
     h.slice("point_info", &packed.point_info);
+    // Only where some point's differs from 1: the hashes of scenes that
+    // have none stay as they were.
+    if packed.gravity_scale.iter().any(|&g| g != 1.0) {
+        h.slice("gravity_scale", &packed.gravity_scale);
+    }
     h.slice("materials", &packed.materials);
     h.slice("springs", &packed.springs);
     // Bodies as their first four fields; the area fields only when a body
@@ -97,7 +102,25 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         .map(|(b, m)| [m.rest[0].to_bits(), m.rest[1].to_bits(), m.point, b])
         .collect();
     h.slice("members", &members);
-    h.slice("planets", &packed.planets);
+    // The planets as they were hashed before they could pull (16 bytes
+    // each), and their pulls only where one has any.
+    let planets: Vec<[u32; 4]> = packed
+        .planets
+        .iter()
+        .map(|p| {
+            [
+                p.center[0].to_bits(),
+                p.center[1].to_bits(),
+                p.radius.to_bits(),
+                p.layers,
+            ]
+        })
+        .collect();
+    h.slice("planets", &planets);
+    if packed.planets.iter().any(|p| p.gravity != 0.0) {
+        let pulls: Vec<f32> = packed.planets.iter().map(|p| p.gravity).collect();
+        h.slice("planet_gravity", &pulls);
+    }
     h.slice("planes", &packed.planes);
     h.slice("contact_points", &packed.contact_points);
     h.slice("outlines", &packed.outlines);

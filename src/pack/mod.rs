@@ -27,6 +27,8 @@ impl From<&Planet> for PlanetInfo {
             center: p.center.to_array(),
             radius: p.radius,
             layers: p.layers,
+            gravity: p.gravity,
+            ..Default::default()
         }
     }
 }
@@ -178,6 +180,8 @@ pub struct Packed {
     pub pos: Vec<[f32; 2]>,
     pub vel: Vec<[f32; 2]>,
     pub point_info: Vec<PointInfo>,
+    /// Each point's gravity scale ([`Point::gravity_scale`](crate::world::Point::gravity_scale)).
+    pub gravity_scale: Vec<f32>,
     pub materials: Vec<MaterialInfo>,
     /// Every spring as the world has it (the GPU gets only their ends, for
     /// drawing; the kernels read the per-point records below).

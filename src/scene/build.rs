@@ -115,11 +115,31 @@ impl Scene {
                 .map_err(|e| at(format!("materials[{i}]"), e))?;
         }
         for (i, p) in self.planets.iter().enumerate() {
+            let planet = Planet {
+                layers: p.layers,
+                ..Planet::new(v2(p.center), p.radius)
+            };
+            let planet = match (p.gravity, p.surface_gravity) {
+                (Some(_), Some(_)) => {
+                    return Err(SceneError::new(
+                        format!("planets[{i}].surface_gravity"),
+                        "give `gravity` or `surface_gravity`, not both",
+                    ));
+                }
+                (Some(gm), None) => planet.gravity(gm),
+                (None, Some(g)) => {
+                    if !(g.is_finite() && g >= 0.0) {
+                        return Err(SceneError::new(
+                            format!("planets[{i}].surface_gravity"),
+                            format!("{g} m/s^2: expected finite, >= 0"),
+                        ));
+                    }
+                    planet.surface_gravity(g)
+                }
+                (None, None) => planet,
+            };
             world
-                .add_planet(Planet {
-                    layers: p.layers,
-                    ..Planet::new(v2(p.center), p.radius)
-                })
+                .add_planet(planet)
                 .map_err(|e| at(format!("planets[{i}]"), e))?;
         }
         for (i, p) in self.planes.iter().enumerate() {
@@ -137,7 +157,8 @@ impl Scene {
                         .vel(v2(p.vel))
                         .mass(p.mass)
                         .material(MaterialHandle(p.material))
-                        .layers(p.layers),
+                        .layers(p.layers)
+                        .gravity_scale(p.gravity_scale),
                 )
                 .map_err(|e| at(format!("points[{i}]"), e))?;
         }

@@ -19,6 +19,9 @@ macro_rules! generator {
             pub material: u32,
             #[serde(default = "all_layers", deserialize_with = "present")]
             pub layers: u32,
+            /// Gravity scale of each point.
+            #[serde(default = "one", deserialize_with = "present")]
+            pub gravity_scale: f32,
             /// Collision category bits of each body.
             #[serde(default = "category_one", deserialize_with = "present")]
             pub category: u32,
@@ -90,6 +93,7 @@ macro_rules! generator {
                     mass,
                     material: MaterialHandle(self.material),
                     layers: self.layers,
+                    gravity_scale: self.gravity_scale,
                     category: self.category,
                     mask: self.mask,
                     vel: v2(self.vel),

@@ -95,6 +95,12 @@ pub struct PlanetSpec {
     pub radius: f32,
     #[serde(default = "all_layers", deserialize_with = "present")]
     pub layers: u32,
+    /// Its pull `G M`, m^3/s^2.
+    #[serde(default, deserialize_with = "some")]
+    pub gravity: Option<f32>,
+    /// Its pull as the gravity at its surface, m/s^2.
+    #[serde(default, deserialize_with = "some")]
+    pub surface_gravity: Option<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -118,6 +124,8 @@ pub struct PointSpec {
     pub material: u32,
     #[serde(default = "all_layers", deserialize_with = "present")]
     pub layers: u32,
+    #[serde(default = "one", deserialize_with = "present")]
+    pub gravity_scale: f32,
 }
 
 /// `kind` of a spring, in lower case.

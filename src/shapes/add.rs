@@ -44,7 +44,8 @@ impl Adder<'_, '_> {
             .mass(mass)
             .vel(style.vel)
             .material(style.material)
-            .layers(style.layers);
+            .layers(style.layers)
+            .gravity_scale(style.gravity_scale);
         self.shape.points.push(self.tx.add_point(p)?);
         Ok(())
     }

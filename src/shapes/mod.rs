@@ -104,6 +104,8 @@ pub struct ShapeStyle {
     /// Whether to add the builder's springs at all; bodies alone keep a
     /// shape too, springs make it stiffer against shear and stretch.
     pub springs: bool,
+    /// Gravity scale of each point ([`Point::gravity_scale`]).
+    pub gravity_scale: f32,
     /// Kind of every spring.
     pub spring_kind: SpringKind,
     /// Stiffness of every spring; `None` follows
@@ -134,6 +136,7 @@ impl ShapeStyle {
         body_area_stiffness: None,
         inflation: 1.0,
         springs: true,
+        gravity_scale: 1.0,
         spring_kind: SpringKind::Spring,
         spring_stiffness: None,
         spring_damping: None,
@@ -151,6 +154,12 @@ impl ShapeStyle {
     /// With this material.
     pub fn material(mut self, material: MaterialHandle) -> Self {
         self.material = material;
+        self
+    }
+    /// With this gravity scale for every point ([`Point::gravity_scale`]:
+    /// `0` floats).
+    pub fn gravity_scale(mut self, scale: f32) -> Self {
+        self.gravity_scale = scale;
         self
     }
     /// With these collision layers (points against planets and planes).

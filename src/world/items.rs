@@ -97,7 +97,15 @@ pub struct Point {
     /// Collision layers: the point collides with a collider when the masks
     /// intersect. Default [`ALL_LAYERS`].
     pub layers: u32,
+    /// How much of the gravity (the world's vector and the attracting
+    /// planets' pull) the point feels: `1` (default) all, `0` none (it
+    /// floats), within `±`[`MAX_GRAVITY_SCALE`].
+    pub gravity_scale: f32,
 }
+
+/// The largest gravity scale a point may have, either sign
+/// ([`Point::gravity_scale`]).
+pub const MAX_GRAVITY_SCALE: f32 = 1.0e3;
 
 /// Shape-matching weight of a pinned point relative to its body: it weighs
 /// this many times the summed mass of the body's free points (1 kg when it
@@ -121,6 +129,7 @@ impl Point {
             mass: 1.0,
             material: MaterialHandle(0),
             layers: ALL_LAYERS,
+            gravity_scale: 1.0,
         }
     }
     /// With a velocity.
@@ -151,6 +160,12 @@ impl Point {
     #[must_use]
     pub fn layers(mut self, layers: u32) -> Self {
         self.layers = layers;
+        self
+    }
+    /// With a gravity scale ([`Point::gravity_scale`]; `0` floats).
+    #[must_use]
+    pub fn gravity_scale(mut self, scale: f32) -> Self {
+        self.gravity_scale = scale;
         self
     }
     /// Whether the point is pinned.
@@ -370,16 +385,36 @@ pub struct Planet {
     pub radius: f32,
     /// Collision layers, default [`ALL_LAYERS`].
     pub layers: u32,
+    /// Its pull, `G M` in m^3/s^2 (default `0`: none): a point at distance
+    /// `d` from the centre is accelerated toward it by `G M / d^2`, and
+    /// inside the radius by `G M d / radius^3` (the field inside a uniform
+    /// ball, which softens the pull to zero at the centre), times the
+    /// point's [`gravity_scale`](Point::gravity_scale). Finite, `>= 0`.
+    pub gravity: f32,
 }
 
 impl Planet {
-    /// A planet on all layers.
+    /// A planet on all layers that pulls nothing.
     pub fn new(center: Vec2, radius: f32) -> Self {
         Self {
             center,
             radius,
             layers: ALL_LAYERS,
+            gravity: 0.0,
         }
+    }
+    /// With a pull of `gm` m^3/s^2 ([`Planet::gravity`]).
+    #[must_use]
+    pub fn gravity(mut self, gm: f32) -> Self {
+        self.gravity = gm;
+        self
+    }
+    /// With the pull that gives `g` m/s^2 at its surface: `G M = g
+    /// radius^2`. Set the radius first.
+    #[must_use]
+    pub fn surface_gravity(mut self, g: f32) -> Self {
+        self.gravity = g * self.radius * self.radius;
+        self
     }
 }
 

@@ -218,6 +218,7 @@ impl World {
         check_position(item, "pos", p.pos)?;
         check_velocity(item, "vel", p.vel)?;
         check_mass(item, p.mass)?;
+        crate::validate::check_gravity_scale(item, p.gravity_scale)?;
         if p.material.index() >= self.materials.len() {
             return Err(WorldError::IndexOutOfRange {
                 item,
@@ -386,6 +387,7 @@ impl World {
         let item = Item::Planet(index);
         check_position(item, "center", p.center)?;
         check_length(item, "radius", p.radius)?;
+        crate::validate::check_planet_gravity(item, p.gravity)?;
         self.planets.push(p);
         Ok(PlanetHandle(index))
     }

@@ -267,7 +267,45 @@ fn scenes() -> Vec<Scene> {
         ("big-body-10k", big_body_world(10_000), None),
         ("degenerate", degenerate, Some(pos)),
         ("landings", landing_world(), None),
+        ("gravity-fields", gravity_world(), None),
     ]
+}
+
+/// Two attracting planets (one a point mass, radius 0), the world's
+/// gravity turned aside, free points in and out of their radii with
+/// gravity scales 1, 0, 0.5 and -2, and boxes resting on the large
+/// planet's side: the gravity of every kernel that integrates.
+fn gravity_world() -> World {
+    let mut world = World::default();
+    world.params.gravity = Vec2::new(0.5, -1.0);
+    let centre = Vec2::new(0.0, 0.0);
+    world
+        .add_planet(Planet::new(centre, 4.0).surface_gravity(9.8))
+        .unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(12.0, 3.0), 0.0).gravity(50.0))
+        .unwrap();
+    for k in 0..40 {
+        let a = 0.37 * k as f32;
+        let r = [2.0, 4.3, 6.0, 11.0][k % 4];
+        let scale = [1.0, 0.0, 0.5, -2.0][(k / 4) % 4];
+        world
+            .add_point(
+                Point::new(centre + r * Vec2::new(a.cos(), a.sin()))
+                    .vel(Vec2::new(-a.sin(), a.cos()))
+                    .gravity_scale(scale),
+            )
+            .unwrap();
+    }
+    for k in 0..6 {
+        let a = 1.05 * k as f32;
+        let dir = Vec2::new(a.cos(), a.sin());
+        BoxShape::new(centre + 4.3 * dir, Vec2::splat(0.5))
+            .rotation(a)
+            .build(&mut world)
+            .unwrap();
+    }
+    world
 }
 
 /// Boxes turned at various angles flying at the floor and at a planet

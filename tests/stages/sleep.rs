@@ -454,7 +454,11 @@ fn platform_world() -> (World, Vec<PointHandle>, [Shape; 2]) {
     let corners = [(-1.5, 1.8), (1.5, 1.8), (1.5, 2.0), (-1.5, 2.0)];
     let platform: Vec<PointHandle> = corners
         .iter()
-        .map(|&(x, y)| world.add_point(Point::new(Vec2::new(x, y)).mass(0.0)).unwrap())
+        .map(|&(x, y)| {
+            world
+                .add_point(Point::new(Vec2::new(x, y)).mass(0.0))
+                .unwrap()
+        })
         .collect();
     world.add_body(Body::new(platform.clone())).unwrap();
     let cube = BoxShape::new(Vec2::new(-0.6, 2.16), Vec2::splat(0.3))
@@ -489,10 +493,7 @@ fn until_asleep(s: &mut Solver, movable: usize) -> u64 {
 fn bodies_asleep_on_a_pinned_platform_fall_or_ride_when_it_moves() {
     let (world, platform, shapes) = platform_world();
     let n = movable(&world);
-    let start: Vec<Vec2> = platform
-        .iter()
-        .map(|h| world.point(*h).pos)
-        .collect();
+    let start: Vec<Vec2> = platform.iter().map(|h| world.point(*h).pos).collect();
     for mut s in both(&world) {
         let slept = until_asleep(&mut s, n);
         let (before, _) = s.state().unwrap();
@@ -604,7 +605,7 @@ fn touch_wakes_what_a_moved_support_held_as_on_the_cpu() {
     let anchors = cpu.sleep_anchors().to_vec();
     let supports = cpu.sleep_supports().to_vec();
     assert!(
-        supports.iter().any(|&b| b == 0),
+        supports.contains(&0),
         "some points rest on the platform (body 0)"
     );
     let (pos, vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());

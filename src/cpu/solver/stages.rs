@@ -13,7 +13,15 @@ impl CpuSolver {
     /// Stage 1 alone.
     pub fn stage_integrate(&mut self) {
         let p = &mut self.packed;
-        integrate(&p.sim, &self.info, &mut p.pos, &mut p.vel, self.spread);
+        integrate(
+            &p.sim,
+            &self.info,
+            &p.planets,
+            &p.gravity_scale,
+            &mut p.pos,
+            &mut p.vel,
+            self.spread,
+        );
     }
 
     /// Stage 2 alone.

@@ -177,7 +177,7 @@ impl GpuSolver {
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
-            integrate: Integrate::new(device, &buffers),
+            integrate: Integrate::new(device, &buffers, counts),
             collide: Collide::new(device, &buffers, counts),
             impact: Impact::new(device, &buffers),
             springs: Springs::new(device, &buffers),

@@ -546,6 +546,7 @@ impl GpuSolver {
         let n_cap = grow_by(&mut padded.pos, &b.state[0], STATE_BYTES as usize);
         padded.vel.resize(n_cap, [0.0; 2]);
         grow(&mut padded.point_info, &b.info);
+        grow(&mut padded.gravity_scale, &b.gravity_scale);
         grow(&mut padded.materials, &b.materials);
         grow(&mut padded.spring_halves.offsets, &b.spring_offsets);
         grow(&mut padded.spring_halves.records, &b.spring_halves);
@@ -578,7 +579,7 @@ impl GpuSolver {
         encoder.copy_buffer_to_buffer(&self.buffers.frames, 0, &buffers.frames, 0, frames);
         queue.submit([encoder.finish()]);
         let counts = ColliderCounts::of(m);
-        self.integrate = Integrate::new(device, &buffers);
+        self.integrate = Integrate::new(device, &buffers, counts);
         self.collide = Collide::new(device, &buffers, counts);
         self.impact = Impact::new(device, &buffers);
         self.springs = Springs::new(device, &buffers);
@@ -597,6 +598,7 @@ impl GpuSolver {
         // The collide kernels are specialised for the collider counts.
         let counts = ColliderCounts::of(p);
         if counts != self.collider_counts {
+            self.integrate = Integrate::new(device, &self.buffers, counts);
             self.collide = Collide::new(device, &self.buffers, counts);
             self.shape_match = ShapeMatch::new(device, &self.buffers, counts);
             self.collider_counts = counts;
