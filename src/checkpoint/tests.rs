@@ -284,7 +284,10 @@ fn a_sleep_support_out_of_range_is_refused() {
     let n = solver.positions().len();
     let mut supports = vec![u32::MAX; n];
     supports[2] = 1;
-    let e = solver.set_sleep_supports(&supports).unwrap_err().to_string();
+    let e = solver
+        .set_sleep_supports(&supports)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("point 2") && e.contains("sleep support"), "{e}");
     let e = solver.set_sleep_supports(&[0]).unwrap_err().to_string();
     assert!(e.contains("sleep supports"), "{e}");

@@ -121,7 +121,11 @@ impl GpuSolver {
         self.check_context("set_sleep_supports", None, Some(queue))?;
         crate::validate::check_sleep_supports(self.num_points, self.num_bodies, supports)?;
         if !supports.is_empty() {
-            queue.write_buffer(&self.buffers.sleep_support, 0, bytemuck::cast_slice(supports));
+            queue.write_buffer(
+                &self.buffers.sleep_support,
+                0,
+                bytemuck::cast_slice(supports),
+            );
         }
         Ok(())
     }
