@@ -588,3 +588,45 @@ impl ContactHit {
         self.body == u32::MAX && self.edge == u32::MAX
     }
 }
+
+/// A command queued by the caller and applied at the start of the next
+/// step (WGSL `Command`, `shaders/commands.wgsl`; built by
+/// [`crate::commands::Command::encode`]). 32 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Command {
+    /// One of the `COMMAND_*` kinds.
+    pub kind: u32,
+    /// The point or body it acts on.
+    pub subject: u32,
+    /// An angular impulse (kg m^2/s), an angular velocity (rad/s) or an
+    /// angle (rad), by kind.
+    pub scalar: f32,
+    /// [`COMMAND_SET_ANGLE`] for a body teleport that sets the angle.
+    pub flags: u32,
+    /// An impulse (N s), a velocity (m/s) or a position (m), by kind.
+    pub a: [f32; 2],
+    /// Where a body impulse acts (m).
+    pub b: [f32; 2],
+}
+
+/// `v += a / m` for point `subject`.
+pub const COMMAND_POINT_IMPULSE: u32 = 0;
+/// `v = a` for point `subject`.
+pub const COMMAND_POINT_VELOCITY: u32 = 1;
+/// `p = a` for point `subject`.
+pub const COMMAND_POINT_TELEPORT: u32 = 2;
+/// Impulse `a` at `b` on body `subject`.
+pub const COMMAND_BODY_IMPULSE: u32 = 3;
+/// Angular impulse `scalar` on body `subject`.
+pub const COMMAND_BODY_ANGULAR_IMPULSE: u32 = 4;
+/// Velocity `a` and angular velocity `scalar` for body `subject`.
+pub const COMMAND_BODY_VELOCITY: u32 = 5;
+/// Body `subject` moved rigidly to centre `a` (and angle `scalar` with
+/// [`COMMAND_SET_ANGLE`]).
+pub const COMMAND_BODY_TELEPORT: u32 = 6;
+/// A body teleport's flag: turn it to the angle `scalar`.
+pub const COMMAND_SET_ANGLE: u32 = 1;
+/// Threads of the commands kernel's one workgroup (WGSL
+/// `COMMAND_THREADS`): a body command's sums are reduced over them.
+pub const COMMAND_THREADS: u32 = 256;

@@ -114,6 +114,7 @@
 #[cfg(feature = "window")]
 pub mod app;
 pub mod checkpoint;
+pub mod commands;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;

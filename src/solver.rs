@@ -163,6 +163,14 @@ impl Solver {
         }
     }
 
+    /// Queues a command for the start of the next step ([`crate::commands`]).
+    pub fn queue(&mut self, command: crate::commands::Command) -> Result<(), SolverError> {
+        match self {
+            Self::Cpu(s) => Ok(s.queue(command)?),
+            Self::Gpu { ctx, solver } => solver.queue(&ctx.queue, command),
+        }
+    }
+
     /// The packed world being stepped.
     pub fn packed(&self) -> &Packed {
         match self {

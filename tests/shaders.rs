@@ -10,7 +10,7 @@ use softbody::layout::*;
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 9);
+    assert_eq!(STAGES.len(), 10);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -143,6 +143,9 @@ fn rust_structs_match_naga_layouts() {
     );
     check_layout!(module, PlaneInfo, [normal, offset, layers]);
     check_layout!(module, Colliders, [planets, planes]);
+    // Declared by the commands stage, its only user.
+    let module = parse_and_validate("commands", &stage_source("commands").unwrap());
+    check_layout!(module, Command, [kind, subject, scalar, flags, a, b]);
 }
 
 /// Shape matching's atomic view of a plane-impact head (the frames kernels

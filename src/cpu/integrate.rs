@@ -25,7 +25,7 @@ pub fn gravity_at(sim: &SimParams, planets: &[PlanetInfo], scale: f32, p: Vec2) 
 }
 
 /// `v += g h; p += v h` for every point that is not pinned, `g` its
-/// [`gravity_at`]; pinned points get zero velocity (whatever `set_state`
+/// `gravity_at`; pinned points get zero velocity (whatever `set_state`
 /// gave them).
 pub fn integrate(
     sim: &SimParams,

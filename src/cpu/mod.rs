@@ -10,6 +10,7 @@
 pub mod body_collide;
 pub mod broad_phase;
 mod collide;
+pub mod commands;
 pub mod impact;
 mod integrate;
 mod par;

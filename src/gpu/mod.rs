@@ -9,6 +9,7 @@ mod body_collide;
 mod broad_phase;
 mod buffers;
 mod collide;
+mod commands;
 mod context;
 mod impact;
 mod integrate;

@@ -55,6 +55,7 @@ pub const STAGES: &[(&str, &str)] = &[
     ),
     ("impact", include_str!("../../shaders/impact.wgsl")),
     ("sleep", include_str!("../../shaders/sleep.wgsl")),
+    ("commands", include_str!("../../shaders/commands.wgsl")),
 ];
 
 /// Fragments appended to some stages' files (see [`STAGES`]):

@@ -28,6 +28,7 @@ mod gpu_check;
 mod body_collide;
 mod broad_phase;
 mod collide;
+mod commands;
 mod gravity;
 mod impact;
 mod integrate;

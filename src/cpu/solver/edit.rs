@@ -49,6 +49,8 @@ impl CpuSolver {
         self.follow_params(world);
         self.generation = removal.generations().1;
         self.resize_scratch();
+        // Queued commands name points and bodies by the old indices.
+        self.commands.clear();
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use crate::pack::{Packed, check_state};
 use crate::params::Params;
 use crate::world::World;
 
+mod commands;
 mod contacts;
 mod edit;
 mod sleeping;
@@ -53,6 +54,8 @@ pub struct CpuSolver {
     /// for sleeping points.
     info: Vec<PointInfo>,
     sleep: Sleep,
+    /// Commands queued for the next step ([`queue`](Self::queue)).
+    commands: Vec<crate::layout::Command>,
     steps: u64,
     /// The user's choice: stages may use all threads.
     parallel: bool,
@@ -90,6 +93,7 @@ impl CpuSolver {
             impacts: Impacts::new(&packed),
             info: packed.point_info.clone(),
             sleep: Sleep::new(&packed),
+            commands: Vec::new(),
             packed,
             steps: 0,
             parallel: false,
@@ -188,8 +192,10 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// One step: `substeps` substeps, then sleeping (when on).
+    /// One step: the queued commands, `substeps` substeps, then sleeping
+    /// (when on).
     pub fn step(&mut self) {
+        self.stage_commands();
         self.spread = self.parallel && sleep::awake_points(&self.info) >= super::MIN_PARALLEL_ITEMS;
         for k in 0..self.params.substeps {
             self.substep_in(k == 0);

@@ -23,6 +23,11 @@ pub(super) struct Sleep {
 }
 
 impl Sleep {
+    /// Each point's assembly and own inverse mass.
+    pub(super) fn points(&self) -> &[SleepPoint] {
+        &self.points
+    }
+
     pub(super) fn new(packed: &Packed) -> Self {
         let n = packed.pos.len();
         Self {

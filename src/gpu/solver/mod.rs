@@ -4,6 +4,7 @@
 use super::SolverError;
 use super::buffers::Buffers;
 use super::collide::{Collide, ColliderCounts};
+use super::commands::Commands;
 use super::impact::Impact;
 use super::integrate::Integrate;
 use super::rods::Rods;
@@ -17,6 +18,7 @@ use crate::pack::check_state;
 use crate::params::Params;
 use crate::world::World;
 
+mod commands;
 mod contacts;
 mod edit;
 mod profile;
@@ -107,6 +109,9 @@ pub struct GpuSolver {
     rods: Rods,
     shape_match: ShapeMatch,
     sleep: Sleep,
+    commands: Commands,
+    /// Commands queued for the next recorded step.
+    queued: Vec<crate::layout::Command>,
     contacts: Option<ContactStages>,
     point_grid: (u32, u32),
     /// What the collide pipelines are specialised for.
@@ -184,6 +189,8 @@ impl GpuSolver {
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers, counts),
             sleep: Sleep::new(device, &buffers),
+            commands: Commands::new(device, &buffers),
+            queued: Vec::new(),
             collider_counts: counts,
             contacts: ContactStages::new(device, &buffers, packed, None)?,
             point_grid,

@@ -97,6 +97,7 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
+            self.record_queued(&mut pass);
             for (stage, place) in in_step(self.step_stages()) {
                 state = self.record_stage_in(&mut pass, stage, state, Some(place));
             }

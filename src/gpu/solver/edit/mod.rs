@@ -238,6 +238,8 @@ impl GpuSolver {
         )?;
         let report = self.edit_to(device, queue, world, new, StateEdit::Remove(removal))?;
         self.edit.generation = removal.generations().1;
+        // Queued commands name points and bodies by the old indices.
+        self.queued.clear();
         Ok(report)
     }
 
@@ -586,6 +588,7 @@ impl GpuSolver {
         self.rods = Rods::new(device, &buffers);
         self.shape_match = ShapeMatch::new(device, &buffers, counts);
         self.sleep = super::Sleep::new(device, &buffers);
+        self.commands = super::Commands::new(device, &buffers);
         self.collider_counts = counts;
         self.buffers = buffers;
         Ok(())

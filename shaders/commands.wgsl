@@ -1,0 +1,200 @@
+// Commands: impulses, velocities and teleports the caller queued, applied
+// at the start of a step, in the order queued (docs/physics.md,
+// "Commands"). CPU mirror: src/cpu/commands.rs.
+//
+//   apply    one workgroup walks the commands in turn. A point command is
+//            one thread's. A body command sums over the body's members
+//            with their own masses (pinned members are left out and never
+//            moved): first the mass and centre of mass c, then the
+//            inertia I = sum m |x - c|^2 and the best-fit angle from rest
+//            (atan2 of sum m q x (x - c) and sum m q . (x - c)), each by a
+//            tree reduction over the workgroup in a fixed order (so runs
+//            are bitwise reproducible), then changes every member:
+//              impulse J at a:   v += J / M + w x (x - c), w = (a - c) x J / I
+//              angular impulse L: v += w x (x - c), w = L / I
+//              velocity (u, w):  v = u + w x (x - c)
+//              teleport to (p, t): x = p + R(t - angle) (x - c)
+//            so an impulse changes the body's momentum by exactly J and its
+//            angular momentum about c by (a - c) x J.
+//   wake     (after apply) every point whose assembly's count is 0 gets
+//            its own inverse mass back: the queueing woke the targets'
+//            assemblies (wake_point), and they move in this step rather
+//            than the next.
+
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read_write> info: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> sleep_points: array<SleepPoint>;
+@group(0) @binding(3) var<storage, read> bodies: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> members: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> state: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> list: CommandList;
+@group(0) @binding(7) var<storage, read> rest_steps: array<u32>;
+
+struct Command {
+    kind: u32,
+    subject: u32,
+    scalar: f32,
+    flags: u32,
+    a: vec2<f32>,
+    b: vec2<f32>,
+}
+
+struct CommandList {
+    count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    items: array<Command>,
+}
+
+const COMMAND_POINT_IMPULSE: u32 = 0u;
+const COMMAND_POINT_VELOCITY: u32 = 1u;
+const COMMAND_POINT_TELEPORT: u32 = 2u;
+const COMMAND_BODY_IMPULSE: u32 = 3u;
+const COMMAND_BODY_ANGULAR_IMPULSE: u32 = 4u;
+const COMMAND_BODY_VELOCITY: u32 = 5u;
+const COMMAND_BODY_TELEPORT: u32 = 6u;
+const COMMAND_SET_ANGLE: u32 = 1u;
+const COMMAND_THREADS: u32 = 256u;
+
+var<workgroup> sums: array<vec4<f32>, COMMAND_THREADS>;
+
+// The sum of every thread's `v`, the same on every thread: a tree over
+// the workgroup in a fixed order.
+fn reduce(t: u32, v: vec4<f32>) -> vec4<f32> {
+    sums[t] = v;
+    workgroupBarrier();
+    for (var s = COMMAND_THREADS / 2u; s > 0u; s >>= 1u) {
+        if (t < s) {
+            sums[t] += sums[t + s];
+        }
+        workgroupBarrier();
+    }
+    // Uniform for the branches that follow; its barrier also keeps the
+    // next reduce from writing before every thread has read.
+    let total = workgroupUniformLoad(&sums[0]);
+    workgroupBarrier();
+    return total;
+}
+
+// A point's own mass, 0 when pinned.
+fn own_mass(p: u32) -> f32 {
+    let w = sleep_points[p].inv_mass;
+    return select(0.0, 1.0 / w, w > 0.0);
+}
+
+// w x d: the velocity of a point at d from the centre of a body turning at w.
+fn turning(w: f32, d: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(-w * d.y, w * d.x);
+}
+
+fn point_command(c: Command) {
+    let p = c.subject;
+    if (own_mass(p) == 0.0) {
+        return;
+    }
+    let s = state[p];
+    switch c.kind {
+        case COMMAND_POINT_IMPULSE: {
+            state[p] = vec4<f32>(s.xy, s.zw + c.a * sleep_points[p].inv_mass);
+        }
+        case COMMAND_POINT_VELOCITY: {
+            state[p] = vec4<f32>(s.xy, c.a);
+        }
+        default: {
+            state[p] = vec4<f32>(c.a, s.zw);
+        }
+    }
+}
+
+fn body_command(t: u32, c: Command) {
+    let b = bodies[2u * c.subject];
+    let first = b.x;
+    let count = b.y;
+    // Mass and centre of mass.
+    var acc = vec4<f32>(0.0);
+    for (var j = t; j < count; j += COMMAND_THREADS) {
+        let m = member_of(members[first + j]);
+        let mass = own_mass(m.point);
+        acc += vec4<f32>(mass, mass * state[m.point].xy, 0.0);
+    }
+    let total = reduce(t, acc);
+    let mass = total.x;
+    if (mass <= 0.0) {
+        return;
+    }
+    let c_m = total.yz / mass;
+    // Inertia and the best-fit angle from rest.
+    acc = vec4<f32>(0.0);
+    for (var j = t; j < count; j += COMMAND_THREADS) {
+        let m = member_of(members[first + j]);
+        let w = own_mass(m.point);
+        let d = state[m.point].xy - c_m;
+        acc += vec4<f32>(w * dot(d, d), w * cross2(m.rest, d), w * dot(m.rest, d), 0.0);
+    }
+    let second = reduce(t, acc);
+    let inertia = second.x;
+    var dv = vec2<f32>(0.0);
+    var dw = 0.0;
+    switch c.kind {
+        case COMMAND_BODY_IMPULSE: {
+            dv = c.a / mass;
+            dw = select(0.0, cross2(c.b - c_m, c.a) / inertia, inertia > 0.0);
+        }
+        case COMMAND_BODY_ANGULAR_IMPULSE: {
+            dw = select(0.0, c.scalar / inertia, inertia > 0.0);
+        }
+        default: {}
+    }
+    let turn = select(0.0, c.scalar - atan2(second.y, second.z), (c.flags & COMMAND_SET_ANGLE) != 0u);
+    let rot = vec2<f32>(cos(turn), sin(turn));
+    for (var j = t; j < count; j += COMMAND_THREADS) {
+        let p = member_of(members[first + j]).point;
+        if (own_mass(p) == 0.0) {
+            continue;
+        }
+        let s = state[p];
+        let d = s.xy - c_m;
+        switch c.kind {
+            case COMMAND_BODY_VELOCITY: {
+                state[p] = vec4<f32>(s.xy, c.a + turning(c.scalar, d));
+            }
+            case COMMAND_BODY_TELEPORT: {
+                let x = c.a + vec2<f32>(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y);
+                state[p] = vec4<f32>(x, s.zw);
+            }
+            default: {
+                state[p] = vec4<f32>(s.xy, s.zw + dv + turning(dw, d));
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(COMMAND_THREADS)
+fn apply(@builtin(local_invocation_index) t: u32) {
+    let n = list.count;
+    for (var k = 0u; k < n; k++) {
+        let c = list.items[k];
+        if (c.kind < COMMAND_BODY_IMPULSE) {
+            if (t == 0u) {
+                point_command(c);
+            }
+        } else {
+            body_command(t, c);
+        }
+        storageBarrier();
+        workgroupBarrier();
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn wake(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let sp = sleep_points[i];
+    if (rest_steps[sp.group] == 0u) {
+        info[i].x = bitcast<u32>(sp.inv_mass);
+    }
+}

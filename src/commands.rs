@@ -1,0 +1,212 @@
+//! Commands a program queues on a solver: impulses, forces, velocities and
+//! teleports of points and bodies, applied at the start of the next step
+//! (on the GPU inside the caller's encoder, by `shaders/commands.wgsl`;
+//! on the CPU by `cpu::commands`), in the order queued. Queueing one
+//! checks it and wakes the assembly it acts on.
+//!
+//! ```
+//! use softbody::commands::Command;
+//! use softbody::prelude::*;
+//!
+//! let mut world = World::default();
+//! world.params.gravity = Vec2::ZERO;
+//! let ship = BoxShape::new(Vec2::ZERO, Vec2::new(2.0, 1.0)).build(&mut world)?;
+//! let mut cpu = CpuSolver::new(&world)?;
+//! // A push on the ship's nose: it moves off and turns.
+//! cpu.queue(Command::BodyImpulse {
+//!     body: ship.bodies[0],
+//!     impulse: Vec2::new(0.0, 4.0),
+//!     at: Vec2::new(1.0, 0.0),
+//! })?;
+//! cpu.step();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use glam::Vec2;
+
+use crate::error::{Item, WorldError};
+use crate::layout::{self, COMMAND_SET_ANGLE};
+use crate::pack::Packed;
+use crate::validate::{check_finite, check_position, check_vec_within, check_velocity};
+use crate::world::{BodyHandle, MAX_STATE, PointHandle};
+
+/// What a program can do to a point or a body between steps. Forces and
+/// torques act for one step: they are queued as the impulse they give
+/// over the step (`F dt`, `tau dt`). Pinned points are never moved, and
+/// count for nothing in a body's mass. Velocities, positions and the
+/// points at which impulses act are in world coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Command {
+    /// Changes the point's velocity by `impulse / mass` (N s).
+    PointImpulse { point: PointHandle, impulse: Vec2 },
+    /// A force on the point for the next step (N).
+    PointForce { point: PointHandle, force: Vec2 },
+    /// Sets the point's velocity (m/s).
+    PointVelocity { point: PointHandle, velocity: Vec2 },
+    /// Moves the point to `position` (m), keeping its velocity.
+    PointTeleport { point: PointHandle, position: Vec2 },
+    /// An impulse (N s) at the world point `at` (m): the body's momentum
+    /// changes by exactly `impulse`, its angular momentum about its centre
+    /// of mass `c` by `(at - c) x impulse`, every point moving as a rigid
+    /// body would.
+    BodyImpulse {
+        body: BodyHandle,
+        impulse: Vec2,
+        at: Vec2,
+    },
+    /// A force (N) at the world point `at` for the next step.
+    BodyForce {
+        body: BodyHandle,
+        force: Vec2,
+        at: Vec2,
+    },
+    /// An angular impulse about the centre of mass (kg m^2/s,
+    /// counter-clockwise positive).
+    BodyAngularImpulse { body: BodyHandle, impulse: f32 },
+    /// A torque about the centre of mass for the next step (N m).
+    BodyTorque { body: BodyHandle, torque: f32 },
+    /// Sets every point's velocity to that of a rigid body moving at
+    /// `linear` (m/s) and turning at `angular` (rad/s) about its centre of
+    /// mass.
+    BodyVelocity {
+        body: BodyHandle,
+        linear: Vec2,
+        angular: f32,
+    },
+    /// Moves the body rigidly so that its centre of mass is at `position`
+    /// (m), and with `angle` turns it so that its best-fit angle from its
+    /// rest shape is `angle` (rad); the velocities stay as they are.
+    BodyTeleport {
+        body: BodyHandle,
+        position: Vec2,
+        angle: Option<f32>,
+    },
+}
+
+impl Command {
+    /// The command as the kernels take it, checked against `packed` (the
+    /// world the solver steps, with time step `dt`), and the point whose
+    /// assembly it wakes. Refuses a handle the world does not have and a
+    /// value that is not finite or out of range, naming it.
+    pub fn encode(
+        &self,
+        packed: &Packed,
+        dt: f32,
+    ) -> Result<(layout::Command, PointHandle), WorldError> {
+        const LIMIT: &str = "|x|, |y| <= 1e15";
+        let vector = |item, field, v| check_vec_within(item, field, v, MAX_STATE, LIMIT);
+        let scalar = |item, field, v: f32| {
+            check_finite(item, field, v)?;
+            crate::validate::check_bounded(item, field, v, MAX_STATE, "|value| <= 1e15")
+        };
+        let point = |p: PointHandle| -> Result<Item, WorldError> {
+            let n = packed.pos.len() as u32;
+            if p.0 >= n {
+                return Err(WorldError::UnknownHandle {
+                    item: Item::Point(p.0),
+                    len: n,
+                });
+            }
+            Ok(Item::Point(p.0))
+        };
+        let body = |b: BodyHandle| -> Result<(Item, PointHandle), WorldError> {
+            let info = packed
+                .bodies
+                .get(b.index())
+                .ok_or(WorldError::UnknownHandle {
+                    item: Item::Body(b.0),
+                    len: packed.bodies.len() as u32,
+                })?;
+            let first = packed.members[info.first as usize].point;
+            Ok((Item::Body(b.0), PointHandle(first)))
+        };
+        let mut c = layout::Command::default();
+        let wakes = match *self {
+            Command::PointImpulse { point: p, impulse } => {
+                vector(point(p)?, "impulse", impulse)?;
+                (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_IMPULSE, p.0, impulse.into());
+                p
+            }
+            Command::PointForce { point: p, force } => {
+                vector(point(p)?, "force", force)?;
+                let impulse = force * dt;
+                vector(point(p)?, "force", impulse)?;
+                (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_IMPULSE, p.0, impulse.into());
+                p
+            }
+            Command::PointVelocity { point: p, velocity } => {
+                check_velocity(point(p)?, "velocity", velocity)?;
+                (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_VELOCITY, p.0, velocity.into());
+                p
+            }
+            Command::PointTeleport { point: p, position } => {
+                check_position(point(p)?, "position", position)?;
+                (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_TELEPORT, p.0, position.into());
+                p
+            }
+            Command::BodyImpulse {
+                body: b,
+                impulse,
+                at,
+            } => {
+                let (item, first) = body(b)?;
+                vector(item, "impulse", impulse)?;
+                check_position(item, "at", at)?;
+                c.kind = layout::COMMAND_BODY_IMPULSE;
+                (c.subject, c.a, c.b) = (b.0, impulse.into(), at.into());
+                first
+            }
+            Command::BodyForce { body: b, force, at } => {
+                let (item, first) = body(b)?;
+                vector(item, "force", force)?;
+                vector(item, "force", force * dt)?;
+                check_position(item, "at", at)?;
+                c.kind = layout::COMMAND_BODY_IMPULSE;
+                (c.subject, c.a, c.b) = (b.0, (force * dt).into(), at.into());
+                first
+            }
+            Command::BodyAngularImpulse { body: b, impulse } => {
+                let (item, first) = body(b)?;
+                scalar(item, "angular impulse", impulse)?;
+                c.kind = layout::COMMAND_BODY_ANGULAR_IMPULSE;
+                (c.subject, c.scalar) = (b.0, impulse);
+                first
+            }
+            Command::BodyTorque { body: b, torque } => {
+                let (item, first) = body(b)?;
+                scalar(item, "torque", torque)?;
+                c.kind = layout::COMMAND_BODY_ANGULAR_IMPULSE;
+                (c.subject, c.scalar) = (b.0, torque * dt);
+                first
+            }
+            Command::BodyVelocity {
+                body: b,
+                linear,
+                angular,
+            } => {
+                let (item, first) = body(b)?;
+                check_velocity(item, "linear velocity", linear)?;
+                scalar(item, "angular velocity", angular)?;
+                c.kind = layout::COMMAND_BODY_VELOCITY;
+                (c.subject, c.a, c.scalar) = (b.0, linear.into(), angular);
+                first
+            }
+            Command::BodyTeleport {
+                body: b,
+                position,
+                angle,
+            } => {
+                let (item, first) = body(b)?;
+                check_position(item, "position", position)?;
+                if let Some(angle) = angle {
+                    scalar(item, "angle", angle)?;
+                    (c.scalar, c.flags) = (angle, COMMAND_SET_ANGLE);
+                }
+                c.kind = layout::COMMAND_BODY_TELEPORT;
+                (c.subject, c.a) = (b.0, position.into());
+                first
+            }
+        };
+        Ok((c, wakes))
+    }
+}

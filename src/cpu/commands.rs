@@ -1,0 +1,221 @@
+//! Mirror of `shaders/commands.wgsl`: the caller's commands at the start
+//! of a step ([`crate::commands`]), then the wake of the assemblies they
+//! woke. The body sums are taken as the kernel's workgroup takes them
+//! (each of [`COMMAND_THREADS`] threads sums its stride of the members,
+//! then a tree), so both paths add in the same order.
+
+use glam::Vec2;
+
+use super::v2;
+use crate::layout::{
+    BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_TELEPORT,
+    COMMAND_BODY_VELOCITY, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE,
+    COMMAND_THREADS, Command, Member, PointInfo, SimParams, SleepPoint,
+};
+
+/// What the commands read and change.
+pub struct Target<'a> {
+    pub bodies: &'a [BodyInfo],
+    pub members: &'a [Member],
+    /// Each point's own inverse mass (sleeping's records: a sleeping
+    /// point's is its own, not 0).
+    pub sleep_points: &'a [SleepPoint],
+    pub pos: &'a mut [[f32; 2]],
+    pub vel: &'a mut [[f32; 2]],
+}
+
+/// WGSL `own_mass`.
+fn own_mass(t: &Target, p: u32) -> f32 {
+    let w = t.sleep_points[p as usize].inv_mass;
+    if w > 0.0 { 1.0 / w } else { 0.0 }
+}
+
+fn cross2(a: Vec2, b: Vec2) -> f32 {
+    a.x * b.y - a.y * b.x
+}
+
+/// WGSL `turning`: `w x d`.
+fn turning(w: f32, d: Vec2) -> Vec2 {
+    Vec2::new(-w * d.y, w * d.x)
+}
+
+/// WGSL `reduce` over `count` members whose terms `term` gives: each
+/// thread's stride summed in order, then the tree.
+fn reduce(count: u32, mut term: impl FnMut(u32) -> [f32; 3]) -> [f32; 3] {
+    let threads = COMMAND_THREADS as usize;
+    let mut sums = [[0.0f32; 3]; COMMAND_THREADS as usize];
+    for (t, s) in sums.iter_mut().enumerate() {
+        let mut j = t as u32;
+        while j < count {
+            for (s, v) in s.iter_mut().zip(term(j)) {
+                *s += v;
+            }
+            j += COMMAND_THREADS;
+        }
+    }
+    let mut half = threads / 2;
+    while half > 0 {
+        let (low, high) = sums.split_at_mut(half);
+        for (a, b) in low.iter_mut().zip(&high[..half]) {
+            for (a, b) in a.iter_mut().zip(b) {
+                *a += b;
+            }
+        }
+        half /= 2;
+    }
+    sums[0]
+}
+
+/// WGSL `point_command`.
+fn point_command(t: &mut Target, c: &Command) {
+    let p = c.subject as usize;
+    if own_mass(t, c.subject) == 0.0 {
+        return;
+    }
+    match c.kind {
+        COMMAND_POINT_IMPULSE => {
+            t.vel[p] = (v2(t.vel[p]) + v2(c.a) * t.sleep_points[p].inv_mass).to_array();
+        }
+        COMMAND_POINT_VELOCITY => t.vel[p] = c.a,
+        _ => t.pos[p] = c.a,
+    }
+}
+
+/// WGSL `body_command`.
+fn body_command(t: &mut Target, c: &Command) {
+    let b = t.bodies[c.subject as usize];
+    let members = &t.members[b.first as usize..(b.first + b.count) as usize];
+    let total = reduce(b.count, |j| {
+        let p = members[j as usize].point;
+        let m = own_mass(t, p);
+        let x = v2(t.pos[p as usize]);
+        [m, m * x.x, m * x.y]
+    });
+    let mass = total[0];
+    if mass <= 0.0 {
+        return;
+    }
+    let c_m = Vec2::new(total[1], total[2]) / mass;
+    let second = reduce(b.count, |j| {
+        let m = members[j as usize];
+        let w = own_mass(t, m.point);
+        let d = v2(t.pos[m.point as usize]) - c_m;
+        let q = v2(m.rest);
+        [w * d.dot(d), w * cross2(q, d), w * q.dot(d)]
+    });
+    let inertia = second[0];
+    let (mut dv, mut dw) = (Vec2::ZERO, 0.0);
+    match c.kind {
+        COMMAND_BODY_IMPULSE => {
+            dv = v2(c.a) / mass;
+            if inertia > 0.0 {
+                dw = cross2(v2(c.b) - c_m, v2(c.a)) / inertia;
+            }
+        }
+        COMMAND_BODY_ANGULAR_IMPULSE if inertia > 0.0 => dw = c.scalar / inertia,
+        _ => {}
+    }
+    let turn = if c.flags & COMMAND_SET_ANGLE != 0 {
+        c.scalar - second[1].atan2(second[2])
+    } else {
+        0.0
+    };
+    let rot = Vec2::new(turn.cos(), turn.sin());
+    for m in members {
+        let p = m.point as usize;
+        if own_mass(t, m.point) == 0.0 {
+            continue;
+        }
+        let d = v2(t.pos[p]) - c_m;
+        match c.kind {
+            COMMAND_BODY_VELOCITY => t.vel[p] = (v2(c.a) + turning(c.scalar, d)).to_array(),
+            COMMAND_BODY_TELEPORT => {
+                let x = v2(c.a) + Vec2::new(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y);
+                t.pos[p] = x.to_array();
+            }
+            _ => t.vel[p] = (v2(t.vel[p]) + dv + turning(dw, d)).to_array(),
+        }
+    }
+}
+
+/// WGSL `apply`: every command in turn.
+pub fn apply(t: &mut Target, commands: &[Command]) {
+    for c in commands {
+        if c.kind < COMMAND_BODY_IMPULSE {
+            point_command(t, c);
+        } else {
+            body_command(t, c);
+        }
+    }
+}
+
+/// WGSL `wake`: every point whose assembly's count is 0 gets its own
+/// inverse mass back.
+pub fn wake(sim: &SimParams, points: &[SleepPoint], rest_steps: &[u32], info: &mut [PointInfo]) {
+    let n = sim.num_points as usize;
+    for (sp, info) in points[..n].iter().zip(&mut info[..n]) {
+        if rest_steps[sp.group as usize] == 0 {
+            info.inv_mass = sp.inv_mass;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reduction adds each thread's stride, then the tree: the sum of
+    /// 1..=1000 comes out exact.
+    #[test]
+    fn reduce_sums_every_term_once() {
+        let total = reduce(1000, |j| [1.0, j as f32, 0.0]);
+        assert_eq!(total, [1000.0, 499_500.0, 0.0]);
+    }
+
+    #[test]
+    fn body_velocity_gives_every_free_member_the_rigid_velocity() {
+        let bodies = [BodyInfo {
+            first: 0,
+            count: 3,
+            ..Default::default()
+        }];
+        let members: Vec<Member> = (0..3)
+            .map(|k| Member {
+                point: k,
+                ..Default::default()
+            })
+            .collect();
+        let sleep_points = [
+            SleepPoint {
+                group: 0,
+                inv_mass: 1.0,
+            },
+            SleepPoint {
+                group: 0,
+                inv_mass: 1.0,
+            },
+            SleepPoint {
+                group: 0,
+                inv_mass: 0.0,
+            },
+        ];
+        let mut pos = vec![[-1.0, 0.0], [1.0, 0.0], [5.0, 5.0]];
+        let mut vel = vec![[0.0; 2]; 3];
+        let mut t = Target {
+            bodies: &bodies,
+            members: &members,
+            sleep_points: &sleep_points,
+            pos: &mut pos,
+            vel: &mut vel,
+        };
+        let c = Command {
+            kind: COMMAND_BODY_VELOCITY,
+            a: [1.0, 0.0],
+            scalar: 2.0,
+            ..Default::default()
+        };
+        apply(&mut t, &[c]);
+        // About the free points' centre (0, 0); the pinned one stays.
+        assert_eq!(vel, vec![[1.0, -2.0], [1.0, 2.0], [0.0, 0.0]]);
+    }
+}

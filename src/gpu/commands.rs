@@ -1,0 +1,80 @@
+//! Wrapper for `shaders/commands.wgsl` (CPU mirror: `cpu::commands`): the
+//! caller's queued commands, applied at the start of a step in its
+//! encoder, then the wake of the assemblies they woke.
+
+use wgpu::util::DeviceExt;
+
+use super::buffers::Buffers;
+use super::shaders::{bind_group, pipeline};
+use crate::layout::Command;
+
+/// The two kernels and the bind group of the wake (the apply's binds the
+/// step's own list of commands).
+pub struct Commands {
+    apply: wgpu::ComputePipeline,
+    wake: wgpu::ComputePipeline,
+    wake_bind: wgpu::BindGroup,
+}
+
+impl Commands {
+    pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
+        let apply = pipeline(device, "commands", "apply");
+        let wake = pipeline(device, "commands", "wake");
+        let wake_bind = bind_group(
+            device,
+            "commands.wake",
+            &wake,
+            &[
+                (0, &b.sim),
+                (1, &b.info),
+                (2, &b.sleep_points),
+                (7, &b.rest_steps),
+            ],
+        );
+        Self {
+            apply,
+            wake,
+            wake_bind,
+        }
+    }
+
+    /// Records `commands` (not empty) on state copy 0, where a step
+    /// starts, then the wake over the points (`grid`). The list goes into
+    /// a buffer of its own, made here: a caller may record several steps
+    /// before it submits, each with its own commands.
+    pub fn record(
+        &self,
+        device: &wgpu::Device,
+        b: &Buffers,
+        pass: &mut wgpu::ComputePass,
+        commands: &[Command],
+        grid: (u32, u32),
+    ) {
+        let mut bytes = Vec::with_capacity(16 + std::mem::size_of_val(commands));
+        bytes.extend_from_slice(bytemuck::bytes_of(&[commands.len() as u32, 0, 0, 0]));
+        bytes.extend_from_slice(bytemuck::cast_slice(commands));
+        let list = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("commands"),
+            contents: &bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let bind = bind_group(
+            device,
+            "commands.apply",
+            &self.apply,
+            &[
+                (2, &b.sleep_points),
+                (3, &b.bodies),
+                (4, &b.members),
+                (5, &b.state[0]),
+                (6, &list),
+            ],
+        );
+        pass.set_pipeline(&self.apply);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&self.wake);
+        pass.set_bind_group(0, &self.wake_bind, &[]);
+        pass.dispatch_workgroups(grid.0, grid.1, 1);
+    }
+}

@@ -1,0 +1,51 @@
+//! The caller's commands on the GPU solver: queued between steps,
+//! recorded at the start of the next step into the caller's encoder
+//! (`shaders/commands.wgsl`).
+
+use super::GpuSolver;
+use crate::commands::Command;
+use crate::gpu::SolverError;
+
+impl GpuSolver {
+    /// Queues `command` for the start of the next recorded step (after
+    /// those queued before it) and wakes the assembly it acts on (8 bytes
+    /// written), which moves in that step. Nothing is read back. Refuses a
+    /// handle the world does not have, or a value that is not finite or
+    /// out of range, naming it; nothing is queued then.
+    pub fn queue(&mut self, queue: &wgpu::Queue, command: Command) -> Result<(), SolverError> {
+        self.check_context("queue", None, Some(queue))?;
+        let (c, wakes) = command.encode(self.packed(), self.params.dt)?;
+        self.queued.push(c);
+        self.wake_point(queue, wakes);
+        Ok(())
+    }
+
+    /// Commands queued for the next recorded step.
+    pub fn queued(&self) -> usize {
+        self.queued.len()
+    }
+
+    /// Records the queued commands now, as the next step would at its
+    /// start, and empties the queue: a teleport or a velocity the caller
+    /// wants drawn before the next step. Nothing when none is queued.
+    pub fn record_commands(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        if self.queued.is_empty() {
+            return;
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("softbody commands"),
+            timestamp_writes: None,
+        });
+        self.record_queued(&mut pass);
+    }
+
+    /// Records and empties the queue into `pass`, on state copy 0.
+    pub(super) fn record_queued(&mut self, pass: &mut wgpu::ComputePass) {
+        if self.queued.is_empty() {
+            return;
+        }
+        let queued = std::mem::take(&mut self.queued);
+        self.commands
+            .record(&self.device, &self.buffers, pass, &queued, self.point_grid);
+    }
+}
