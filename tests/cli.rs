@@ -174,6 +174,30 @@ fn help_and_usage_errors() {
     );
 }
 
+/// `--sample ship` runs the seed's game headless, and refuses to be
+/// combined with a scene.
+#[test]
+fn simulate_runs_the_ship_sample() {
+    let out = softbody(&[
+        "simulate",
+        "--sample",
+        "ship",
+        "--steps",
+        "12",
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("the ship sample"),
+        "{}",
+        stdout(&out)
+    );
+    let out = softbody(&["simulate", "--sample", "ship", "--bodies", "5"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--sample"), "{}", stderr(&out));
+}
+
 #[test]
 fn simulate_without_a_scene_runs_the_default_scene() {
     let out = softbody(&[
@@ -793,6 +817,7 @@ fn a_checkpoint_refuses_another_scene_and_damage() {
     short.rest_steps.pop();
     short.warm.pop();
     short.anchors.pop();
+    short.supports.pop();
     let short_path = d.join("short.bin");
     short.write(&short_path).unwrap();
     let load = |path: &Path, steps: &str| {
