@@ -11,6 +11,8 @@
 //            tree reduction over the workgroup in a fixed order (so runs
 //            are bitwise reproducible), then changes every member:
 //              impulse J at a:   v += J / M + w x (x - c), w = (a - c) x J / I
+//              local impulse:    the same with J = R j and a = c + R b, R
+//                                the best-fit rotation from rest
 //              angular impulse L: v += w x (x - c), w = L / I
 //              velocity (u, w):  v = u + w x (x - c)
 //              teleport to (p, t): x = p + R(t - angle) (x - c)
@@ -54,6 +56,7 @@ const COMMAND_BODY_IMPULSE: u32 = 3u;
 const COMMAND_BODY_ANGULAR_IMPULSE: u32 = 4u;
 const COMMAND_BODY_VELOCITY: u32 = 5u;
 const COMMAND_BODY_TELEPORT: u32 = 6u;
+const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7u;
 const COMMAND_SET_ANGLE: u32 = 1u;
 const COMMAND_THREADS: u32 = 256u;
 
@@ -134,12 +137,22 @@ fn body_command(t: u32, c: Command) {
     }
     let second = reduce(t, acc);
     let inertia = second.x;
+    // The best-fit rotation from rest, (cos, sin).
+    let fit = vec2<f32>(second.z, second.y);
+    let fit_len = length(fit);
+    let r = select(vec2<f32>(1.0, 0.0), fit / fit_len, fit_len > 0.0);
     var dv = vec2<f32>(0.0);
     var dw = 0.0;
     switch c.kind {
         case COMMAND_BODY_IMPULSE: {
             dv = c.a / mass;
             dw = select(0.0, cross2(c.b - c_m, c.a) / inertia, inertia > 0.0);
+        }
+        case COMMAND_BODY_LOCAL_IMPULSE: {
+            let j = vec2<f32>(r.x * c.a.x - r.y * c.a.y, r.y * c.a.x + r.x * c.a.y);
+            let arm = vec2<f32>(r.x * c.b.x - r.y * c.b.y, r.y * c.b.x + r.x * c.b.y);
+            dv = j / mass;
+            dw = select(0.0, cross2(arm, j) / inertia, inertia > 0.0);
         }
         case COMMAND_BODY_ANGULAR_IMPULSE: {
             dw = select(0.0, c.scalar / inertia, inertia > 0.0);

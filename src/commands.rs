@@ -60,6 +60,15 @@ pub enum Command {
         force: Vec2,
         at: Vec2,
     },
+    /// A force (N) at the offset `at` from the centre of mass, both in the
+    /// body's own frame (its rest shape's axes, turned as the body is
+    /// turned now, found in the step on the GPU), for the next step: a
+    /// thruster fixed to a ship, whatever way the ship faces.
+    BodyLocalForce {
+        body: BodyHandle,
+        force: Vec2,
+        at: Vec2,
+    },
     /// An angular impulse about the centre of mass (kg m^2/s,
     /// counter-clockwise positive).
     BodyAngularImpulse { body: BodyHandle, impulse: f32 },
@@ -162,6 +171,15 @@ impl Command {
                 vector(item, "force", force * dt)?;
                 check_position(item, "at", at)?;
                 c.kind = layout::COMMAND_BODY_IMPULSE;
+                (c.subject, c.a, c.b) = (b.0, (force * dt).into(), at.into());
+                first
+            }
+            Command::BodyLocalForce { body: b, force, at } => {
+                let (item, first) = body(b)?;
+                vector(item, "force", force)?;
+                vector(item, "force", force * dt)?;
+                check_position(item, "at", at)?;
+                c.kind = layout::COMMAND_BODY_LOCAL_IMPULSE;
                 (c.subject, c.a, c.b) = (b.0, (force * dt).into(), at.into());
                 first
             }

@@ -625,6 +625,9 @@ pub const COMMAND_BODY_VELOCITY: u32 = 5;
 /// Body `subject` moved rigidly to centre `a` (and angle `scalar` with
 /// [`COMMAND_SET_ANGLE`]).
 pub const COMMAND_BODY_TELEPORT: u32 = 6;
+/// Impulse `a` at the offset `b`, both in body `subject`'s frame (turned
+/// by its best-fit rotation from rest, about its centre of mass).
+pub const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7;
 /// A body teleport's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
 /// Threads of the commands kernel's one workgroup (WGSL

@@ -133,6 +133,7 @@ pub mod samples;
 pub mod scene;
 pub mod scenes;
 pub mod shapes;
+pub mod ship;
 pub mod solver;
 mod validate;
 pub mod world;

@@ -54,6 +54,22 @@ impl Running {
     }
 
     pub(super) fn key(&mut self, event: &KeyEvent) -> Handled {
+        if self.ship.is_some() {
+            let held = event.state == ElementState::Pressed;
+            let t = &mut self.thrusters;
+            let key = match &event.logical_key {
+                Key::Named(NamedKey::ArrowUp) => Some(&mut t.up),
+                Key::Named(NamedKey::ArrowDown) => Some(&mut t.down),
+                Key::Named(NamedKey::ArrowLeft) => Some(&mut t.left),
+                Key::Named(NamedKey::ArrowRight) => Some(&mut t.right),
+                Key::Named(NamedKey::Shift) => Some(&mut t.lift),
+                _ => None,
+            };
+            if let Some(k) = key {
+                *k = held;
+                return Handled::Continue;
+            }
+        }
         if event.state != ElementState::Pressed {
             return Handled::Continue;
         }

@@ -87,6 +87,10 @@ pub struct AppOptions {
     /// Print the frame rate and simulation time every few seconds (and at
     /// exit) to stderr. Default off.
     pub report: bool,
+    /// A ship in `world` the arrow keys fly (`crate::ship`): up and down
+    /// the main engine, left and right the side thrusters, Shift the belly
+    /// engines. Default none.
+    pub ship: Option<crate::ship::Ship>,
 }
 
 impl Default for AppOptions {
@@ -102,6 +106,7 @@ impl Default for AppOptions {
             overlay: true,
             paused: false,
             report: false,
+            ship: None,
         }
     }
 }
@@ -350,6 +355,31 @@ struct Running {
     frames_since_report: u64,
     /// Frames drawn, for reading the sleeping count now and then.
     frames_drawn: u64,
+    /// The ship the keys fly, and which thrusters the keys hold.
+    ship: Option<crate::ship::Ship>,
+    thrusters: Thrusters,
+}
+
+/// The flight keys held down (arrows and Shift).
+#[derive(Clone, Copy, Debug, Default)]
+struct Thrusters {
+    up: bool,
+    down: bool,
+    left: bool,
+    right: bool,
+    lift: bool,
+}
+
+impl Thrusters {
+    /// The thrust the held keys ask for.
+    fn thrust(&self) -> crate::ship::Thrust {
+        let axis = |plus: bool, minus: bool| plus as i32 as f32 - minus as i32 as f32;
+        crate::ship::Thrust {
+            forward: axis(self.up, self.down),
+            lift: axis(self.lift, false),
+            turn: axis(self.left, self.right),
+        }
+    }
 }
 
 /// Frames between two read-backs of the sleeping count.

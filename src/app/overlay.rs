@@ -92,6 +92,10 @@ pub const CONTROLS_HELP: &[(&str, &str)] = &[
         "B / W / O / P",
         "spawn a box / wheel / blob / ship at the cursor",
     ),
+    (
+        "arrows, Shift",
+        "ship sample: main engine, side thrusters, belly engines",
+    ),
     ("Space", "pause / resume"),
     ("N or .", "single step (paused)"),
     ("R", "reset"),

@@ -152,6 +152,8 @@ impl Running {
             last_report: Instant::now(),
             frames_since_report: 0,
             frames_drawn: 0,
+            ship: opts.ship.clone(),
+            thrusters: Thrusters::default(),
         })
     }
 
@@ -347,6 +349,13 @@ impl Running {
                 log::error!("{e}");
             }
             self.sim.dragger.record(&mut encoder);
+            if let Some(ship) = &self.ship {
+                for c in ship.commands(self.thrusters.thrust()) {
+                    if let Err(e) = self.sim.solver.queue(&self.queue, c) {
+                        log::warn!("ship: {e}");
+                    }
+                }
+            }
             self.sim.solver.record_step(&mut encoder);
         }
         self.sim.time += steps as f64 * dt as f64;

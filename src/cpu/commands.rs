@@ -8,9 +8,9 @@ use glam::Vec2;
 
 use super::v2;
 use crate::layout::{
-    BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_TELEPORT,
-    COMMAND_BODY_VELOCITY, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE,
-    COMMAND_THREADS, Command, Member, PointInfo, SimParams, SleepPoint,
+    BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
+    COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY,
+    COMMAND_SET_ANGLE, COMMAND_THREADS, Command, Member, PointInfo, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -104,12 +104,28 @@ fn body_command(t: &mut Target, c: &Command) {
         [w * d.dot(d), w * cross2(q, d), w * q.dot(d)]
     });
     let inertia = second[0];
+    // The best-fit rotation from rest, (cos, sin).
+    let fit = Vec2::new(second[2], second[1]);
+    let fit_len = fit.length();
+    let r = if fit_len > 0.0 {
+        fit / fit_len
+    } else {
+        Vec2::X
+    };
+    let turn_by = |v: [f32; 2]| Vec2::new(r.x * v[0] - r.y * v[1], r.y * v[0] + r.x * v[1]);
     let (mut dv, mut dw) = (Vec2::ZERO, 0.0);
     match c.kind {
         COMMAND_BODY_IMPULSE => {
             dv = v2(c.a) / mass;
             if inertia > 0.0 {
                 dw = cross2(v2(c.b) - c_m, v2(c.a)) / inertia;
+            }
+        }
+        COMMAND_BODY_LOCAL_IMPULSE => {
+            let (j, arm) = (turn_by(c.a), turn_by(c.b));
+            dv = j / mass;
+            if inertia > 0.0 {
+                dw = cross2(arm, j) / inertia;
             }
         }
         COMMAND_BODY_ANGULAR_IMPULSE if inertia > 0.0 => dw = c.scalar / inertia,

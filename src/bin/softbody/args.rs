@@ -79,6 +79,17 @@ pub(crate) struct SceneArgs {
     /// `run`, as in the window without a subcommand).
     #[arg(long, conflicts_with = "scene", value_parser = bodies)]
     pub(crate) bodies: Option<usize>,
+    /// A built-in sample instead: `ship`, the seed's game (a soft ship
+    /// around planets that pull it; in the window the arrow keys fly it).
+    #[arg(long, value_enum, conflicts_with_all = ["scene", "bodies"])]
+    pub(crate) sample: Option<Sample>,
+}
+
+/// The built-in samples `--sample` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Sample {
+    /// The seed's game (`softbody::ship`).
+    Ship,
 }
 
 impl SceneArgs {

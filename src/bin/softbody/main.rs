@@ -122,6 +122,7 @@ fn default_command(args: &DefaultArgs) -> Result<ExitCode> {
         scene: SceneArgs {
             scene: None,
             bodies: args.bodies,
+            sample: None,
         },
         steps: args.steps,
         backend: args.backend,
@@ -151,10 +152,12 @@ mod window {
         let (world, name) = load_world(&args.scene)?;
         let steps = u32::try_from(args.steps)
             .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
-        // The default scene as the window opens on it.
-        let default_view = match args.scene.scene {
-            None => softbody::scenes::default_scene_view(&world),
-            Some(_) => None,
+        // The default scene as the window opens on it, the ship sample
+        // about its home planet.
+        let default_view = match (&args.scene.scene, args.scene.sample) {
+            (_, Some(super::args::Sample::Ship)) => Some(softbody::ship::view()),
+            (None, None) => softbody::scenes::default_scene_view(&world),
+            (Some(_), None) => None,
         };
         softbody::render::render_png(
             &world,
@@ -189,7 +192,13 @@ mod window {
 
     pub fn run(args: &RunArgs) -> Result<ExitCode> {
         let mut opts = args.window.options();
-        if args.scene.scene.is_some() {
+        if args.scene.sample == Some(super::args::Sample::Ship) {
+            let game = softbody::ship::ship_game()
+                .map_err(|e| CliError::Input(format!("ship sample: {e}")))?;
+            opts.world = Some(game.world);
+            opts.ship = Some(game.ship);
+            opts.view = Some(softbody::ship::view());
+        } else if args.scene.scene.is_some() {
             opts.world = Some(load_world(&args.scene)?.0);
         } else if let Some(bodies) = args.scene.bodies {
             opts.bodies = bodies;
@@ -233,6 +242,11 @@ mod window {
 
 /// The scene file's world, or the default scene's.
 fn load_world(args: &SceneArgs) -> Result<(World, String)> {
+    if let Some(args::Sample::Ship) = args.sample {
+        let game = softbody::ship::ship_game()
+            .map_err(|e| CliError::Input(format!("ship sample: {e}")))?;
+        return Ok((game.world, "the ship sample".into()));
+    }
     match &args.scene {
         Some(path) => {
             let world = scene::load_world(path)
