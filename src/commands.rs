@@ -61,9 +61,10 @@ pub enum Command {
         at: Vec2,
     },
     /// A force (N) at the offset `at` from the centre of mass, both in the
-    /// body's own frame (its rest shape's axes, turned as the body is
-    /// turned now, found in the step on the GPU), for the next step: a
-    /// thruster fixed to a ship, whatever way the ship faces.
+    /// body's own frame, for the next step: a thruster fixed to a ship,
+    /// whatever way the ship faces. The frame is the rest shape's axes
+    /// (the world's axes as the body was built) turned by the body's
+    /// best-fit rotation from rest now, found at the step on the GPU.
     BodyLocalForce {
         body: BodyHandle,
         force: Vec2,

@@ -151,6 +151,11 @@ fn every_command_matches_the_cpu() {
             body: ring.bodies[0],
             impulse: 0.8,
         },
+        Command::BodyLocalForce {
+            body: grid.bodies[2],
+            force: Vec2::new(-20.0, 35.0),
+            at: Vec2::new(0.1, -0.2),
+        },
         Command::BodyTorque {
             body: grid.bodies[1],
             torque: -40.0,
@@ -294,5 +299,49 @@ fn commands_wake_what_they_push_and_bad_ones_are_refused() {
                 assert_eq!(solver.queued(), 0);
             }
         }
+    }
+}
+
+/// A force in a body's own frame turns with the body. The frame is its
+/// rest shape's axes (the world's axes when it was built, whichever way
+/// the box was built turned): turned 90 degrees from rest (a teleport),
+/// a push along its own x gives momentum along the world's y, the force
+/// times dt, and no spin, on both paths.
+#[test]
+fn a_body_frame_force_turns_with_the_body() {
+    let (world, shapes) = free_world();
+    let bx = &shapes[0];
+    let dt = world.params.dt;
+    for mut s in both(&world) {
+        let (_, _, c) = momenta(&world, &s, bx);
+        s.queue(Command::BodyTeleport {
+            body: bx.bodies[0],
+            position: c,
+            angle: Some(std::f32::consts::FRAC_PI_2),
+        })
+        .unwrap();
+        run_commands(&mut s);
+        let (p0, _, _) = momenta(&world, &s, bx);
+        s.queue(Command::BodyLocalForce {
+            body: bx.bodies[0],
+            force: Vec2::new(30.0, 0.0),
+            at: Vec2::ZERO,
+        })
+        .unwrap();
+        run_commands(&mut s);
+        let (p, l, _) = momenta(&world, &s, bx);
+        let want = 30.0 * dt * Vec2::Y;
+        eprintln!("{}: momentum gained {}, want {want}", s.name(), p - p0);
+        assert!(
+            (p - p0 - want).length() < 1e-4,
+            "{}: {} against {want}",
+            s.name(),
+            p - p0
+        );
+        assert!(
+            l.abs() < 1e-4,
+            "{}: no spin from a force at the centre, {l}",
+            s.name()
+        );
     }
 }
