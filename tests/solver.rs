@@ -619,3 +619,43 @@ fn a_gliding_box_resumed_from_a_checkpoint_counts_its_rest_as_the_run_in_one_go(
         assert_eq!(resume(&saved, 31), one_go, "{name}");
     }
 }
+
+/// A readback that does not wait: the state and two bodies' frames are
+/// copied in the encoder that steps, and polled for after the submit
+/// without blocking; they are what the waiting readbacks return. A body
+/// the world does not have is refused.
+#[test]
+fn a_pending_readback_answers_without_waiting() {
+    let Some(ctx) = gpu() else { return };
+    let (world, _) = softbody::samples::stack(3, 1.0).unwrap();
+    let mut solver = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for _ in 0..10 {
+        solver.record_step(&mut encoder);
+    }
+    let mut state = solver.request_state(&ctx.device, &mut encoder).unwrap();
+    let bodies = [BodyHandle(2), BodyHandle(0)];
+    let mut frames = solver
+        .request_frames(&ctx.device, &mut encoder, &bodies)
+        .unwrap();
+    let e = solver
+        .request_frames(&ctx.device, &mut encoder, &[BodyHandle(3)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("body 3"), "{e}");
+    ctx.queue.submit([encoder.finish()]);
+    let mut polls = 0;
+    let (state, frames) = loop {
+        polls += 1;
+        assert!(polls < 100_000, "no answer");
+        if let (Some(s), Some(f)) = (state.poll(&ctx.device), frames.poll(&ctx.device)) {
+            break (s.unwrap(), f.unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    };
+    eprintln!("answered after {polls} polls");
+    assert_eq!(state, solver.read_state(&ctx.device, &ctx.queue).unwrap());
+    let all = solver.read_frames(&ctx.device, &ctx.queue).unwrap();
+    assert_eq!(frames, vec![all[2], all[0]]);
+    assert_eq!(solver.steps(), 10);
+}

@@ -25,7 +25,10 @@ pub use buffers::{Buffers, STATE_BYTES, deinterleave, interleave};
 pub use context::{
     GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
 };
-pub use solver::{ContactGrid, EditReport, GpuSolver, Stage, StageTimes, State, read_buffer};
+pub use solver::{
+    ContactGrid, EditReport, GpuSolver, Pending, PendingState, Stage, StageTimes, State,
+    read_buffer,
+};
 
 use crate::error::WorldError;
 use crate::layout::LARGE_BODY_THREADS;
