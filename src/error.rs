@@ -19,6 +19,8 @@ pub enum Item {
     Plane(u32),
     /// A material, by index.
     Material(u32),
+    /// A query's ray, by its place in the batch (`crate::query`).
+    Ray(u32),
 }
 
 impl fmt::Display for Item {
@@ -31,6 +33,7 @@ impl fmt::Display for Item {
             Item::Planet(i) => write!(f, "planet {i}"),
             Item::Plane(i) => write!(f, "plane {i}"),
             Item::Material(i) => write!(f, "material {i}"),
+            Item::Ray(i) => write!(f, "ray {i}"),
         }
     }
 }

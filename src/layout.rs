@@ -633,3 +633,44 @@ pub const COMMAND_SET_ANGLE: u32 = 1;
 /// Threads of the commands kernel's one workgroup (WGSL
 /// `COMMAND_THREADS`): a body command's sums are reduced over them.
 pub const COMMAND_THREADS: u32 = 256;
+
+/// A ray cast's question (WGSL `RayQuery`, `shaders/query.wgsl`): from
+/// `origin` along `dir` (any length but zero) as far as `max` lengths of
+/// `dir`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayQuery {
+    pub origin: [f32; 2],
+    pub dir: [f32; 2],
+    pub max: f32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+/// A ray cast's answer (WGSL `RayHitRecord`): what it hit first
+/// (`kind`: one of the `RAY_*` kinds, and its index), where, the surface's
+/// unit normal there (against the ray), and the distance in lengths of the
+/// ray's `dir`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayHitRecord {
+    pub t: f32,
+    pub kind: u32,
+    pub index: u32,
+    pub _pad: u32,
+    pub point: [f32; 2],
+    pub normal: [f32; 2],
+}
+
+/// The ray hit nothing.
+pub const RAY_NONE: u32 = 0;
+/// The ray hit body `index`'s outline.
+pub const RAY_BODY: u32 = 1;
+/// The ray hit planet `index`.
+pub const RAY_PLANET: u32 = 2;
+/// The ray hit half-plane `index`.
+pub const RAY_PLANE: u32 = 3;
+/// Threads of a ray's workgroup in the query kernel (WGSL
+/// `QUERY_THREADS`): each tests every such-numbered body.
+pub const QUERY_THREADS: u32 = 64;

@@ -126,6 +126,7 @@ pub mod layout;
 pub mod measure;
 pub mod pack;
 pub mod params;
+pub mod query;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod samples;

@@ -10,7 +10,7 @@ use softbody::layout::*;
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 10);
+    assert_eq!(STAGES.len(), 11);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -146,6 +146,9 @@ fn rust_structs_match_naga_layouts() {
     // Declared by the commands stage, its only user.
     let module = parse_and_validate("commands", &stage_source("commands").unwrap());
     check_layout!(module, Command, [kind, subject, scalar, flags, a, b]);
+    let module = parse_and_validate("query", &stage_source("query").unwrap());
+    check_layout!(module, RayQuery, [origin, dir, max, _pad0, _pad1, _pad2]);
+    check_layout!(module, RayHitRecord, [t, kind, index, _pad, point, normal]);
 }
 
 /// Shape matching's atomic view of a plane-impact head (the frames kernels

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod impact;
 mod integrate;
 mod par;
+pub mod query;
 pub use par::MIN_PARALLEL_ITEMS;
 mod rods;
 pub mod shape_match;

@@ -56,6 +56,7 @@ pub const STAGES: &[(&str, &str)] = &[
     ("impact", include_str!("../../shaders/impact.wgsl")),
     ("sleep", include_str!("../../shaders/sleep.wgsl")),
     ("commands", include_str!("../../shaders/commands.wgsl")),
+    ("query", include_str!("../../shaders/query.wgsl")),
 ];
 
 /// Fragments appended to some stages' files (see [`STAGES`]):

@@ -305,6 +305,15 @@ fn gravity_world() -> World {
             .build(&mut world)
             .unwrap();
     }
+    // A rod in the pull of both planets, so that every stage has
+    // something to do in this world too.
+    let a = world.add_point(Point::new(Vec2::new(7.0, 1.0))).unwrap();
+    let b = world
+        .add_point(Point::new(Vec2::new(8.0, 1.5)).vel(Vec2::new(0.0, 1.0)))
+        .unwrap();
+    world
+        .add_spring(Spring::new(a, b).kind(SpringKind::Rod))
+        .unwrap();
     world
 }
 

@@ -32,6 +32,7 @@ mod commands;
 mod gravity;
 mod impact;
 mod integrate;
+mod query;
 mod rods;
 mod shape_match;
 mod sleep;

@@ -12,6 +12,7 @@ use crate::world::World;
 mod commands;
 mod contacts;
 mod edit;
+mod query;
 mod sleeping;
 mod stages;
 use contacts::{Contacts, Impacts};

@@ -23,6 +23,7 @@ mod contacts;
 mod edit;
 mod pending;
 mod profile;
+mod query;
 mod readback;
 mod record;
 mod sleeping;
@@ -30,6 +31,7 @@ use contacts::ContactStages;
 pub use edit::EditReport;
 pub use pending::{Pending, PendingState};
 pub use profile::StageTimes;
+pub use query::PendingRays;
 pub use readback::read_buffer;
 pub use record::Stage;
 
@@ -112,6 +114,7 @@ pub struct GpuSolver {
     shape_match: ShapeMatch,
     sleep: Sleep,
     commands: Commands,
+    query: super::query::Query,
     /// Commands queued for the next recorded step.
     queued: Vec<crate::layout::Command>,
     contacts: Option<ContactStages>,
@@ -192,6 +195,7 @@ impl GpuSolver {
             shape_match: ShapeMatch::new(device, &buffers, counts),
             sleep: Sleep::new(device, &buffers),
             commands: Commands::new(device, &buffers),
+            query: super::query::Query::new(device),
             queued: Vec::new(),
             collider_counts: counts,
             contacts: ContactStages::new(device, &buffers, packed, None)?,

@@ -25,7 +25,7 @@ pub struct Pending<T> {
 impl<T: bytemuck::Pod> Pending<T> {
     /// A staging buffer for `count` elements, filled by `record` (copies
     /// into it at byte offsets) in `encoder`.
-    fn new(
+    pub(super) fn new(
         device: &wgpu::Device,
         count: usize,
         record: impl FnOnce(&wgpu::Buffer),

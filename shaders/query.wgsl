@@ -1,0 +1,177 @@
+// Queries: ray casts against the bodies' outlines (as body contacts see
+// them) and the planets and half-planes, batched, one workgroup a ray.
+// CPU mirror: src/cpu/query.rs (docs/physics.md, "Queries").
+//
+//   cast_rays  each thread tests the bodies numbered like it: a body's
+//            distance is the least over the outline's edges the ray
+//            enters (crosses against their outward normal, the winding's
+//            sign taken from the outline's signed area), so a ray from
+//            inside a body leaves it unseen, as Box2D's ray casts do. The
+//            workgroup takes the least distance (atomicMin on the bits of
+//            a float >= 0, which order as the values do), then the lowest
+//            body at it; thread 0 finds that body's edge again (the
+//            lowest at the distance), then tests the planets and planes in
+//            order, which win only when nearer. The result does not
+//            depend on the order the threads run in.
+
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> state: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> outlines: array<BodyOutline>;
+@group(0) @binding(3) var<storage, read> outline_points: array<u32>;
+@group(0) @binding(4) var<uniform> colliders: Colliders;
+@group(0) @binding(5) var<storage, read> rays: array<RayQuery>;
+@group(0) @binding(6) var<storage, read_write> hits: array<RayHitRecord>;
+// The bodies with an outline of 3 points or more (Packed::colliders).
+@group(0) @binding(7) var<storage, read> body_list: array<u32>;
+
+struct RayQuery {
+    origin: vec2<f32>,
+    dir: vec2<f32>,
+    max: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct RayHitRecord {
+    t: f32,
+    kind: u32,
+    index: u32,
+    _pad: u32,
+    point: vec2<f32>,
+    normal: vec2<f32>,
+}
+
+const RAY_NONE: u32 = 0u;
+const RAY_BODY: u32 = 1u;
+const RAY_PLANET: u32 = 2u;
+const RAY_PLANE: u32 = 3u;
+const QUERY_THREADS: u32 = 64u;
+// No hit yet: the bits of +inf.
+const FAR: u32 = 0x7f800000u;
+
+var<workgroup> best_t: atomic<u32>;
+var<workgroup> best_body: atomic<u32>;
+
+// The outline's winding: 1 counter-clockwise, -1 clockwise (its signed
+// area's sign; 1 for none).
+fn winding(o: BodyOutline) -> f32 {
+    var area = 0.0;
+    for (var k = 0u; k < o.count; k++) {
+        let next = select(k + 1u, 0u, k + 1u == o.count);
+        let a = state[outline_points[o.first + k]].xy;
+        let b = state[outline_points[o.first + next]].xy;
+        area += cross2(a, b);
+    }
+    return select(1.0, -1.0, area < 0.0);
+}
+
+// Where along the ray it enters edge a-b of an outline of winding `w`, or
+// +inf: crossing it against its outward normal, within the edge and
+// within [0, max].
+fn enter_edge(r: RayQuery, a: vec2<f32>, b: vec2<f32>, w: f32) -> f32 {
+    let e = b - a;
+    let outward = w * vec2<f32>(e.y, -e.x);
+    let toward = dot(r.dir, outward);
+    if (toward >= 0.0) {
+        return bitcast<f32>(FAR);
+    }
+    let denom = cross2(r.dir, e);
+    let ap = a - r.origin;
+    let t = cross2(ap, e) / denom;
+    let s = cross2(ap, r.dir) / denom;
+    if (t < 0.0 || t > r.max || s < 0.0 || s > 1.0) {
+        return bitcast<f32>(FAR);
+    }
+    return t;
+}
+
+// Body `b`'s entry along the ray: (t, edge), t = +inf for none.
+fn body_entry(r: RayQuery, b: u32) -> vec2<f32> {
+    let o = outlines[b];
+    let w = winding(o);
+    var best = bitcast<f32>(FAR);
+    var edge = 0u;
+    for (var k = 0u; k < o.count; k++) {
+        let next = select(k + 1u, 0u, k + 1u == o.count);
+        let a = state[outline_points[o.first + k]].xy;
+        let c = state[outline_points[o.first + next]].xy;
+        let t = enter_edge(r, a, c, w);
+        if (t < best) {
+            best = t;
+            edge = k;
+        }
+    }
+    return vec2<f32>(best, f32(edge));
+}
+
+@compute @workgroup_size(QUERY_THREADS)
+fn cast_rays(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    let q = wg.x;
+    let r = rays[q];
+    if (t == 0u) {
+        atomicStore(&best_t, FAR);
+        atomicStore(&best_body, 0xffffffffu);
+    }
+    workgroupBarrier();
+    var mine = bitcast<f32>(FAR);
+    var mine_body = 0xffffffffu;
+    for (var b = t; b < sim.num_colliders; b += QUERY_THREADS) {
+        let body = body_list[b];
+        let e = body_entry(r, body);
+        if (e.x < mine || (e.x == mine && body < mine_body)) {
+            mine = e.x;
+            mine_body = body;
+        }
+    }
+    atomicMin(&best_t, bitcast<u32>(mine));
+    workgroupBarrier();
+    if (bitcast<u32>(mine) == atomicLoad(&best_t) && mine_body != 0xffffffffu) {
+        atomicMin(&best_body, mine_body);
+    }
+    workgroupBarrier();
+    if (t != 0u) {
+        return;
+    }
+    var hit = RayHitRecord(bitcast<f32>(FAR), RAY_NONE, 0u, 0u, vec2<f32>(0.0), vec2<f32>(0.0));
+    let body = atomicLoad(&best_body);
+    if (body != 0xffffffffu && atomicLoad(&best_t) != FAR) {
+        let o = outlines[body];
+        let w = winding(o);
+        let e = body_entry(r, body);
+        let k = u32(e.y);
+        let next = select(k + 1u, 0u, k + 1u == o.count);
+        let a = state[outline_points[o.first + k]].xy;
+        let c = state[outline_points[o.first + next]].xy;
+        let edge = c - a;
+        let n = normalize(w * vec2<f32>(edge.y, -edge.x));
+        hit = RayHitRecord(e.x, RAY_BODY, body, 0u, r.origin + e.x * r.dir, n);
+    }
+    for (var k = 0u; k < sim.num_planets; k++) {
+        let p = colliders.planets[k];
+        let d = r.origin - p.center;
+        let a = dot(r.dir, r.dir);
+        let half_b = dot(d, r.dir);
+        let c = dot(d, d) - p.radius * p.radius;
+        let disc = half_b * half_b - a * c;
+        if (c > 0.0 && half_b < 0.0 && disc >= 0.0) {
+            let tp = (-half_b - sqrt(disc)) / a;
+            if (tp <= r.max && tp < hit.t) {
+                let at = r.origin + tp * r.dir;
+                hit = RayHitRecord(tp, RAY_PLANET, k, 0u, at, normalize(at - p.center));
+            }
+        }
+    }
+    for (var k = 0u; k < sim.num_planes; k++) {
+        let p = colliders.planes[k];
+        let toward = dot(p.normal, r.dir);
+        let above = dot(p.normal, r.origin) - p.offset;
+        if (above > 0.0 && toward < 0.0) {
+            let tp = -above / toward;
+            if (tp <= r.max && tp < hit.t) {
+                hit = RayHitRecord(tp, RAY_PLANE, k, 0u, r.origin + tp * r.dir, p.normal);
+            }
+        }
+    }
+    hits[q] = hit;
+}

@@ -1,0 +1,152 @@
+//! Mirror of `shaders/query.wgsl`: ray casts against the bodies' outlines
+//! and the planets and half-planes, with the kernel's rules and float
+//! operations (docs/physics.md, "Queries").
+
+use glam::Vec2;
+
+use super::v2;
+use crate::layout::{
+    BodyOutline, PlaneInfo, PlanetInfo, RAY_BODY, RAY_NONE, RAY_PLANE, RAY_PLANET, RayHitRecord,
+    RayQuery, SimParams,
+};
+
+/// What a ray cast reads.
+pub struct Scene<'a> {
+    pub sim: &'a SimParams,
+    pub pos: &'a [[f32; 2]],
+    pub outlines: &'a [BodyOutline],
+    pub outline_points: &'a [u32],
+    /// The bodies with an outline of 3 points or more, first in
+    /// `Packed::colliders` (`sim.num_colliders` of them).
+    pub bodies: &'a [u32],
+    pub planets: &'a [PlanetInfo],
+    pub planes: &'a [PlaneInfo],
+}
+
+fn cross2(a: Vec2, b: Vec2) -> f32 {
+    a.x * b.y - a.y * b.x
+}
+
+/// Outline `o`'s corner `k` and the next.
+fn edge(s: &Scene, o: &BodyOutline, k: u32) -> (Vec2, Vec2) {
+    let next = if k + 1 == o.count { 0 } else { k + 1 };
+    let at = |i: u32| v2(s.pos[s.outline_points[(o.first + i) as usize] as usize]);
+    (at(k), at(next))
+}
+
+/// WGSL `winding`.
+fn winding(s: &Scene, o: &BodyOutline) -> f32 {
+    let mut area = 0.0;
+    for k in 0..o.count {
+        let (a, b) = edge(s, o, k);
+        area += cross2(a, b);
+    }
+    if area < 0.0 { -1.0 } else { 1.0 }
+}
+
+/// WGSL `enter_edge`.
+fn enter_edge(r: &RayQuery, a: Vec2, b: Vec2, w: f32) -> f32 {
+    let (origin, dir) = (v2(r.origin), v2(r.dir));
+    let e = b - a;
+    let outward = w * Vec2::new(e.y, -e.x);
+    if dir.dot(outward) >= 0.0 {
+        return f32::INFINITY;
+    }
+    let denom = cross2(dir, e);
+    let ap = a - origin;
+    let t = cross2(ap, e) / denom;
+    let u = cross2(ap, dir) / denom;
+    if t < 0.0 || t > r.max || !(0.0..=1.0).contains(&u) {
+        return f32::INFINITY;
+    }
+    t
+}
+
+/// WGSL `body_entry`: (t, edge).
+fn body_entry(s: &Scene, r: &RayQuery, b: u32) -> (f32, u32) {
+    let o = &s.outlines[b as usize];
+    let w = winding(s, o);
+    let (mut best, mut best_edge) = (f32::INFINITY, 0);
+    for k in 0..o.count {
+        let (a, c) = edge(s, o, k);
+        let t = enter_edge(r, a, c, w);
+        if t < best {
+            (best, best_edge) = (t, k);
+        }
+    }
+    (best, best_edge)
+}
+
+/// WGSL `cast_rays` for one ray.
+pub fn cast(s: &Scene, r: &RayQuery) -> RayHitRecord {
+    let (origin, dir) = (v2(r.origin), v2(r.dir));
+    let mut best = (f32::INFINITY, u32::MAX);
+    for &body in &s.bodies[..s.sim.num_colliders as usize] {
+        let (t, _) = body_entry(s, r, body);
+        if t < best.0 || (t == best.0 && body < best.1) {
+            best = (t, body);
+        }
+    }
+    let mut hit = RayHitRecord {
+        t: f32::INFINITY,
+        kind: RAY_NONE,
+        ..Default::default()
+    };
+    if best.1 != u32::MAX && best.0.is_finite() {
+        let body = best.1;
+        let o = &s.outlines[body as usize];
+        let w = winding(s, o);
+        let (t, k) = body_entry(s, r, body);
+        let (a, c) = edge(s, o, k);
+        let e = c - a;
+        let n = (w * Vec2::new(e.y, -e.x)).normalize();
+        hit = RayHitRecord {
+            t,
+            kind: RAY_BODY,
+            index: body,
+            point: (origin + t * dir).to_array(),
+            normal: n.to_array(),
+            ..Default::default()
+        };
+    }
+    for (k, p) in s.planets[..s.sim.num_planets as usize].iter().enumerate() {
+        let d = origin - v2(p.center);
+        let a = dir.dot(dir);
+        let half_b = d.dot(dir);
+        let c = d.dot(d) - p.radius * p.radius;
+        let disc = half_b * half_b - a * c;
+        if c > 0.0 && half_b < 0.0 && disc >= 0.0 {
+            let tp = (-half_b - disc.sqrt()) / a;
+            if tp <= r.max && tp < hit.t {
+                let at = origin + tp * dir;
+                hit = RayHitRecord {
+                    t: tp,
+                    kind: RAY_PLANET,
+                    index: k as u32,
+                    point: at.to_array(),
+                    normal: (at - v2(p.center)).normalize().to_array(),
+                    ..Default::default()
+                };
+            }
+        }
+    }
+    for (k, p) in s.planes[..s.sim.num_planes as usize].iter().enumerate() {
+        let n = v2(p.normal);
+        let toward = n.dot(dir);
+        let above = n.dot(origin) - p.offset;
+        if above > 0.0 && toward < 0.0 {
+            let tp = -above / toward;
+            if tp <= r.max && tp < hit.t {
+                hit = RayHitRecord {
+                    t: tp,
+                    kind: RAY_PLANE,
+                    index: k as u32,
+                    point: (origin + tp * dir).to_array(),
+                    normal: p.normal,
+                    ..Default::default()
+                };
+            }
+        }
+    }
+    hit
+}

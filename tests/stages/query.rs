@@ -1,0 +1,182 @@
+//! Queries (`shaders/query.wgsl`, `src/cpu/query.rs`): ray casts against
+//! the bodies' outlines and the colliders, exact on a known scene and the
+//! GPU against the CPU on a pile.
+
+use crate::common::gpu;
+use softbody::cpu::CpuSolver;
+use softbody::gpu::GpuSolver;
+use softbody::prelude::*;
+use softbody::query::{Hit, Ray, RayHit};
+
+/// What a ray should hit: what, at what distance, with what normal.
+type Expected = Option<(Hit, f32, Vec2)>;
+
+/// Casts `rays` on the GPU and waits for the answer.
+fn gpu_cast(ctx: &softbody::gpu::GpuContext, s: &GpuSolver, rays: &[Ray]) -> Vec<Option<RayHit>> {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let mut pending = s
+        .request_ray_casts(&ctx.device, &mut encoder, rays)
+        .unwrap();
+    ctx.queue.submit([encoder.finish()]);
+    loop {
+        if let Some(r) = pending.poll(&ctx.device) {
+            return r.unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+/// A floor, a planet of radius 2 at (10, 0), a 1 m box at (0, 2) turned
+/// by 30 degrees and a 1 m box at (-4, 1) (no gravity: nothing moves).
+/// Each ray's first hit is what geometry says, to 1e-4 m, on both paths:
+/// the box's face, a box's corner region turned, the floor past a box the
+/// ray starts inside (which it does not see), the planet's near side, and
+/// nothing beyond the ray's reach.
+#[test]
+fn rays_hit_what_geometry_says_on_both_paths() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    world
+        .add_planet(Planet::new(Vec2::new(10.0, 0.0), 2.0))
+        .unwrap();
+    let turn = 30f32.to_radians();
+    BoxShape::new(Vec2::new(0.0, 2.0), Vec2::splat(1.0))
+        .rotation(turn)
+        .build(&mut world)
+        .unwrap();
+    BoxShape::new(Vec2::new(-4.0, 1.0), Vec2::splat(1.0))
+        .build(&mut world)
+        .unwrap();
+    // The turned box's face its top corner's ray meets: a ray down the
+    // y axis hits the top corner region of the turned box: the corner
+    // (0,2) + R(30)(0.5,0.5) and its neighbours.
+    let corner = Vec2::new(0.0, 2.0) + Vec2::from_angle(turn).rotate(Vec2::new(-0.5, 0.5));
+    let next = Vec2::new(0.0, 2.0) + Vec2::from_angle(turn).rotate(Vec2::new(0.5, 0.5));
+    // Where x = 0.1 crosses the top face from `corner` to `next`.
+    let s = (0.1 - corner.x) / (next.x - corner.x);
+    let top = corner.y + s * (next.y - corner.y);
+    let face = (next - corner).perp().normalize();
+    let cases: Vec<(Ray, Expected)> = vec![
+        (
+            Ray::new(Vec2::new(0.1, 10.0), Vec2::NEG_Y, 50.0),
+            Some((Hit::Body(BodyHandle(0)), 10.0 - top, face)),
+        ),
+        (
+            Ray::new(Vec2::new(-4.2, 5.0), Vec2::NEG_Y, 50.0),
+            Some((Hit::Body(BodyHandle(1)), 3.5, Vec2::Y)),
+        ),
+        (
+            Ray::new(Vec2::new(-7.0, 1.2), Vec2::X, 50.0),
+            Some((Hit::Body(BodyHandle(1)), 2.5, Vec2::NEG_X)),
+        ),
+        (
+            Ray::new(Vec2::new(-4.0, 1.0), Vec2::NEG_Y, 50.0),
+            Some((Hit::Plane(0), 1.0, Vec2::Y)),
+        ),
+        (
+            Ray::new(Vec2::new(20.0, 0.5), Vec2::NEG_X, 50.0),
+            Some((
+                Hit::Planet(0),
+                10.0 - (4.0f32 - 0.25).sqrt(),
+                Vec2::new((4.0f32 - 0.25).sqrt(), 0.5) / 2.0,
+            )),
+        ),
+        (Ray::new(Vec2::new(5.0, 10.0), Vec2::NEG_Y, 9.0), None),
+        (
+            Ray::new(Vec2::new(5.0, 10.0), Vec2::NEG_Y, 11.0),
+            Some((Hit::Plane(0), 10.0, Vec2::Y)),
+        ),
+    ];
+    let rays: Vec<Ray> = cases.iter().map(|c| c.0).collect();
+    let cpu = CpuSolver::new(&world).unwrap();
+    let mut answers = vec![("cpu", cpu.cast_rays(&rays).unwrap())];
+    if let Some(ctx) = gpu() {
+        let g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        answers.push(("gpu", gpu_cast(&ctx, &g, &rays)));
+    }
+    for (name, hits) in answers {
+        for (k, ((ray, want), got)) in cases.iter().zip(&hits).enumerate() {
+            match (want, got) {
+                (None, None) => {}
+                (Some((what, d, n)), Some(h)) => {
+                    eprintln!("{name} ray {k}: {h:?}");
+                    assert_eq!(h.what, *what, "{name} ray {k}");
+                    assert!(
+                        (h.distance - d).abs() < 1e-4,
+                        "{name} ray {k}: {} against {d}",
+                        h.distance
+                    );
+                    assert!(
+                        (h.normal - *n).length() < 1e-4,
+                        "{name} ray {k}: normal {}",
+                        h.normal
+                    );
+                    let at = ray.origin + ray.dir * d;
+                    assert!(
+                        (h.point - at).length() < 1e-4,
+                        "{name} ray {k}: point {}",
+                        h.point
+                    );
+                }
+                _ => panic!("{name} ray {k}: {got:?} against {want:?}"),
+            }
+        }
+    }
+}
+
+/// On a settling pile (the samples' pour after 1.5 s, the GPU given the
+/// CPU's state), 300 rays in every direction hit the same body or
+/// collider on both paths, at the same distance to 1e-4 m. Bad rays are
+/// refused by their place in the batch.
+#[test]
+fn ray_casts_match_the_cpu_on_a_pile() {
+    let Some(ctx) = gpu() else { return };
+    let world = softbody::samples::pour(300, 0.5).unwrap();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..90 {
+        cpu.step();
+    }
+    let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    g.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let rays: Vec<Ray> = (0..300)
+        .map(|k| {
+            let a = 0.61 * k as f32;
+            let origin = Vec2::new(-6.0 + 0.04 * k as f32, 0.3 + 0.01 * k as f32);
+            Ray::new(origin, Vec2::from_angle(a), 20.0)
+        })
+        .collect();
+    let (c, gh) = (cpu.cast_rays(&rays).unwrap(), gpu_cast(&ctx, &g, &rays));
+    let mut bodies = 0;
+    for (k, (c, gh)) in c.iter().zip(&gh).enumerate() {
+        match (c, gh) {
+            (None, None) => {}
+            (Some(a), Some(b)) => {
+                assert_eq!(a.what, b.what, "ray {k}");
+                assert!(
+                    (a.distance - b.distance).abs() < 1e-4,
+                    "ray {k}: {a:?} {b:?}"
+                );
+                assert!(
+                    (a.normal - b.normal).length() < 1e-4,
+                    "ray {k}: {a:?} {b:?}"
+                );
+                bodies += matches!(a.what, Hit::Body(_)) as usize;
+            }
+            _ => panic!("ray {k}: {c:?} against {gh:?}"),
+        }
+    }
+    eprintln!("{bodies} of 300 rays hit a body first");
+    assert!(bodies > 100, "{bodies}");
+    let mut bad = rays.clone();
+    bad[2].dir = Vec2::ZERO;
+    let e = cpu.cast_rays(&bad).unwrap_err().to_string();
+    assert!(e.contains("ray 2") && e.contains("dir"), "{e}");
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let e = g
+        .request_ray_casts(&ctx.device, &mut encoder, &bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ray 2"), "{e}");
+}
