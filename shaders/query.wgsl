@@ -175,3 +175,80 @@ fn cast_rays(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg:
     }
     hits[q] = hit;
 }
+
+// --- The body under a point, and the bodies in a box ---
+//
+//   bodies_at     one workgroup a point: the lowest body (of those with
+//                 an outline) whose outline holds the point (crossing
+//                 number, as the narrow phase's point in polygon), by an
+//                 atomicMin over the threads; 0xffffffff for none.
+//   bodies_in_box one thread a body: a body whose outline's box meets the
+//                 query box (both closed) appends its index; the host
+//                 sorts the list, whose order the appends' atomics gave.
+
+@group(0) @binding(8) var<storage, read> probes: array<vec2<f32>>;
+@group(0) @binding(9) var<storage, read_write> under: array<u32>;
+// The query box, (min, max).
+@group(0) @binding(10) var<uniform> area: vec4<f32>;
+// The count, then the bodies.
+@group(0) @binding(11) var<storage, read_write> found: array<atomic<u32>>;
+
+var<workgroup> lowest: atomic<u32>;
+
+// Whether outline `o` holds `p` (crossing number).
+fn holds(o: BodyOutline, p: vec2<f32>) -> bool {
+    var inside = false;
+    for (var k = 0u; k < o.count; k++) {
+        let next = select(k + 1u, 0u, k + 1u == o.count);
+        let a = state[outline_points[o.first + k]].xy;
+        let b = state[outline_points[o.first + next]].xy;
+        if ((a.y > p.y) != (b.y > p.y)) {
+            let x = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            if (p.x < x) {
+                inside = !inside;
+            }
+        }
+    }
+    return inside;
+}
+
+@compute @workgroup_size(QUERY_THREADS)
+fn bodies_at(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    let q = wg.x;
+    let p = probes[q];
+    if (t == 0u) {
+        atomicStore(&lowest, 0xffffffffu);
+    }
+    workgroupBarrier();
+    for (var b = t; b < sim.num_colliders; b += QUERY_THREADS) {
+        let body = body_list[b];
+        if (holds(outlines[body], p)) {
+            atomicMin(&lowest, body);
+        }
+    }
+    workgroupBarrier();
+    if (t == 0u) {
+        under[q] = atomicLoad(&lowest);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bodies_in_box(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = linear_index(gid, groups);
+    if (b >= sim.num_colliders) {
+        return;
+    }
+    let body = body_list[b];
+    let o = outlines[body];
+    var lo = vec2<f32>(3.4e38);
+    var hi = vec2<f32>(-3.4e38);
+    for (var k = 0u; k < o.count; k++) {
+        let a = state[outline_points[o.first + k]].xy;
+        lo = min(lo, a);
+        hi = max(hi, a);
+    }
+    if (all(lo <= area.zw) && all(hi >= area.xy)) {
+        let slot = atomicAdd(&found[0], 1u);
+        atomicStore(&found[slot + 1u], body);
+    }
+}

@@ -1,5 +1,6 @@
 //! Queries a program asks of the world: ray casts against the bodies'
-//! outlines (as body contacts see them) and the planets and half-planes.
+//! outlines (as body contacts see them) and the planets and half-planes,
+//! the body under a point, and the bodies whose boxes meet a box.
 //! On the CPU at once ([`CpuSolver::cast_rays`](crate::cpu::CpuSolver::cast_rays));
 //! on the GPU batched, one workgroup a ray, and read back without waiting
 //! a frame later
@@ -113,4 +114,33 @@ pub(crate) fn decode(r: &RayHitRecord) -> Option<RayHit> {
         normal: Vec2::from_array(r.normal),
         distance: r.t,
     })
+}
+
+/// Checks the points of a body-under-a-point query, naming a bad one by
+/// its place in the batch (as a ray).
+pub(crate) fn check_probes(points: &[Vec2]) -> Result<(), WorldError> {
+    for (k, p) in points.iter().enumerate() {
+        check_position(Item::Ray(k as u32), "point", *p)?;
+    }
+    Ok(())
+}
+
+/// Checks a query box: corners within the world's extent, `lo <= hi`.
+pub(crate) fn check_box(lo: Vec2, hi: Vec2) -> Result<(), WorldError> {
+    check_position(Item::Ray(0), "box min", lo)?;
+    check_position(Item::Ray(0), "box max", hi)?;
+    if lo.cmpgt(hi).any() {
+        return Err(WorldError::OutOfRange {
+            item: Item::Ray(0),
+            field: "box",
+            value: (hi - lo).min_element() as f64,
+            expected: "min <= max in each coordinate",
+        });
+    }
+    Ok(())
+}
+
+/// A body index from a kernel, or `None` for `u32::MAX`.
+pub(crate) fn body_of(b: u32) -> Option<BodyHandle> {
+    (b != u32::MAX).then_some(BodyHandle(b))
 }

@@ -150,3 +150,49 @@ pub fn cast(s: &Scene, r: &RayQuery) -> RayHitRecord {
     }
     hit
 }
+
+/// WGSL `holds`: whether outline `o` holds `p` (crossing number).
+fn holds(s: &Scene, o: &BodyOutline, p: Vec2) -> bool {
+    let mut inside = false;
+    for k in 0..o.count {
+        let (a, b) = edge(s, o, k);
+        if (a.y > p.y) != (b.y > p.y) {
+            let x = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            if p.x < x {
+                inside = !inside;
+            }
+        }
+    }
+    inside
+}
+
+/// WGSL `bodies_at` for one point: the lowest body whose outline holds
+/// `p`, or `u32::MAX`.
+pub fn body_at(s: &Scene, p: Vec2) -> u32 {
+    s.bodies[..s.sim.num_colliders as usize]
+        .iter()
+        .copied()
+        .filter(|&b| holds(s, &s.outlines[b as usize], p))
+        .min()
+        .unwrap_or(u32::MAX)
+}
+
+/// WGSL `bodies_in_box`: the bodies whose outline's box meets the box
+/// `lo..=hi`, in index order.
+pub fn bodies_in_box(s: &Scene, lo: Vec2, hi: Vec2) -> Vec<u32> {
+    let mut found: Vec<u32> = s.bodies[..s.sim.num_colliders as usize]
+        .iter()
+        .copied()
+        .filter(|&b| {
+            let o = &s.outlines[b as usize];
+            let (mut bl, mut bh) = (Vec2::splat(3.4e38), Vec2::splat(-3.4e38));
+            for k in 0..o.count {
+                let a = v2(s.pos[s.outline_points[(o.first + k) as usize] as usize]);
+                (bl, bh) = (bl.min(a), bh.max(a));
+            }
+            bl.cmple(hi).all() && bh.cmpge(lo).all()
+        })
+        .collect();
+    found.sort_unstable();
+    found
+}

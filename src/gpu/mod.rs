@@ -27,8 +27,8 @@ pub use context::{
     GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
 };
 pub use solver::{
-    ContactGrid, EditReport, GpuSolver, Pending, PendingRays, PendingState, Stage, StageTimes,
-    State, read_buffer,
+    ContactGrid, EditReport, GpuSolver, Pending, PendingBodies, PendingBox, PendingRays,
+    PendingState, Stage, StageTimes, State, read_buffer,
 };
 
 use crate::error::WorldError;

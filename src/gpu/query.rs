@@ -1,39 +1,47 @@
 //! Wrapper for `shaders/query.wgsl` (CPU mirror: `cpu::query`): batched
-//! ray casts, one workgroup a ray.
+//! ray casts and bodies under points (one workgroup each), and the bodies
+//! in a box (one thread a body).
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
 
-/// The ray-cast kernel.
+/// The query kernels.
 pub struct Query {
     cast: wgpu::ComputePipeline,
+    at: wgpu::ComputePipeline,
+    in_box: wgpu::ComputePipeline,
+}
+
+/// What a query reads of the world: the state and the outlines (`None`
+/// without contact data: only the colliders are hit, and a zeroed
+/// stand-in is bound, never read as `num_colliders` is 0).
+pub struct Scene<'a> {
+    pub b: &'a Buffers,
+    pub contacts: Option<&'a ContactBuffers>,
 }
 
 impl Query {
     pub fn new(device: &wgpu::Device) -> Self {
         Self {
             cast: pipeline(device, "query", "cast_rays"),
+            at: pipeline(device, "query", "bodies_at"),
+            in_box: pipeline(device, "query", "bodies_in_box"),
         }
     }
 
-    /// Records `count` ray casts from `rays` into `hits`, over the state
-    /// (copy 0, between steps) and the contact stages' outlines (`None`:
-    /// the world has none, and only the colliders are hit; a zeroed body
-    /// list stands in, never read as `num_colliders` is 0).
-    #[allow(clippy::too_many_arguments)]
-    pub fn record(
-        &self,
+    /// Records `kernel` over `groups` workgroups with the scene's
+    /// bindings and `extra`.
+    fn record(
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
-        b: &Buffers,
-        contacts: Option<&ContactBuffers>,
-        rays: &wgpu::Buffer,
-        hits: &wgpu::Buffer,
-        count: u32,
+        kernel: &wgpu::ComputePipeline,
+        scene: &Scene,
+        extra: &[(u32, &wgpu::Buffer)],
+        groups: (u32, u32),
     ) {
         let empty;
-        let (outlines, outline_points, bodies) = match contacts {
+        let (outlines, outline_points, bodies) = match scene.contacts {
             Some(c) => (&c.outlines, &c.outline_points, &c.colliders),
             None => {
                 empty = device.create_buffer(&wgpu::BufferDescriptor {
@@ -45,27 +53,65 @@ impl Query {
                 (&empty, &empty, &empty)
             }
         };
-        let bind = bind_group(
-            device,
-            "query.cast_rays",
-            &self.cast,
-            &[
-                (0, &b.sim),
-                (1, &b.state[0]),
-                (2, outlines),
-                (3, outline_points),
-                (4, &b.colliders),
-                (5, rays),
-                (6, hits),
-                (7, bodies),
-            ],
-        );
+        let mut entries = vec![
+            (0, &scene.b.sim),
+            (1, &scene.b.state[0]),
+            (2, outlines),
+            (3, outline_points),
+            (7, bodies),
+        ];
+        entries.extend_from_slice(extra);
+        let bind = bind_group(device, "query", kernel, &entries);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("softbody ray casts"),
+            label: Some("softbody query"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&self.cast);
+        pass.set_pipeline(kernel);
         pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(count, 1, 1);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+    }
+
+    /// Records `count` ray casts from `rays` into `hits`.
+    pub fn record_rays(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        scene: &Scene,
+        rays: &wgpu::Buffer,
+        hits: &wgpu::Buffer,
+        count: u32,
+    ) {
+        let extra = [(4, &scene.b.colliders), (5, rays), (6, hits)];
+        Self::record(device, encoder, &self.cast, scene, &extra, (count, 1));
+    }
+
+    /// Records the bodies under `count` points from `probes` into `under`.
+    pub fn record_at(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        scene: &Scene,
+        probes: &wgpu::Buffer,
+        under: &wgpu::Buffer,
+        count: u32,
+    ) {
+        let extra = [(8, probes), (9, under)];
+        Self::record(device, encoder, &self.at, scene, &extra, (count, 1));
+    }
+
+    /// Records the bodies whose boxes meet `area` (a uniform `vec4`: min,
+    /// max) into `found` (zeroed count, then room for every body), over
+    /// `groups` workgroups.
+    pub fn record_in_box(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        scene: &Scene,
+        area: &wgpu::Buffer,
+        found: &wgpu::Buffer,
+        groups: (u32, u32),
+    ) {
+        let extra = [(10, area), (11, found)];
+        Self::record(device, encoder, &self.in_box, scene, &extra, groups);
     }
 }

@@ -180,3 +180,94 @@ fn ray_casts_match_the_cpu_on_a_pile() {
         .to_string();
     assert!(e.contains("ray 2"), "{e}");
 }
+
+/// The body under a point and the bodies in a box: on a known scene the
+/// answers geometry gives, and on the pile both paths agree. Bad points
+/// and boxes are refused.
+#[test]
+fn bodies_under_points_and_in_boxes_on_both_paths() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    for k in 0..4 {
+        BoxShape::new(Vec2::new(2.0 * k as f32, 0.0), Vec2::splat(1.0))
+            .rotation(0.2 * k as f32)
+            .build(&mut world)
+            .unwrap();
+    }
+    softbody::shapes::Blob::new(Vec2::new(0.0, 3.0), 0.6, 10)
+        .center_point(false)
+        .build(&mut world)
+        .unwrap();
+    let points = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(2.3, 0.3),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(0.1, 3.2),
+        Vec2::new(9.0, 9.0),
+    ];
+    let want_at = [Some(0), Some(1), None, Some(4), None].map(|b| b.map(BodyHandle));
+    let (lo, hi) = (Vec2::new(1.8, -0.2), Vec2::new(4.2, 0.2));
+    let want_box: Vec<BodyHandle> = [1, 2].map(BodyHandle).to_vec();
+    let cpu = CpuSolver::new(&world).unwrap();
+    assert_eq!(cpu.bodies_at(&points).unwrap(), want_at);
+    assert_eq!(cpu.bodies_in_box(lo, hi).unwrap(), want_box);
+    let e = cpu.bodies_in_box(hi, lo).unwrap_err().to_string();
+    assert!(e.contains("box"), "{e}");
+    let e = cpu
+        .bodies_at(&[Vec2::ZERO, Vec2::NAN])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ray 1") && e.contains("point"), "{e}");
+    let Some(ctx) = gpu() else { return };
+    let g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let (at, in_box) = gpu_places(&ctx, &g, &points, lo, hi);
+    assert_eq!(at, want_at);
+    assert_eq!(in_box, want_box);
+    // The pile: both paths agree.
+    let pile = softbody::samples::pour(300, 0.5).unwrap();
+    let mut cpu = CpuSolver::new(&pile).unwrap();
+    for _ in 0..90 {
+        cpu.step();
+    }
+    let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &pile).unwrap();
+    g.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
+        .unwrap();
+    let probes: Vec<Vec2> = (0..400)
+        .map(|k| Vec2::new(-6.0 + 0.03 * k as f32, 0.05 + 0.004 * k as f32))
+        .collect();
+    let (lo, hi) = (Vec2::new(-2.0, 0.0), Vec2::new(1.0, 0.8));
+    let (at, in_box) = gpu_places(&ctx, &g, &probes, lo, hi);
+    let under = cpu.bodies_at(&probes).unwrap();
+    assert_eq!(at, under);
+    assert_eq!(in_box, cpu.bodies_in_box(lo, hi).unwrap());
+    let hits = under.iter().filter(|b| b.is_some()).count();
+    eprintln!(
+        "{hits} of 400 points on a body; {} bodies in the box",
+        in_box.len()
+    );
+    assert!(hits > 100 && in_box.len() > 10, "{hits}, {}", in_box.len());
+}
+
+/// The bodies under `points` and in the box `lo..=hi`, on the GPU.
+fn gpu_places(
+    ctx: &softbody::gpu::GpuContext,
+    g: &GpuSolver,
+    points: &[Vec2],
+    lo: Vec2,
+    hi: Vec2,
+) -> (Vec<Option<BodyHandle>>, Vec<BodyHandle>) {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let mut at = g
+        .request_bodies_at(&ctx.device, &mut encoder, points)
+        .unwrap();
+    let mut in_box = g
+        .request_bodies_in_box(&ctx.device, &mut encoder, lo, hi)
+        .unwrap();
+    ctx.queue.submit([encoder.finish()]);
+    loop {
+        if let (Some(a), Some(b)) = (at.poll(&ctx.device), in_box.poll(&ctx.device)) {
+            return (a.unwrap(), b.unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}

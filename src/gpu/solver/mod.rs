@@ -31,7 +31,7 @@ use contacts::ContactStages;
 pub use edit::EditReport;
 pub use pending::{Pending, PendingState};
 pub use profile::StageTimes;
-pub use query::PendingRays;
+pub use query::{PendingBodies, PendingBox, PendingRays};
 pub use readback::read_buffer;
 pub use record::Stage;
 
