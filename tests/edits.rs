@@ -965,3 +965,71 @@ fn a_pinned_point_is_packed_at_rest() {
     assert_eq!(cpu.velocities()[pin.index()], [0.0; 2]);
     assert_eq!(cpu.velocities()[free.index()], moving.to_array());
 }
+
+/// Keys outlast removals: removing body 3 of 10 leaves every other body's
+/// key naming the same body (its user data and first point's position
+/// follow it), the removed one's names nothing, and a body added after
+/// does not take its name; a failed transaction names nothing.
+#[test]
+fn keys_name_the_same_bodies_across_a_removal() {
+    let mut world = World::default();
+    let shapes: Vec<Shape> = (0..10)
+        .map(|k| {
+            BoxShape::new(Vec2::new(2.0 * k as f32, 0.0), Vec2::ONE)
+                .build(&mut world)
+                .unwrap()
+        })
+        .collect();
+    let keys: Vec<BodyKey> = shapes
+        .iter()
+        .map(|s| world.body_key(s.bodies[0]).unwrap())
+        .collect();
+    let point_keys: Vec<PointKey> = shapes
+        .iter()
+        .map(|s| world.point_key(s.points[0]).unwrap())
+        .collect();
+    for (k, s) in shapes.iter().enumerate() {
+        world
+            .set_body_user_data(s.bodies[0], 100 + k as u64)
+            .unwrap();
+    }
+    world.remove_body(shapes[3].bodies[0]).unwrap();
+    assert_eq!(world.body_of(keys[3]), None);
+    assert_eq!(world.point_of(point_keys[3]), None);
+    for k in (0..10).filter(|&k| k != 3) {
+        let body = world.body_of(keys[k]).unwrap();
+        assert_eq!(world.body_user_data(body).unwrap(), 100 + k as u64);
+        let first = world.bodies()[body.index()].points[0];
+        assert_eq!(world.point_of(point_keys[k]), Some(first));
+        assert_eq!(
+            world.point(first).pos,
+            Vec2::new(2.0 * k as f32, 0.0) - Vec2::splat(0.5)
+        );
+    }
+    let new = BoxShape::new(Vec2::new(0.0, 5.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let new_key = world.body_key(new.bodies[0]).unwrap();
+    assert_ne!(new_key, keys[3]);
+    assert_eq!(world.body_of(keys[3]), None);
+    assert_eq!(world.body_user_data(new.bodies[0]).unwrap(), 0);
+    // A transaction that fails leaves no key behind.
+    let before = world.bodies().len();
+    let failed = world.transaction(|tx| {
+        let pts = [
+            Vec2::new(0.0, 9.0),
+            Vec2::new(1.0, 9.0),
+            Vec2::new(0.0, 10.0),
+        ]
+        .map(|p| tx.add_point(Point::new(p)))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+        tx.add_body(Body::new(pts))?;
+        Err::<(), _>(WorldError::OutOfSync("on purpose".into()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(world.bodies().len(), before);
+    assert_eq!(world.body_key(BodyHandle(before as u32)), None);
+    let e = world.set_body_user_data(BodyHandle(99), 1).unwrap_err();
+    assert!(e.to_string().contains("body 99"), "{e}");
+}

@@ -16,10 +16,12 @@ use crate::validate::{
 };
 
 mod items;
+mod keys;
 mod removal;
 mod transaction;
 
 pub use items::*;
+pub use keys::{BodyKey, PointKey};
 pub use removal::{Remap, Removal};
 pub use transaction::Transaction;
 
@@ -64,6 +66,9 @@ pub struct World {
     planets: Vec<Planet>,
     planes: Vec<HalfPlane>,
     materials: Vec<Material>,
+    /// Lasting names of the points and bodies (`keys.rs`).
+    point_keys: keys::Keys,
+    body_keys: keys::Keys,
     /// Changes with every removal (see [`World::generation`]): solvers
     /// compare it to notice a removal they were not told about.
     generation: u64,
@@ -104,6 +109,8 @@ impl World {
             planets: Vec::new(),
             planes: Vec::new(),
             materials: vec![Material::DEFAULT],
+            point_keys: Default::default(),
+            body_keys: Default::default(),
             generation: 0,
         }
     }
@@ -228,6 +235,7 @@ impl World {
             });
         }
         self.points.push(p);
+        self.point_keys.push();
         Ok(PointHandle(index))
     }
 
@@ -376,6 +384,7 @@ impl World {
             });
         }
         self.bodies.push(b);
+        self.body_keys.push();
         self.rest_shapes.push(rest);
         Ok(BodyHandle(index))
     }

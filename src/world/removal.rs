@@ -283,6 +283,8 @@ impl World {
         self.rest_lengths = springs.retain(&self.rest_lengths);
         self.springs = new_springs;
         self.points = points.retain(&self.points);
+        self.point_keys.remap(&points);
+        self.body_keys.remap(&bodies);
         self.bodies = new_bodies;
         self.rest_shapes = new_rest;
         let before = self.generation;

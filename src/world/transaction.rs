@@ -23,7 +23,8 @@ pub struct Transaction<'w> {
 
 /// The length and capacity of each list an `add_*` call appends to.
 /// `rest_lengths` and `rest_shapes` run parallel to `springs` and
-/// `bodies`; nothing else in a [`World`] changes when an item is added.
+/// `bodies`, and the point and body keys to `points` and `bodies`; nothing
+/// else in a [`World`] changes when an item is added.
 #[derive(Clone, Copy)]
 struct Lengths {
     points: (usize, usize),
@@ -34,6 +35,8 @@ struct Lengths {
     planets: (usize, usize),
     planes: (usize, usize),
     materials: (usize, usize),
+    point_keys: (usize, usize),
+    body_keys: (usize, usize),
 }
 
 fn mark<T>(v: &Vec<T>) -> (usize, usize) {
@@ -58,10 +61,14 @@ impl Lengths {
             planets: mark(&w.planets),
             planes: mark(&w.planes),
             materials: mark(&w.materials),
+            point_keys: w.point_keys.mark(),
+            body_keys: w.body_keys.mark(),
         }
     }
 
     fn restore(self, w: &mut World) {
+        w.point_keys.truncate(self.point_keys);
+        w.body_keys.truncate(self.body_keys);
         truncate(&mut w.points, self.points);
         truncate(&mut w.springs, self.springs);
         truncate(&mut w.rest_lengths, self.rest_lengths);
