@@ -674,3 +674,32 @@ pub const RAY_PLANE: u32 = 3;
 /// Threads of a ray's workgroup in the query kernel (WGSL
 /// `QUERY_THREADS`): each tests every such-numbered body.
 pub const QUERY_THREADS: u32 = 64;
+
+/// One contact event (WGSL `ContactEvent`, `shaders/events.wgsl`): body
+/// `a` (the lower index) and body `b` began ([`EVENT_BEGIN`]) or ended
+/// ([`EVENT_END`]) touching at a step's end; `point` is where a point of
+/// their contact was (the lowest-numbered point in it, index `point_index`),
+/// at the step the contact began, or the last step it was seen.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactEvent {
+    pub kind: u32,
+    pub a: u32,
+    pub b: u32,
+    pub point_index: u32,
+    pub point: [f32; 2],
+    pub _pad0: u32,
+    pub _pad1: u32,
+}
+
+/// Two bodies began touching.
+pub const EVENT_BEGIN: u32 = 1;
+/// Two bodies stopped touching.
+pub const EVENT_END: u32 = 2;
+/// Partners a body keeps per step in contact events (WGSL `PAIR_SLOTS`),
+/// as the lower-numbered body of each pair: a pair past them is not
+/// tracked that step, and counted lost.
+pub const PAIR_SLOTS: u32 = 4;
+/// Events the log holds between two collections (WGSL `EVENT_CAPACITY`):
+/// past it they are counted lost.
+pub const EVENT_CAPACITY: u32 = 4096;

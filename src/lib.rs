@@ -118,6 +118,7 @@ pub mod commands;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;
+pub mod events;
 pub mod files;
 mod fnv;
 pub mod frequency;

@@ -10,7 +10,7 @@ use softbody::layout::*;
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 11);
+    assert_eq!(STAGES.len(), 12);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -149,6 +149,12 @@ fn rust_structs_match_naga_layouts() {
     let module = parse_and_validate("query", &stage_source("query").unwrap());
     check_layout!(module, RayQuery, [origin, dir, max, _pad0, _pad1, _pad2]);
     check_layout!(module, RayHitRecord, [t, kind, index, _pad, point, normal]);
+    let module = parse_and_validate("events", &stage_source("events").unwrap());
+    check_layout!(
+        module,
+        ContactEvent,
+        [kind, a, b, point_index, point, _pad0, _pad1]
+    );
 }
 
 /// Shape matching's atomic view of a plane-impact head (the frames kernels

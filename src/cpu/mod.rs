@@ -11,6 +11,7 @@ pub mod body_collide;
 pub mod broad_phase;
 mod collide;
 pub mod commands;
+pub mod events;
 pub mod impact;
 mod integrate;
 mod par;

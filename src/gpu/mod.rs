@@ -11,6 +11,7 @@ mod buffers;
 mod collide;
 mod commands;
 mod context;
+mod events;
 mod impact;
 mod integrate;
 mod query;
@@ -27,8 +28,8 @@ pub use context::{
     GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
 };
 pub use solver::{
-    ContactGrid, EditReport, GpuSolver, Pending, PendingBodies, PendingBox, PendingRays,
-    PendingState, Stage, StageTimes, State, read_buffer,
+    ContactGrid, EditReport, GpuSolver, Pending, PendingBodies, PendingBox, PendingEvents,
+    PendingRays, PendingState, Stage, StageTimes, State, read_buffer,
 };
 
 use crate::error::WorldError;

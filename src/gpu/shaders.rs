@@ -57,6 +57,7 @@ pub const STAGES: &[(&str, &str)] = &[
     ("sleep", include_str!("../../shaders/sleep.wgsl")),
     ("commands", include_str!("../../shaders/commands.wgsl")),
     ("query", include_str!("../../shaders/query.wgsl")),
+    ("events", include_str!("../../shaders/events.wgsl")),
 ];
 
 /// Fragments appended to some stages' files (see [`STAGES`]):

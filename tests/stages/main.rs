@@ -29,6 +29,7 @@ mod body_collide;
 mod broad_phase;
 mod collide;
 mod commands;
+mod events;
 mod gravity;
 mod impact;
 mod integrate;

@@ -94,6 +94,45 @@ fn bindings<'a>(
 }
 
 impl CpuSolver {
+    /// Turns contact events on (nobody touching yet) or off (the log is
+    /// dropped): which pairs of bodies began and ended touching, once a
+    /// step ([`crate::events`]).
+    pub fn set_contact_events(&mut self, on: bool) {
+        self.events = on.then(|| crate::cpu::events::EventState::new(self.packed.bodies.len()));
+    }
+
+    /// The contact events since the last collection, sorted, and how many
+    /// were lost; the log is emptied. Empty when events are off.
+    pub fn take_contact_events(&mut self) -> crate::events::ContactEvents {
+        match &mut self.events {
+            Some(s) => {
+                let raw = std::mem::take(&mut s.events);
+                crate::events::collect(&raw, std::mem::take(&mut s.lost))
+            }
+            None => Default::default(),
+        }
+    }
+
+    /// The step's contact events (`cpu::events`), when on and body
+    /// contacts run; [`step`](Self::step) runs it after the substeps.
+    pub fn stage_events(&mut self) {
+        if !self.has_contacts() {
+            return;
+        }
+        let Some(state) = &mut self.events else {
+            return;
+        };
+        let p = &self.packed;
+        let inputs = crate::cpu::events::Inputs {
+            sim: &p.sim,
+            pos: &p.pos,
+            hits: &self.contacts.hits,
+            members: &p.point_members,
+            aabbs: &self.contacts.aabbs,
+        };
+        crate::cpu::events::step(&inputs, state, (self.steps % 2) as usize);
+    }
+
     /// Each point's warm-starting state (`cpu::body_collide::Warm`; zero
     /// after [`set_state`](Self::set_state)): what a checkpoint keeps of
     /// the contacts, so that a resumed run warm-starts as the run in one

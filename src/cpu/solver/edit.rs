@@ -120,6 +120,13 @@ impl CpuSolver {
         self.contacts = super::Contacts::new(&self.packed);
         self.impacts = super::Impacts::new(&self.packed);
         self.sleep = super::Sleep::new(&self.packed);
+        // Contact events start again (body indices may have moved): what
+        // touches begins anew at the next step; the log is kept.
+        if let Some(e) = &mut self.events {
+            let log = (std::mem::take(&mut e.events), e.lost);
+            *e = crate::cpu::events::EventState::new(self.packed.bodies.len());
+            (e.events, e.lost) = log;
+        }
         self.info.clone_from(&self.packed.point_info);
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());

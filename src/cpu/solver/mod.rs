@@ -57,6 +57,8 @@ pub struct CpuSolver {
     sleep: Sleep,
     /// Commands queued for the next step ([`queue`](Self::queue)).
     commands: Vec<crate::layout::Command>,
+    /// Contact events, when on ([`set_contact_events`](Self::set_contact_events)).
+    events: Option<crate::cpu::events::EventState>,
     steps: u64,
     /// The user's choice: stages may use all threads.
     parallel: bool,
@@ -95,6 +97,7 @@ impl CpuSolver {
             info: packed.point_info.clone(),
             sleep: Sleep::new(&packed),
             commands: Vec::new(),
+            events: None,
             packed,
             steps: 0,
             parallel: false,
@@ -201,6 +204,7 @@ impl CpuSolver {
         for k in 0..self.params.substeps {
             self.substep_in(k == 0);
         }
+        self.stage_events();
         if self.packed.sim.sleep_steps > 0 {
             self.stage_sleep();
         }

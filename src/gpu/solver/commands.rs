@@ -39,6 +39,16 @@ impl GpuSolver {
         self.record_queued(&mut pass);
     }
 
+    /// Records the step's contact events on state copy `state`, when on
+    /// and body contacts run.
+    pub(super) fn record_events(&self, pass: &mut wgpu::ComputePass, state: usize) {
+        if let Some(e) = &self.events
+            && self.has_contacts()
+        {
+            e.record(pass, state, (self.steps % 2) as usize);
+        }
+    }
+
     /// Records and empties the queue into `pass`, on state copy 0.
     pub(super) fn record_queued(&mut self, pass: &mut wgpu::ComputePass) {
         if self.queued.is_empty() {

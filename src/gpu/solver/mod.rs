@@ -21,6 +21,7 @@ use crate::world::World;
 mod commands;
 mod contacts;
 mod edit;
+mod events;
 mod pending;
 mod profile;
 mod query;
@@ -29,6 +30,7 @@ mod record;
 mod sleeping;
 use contacts::ContactStages;
 pub use edit::EditReport;
+pub use events::PendingEvents;
 pub use pending::{Pending, PendingState};
 pub use profile::StageTimes;
 pub use query::{PendingBodies, PendingBox, PendingRays};
@@ -115,6 +117,10 @@ pub struct GpuSolver {
     sleep: Sleep,
     commands: Commands,
     query: super::query::Query,
+    /// Contact events, when on and the world has contact data; `events_on`
+    /// keeps the choice through edits.
+    events: Option<super::events::Events>,
+    events_on: bool,
     /// Commands queued for the next recorded step.
     queued: Vec<crate::layout::Command>,
     contacts: Option<ContactStages>,
@@ -196,6 +202,8 @@ impl GpuSolver {
             sleep: Sleep::new(device, &buffers),
             commands: Commands::new(device, &buffers),
             query: super::query::Query::new(device),
+            events: None,
+            events_on: false,
             queued: Vec::new(),
             collider_counts: counts,
             contacts: ContactStages::new(device, &buffers, packed, None)?,

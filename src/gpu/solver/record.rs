@@ -98,8 +98,18 @@ impl GpuSolver {
                 timestamp_writes: None,
             });
             self.record_queued(&mut pass);
+            let mut events = true;
             for (stage, place) in in_step(self.step_stages()) {
+                // Contact events after the substeps, before sleeping
+                // counts the step (as the CPU's step runs them).
+                if stage == Stage::Sleep {
+                    self.record_events(&mut pass, state);
+                    events = false;
+                }
                 state = self.record_stage_in(&mut pass, stage, state, Some(place));
+            }
+            if events {
+                self.record_events(&mut pass, state);
             }
         }
         self.finish_in_copy_zero(encoder, state);

@@ -527,6 +527,10 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
+        // Contact events start again over the new buffers (body indices
+        // may have moved): what touches begins anew; the log is kept.
+        let kept = self.events.take().map(|e| e.log);
+        self.rebuild_events(device, kept);
         // Everything wakes, with the edited world's assemblies (and the
         // inverse masses the upload above wrote only where they changed).
         self.wake(queue);

@@ -1,0 +1,162 @@
+//! Wrapper for `shaders/events.wgsl` (CPU mirror: `cpu::events`): contact
+//! events once a step, after the substeps, into a bounded log.
+
+use super::broad_phase::ContactBuffers;
+use super::buffers::Buffers;
+use super::shaders::{bind_group, grid, pipeline};
+use crate::layout::{ContactEvent, EVENT_CAPACITY, PAIR_SLOTS, WORKGROUP_SIZE};
+
+/// The event kernels, their buffers (each body's partners and their
+/// points for this step and the last, by step parity, and the log) and a
+/// bind group per parity.
+pub struct Events {
+    clear: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
+    keep: wgpu::ComputePipeline,
+    compare: wgpu::ComputePipeline,
+    /// By state copy, then step parity, then kernel.
+    binds: [[[wgpu::BindGroup; 4]; 2]; 2],
+    /// The log: count, lost, two words, then the events.
+    pub log: wgpu::Buffer,
+    grids: EventGrids,
+}
+
+#[derive(Clone, Copy)]
+struct EventGrids {
+    slots: (u32, u32),
+    points: (u32, u32),
+    bodies: (u32, u32),
+}
+
+/// Bytes of the log.
+pub fn log_bytes() -> u64 {
+    16 + EVENT_CAPACITY as u64 * std::mem::size_of::<ContactEvent>() as u64
+}
+
+impl Events {
+    /// The kernels over `b` and the contact buffers `c`, for `points`
+    /// points and `bodies` bodies, nobody touching, and the log `kept`
+    /// (an edit's) or a new empty one.
+    pub fn new(
+        device: &wgpu::Device,
+        b: &Buffers,
+        c: &ContactBuffers,
+        points: u32,
+        bodies: u32,
+        kept: Option<wgpu::Buffer>,
+    ) -> Self {
+        let slots = (bodies * PAIR_SLOTS).max(1) as u64;
+        let filled = |label| {
+            use wgpu::util::DeviceExt;
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: &vec![0xff; 4 * slots as usize],
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        let pairs = [filled("pairs0"), filled("pairs1")];
+        let points_of = [filled("pair points0"), filled("pair points1")];
+        let log = kept.unwrap_or_else(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("event log"),
+                size: log_bytes(),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        let clear = pipeline(device, "events", "clear");
+        let gather = pipeline(device, "events", "gather");
+        let keep = pipeline(device, "events", "keep");
+        let compare = pipeline(device, "events", "compare");
+        let binds = [0, 1].map(|s| {
+            [0, 1].map(|now| {
+                let last = 1 - now;
+                [
+                    bind_group(
+                        device,
+                        "events.clear",
+                        &clear,
+                        &[(0, &b.sim), (7, &pairs[now]), (9, &points_of[now])],
+                    ),
+                    bind_group(
+                        device,
+                        "events.gather",
+                        &gather,
+                        &[
+                            (0, &b.sim),
+                            (2, &c.hits),
+                            (4, &b.member_offsets),
+                            (5, &b.point_members),
+                            (7, &pairs[now]),
+                            (9, &points_of[now]),
+                            (11, &log),
+                        ],
+                    ),
+                    bind_group(
+                        device,
+                        "events.keep",
+                        &keep,
+                        &[
+                            (0, &b.sim),
+                            (7, &pairs[now]),
+                            (12, &c.aabbs),
+                            (8, &pairs[last]),
+                            (9, &points_of[now]),
+                            (10, &points_of[last]),
+                            (11, &log),
+                        ],
+                    ),
+                    bind_group(
+                        device,
+                        "events.compare",
+                        &compare,
+                        &[
+                            (0, &b.sim),
+                            (1, &b.state[s]),
+                            (7, &pairs[now]),
+                            (8, &pairs[last]),
+                            (9, &points_of[now]),
+                            (10, &points_of[last]),
+                            (11, &log),
+                        ],
+                    ),
+                ]
+            })
+        });
+        let max = device.limits().max_compute_workgroups_per_dimension;
+        let groups = |n: u32| grid(n.div_ceil(WORKGROUP_SIZE).max(1), max);
+        Self {
+            clear,
+            gather,
+            keep,
+            compare,
+            binds,
+            log,
+            grids: EventGrids {
+                slots: groups(bodies * PAIR_SLOTS),
+                points: groups(points),
+                bodies: groups(bodies),
+            },
+        }
+    }
+
+    /// Records the step's passes on state copy `state` (after the
+    /// substeps; `parity`: the step count's, which picks this step's
+    /// slots).
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, parity: usize) {
+        let g = &self.grids;
+        let kernels = [
+            (&self.clear, g.slots),
+            (&self.gather, g.points),
+            (&self.keep, g.bodies),
+            (&self.compare, g.bodies),
+        ];
+        for (k, (pipeline, grid)) in kernels.into_iter().enumerate() {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.binds[state][parity][k], &[]);
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        }
+    }
+}
