@@ -645,14 +645,18 @@ fn a_pending_readback_answers_without_waiting() {
     assert!(e.contains("body 3"), "{e}");
     ctx.queue.submit([encoder.finish()]);
     let mut polls = 0;
-    let (state, frames) = loop {
+    let (mut s, mut f) = (None, None);
+    while s.is_none() || f.is_none() {
         polls += 1;
         assert!(polls < 100_000, "no answer");
-        if let (Some(s), Some(f)) = (state.poll(&ctx.device), frames.poll(&ctx.device)) {
-            break (s.unwrap(), f.unwrap());
-        }
+        s = s.or_else(|| state.poll(&ctx.device));
+        f = f.or_else(|| frames.poll(&ctx.device));
         std::thread::sleep(std::time::Duration::from_micros(200));
-    };
+    }
+    let (answer, frames_answer) = (s.unwrap().unwrap(), f.unwrap().unwrap());
+    // Taken once: asking again is an error, not a second answer.
+    assert!(state.poll(&ctx.device).unwrap().is_err());
+    let (state, frames) = (answer, frames_answer);
     eprintln!("answered after {polls} polls");
     assert_eq!(state, solver.read_state(&ctx.device, &ctx.queue).unwrap());
     let all = solver.read_frames(&ctx.device, &ctx.queue).unwrap();

@@ -264,10 +264,11 @@ fn gpu_places(
         .request_bodies_in_box(&ctx.device, &mut encoder, lo, hi)
         .unwrap();
     ctx.queue.submit([encoder.finish()]);
-    loop {
-        if let (Some(a), Some(b)) = (at.poll(&ctx.device), in_box.poll(&ctx.device)) {
-            return (a.unwrap(), b.unwrap());
-        }
+    let (mut a, mut b) = (None, None);
+    while a.is_none() || b.is_none() {
+        a = a.or_else(|| at.poll(&ctx.device));
+        b = b.or_else(|| in_box.poll(&ctx.device));
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
+    (a.unwrap().unwrap(), b.unwrap().unwrap())
 }

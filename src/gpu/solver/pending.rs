@@ -19,6 +19,8 @@ pub struct Pending<T> {
     count: usize,
     mapped: Mapped,
     started: bool,
+    /// The answer was given.
+    taken: bool,
     _elements: std::marker::PhantomData<T>,
 }
 
@@ -45,6 +47,7 @@ impl<T: bytemuck::Pod> Pending<T> {
             count,
             mapped: Arc::new(Mutex::new(None)),
             started: false,
+            taken: false,
             _elements: std::marker::PhantomData,
         })
     }
@@ -53,10 +56,16 @@ impl<T: bytemuck::Pod> Pending<T> {
     /// waits. Call it only after submitting the encoder the readback was
     /// recorded into: the first call asks for the mapping, and each call
     /// lets `device` run its callbacks without blocking
-    /// (`PollType::Poll`). After it returned `Some`, it returns an empty
-    /// result's error.
+    /// (`PollType::Poll`). After it returned the elements once, it
+    /// answers [`SolverError::Readback`] (they were taken).
     pub fn poll(&mut self, device: &wgpu::Device) -> Option<Result<Vec<T>, SolverError>> {
+        if self.taken {
+            return Some(Err(SolverError::Readback(
+                "this readback's answer was already taken".into(),
+            )));
+        }
         if self.count == 0 {
+            self.taken = true;
             return Some(Ok(Vec::new()));
         }
         if !self.started {
@@ -76,6 +85,7 @@ impl<T: bytemuck::Pod> Pending<T> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()?;
+        self.taken = true;
         Some(self.take(outcome))
     }
 
