@@ -1,0 +1,120 @@
+//! Structs shared with the kernels that a program drives the world
+//! through: commands (`shaders/commands.wgsl`), queries
+//! (`shaders/query.wgsl`) and contact events (`shaders/events.wgsl`).
+
+use bytemuck::{Pod, Zeroable};
+
+/// A command queued by the caller and applied at the start of the next
+/// step (WGSL `Command`, `shaders/commands.wgsl`; built by
+/// [`crate::commands::Command::encode`]). 32 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Command {
+    /// One of the `COMMAND_*` kinds.
+    pub kind: u32,
+    /// The point or body it acts on.
+    pub subject: u32,
+    /// An angular impulse (kg m^2/s), an angular velocity (rad/s) or an
+    /// angle (rad), by kind.
+    pub scalar: f32,
+    /// [`COMMAND_SET_ANGLE`] for a body teleport that sets the angle.
+    pub flags: u32,
+    /// An impulse (N s), a velocity (m/s) or a position (m), by kind.
+    pub a: [f32; 2],
+    /// Where a body impulse acts (m).
+    pub b: [f32; 2],
+}
+
+/// `v += a / m` for point `subject`.
+pub const COMMAND_POINT_IMPULSE: u32 = 0;
+/// `v = a` for point `subject`.
+pub const COMMAND_POINT_VELOCITY: u32 = 1;
+/// `p = a` for point `subject`.
+pub const COMMAND_POINT_TELEPORT: u32 = 2;
+/// Impulse `a` at `b` on body `subject`.
+pub const COMMAND_BODY_IMPULSE: u32 = 3;
+/// Angular impulse `scalar` on body `subject`.
+pub const COMMAND_BODY_ANGULAR_IMPULSE: u32 = 4;
+/// Velocity `a` and angular velocity `scalar` for body `subject`.
+pub const COMMAND_BODY_VELOCITY: u32 = 5;
+/// Body `subject` moved rigidly to centre `a` (and angle `scalar` with
+/// [`COMMAND_SET_ANGLE`]).
+pub const COMMAND_BODY_TELEPORT: u32 = 6;
+/// Impulse `a` at the offset `b`, both in body `subject`'s frame (turned
+/// by its best-fit rotation from rest, about its centre of mass).
+pub const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7;
+/// A body teleport's flag: turn it to the angle `scalar`.
+pub const COMMAND_SET_ANGLE: u32 = 1;
+/// Threads of the commands kernel's one workgroup (WGSL
+/// `COMMAND_THREADS`): a body command's sums are reduced over them.
+pub const COMMAND_THREADS: u32 = 256;
+
+/// A ray cast's question (WGSL `RayQuery`, `shaders/query.wgsl`): from
+/// `origin` along `dir` (any length but zero) as far as `max` lengths of
+/// `dir`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayQuery {
+    pub origin: [f32; 2],
+    pub dir: [f32; 2],
+    pub max: f32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+/// A ray cast's answer (WGSL `RayHitRecord`): what it hit first
+/// (`kind`: one of the `RAY_*` kinds, and its index), where, the surface's
+/// unit normal there (against the ray), and the distance in lengths of the
+/// ray's `dir`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayHitRecord {
+    pub t: f32,
+    pub kind: u32,
+    pub index: u32,
+    pub _pad: u32,
+    pub point: [f32; 2],
+    pub normal: [f32; 2],
+}
+
+/// The ray hit nothing.
+pub const RAY_NONE: u32 = 0;
+/// The ray hit body `index`'s outline.
+pub const RAY_BODY: u32 = 1;
+/// The ray hit planet `index`.
+pub const RAY_PLANET: u32 = 2;
+/// The ray hit half-plane `index`.
+pub const RAY_PLANE: u32 = 3;
+/// Threads of a ray's workgroup in the query kernel (WGSL
+/// `QUERY_THREADS`): each tests every such-numbered body.
+pub const QUERY_THREADS: u32 = 64;
+
+/// One contact event (WGSL `ContactEvent`, `shaders/events.wgsl`): body
+/// `a` (the lower index) and body `b` began ([`EVENT_BEGIN`]) or ended
+/// ([`EVENT_END`]) touching at a step's end; `point` is where a point of
+/// their contact was (the lowest-numbered point in it, index `point_index`),
+/// at the step the contact began, or the last step it was seen.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactEvent {
+    pub kind: u32,
+    pub a: u32,
+    pub b: u32,
+    pub point_index: u32,
+    pub point: [f32; 2],
+    pub _pad0: u32,
+    pub _pad1: u32,
+}
+
+/// Two bodies began touching.
+pub const EVENT_BEGIN: u32 = 1;
+/// Two bodies stopped touching.
+pub const EVENT_END: u32 = 2;
+/// Partners a body keeps per step in contact events (WGSL `PAIR_SLOTS`),
+/// as the lower-numbered body of each pair: a pair past them is not
+/// tracked that step, and counted lost.
+pub const PAIR_SLOTS: u32 = 4;
+/// Events the log holds between two collections (WGSL `EVENT_CAPACITY`):
+/// past it they are counted lost.
+pub const EVENT_CAPACITY: u32 = 4096;
