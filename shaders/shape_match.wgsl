@@ -193,7 +193,12 @@ fn impact_collider(near: vec2<f32>, v: vec2<f32>, reach: f32) -> u32 {
     var best_depth = 0.0;
     for (var k = 0u; k < NUM_PLANETS + NUM_PLANES; k++) {
         let c = collider_contact(k, 0xffffffffu, near, radius);
-        if (c.z > best_depth && is_impact(-dot(v, c.xy), sim.restitution_threshold)) {
+        // The approach to a moving collider is relative to its surface.
+        var vk = v;
+        if (MOVING_COLLIDERS) {
+            vk = v - collider_velocity(k, near);
+        }
+        if (c.z > best_depth && is_impact(-dot(vk, c.xy), sim.restitution_threshold)) {
             best_depth = c.z;
             best = k;
         }
@@ -497,7 +502,12 @@ fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (k == NO_COLLIDER) {
         return;
     }
-    let d = plane_impact(body, centre, v, f1.z, k);
+    // Solved in the frame of the collider's surface where the centroid is.
+    var vs = vec2<f32>(0.0);
+    if (MOVING_COLLIDERS) {
+        vs = collider_velocity(k, centre);
+    }
+    let d = plane_impact(body, centre, v - vs, f1.z, k);
     if (d.w == 0.0) {
         return;
     }

@@ -42,7 +42,8 @@ struct SimParams {
     // The speed at which a tangled pair is parted, m/s (layout.rs,
     // UNTANGLE_PACE point radii per second).
     untangle_speed: f32,
-    _pad1: u32,
+    // The step dt, s.
+    dt: f32,
 }
 
 // Sleeping (sleep.wgsl): a point's assembly (the index of its root
@@ -201,21 +202,37 @@ struct ListHeadUniform {
 
 const LIST_ROW: u32 = 65535u;
 
+// A planet: its centre during the current step, its velocity (m/s) and
+// spin (rad/s, only its surface's velocity), and its centre at t = 0
+// (move_colliders.wgsl).
 struct PlanetInfo {
     center: vec2<f32>,
+    velocity: vec2<f32>,
     radius: f32,
     layers: u32,
     // Its pull G M, m^3/s^2 (0: none).
     gravity: f32,
+    spin: f32,
+    origin: vec2<f32>,
     _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
 }
 
+// A half-plane (normal . p >= offset outside) during the current step,
+// with the velocity and spin of its pivot (a point of its boundary) and
+// its normal and pivot at t = 0 (move_colliders.wgsl).
 struct PlaneInfo {
     normal: vec2<f32>,
     offset: f32,
     layers: u32,
+    velocity: vec2<f32>,
+    pivot: vec2<f32>,
+    normal0: vec2<f32>,
+    pivot0: vec2<f32>,
+    spin: f32,
+    offset0: f32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 struct Colliders {

@@ -9,7 +9,9 @@
 //            atomicMax on the float's bits, which order the same as the
 //            values for values >= 0: the result does not depend on the
 //            order. A contact that approaches faster than the wake speed
-//            raised it to SLEEP_WAKE already (body_collide.wgsl, resolve).
+//            raised it to SLEEP_WAKE already (body_collide.wgsl, resolve);
+//            a point that a moving collider's surface reaches within a
+//            step raises it to SLEEP_WAKE too.
 //   touch    (with body contacts) motion passes through contacts: a
 //            point's contact from the last narrow phase, or the body a
 //            sleeping point rested on when it fell asleep (its support,
@@ -59,14 +61,27 @@
 // point_radius).
 @group(0) @binding(10) var<storage, read> aabbs: array<vec4<f32>>;
 
+// measure: the colliders (colliders.wgsl), where some move
+// (MOVING_COLLIDERS): a point a moving collider's surface will reach
+// within a step reports SLEEP_WAKE, so that what a collider pushes or
+// carries is awake (a sleeping point is pinned, and a collider would pass
+// through it).
+@group(0) @binding(11) var<uniform> colliders: Colliders;
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups);
     if (i >= sim.num_points) {
         return;
     }
-    let d = state[i].xy - last[i].xy;
-    atomicMax(&speed[points[i].group], bitcast<u32>(dot(d, d)));
+    let p = state[i].xy;
+    let g = points[i].group;
+    if (MOVING_COLLIDERS && near_moving_collider(point_info(info[i]).layers, p)) {
+        atomicMax(&speed[g], SLEEP_WAKE);
+        return;
+    }
+    let d = p - last[i].xy;
+    atomicMax(&speed[g], bitcast<u32>(dot(d, d)));
 }
 
 // Whether assembly `g` moved this step: its measured motion (the low

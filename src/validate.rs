@@ -257,6 +257,14 @@ pub(crate) fn check_planet_gravity(item: Item, gm: f32) -> Result<(), WorldError
 /// The largest pull `G M` a planet may have, m^3/s^2 (the Sun's is 1.3e20).
 pub const MAX_PLANET_GRAVITY: f32 = 1.0e20;
 
+/// A collider's angular velocity: finite, within [`MAX_SPIN`].
+pub(crate) fn check_spin(item: Item, spin: f32) -> Result<(), WorldError> {
+    check_bounded(item, "spin", spin, MAX_SPIN, "|spin| <= 1e4 rad/s")
+}
+
+/// The fastest a planet or half-plane may turn, rad/s.
+pub const MAX_SPIN: f32 = 1.0e4;
+
 /// Checks sleep supports restored from a checkpoint: one per point, each
 /// a body index below `bodies` or `u32::MAX` (none).
 pub fn check_sleep_supports(n: usize, bodies: usize, supports: &[u32]) -> Result<(), WorldError> {

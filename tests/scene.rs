@@ -1671,3 +1671,40 @@ fn gravity_fields_are_read_and_bad_ones_refused_by_path() {
         "out of range",
     );
 }
+
+/// Moving colliders in the scene format: `velocity` and `spin` on planets
+/// and half-planes, a half-plane's `pivot` (moved onto its boundary); bad
+/// values are refused by their path.
+#[test]
+fn moving_colliders_are_read_and_bad_ones_refused_by_path() {
+    let world = load(
+        r#"{"planets": [{"center": [0, 0], "radius": 2, "velocity": [1, 0], "spin": 0.5}],
+            "planes": [{"normal": [0, 1], "offset": -3, "velocity": [2, 0]},
+                       {"normal": [1, 0], "offset": -9, "spin": -0.25, "pivot": [-8, 4]}]}"#,
+    )
+    .unwrap();
+    let p = &world.planets()[0];
+    assert_eq!((p.velocity, p.spin), (Vec2::new(1.0, 0.0), 0.5));
+    let planes = world.planes();
+    assert_eq!(
+        (planes[0].velocity, planes[0].pivot),
+        (Vec2::new(2.0, 0.0), None)
+    );
+    assert_eq!(planes[1].spin, -0.25);
+    assert_eq!(planes[1].pivot, Some(Vec2::new(-9.0, 4.0)));
+    fails(
+        r#"{"planets": [{"center": [0, 0], "radius": 1, "spin": 1e9}]}"#,
+        "planets[0].spin",
+        "out of range",
+    );
+    fails(
+        r#"{"planes": [{"normal": [0, 1], "offset": 0, "velocity": [1e30, 0]}]}"#,
+        "planes[0].velocity",
+        "out of range",
+    );
+    fails(
+        r#"{"planes": [{"normal": [0, 1], "offset": 0, "pivot": [1e30, 0]}]}"#,
+        "planes[0].pivot",
+        "out of range",
+    );
+}

@@ -10,7 +10,7 @@ use softbody::layout::*;
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 12);
+    assert_eq!(STAGES.len(), 13);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -88,7 +88,7 @@ fn rust_structs_match_naga_layouts() {
             wake_speed_sq,
             sleep_steps,
             untangle_speed,
-            _pad1
+            dt
         ]
     );
     check_layout!(module, SleepPoint, [group, inv_mass]);
@@ -139,9 +139,17 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(
         module,
         PlanetInfo,
-        [center, radius, layers, gravity, _pad0, _pad1, _pad2]
+        [
+            center, velocity, radius, layers, gravity, spin, origin, _pad0, _pad1
+        ]
     );
-    check_layout!(module, PlaneInfo, [normal, offset, layers]);
+    check_layout!(
+        module,
+        PlaneInfo,
+        [
+            normal, offset, layers, velocity, pivot, normal0, pivot0, spin, offset0, _pad0, _pad1
+        ]
+    );
     check_layout!(module, Colliders, [planets, planes]);
     // Declared by the commands stage, its only user.
     let module = parse_and_validate("commands", &stage_source("commands").unwrap());

@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{ContactMaterial, contact_response, par, safe_dir, v2};
+use super::{ContactMaterial, contact_response, par, perp, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, RESTING_SLOP, SimParams};
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
@@ -45,8 +45,8 @@ pub fn collider_contact(
 
 /// The deepest contact of a disk of `radius` (a point's is
 /// `SimParams::point_radius`) at `p` with layers `layers`: `(normal,
-/// depth)` with `depth > 0`, or `None`. Ties keep the first collider
-/// (planets before planes, in index order).
+/// depth, collider)` with `depth > 0`, or `None`. Ties keep the first
+/// collider (planets before planes, in index order).
 pub fn deepest_contact(
     sim: &SimParams,
     layers: u32,
@@ -54,15 +54,55 @@ pub fn deepest_contact(
     planets: &[PlanetInfo],
     planes: &[PlaneInfo],
     radius: f32,
-) -> Option<(Vec2, f32)> {
-    let mut best = (Vec2::ZERO, 0.0f32);
+) -> Option<(Vec2, f32, u32)> {
+    let mut best = (Vec2::ZERO, 0.0f32, u32::MAX);
     for k in 0..sim.num_planets + sim.num_planes {
         let (n, depth) = collider_contact(sim, k, layers, p, planets, planes, radius);
         if depth > best.1 {
-            best = (n, depth);
+            best = (n, depth, k);
         }
     }
     (best.1 > 0.0).then_some(best)
+}
+
+/// The velocity of collider `k`'s surface at `p`, a point on or near it
+/// (WGSL `collider_velocity`): its velocity plus its spin about its centre
+/// (planet) or pivot (half-plane). Exactly zero for one that does not
+/// move.
+#[inline]
+pub fn collider_velocity(
+    sim: &SimParams,
+    k: u32,
+    p: Vec2,
+    planets: &[PlanetInfo],
+    planes: &[PlaneInfo],
+) -> Vec2 {
+    if k < sim.num_planets {
+        let planet = &planets[k as usize];
+        return v2(planet.velocity) + perp(p - v2(planet.center)) * planet.spin;
+    }
+    let plane = &planes[(k - sim.num_planets) as usize];
+    v2(plane.velocity) + perp(p - v2(plane.pivot)) * plane.spin
+}
+
+/// Whether a disk of `point_radius` at `p` with layers `layers` is within
+/// a step's travel of a moving collider's surface (WGSL
+/// `near_moving_collider`): in contact with it, grown by the surface's
+/// speed there times `dt`. Sleeping wakes such a point.
+pub fn near_moving_collider(
+    sim: &SimParams,
+    layers: u32,
+    p: Vec2,
+    planets: &[PlanetInfo],
+    planes: &[PlaneInfo],
+) -> bool {
+    (0..sim.num_planets + sim.num_planes).any(|k| {
+        let vs = collider_velocity(sim, k, p, planets, planes);
+        vs != Vec2::ZERO && {
+            let radius = sim.point_radius + vs.length() * sim.dt;
+            collider_contact(sim, k, layers, p, planets, planes, radius).1 > 0.0
+        }
+    })
 }
 
 /// The restitution threshold of a point's contact with a collider at
@@ -83,8 +123,9 @@ pub fn collider_threshold(sim: &SimParams, v: Vec2, n: Vec2, depth: f32) -> f32 
 
 #[allow(clippy::too_many_arguments)]
 /// Resolves each point's deepest contact: push out along the normal, then
-/// restitution and friction against a side that does not move
-/// ([`contact_response`], with the point's material).
+/// restitution and friction relative to the collider's surface, which a
+/// moving collider moves ([`contact_response`], with the point's
+/// material).
 pub fn collide(
     sim: &SimParams,
     info: &[PointInfo],
@@ -106,7 +147,7 @@ pub fn collide(
                 return;
             }
             let p = v2(*pos);
-            let Some((n, depth)) =
+            let Some((n, depth, k)) =
                 deepest_contact(sim, pi.layers, p, planets, planes, sim.point_radius)
             else {
                 return;
@@ -119,8 +160,10 @@ pub fn collide(
                 decay: (-mat.friction * sim.h).exp(),
             };
             let v = v2(*vel);
-            let threshold = collider_threshold(sim, v, n, depth);
-            let (dv, dp) = contact_response(v, n, depth, &m, sim.h, threshold);
+            // Relative to the collider's surface, which a kinematic one moves.
+            let vrel = v - collider_velocity(sim, k, p, planets, planes);
+            let threshold = collider_threshold(sim, vrel, n, depth);
+            let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
             *pos = (p + n * depth + dp).to_array();
             *vel = (v + dv).to_array();
         },

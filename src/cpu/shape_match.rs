@@ -14,7 +14,7 @@
 
 use glam::Vec2;
 
-use super::collide::collider_contact;
+use super::collide::{collider_contact, collider_velocity};
 use super::impact::is_impact;
 use super::{cross2, par, perp, v2};
 use crate::layout::{
@@ -300,7 +300,9 @@ pub fn impact_collider(
     let mut best_depth = 0.0f32;
     for k in 0..sim.num_planets + sim.num_planes {
         let (n, depth) = collider_contact(sim, k, u32::MAX, near, c.planets, c.planes, radius);
-        if depth > best_depth && is_impact(sim, -v.dot(n)) {
+        // The approach to a moving collider is relative to its surface.
+        let vs = collider_velocity(sim, k, near, c.planets, c.planes);
+        if depth > best_depth && is_impact(sim, -(v - vs).dot(n)) {
             best_depth = depth;
             best = Some(k);
         }
@@ -536,7 +538,15 @@ pub fn plane_impacts(
         let Some(k) = impact_collider(sim, c, v2(f.centroid) + v * sim.h, v, body.reach) else {
             continue;
         };
-        let Some((dv, dw)) = plane_impact(sim, c, body, members, pos, f, k) else {
+        // Solved in the frame of the collider's surface where the centroid
+        // is (a turning planet's surface moves at other speeds elsewhere;
+        // the impact takes the one nearest the body's bulk).
+        let vs = collider_velocity(sim, k, v2(f.centroid), c.planets, c.planes);
+        let relative = BodyFrame {
+            vel: (v - vs).to_array(),
+            ..*f
+        };
+        let Some((dv, dw)) = plane_impact(sim, c, body, members, pos, &relative, k) else {
             continue;
         };
         let centre = v2(f.centroid);

@@ -7,9 +7,11 @@
 //! sleep, as pinned points (inverse mass 0, velocity 0) until a contact
 //! that approaches faster than the wake speed, or an edit, wakes them.
 
+use super::collide::near_moving_collider;
+use super::v2;
 use crate::layout::{
-    BodyOutline, ContactHit, PointInfo, SLEEP_TOUCHED, SLEEP_WINDOW, SimParams, SleepPoint,
-    TOUCH_MOTION,
+    BodyOutline, ContactHit, PlaneInfo, PlanetInfo, PointInfo, SLEEP_TOUCHED, SLEEP_WAKE,
+    SLEEP_WINDOW, SimParams, SleepPoint, TOUCH_MOTION,
 };
 
 /// The bits of the squared distance from `last` to `p`, which order as the
@@ -20,19 +22,38 @@ pub fn motion_bits(p: [f32; 2], last: [f32; 2]) -> u32 {
     (dx * dx + dy * dy).to_bits()
 }
 
+/// The colliders sleeping's measure tests for moving ones, with the
+/// points' layers.
+pub struct MovingColliders<'a> {
+    pub info: &'a [PointInfo],
+    pub planets: &'a [PlanetInfo],
+    pub planes: &'a [PlaneInfo],
+}
+
 /// Every point raises its assembly's largest squared motion from its
 /// anchor (WGSL `measure`); the maximum does not depend on the order.
+/// With `moving` (a world where a planet or half-plane moves), a point
+/// that a moving collider's surface reaches within a step
+/// ([`near_moving_collider`]) reports [`SLEEP_WAKE`] instead.
 pub fn measure(
     sim: &SimParams,
     pos: &[[f32; 2]],
     points: &[SleepPoint],
     last: &[[f32; 2]],
     speed: &mut [u32],
+    moving: Option<MovingColliders>,
 ) {
     let n = sim.num_points as usize;
-    for ((p, sp), last) in pos[..n].iter().zip(points).zip(last) {
+    for (i, ((p, sp), last)) in pos[..n].iter().zip(points).zip(last).enumerate() {
         let s = &mut speed[sp.group as usize];
-        *s = (*s).max(motion_bits(*p, *last));
+        let near = moving.as_ref().is_some_and(|m| {
+            near_moving_collider(sim, m.info[i].layers, v2(*p), m.planets, m.planes)
+        });
+        *s = (*s).max(if near {
+            SLEEP_WAKE
+        } else {
+            motion_bits(*p, *last)
+        });
     }
 }
 

@@ -278,7 +278,10 @@ impl Buffers {
             colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("colliders"),
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                // Readable: moving colliders' poses are read back in tests.
+                usage: wgpu::BufferUsages::UNIFORM
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
             }),
             state: [
                 init("state0", initial_state.clone(), state),

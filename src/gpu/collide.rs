@@ -6,10 +6,9 @@ use super::shaders::{bind_group, pipeline_with};
 use crate::pack::Packed;
 
 /// The collider counts the collide kernels are specialised for (the WGSL
-/// overrides `NUM_PLANETS` and `NUM_PLANES` in
-/// `shaders/collide_point.wgsl`): constant loop bounds let the driver unroll
-/// the loops over the colliders. The solver makes new pipelines when a
-/// world's counts change.
+/// overrides `NUM_PLANETS` and `NUM_PLANES` in `shaders/colliders.wgsl`):
+/// constant loop bounds let the driver unroll the loops over the
+/// colliders. The solver makes new pipelines when a world's counts change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ColliderCounts {
     pub planets: u32,
@@ -18,6 +17,10 @@ pub struct ColliderCounts {
     /// `SCALED_GRAVITY`): the kernels that integrate load the scales only
     /// then.
     pub scaled_gravity: bool,
+    /// Whether some planet or half-plane moves or turns (WGSL
+    /// `MOVING_COLLIDERS`): only then do contacts read a collider's
+    /// velocity and does each substep start by posing the colliders.
+    pub moving: bool,
 }
 
 impl ColliderCounts {
@@ -26,19 +29,26 @@ impl ColliderCounts {
             planets: p.planets.len() as u32,
             planes: p.planes.len() as u32,
             scaled_gravity: p.gravity_scale.iter().any(|&g| g != 1.0),
+            moving: p.planets.iter().any(|c| c.moves()) || p.planes.iter().any(|c| c.moves()),
         }
     }
 
-    /// The values of the overrides, for `pipeline_with`.
-    pub fn constants(&self) -> [(&'static str, f64); 3] {
-        [
+    /// The values of the overrides of `shaders/colliders.wgsl`, for
+    /// `pipeline_with`.
+    pub fn collider_constants(&self) -> Vec<(&'static str, f64)> {
+        vec![
             ("NUM_PLANETS", self.planets as f64),
             ("NUM_PLANES", self.planes as f64),
-            (
-                "SCALED_GRAVITY",
-                if self.scaled_gravity { 1.0 } else { 0.0 },
-            ),
+            ("MOVING_COLLIDERS", f64::from(u8::from(self.moving))),
         ]
+    }
+
+    /// The values of the overrides of the modules that also hold
+    /// `shaders/collide_point.wgsl`, for `pipeline_with`.
+    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+        let mut c = self.collider_constants();
+        c.push(("SCALED_GRAVITY", f64::from(u8::from(self.scaled_gravity))));
+        c
     }
 }
 

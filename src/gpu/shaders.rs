@@ -19,6 +19,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "integrate",
         concat!(
             include_str!("../../shaders/integrate.wgsl"),
+            include_str!("../../shaders/colliders.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -26,6 +27,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "collide",
         concat!(
             include_str!("../../shaders/collide.wgsl"),
+            include_str!("../../shaders/colliders.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -35,6 +37,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "shape_match",
         concat!(
             include_str!("../../shaders/shape_match.wgsl"),
+            include_str!("../../shaders/colliders.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -54,7 +57,17 @@ pub const STAGES: &[(&str, &str)] = &[
         ),
     ),
     ("impact", include_str!("../../shaders/impact.wgsl")),
-    ("sleep", include_str!("../../shaders/sleep.wgsl")),
+    (
+        "sleep",
+        concat!(
+            include_str!("../../shaders/sleep.wgsl"),
+            include_str!("../../shaders/colliders.wgsl")
+        ),
+    ),
+    (
+        "move_colliders",
+        include_str!("../../shaders/move_colliders.wgsl"),
+    ),
     ("commands", include_str!("../../shaders/commands.wgsl")),
     ("query", include_str!("../../shaders/query.wgsl")),
     ("events", include_str!("../../shaders/events.wgsl")),
@@ -64,6 +77,7 @@ pub const STAGES: &[(&str, &str)] = &[
 /// `(name, source)`, the name being the file's path in `shaders/` without
 /// `.wgsl`.
 pub const FRAGMENTS: &[(&str, &str)] = &[
+    ("colliders", include_str!("../../shaders/colliders.wgsl")),
     (
         "collide_point",
         include_str!("../../shaders/collide_point.wgsl"),

@@ -4,7 +4,8 @@
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline, pipeline_or_kept};
+use super::collide::ColliderCounts;
+use super::shaders::{bind_group, pipeline, pipeline_or_kept, pipeline_with};
 
 /// One kernel of the stage and its bind group for each state copy.
 type Kernel = (wgpu::ComputePipeline, [wgpu::BindGroup; 2]);
@@ -18,11 +19,17 @@ pub struct Sleep {
 }
 
 impl Sleep {
-    pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
+    /// `counts`: the colliders measure tests for moving ones.
+    pub fn new(device: &wgpu::Device, b: &Buffers, counts: ColliderCounts) -> Self {
+        let constants = counts.collider_constants();
         let kernel = |entry: &str, bindings: &[u32]| {
-            let pipeline = pipeline(device, "sleep", entry);
+            let pipeline = if entry == "measure" {
+                pipeline_with(device, "sleep", entry, &constants)
+            } else {
+                pipeline(device, "sleep", entry)
+            };
             let bind = [0, 1].map(|s| {
-                let all: [(u32, &wgpu::Buffer); 8] = [
+                let all: [(u32, &wgpu::Buffer); 9] = [
                     (0, &b.sim),
                     (1, &b.state[s]),
                     (2, &b.sleep_points),
@@ -31,6 +38,7 @@ impl Sleep {
                     (5, &b.info),
                     (6, &b.sleep_last),
                     (9, &b.sleep_support),
+                    (11, &b.colliders),
                 ];
                 let used: Vec<_> = all
                     .into_iter()
@@ -41,7 +49,9 @@ impl Sleep {
             (pipeline, bind)
         };
         Self {
-            measure: kernel("measure", &[0, 1, 2, 3, 6]),
+            // Where colliders move, measure tests them (the layout has the
+            // bindings either way).
+            measure: kernel("measure", &[0, 1, 2, 3, 5, 6, 11]),
             update: kernel("update", &[0, 2, 3, 4]),
             settle: kernel("settle", &[0, 1, 2, 4, 5, 6]),
             wake: kernel("wake", &[0, 1, 2, 3, 4, 5, 6, 9]),

@@ -5,7 +5,7 @@ use super::Packed;
 use super::items::area_stiffness;
 use crate::fnv::Fnv;
 use crate::frequency::DEFAULT_AREA_STIFFNESS;
-use crate::layout::SimParams;
+use crate::layout::{PlaneInfo, PlanetInfo, SimParams};
 use crate::params::Params;
 
 /// A fingerprint of everything that defines a world's dynamics: the
@@ -109,8 +109,8 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         .iter()
         .map(|p| {
             [
-                p.center[0].to_bits(),
-                p.center[1].to_bits(),
+                p.origin[0].to_bits(),
+                p.origin[1].to_bits(),
                 p.radius.to_bits(),
                 p.layers,
             ]
@@ -121,7 +121,45 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         let pulls: Vec<f32> = packed.planets.iter().map(|p| p.gravity).collect();
         h.slice("planet_gravity", &pulls);
     }
-    h.slice("planes", &packed.planes);
+    // The half-planes as they were hashed before they could move (16
+    // bytes each), and their motions only where one moves.
+    let planes: Vec<[u32; 4]> = packed
+        .planes
+        .iter()
+        .map(|p| {
+            [
+                p.normal0[0].to_bits(),
+                p.normal0[1].to_bits(),
+                p.offset0.to_bits(),
+                p.layers,
+            ]
+        })
+        .collect();
+    h.slice("planes", &planes);
+    if packed.planets.iter().any(PlanetInfo::moves) {
+        let motions: Vec<[f32; 3]> = packed
+            .planets
+            .iter()
+            .map(|p| [p.velocity[0], p.velocity[1], p.spin])
+            .collect();
+        h.slice("planet_motion", &motions);
+    }
+    if packed.planes.iter().any(PlaneInfo::moves) {
+        let motions: Vec<[f32; 5]> = packed
+            .planes
+            .iter()
+            .map(|p| {
+                [
+                    p.velocity[0],
+                    p.velocity[1],
+                    p.spin,
+                    p.pivot0[0],
+                    p.pivot0[1],
+                ]
+            })
+            .collect();
+        h.slice("plane_motion", &motions);
+    }
     h.slice("contact_points", &packed.contact_points);
     h.slice("outlines", &packed.outlines);
     h.slice("outline_points", &packed.outline_points);

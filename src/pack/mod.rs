@@ -25,9 +25,12 @@ impl From<&Planet> for PlanetInfo {
     fn from(p: &Planet) -> Self {
         PlanetInfo {
             center: p.center.to_array(),
+            velocity: p.velocity.to_array(),
             radius: p.radius,
             layers: p.layers,
             gravity: p.gravity,
+            spin: p.spin,
+            origin: p.center.to_array(),
             ..Default::default()
         }
     }
@@ -35,10 +38,18 @@ impl From<&Planet> for PlanetInfo {
 
 impl From<&HalfPlane> for PlaneInfo {
     fn from(p: &HalfPlane) -> Self {
+        let pivot = p.pivot.unwrap_or(p.normal * p.offset).to_array();
         PlaneInfo {
             normal: p.normal.to_array(),
             offset: p.offset,
             layers: p.layers,
+            velocity: p.velocity.to_array(),
+            pivot,
+            normal0: p.normal.to_array(),
+            pivot0: pivot,
+            spin: p.spin,
+            offset0: p.offset,
+            ..Default::default()
         }
     }
 }

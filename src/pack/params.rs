@@ -20,6 +20,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         wake_speed_sq: params.wake_speed * params.wake_speed,
         sleep_steps: params.sleep_steps(),
         untangle_speed: UNTANGLE_PACE * params.point_radius,
+        dt: params.dt,
         ..packed.sim
     }
 }

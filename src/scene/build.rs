@@ -117,6 +117,8 @@ impl Scene {
         for (i, p) in self.planets.iter().enumerate() {
             let planet = Planet {
                 layers: p.layers,
+                velocity: v2(p.velocity),
+                spin: p.spin,
                 ..Planet::new(v2(p.center), p.radius)
             };
             let planet = match (p.gravity, p.surface_gravity) {
@@ -146,6 +148,9 @@ impl Scene {
             world
                 .add_plane(HalfPlane {
                     layers: p.layers,
+                    velocity: v2(p.velocity),
+                    spin: p.spin,
+                    pivot: p.pivot.map(v2),
                     ..HalfPlane::new(v2(p.normal), p.offset)
                 })
                 .map_err(|e| at(format!("planes[{i}]"), e))?;

@@ -101,6 +101,12 @@ pub struct PlanetSpec {
     /// Its pull as the gravity at its surface, m/s^2.
     #[serde(default, deserialize_with = "some")]
     pub surface_gravity: Option<f32>,
+    /// Its velocity, m/s (kinematic).
+    #[serde(default, deserialize_with = "present")]
+    pub velocity: V2,
+    /// Its angular velocity, rad/s.
+    #[serde(default, deserialize_with = "present")]
+    pub spin: f32,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -110,6 +116,15 @@ pub struct PlaneSpec {
     pub offset: f32,
     #[serde(default = "all_layers", deserialize_with = "present")]
     pub layers: u32,
+    /// Its velocity, m/s (kinematic).
+    #[serde(default, deserialize_with = "present")]
+    pub velocity: V2,
+    /// Its angular velocity about `pivot`, rad/s.
+    #[serde(default, deserialize_with = "present")]
+    pub spin: f32,
+    /// The point it turns about, m.
+    #[serde(default, deserialize_with = "some")]
+    pub pivot: Option<V2>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -391,17 +391,40 @@ pub struct Planet {
     /// ball, which softens the pull to zero at the centre), times the
     /// point's [`gravity_scale`](Point::gravity_scale). Finite, `>= 0`.
     pub gravity: f32,
+    /// Its velocity, m/s (default zero): a kinematic planet moves
+    /// `center + velocity t` at time `t` (the substeps run times `h`), pushes what
+    /// it meets and carries what rests on it by friction; nothing pushes
+    /// it back. Within `|vx|, |vy| <= 1e7`.
+    pub velocity: Vec2,
+    /// Its angular velocity about the centre, rad/s, counter-clockwise
+    /// positive (default 0): the disk looks the same turned, but friction
+    /// sees its surface move at `spin` times the radius. Finite.
+    pub spin: f32,
 }
 
 impl Planet {
-    /// A planet on all layers that pulls nothing.
+    /// A planet on all layers that pulls nothing and stands still.
     pub fn new(center: Vec2, radius: f32) -> Self {
         Self {
             center,
             radius,
             layers: ALL_LAYERS,
             gravity: 0.0,
+            velocity: Vec2::ZERO,
+            spin: 0.0,
         }
+    }
+    /// Moving at `v` m/s ([`Planet::velocity`]).
+    #[must_use]
+    pub fn velocity(mut self, v: Vec2) -> Self {
+        self.velocity = v;
+        self
+    }
+    /// Turning at `w` rad/s ([`Planet::spin`]).
+    #[must_use]
+    pub fn spin(mut self, w: f32) -> Self {
+        self.spin = w;
+        self
     }
     /// With a pull of `gm` m^3/s^2 ([`Planet::gravity`]).
     #[must_use]
@@ -418,7 +441,7 @@ impl Planet {
     }
 }
 
-/// A static half-plane collider: points with `normal . p >= offset` are outside.
+/// A half-plane collider: points with `normal . p >= offset` are outside.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HalfPlane {
     /// Outward normal; normalised when added.
@@ -427,16 +450,50 @@ pub struct HalfPlane {
     pub offset: f32,
     /// Collision layers, default [`ALL_LAYERS`].
     pub layers: u32,
+    /// Its velocity, m/s (default zero): a kinematic half-plane moves its
+    /// pivot by `velocity t` at time `t` (the substeps run times `h`). A velocity
+    /// along the boundary moves nothing but the surface: a conveyor belt.
+    /// Within `|vx|, |vy| <= 1e7`.
+    pub velocity: Vec2,
+    /// Its angular velocity about the pivot, rad/s, counter-clockwise
+    /// positive (default 0). Finite.
+    pub spin: f32,
+    /// The point of the boundary it turns about and whose motion
+    /// `velocity` is, m; `None` (the default): the boundary's point
+    /// nearest the origin, `normal * offset`. Moved onto the boundary
+    /// when added.
+    pub pivot: Option<Vec2>,
 }
 
 impl HalfPlane {
-    /// A half-plane on all layers.
+    /// A half-plane on all layers that stands still.
     pub fn new(normal: Vec2, offset: f32) -> Self {
         Self {
             normal,
             offset,
             layers: ALL_LAYERS,
+            velocity: Vec2::ZERO,
+            spin: 0.0,
+            pivot: None,
         }
+    }
+    /// Moving at `v` m/s ([`HalfPlane::velocity`]).
+    #[must_use]
+    pub fn velocity(mut self, v: Vec2) -> Self {
+        self.velocity = v;
+        self
+    }
+    /// Turning at `w` rad/s about its pivot ([`HalfPlane::spin`]).
+    #[must_use]
+    pub fn spin(mut self, w: f32) -> Self {
+        self.spin = w;
+        self
+    }
+    /// Turning about `p` ([`HalfPlane::pivot`]).
+    #[must_use]
+    pub fn pivot(mut self, p: Vec2) -> Self {
+        self.pivot = Some(p);
+        self
     }
     /// The floor `y >= height`.
     pub fn floor(height: f32) -> Self {

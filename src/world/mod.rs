@@ -12,7 +12,7 @@ use crate::params::Params;
 pub use crate::validate::{MAX_COORD, MAX_LENGTH, MAX_MASS, MAX_SPEED, MAX_STATE, MIN_MASS};
 use crate::validate::{
     check_bounded, check_capacity, check_elasticity, check_inflation, check_length, check_mass,
-    check_opt_non_negative, check_position, check_state, check_vec, check_velocity,
+    check_opt_non_negative, check_position, check_spin, check_state, check_vec, check_velocity,
 };
 
 mod items;
@@ -397,6 +397,8 @@ impl World {
         check_position(item, "center", p.center)?;
         check_length(item, "radius", p.radius)?;
         crate::validate::check_planet_gravity(item, p.gravity)?;
+        check_velocity(item, "velocity", p.velocity)?;
+        check_spin(item, p.spin)?;
         self.planets.push(p);
         Ok(PlanetHandle(index))
     }
@@ -416,6 +418,13 @@ impl World {
         }
         let n = p.normal / scale;
         p.normal = n / n.length();
+        check_velocity(item, "velocity", p.velocity)?;
+        check_spin(item, p.spin)?;
+        if let Some(pivot) = p.pivot {
+            check_position(item, "pivot", pivot)?;
+            // Onto the boundary.
+            p.pivot = Some(pivot + p.normal * (p.offset - p.normal.dot(pivot)));
+        }
         self.planes.push(p);
         Ok(PlaneHandle(index))
     }

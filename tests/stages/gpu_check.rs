@@ -423,6 +423,9 @@ fn check_stage(
             cpu.stage_contact_relax();
         }
         Stage::Sleep => unreachable!("tests/stages/sleep.rs checks sleeping against the CPU"),
+        Stage::MoveColliders => {
+            unreachable!("tests/stages/move_colliders.rs checks moving colliders against the CPU")
+        }
         Stage::Narrow | Stage::Impact | Stage::Resolve | Stage::Untangle => {
             unreachable!(
                 "tests/stages/body_collide.rs checks the first contact pass and tangle recovery against the CPU"

@@ -1,6 +1,7 @@
 //! Changing the world while it runs on the CPU path: the same edits as the
 //! GPU solver's (`gpu/solver/edit.rs`), on the packed arrays in place.
 
+use crate::cpu::move_colliders;
 use glam::Vec2;
 
 use super::CpuSolver;
@@ -37,6 +38,7 @@ impl CpuSolver {
             .synced(self.generation, world, Some(&self.resolved))?;
         self.follow_params(world);
         self.resize_scratch();
+        self.pose_colliders();
         Ok(())
     }
 
@@ -49,6 +51,7 @@ impl CpuSolver {
         self.follow_params(world);
         self.generation = removal.generations().1;
         self.resize_scratch();
+        self.pose_colliders();
         // Queued commands name points and bodies by the old indices.
         self.commands.clear();
         Ok(())
@@ -91,6 +94,16 @@ impl CpuSolver {
     /// Sets the number of steps taken, e.g. when resuming from a checkpoint.
     pub fn set_steps(&mut self, steps: u64) {
         self.steps = steps;
+        self.pose_colliders();
+    }
+
+    /// Moving colliders at their poses at the start of step `steps`, and
+    /// the clock that poses them in the substeps that follow.
+    pub(super) fn pose_colliders(&mut self) {
+        self.clock = move_colliders::clock_at(self.steps, self.params.substeps);
+        let p = &mut self.packed;
+        self.moving = p.planets.iter().any(|c| c.moves()) || p.planes.iter().any(|c| c.moves());
+        move_colliders::move_colliders(&p.sim, self.clock, &mut p.planets, &mut p.planes);
     }
 
     /// The world generation (removal count) the solver follows.

@@ -60,6 +60,12 @@ pub struct CpuSolver {
     /// Contact events, when on ([`set_contact_events`](Self::set_contact_events)).
     events: Option<crate::cpu::events::EventState>,
     steps: u64,
+    /// The substeps run (wrapping), which pose moving colliders
+    /// ([`move_colliders`](crate::cpu::move_colliders)).
+    clock: u32,
+    /// Whether a planet or half-plane moves: each substep then starts by
+    /// posing them.
+    moving: bool,
     /// The user's choice: stages may use all threads.
     parallel: bool,
     /// Whether the stages of this step use all threads: `parallel`, and
@@ -84,7 +90,7 @@ impl CpuSolver {
             log::warn!("{w}");
         }
         let n = packed.pos.len();
-        Ok(Self {
+        let mut solver = Self {
             params: world.params.clone(),
             pos_tmp: vec![[0.0; 2]; n],
             vel_tmp: vec![[0.0; 2]; n],
@@ -100,11 +106,15 @@ impl CpuSolver {
             events: None,
             packed,
             steps: 0,
+            clock: 0,
+            moving: false,
             parallel: false,
             spread: false,
             resolved: world.params.clone(),
             generation: world.generation(),
-        })
+        };
+        solver.pose_colliders();
+        Ok(solver)
     }
 
     /// Runs every stage on all cores (with the `parallel` feature; on one
@@ -149,6 +159,7 @@ impl CpuSolver {
             self.wake();
         }
         self.params = params;
+        self.pose_colliders();
         Ok(())
     }
 
@@ -226,6 +237,7 @@ impl CpuSolver {
     /// A substep; with `first`, a step's first, which untangles after its
     /// broad phase.
     fn substep_in(&mut self, first: bool) {
+        self.stage_move_colliders();
         self.stage_springs();
         self.stage_shape_match();
         self.stage_integrate();

@@ -46,7 +46,19 @@ impl CpuSolver {
         let touch = self.has_contacts();
         let sim = &self.packed.sim;
         let s = &mut self.sleep;
-        sleep::measure(sim, &self.packed.pos, &s.points, &s.last, &mut s.speed);
+        let moving = self.moving.then(|| sleep::MovingColliders {
+            info: &self.packed.point_info,
+            planets: &self.packed.planets,
+            planes: &self.packed.planes,
+        });
+        sleep::measure(
+            sim,
+            &self.packed.pos,
+            &s.points,
+            &s.last,
+            &mut s.speed,
+            moving,
+        );
         if touch {
             sleep::touch(
                 sim,

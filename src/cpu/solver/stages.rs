@@ -2,6 +2,7 @@
 //! rods, shape matching, integrate, collide, each callable alone.
 
 use super::CpuSolver;
+use crate::cpu::move_colliders;
 use crate::cpu::{collide, integrate, rods, shape_match, springs};
 
 impl CpuSolver {
@@ -11,6 +12,16 @@ impl CpuSolver {
     }
 
     /// Stage 1 alone.
+    /// Poses moving planets and half-planes for this substep
+    /// (`cpu::move_colliders`, WGSL `move_colliders`), and counts it.
+    pub fn stage_move_colliders(&mut self) {
+        if self.moving {
+            let p = &mut self.packed;
+            move_colliders::move_colliders(&p.sim, self.clock, &mut p.planets, &mut p.planes);
+            self.clock = self.clock.wrapping_add(1);
+        }
+    }
+
     pub fn stage_integrate(&mut self) {
         let p = &mut self.packed;
         integrate(

@@ -7,6 +7,7 @@ use super::collide::{Collide, ColliderCounts};
 use super::commands::Commands;
 use super::impact::Impact;
 use super::integrate::Integrate;
+use super::move_colliders::MoveColliders;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
 use super::shape_match::{ShapeMatch, ShapeMatchGrids};
@@ -127,6 +128,8 @@ pub struct GpuSolver {
     point_grid: (u32, u32),
     /// What the collide pipelines are specialised for.
     collider_counts: ColliderCounts,
+    /// Posing the colliders each substep, in a world where some move.
+    move_colliders: Option<MoveColliders>,
     shape_grids: ShapeMatchGrids,
     has_springs: bool,
     num_springs: usize,
@@ -199,13 +202,14 @@ impl GpuSolver {
             springs: Springs::new(device, &buffers),
             rods: Rods::new(device, &buffers),
             shape_match: ShapeMatch::new(device, &buffers, counts),
-            sleep: Sleep::new(device, &buffers),
+            sleep: Sleep::new(device, &buffers, counts),
             commands: Commands::new(device, &buffers),
             query: super::query::Query::new(device),
             events: None,
             events_on: false,
             queued: Vec::new(),
             collider_counts: counts,
+            move_colliders: counts.moving.then(|| MoveColliders::new(device, &buffers)),
             contacts: ContactStages::new(device, &buffers, packed, None)?,
             point_grid,
             shape_grids,
@@ -267,6 +271,9 @@ impl GpuSolver {
             self.wake(queue);
         }
         self.params = params;
+        // The clock counts substeps: a new substep count restarts it from
+        // the step count.
+        self.pose_colliders();
         Ok(())
     }
 

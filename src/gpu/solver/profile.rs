@@ -81,7 +81,8 @@ impl GpuSolver {
         for (stage, ms) in passes {
             *match stage {
                 Stage::Integrate => &mut t.integrate,
-                Stage::Collide => &mut t.collide,
+                // Posing the colliders is part of their contacts' cost.
+                Stage::MoveColliders | Stage::Collide => &mut t.collide,
                 Stage::IntegrateCollide => &mut t.integrate_collide,
                 Stage::Springs => &mut t.springs,
                 Stage::Rods => &mut t.rods,
@@ -141,6 +142,10 @@ impl GpuSolver {
                 }),
             });
             state = self.record_stage_in(&mut pass, stage, state, Some(place));
+            drop(pass);
+            if stage == Stage::MoveColliders {
+                self.copy_moved_colliders(&mut encoder);
+            }
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
         self.finish_in_copy_zero(&mut encoder, state);

@@ -9,6 +9,10 @@ use super::GpuSolver;
 /// One stage of a substep, for recording stages alone (cross-checks, timing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
+    /// Poses the moving planets and half-planes for the substep (first in
+    /// each substep of a world where some move). Recorded in a step, the
+    /// compute pass ends after it for the copy into the uniform table.
+    MoveColliders,
     Integrate,
     Collide,
     /// Integrate and collide fused into one dispatch, as a step of a world
@@ -107,6 +111,16 @@ impl GpuSolver {
                     events = false;
                 }
                 state = self.record_stage_in(&mut pass, stage, state, Some(place));
+                if stage == Stage::MoveColliders {
+                    // The posed table into the uniform one: a copy, between
+                    // passes.
+                    drop(pass);
+                    self.copy_moved_colliders(encoder);
+                    pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("softbody step"),
+                        timestamp_writes: None,
+                    });
+                }
             }
             if events {
                 self.record_events(&mut pass, state);
@@ -117,7 +131,8 @@ impl GpuSolver {
     }
 
     /// The stages one step runs, in order, substep after substep (stages
-    /// with nothing to do are left out). Each substep is springs, shape
+    /// with nothing to do are left out). Each substep is (where colliders
+    /// move, [`Stage::MoveColliders`] first) springs, shape
     /// matching, integrate, collide, body contacts (and their relax
     /// passes), rods: the forces first, then the motion, then the position
     /// constraints, so that the state a step ends with is the one the
@@ -147,6 +162,7 @@ impl GpuSolver {
             (0, 0)
         };
         let sleeping = self.packed().sim.sleep_steps > 0;
+        let moving = self.move_colliders.is_some();
         (0..self.params.substeps)
             .flat_map(move |substep| {
                 let motion: &'static [Stage] = if bodies {
@@ -163,9 +179,10 @@ impl GpuSolver {
                     (true, true) => &[Stage::Narrow, Stage::Impact, Stage::Resolve],
                     (true, false) => &[Stage::Narrow, Stage::Resolve],
                 };
-                springs
-                    .then_some(Stage::Springs)
+                moving
+                    .then_some(Stage::MoveColliders)
                     .into_iter()
+                    .chain(springs.then_some(Stage::Springs))
                     .chain(motion.iter().copied())
                     .chain(contacts.then_some(Stage::BroadPhase))
                     .chain((contacts && bodies && substep == 0).then_some(Stage::Untangle))
@@ -206,6 +223,12 @@ impl GpuSolver {
             keep: carry && place.is_some_and(|p| p.next == Some(Stage::ContactRelax)),
         };
         match stage {
+            Stage::MoveColliders => {
+                if let Some(m) = &self.move_colliders {
+                    m.record(pass);
+                }
+                state
+            }
             Stage::Integrate => {
                 self.integrate.record(pass, state, self.point_grid);
                 state
@@ -329,7 +352,19 @@ impl GpuSolver {
             });
             self.record_stage_in(&mut pass, stage, 0, None)
         };
+        if stage == Stage::MoveColliders {
+            self.copy_moved_colliders(encoder);
+        }
         self.finish_in_copy_zero(encoder, state);
+    }
+
+    /// Copies the table [`Stage::MoveColliders`] posed into the uniform
+    /// one, after the pass it was recorded in.
+    pub(super) fn copy_moved_colliders(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let Some(m) = &self.move_colliders {
+            let c = self.collider_counts;
+            m.copy(encoder, &self.buffers, c.planets, c.planes);
+        }
     }
 
     /// Records `steps` steps into one encoder and submits it. Fails only

@@ -24,10 +24,12 @@ use super::super::buffers::{
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::impact::{BodyImpact, Impact};
 use super::super::integrate::Integrate;
+use super::super::move_colliders::MoveColliders;
 use super::super::rods::Rods;
 use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
+use crate::cpu::move_colliders;
 use crate::error::{Item, WorldError};
 use crate::layout::{BodyFrame, BodyInfo, Colliders};
 use crate::pack::{Packed, scene_hash};
@@ -309,6 +311,7 @@ impl GpuSolver {
     /// Sets the number of steps taken, e.g. when resuming from a checkpoint.
     pub fn set_steps(&mut self, steps: u64) {
         self.steps = steps;
+        self.pose_colliders();
     }
 
     /// Counts buffer replacements: bind groups that use the solver's
@@ -534,7 +537,25 @@ impl GpuSolver {
         // Everything wakes, with the edited world's assemblies (and the
         // inverse masses the upload above wrote only where they changed).
         self.wake(queue);
+        self.pose_colliders();
         Ok(report)
+    }
+
+    /// Moving colliders at their poses at the start of step `steps` (the
+    /// mirror holds them at `t = 0`), and the clock that poses them in the
+    /// substeps that follow (`cpu::move_colliders`).
+    pub(in crate::gpu::solver) fn pose_colliders(&self) {
+        let Some(m) = &self.move_colliders else {
+            return;
+        };
+        let clock = move_colliders::clock_at(self.steps, self.params.substeps);
+        m.set_clock(&self.queue, clock);
+        let p = &self.edit.mirror;
+        let (mut planets, mut planes) = (p.planets.clone(), p.planes.clone());
+        move_colliders::move_colliders(&p.sim, clock, &mut planets, &mut planes);
+        let table = Colliders::new(&planets, &planes);
+        self.queue
+            .write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&table));
     }
 
     /// Replaces every buffer with one of (at least) double the capacity
@@ -591,8 +612,9 @@ impl GpuSolver {
         self.springs = Springs::new(device, &buffers);
         self.rods = Rods::new(device, &buffers);
         self.shape_match = ShapeMatch::new(device, &buffers, counts);
-        self.sleep = super::Sleep::new(device, &buffers);
+        self.sleep = super::Sleep::new(device, &buffers, counts);
         self.commands = super::Commands::new(device, &buffers);
+        self.move_colliders = counts.moving.then(|| MoveColliders::new(device, &buffers));
         self.collider_counts = counts;
         self.buffers = buffers;
         Ok(())
@@ -608,6 +630,12 @@ impl GpuSolver {
             self.integrate = Integrate::new(device, &self.buffers, counts);
             self.collide = Collide::new(device, &self.buffers, counts);
             self.shape_match = ShapeMatch::new(device, &self.buffers, counts);
+            self.sleep = super::Sleep::new(device, &self.buffers, counts);
+            if counts.moving != self.collider_counts.moving {
+                self.move_colliders = counts
+                    .moving
+                    .then(|| MoveColliders::new(device, &self.buffers));
+            }
             self.collider_counts = counts;
         }
         self.has_springs = p.springs.len() as u32 > p.num_rods;
