@@ -610,3 +610,39 @@ fn the_drawing_side_refuses_a_solver_of_another_device() {
         .unwrap();
     queue.submit([encoder.finish()]);
 }
+
+/// A moving planet is drawn where the solver has posed it, not where the
+/// world put it: after 1 s at 3 m/s a planet that started left of the
+/// view's centre covers the centre, and its old spot no longer shows it.
+#[test]
+fn a_moving_planet_is_drawn_where_it_is() {
+    let Some(ctx) = gpu() else { return };
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    world
+        .add_planet(Planet::new(Vec2::new(-3.0, 2.2), 1.0).velocity(Vec2::new(3.0, 0.0)))
+        .unwrap();
+    let opts = reference_options();
+    let cam = opts.camera.unwrap();
+    let colour = |img: &RgbaImage, at: Vec2| {
+        let px = cam.world_to_screen(at, REFERENCE_SIZE);
+        let i = (px.y as usize * REFERENCE_SIZE.0 as usize + px.x as usize) * 4;
+        [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]]
+    };
+    let start =
+        simulate_and_render(&ctx.device, &ctx.queue, &world, 0, REFERENCE_SIZE, &opts).unwrap();
+    let later =
+        simulate_and_render(&ctx.device, &ctx.queue, &world, 60, REFERENCE_SIZE, &opts).unwrap();
+    let (old, new) = (Vec2::new(-3.0, 2.2), Vec2::new(0.0, 2.2));
+    assert_eq!(
+        colour(&later, new),
+        colour(&start, old),
+        "the planet at its new centre"
+    );
+    assert_ne!(
+        colour(&later, old),
+        colour(&start, old),
+        "no planet where it was"
+    );
+    assert_ne!(colour(&start, old), colour(&start, new));
+}

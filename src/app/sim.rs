@@ -225,7 +225,22 @@ impl Sim {
         }
         let mut world = self.current_world(device, queue)?;
         world.params = params;
-        self.upload(device, queue, renderer, world)
+        self.upload_continued(device, queue, renderer, world)
+    }
+
+    /// [`upload`](Self::upload) of the current run's world: the step count
+    /// carries over, so moving colliders stay where they are.
+    fn upload_continued(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        renderer: &mut Renderer,
+        world: World,
+    ) -> Result<(), AppError> {
+        let steps = self.solver.steps();
+        self.upload(device, queue, renderer, world)?;
+        self.solver.set_steps(steps);
+        Ok(())
     }
 
     /// Adds each shape at its point (m) to the current state, at rest, and
@@ -247,7 +262,7 @@ impl Sim {
             let at = clear_spot(world.points(), at, kind.half_extent(), margin, up);
             kind.build(at, &mut world)?;
         }
-        self.upload(device, queue, renderer, world)
+        self.upload_continued(device, queue, renderer, world)
     }
 
     /// Back to the scene as it started, keeping the edited parameters.

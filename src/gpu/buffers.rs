@@ -278,8 +278,10 @@ impl Buffers {
             colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("colliders"),
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
-                // Readable: moving colliders' poses are read back in tests.
+                // A storage buffer too: the renderer draws the planets and
+                // half-planes from it, where moving ones are posed.
                 usage: wgpu::BufferUsages::UNIFORM
+                    | wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_DST
                     | wgpu::BufferUsages::COPY_SRC,
             }),

@@ -10,6 +10,7 @@ use super::camera::Camera;
 use super::shaders;
 use super::topology::{OUTLINE_EDGE, Topology};
 use crate::gpu::GpuSolver;
+use crate::layout::{MAX_PLANES, MAX_PLANETS, PlaneInfo, PlanetInfo};
 
 /// Point index meaning "none" in [`ViewUniform::highlight`].
 pub const NONE: u32 = u32::MAX;
@@ -377,8 +378,6 @@ impl Renderer {
         let fill = storage_buffer(device, "softbody fill", &topology.fill);
         let colors = storage_buffer(device, "softbody fill colours", &topology.fill_colors);
         let springs = storage_buffer(device, "softbody springs", &topology.springs);
-        let planets = storage_buffer(device, "softbody planets", &topology.planets);
-        let planes = storage_buffer(device, "softbody planes", &topology.planes);
         let buffers = [
             &self.view,
             pos,
@@ -386,11 +385,8 @@ impl Renderer {
             &springs,
             solver.members_buffer(),
             &colors,
-            &planets,
-            &planes,
-            &fill,
         ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
+        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
@@ -398,6 +394,26 @@ impl Renderer {
                 resource: b.as_entire_binding(),
             })
             .collect();
+        // The planets and half-planes from the solver's own table, where
+        // moving ones are posed every substep: its two arrays, each bound
+        // at its capacity.
+        let table = solver.colliders_buffer();
+        let planets_bytes = (MAX_PLANETS * std::mem::size_of::<PlanetInfo>()) as u64;
+        let planes_bytes = (MAX_PLANES * std::mem::size_of::<PlaneInfo>()) as u64;
+        for (binding, offset, size) in [(6, 0, planets_bytes), (7, planets_bytes, planes_bytes)] {
+            entries.push(wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: table,
+                    offset,
+                    size: wgpu::BufferSize::new(size),
+                }),
+            });
+        }
+        entries.push(wgpu::BindGroupEntry {
+            binding: 8,
+            resource: fill.as_entire_binding(),
+        });
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("softbody draw"),
             layout: &self.layout,

@@ -332,8 +332,9 @@ impl GpuSolver {
         &self.buffers.frames
     }
 
-    /// Planets and half-planes (`Colliders`, a uniform buffer; counts in
-    /// the world).
+    /// Planets and half-planes (`Colliders`, a uniform and storage
+    /// buffer; counts in the world), moving ones posed at the last
+    /// substep's start.
     pub fn colliders_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.colliders
     }
