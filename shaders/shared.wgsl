@@ -235,6 +235,30 @@ struct PlaneInfo {
     _pad1: u32,
 }
 
+// A terrain polyline's segment a -> b: its outward normal (on the right
+// of a -> b), the normals at its ends, its layers and thickness
+// (src/layout/terrain.rs).
+struct SegmentInfo {
+    a: vec2<f32>,
+    b: vec2<f32>,
+    normal: vec2<f32>,
+    normal_a: vec2<f32>,
+    normal_b: vec2<f32>,
+    layers: u32,
+    thickness: f32,
+}
+
+// The grid over the terrain: cols x rows cells of `cell` m from `origin`.
+struct TerrainGrid {
+    origin: vec2<f32>,
+    cell: f32,
+    inv_cell: f32,
+    cols: u32,
+    rows: u32,
+    num_segments: u32,
+    _pad0: u32,
+}
+
 struct Colliders {
     planets: array<PlanetInfo, MAX_PLANETS>,
     planes: array<PlaneInfo, MAX_PLANES>,

@@ -21,6 +21,8 @@ pub enum Item {
     Material(u32),
     /// A query's ray, by its place in the batch (`crate::query`).
     Ray(u32),
+    /// A terrain polyline, by index.
+    Terrain(u32),
 }
 
 impl fmt::Display for Item {
@@ -34,6 +36,7 @@ impl fmt::Display for Item {
             Item::Plane(i) => write!(f, "plane {i}"),
             Item::Material(i) => write!(f, "material {i}"),
             Item::Ray(i) => write!(f, "ray {i}"),
+            Item::Terrain(i) => write!(f, "terrain {i}"),
         }
     }
 }
@@ -81,6 +84,9 @@ pub enum WorldError {
     /// A half-plane normal of zero length.
     #[error("{item}: normal has zero length")]
     ZeroNormal { item: Item },
+    /// A terrain polyline that cannot define a surface.
+    #[error("{item}: {reason}")]
+    DegenerateTerrain { item: Item, reason: String },
     /// A slice whose length does not match the world.
     #[error("{what}: expected {expected} entries (one per point), got {got}")]
     LengthMismatch {

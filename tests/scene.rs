@@ -1708,3 +1708,35 @@ fn moving_colliders_are_read_and_bad_ones_refused_by_path() {
         "out of range",
     );
 }
+
+/// Terrain in the scene format: `terrain` polylines with `points`,
+/// `closed`, `layers` and `thickness`; bad ones are refused by their path.
+#[test]
+fn terrain_is_read_and_bad_terrain_refused_by_path() {
+    let world = load(
+        r#"{"terrain": [{"points": [[4, 1], [0, 0], [-4, 1]]},
+                        {"points": [[0, 3], [1, 3], [0, 4]], "closed": true, "thickness": 0.2, "layers": 2}]}"#,
+    )
+    .unwrap();
+    let t = world.terrains();
+    assert_eq!(t.len(), 2);
+    assert_eq!(t[0].points[1], Vec2::ZERO);
+    assert!(!t[0].closed && t[1].closed);
+    assert_eq!((t[1].thickness, t[1].layers), (Some(0.2), 2));
+    fails(
+        r#"{"terrain": [{"points": [[0, 0]]}]}"#,
+        "terrain[0]",
+        "at least 2",
+    );
+    fails(
+        r#"{"terrain": [{"points": [[0, 0], [1, 0], [1, 0]]}]}"#,
+        "terrain[0]",
+        "zero length",
+    );
+    fails(
+        r#"{"terrain": [{"points": [[0, 0], [1, 0]], "thickness": -1}]}"#,
+        "terrain[0].thickness",
+        "out of range",
+    );
+    fails(r#"{"terrain": [{"closed": true}]}"#, "terrain[0]", "points");
+}

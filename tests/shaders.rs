@@ -151,6 +151,16 @@ fn rust_structs_match_naga_layouts() {
         ]
     );
     check_layout!(module, Colliders, [planets, planes]);
+    check_layout!(
+        module,
+        SegmentInfo,
+        [a, b, normal, normal_a, normal_b, layers, thickness]
+    );
+    check_layout!(
+        module,
+        TerrainGrid,
+        [origin, cell, inv_cell, cols, rows, num_segments, _pad0]
+    );
     // Declared by the commands stage, its only user.
     let module = parse_and_validate("commands", &stage_source("commands").unwrap());
     check_layout!(module, Command, [kind, subject, scalar, flags, a, b]);

@@ -4,8 +4,10 @@
 
 use glam::Vec2;
 
+use super::terrain::{TERRAIN_COLLIDER, terrain_contact};
 use super::{ContactMaterial, contact_response, par, perp, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, RESTING_SLOP, SimParams};
+use crate::pack::PackedTerrain;
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
 /// `layers` (WGSL `collider_contact`): `(normal, depth)`, no contact when
@@ -46,23 +48,35 @@ pub fn collider_contact(
 /// The deepest contact of a disk of `radius` (a point's is
 /// `SimParams::point_radius`) at `p` with layers `layers`: `(normal,
 /// depth, collider)` with `depth > 0`, or `None`. Ties keep the first
-/// collider (planets before planes, in index order).
+/// collider (planets before planes, in index order, then the terrain,
+/// [`TERRAIN_COLLIDER`]).
 pub fn deepest_contact(
     sim: &SimParams,
     layers: u32,
     p: Vec2,
-    planets: &[PlanetInfo],
-    planes: &[PlaneInfo],
+    c: &Colliders,
     radius: f32,
 ) -> Option<(Vec2, f32, u32)> {
     let mut best = (Vec2::ZERO, 0.0f32, u32::MAX);
     for k in 0..sim.num_planets + sim.num_planes {
-        let (n, depth) = collider_contact(sim, k, layers, p, planets, planes, radius);
+        let (n, depth) = collider_contact(sim, k, layers, p, c.planets, c.planes, radius);
         if depth > best.1 {
             best = (n, depth, k);
         }
     }
+    let (n, depth) = terrain_contact(c.terrain, layers, p, radius);
+    if depth > best.1 {
+        best = (n, depth, TERRAIN_COLLIDER);
+    }
     (best.1 > 0.0).then_some(best)
+}
+
+/// The colliders a point meets: planets, half-planes and terrain.
+#[derive(Clone, Copy)]
+pub struct Colliders<'a> {
+    pub planets: &'a [PlanetInfo],
+    pub planes: &'a [PlaneInfo],
+    pub terrain: &'a PackedTerrain,
 }
 
 /// The velocity of collider `k`'s surface at `p`, a point on or near it
@@ -80,6 +94,10 @@ pub fn collider_velocity(
     if k < sim.num_planets {
         let planet = &planets[k as usize];
         return v2(planet.velocity) + perp(p - v2(planet.center)) * planet.spin;
+    }
+    if k >= sim.num_planets + sim.num_planes {
+        // The terrain does not move.
+        return Vec2::ZERO;
     }
     let plane = &planes[(k - sim.num_planets) as usize];
     v2(plane.velocity) + perp(p - v2(plane.pivot)) * plane.spin
@@ -130,8 +148,7 @@ pub fn collide(
     sim: &SimParams,
     info: &[PointInfo],
     materials: &[MaterialInfo],
-    planets: &[PlanetInfo],
-    planes: &[PlaneInfo],
+    colliders: Colliders,
     pos: &mut [[f32; 2]],
     vel: &mut [[f32; 2]],
     parallel: bool,
@@ -148,7 +165,7 @@ pub fn collide(
             }
             let p = v2(*pos);
             let Some((n, depth, k)) =
-                deepest_contact(sim, pi.layers, p, planets, planes, sim.point_radius)
+                deepest_contact(sim, pi.layers, p, &colliders, sim.point_radius)
             else {
                 return;
             };
@@ -161,7 +178,7 @@ pub fn collide(
             };
             let v = v2(*vel);
             // Relative to the collider's surface, which a kinematic one moves.
-            let vrel = v - collider_velocity(sim, k, p, planets, planes);
+            let vrel = v - collider_velocity(sim, k, p, colliders.planets, colliders.planes);
             let threshold = collider_threshold(sim, vrel, n, depth);
             let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
             *pos = (p + n * depth + dp).to_array();

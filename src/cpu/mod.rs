@@ -23,6 +23,7 @@ pub mod shape_match;
 pub mod sleep;
 mod solver;
 mod springs;
+pub mod terrain;
 
 pub use collide::collide;
 pub use integrate::integrate;

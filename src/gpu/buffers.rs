@@ -31,6 +31,12 @@ pub struct Buffers {
     pub impact_inv_mass: wgpu::Buffer,
     /// Planets and half-planes (`Colliders`), a uniform buffer.
     pub colliders: wgpu::Buffer,
+    /// The terrain (`shaders/terrain.wgsl`): its grid (a uniform
+    /// `TerrainGrid`), its segments and the cells' lists; one zeroed
+    /// element each without terrain.
+    pub terrain_grid: wgpu::Buffer,
+    pub terrain_segments: wgpu::Buffer,
+    pub terrain_cells: wgpu::Buffer,
     pub state: [wgpu::Buffer; 2],
     pub frames: wgpu::Buffer,
     /// Each body's area dilation rate and the inflation its area term
@@ -285,6 +291,21 @@ impl Buffers {
                     | wgpu::BufferUsages::COPY_DST
                     | wgpu::BufferUsages::COPY_SRC,
             }),
+            terrain_grid: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("terrain grid"),
+                contents: bytemuck::bytes_of(&packed.terrain.grid),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            }),
+            terrain_segments: init(
+                "terrain segments",
+                bytes_or_zero(&packed.terrain.segments),
+                storage | wgpu::BufferUsages::COPY_SRC,
+            ),
+            terrain_cells: init(
+                "terrain cells",
+                bytes_or_zero(&packed.terrain.cells),
+                storage,
+            ),
             state: [
                 init("state0", initial_state.clone(), state),
                 init("state1", initial_state.clone(), state),
@@ -350,6 +371,16 @@ impl Buffers {
         ]
     }
 
+    /// The terrain's bindings in the modules that hold
+    /// `shaders/terrain.wgsl`.
+    pub fn terrain_bindings(&self) -> [(u32, &wgpu::Buffer); 3] {
+        [
+            (40, &self.terrain_grid),
+            (41, &self.terrain_segments),
+            (42, &self.terrain_cells),
+        ]
+    }
+
     /// Writes new uniform parameters.
     pub fn write_sim(&self, queue: &wgpu::Queue, sim: &SimParams) {
         queue.write_buffer(&self.sim, 0, bytemuck::bytes_of(sim));
@@ -372,6 +403,9 @@ impl Buffers {
             &self.point_members,
             &self.body_order,
             &self.colliders,
+            &self.terrain_grid,
+            &self.terrain_segments,
+            &self.terrain_cells,
             &self.state[0],
             &self.state[1],
             &self.frames,

@@ -21,6 +21,8 @@ pub struct ColliderCounts {
     /// `MOVING_COLLIDERS`): only then do contacts read a collider's
     /// velocity and does each substep start by posing the colliders.
     pub moving: bool,
+    /// Whether the world has terrain (WGSL `HAS_TERRAIN`).
+    pub terrain: bool,
 }
 
 impl ColliderCounts {
@@ -30,6 +32,7 @@ impl ColliderCounts {
             planes: p.planes.len() as u32,
             scaled_gravity: p.gravity_scale.iter().any(|&g| g != 1.0),
             moving: p.planets.iter().any(|c| c.moves()) || p.planes.iter().any(|c| c.moves()),
+            terrain: !p.terrain.segments.is_empty(),
         }
     }
 
@@ -40,6 +43,7 @@ impl ColliderCounts {
             ("NUM_PLANETS", self.planets as f64),
             ("NUM_PLANES", self.planes as f64),
             ("MOVING_COLLIDERS", f64::from(u8::from(self.moving))),
+            ("HAS_TERRAIN", f64::from(u8::from(self.terrain))),
         ]
     }
 
@@ -74,6 +78,7 @@ impl Collide {
                     (3, &b.colliders),
                     (4, &b.state[s]),
                 ];
+                e.extend(b.terrain_bindings());
                 // Only the fused kernel integrates (WGSL `gravity_at`).
                 if scales {
                     e.push((5, &b.gravity_scale));

@@ -20,6 +20,7 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/integrate.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -28,6 +29,7 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/collide.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -38,6 +40,7 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/shape_match.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -61,7 +64,8 @@ pub const STAGES: &[(&str, &str)] = &[
         "sleep",
         concat!(
             include_str!("../../shaders/sleep.wgsl"),
-            include_str!("../../shaders/colliders.wgsl")
+            include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/terrain.wgsl")
         ),
     ),
     (
@@ -78,6 +82,7 @@ pub const STAGES: &[(&str, &str)] = &[
 /// `.wgsl`.
 pub const FRAGMENTS: &[(&str, &str)] = &[
     ("colliders", include_str!("../../shaders/colliders.wgsl")),
+    ("terrain", include_str!("../../shaders/terrain.wgsl")),
     (
         "collide_point",
         include_str!("../../shaders/collide_point.wgsl"),

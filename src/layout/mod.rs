@@ -634,4 +634,6 @@ impl ContactHit {
 }
 
 mod driving;
+mod terrain;
 pub use driving::*;
+pub use terrain::*;

@@ -251,6 +251,15 @@ impl Packed {
     /// with the world's parameters; `set_params` and
     /// `GpuSolver::from_packed` cannot.
     fn contact_misfit(&self, params: &Params) -> Option<(&'static str, String)> {
+        if !self.terrain.segments.is_empty() && params.point_radius > self.terrain.radius {
+            return Some((
+                "point_radius",
+                format!(
+                    "the terrain's cells were listed for points of {} m",
+                    self.terrain.radius
+                ),
+            ));
+        }
         let on = params.body_collisions;
         if on != self.packed_body_collisions {
             return Some((

@@ -394,6 +394,7 @@ impl Packed {
     fn pack_colliders(&mut self, world: &World) {
         self.planets = world.planets().iter().map(PlanetInfo::from).collect();
         self.planes = world.planes().iter().map(PlaneInfo::from).collect();
+        self.terrain = super::PackedTerrain::build(world.terrains(), &world.params);
     }
 
     /// Per-point records, body order, rod count and the uniform counts, from the

@@ -136,6 +136,9 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         })
         .collect();
     h.slice("planes", &planes);
+    if !packed.terrain.segments.is_empty() {
+        h.slice("terrain", &packed.terrain.segments);
+    }
     if packed.planets.iter().any(PlanetInfo::moves) {
         let motions: Vec<[f32; 3]> = packed
             .planets

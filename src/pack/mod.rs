@@ -17,9 +17,11 @@ mod hash;
 mod items;
 mod params;
 mod stability;
+mod terrain;
 pub use hash::scene_hash;
 pub use params::{ParamChange, sim_params};
 pub use stability::Stability;
+pub use terrain::{PackedTerrain, thickness as terrain_thickness};
 
 impl From<&Planet> for PlanetInfo {
     fn from(p: &Planet) -> Self {
@@ -216,6 +218,8 @@ pub struct Packed {
     pub impact_inv_mass: Vec<f32>,
     pub planets: Vec<PlanetInfo>,
     pub planes: Vec<PlaneInfo>,
+    /// The terrain polylines' segments and their grid.
+    pub terrain: PackedTerrain,
     /// Number of rods (the rod stage is skipped when zero).
     pub num_rods: u32,
     /// Body-body collisions: each point's assembly and filter.

@@ -155,6 +155,16 @@ impl Scene {
                 })
                 .map_err(|e| at(format!("planes[{i}]"), e))?;
         }
+        for (i, t) in self.terrain.iter().enumerate() {
+            world
+                .add_terrain(crate::world::Terrain {
+                    points: t.points.iter().map(|&p| v2(p)).collect(),
+                    closed: t.closed,
+                    layers: t.layers,
+                    thickness: t.thickness,
+                })
+                .map_err(|e| at(format!("terrain[{i}]"), e))?;
+        }
         for (i, p) in self.points.iter().enumerate() {
             world
                 .add_point(

@@ -181,6 +181,7 @@ from_object!(
     MaterialSpec,
     PlanetSpec,
     PlaneSpec,
+    TerrainSpec,
     PointSpec,
     SpringSpec,
     BodySpec,
@@ -207,6 +208,9 @@ pub struct Scene {
     pub planets: Vec<PlanetSpec>,
     #[serde(default, deserialize_with = "present")]
     pub planes: Vec<PlaneSpec>,
+    /// Terrain polylines.
+    #[serde(default, deserialize_with = "present")]
+    pub terrain: Vec<TerrainSpec>,
     /// Points `0 .. points.len()`; generated points follow them.
     #[serde(default, deserialize_with = "present")]
     pub points: Vec<PointSpec>,
@@ -276,6 +280,7 @@ fn item_field(e: &WorldError) -> (Option<Item>, Option<&'static str>) {
         | WorldError::SelfSpring { item, .. }
         | WorldError::DegenerateBody { item, .. }
         | WorldError::ZeroNormal { item }
+        | WorldError::DegenerateTerrain { item, .. }
         | WorldError::UnknownHandle { item, .. }
         | WorldError::NotPinned { item, .. } => (Some(*item), None),
         _ => (None, None),

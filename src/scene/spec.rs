@@ -129,6 +129,20 @@ pub struct PlaneSpec {
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
+pub struct TerrainSpec {
+    /// The vertices, m.
+    pub points: Vec<V2>,
+    #[serde(default, deserialize_with = "present")]
+    pub closed: bool,
+    #[serde(default = "all_layers", deserialize_with = "present")]
+    pub layers: u32,
+    /// How deep behind a segment a point still counts as inside, m.
+    #[serde(default, deserialize_with = "some")]
+    pub thickness: Option<f32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct PointSpec {
     pub pos: V2,
     #[serde(default, deserialize_with = "present")]

@@ -43,6 +43,10 @@ handle!(
     PlaneHandle
 );
 handle!(
+    /// A terrain polyline of a [`World`].
+    TerrainHandle
+);
+handle!(
     /// A material of a [`World`]. Material 0 always exists: it follows
     /// [`Params::elasticity`] and [`Params::friction`].
     MaterialHandle

@@ -18,11 +18,13 @@ use crate::validate::{
 mod items;
 mod keys;
 mod removal;
+mod terrain;
 mod transaction;
 
 pub use items::*;
 pub use keys::{BodyKey, PointKey};
 pub use removal::{Remap, Removal};
+pub use terrain::{TERRAIN_THICKNESS_RADII, Terrain};
 pub use transaction::Transaction;
 
 /// Largest number of points, springs, bodies or memberships: indices are u32
@@ -65,6 +67,7 @@ pub struct World {
     rest_shapes: Vec<Vec<Vec2>>,
     planets: Vec<Planet>,
     planes: Vec<HalfPlane>,
+    terrains: Vec<Terrain>,
     materials: Vec<Material>,
     /// Lasting names of the points and bodies (`keys.rs`).
     point_keys: keys::Keys,
@@ -108,6 +111,7 @@ impl World {
             rest_shapes: Vec::new(),
             planets: Vec::new(),
             planes: Vec::new(),
+            terrains: Vec::new(),
             materials: vec![Material::DEFAULT],
             point_keys: Default::default(),
             body_keys: Default::default(),

@@ -268,6 +268,7 @@ fn scenes() -> Vec<Scene> {
         ("degenerate", degenerate, Some(pos)),
         ("landings", landing_world(), None),
         ("gravity-fields", gravity_world(), None),
+        ("terrain", terrain_world(), None),
     ]
 }
 
@@ -310,6 +311,61 @@ fn gravity_world() -> World {
     let a = world.add_point(Point::new(Vec2::new(7.0, 1.0))).unwrap();
     let b = world
         .add_point(Point::new(Vec2::new(8.0, 1.5)).vel(Vec2::new(0.0, 1.0)))
+        .unwrap();
+    world
+        .add_spring(Spring::new(a, b).kind(SpringKind::Rod))
+        .unwrap();
+    world
+}
+
+/// A zigzag ground and a closed rock of terrain with boxes landing on
+/// both, free points in front of, behind and at the vertices of its
+/// segments, and a rod: the terrain's contacts in every kernel that
+/// collides.
+fn terrain_world() -> World {
+    let mut world = World::default();
+    let ground = vec![
+        Vec2::new(8.0, 0.0),
+        Vec2::new(4.0, 1.0),
+        Vec2::new(0.0, -0.5),
+        Vec2::new(-4.0, 1.0),
+        Vec2::new(-8.0, 0.0),
+    ];
+    world.add_terrain(Terrain::new(ground.clone())).unwrap();
+    world
+        .add_terrain(
+            Terrain::new(vec![
+                Vec2::new(-1.0, 3.0),
+                Vec2::new(1.0, 3.0),
+                Vec2::new(0.0, 4.0),
+            ])
+            .closed()
+            .thickness(0.3),
+        )
+        .unwrap();
+    for k in 0..8 {
+        let x = -6.0 + 1.6 * k as f32;
+        BoxShape::new(Vec2::new(x, 1.6 + 0.1 * k as f32), Vec2::splat(0.4))
+            .rotation(0.3 * k as f32)
+            .style(ShapeStyle::new().vel(Vec2::new(0.5, -2.0)))
+            .build(&mut world)
+            .unwrap();
+    }
+    for (k, v) in ground.iter().enumerate() {
+        for d in [
+            Vec2::new(0.0, 0.01),
+            Vec2::new(0.0, -0.05),
+            Vec2::new(0.3, 0.0),
+        ] {
+            world
+                .add_point(Point::new(*v + d).vel(Vec2::new(0.2 * k as f32 - 0.4, -1.0)))
+                .unwrap();
+        }
+    }
+    world.add_point(Point::new(Vec2::new(0.0, 3.3))).unwrap();
+    let a = world.add_point(Point::new(Vec2::new(2.0, 2.0))).unwrap();
+    let b = world
+        .add_point(Point::new(Vec2::new(2.6, 2.4)).vel(Vec2::new(0.0, 1.0)))
         .unwrap();
     world
         .add_spring(Spring::new(a, b).kind(SpringKind::Rod))

@@ -40,6 +40,7 @@ mod shape_match;
 mod sleep;
 mod springs;
 mod step;
+mod terrain;
 
 use common::centroid;
 use softbody::prelude::*;

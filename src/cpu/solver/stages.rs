@@ -38,12 +38,16 @@ impl CpuSolver {
     /// Stage 2 alone.
     pub fn stage_collide(&mut self) {
         let p = &mut self.packed;
+        let colliders = collide::Colliders {
+            planets: &p.planets,
+            planes: &p.planes,
+            terrain: &p.terrain,
+        };
         collide(
             &p.sim,
             &self.info,
             &p.materials,
-            &p.planets,
-            &p.planes,
+            colliders,
             &mut p.pos,
             &mut p.vel,
             self.spread,

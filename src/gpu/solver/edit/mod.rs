@@ -458,7 +458,9 @@ impl GpuSolver {
             && frames_bytes <= self.buffers.frames.size()
             && 8 * new.bodies.len() as u64 <= self.buffers.dilation.size()
             && 16 * new.bodies.len() as u64 <= self.buffers.impact_sums.size()
-            && plane_impacts_bytes(new.bodies.len()) <= self.buffers.plane_impacts.size();
+            && plane_impacts_bytes(new.bodies.len()) <= self.buffers.plane_impacts.size()
+            // New terrain gets new buffers (and bind groups) whole.
+            && old.terrain == new.terrain;
         if fits {
             for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
                 report.bytes_uploaded += write_changed(queue, t, o, n);
