@@ -21,6 +21,28 @@
 @group(0) @binding(4) var<uniform> colliders: Colliders;
 @group(0) @binding(5) var<storage, read> rays: array<RayQuery>;
 @group(0) @binding(6) var<storage, read_write> hits: array<RayHitRecord>;
+// The terrain's segments (one zeroed stand-in without terrain) and their
+// count.
+@group(0) @binding(12) var<storage, read> segments: array<SegmentInfo>;
+@group(0) @binding(13) var<uniform> terrain: TerrainGrid;
+
+// Where a ray enters terrain segment `s` from its open side, or -1: a ray
+// from behind it, or along it, does not see it. CPU mirror:
+// cpu::query::segment_entry.
+fn segment_entry(s: SegmentInfo, origin: vec2<f32>, dir: vec2<f32>) -> f32 {
+    let toward = dot(s.normal, dir);
+    let above = dot(s.normal, origin - s.a);
+    if (!(above > 0.0 && toward < 0.0)) {
+        return -1.0;
+    }
+    let tp = -above / toward;
+    let ab = s.b - s.a;
+    let u = dot(origin + tp * dir - s.a, ab) / dot(ab, ab);
+    if (u >= 0.0 && u <= 1.0) {
+        return tp;
+    }
+    return -1.0;
+}
 // The bodies with an outline of 3 points or more (Packed::colliders).
 @group(0) @binding(7) var<storage, read> body_list: array<u32>;
 
@@ -46,6 +68,7 @@ const RAY_NONE: u32 = 0u;
 const RAY_BODY: u32 = 1u;
 const RAY_PLANET: u32 = 2u;
 const RAY_PLANE: u32 = 3u;
+const RAY_TERRAIN: u32 = 4u;
 const QUERY_THREADS: u32 = 64u;
 // No hit yet: the bits of +inf.
 const FAR: u32 = 0x7f800000u;
@@ -171,6 +194,13 @@ fn cast_rays(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg:
             if (tp <= r.max && tp < hit.t) {
                 hit = RayHitRecord(tp, RAY_PLANE, k, 0u, r.origin + tp * r.dir, p.normal);
             }
+        }
+    }
+    for (var k = 0u; k < terrain.num_segments; k++) {
+        let sg = segments[k];
+        let tp = segment_entry(sg, r.origin, r.dir);
+        if (tp >= 0.0 && tp <= r.max && tp < hit.t) {
+            hit = RayHitRecord(tp, RAY_TERRAIN, k, 0u, r.origin + tp * r.dir, sg.normal);
         }
     }
     hits[q] = hit;

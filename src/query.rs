@@ -25,7 +25,7 @@
 use glam::Vec2;
 
 use crate::error::{Item, WorldError};
-use crate::layout::{RAY_BODY, RAY_PLANE, RAY_PLANET, RayHitRecord, RayQuery};
+use crate::layout::{RAY_BODY, RAY_PLANE, RAY_PLANET, RAY_TERRAIN, RayHitRecord, RayQuery};
 use crate::validate::{check_position, check_vec_within};
 use crate::world::{BodyHandle, MAX_STATE};
 
@@ -88,6 +88,9 @@ pub enum Hit {
     Planet(u32),
     /// A half-plane, by index.
     Plane(u32),
+    /// A terrain segment, by its index among all terrain's segments (the
+    /// polylines' in order, each's in order), seen from its open side.
+    Terrain(u32),
 }
 
 /// Where a ray hit first: what, the point, the surface's unit normal
@@ -106,6 +109,7 @@ pub(crate) fn decode(r: &RayHitRecord) -> Option<RayHit> {
         RAY_BODY => Hit::Body(BodyHandle(r.index)),
         RAY_PLANET => Hit::Planet(r.index),
         RAY_PLANE => Hit::Plane(r.index),
+        RAY_TERRAIN => Hit::Terrain(r.index),
         _ => return None,
     };
     Some(RayHit {

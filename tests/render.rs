@@ -646,3 +646,39 @@ fn a_moving_planet_is_drawn_where_it_is() {
     );
     assert_ne!(colour(&start, old), colour(&start, new));
 }
+
+/// Terrain is drawn: its solid side shows the ground's colour to its
+/// thickness, its open side the background.
+#[test]
+fn terrain_is_drawn() {
+    let Some(ctx) = gpu() else { return };
+    let mut world = World::default();
+    world
+        .add_terrain(
+            Terrain::new(vec![
+                Vec2::new(5.0, 1.0),
+                Vec2::new(0.0, 1.5),
+                Vec2::new(-5.0, 1.0),
+            ])
+            .thickness(1.0),
+        )
+        .unwrap();
+    let opts = reference_options();
+    let cam = opts.camera.unwrap();
+    let img =
+        simulate_and_render(&ctx.device, &ctx.queue, &world, 0, REFERENCE_SIZE, &opts).unwrap();
+    let colour = |at: Vec2| {
+        let px = cam.world_to_screen(at, REFERENCE_SIZE);
+        let i = (px.y as usize * REFERENCE_SIZE.0 as usize + px.x as usize) * 4;
+        [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]]
+    };
+    let (solid, open) = (colour(Vec2::new(0.3, 1.0)), colour(Vec2::new(0.3, 2.5)));
+    eprintln!("solid {solid:?}, open {open:?}");
+    // The half-planes' ground colour is bluish grey, brighter than the
+    // background.
+    assert!(
+        solid.iter().map(|&c| c as u32).sum::<u32>()
+            > open.iter().map(|&c| c as u32).sum::<u32>() + 60
+    );
+    img.write_png(&out_dir().join("terrain.png")).unwrap();
+}

@@ -65,8 +65,9 @@ struct View {
 @group(0) @binding(4) var<storage, read> members: array<Member>;
 // Per fill triangle, its body's colour, packed RGBA8 (sRGB-encoded).
 @group(0) @binding(5) var<storage, read> fill_colors: array<u32>;
-@group(0) @binding(6) var<storage, read> planets: array<PlanetInfo>;
-@group(0) @binding(7) var<storage, read> planes: array<PlaneInfo>;
+// The solver's collider table (moving ones posed) and terrain segments.
+@group(0) @binding(6) var<storage, read> colliders: Colliders;
+@group(0) @binding(7) var<storage, read> segments: array<SegmentInfo>;
 // Fill triangles: see `FillVarying` below.
 @group(0) @binding(8) var<storage, read> fill: array<u32>;
 
@@ -264,7 +265,7 @@ struct PlanetVarying {
 
 @vertex
 fn vs_planet(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> PlanetVarying {
-    let planet = planets[i];
+    let planet = colliders.planets[i];
     let r = max(planet.radius, view.metres_per_pixel);
     let q = r + 2.0 * view.metres_per_pixel;
     return PlanetVarying(to_clip(planet.center + corner(v) * q), corner(v) * (q / r), r / view.metres_per_pixel, i);
@@ -331,7 +332,7 @@ struct PlaneVarying {
 // the view needs; the rasteriser clips it.
 @vertex
 fn vs_plane(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> PlaneVarying {
-    let plane = planes[i];
+    let plane = colliders.planes[i];
     let n = plane.normal;
     let t = perp(n);
     let above = dot(n, view.center) - plane.offset;
@@ -345,6 +346,18 @@ fn vs_plane(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> P
     let uv = corner(v) * 0.5 + 0.5;
     let p = c0 + t * (uv.x * 2.0 - 1.0) * along + n * mix(out, -deep, uv.y);
     return PlaneVarying(to_clip(p), dot(n, p) - plane.offset);
+}
+
+// A terrain segment: a quad from its face into the solid side, as deep as
+// its thickness (what a point is pushed out of), drawn as a half-plane is.
+@vertex
+fn vs_segment(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> PlaneVarying {
+    let s = segments[i];
+    let n = s.normal;
+    let out = 2.0 * view.metres_per_pixel;
+    let uv = corner(v) * 0.5 + 0.5;
+    let p = mix(s.a, s.b, uv.x) + n * mix(out, -s.thickness, uv.y);
+    return PlaneVarying(to_clip(p), dot(n, p - s.a));
 }
 
 @fragment

@@ -6,8 +6,8 @@ use glam::Vec2;
 
 use super::v2;
 use crate::layout::{
-    BodyOutline, PlaneInfo, PlanetInfo, RAY_BODY, RAY_NONE, RAY_PLANE, RAY_PLANET, RayHitRecord,
-    RayQuery, SimParams,
+    BodyOutline, PlaneInfo, PlanetInfo, RAY_BODY, RAY_NONE, RAY_PLANE, RAY_PLANET, RAY_TERRAIN,
+    RayHitRecord, RayQuery, SegmentInfo, SimParams,
 };
 
 /// What a ray cast reads.
@@ -21,6 +21,8 @@ pub struct Scene<'a> {
     pub bodies: &'a [u32],
     pub planets: &'a [PlanetInfo],
     pub planes: &'a [PlaneInfo],
+    /// The terrain's segments.
+    pub segments: &'a [SegmentInfo],
 }
 
 fn cross2(a: Vec2, b: Vec2) -> f32 {
@@ -148,7 +150,38 @@ pub fn cast(s: &Scene, r: &RayQuery) -> RayHitRecord {
             }
         }
     }
+    for (k, sg) in s.segments.iter().enumerate() {
+        if let Some(tp) = segment_entry(sg, origin, dir)
+            && tp <= r.max
+            && tp < hit.t
+        {
+            hit = RayHitRecord {
+                t: tp,
+                kind: RAY_TERRAIN,
+                index: k as u32,
+                point: (origin + tp * dir).to_array(),
+                normal: sg.normal,
+                ..Default::default()
+            };
+        }
+    }
     hit
+}
+
+/// Where a ray from `origin` along `dir` enters terrain segment `s` from
+/// its open side (WGSL `segment_entry`): a ray from behind it, or along
+/// it, does not see it.
+fn segment_entry(s: &SegmentInfo, origin: Vec2, dir: Vec2) -> Option<f32> {
+    let (a, b, n) = (v2(s.a), v2(s.b), v2(s.normal));
+    let toward = n.dot(dir);
+    let above = n.dot(origin - a);
+    if !(above > 0.0 && toward < 0.0) {
+        return None;
+    }
+    let tp = -above / toward;
+    let ab = b - a;
+    let u = (origin + tp * dir - a).dot(ab) / ab.dot(ab);
+    (0.0..=1.0).contains(&u).then_some(tp)
 }
 
 /// WGSL `holds`: whether outline `o` holds `p` (crossing number).

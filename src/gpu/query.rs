@@ -81,7 +81,13 @@ impl Query {
         hits: &wgpu::Buffer,
         count: u32,
     ) {
-        let extra = [(4, &scene.b.colliders), (5, rays), (6, hits)];
+        let extra = [
+            (4, &scene.b.colliders),
+            (5, rays),
+            (6, hits),
+            (12, &scene.b.terrain_segments),
+            (13, &scene.b.terrain_grid),
+        ];
         Self::record(device, encoder, &self.cast, scene, &extra, (count, 1));
     }
 

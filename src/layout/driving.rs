@@ -86,6 +86,8 @@ pub const RAY_BODY: u32 = 1;
 pub const RAY_PLANET: u32 = 2;
 /// The ray hit half-plane `index`.
 pub const RAY_PLANE: u32 = 3;
+/// The ray hit terrain segment `index` (of all terrain's, in order).
+pub const RAY_TERRAIN: u32 = 4;
 /// Threads of a ray's workgroup in the query kernel (WGSL
 /// `QUERY_THREADS`): each tests every such-numbered body.
 pub const QUERY_THREADS: u32 = 64;

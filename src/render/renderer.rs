@@ -10,7 +10,6 @@ use super::camera::Camera;
 use super::shaders;
 use super::topology::{OUTLINE_EDGE, Topology};
 use crate::gpu::GpuSolver;
-use crate::layout::{MAX_PLANES, MAX_PLANETS, PlaneInfo, PlanetInfo};
 
 /// Point index meaning "none" in [`ViewUniform::highlight`].
 pub const NONE: u32 = u32::MAX;
@@ -158,11 +157,13 @@ struct Scene {
     num_points: u32,
     num_planets: u32,
     num_planes: u32,
+    num_segments: u32,
 }
 
 struct Pipelines {
     grid: wgpu::RenderPipeline,
     planes: wgpu::RenderPipeline,
+    segments: wgpu::RenderPipeline,
     planets: wgpu::RenderPipeline,
     fill: wgpu::RenderPipeline,
     springs: wgpu::RenderPipeline,
@@ -304,6 +305,7 @@ impl Renderer {
         let pipelines = Pipelines {
             grid: make("vs_grid", "fs_color", LineList, false),
             planes: make("vs_plane", "fs_plane", TriangleList, true),
+            segments: make("vs_segment", "fs_plane", TriangleList, true),
             planets: make("vs_planet", "fs_planet", TriangleList, true),
             fill: make("vs_fill", "fs_fill", TriangleList, true),
             springs: make("vs_spring", "fs_color", LineList, true),
@@ -395,25 +397,17 @@ impl Renderer {
             })
             .collect();
         // The planets and half-planes from the solver's own table, where
-        // moving ones are posed every substep: its two arrays, each bound
-        // at its capacity.
-        let table = solver.colliders_buffer();
-        let planets_bytes = (MAX_PLANETS * std::mem::size_of::<PlanetInfo>()) as u64;
-        let planes_bytes = (MAX_PLANES * std::mem::size_of::<PlaneInfo>()) as u64;
-        for (binding, offset, size) in [(6, 0, planets_bytes), (7, planets_bytes, planes_bytes)] {
+        // moving ones are posed every substep, and its terrain.
+        for (binding, buffer) in [
+            (6, solver.colliders_buffer()),
+            (7, solver.terrain_segments_buffer()),
+            (8, &fill),
+        ] {
             entries.push(wgpu::BindGroupEntry {
                 binding,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: table,
-                    offset,
-                    size: wgpu::BufferSize::new(size),
-                }),
+                resource: buffer.as_entire_binding(),
             });
         }
-        entries.push(wgpu::BindGroupEntry {
-            binding: 8,
-            resource: fill.as_entire_binding(),
-        });
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("softbody draw"),
             layout: &self.layout,
@@ -430,6 +424,7 @@ impl Renderer {
             num_points: topology.num_points,
             num_planets: topology.planets.len() as u32,
             num_planes: topology.planes.len() as u32,
+            num_segments: solver.packed().terrain.segments.len() as u32,
         });
         Ok(())
     }
@@ -578,6 +573,10 @@ impl Renderer {
         if scene.num_planes > 0 {
             pass.set_pipeline(&p.planes);
             pass.draw(0..6, 0..scene.num_planes);
+        }
+        if scene.num_segments > 0 {
+            pass.set_pipeline(&p.segments);
+            pass.draw(0..6, 0..scene.num_segments);
         }
         if scene.num_planets > 0 {
             pass.set_pipeline(&p.planets);

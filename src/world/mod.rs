@@ -162,9 +162,9 @@ impl World {
     pub fn planes(&self) -> &[HalfPlane] {
         &self.planes
     }
-    /// The box `(min, max)` around every point and planet whose position
-    /// (a planet's centre) `keep` accepts, planets whole; half-planes are
-    /// unbounded and left out. `None` when nothing is kept.
+    /// The box `(min, max)` around every point, planet and terrain vertex
+    /// whose position (a planet's centre) `keep` accepts, planets whole;
+    /// half-planes are unbounded and left out. `None` when nothing is kept.
     pub fn bounds(&self, keep: impl Fn(Vec2) -> bool) -> Option<(Vec2, Vec2)> {
         let mut min = Vec2::splat(f32::INFINITY);
         let mut max = Vec2::splat(f32::NEG_INFINITY);
@@ -175,6 +175,15 @@ impl World {
         for planet in self.planets.iter().filter(|p| keep(p.center)) {
             min = min.min(planet.center - Vec2::splat(planet.radius));
             max = max.max(planet.center + Vec2::splat(planet.radius));
+        }
+        for p in self
+            .terrains
+            .iter()
+            .flat_map(|t| &t.points)
+            .filter(|p| keep(**p))
+        {
+            min = min.min(*p);
+            max = max.max(*p);
         }
         (min.x <= max.x).then_some((min, max))
     }

@@ -272,3 +272,54 @@ fn gpu_places(
     }
     (a.unwrap().unwrap(), b.unwrap().unwrap())
 }
+
+/// Rays against terrain: a ray from above a valley's slope meets it at
+/// the distance and with the normal geometry says (1e-4), a ray from
+/// below (behind it) passes through, and a ray past a segment's end
+/// meets the next one, on both paths.
+#[test]
+fn rays_hit_terrain_from_its_open_side() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    // Right to left, solid below: a slope down to the floor at y = 0.
+    world
+        .add_terrain(Terrain::new(vec![
+            Vec2::new(6.0, 4.0),
+            Vec2::new(2.0, 0.0),
+            Vec2::new(-2.0, 0.0),
+        ]))
+        .unwrap();
+    let slope_n = Vec2::new(-1.0, 1.0).normalize();
+    let rays = [
+        // Straight down onto the slope at x = 4: y = 2 there.
+        Ray::new(Vec2::new(4.0, 5.0), Vec2::new(0.0, -1.0), 10.0),
+        // From below the floor, up: behind it, nothing.
+        Ray::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0), 10.0),
+        // Down onto the floor at x = -1.
+        Ray::new(Vec2::new(-1.0, 3.0), Vec2::new(0.0, -1.0), 10.0),
+    ];
+    let expected: [Expected; 3] = [
+        Some((Hit::Terrain(0), 3.0, slope_n)),
+        None,
+        Some((Hit::Terrain(1), 3.0, Vec2::Y)),
+    ];
+    let check = |name: &str, got: &[Option<RayHit>]| {
+        for (k, (g, e)) in got.iter().zip(&expected).enumerate() {
+            match (g, e) {
+                (None, None) => {}
+                (Some(h), Some((what, t, n))) => {
+                    assert_eq!(h.what, *what, "{name} ray {k}");
+                    assert!((h.distance - t).abs() < 1e-4, "{name} ray {k}: {h:?}");
+                    assert!((h.normal - *n).length() < 1e-4, "{name} ray {k}: {h:?}");
+                }
+                _ => panic!("{name} ray {k}: got {g:?}, expected {e:?}"),
+            }
+        }
+    };
+    let cpu = CpuSolver::new(&world).unwrap();
+    check("cpu", &cpu.cast_rays(&rays).unwrap());
+    if let Some(ctx) = gpu() {
+        let g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        check("gpu", &gpu_cast(&ctx, &g, &rays));
+    }
+}

@@ -20,6 +20,7 @@ impl CpuSolver {
             bodies: &p.colliders,
             planets: &p.planets,
             planes: &p.planes,
+            segments: &p.terrain.segments,
         }
     }
 

@@ -339,6 +339,12 @@ impl GpuSolver {
         &self.buffers.colliders
     }
 
+    /// The terrain's segments (`layout::SegmentInfo`; one zeroed element
+    /// without terrain, the count in [`packed`](Self::packed)).
+    pub fn terrain_segments_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.terrain_segments
+    }
+
     /// Body memberships (`Member`: rest offset, point index, the point's
     /// weight), body by body in member order.
     pub fn members_buffer(&self) -> &wgpu::Buffer {
