@@ -163,6 +163,16 @@ impl Solver {
         }
     }
 
+    /// Follows items appended to `world` since the solver was built or
+    /// last synced (`CpuSolver::sync`, `GpuSolver::sync`). Bodies appended
+    /// at the same parameters leave what sleeps asleep.
+    pub fn sync(&mut self, world: &crate::world::World) -> Result<(), SolverError> {
+        match self {
+            Self::Cpu(s) => Ok(s.sync(world)?),
+            Self::Gpu { ctx, solver } => solver.sync(&ctx.device, &ctx.queue, world).map(|_| ()),
+        }
+    }
+
     /// Queues a command for the start of the next step ([`crate::commands`]).
     pub fn queue(&mut self, command: crate::commands::Command) -> Result<(), SolverError> {
         match self {

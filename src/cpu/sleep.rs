@@ -221,3 +221,26 @@ pub fn sleeping_points(info: &[PointInfo], own: &[PointInfo]) -> usize {
 pub fn awake_points(info: &[PointInfo]) -> usize {
     info.iter().filter(|p| p.inv_mass != 0.0).count()
 }
+
+/// Whether an edit that appended points `from..` to `old`, giving `new`,
+/// keeps what slept asleep: sleeping is on, and the points there already
+/// keep their assemblies and inverse masses (a new point joined to an old
+/// assembly wakes that assembly, [`joined_assemblies`]). The new points
+/// start awake; the old ones wake when something touches them.
+pub fn keeps_sleeping(old: &crate::pack::Packed, new: &crate::pack::Packed, from: usize) -> bool {
+    let (o, n) = (old.sleep_points(), new.sleep_points());
+    new.sim.sleep_steps > 0 && o.len() == from && n.len() >= from && o[..] == n[..from]
+}
+
+/// The old assemblies (roots below `from`) that appended points `from..`
+/// joined, in order without repeats.
+pub fn joined_assemblies(points: &[SleepPoint], from: usize) -> Vec<u32> {
+    let mut roots: Vec<u32> = points[from..]
+        .iter()
+        .map(|p| p.group)
+        .filter(|&g| (g as usize) < from)
+        .collect();
+    roots.sort_unstable();
+    roots.dedup();
+    roots
+}

@@ -656,3 +656,60 @@ fn touch_wakes_what_a_moved_support_held_as_on_the_cpu() {
         0
     );
 }
+
+/// A box spawned (appended and synced) above a sleeping pile wakes only
+/// its neighbourhood: rows of 120 boxes and hubless rings asleep on a
+/// floor, a box dropped on one end wakes fewer than 12 bodies over 2 s and
+/// comes to rest on top, while the far end sleeps on, on both paths.
+/// Before, every sync woke every body.
+#[test]
+fn a_body_spawned_on_a_sleeping_pile_wakes_only_its_neighbourhood() {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let mut shapes = Vec::new();
+    for row in 0..3 {
+        for k in 0..40 {
+            let at = Vec2::new(
+                0.62 * k as f32 + 0.31 * (row % 2) as f32,
+                0.27 + 0.55 * row as f32,
+            );
+            let s = if (k + row) % 3 == 0 {
+                Blob::new(at, 0.26, 10).build(&mut world).unwrap()
+            } else {
+                BoxShape::new(at, Vec2::splat(0.5))
+                    .build(&mut world)
+                    .unwrap()
+            };
+            shapes.push(s);
+        }
+    }
+    let n = movable(&world);
+    for mut s in both(&world) {
+        until_asleep(&mut s, n);
+        let mut spawned = world.clone();
+        let b = BoxShape::new(Vec2::new(1.86, 2.2), Vec2::splat(0.4))
+            .build(&mut spawned)
+            .unwrap();
+        s.sync(&spawned).unwrap();
+        let asleep_at_start = s.sleeping_points().unwrap();
+        assert_eq!(asleep_at_start, n, "{}: the sync woke the pile", s.name());
+        let total = n + 4;
+        let mut most_awake = 0;
+        for _ in 0..24 {
+            s.step(5).unwrap();
+            most_awake = most_awake.max(total - s.sleeping_points().unwrap());
+        }
+        let (pos, _) = s.state().unwrap();
+        let c = crate::common::centroid(&pos, &b);
+        eprintln!(
+            "{}: at most {most_awake} of {total} points awake after the spawn (the box's 4 included); the box rests at {c}",
+            s.name()
+        );
+        assert!(
+            most_awake < 4 + 12 * 10,
+            "{}: {most_awake} points woke",
+            s.name()
+        );
+        assert!(c.y > 1.3, "{}: the box fell into the pile: {c}", s.name());
+    }
+}

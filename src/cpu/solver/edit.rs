@@ -1,7 +1,7 @@
 //! Changing the world while it runs on the CPU path: the same edits as the
 //! GPU solver's (`gpu/solver/edit.rs`), on the packed arrays in place.
 
-use crate::cpu::move_colliders;
+use crate::cpu::{move_colliders, sleep};
 use glam::Vec2;
 
 use super::CpuSolver;
@@ -33,11 +33,25 @@ impl CpuSolver {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
-        self.packed = self
+        let new = self
             .packed
             .synced(self.generation, world, Some(&self.resolved))?;
+        // Items only appended at the same parameters: what slept sleeps
+        // on (`cpu::sleep::keeps_sleeping`), as on the GPU.
+        let from = self.packed.pos.len();
+        let keep = (world.params == self.params && sleep::keeps_sleeping(&self.packed, &new, from))
+            .then(|| {
+                (
+                    std::mem::take(&mut self.sleep),
+                    std::mem::take(&mut self.info),
+                )
+            });
+        self.packed = new;
         self.follow_params(world);
         self.resize_scratch();
+        if let Some((old_sleep, old_info)) = keep {
+            self.keep_sleeping(old_sleep, old_info, from);
+        }
         self.pose_colliders();
         Ok(())
     }

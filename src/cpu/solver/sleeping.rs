@@ -4,7 +4,7 @@
 use super::CpuSolver;
 use crate::cpu::sleep;
 use crate::error::WorldError;
-use crate::layout::SleepPoint;
+use crate::layout::{PointInfo, SleepPoint};
 use crate::pack::Packed;
 
 /// Sleeping's state (`shaders/sleep.wgsl`'s buffers): each point's
@@ -99,6 +99,26 @@ impl CpuSolver {
             &mut s.rest_steps,
             &mut s.support,
         );
+    }
+
+    /// After points `from..` were appended by an edit that keeps what
+    /// slept asleep (`cpu::sleep::keeps_sleeping`): the old points' sleep
+    /// state and inverse masses as they were (`old`, `old_info`), the new
+    /// points awake, anchored where they are, without supports; an old
+    /// assembly one of them joined wakes as [`wake_point`](Self::wake_point)
+    /// wakes it (GPU: `GpuSolver::wake_appended`).
+    pub(super) fn keep_sleeping(&mut self, old: Sleep, old_info: Vec<PointInfo>, from: usize) {
+        let s = &mut self.sleep;
+        let n = self.packed.pos.len();
+        s.last[..from].copy_from_slice(&old.last[..from]);
+        s.speed[..from].copy_from_slice(&old.speed[..from]);
+        s.rest_steps[..from].copy_from_slice(&old.rest_steps[..from]);
+        s.support[..from].copy_from_slice(&old.support[..from]);
+        self.info[..from].copy_from_slice(&old_info[..from]);
+        debug_assert_eq!(self.info.len(), n);
+        for g in sleep::joined_assemblies(&s.points, from) {
+            self.wake_point(crate::world::PointHandle(g));
+        }
     }
 
     /// Wakes `point`'s assembly from the next step on (its points move

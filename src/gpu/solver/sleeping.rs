@@ -30,6 +30,33 @@ impl GpuSolver {
         }
         queue.submit([encoder.finish()]);
     }
+    /// After points `from..` were appended by an edit that keeps what
+    /// slept asleep (`cpu::sleep::keeps_sleeping`): the new points start
+    /// awake, anchored where they are, without supports, and an old
+    /// assembly one of them joined wakes as `wake_point` wakes it.
+    pub(super) fn wake_appended(&self, queue: &wgpu::Queue, from: usize) {
+        let p = self.packed();
+        let n = p.pos.len();
+        if n > from {
+            let b = &self.buffers;
+            let zeros = vec![0u32; n - from];
+            let at = 4 * from as u64;
+            queue.write_buffer(&b.rest_steps, at, bytemuck::cast_slice(&zeros));
+            queue.write_buffer(&b.sleep_speed, at, bytemuck::cast_slice(&zeros));
+            let none = vec![u32::MAX; n - from];
+            queue.write_buffer(&b.sleep_support, at, bytemuck::cast_slice(&none));
+            let last = crate::gpu::interleave(&p.pos[from..], &p.vel[from..]);
+            queue.write_buffer(
+                &b.sleep_last,
+                from as u64 * crate::gpu::STATE_BYTES,
+                bytemuck::cast_slice(&last),
+            );
+        }
+        for g in crate::cpu::sleep::joined_assemblies(&p.sleep_points(), from) {
+            self.wake_point(queue, crate::world::PointHandle(g));
+        }
+    }
+
     /// Wakes `point`'s assembly (8 bytes written: its rest count and its
     /// speed word). Its points move again from the step after the next:
     /// the next step still runs with them asleep, and its end wakes them.

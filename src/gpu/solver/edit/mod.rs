@@ -30,6 +30,7 @@ use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
 use crate::cpu::move_colliders;
+use crate::cpu::sleep::keeps_sleeping as sleep_keeps;
 use crate::error::{Item, WorldError};
 use crate::layout::{BodyFrame, BodyInfo, Colliders};
 use crate::pack::{Packed, scene_hash};
@@ -395,9 +396,10 @@ impl GpuSolver {
         Buffers::check_limits(&device.limits(), &new)?;
         let contacts = super::ContactStages::buffers(device, &new)?;
         let old = std::mem::replace(&mut self.edit.mirror, new);
+        let same_params = self.params == world.params;
         self.edit.resolved = Some(world.params.clone());
         self.params = world.params.clone();
-        self.upload(device, queue, &old, state, contacts)
+        self.upload(device, queue, &old, state, contacts, same_params)
     }
 
     /// Uploads the difference between `old` and the mirror, whose buffers
@@ -410,7 +412,15 @@ impl GpuSolver {
         old: &Packed,
         state: StateEdit,
         contacts: Option<ContactBuffers>,
+        same_params: bool,
     ) -> Result<EditReport, SolverError> {
+        // Items only appended, at the same parameters: what slept may
+        // sleep on (`cpu::sleep::keeps_sleeping`).
+        let appended = match state {
+            StateEdit::Append { from } => Some(from),
+            StateEdit::Remove(_) => None,
+        }
+        .filter(|&from| same_params && sleep_keeps(old, &self.edit.mirror, from));
         let new = &self.edit.mirror;
         let mut report = EditReport::default();
         // The state first, in the old buffers (which are large enough for
@@ -536,9 +546,15 @@ impl GpuSolver {
         // may have moved): what touches begins anew; the log is kept.
         let kept = self.events.take().map(|e| e.log);
         self.rebuild_events(device, kept);
-        // Everything wakes, with the edited world's assemblies (and the
-        // inverse masses the upload above wrote only where they changed).
-        self.wake(queue);
+        // Items only appended, at the same parameters: what slept sleeps
+        // on, and the new points start awake
+        // (`sleep::keeps_sleeping`). Otherwise everything wakes, with the
+        // edited world's assemblies (and the inverse masses the upload
+        // above wrote only where they changed).
+        match appended {
+            Some(from) => self.wake_appended(queue, from),
+            None => self.wake(queue),
+        }
         self.pose_colliders();
         Ok(report)
     }
@@ -599,8 +615,21 @@ impl GpuSolver {
         };
         let mut encoder = device.create_command_encoder(&Default::default());
         if kept > 0 {
-            let bytes = kept as u64 * STATE_BYTES;
-            encoder.copy_buffer_to_buffer(&self.buffers.state[0], 0, &buffers.state[0], 0, bytes);
+            let old = &self.buffers;
+            let k = kept as u64;
+            // The state, and the kept points' sleep (what slept may sleep
+            // on after an append; an edit that wakes everything rewrites
+            // it) with their inverse masses, 0 while asleep.
+            for (from, to, bytes) in [
+                (&old.state[0], &buffers.state[0], k * STATE_BYTES),
+                (&old.sleep_last, &buffers.sleep_last, k * STATE_BYTES),
+                (&old.rest_steps, &buffers.rest_steps, 4 * k),
+                (&old.sleep_speed, &buffers.sleep_speed, 4 * k),
+                (&old.sleep_support, &buffers.sleep_support, 4 * k),
+                (&old.info, &buffers.info, 16 * k),
+            ] {
+                encoder.copy_buffer_to_buffer(from, 0, to, 0, bytes);
+            }
         }
         // The frames too: the bodies already there keep theirs until the
         // next step (a new buffer would read zeros: no rotation at all).
