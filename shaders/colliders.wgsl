@@ -1,9 +1,9 @@
 // The planets and half-planes as colliders: the contact of a disk with
 // each, the deepest contact, and a collider's surface velocity (Lisitsa
 // 2023: deepest penetration; Gaul 2013: layers; Firth 2011: half-planes).
-// A fragment: src/gpu/shaders.rs puts it, with terrain.wgsl, in the
-// modules of the stages that test colliders (integrate, collide,
-// shape_match, sleep). The including file declares `sim` and `colliders`. CPU mirror: src/cpu/collide.rs.
+// A fragment: src/gpu/shaders.rs puts it in the modules of the stages
+// that test colliders (integrate, collide, shape_match, sleep, terrain).
+// The including file declares `sim` and `colliders`. CPU mirror: src/cpu/collide.rs.
 
 // The number of planets and half-planes, set when the pipeline is made
 // (src/gpu/collide.rs, `ColliderCounts`; the same as `sim.num_planets` and
@@ -66,8 +66,7 @@ struct ColliderHit {
 }
 
 // The deepest contact of a disk of `radius` at `p` with layers `layers`.
-// Ties keep the first collider (planets, half-planes, then the terrain).
-// CPU mirror: deepest_contact.
+// Ties keep the first collider. CPU mirror: deepest_contact.
 fn deepest_contact(layers: u32, p: vec2<f32>, radius: f32) -> ColliderHit {
     var best = ColliderHit(vec2<f32>(0.0), 0.0, NO_COLLIDER);
     for (var k = 0u; k < NUM_PLANETS; k++) {
@@ -82,12 +81,6 @@ fn deepest_contact(layers: u32, p: vec2<f32>, radius: f32) -> ColliderHit {
             best = ColliderHit(c.xy, c.z, NUM_PLANETS + k);
         }
     }
-    if (HAS_TERRAIN) {
-        let c = terrain_contact(layers, p, radius);
-        if (c.z > best.depth) {
-            best = ColliderHit(c.xy, c.z, TERRAIN_COLLIDER);
-        }
-    }
     return best;
 }
 
@@ -98,10 +91,6 @@ fn collider_velocity(k: u32, p: vec2<f32>) -> vec2<f32> {
     if (k < NUM_PLANETS) {
         let planet = colliders.planets[k];
         return planet.velocity + perp(p - planet.center) * planet.spin;
-    }
-    if (k >= NUM_PLANETS + NUM_PLANES) {
-        // The terrain does not move.
-        return vec2<f32>(0.0);
     }
     let plane = colliders.planes[k - NUM_PLANETS];
     return plane.velocity + perp(p - plane.pivot) * plane.spin;

@@ -1,22 +1,25 @@
-// Points against the terrain's polylines (docs/physics.md, "Terrain"): the
-// nearest segment listed in the point's cell of the terrain's grid, and
-// the contact of a half-plane with it. A fragment: src/gpu/shaders.rs
-// puts it, with colliders.wgsl, in the modules of the stages that test
-// colliders; it declares its own bindings (40 to 42), which only the
-// kernels that resolve contacts use. CPU mirror: src/cpu/terrain.rs.
+// Stage 2b, in worlds with terrain: points against the terrain's
+// polylines (docs/physics.md, "Terrain"), after the planets and
+// half-planes in each substep: the nearest segment listed in the point's
+// cell of the terrain's grid, and the contact of a half-plane with it
+// (push-out, restitution and friction: collide_point.wgsl's rules). A
+// stage of its own rather than part of the collide kernels: the fused
+// shape-matching kernel has no storage binding to spare on a device with
+// 8 per stage. CPU mirror: src/cpu/terrain.rs.
 
-// Whether the world has terrain (src/gpu/collide.rs, ColliderCounts):
-// without, no kernel reads it.
-override HAS_TERRAIN: bool = false;
-
-@group(0) @binding(40) var<uniform> terrain: TerrainGrid;
-@group(0) @binding(41) var<storage, read> segments: array<SegmentInfo>;
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> info: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> materials: array<MaterialInfo>;
+// The planets and half-planes (collide_point.wgsl's functions read them;
+// this stage does not).
+@group(0) @binding(3) var<uniform> colliders: Colliders;
+@group(0) @binding(4) var<storage, read_write> state: array<vec4<f32>>;
+// Declared for collide_point.wgsl's gravity; never read here.
+@group(0) @binding(5) var<storage, read> gravity_scale: array<f32>;
+@group(0) @binding(6) var<uniform> terrain: TerrainGrid;
+@group(0) @binding(7) var<storage, read> segments: array<SegmentInfo>;
 // cols rows + 1 offsets into the lists, then the lists of segment indices.
-@group(0) @binding(42) var<storage, read> terrain_cells: array<u32>;
-
-// The collider index of a terrain contact: after every planet and
-// half-plane, not NO_COLLIDER. CPU mirror: cpu::terrain::TERRAIN_COLLIDER.
-const TERRAIN_COLLIDER: u32 = 0xfffffffeu;
+@group(0) @binding(8) var<storage, read> terrain_cells: array<u32>;
 
 // The cell `p` is in, or NO_COLLIDER outside the grid. CPU mirror:
 // cpu::terrain::terrain_cell.
@@ -104,4 +107,25 @@ fn terrain_contact(layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
         return vec3<f32>(0.0);
     }
     return vec3<f32>(-dir, radius + best_d);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = spread_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let pi = point_info(info[i]);
+    if (pi.inv_mass == 0.0) {
+        return;
+    }
+    let s = state[i];
+    let c = terrain_contact(pi.layers, s.xy, sim.point_radius);
+    if (c.z <= 0.0) {
+        return;
+    }
+    let mat = materials[pi.material];
+    let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
+    let r = contact_response(s.zw, c.xy, c.z, m, sim.h, collider_threshold(s.zw, c.xy, c.z));
+    state[i] = vec4<f32>(s.xy + c.xy * c.z + r.zw, s.zw + r.xy);
 }

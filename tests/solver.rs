@@ -446,8 +446,13 @@ fn world_larger_than_device_limits_is_a_typed_error() {
     let err = softbody::gpu::read_buffer::<[f32; 4]>(&device, &queue, solver.state_buffer(), 101)
         .unwrap_err();
     assert!(matches!(err, SolverError::Readback(_)), "{err:?}");
-    let err = softbody::gpu::read_buffer::<u32>(&device, &queue, solver.colliders_buffer(), 1)
-        .unwrap_err();
+    let unreadable = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("no COPY_SRC"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let err = softbody::gpu::read_buffer::<u32>(&device, &queue, &unreadable, 1).unwrap_err();
     assert!(err.to_string().contains("COPY_SRC"), "{err}");
 }
 

@@ -4,10 +4,8 @@
 
 use glam::Vec2;
 
-use super::terrain::{TERRAIN_COLLIDER, terrain_contact};
 use super::{ContactMaterial, contact_response, par, perp, safe_dir, v2};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, RESTING_SLOP, SimParams};
-use crate::pack::PackedTerrain;
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
 /// `layers` (WGSL `collider_contact`): `(normal, depth)`, no contact when
@@ -48,8 +46,7 @@ pub fn collider_contact(
 /// The deepest contact of a disk of `radius` (a point's is
 /// `SimParams::point_radius`) at `p` with layers `layers`: `(normal,
 /// depth, collider)` with `depth > 0`, or `None`. Ties keep the first
-/// collider (planets before planes, in index order, then the terrain,
-/// [`TERRAIN_COLLIDER`]).
+/// collider (planets before planes, in index order).
 pub fn deepest_contact(
     sim: &SimParams,
     layers: u32,
@@ -64,19 +61,14 @@ pub fn deepest_contact(
             best = (n, depth, k);
         }
     }
-    let (n, depth) = terrain_contact(c.terrain, layers, p, radius);
-    if depth > best.1 {
-        best = (n, depth, TERRAIN_COLLIDER);
-    }
     (best.1 > 0.0).then_some(best)
 }
 
-/// The colliders a point meets: planets, half-planes and terrain.
+/// The colliders the collide stage meets: planets and half-planes.
 #[derive(Clone, Copy)]
 pub struct Colliders<'a> {
     pub planets: &'a [PlanetInfo],
     pub planes: &'a [PlaneInfo],
-    pub terrain: &'a PackedTerrain,
 }
 
 /// The velocity of collider `k`'s surface at `p`, a point on or near it
@@ -94,10 +86,6 @@ pub fn collider_velocity(
     if k < sim.num_planets {
         let planet = &planets[k as usize];
         return v2(planet.velocity) + perp(p - v2(planet.center)) * planet.spin;
-    }
-    if k >= sim.num_planets + sim.num_planes {
-        // The terrain does not move.
-        return Vec2::ZERO;
     }
     let plane = &planes[(k - sim.num_planets) as usize];
     v2(plane.velocity) + perp(p - v2(plane.pivot)) * plane.spin

@@ -1,16 +1,14 @@
-//! Points against the terrain's polylines, mirror of
-//! `shaders/terrain.wgsl`: the nearest segment listed in the point's cell,
-//! and the contact of a half-plane with it (docs/physics.md, "Terrain").
+//! Stage 2b, mirror of `shaders/terrain.wgsl`: points against the
+//! terrain's polylines after the planets and half-planes, in worlds with
+//! terrain: the nearest segment listed in the point's cell, and the
+//! contact of a half-plane with it (docs/physics.md, "Terrain").
 
 use glam::Vec2;
 
-use super::v2;
-use crate::layout::{SegmentInfo, TerrainGrid};
+use super::collide::collider_threshold;
+use super::{ContactMaterial, contact_response, par, v2};
+use crate::layout::{MaterialInfo, PointInfo, SegmentInfo, SimParams, TerrainGrid};
 use crate::pack::PackedTerrain;
-
-/// The collider index of a terrain contact (WGSL `TERRAIN_COLLIDER`):
-/// after every planet and half-plane, and not [`u32::MAX`] (none).
-pub const TERRAIN_COLLIDER: u32 = u32::MAX - 1;
 
 /// The cell of the terrain's grid `p` is in, or `None` outside the grid
 /// (WGSL `terrain_cell`).
@@ -105,4 +103,49 @@ pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> 
         }
         (-dir, radius + d)
     }
+}
+
+/// Resolves each point's terrain contact ([`terrain_contact`]) as the
+/// collide stage resolves a half-plane's: push out along the normal, then
+/// restitution and friction ([`contact_response`], with the point's
+/// material) against a surface that does not move.
+#[allow(clippy::too_many_arguments)]
+pub fn collide_terrain(
+    sim: &SimParams,
+    info: &[PointInfo],
+    materials: &[MaterialInfo],
+    terrain: &PackedTerrain,
+    pos: &mut [[f32; 2]],
+    vel: &mut [[f32; 2]],
+    parallel: bool,
+) {
+    let count = sim.num_points as usize;
+    par::zip_mut(
+        parallel,
+        &mut pos[..count],
+        &mut vel[..count],
+        |i, pos, vel| {
+            let pi = info[i];
+            if pi.inv_mass == 0.0 {
+                return;
+            }
+            let p = v2(*pos);
+            let (n, depth) = terrain_contact(terrain, pi.layers, p, sim.point_radius);
+            if depth <= 0.0 {
+                return;
+            }
+            let mat = materials[pi.material as usize];
+            let m = ContactMaterial {
+                elasticity: mat.elasticity,
+                static_friction: mat.static_friction,
+                dynamic_friction: mat.dynamic_friction,
+                decay: (-mat.friction * sim.h).exp(),
+            };
+            let v = v2(*vel);
+            let threshold = collider_threshold(sim, v, n, depth);
+            let (dv, dp) = contact_response(v, n, depth, &m, sim.h, threshold);
+            *pos = (p + n * depth + dp).to_array();
+            *vel = (v + dv).to_array();
+        },
+    );
 }

@@ -371,16 +371,6 @@ impl Buffers {
         ]
     }
 
-    /// The terrain's bindings in the modules that hold
-    /// `shaders/terrain.wgsl`.
-    pub fn terrain_bindings(&self) -> [(u32, &wgpu::Buffer); 3] {
-        [
-            (40, &self.terrain_grid),
-            (41, &self.terrain_segments),
-            (42, &self.terrain_cells),
-        ]
-    }
-
     /// Writes new uniform parameters.
     pub fn write_sim(&self, queue: &wgpu::Queue, sim: &SimParams) {
         queue.write_buffer(&self.sim, 0, bytemuck::bytes_of(sim));

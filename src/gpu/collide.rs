@@ -21,8 +21,6 @@ pub struct ColliderCounts {
     /// `MOVING_COLLIDERS`): only then do contacts read a collider's
     /// velocity and does each substep start by posing the colliders.
     pub moving: bool,
-    /// Whether the world has terrain (WGSL `HAS_TERRAIN`).
-    pub terrain: bool,
 }
 
 impl ColliderCounts {
@@ -32,7 +30,6 @@ impl ColliderCounts {
             planes: p.planes.len() as u32,
             scaled_gravity: p.gravity_scale.iter().any(|&g| g != 1.0),
             moving: p.planets.iter().any(|c| c.moves()) || p.planes.iter().any(|c| c.moves()),
-            terrain: !p.terrain.segments.is_empty(),
         }
     }
 
@@ -43,7 +40,6 @@ impl ColliderCounts {
             ("NUM_PLANETS", self.planets as f64),
             ("NUM_PLANES", self.planes as f64),
             ("MOVING_COLLIDERS", f64::from(u8::from(self.moving))),
-            ("HAS_TERRAIN", f64::from(u8::from(self.terrain))),
         ]
     }
 
@@ -78,7 +74,6 @@ impl Collide {
                     (3, &b.colliders),
                     (4, &b.state[s]),
                 ];
-                e.extend(b.terrain_bindings());
                 // Only the fused kernel integrates (WGSL `gravity_at`).
                 if scales {
                     e.push((5, &b.gravity_scale));

@@ -22,6 +22,7 @@ mod shape_match;
 mod sleep;
 mod solver;
 mod springs;
+mod terrain;
 
 pub use body_collide::{ContactKernels, NarrowWalk, PointDispatch};
 pub use buffers::{Buffers, STATE_BYTES, deinterleave, interleave};

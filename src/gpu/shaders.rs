@@ -20,7 +20,6 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/integrate.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -29,7 +28,6 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/collide.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -40,7 +38,6 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/shape_match.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
@@ -64,13 +61,20 @@ pub const STAGES: &[(&str, &str)] = &[
         "sleep",
         concat!(
             include_str!("../../shaders/sleep.wgsl"),
-            include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/terrain.wgsl")
+            include_str!("../../shaders/colliders.wgsl")
         ),
     ),
     (
         "move_colliders",
         include_str!("../../shaders/move_colliders.wgsl"),
+    ),
+    (
+        "terrain",
+        concat!(
+            include_str!("../../shaders/terrain.wgsl"),
+            include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/collide_point.wgsl")
+        ),
     ),
     ("commands", include_str!("../../shaders/commands.wgsl")),
     ("query", include_str!("../../shaders/query.wgsl")),
@@ -82,7 +86,6 @@ pub const STAGES: &[(&str, &str)] = &[
 /// `.wgsl`.
 pub const FRAGMENTS: &[(&str, &str)] = &[
     ("colliders", include_str!("../../shaders/colliders.wgsl")),
-    ("terrain", include_str!("../../shaders/terrain.wgsl")),
     (
         "collide_point",
         include_str!("../../shaders/collide_point.wgsl"),

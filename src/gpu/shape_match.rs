@@ -193,7 +193,6 @@ impl ShapeMatch {
                 (12, &b.colliders),
                 (19, &b.gravity_scale),
             ]);
-            e.extend(b.terrain_bindings());
             bind_group(device, "shape_match.apply_integrate_collide", &fused, &e)
         });
         Self {

@@ -320,9 +320,9 @@ fn gravity_world() -> World {
 
 /// A zigzag ground and a closed rock of terrain with boxes landing on
 /// both, free points in front of, behind and at the vertices of its
-/// segments, and a rod: the terrain's contacts in every kernel that
+/// segments, a wall, and a rod: the terrain's contacts in every kernel that
 /// collides.
-fn terrain_world() -> World {
+pub fn terrain_world() -> World {
     let mut world = World::default();
     let ground = vec![
         Vec2::new(8.0, 0.0),
@@ -332,6 +332,9 @@ fn terrain_world() -> World {
         Vec2::new(-8.0, 0.0),
     ];
     world.add_terrain(Terrain::new(ground.clone())).unwrap();
+    // A wall through the ground's right end, so that the planes' collide
+    // has points to push too.
+    world.add_plane(HalfPlane::new(-Vec2::X, -7.9)).unwrap();
     world
         .add_terrain(
             Terrain::new(vec![
@@ -411,7 +414,7 @@ fn landing_world() -> World {
     world
 }
 
-fn check_stage(
+pub fn check_stage(
     ctx: &GpuContext,
     name: &str,
     world: &World,
@@ -455,6 +458,7 @@ fn check_stage(
     match stage {
         Stage::Integrate => cpu.stage_integrate(),
         Stage::Collide => cpu.stage_collide(),
+        Stage::Terrain => cpu.stage_terrain(),
         Stage::IntegrateCollide => {
             cpu.stage_integrate();
             cpu.stage_collide();

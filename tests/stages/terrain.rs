@@ -3,7 +3,9 @@
 //! the terrain's grid. The GPU-vs-CPU stage checks run them in
 //! `gpu_check`'s "terrain" scene.
 
-use crate::common::{both, centroid};
+use crate::common::{both, centroid, gpu};
+use crate::gpu_check::{check_stage, terrain_world};
+use softbody::gpu::Stage;
 use softbody::prelude::*;
 use softbody::solver::Solver;
 
@@ -241,4 +243,17 @@ fn a_larger_point_radius_needs_the_terrain_packed_again() {
     world.params = params;
     cpu.sync(&world).unwrap();
     let _ = Solver::cpu(&world).unwrap();
+}
+
+/// The terrain stage on the GPU against its CPU mirror, on gpu_check's
+/// terrain scene (points in front of, behind and at the vertices of its
+/// segments, boxes landing), and a whole step with it.
+#[test]
+fn terrain_matches_the_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let world = terrain_world();
+    let (dp, dv) = check_stage(&ctx, "terrain", &world, &None, Stage::Terrain);
+    eprintln!("terrain stage: pos {dp:e} m, vel {dv:e} m/s apart");
+    let g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    assert!(g.step_plan().contains(&Stage::Terrain));
 }

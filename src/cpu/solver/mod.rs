@@ -242,6 +242,7 @@ impl CpuSolver {
         self.stage_shape_match();
         self.stage_integrate();
         self.stage_collide();
+        self.stage_terrain();
         if self.has_contacts() {
             self.stage_broad_phase();
             if first {

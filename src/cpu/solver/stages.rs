@@ -3,7 +3,7 @@
 
 use super::CpuSolver;
 use crate::cpu::move_colliders;
-use crate::cpu::{collide, integrate, rods, shape_match, springs};
+use crate::cpu::{collide, integrate, rods, shape_match, springs, terrain};
 
 impl CpuSolver {
     fn swap(&mut self) {
@@ -41,13 +41,30 @@ impl CpuSolver {
         let colliders = collide::Colliders {
             planets: &p.planets,
             planes: &p.planes,
-            terrain: &p.terrain,
         };
         collide(
             &p.sim,
             &self.info,
             &p.materials,
             colliders,
+            &mut p.pos,
+            &mut p.vel,
+            self.spread,
+        );
+    }
+
+    /// Stage 2b alone: points against the terrain (`cpu::terrain`),
+    /// where the world has some.
+    pub fn stage_terrain(&mut self) {
+        let p = &mut self.packed;
+        if p.terrain.segments.is_empty() {
+            return;
+        }
+        terrain::collide_terrain(
+            &p.sim,
+            &self.info,
+            &p.materials,
+            &p.terrain,
             &mut p.pos,
             &mut p.vel,
             self.spread,

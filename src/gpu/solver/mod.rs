@@ -130,6 +130,8 @@ pub struct GpuSolver {
     collider_counts: ColliderCounts,
     /// Posing the colliders each substep, in a world where some move.
     move_colliders: Option<MoveColliders>,
+    /// Points against the terrain, in a world with terrain.
+    terrain: Option<super::terrain::Terrain>,
     shape_grids: ShapeMatchGrids,
     has_springs: bool,
     num_springs: usize,
@@ -210,6 +212,8 @@ impl GpuSolver {
             queued: Vec::new(),
             collider_counts: counts,
             move_colliders: counts.moving.then(|| MoveColliders::new(device, &buffers)),
+            terrain: (!packed.terrain.segments.is_empty())
+                .then(|| super::terrain::Terrain::new(device, &buffers)),
             contacts: ContactStages::new(device, &buffers, packed, None)?,
             point_grid,
             shape_grids,

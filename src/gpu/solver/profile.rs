@@ -82,7 +82,7 @@ impl GpuSolver {
             *match stage {
                 Stage::Integrate => &mut t.integrate,
                 // Posing the colliders is part of their contacts' cost.
-                Stage::MoveColliders | Stage::Collide => &mut t.collide,
+                Stage::MoveColliders | Stage::Collide | Stage::Terrain => &mut t.collide,
                 Stage::IntegrateCollide => &mut t.integrate_collide,
                 Stage::Springs => &mut t.springs,
                 Stage::Rods => &mut t.rods,

@@ -33,6 +33,9 @@ pub enum Stage {
     /// [`Stage::ShapeApply`] fused with [`Stage::IntegrateCollide`], as a
     /// step of a world with bodies runs them in every substep.
     ApplyIntegrateCollide,
+    /// Points against the terrain, after the motion and the other
+    /// colliders (worlds with terrain).
+    Terrain,
     /// The collision grid of body-body contacts.
     BroadPhase,
     /// Body-body contacts: narrow phase, resolve, apply (after
@@ -133,7 +136,8 @@ impl GpuSolver {
     /// The stages one step runs, in order, substep after substep (stages
     /// with nothing to do are left out). Each substep is (where colliders
     /// move, [`Stage::MoveColliders`] first) springs, shape
-    /// matching, integrate, collide, body contacts (and their relax
+    /// matching, integrate, collide, terrain (where there is some), body
+    /// contacts (and their relax
     /// passes), rods: the forces first, then the motion, then the position
     /// constraints, so that the state a step ends with is the one the
     /// constraints left (a point resting on the floor reads zero velocity,
@@ -163,6 +167,7 @@ impl GpuSolver {
         };
         let sleeping = self.packed().sim.sleep_steps > 0;
         let moving = self.move_colliders.is_some();
+        let terrain = self.terrain.is_some();
         (0..self.params.substeps)
             .flat_map(move |substep| {
                 let motion: &'static [Stage] = if bodies {
@@ -184,6 +189,7 @@ impl GpuSolver {
                     .into_iter()
                     .chain(springs.then_some(Stage::Springs))
                     .chain(motion.iter().copied())
+                    .chain(terrain.then_some(Stage::Terrain))
                     .chain(contacts.then_some(Stage::BroadPhase))
                     .chain((contacts && bodies && substep == 0).then_some(Stage::Untangle))
                     .chain(first.iter().copied())
@@ -231,6 +237,12 @@ impl GpuSolver {
             }
             Stage::Integrate => {
                 self.integrate.record(pass, state, self.point_grid);
+                state
+            }
+            Stage::Terrain => {
+                if let Some(t) = &self.terrain {
+                    t.record(pass, state, self.point_grid);
+                }
                 state
             }
             Stage::Collide => {

@@ -646,6 +646,8 @@ impl GpuSolver {
         self.sleep = super::Sleep::new(device, &buffers, counts);
         self.commands = super::Commands::new(device, &buffers);
         self.move_colliders = counts.moving.then(|| MoveColliders::new(device, &buffers));
+        self.terrain = (!m.terrain.segments.is_empty())
+            .then(|| super::super::terrain::Terrain::new(device, &buffers));
         self.collider_counts = counts;
         self.buffers = buffers;
         Ok(())
