@@ -28,6 +28,9 @@ use crate::world::{BodyHandle, Planet, PointHandle, World};
 pub const HOME: (Vec2, f32, f32) = (Vec2::ZERO, 12.0, 6.0);
 /// The moon: centre, radius and surface gravity.
 pub const MOON: (Vec2, f32, f32) = (Vec2::new(60.0, 24.0), 5.0, 2.0);
+/// How fast the moon turns, rad/s (counter-clockwise): its surface moves
+/// at 1.5 m/s.
+pub const MOON_SPIN: f32 = 0.3;
 /// The radius of the ship's starting circular orbit about the home
 /// planet, m.
 pub const ORBIT: f32 = 20.0;
@@ -131,15 +134,29 @@ pub struct ShipGame {
 }
 
 /// The seed's game: a home planet and a moon that pull (the world's own
-/// gravity off), debris resting on the home planet and drifting between
-/// them, and a 4 by 2 ship in a circular orbit of radius [`ORBIT`] above
+/// gravity off; the moon turns at [`MOON_SPIN`] and carries two crates
+/// around), debris resting on the home planet and drifting between them, and a 4 by 2 ship in a circular orbit of radius [`ORBIT`] above
 /// the home planet's top, its belly toward the planet, flying to `+x`
 /// (clockwise).
 pub fn ship_game() -> Result<ShipGame, WorldError> {
     let mut world = World::default();
     world.params.gravity = Vec2::ZERO;
-    for (centre, radius, g) in [HOME, MOON] {
-        world.add_planet(Planet::new(centre, radius).surface_gravity(g))?;
+    let (home, home_radius, home_g) = HOME;
+    world.add_planet(Planet::new(home, home_radius).surface_gravity(home_g))?;
+    // The moon turns (a kinematic planet): what rests on it is carried
+    // around by friction.
+    let (moon, moon_radius, moon_g) = MOON;
+    world.add_planet(
+        Planet::new(moon, moon_radius)
+            .surface_gravity(moon_g)
+            .spin(MOON_SPIN),
+    )?;
+    // Two crates on the moon, which its turning carries around.
+    for k in 0..2 {
+        let dir = Vec2::from_angle(1.2 + 0.5 * k as f32);
+        BoxShape::new(moon + (moon_radius + 0.27) * dir, Vec2::splat(0.5))
+            .rotation(1.2 + 0.5 * k as f32 - std::f32::consts::FRAC_PI_2)
+            .build(&mut world)?;
     }
     // Debris on the home planet, set down where its pull holds them.
     for k in 0..10 {
@@ -171,8 +188,7 @@ pub fn ship_game() -> Result<ShipGame, WorldError> {
             )
             .build(&mut world)?;
     }
-    let (home, _, g) = HOME;
-    let gm = g * HOME.1 * HOME.1;
+    let gm = home_g * home_radius * home_radius;
     let speed = (gm / ORBIT).sqrt();
     let (nx, ny) = (4, 2);
     let shape = BoxGrid::new(nx, ny, Ship::CELL)

@@ -179,3 +179,65 @@ fn thrust_is_clamped_and_nan_fires_nothing() {
         .sum();
     assert!((total - Ship::MAIN_FORCE).abs() < 1e-3, "{total}");
 }
+
+/// The moon turns: the two crates resting on it are carried around at its
+/// rate (0.3 rad/s, within 5%, once they have caught up) and stay on its
+/// surface, on both paths.
+#[test]
+fn the_turning_moon_carries_its_crates() {
+    use softbody::ship::{MOON, MOON_SPIN};
+    let game = ship_game().unwrap();
+    let (moon, radius, _) = MOON;
+    // The crates are the bodies whose points all lie near the moon.
+    let crates: Vec<&Body> = game
+        .world
+        .bodies()
+        .iter()
+        .filter(|b| {
+            b.points
+                .iter()
+                .all(|p| (game.world.point(*p).pos - moon).length() < radius + 1.0)
+        })
+        .collect();
+    assert_eq!(crates.len(), 2);
+    let angles = |s: &Solver| -> Vec<(f32, f32)> {
+        let pos = s.state().unwrap().0;
+        crates
+            .iter()
+            .map(|b| {
+                let c = b
+                    .points
+                    .iter()
+                    .map(|p| Vec2::from_array(pos[p.index()]))
+                    .sum::<Vec2>()
+                    / b.points.len() as f32
+                    - moon;
+                (c.y.atan2(c.x), c.length())
+            })
+            .collect()
+    };
+    for mut s in both(&game.world) {
+        s.step(180).unwrap();
+        let a1 = angles(&s);
+        s.step(180).unwrap();
+        let a2 = angles(&s);
+        for ((t1, _), (t2, r)) in a1.iter().zip(&a2) {
+            let turned = (t2 - t1).rem_euclid(std::f32::consts::TAU);
+            let rate = turned / 3.0;
+            eprintln!(
+                "{}: a crate turns {rate:.4} rad/s at radius {r:.3}",
+                s.name()
+            );
+            assert!(
+                (rate / MOON_SPIN - 1.0).abs() < 0.05,
+                "{}: {rate}",
+                s.name()
+            );
+            assert!(
+                (r - (radius + 0.25)).abs() < 0.05,
+                "{}: radius {r}",
+                s.name()
+            );
+        }
+    }
+}
