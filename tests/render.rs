@@ -682,3 +682,40 @@ fn terrain_is_drawn() {
     );
     img.write_png(&out_dir().join("terrain.png")).unwrap();
 }
+
+/// `set_body_colors` redraws the bodies in the colours given (the ship
+/// sample's lights): every body white, the box's centre is white; a count
+/// of colours other than the bodies' is refused.
+#[test]
+fn bodies_take_the_colours_they_are_given() {
+    let Some(ctx) = gpu() else { return };
+    let world = small_scene();
+    let topology = softbody::render::Topology::from_world(&world);
+    let opts = reference_options();
+    let mut renderer = softbody::render::Renderer::new(
+        &ctx.device,
+        &ctx.queue,
+        softbody::render::OFFSCREEN_FORMAT,
+        opts.msaa,
+    )
+    .unwrap();
+    let solver = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    renderer
+        .set_scene(&mut encoder, &solver, &topology)
+        .unwrap();
+    ctx.queue.submit([encoder.finish()]);
+    let white = vec![0xffff_ffffu32; topology.body_colors.len()];
+    renderer.set_body_colors(&topology, &white).unwrap();
+    assert!(renderer.set_body_colors(&topology, &white[1..]).is_err());
+    let frame = softbody::render::FrameView::still(opts.camera.unwrap(), REFERENCE_SIZE);
+    let img = softbody::render::render_image(&mut renderer, &frame, &opts.draw).unwrap();
+    let cam = opts.camera.unwrap();
+    let px = cam.world_to_screen(Vec2::new(-2.3, 3.4), REFERENCE_SIZE);
+    let i = (px.y as usize * REFERENCE_SIZE.0 as usize + px.x as usize) * 4;
+    let c = [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]];
+    assert!(
+        c.iter().all(|&v| v > 200),
+        "box centre is {c:?}, expected white"
+    );
+}

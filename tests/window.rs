@@ -106,6 +106,42 @@ fn the_window_opens_renders_frames_and_exits() {
     );
 }
 
+/// The ship sample's window: its lights collect contact events every
+/// frame without waiting (the debris resting on the home planet begin
+/// touching it at once) and light the bodies; it runs and exits cleanly.
+#[test]
+fn the_ship_sample_window_runs_with_its_lights() {
+    let _xvfb = if std::env::var_os("DISPLAY").is_some() {
+        None
+    } else {
+        match start_xvfb() {
+            Some(x) => Some(x),
+            None if in_ci() => {
+                panic!("CI=true but DISPLAY is unset and Xvfb could not be started; install xvfb")
+            }
+            None => {
+                eprintln!("SKIPPED: DISPLAY is unset and there is no Xvfb (apt-get install xvfb)");
+                return;
+            }
+        }
+    };
+    if common::gpu().is_none() {
+        return;
+    }
+    let game = softbody::ship::ship_game().unwrap();
+    let result = run(AppOptions {
+        world: Some(game.world),
+        ship: Some(game.ship),
+        frames: Some(20),
+        size: (480, 320),
+        vsync: false,
+        ..Default::default()
+    });
+    if let Err(e) = &result {
+        panic!("the ship sample's window failed: {e}");
+    }
+}
+
 /// Shapes asked for within one frame go in with one readback and one
 /// upload (`Sim::spawn` takes them all): a key held down on lavapipe used
 /// to re-upload the world once per shape and freeze the window for

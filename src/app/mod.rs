@@ -23,6 +23,7 @@
 mod clock;
 mod gesture;
 mod input;
+mod lights;
 mod overlay;
 mod overlay_layer;
 mod running;
@@ -358,6 +359,8 @@ struct Running {
     /// The ship the keys fly, and which thrusters the keys hold.
     ship: Option<crate::ship::Ship>,
     thrusters: Thrusters,
+    /// With the ship: bodies that begin touching flash.
+    lights: Option<lights::Lights>,
 }
 
 /// The flight keys held down (arrows and Shift).

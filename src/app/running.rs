@@ -154,7 +154,55 @@ impl Running {
             frames_drawn: 0,
             ship: opts.ship.clone(),
             thrusters: Thrusters::default(),
+            lights: opts.ship.as_ref().map(|_| super::lights::Lights::default()),
         })
+    }
+
+    /// The ship sample's lights: contact events on (a re-upload makes a
+    /// solver without them), and the events asked for last frame lighting
+    /// their bodies if they are back.
+    fn collect_lights(&mut self) {
+        let Some(lights) = &mut self.lights else {
+            return;
+        };
+        if !self.sim.solver.contact_events_on()
+            && let Err(e) = self.sim.solver.set_contact_events(&self.device, true)
+        {
+            log::warn!("contact events: {e}");
+        }
+        if let Some(p) = &mut lights.pending
+            && let Some(r) = p.poll(&self.device)
+        {
+            lights.pending = None;
+            match r {
+                Ok(events) => lights.light(&events, self.sim.topology.body_colors.len()),
+                Err(e) => log::warn!("contact events: {e}"),
+            }
+        }
+    }
+
+    /// Asks for this frame's events (when none are on their way) and
+    /// draws the lit bodies `dt` seconds later.
+    fn request_lights(&mut self, encoder: &mut wgpu::CommandEncoder, dt: f32) {
+        let Some(lights) = &mut self.lights else {
+            return;
+        };
+        if lights.pending.is_none() {
+            match self
+                .sim
+                .solver
+                .request_contact_events(&self.device, encoder)
+            {
+                Ok(p) => lights.pending = Some(p),
+                Err(e) => log::warn!("contact events: {e}"),
+            }
+        }
+        let topology = &self.sim.topology;
+        if let Some(colors) = lights.colors(&topology.body_colors, dt)
+            && let Err(e) = self.renderer.set_body_colors(topology, &colors)
+        {
+            log::warn!("lights: {e}");
+        }
     }
 
     pub(super) fn size(&self) -> (u32, u32) {
@@ -331,6 +379,7 @@ impl Running {
                 .solver
                 .wake_point(&self.queue, crate::world::PointHandle(p));
         }
+        self.collect_lights();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let timed = self.timer.as_mut().is_some_and(GpuTimer::begin_frame);
         if let Some(t) = &self.timer {
@@ -358,6 +407,7 @@ impl Running {
             }
             self.sim.solver.record_step(&mut encoder);
         }
+        self.request_lights(&mut encoder, steps as f32 * dt);
         self.sim.time += steps as f64 * dt as f64;
         smooth(&mut self.smoothed.steps, steps as f64);
         if let Some(t) = &mut self.timer {

@@ -158,6 +158,8 @@ struct Scene {
     num_planets: u32,
     num_planes: u32,
     num_segments: u32,
+    /// The fill triangles' colours (binding 5).
+    colors: wgpu::Buffer,
 }
 
 struct Pipelines {
@@ -213,7 +215,8 @@ fn storage_buffer<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgp
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents,
-        usage: wgpu::BufferUsages::STORAGE,
+        // Writable: the fill's colours change with `set_body_colors`.
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     })
 }
 
@@ -425,7 +428,37 @@ impl Renderer {
             num_planets: topology.planets.len() as u32,
             num_planes: topology.planes.len() as u32,
             num_segments: solver.packed().terrain.segments.len() as u32,
+            colors,
         });
+        Ok(())
+    }
+
+    /// Draws each body in its own colour from now on: `body_colors[b]`
+    /// for body `b` (packed RGBA8, sRGB, red in the low byte, as
+    /// [`Topology::body_colors`]), e.g. to light the bodies a contact
+    /// event names. 4 bytes per fill triangle written, nothing read back.
+    /// [`RenderError::Topology`] without a scene or for another count of
+    /// colours than `topology`'s bodies.
+    pub fn set_body_colors(
+        &self,
+        topology: &Topology,
+        body_colors: &[u32],
+    ) -> Result<(), RenderError> {
+        let scene = self
+            .scene
+            .as_ref()
+            .ok_or_else(|| RenderError::Topology("no scene bound".into()))?;
+        let fill = topology.fill_colors_for(body_colors).ok_or_else(|| {
+            RenderError::Topology(format!(
+                "{} colours for {} bodies",
+                body_colors.len(),
+                topology.fill_counts.len()
+            ))
+        })?;
+        if !fill.is_empty() && fill.len() as u64 * 4 <= scene.colors.size() {
+            self.queue
+                .write_buffer(&scene.colors, 0, bytemuck::cast_slice(&fill));
+        }
         Ok(())
     }
 

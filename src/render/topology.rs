@@ -99,6 +99,8 @@ pub struct Topology {
     pub fill_colors: Vec<u32>,
     /// Per body, packed RGBA8 (sRGB-encoded), red in the low byte.
     pub body_colors: Vec<u32>,
+    /// Per body, its fill triangles (in `fill`, body after body).
+    pub fill_counts: Vec<u32>,
     /// Per body, what it was taken for.
     pub kinds: Vec<BodyKind>,
     /// Every spring, in the world's order.
@@ -109,6 +111,19 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// The per-triangle colours (as `fill_colors`) that draw body `b` in
+    /// `body_colors[b]` (packed like [`Topology::body_colors`]); `None`
+    /// when there is not one colour per body.
+    pub fn fill_colors_for(&self, body_colors: &[u32]) -> Option<Vec<u32>> {
+        (body_colors.len() == self.fill_counts.len()).then(|| {
+            body_colors
+                .iter()
+                .zip(&self.fill_counts)
+                .flat_map(|(&c, &n)| std::iter::repeat_n(c, n as usize))
+                .collect()
+        })
+    }
+
     /// Builds the fill, outlines and colours of every body of `world`.
     pub fn from_world(world: &World) -> Self {
         let mut shared = vec![0u8; world.points().len()];
@@ -164,6 +179,7 @@ impl Topology {
             let color = pack_color(vary(kind.base_color(), b));
             t.body_colors.push(color);
             t.fill_colors.extend(std::iter::repeat_n(color, tris.len()));
+            t.fill_counts.push(tris.len() as u32);
             first += body.points.len() as u32;
         }
         t.planets = world.planets().iter().map(PlanetInfo::from).collect();

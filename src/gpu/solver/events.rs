@@ -42,6 +42,11 @@ impl GpuSolver {
         Ok(())
     }
 
+    /// Whether contact events are on ([`set_contact_events`](Self::set_contact_events)).
+    pub fn contact_events_on(&self) -> bool {
+        self.events_on
+    }
+
     /// Makes the event kernels again over the current buffers when events
     /// are on (an edit's), with nobody touching and the log `kept`.
     pub(super) fn rebuild_events(&mut self, device: &wgpu::Device, kept: Option<wgpu::Buffer>) {
