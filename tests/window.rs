@@ -8,80 +8,16 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+use common::display;
 
 use softbody::app::{AppOptions, run};
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
-/// An `Xvfb` this test started; stopped when dropped.
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `Xvfb` on a free display and points `DISPLAY` at it; `None` when
-/// there is no `Xvfb` to run.
-fn start_xvfb() -> Option<Xvfb> {
-    let n = (90..200).find(|n| {
-        !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-    })?;
-    let child = Command::new("Xvfb")
-        .args([
-            &format!(":{n}"),
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let xvfb = Xvfb(child);
-    let socket = format!("/tmp/.X11-unix/X{n}");
-    let start = Instant::now();
-    while !Path::new(&socket).exists() {
-        if start.elapsed() > Duration::from_secs(20) {
-            panic!("Xvfb :{n} did not come up within 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // SAFETY: this file holds a single test, so no other thread of this
-    // process reads or writes the environment while we do.
-    unsafe {
-        std::env::set_var("DISPLAY", format!(":{n}"));
-        std::env::remove_var("WAYLAND_DISPLAY");
-    }
-    eprintln!("started Xvfb on :{n}");
-    Some(xvfb)
-}
-
 #[test]
 fn the_window_opens_renders_frames_and_exits() {
-    let _xvfb = if std::env::var_os("DISPLAY").is_some() {
-        None
-    } else {
-        match start_xvfb() {
-            Some(x) => Some(x),
-            None if in_ci() => {
-                panic!("CI=true but DISPLAY is unset and Xvfb could not be started; install xvfb")
-            }
-            None => {
-                eprintln!("SKIPPED: DISPLAY is unset and there is no Xvfb (apt-get install xvfb)");
-                return;
-            }
-        }
+    let Some(_xvfb) = display::display() else {
+        return;
     };
     // An adapter at all (fails under CI=true without one).
     if common::gpu().is_none() {
@@ -104,42 +40,6 @@ fn the_window_opens_renders_frames_and_exits() {
         "presented {frames} frames in {:.1} s",
         start.elapsed().as_secs_f64()
     );
-}
-
-/// The ship sample's window: its lights collect contact events every
-/// frame without waiting (the debris resting on the home planet begin
-/// touching it at once) and light the bodies; it runs and exits cleanly.
-#[test]
-fn the_ship_sample_window_runs_with_its_lights() {
-    let _xvfb = if std::env::var_os("DISPLAY").is_some() {
-        None
-    } else {
-        match start_xvfb() {
-            Some(x) => Some(x),
-            None if in_ci() => {
-                panic!("CI=true but DISPLAY is unset and Xvfb could not be started; install xvfb")
-            }
-            None => {
-                eprintln!("SKIPPED: DISPLAY is unset and there is no Xvfb (apt-get install xvfb)");
-                return;
-            }
-        }
-    };
-    if common::gpu().is_none() {
-        return;
-    }
-    let game = softbody::ship::ship_game().unwrap();
-    let result = run(AppOptions {
-        world: Some(game.world),
-        ship: Some(game.ship),
-        frames: Some(20),
-        size: (480, 320),
-        vsync: false,
-        ..Default::default()
-    });
-    if let Err(e) = &result {
-        panic!("the ship sample's window failed: {e}");
-    }
 }
 
 /// Shapes asked for within one frame go in with one readback and one

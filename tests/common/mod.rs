@@ -3,6 +3,7 @@
 
 pub mod bad_input;
 pub mod closed_form;
+pub mod display;
 pub mod naga;
 
 use softbody::gpu::GpuContext;
