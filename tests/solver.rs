@@ -185,6 +185,12 @@ fn an_inconsistent_packed_world_is_refused() {
         .build(&mut scene)
         .unwrap();
     scene.add_point(Point::new(Vec2::new(0.0, 40.0))).unwrap();
+    scene
+        .add_terrain(Terrain::new(vec![
+            Vec2::new(80.0, -30.0),
+            Vec2::new(70.0, -31.0),
+        ]))
+        .unwrap();
     for world in [World::default(), world3(), scene.clone()] {
         Packed::from_world(&world)
             .unwrap()
@@ -194,7 +200,7 @@ fn an_inconsistent_packed_world_is_refused() {
     let good = Packed::from_world(&scene).unwrap();
     assert!(good.num_rods > 0 && good.sim.num_free > 0 && !good.outlines.is_empty());
     type Corrupt = fn(&mut Packed);
-    let corruptions: [(&str, Corrupt); 17] = [
+    let corruptions: [(&str, Corrupt); 19] = [
         ("a spring's end", |p| p.springs[0].a = 1 << 20),
         ("a point dropped", |p| {
             p.pos.pop();
@@ -218,6 +224,12 @@ fn an_inconsistent_packed_world_is_refused() {
         ("an outline point", |p| p.outline_points[0] = 1 << 20),
         ("the point count", |p| p.sim.num_points += 1),
         ("the rod count", |p| p.num_rods += 1),
+        ("a terrain cell's segment", |p| {
+            *p.terrain.cells.last_mut().unwrap() = 1 << 20
+        }),
+        ("the terrain's segment count", |p| {
+            p.terrain.grid.num_segments += 1
+        }),
         // More colliders than the uniform block holds (the upload used to
         // panic slicing them into it).
         ("too many planets", |p| {

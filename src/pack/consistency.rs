@@ -45,7 +45,42 @@ impl Packed {
         self.check_springs()?;
         self.check_bodies()?;
         self.check_contact_data()?;
-        self.check_colliders()
+        self.check_colliders()?;
+        self.check_terrain()
+    }
+
+    /// The terrain's grid against its segments and lists: a cell's list
+    /// within the lists, every listed segment one of the segments.
+    fn check_terrain(&self) -> Result<(), String> {
+        let t = &self.terrain;
+        let g = &t.grid;
+        if g.num_segments as usize != t.segments.len() {
+            return Err(format!(
+                "terrain grid counts {} segments, there are {}",
+                g.num_segments,
+                t.segments.len()
+            ));
+        }
+        if t.segments.is_empty() {
+            return Ok(());
+        }
+        let cells = (g.cols as u64 * g.rows as u64) as usize;
+        let base = cells + 1;
+        let fits = g.cols > 0
+            && g.rows > 0
+            && g.cell.is_finite()
+            && g.cell > 0.0
+            && t.cells.len() >= base
+            && t.cells[0] == 0
+            && t.cells[..base].windows(2).all(|w| w[0] <= w[1])
+            && t.cells[cells] as usize == t.cells.len() - base
+            && t.cells[base..]
+                .iter()
+                .all(|&k| (k as usize) < t.segments.len());
+        if !fits {
+            return Err("terrain cells do not list its segments by its grid".into());
+        }
+        Ok(())
     }
 
     /// The array lengths against each other and against `sim`'s counts,
