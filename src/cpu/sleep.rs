@@ -34,7 +34,7 @@ pub struct MovingColliders<'a> {
 /// anchor (WGSL `measure`); the maximum does not depend on the order.
 /// With `moving` (a world where a planet or half-plane moves), a point
 /// that a moving collider's surface reaches within a step
-/// ([`near_moving_collider`]) reports [`SLEEP_WAKE`] instead.
+/// (`cpu::collide::near_moving_collider`) reports [`SLEEP_WAKE`] instead.
 pub fn measure(
     sim: &SimParams,
     pos: &[[f32; 2]],
