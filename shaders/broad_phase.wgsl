@@ -62,18 +62,27 @@ struct CellRange {
     hi: vec2<i32>,
 }
 
+// The most cells an awake large body stamps one by one (CPU mirror:
+// cpu::broad_phase::AWAKE_STAMP_CELLS).
+const AWAKE_STAMP_CELLS: u32 = 64u;
+
 fn cell_range(lo: vec2<f32>, hi: vec2<f32>) -> CellRange {
     return CellRange(grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
 }
 
-// Whether a box fits the grid (at most GRID_MAX_CELLS cells); written so
-// that huge spans cannot overflow.
-fn fits(r: CellRange) -> bool {
+// Whether a range spans at most `max` cells; written so that huge spans
+// cannot overflow. CPU mirror: cpu::broad_phase::spans_at_most.
+fn spans_at_most(r: CellRange, max: u32) -> bool {
     let span = r.hi - r.lo;
-    if (span.x >= i32(GRID_MAX_CELLS) || span.y >= i32(GRID_MAX_CELLS)) {
+    if (span.x >= i32(max) || span.y >= i32(max)) {
         return false;
     }
-    return u32((span.x + 1) * (span.y + 1)) <= GRID_MAX_CELLS;
+    return u32((span.x + 1) * (span.y + 1)) <= max;
+}
+
+// Whether a box fits the grid (at most GRID_MAX_CELLS cells).
+fn fits(r: CellRange) -> bool {
+    return spans_at_most(r, GRID_MAX_CELLS);
 }
 
 // Counts collider `c` into the slots of its cells, or puts a body on the
@@ -81,17 +90,29 @@ fn fits(r: CellRange) -> bool {
 // least 4 point radii) unless its position is not finite: it is left out.
 fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
     let r = cell_range(lo, hi);
-    if (!fits(r)) {
-        if (c < sim.num_bodies) {
-            let k = atomicAdd(&grid[large_base(sim.table_mask)], 1u);
-            atomicStore(&grid[large_base(sim.table_mask) + 1u + k], c);
-        }
-        return;
-    }
     // An awake body stamps its slots.
     var stamp = 0u;
     if (c < sim.num_bodies && !sleeps(rest_steps[outlines[c].group], sim.sleep_steps)) {
         stamp = atomicLoad(&slot_awake[sim.table_mask + 1u]);
+    }
+    if (!fits(r)) {
+        if (c < sim.num_bodies) {
+            let k = atomicAdd(&grid[large_base(sim.table_mask)], 1u);
+            atomicStore(&grid[large_base(sim.table_mask) + 1u + k], c);
+            // An awake large body stamps the slots it covers where they
+            // are few, else the word after the stamp (every sleeping
+            // point may meet it).
+            if (stamp != 0u && spans_at_most(r, AWAKE_STAMP_CELLS)) {
+                for (var y = r.lo.y; y <= r.hi.y; y++) {
+                    for (var x = r.lo.x; x <= r.hi.x; x++) {
+                        atomicStore(&slot_awake[cell_slot(vec2<i32>(x, y), sim.table_mask)], stamp);
+                    }
+                }
+            } else if (stamp != 0u) {
+                atomicStore(&slot_awake[sim.table_mask + 2u], stamp);
+            }
+        }
+        return;
     }
     for (var y = r.lo.y; y <= r.hi.y; y++) {
         for (var x = r.lo.x; x <= r.hi.x; x++) {

@@ -142,8 +142,9 @@ fn entry_edge(o: BodyOutline, p: vec2<f32>, s: OutlineScan) -> EntryEdge {
 
 // Whether the point at `p` (its ContactPoint `cp`) can have no contact
 // this substep: it sleeps, is no free point (whose disks meet sleeping
-// ones), no awake body entered its slot (walk_start) and there is no
-// large body: deepest would test nothing, and no later pass of the
+// ones), no awake body entered its slot (walk_start) and no large body is
+// awake (a sleeping point skips sleeping outlines): deepest would test
+// nothing, and no later pass of the
 // substep would either, as a sleeping point does not move. The substep's
 // first narrow phase stores its contact as quiet (QUIET_EDGE), and the
 // later one skips it at that load. CPU mirror:
@@ -153,7 +154,8 @@ fn quiet_point(p: vec2<f32>, cp: ContactPoint) -> bool {
         return false;
     }
     let slot = cell_slot(grid_cell(p, sim.inv_cell), sim.table_mask);
-    return slot_awake[slot] != slot_awake[sim.table_mask + 1u] && grid[large_base(sim.table_mask)] == 0u;
+    let stamp = slot_awake[sim.table_mask + 1u];
+    return slot_awake[slot] != stamp && slot_awake[sim.table_mask + 2u] != stamp;
 }
 
 // How deepest walks (src/gpu/body_collide.rs, NarrowWalk): in batches

@@ -26,6 +26,9 @@ pub struct Grid {
     pub counts: Vec<u32>,
     pub data: Vec<u32>,
     pub awake: Vec<u32>,
+    /// Whether an awake body is on the large list (WGSL: the word after
+    /// `slot_awake`'s stamp): every sleeping point may meet it.
+    pub large_awake: bool,
 }
 
 impl Grid {
@@ -35,6 +38,7 @@ impl Grid {
             counts: vec![0; packed.grid_slots() + 1],
             data: vec![0; packed.grid_words()],
             awake: vec![0; packed.grid_slots()],
+            large_awake: false,
         }
     }
 
@@ -112,13 +116,20 @@ pub fn fixed_of(x: Vec2, scale: f32, count: u32) -> [i32; 2] {
 /// The cells of a box, or `None` when it spans more than `GRID_MAX_CELLS`
 /// (WGSL `cell_range` and `fits`).
 pub fn cell_range(sim: &SimParams, lo: Vec2, hi: Vec2) -> Option<(IVec2, IVec2)> {
-    let (a, b) = (grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
-    let span = b - a;
-    let max = GRID_MAX_CELLS as i32;
-    if span.x >= max || span.y >= max || ((span.x + 1) * (span.y + 1)) as u32 > GRID_MAX_CELLS {
-        return None;
-    }
-    Some((a, b))
+    let range = (grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
+    spans_at_most(range, GRID_MAX_CELLS).then_some(range)
+}
+
+/// The most cells an awake large body stamps one by one (WGSL
+/// `AWAKE_STAMP_CELLS`); a larger one makes every sleeping point test it.
+pub const AWAKE_STAMP_CELLS: u32 = 64;
+
+/// Whether a range spans at most `max` cells (WGSL `spans_at_most`),
+/// written so that huge spans cannot overflow.
+pub fn spans_at_most(range: (IVec2, IVec2), max: u32) -> bool {
+    let span = range.1 - range.0;
+    let m = max as i32;
+    !(span.x >= m || span.y >= m || ((span.x + 1) * (span.y + 1)) as u32 > max)
 }
 
 /// Every cell of a range, row by row.
@@ -199,6 +210,7 @@ pub fn broad_phase(
     // The counts and the large list.
     let large = Grid::large_base(sim);
     grid.data[large] = 0;
+    grid.large_awake = false;
     let total = num + sim.num_free as usize;
     for k in 0..total {
         let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
@@ -229,7 +241,19 @@ pub fn broad_phase(
     grid.awake.fill(0);
     for k in 0..total {
         let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
+        let awake =
+            c < sim.num_bodies && !asleep(sim, rest_steps[outlines[c as usize].group as usize]);
         let Some(range) = cell_range(sim, lo, hi) else {
+            // An awake large body stamps the slots it covers where they
+            // are few, else every sleeping point may meet it.
+            let range = (grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
+            if awake && spans_at_most(range, AWAKE_STAMP_CELLS) {
+                for cell in cells(range) {
+                    grid.awake[cell_slot(cell, sim.table_mask) as usize] = 1;
+                }
+            } else if awake {
+                grid.large_awake = true;
+            }
             continue;
         };
         for cell in cells(range) {

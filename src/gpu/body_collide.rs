@@ -319,7 +319,6 @@ impl BodyCollide {
                         (0, &b.sim),
                         (2, &b.state[s]),
                         (4, &c.contact_points),
-                        (10, &c.grid),
                         (11, &c.hits),
                         (12, &c.point_counts),
                         (19, &b.rest_steps),

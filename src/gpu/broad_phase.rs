@@ -29,7 +29,8 @@ pub struct ContactBuffers {
     /// Slot starts, the large list and the entries (see `broad_phase.wgsl`).
     pub grid: wgpu::Buffer,
     /// Per slot, the broad phase's stamp when an awake body last entered
-    /// it, then the stamp (see `broad_phase.wgsl`, `slot_awake`).
+    /// it, then the stamp, then the stamp when an awake large body was
+    /// last listed (see `broad_phase.wgsl`, `slot_awake`).
     pub slot_awake: wgpu::Buffer,
     /// Each point's deepest contact.
     pub hits: wgpu::Buffer,
@@ -139,7 +140,7 @@ impl ContactBuffers {
             aabbs: zeroed("aabbs", 16 * packed.bodies.len() as u64)?,
             slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
             grid: zeroed("grid", 4 * grid_words)?,
-            slot_awake: zeroed("slot_awake", 4 * (slots + 1))?,
+            slot_awake: zeroed("slot_awake", 4 * (slots + 2))?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
             point_counts: zeroed(
                 "point_counts",

@@ -168,7 +168,8 @@ pub fn deepest(
 
 /// Whether the point at `p` (its ContactPoint `cp`) can have no contact
 /// this substep (WGSL `quiet_point`): it sleeps, is no free point, no
-/// awake body entered its slot and there is no large body. Its contact is
+/// awake body entered its slot and no large body is awake (a sleeping
+/// point skips sleeping outlines). Its contact is
 /// [`ContactHit::QUIET`], which the GPU's later narrow phase of the substep
 /// skips.
 pub fn quiet_point(bind: &Bindings, p: Vec2, cp: &ContactPoint) -> bool {
@@ -177,7 +178,7 @@ pub fn quiet_point(bind: &Bindings, p: Vec2, cp: &ContactPoint) -> bool {
         return false;
     }
     let slot = cell_slot(grid_cell(p, sim.inv_cell), sim.table_mask);
-    bind.grid.awake[slot as usize] == 0 && bind.grid.large(sim).is_empty()
+    bind.grid.awake[slot as usize] == 0 && !bind.grid.large_awake
 }
 
 /// WGSL `activate` and `list_args`, as the list they leave in ascending
