@@ -65,13 +65,22 @@ fn collide_point(pi: PointInfo, p: vec2<f32>, v: vec2<f32>) -> vec4<f32> {
     if (c.depth <= 0.0) {
         return vec4<f32>(p, v);
     }
-    var vrel = v;
+    var vs = vec2<f32>(0.0);
     if (MOVING_COLLIDERS) {
-        vrel = v - collider_velocity(c.k, p);
+        vs = collider_velocity(c.k, p);
     }
-    // Restitution and friction (shared.wgsl, contact_response).
+    return respond(pi, p, v, vs, c.normal, c.depth);
+}
+
+// The point at `p` moving at `v` after its contact with a collider whose
+// surface moves at `vs`, as (p, v): pushed out along `n` by `depth`, then
+// restitution and friction relative to the surface (shared.wgsl,
+// contact_response). The collide and terrain stages share it. CPU
+// mirror: cpu::collide::respond.
+fn respond(pi: PointInfo, p: vec2<f32>, v: vec2<f32>, vs: vec2<f32>, n: vec2<f32>, depth: f32) -> vec4<f32> {
+    let vrel = v - vs;
     let mat = materials[pi.material];
     let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
-    let r = contact_response(vrel, c.normal, c.depth, m, sim.h, collider_threshold(vrel, c.normal, c.depth));
-    return vec4<f32>(p + c.normal * c.depth + r.zw, v + r.xy);
+    let r = contact_response(vrel, n, depth, m, sim.h, collider_threshold(vrel, n, depth));
+    return vec4<f32>(p + n * depth + r.zw, v + r.xy);
 }

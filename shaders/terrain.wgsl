@@ -124,8 +124,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (c.z <= 0.0) {
         return;
     }
-    let mat = materials[pi.material];
-    let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
-    let r = contact_response(s.zw, c.xy, c.z, m, sim.h, collider_threshold(s.zw, c.xy, c.z));
-    state[i] = vec4<f32>(s.xy + c.xy * c.z + r.zw, s.zw + r.xy);
+    state[i] = respond(pi, s.xy, s.zw, vec2<f32>(0.0), c.xy, c.z);
 }

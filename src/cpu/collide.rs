@@ -91,6 +91,32 @@ pub fn collider_velocity(
     v2(plane.velocity) + perp(p - v2(plane.pivot)) * plane.spin
 }
 
+/// A point at `p` moving at `v` after its contact with a collider whose
+/// surface moves at `vs` (WGSL `respond`): pushed out along `n` by
+/// `depth`, then restitution and friction relative to the surface
+/// ([`contact_response`], with material `mat`). The collide and terrain
+/// stages share it.
+pub fn respond(
+    sim: &SimParams,
+    mat: &MaterialInfo,
+    p: Vec2,
+    v: Vec2,
+    vs: Vec2,
+    n: Vec2,
+    depth: f32,
+) -> (Vec2, Vec2) {
+    let m = ContactMaterial {
+        elasticity: mat.elasticity,
+        static_friction: mat.static_friction,
+        dynamic_friction: mat.dynamic_friction,
+        decay: (-mat.friction * sim.h).exp(),
+    };
+    let vrel = v - vs;
+    let threshold = collider_threshold(sim, vrel, n, depth);
+    let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
+    (p + n * depth + dp, v + dv)
+}
+
 /// Whether a disk of `point_radius` at `p` with layers `layers` is within
 /// a step's travel of a moving collider's surface (WGSL
 /// `near_moving_collider`): in contact with it, grown by the surface's
@@ -157,20 +183,13 @@ pub fn collide(
             else {
                 return;
             };
-            let mat = materials[pi.material as usize];
-            let m = ContactMaterial {
-                elasticity: mat.elasticity,
-                static_friction: mat.static_friction,
-                dynamic_friction: mat.dynamic_friction,
-                decay: (-mat.friction * sim.h).exp(),
-            };
             let v = v2(*vel);
             // Relative to the collider's surface, which a kinematic one moves.
-            let vrel = v - collider_velocity(sim, k, p, colliders.planets, colliders.planes);
-            let threshold = collider_threshold(sim, vrel, n, depth);
-            let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
-            *pos = (p + n * depth + dp).to_array();
-            *vel = (v + dv).to_array();
+            let vs = collider_velocity(sim, k, p, colliders.planets, colliders.planes);
+            let mat = &materials[pi.material as usize];
+            let (p, v) = respond(sim, mat, p, v, vs, n, depth);
+            *pos = p.to_array();
+            *vel = v.to_array();
         },
     );
 }

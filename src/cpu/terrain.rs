@@ -5,8 +5,8 @@
 
 use glam::Vec2;
 
-use super::collide::collider_threshold;
-use super::{ContactMaterial, contact_response, par, v2};
+use super::collide::respond;
+use super::{par, v2};
 use crate::layout::{MaterialInfo, PointInfo, SegmentInfo, SimParams, TerrainGrid};
 use crate::pack::PackedTerrain;
 
@@ -106,9 +106,8 @@ pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> 
 }
 
 /// Resolves each point's terrain contact ([`terrain_contact`]) as the
-/// collide stage resolves a half-plane's: push out along the normal, then
-/// restitution and friction ([`contact_response`], with the point's
-/// material) against a surface that does not move.
+/// collide stage resolves a half-plane's ([`respond`]) against a surface
+/// that does not move.
 #[allow(clippy::too_many_arguments)]
 pub fn collide_terrain(
     sim: &SimParams,
@@ -134,18 +133,10 @@ pub fn collide_terrain(
             if depth <= 0.0 {
                 return;
             }
-            let mat = materials[pi.material as usize];
-            let m = ContactMaterial {
-                elasticity: mat.elasticity,
-                static_friction: mat.static_friction,
-                dynamic_friction: mat.dynamic_friction,
-                decay: (-mat.friction * sim.h).exp(),
-            };
-            let v = v2(*vel);
-            let threshold = collider_threshold(sim, v, n, depth);
-            let (dv, dp) = contact_response(v, n, depth, &m, sim.h, threshold);
-            *pos = (p + n * depth + dp).to_array();
-            *vel = (v + dv).to_array();
+            let mat = &materials[pi.material as usize];
+            let (p, v) = respond(sim, mat, p, v2(*vel), Vec2::ZERO, n, depth);
+            *pos = p.to_array();
+            *vel = v.to_array();
         },
     );
 }
