@@ -35,10 +35,10 @@ fn gravity_at(i: u32, p: vec2<f32>) -> vec2<f32> {
 
 // Stages 1 and 2 for point `i`, as (p, v): symplectic Euler
 // (integrate.wgsl), then the contact, without storing the state in
-// between; a pinned point keeps its position and has no velocity.
+// between; a point of inverse mass 0 is left as it is (euler_point).
 fn integrate_collide_point(i: u32, pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -> vec4<f32> {
     if (pi.inv_mass == 0.0) {
-        return vec4<f32>(p, 0.0, 0.0);
+        return vec4<f32>(p, v0);
     }
     let s = euler_point(pi.inv_mass, p, v0, gravity_at(i, p), sim.h);
     return collide_point(pi, s.xy, s.zw);

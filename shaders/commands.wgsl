@@ -5,7 +5,9 @@
 //   apply    one workgroup walks the commands in turn. A point command is
 //            one thread's. A body command sums over the body's members
 //            with their own masses (pinned members are left out and never
-//            moved): first the mass and centre of mass c, then the
+//            moved; in a kinematic body, all pinned, every member counts by
+//            its shape-matching weight, moves, and takes no impulse):
+//            first the mass and centre of mass c, then the
 //            inertia I = sum m |x - c|^2 and the best-fit angle from rest
 //            (atan2 of sum m q x (x - c) and sum m q . (x - c)), each by a
 //            tree reduction over the workgroup in a fixed order (so runs
@@ -16,6 +18,8 @@
 //              angular impulse L: v += w x (x - c), w = L / I
 //              velocity (u, w):  v = u + w x (x - c)
 //              teleport to (p, t): x = p + R(t - angle) (x - c)
+//              target (p, t):    v = u + w x (x - c), u = (p - c) / dt,
+//                                w = (t - angle, wrapped to [-pi, pi]) / dt
 //            so an impulse changes the body's momentum by exactly J and its
 //            angular momentum about c by (a - c) x J.
 //   wake     (after apply) every point whose assembly's count is 0 gets
@@ -57,28 +61,10 @@ const COMMAND_BODY_ANGULAR_IMPULSE: u32 = 4u;
 const COMMAND_BODY_VELOCITY: u32 = 5u;
 const COMMAND_BODY_TELEPORT: u32 = 6u;
 const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7u;
+const COMMAND_BODY_TARGET: u32 = 8u;
 const COMMAND_SET_ANGLE: u32 = 1u;
-const COMMAND_THREADS: u32 = 256u;
-
-var<workgroup> sums: array<vec4<f32>, COMMAND_THREADS>;
-
-// The sum of every thread's `v`, the same on every thread: a tree over
-// the workgroup in a fixed order.
-fn reduce(t: u32, v: vec4<f32>) -> vec4<f32> {
-    sums[t] = v;
-    workgroupBarrier();
-    for (var s = COMMAND_THREADS / 2u; s > 0u; s >>= 1u) {
-        if (t < s) {
-            sums[t] += sums[t + s];
-        }
-        workgroupBarrier();
-    }
-    // Uniform for the branches that follow; its barrier also keeps the
-    // next reduce from writing before every thread has read.
-    let total = workgroupUniformLoad(&sums[0]);
-    workgroupBarrier();
-    return total;
-}
+const COMMAND_KINEMATIC: u32 = 2u;
+const PI: f32 = 3.14159265358979;
 
 // A point's own mass, 0 when pinned.
 fn own_mass(p: u32) -> f32 {
@@ -110,15 +96,28 @@ fn point_command(c: Command) {
     }
 }
 
+// A member's mass in a body command: its own (0 when pinned), or in a
+// kinematic body (all pinned) its shape-matching weight.
+fn member_mass(m: Member, kinematic: bool) -> f32 {
+    return select(own_mass(m.point), m.weight, kinematic);
+}
+
+// `a` minus `b`, wrapped into [-pi, pi].
+fn angle_to(a: f32, b: f32) -> f32 {
+    let d = a - b;
+    return d - 2.0 * PI * floor(d / (2.0 * PI) + 0.5);
+}
+
 fn body_command(t: u32, c: Command) {
     let b = bodies[2u * c.subject];
     let first = b.x;
     let count = b.y;
+    let kinematic = (c.flags & COMMAND_KINEMATIC) != 0u;
     // Mass and centre of mass.
     var acc = vec4<f32>(0.0);
-    for (var j = t; j < count; j += COMMAND_THREADS) {
+    for (var j = t; j < count; j += REDUCE_THREADS) {
         let m = member_of(members[first + j]);
-        let mass = own_mass(m.point);
+        let mass = member_mass(m, kinematic);
         acc += vec4<f32>(mass, mass * state[m.point].xy, 0.0);
     }
     let total = reduce(t, acc);
@@ -129,9 +128,9 @@ fn body_command(t: u32, c: Command) {
     let c_m = total.yz / mass;
     // Inertia and the best-fit angle from rest.
     acc = vec4<f32>(0.0);
-    for (var j = t; j < count; j += COMMAND_THREADS) {
+    for (var j = t; j < count; j += REDUCE_THREADS) {
         let m = member_of(members[first + j]);
-        let w = own_mass(m.point);
+        let w = member_mass(m, kinematic);
         let d = state[m.point].xy - c_m;
         acc += vec4<f32>(w * dot(d, d), w * cross2(m.rest, d), w * dot(m.rest, d), 0.0);
     }
@@ -159,11 +158,20 @@ fn body_command(t: u32, c: Command) {
         }
         default: {}
     }
-    let turn = select(0.0, c.scalar - atan2(second.y, second.z), (c.flags & COMMAND_SET_ANGLE) != 0u);
+    // A kinematic body takes no impulse: its mass is infinite.
+    if (kinematic) {
+        dv = vec2<f32>(0.0);
+        dw = 0.0;
+    }
+    let set_angle = (c.flags & COMMAND_SET_ANGLE) != 0u;
+    let turn = select(0.0, c.scalar - atan2(second.y, second.z), set_angle);
     let rot = vec2<f32>(cos(turn), sin(turn));
-    for (var j = t; j < count; j += COMMAND_THREADS) {
+    // A target's velocity and spin: there in one step (`b.x` = 1 / dt).
+    let target_v = (c.a - c_m) * c.b.x;
+    let target_w = select(0.0, angle_to(c.scalar, atan2(second.y, second.z)) * c.b.x, set_angle);
+    for (var j = t; j < count; j += REDUCE_THREADS) {
         let p = member_of(members[first + j]).point;
-        if (own_mass(p) == 0.0) {
+        if (!kinematic && own_mass(p) == 0.0) {
             continue;
         }
         let s = state[p];
@@ -171,6 +179,9 @@ fn body_command(t: u32, c: Command) {
         switch c.kind {
             case COMMAND_BODY_VELOCITY: {
                 state[p] = vec4<f32>(s.xy, c.a + turning(c.scalar, d));
+            }
+            case COMMAND_BODY_TARGET: {
+                state[p] = vec4<f32>(s.xy, target_v + turning(target_w, d));
             }
             case COMMAND_BODY_TELEPORT: {
                 let x = c.a + vec2<f32>(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y);
@@ -183,7 +194,7 @@ fn body_command(t: u32, c: Command) {
     }
 }
 
-@compute @workgroup_size(COMMAND_THREADS)
+@compute @workgroup_size(REDUCE_THREADS)
 fn apply(@builtin(local_invocation_index) t: u32) {
     let n = list.count;
     for (var k = 0u; k < n; k++) {

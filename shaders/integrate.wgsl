@@ -19,11 +19,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= sim.num_points) {
         return;
     }
-    let s = state[i];
     let inv_mass = info[i].inv_mass;
+    // A point of inverse mass 0 is left as it is (euler_point).
     if (inv_mass == 0.0) {
-        state[i] = vec4<f32>(s.xy, 0.0, 0.0);
         return;
     }
+    let s = state[i];
     state[i] = euler_point(inv_mass, s.xy, s.zw, gravity_at(i, s.xy), sim.h);
 }

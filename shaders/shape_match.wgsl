@@ -568,7 +568,7 @@ fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @built
     }
     let pi = point_info(info[i]);
     let s = state[i];
-    // Pinned points: apply leaves them, integrate zeroes their velocity.
+    // Points of inverse mass 0: apply and integrate leave them.
     var v = s.zw;
     if (pi.inv_mass != 0.0) {
         v = matched_velocity(i, s.xy, s.zw);

@@ -299,13 +299,15 @@ fn spread_index(gid: vec3<u32>, num_groups: vec3<u32>) -> u32 {
 }
 
 // Symplectic Euler for one point (Lisitsa 2023), as (p, v): the velocity
-// first, then the position with the new velocity. A pinned point keeps its
-// position and has no velocity, whatever it was given. Stage 1
+// first, then the position with the new velocity. A point of inverse mass
+// 0 is left as it is: a pinned point has no velocity (it is packed at
+// rest, and nothing gives it any), a kinematic body's point the velocity
+// move_bodies posed it with, a sleeping point none. Stage 1
 // (integrate.wgsl) and the fused integrate + collide (collide_point.wgsl)
 // both step through here, so they stay bitwise alike.
 fn euler_point(inv_mass: f32, p: vec2<f32>, v: vec2<f32>, g: vec2<f32>, h: f32) -> vec4<f32> {
     if (inv_mass == 0.0) {
-        return vec4<f32>(p, 0.0, 0.0);
+        return vec4<f32>(p, v);
     }
     let nv = v + g * h;
     return vec4<f32>(p + nv * h, nv);

@@ -33,7 +33,10 @@ use crate::world::{BodyHandle, MAX_STATE, PointHandle};
 /// What a program can do to a point or a body between steps. Forces and
 /// torques act for one step: they are queued as the impulse they give
 /// over the step (`F dt`, `tau dt`). Pinned points are never moved, and
-/// count for nothing in a body's mass. Velocities, positions and the
+/// count for nothing in a body's mass. A kinematic body
+/// ([`Body::kinematic`](crate::world::Body::kinematic)) is steered by its
+/// velocity, target and teleport, all its points counting by their
+/// shape-matching weights; impulses and forces do nothing to it. Velocities, positions and the
 /// points at which impulses act are in world coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Command {
@@ -87,6 +90,17 @@ pub enum Command {
     /// (m), and with `angle` turns it so that its best-fit angle from its
     /// rest shape is `angle` (rad); the velocities stay as they are.
     BodyTeleport {
+        body: BodyHandle,
+        position: Vec2,
+        angle: Option<f32>,
+    },
+    /// Sets the body's velocity and spin to those that bring its centre of
+    /// mass to `position` (m), and with `angle` its best-fit angle from
+    /// rest to `angle` (rad, the shorter way round), over the next step:
+    /// Box2D's `b2Body_SetTargetTransform`. Meant for kinematic bodies
+    /// (a platform on a path, queued every step); a dynamic body takes the
+    /// velocity and goes on from there.
+    BodyTarget {
         body: BodyHandle,
         position: Vec2,
         angle: Option<f32>,
@@ -225,7 +239,27 @@ impl Command {
                 (c.subject, c.a) = (b.0, position.into());
                 first
             }
+            Command::BodyTarget {
+                body: b,
+                position,
+                angle,
+            } => {
+                let (item, first) = body(b)?;
+                check_position(item, "position", position)?;
+                if let Some(angle) = angle {
+                    scalar(item, "angle", angle)?;
+                    (c.scalar, c.flags) = (angle, COMMAND_SET_ANGLE);
+                }
+                c.kind = layout::COMMAND_BODY_TARGET;
+                (c.subject, c.a, c.b) = (b.0, position.into(), [1.0 / dt, 0.0]);
+                first
+            }
         };
+        if c.kind >= layout::COMMAND_BODY_IMPULSE
+            && packed.kinematic.binary_search(&c.subject).is_ok()
+        {
+            c.flags |= layout::COMMAND_KINEMATIC;
+        }
         Ok((c, wakes))
     }
 }

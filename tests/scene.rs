@@ -1740,3 +1740,31 @@ fn terrain_is_read_and_bad_terrain_refused_by_path() {
     );
     fails(r#"{"terrain": [{"closed": true}]}"#, "terrain[0]", "points");
 }
+
+/// A kinematic body in the scene format: `"kinematic": true` on a body of
+/// pinned points, which move at their velocities as a rigid body (the
+/// CPU steps it 1 s); a free point in one is refused by its path.
+#[test]
+fn kinematic_bodies_are_read_and_bad_ones_refused_by_path() {
+    let world = load(
+        r#"{"points": [{"pos": [0, 0], "mass": 0, "vel": [1, 0]},
+                       {"pos": [2, 0], "mass": 0, "vel": [1, 0]},
+                       {"pos": [2, 1], "mass": 0, "vel": [1, 0]},
+                       {"pos": [0, 1], "mass": 0, "vel": [1, 0]}],
+            "bodies": [{"points": [0, 1, 2, 3], "kinematic": true}]}"#,
+    )
+    .unwrap();
+    assert!(world.bodies()[0].kinematic);
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..60 {
+        cpu.step();
+    }
+    let x = cpu.positions()[0];
+    assert!((x[0] - 1.0).abs() < 1e-4 && x[1].abs() < 1e-4, "{x:?}");
+    fails(
+        r#"{"points": [{"pos": [0, 0], "mass": 0}, {"pos": [1, 0]}, {"pos": [0, 1], "mass": 0}],
+            "bodies": [{"points": [0, 1, 2], "kinematic": true}]}"#,
+        "bodies[0].points",
+        "not pinned",
+    );
+}

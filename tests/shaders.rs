@@ -10,7 +10,7 @@ use softbody::layout::*;
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 14);
+    assert_eq!(STAGES.len(), 15);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);
@@ -247,4 +247,43 @@ fn the_embed_examples_body_frame_matches_the_librarys() {
     let source = include_str!("../examples/embed.wgsl");
     let module = parse_and_validate("examples/embed.wgsl", source);
     check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
+}
+
+/// The commands stage's kinds and flags, and the workgroup sum's thread
+/// count (`shaders/reduce.wgsl`, in the commands and move_bodies stages),
+/// are the Rust constants.
+#[test]
+fn command_constants_match() {
+    for stage in ["commands", "move_bodies"] {
+        let module = parse_and_validate(stage, &stage_source(stage).unwrap());
+        let constant = |name: &str| -> u32 {
+            let (_, c) = module
+                .constants
+                .iter()
+                .find(|(_, c)| c.name.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("{stage}: const {name} missing"));
+            match module.global_expressions[c.init] {
+                naga::Expression::Literal(naga::Literal::U32(v)) => v,
+                ref e => panic!("{stage}: const {name} is {e:?}"),
+            }
+        };
+        assert_eq!(constant("REDUCE_THREADS"), REDUCE_THREADS);
+        if stage == "commands" {
+            for (name, value) in [
+                ("COMMAND_POINT_IMPULSE", COMMAND_POINT_IMPULSE),
+                ("COMMAND_POINT_VELOCITY", COMMAND_POINT_VELOCITY),
+                ("COMMAND_POINT_TELEPORT", COMMAND_POINT_TELEPORT),
+                ("COMMAND_BODY_IMPULSE", COMMAND_BODY_IMPULSE),
+                ("COMMAND_BODY_ANGULAR_IMPULSE", COMMAND_BODY_ANGULAR_IMPULSE),
+                ("COMMAND_BODY_VELOCITY", COMMAND_BODY_VELOCITY),
+                ("COMMAND_BODY_TELEPORT", COMMAND_BODY_TELEPORT),
+                ("COMMAND_BODY_LOCAL_IMPULSE", COMMAND_BODY_LOCAL_IMPULSE),
+                ("COMMAND_BODY_TARGET", COMMAND_BODY_TARGET),
+                ("COMMAND_SET_ANGLE", COMMAND_SET_ANGLE),
+                ("COMMAND_KINEMATIC", COMMAND_KINEMATIC),
+            ] {
+                assert_eq!(constant(name), value, "{name}");
+            }
+        }
+    }
 }

@@ -154,6 +154,16 @@ fn resolve_at(i: u32, relax: bool) {
         let t = hit.t;
         // Generalised inverse mass of the point against the edge point.
         let w = wi + s * s * wa + t * t * wb;
+        // A sleeping point on a kinematic body's edge that moves off wakes
+        // (neither side has mass to push the other).
+        if (!relax && sim.sleep_steps > 0u && wa == 0.0 && wb == 0.0) {
+            let ve = state[ends.x].zw * s + state[ends.y].zw * t;
+            let dv = v - ve;
+            if (any(ve != vec2<f32>(0.0)) && dot(dv, dv) > sim.wake_speed_sq) {
+                atomicMax(&sleep_speed[cp.group], SLEEP_WAKE);
+                atomicMax(&sleep_speed[outlines[hit.body].group], SLEEP_WAKE);
+            }
+        }
         if (w > 0.0) {
             // Solved with split inverse masses, applied with the real ones.
             let ci = atomicLoad(&counts[i]);

@@ -1,7 +1,7 @@
 //! Mirror of `shaders/commands.wgsl`: the caller's commands at the start
 //! of a step ([`crate::commands`]), then the wake of the assemblies they
 //! woke. The body sums are taken as the kernel's workgroup takes them
-//! (each of [`COMMAND_THREADS`] threads sums its stride of the members,
+//! (each of [`REDUCE_THREADS`] threads sums its stride of the members,
 //! then a tree), so both paths add in the same order.
 
 use glam::Vec2;
@@ -9,8 +9,9 @@ use glam::Vec2;
 use super::v2;
 use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
-    COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY,
-    COMMAND_SET_ANGLE, COMMAND_THREADS, Command, Member, PointInfo, SimParams, SleepPoint,
+    COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC,
+    COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command, Member, PointInfo,
+    REDUCE_THREADS, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -39,18 +40,22 @@ fn turning(w: f32, d: Vec2) -> Vec2 {
     Vec2::new(-w * d.y, w * d.x)
 }
 
-/// WGSL `reduce` over `count` members whose terms `term` gives: each
-/// thread's stride summed in order, then the tree.
-fn reduce(count: u32, mut term: impl FnMut(u32) -> [f32; 3]) -> [f32; 3] {
-    let threads = COMMAND_THREADS as usize;
-    let mut sums = [[0.0f32; 3]; COMMAND_THREADS as usize];
+/// WGSL `reduce` (`shaders/reduce.wgsl`) over `count` members whose
+/// terms `term` gives: each of [`REDUCE_THREADS`] threads sums its stride
+/// in order, then the tree.
+pub(crate) fn reduce<const K: usize>(
+    count: u32,
+    mut term: impl FnMut(u32) -> [f32; K],
+) -> [f32; K] {
+    let threads = REDUCE_THREADS as usize;
+    let mut sums = [[0.0f32; K]; REDUCE_THREADS as usize];
     for (t, s) in sums.iter_mut().enumerate() {
         let mut j = t as u32;
         while j < count {
             for (s, v) in s.iter_mut().zip(term(j)) {
                 *s += v;
             }
-            j += COMMAND_THREADS;
+            j += REDUCE_THREADS;
         }
     }
     let mut half = threads / 2;
@@ -64,6 +69,13 @@ fn reduce(count: u32, mut term: impl FnMut(u32) -> [f32; 3]) -> [f32; 3] {
         half /= 2;
     }
     sums[0]
+}
+
+/// WGSL `angle_to`: `a - b` wrapped into `[-pi, pi]`.
+pub(crate) fn angle_to(a: f32, b: f32) -> f32 {
+    let tau = 2.0 * std::f32::consts::PI;
+    let d = a - b;
+    d - tau * (d / tau + 0.5).floor()
 }
 
 /// WGSL `point_command`.
@@ -85,11 +97,20 @@ fn point_command(t: &mut Target, c: &Command) {
 fn body_command(t: &mut Target, c: &Command) {
     let b = t.bodies[c.subject as usize];
     let members = &t.members[b.first as usize..(b.first + b.count) as usize];
+    let kinematic = c.flags & COMMAND_KINEMATIC != 0;
+    // WGSL `member_mass`.
+    let member_mass = |t: &Target, m: &Member| {
+        if kinematic {
+            m.weight
+        } else {
+            own_mass(t, m.point)
+        }
+    };
     let total = reduce(b.count, |j| {
-        let p = members[j as usize].point;
-        let m = own_mass(t, p);
-        let x = v2(t.pos[p as usize]);
-        [m, m * x.x, m * x.y]
+        let m = &members[j as usize];
+        let mass = member_mass(t, m);
+        let x = v2(t.pos[m.point as usize]);
+        [mass, mass * x.x, mass * x.y]
     });
     let mass = total[0];
     if mass <= 0.0 {
@@ -98,7 +119,7 @@ fn body_command(t: &mut Target, c: &Command) {
     let c_m = Vec2::new(total[1], total[2]) / mass;
     let second = reduce(b.count, |j| {
         let m = members[j as usize];
-        let w = own_mass(t, m.point);
+        let w = member_mass(t, &m);
         let d = v2(t.pos[m.point as usize]) - c_m;
         let q = v2(m.rest);
         [w * d.dot(d), w * cross2(q, d), w * q.dot(d)]
@@ -131,20 +152,33 @@ fn body_command(t: &mut Target, c: &Command) {
         COMMAND_BODY_ANGULAR_IMPULSE if inertia > 0.0 => dw = c.scalar / inertia,
         _ => {}
     }
-    let turn = if c.flags & COMMAND_SET_ANGLE != 0 {
+    // A kinematic body takes no impulse: its mass is infinite.
+    if kinematic {
+        (dv, dw) = (Vec2::ZERO, 0.0);
+    }
+    let set_angle = c.flags & COMMAND_SET_ANGLE != 0;
+    let turn = if set_angle {
         c.scalar - second[1].atan2(second[2])
     } else {
         0.0
     };
     let rot = Vec2::new(turn.cos(), turn.sin());
+    // A target's velocity and spin: there in one step (`b.x` = 1 / dt).
+    let target_v = (v2(c.a) - c_m) * c.b[0];
+    let target_w = if set_angle {
+        angle_to(c.scalar, second[1].atan2(second[2])) * c.b[0]
+    } else {
+        0.0
+    };
     for m in members {
         let p = m.point as usize;
-        if own_mass(t, m.point) == 0.0 {
+        if !kinematic && own_mass(t, m.point) == 0.0 {
             continue;
         }
         let d = v2(t.pos[p]) - c_m;
         match c.kind {
             COMMAND_BODY_VELOCITY => t.vel[p] = (v2(c.a) + turning(c.scalar, d)).to_array(),
+            COMMAND_BODY_TARGET => t.vel[p] = (target_v + turning(target_w, d)).to_array(),
             COMMAND_BODY_TELEPORT => {
                 let x = v2(c.a) + Vec2::new(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y);
                 t.pos[p] = x.to_array();

@@ -25,8 +25,10 @@ pub fn gravity_at(sim: &SimParams, planets: &[PlanetInfo], scale: f32, p: Vec2) 
 }
 
 /// `v += g h; p += v h` for every point that is not pinned, `g` its
-/// `gravity_at`; pinned points get zero velocity (whatever `set_state`
-/// gave them).
+/// `gravity_at`. A point of inverse mass 0 is left as it is: a pinned
+/// point has no velocity (it is packed at rest, and nothing gives it any),
+/// a kinematic body's point the velocity `move_bodies` posed it with, a
+/// sleeping point none.
 pub fn integrate(
     sim: &SimParams,
     info: &[PointInfo],
@@ -39,7 +41,6 @@ pub fn integrate(
     let n = sim.num_points as usize;
     par::zip_mut(parallel, &mut pos[..n], &mut vel[..n], |i, p, v| {
         if info[i].inv_mass == 0.0 {
-            *v = [0.0; 2];
             return;
         }
         let g = gravity_at(sim, planets, gravity_scale[i], v2(*p));

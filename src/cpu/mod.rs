@@ -14,6 +14,7 @@ pub mod commands;
 pub mod events;
 pub mod impact;
 mod integrate;
+pub mod move_bodies;
 pub mod move_colliders;
 mod par;
 pub mod query;

@@ -29,6 +29,8 @@ pub struct Buffers {
     /// Each point's body and each body's inverse mass in impacts.
     pub impact_home: wgpu::Buffer,
     pub impact_inv_mass: wgpu::Buffer,
+    /// The kinematic bodies' indices (`u32`), read by `move_bodies`.
+    pub kinematic: wgpu::Buffer,
     /// Planets and half-planes (`Colliders`), a uniform buffer.
     pub colliders: wgpu::Buffer,
     /// The terrain (`shaders/terrain.wgsl`): its grid (a uniform
@@ -113,7 +115,7 @@ impl<'a> PackedArray<'a> {
 /// [`Buffers::static_buffers`] (the colliders' uniform table and the state
 /// are written separately). The one list of them: the limits check, the
 /// upload and an edit's rewrite all walk it.
-pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 14] {
+pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 15] {
     [
         PackedArray::of("point_info", &p.point_info),
         PackedArray::of("gravity_scale", &p.gravity_scale),
@@ -129,6 +131,7 @@ pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 14] {
         PackedArray::of("body_order", &p.body_order),
         PackedArray::of("impact_home", &p.impact_home),
         PackedArray::of("impact_inv_mass", &p.impact_inv_mass),
+        PackedArray::of("kinematic", &p.kinematic),
     ]
 }
 
@@ -224,6 +227,7 @@ impl Buffers {
             body_order,
             impact_home,
             impact_inv_mass,
+            kinematic,
         ] = static_arrays(packed).map(|a| {
             // Readable: sleeping writes `info`, which a display reads back.
             init(
@@ -281,6 +285,7 @@ impl Buffers {
             body_order,
             impact_home,
             impact_inv_mass,
+            kinematic,
             colliders: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("colliders"),
                 contents: bytemuck::bytes_of(&Colliders::new(&packed.planets, &packed.planes)),
@@ -352,7 +357,7 @@ impl Buffers {
     }
 
     /// The buffers holding [`static_arrays`], in its order.
-    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 14] {
+    pub(crate) fn static_buffers(&self) -> [&wgpu::Buffer; 15] {
         [
             &self.info,
             &self.gravity_scale,
@@ -368,6 +373,7 @@ impl Buffers {
             &self.body_order,
             &self.impact_home,
             &self.impact_inv_mass,
+            &self.kinematic,
         ]
     }
 
@@ -407,6 +413,7 @@ impl Buffers {
             &self.sleep_support,
             &self.impact_home,
             &self.impact_inv_mass,
+            &self.kinematic,
             &self.impact_sums,
             &self.plane_impacts,
             &self.plane_impact_heads[0],

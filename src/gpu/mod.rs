@@ -14,6 +14,7 @@ mod context;
 mod events;
 mod impact;
 mod integrate;
+mod move_bodies;
 mod move_colliders;
 mod query;
 mod rods;

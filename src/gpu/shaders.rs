@@ -11,7 +11,8 @@ pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 /// also hold the fragment `shaders/collide_point.wgsl` (a point against
 /// the static colliders, and the gravity): `integrate` for the gravity,
 /// `collide`, and `shape_match` for its kernel fused with integrate and
-/// collide and for its half-plane and planet impacts.
+/// collide and for its half-plane and planet impacts. `commands` and
+/// `move_bodies` hold `shaders/reduce.wgsl`, their workgroup sum.
 /// `body_collide` is its file followed by its parts, one concern each, in
 /// `shaders/body_collide/` (WGSL declarations may come in any order).
 pub const STAGES: &[(&str, &str)] = &[
@@ -76,7 +77,20 @@ pub const STAGES: &[(&str, &str)] = &[
             include_str!("../../shaders/collide_point.wgsl")
         ),
     ),
-    ("commands", include_str!("../../shaders/commands.wgsl")),
+    (
+        "commands",
+        concat!(
+            include_str!("../../shaders/commands.wgsl"),
+            include_str!("../../shaders/reduce.wgsl")
+        ),
+    ),
+    (
+        "move_bodies",
+        concat!(
+            include_str!("../../shaders/move_bodies.wgsl"),
+            include_str!("../../shaders/reduce.wgsl")
+        ),
+    ),
     ("query", include_str!("../../shaders/query.wgsl")),
     ("events", include_str!("../../shaders/events.wgsl")),
 ];
@@ -86,6 +100,7 @@ pub const STAGES: &[(&str, &str)] = &[
 /// `.wgsl`.
 pub const FRAGMENTS: &[(&str, &str)] = &[
     ("colliders", include_str!("../../shaders/colliders.wgsl")),
+    ("reduce", include_str!("../../shaders/reduce.wgsl")),
     (
         "collide_point",
         include_str!("../../shaders/collide_point.wgsl"),

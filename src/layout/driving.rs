@@ -17,7 +17,8 @@ pub struct Command {
     /// An angular impulse (kg m^2/s), an angular velocity (rad/s) or an
     /// angle (rad), by kind.
     pub scalar: f32,
-    /// [`COMMAND_SET_ANGLE`] for a body teleport that sets the angle.
+    /// [`COMMAND_SET_ANGLE`] for a body teleport or target that sets the
+    /// angle; [`COMMAND_KINEMATIC`] for a command on a kinematic body.
     pub flags: u32,
     /// An impulse (N s), a velocity (m/s) or a position (m), by kind.
     pub a: [f32; 2],
@@ -43,11 +44,20 @@ pub const COMMAND_BODY_TELEPORT: u32 = 6;
 /// Impulse `a` at the offset `b`, both in body `subject`'s frame (turned
 /// by its best-fit rotation from rest, about its centre of mass).
 pub const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7;
-/// A body teleport's flag: turn it to the angle `scalar`.
+/// Velocity and spin that take body `subject` to centre `a` (and angle
+/// `scalar` with [`COMMAND_SET_ANGLE`]) over the next step, `b.x` being
+/// `1 / dt`.
+pub const COMMAND_BODY_TARGET: u32 = 8;
+/// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
-/// Threads of the commands kernel's one workgroup (WGSL
-/// `COMMAND_THREADS`): a body command's sums are reduced over them.
-pub const COMMAND_THREADS: u32 = 256;
+/// A body command's flag: the body is kinematic, so its members count by
+/// their shape-matching weights (they are all pinned) and every one of
+/// them moves; impulses do nothing to it.
+pub const COMMAND_KINEMATIC: u32 = 2;
+/// Threads of a workgroup that reduces over a body's members (WGSL
+/// `REDUCE_THREADS`, `shaders/reduce.wgsl`): the commands kernel's one
+/// workgroup, and `move_bodies`' one per kinematic body.
+pub const REDUCE_THREADS: u32 = 256;
 
 /// A ray cast's question (WGSL `RayQuery`, `shaders/query.wgsl`): from
 /// `origin` along `dir` (any length but zero) as far as `max` lengths of

@@ -46,7 +46,37 @@ impl Packed {
         self.check_bodies()?;
         self.check_contact_data()?;
         self.check_colliders()?;
+        self.check_kinematic()?;
         self.check_terrain()
+    }
+
+    /// The kinematic bodies: bodies in order, each with every member
+    /// pinned (`move_bodies` poses them; a free member would be moved by
+    /// both it and the forces).
+    fn check_kinematic(&self) -> Result<(), String> {
+        if !self.kinematic.windows(2).all(|w| w[0] < w[1]) {
+            return Err("kinematic bodies are not listed in order".into());
+        }
+        for &b in &self.kinematic {
+            let Some(body) = self.bodies.get(b as usize) else {
+                return Err(format!("kinematic body {b} of {}", self.bodies.len()));
+            };
+            let members = self
+                .members
+                .get(body.first as usize..(body.first as usize + body.count as usize))
+                .unwrap_or(&[]);
+            if let Some(m) = members.iter().find(|m| {
+                self.point_info
+                    .get(m.point as usize)
+                    .is_none_or(|i| i.inv_mass != 0.0)
+            }) {
+                return Err(format!(
+                    "kinematic body {b} has point {}, which is not pinned",
+                    m.point
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The terrain's grid against its segments and lists: a cell's list

@@ -205,14 +205,23 @@ impl Packed {
             });
         }
         let new_points = &world.points()[n0..];
-        self.pos.extend(new_points.iter().map(|p| p.pos.to_array()));
-        self.vel.extend(new_points.iter().map(|p| {
-            if p.is_pinned() {
-                [0.0; 2]
-            } else {
-                p.vel.to_array()
+        // A pinned point is packed at rest, unless a kinematic body moves
+        // it: its velocity is the body's motion.
+        let mut moved = vec![false; new_points.len()];
+        for body in world.bodies().iter().filter(|b| b.kinematic) {
+            for p in body.points.iter().filter(|p| p.index() >= n0) {
+                moved[p.index() - n0] = true;
             }
-        }));
+        }
+        self.pos.extend(new_points.iter().map(|p| p.pos.to_array()));
+        self.vel
+            .extend(new_points.iter().zip(&moved).map(|(p, &moved)| {
+                if p.is_pinned() && !moved {
+                    [0.0; 2]
+                } else {
+                    p.vel.to_array()
+                }
+            }));
         self.point_info.extend(new_points.iter().map(point_info_of));
         self.gravity_scale
             .extend(new_points.iter().map(|p| p.gravity_scale));
@@ -238,6 +247,7 @@ impl Packed {
             self.members.extend(members);
         }
         self.pack_colliders(world);
+        self.kinematic = kinematic_bodies(world, self.bodies.len());
         self.rebuild_indices(params);
         self.resolve_body_stiffness(world);
         self.pack_contacts(world);
@@ -322,6 +332,7 @@ impl Packed {
         self.springs = springs;
         self.bodies = bodies;
         self.members = members;
+        self.kinematic = kinematic_bodies(world, self.bodies.len());
         self.rebuild_indices(params);
         self.resolve_body_stiffness(world);
         self.pack_contacts(world);
@@ -475,4 +486,15 @@ impl Packed {
             };
         }
     }
+}
+
+/// The kinematic bodies among the first `packed` bodies of `world`, in
+/// order.
+fn kinematic_bodies(world: &World, packed: usize) -> Vec<u32> {
+    world.bodies()[..packed]
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.kinematic)
+        .map(|(i, _)| i as u32)
+        .collect()
 }

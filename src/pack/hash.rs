@@ -102,6 +102,10 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         .map(|(b, m)| [m.rest[0].to_bits(), m.rest[1].to_bits(), m.point, b])
         .collect();
     h.slice("members", &members);
+    // Only in worlds with kinematic bodies: the hashes of others stay.
+    if !packed.kinematic.is_empty() {
+        h.slice("kinematic", &packed.kinematic);
+    }
     // The planets as they were hashed before they could pull (16 bytes
     // each), and their pulls only where one has any.
     let planets: Vec<[u32; 4]> = packed

@@ -218,6 +218,9 @@ pub struct Packed {
     pub impact_inv_mass: Vec<f32>,
     pub planets: Vec<PlanetInfo>,
     pub planes: Vec<PlaneInfo>,
+    /// The kinematic bodies ([`Body::kinematic`](crate::world::Body::kinematic)),
+    /// in body order: the bodies `cpu::move_bodies` poses each substep.
+    pub kinematic: Vec<u32>,
     /// The terrain polylines' segments and their grid.
     pub terrain: PackedTerrain,
     /// Number of rods (the rod stage is skipped when zero).

@@ -287,6 +287,7 @@ impl Scene {
                 material: MaterialHandle(b.material),
                 category: b.category,
                 mask: b.mask,
+                kinematic: b.kinematic,
                 ..Body::new(handles(&b.points))
             };
             world.add_body(body).map_err(|e| match &e {

@@ -240,6 +240,10 @@ pub struct BodySpec {
     pub category: u32,
     #[serde(default = "all_layers", deserialize_with = "present")]
     pub mask: u32,
+    /// Kinematic ([`Body::kinematic`](crate::world::Body::kinematic)):
+    /// every point pinned (mass 0), moving at the points' velocities.
+    #[serde(default, deserialize_with = "present")]
+    pub kinematic: bool,
 }
 
 /// `array`: the shape repeated `count[0] x count[1]` times, copy `(i, j)`

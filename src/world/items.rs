@@ -302,6 +302,13 @@ pub struct Body {
     pub category: u32,
     /// The categories this body collides with. Default [`ALL_LAYERS`].
     pub mask: u32,
+    /// Kinematic: the body moves as a rigid body in its rest shape, at the
+    /// velocity and spin its points are given (at the start, by
+    /// [`World::set_kinematic`](crate::world::World::set_kinematic), and by
+    /// the body commands), whatever pushes on it; what rests on it is
+    /// carried by friction. Every point of a kinematic body is pinned
+    /// (mass `0`) and in no other kinematic body. Default `false`.
+    pub kinematic: bool,
 }
 
 impl Body {
@@ -318,7 +325,14 @@ impl Body {
             material: MaterialHandle(0),
             category: 1,
             mask: ALL_LAYERS,
+            kinematic: false,
         }
+    }
+    /// Kinematic ([`Body::kinematic`]): every point must be pinned.
+    #[must_use]
+    pub fn kinematic(mut self) -> Self {
+        self.kinematic = true;
+        self
     }
     /// With an explicit outline for body-body collisions.
     #[must_use]

@@ -320,6 +320,9 @@ impl World {
                 reason: format!("needs at least 2 distinct points, has {}", b.points.len()),
             });
         }
+        if b.kinematic {
+            self.check_kinematic_points(item, &b.points, None)?;
+        }
         check_opt_non_negative(item, "stiffness", b.stiffness)?;
         check_opt_non_negative(item, "damping", b.damping)?;
         check_opt_non_negative(item, "area_stiffness", b.area_stiffness)?;
@@ -400,6 +403,87 @@ impl World {
         self.body_keys.push();
         self.rest_shapes.push(rest);
         Ok(BodyHandle(index))
+    }
+
+    /// Makes `body` kinematic ([`Body::kinematic`]): pins its points and
+    /// gives them the velocity of a rigid body moving at `velocity` (m/s)
+    /// and turning at `spin` (rad/s, counter-clockwise) about the mean of
+    /// its points. A solver takes it when it is made, or at a sync if the
+    /// body was added since the last one; afterwards, steer the body with
+    /// the body commands (`BodyVelocity`, `BodyTarget`, `BodyTeleport`).
+    /// Refuses a body with a point in another kinematic body, or a motion
+    /// that is not finite or past the velocity limit.
+    pub fn set_kinematic(
+        &mut self,
+        body: BodyHandle,
+        velocity: Vec2,
+        spin: f32,
+    ) -> Result<(), WorldError> {
+        let item = Item::Body(body.0);
+        let Some(b) = self.bodies.get(body.index()) else {
+            return Err(WorldError::UnknownHandle {
+                item,
+                len: self.bodies.len() as u32,
+            });
+        };
+        let points = b.points.clone();
+        self.check_kinematic_points(item, &points, Some(body))?;
+        crate::validate::check_velocity(item, "velocity", velocity)?;
+        crate::validate::check_finite(item, "spin", spin)?;
+        let n = points.len() as f32;
+        let center = points
+            .iter()
+            .map(|p| self.points[p.index()].pos)
+            .sum::<Vec2>()
+            / n;
+        for p in &points {
+            let d = self.points[p.index()].pos - center;
+            let v = velocity + spin * d.perp();
+            crate::validate::check_velocity(item, "spin", v)?;
+        }
+        for p in &points {
+            let point = &mut self.points[p.index()];
+            point.vel = velocity + spin * (point.pos - center).perp();
+            point.mass = 0.0;
+        }
+        self.bodies[body.index()].kinematic = true;
+        Ok(())
+    }
+
+    /// A kinematic body's points (body `own`, if added already) are in no
+    /// other kinematic body, and, for a body being added, all pinned.
+    fn check_kinematic_points(
+        &self,
+        item: Item,
+        points: &[PointHandle],
+        own: Option<BodyHandle>,
+    ) -> Result<(), WorldError> {
+        for p in points {
+            if own.is_none() && !self.points[p.index()].is_pinned() {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!(
+                        "kinematic, but its point {} is not pinned (mass 0); World::set_kinematic pins them",
+                        p.0
+                    ),
+                });
+            }
+        }
+        for (k, other) in self.bodies.iter().enumerate() {
+            if !other.kinematic || own.is_some_and(|o| o.index() == k) {
+                continue;
+            }
+            if let Some(p) = points.iter().find(|p| other.points.contains(p)) {
+                return Err(WorldError::DegenerateBody {
+                    item,
+                    reason: format!(
+                        "kinematic, but its point {} is also in kinematic body {k}",
+                        p.0
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Adds a planet (at most [`MAX_PLANETS`](crate::layout::MAX_PLANETS)).

@@ -269,6 +269,7 @@ fn scenes() -> Vec<Scene> {
         ("landings", landing_world(), None),
         ("gravity-fields", gravity_world(), None),
         ("terrain", terrain_world(), None),
+        ("kinematic", crate::move_bodies::kinematic_world(), None),
     ]
 }
 
@@ -457,6 +458,7 @@ pub fn check_stage(
     let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());
     match stage {
         Stage::Integrate => cpu.stage_integrate(),
+        Stage::MoveBodies => cpu.stage_move_bodies(),
         Stage::Collide => cpu.stage_collide(),
         Stage::Terrain => cpu.stage_terrain(),
         Stage::IntegrateCollide => {

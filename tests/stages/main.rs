@@ -33,6 +33,7 @@ mod events;
 mod gravity;
 mod impact;
 mod integrate;
+mod move_bodies;
 mod move_colliders;
 mod query;
 mod rods;

@@ -183,6 +183,14 @@ pub fn resolve_point(
         let s = 1.0 - hit.t;
         let t = hit.t;
         let w = wi + s * s * wa + t * t * wb;
+        // A sleeping point on a kinematic body's edge that moves off wakes
+        // (neither side has mass to push the other).
+        if !relax && bind.sim.sleep_steps > 0 && wa == 0.0 && wb == 0.0 {
+            let ve = v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t;
+            if ve != Vec2::ZERO && (v - ve).length_squared() > bind.sim.wake_speed_sq {
+                out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
+            }
+        }
         if w > 0.0 {
             let split_w = split(wi, counts[i])
                 + s * s * split(wa, counts[ia as usize])

@@ -2,8 +2,8 @@
 //! rods, shape matching, integrate, collide, each callable alone.
 
 use super::CpuSolver;
-use crate::cpu::move_colliders;
 use crate::cpu::{collide, integrate, rods, shape_match, springs, terrain};
+use crate::cpu::{move_bodies, move_colliders};
 
 impl CpuSolver {
     fn swap(&mut self) {
@@ -19,6 +19,22 @@ impl CpuSolver {
             let p = &mut self.packed;
             move_colliders::move_colliders(&p.sim, self.clock, &mut p.planets, &mut p.planes);
             self.clock = self.clock.wrapping_add(1);
+        }
+    }
+
+    /// Stage 0b alone: poses the kinematic bodies at the substep's end
+    /// (`cpu::move_bodies`, WGSL `move_bodies`).
+    pub fn stage_move_bodies(&mut self) {
+        let p = &mut self.packed;
+        if !p.kinematic.is_empty() {
+            move_bodies::move_bodies(
+                &p.sim,
+                &p.kinematic,
+                &p.bodies,
+                &p.members,
+                &mut p.pos,
+                &mut p.vel,
+            );
         }
     }
 

@@ -7,6 +7,7 @@ use super::collide::{Collide, ColliderCounts};
 use super::commands::Commands;
 use super::impact::Impact;
 use super::integrate::Integrate;
+use super::move_bodies::MoveBodies;
 use super::move_colliders::MoveColliders;
 use super::rods::Rods;
 use super::shaders::{grid, spread_grid};
@@ -130,6 +131,10 @@ pub struct GpuSolver {
     collider_counts: ColliderCounts,
     /// Posing the colliders each substep, in a world where some move.
     move_colliders: Option<MoveColliders>,
+    /// Posing the kinematic bodies each substep, in a world with some, and
+    /// how many it was made for.
+    move_bodies: Option<MoveBodies>,
+    num_kinematic: usize,
     /// Points against the terrain, in a world with terrain.
     terrain: Option<super::terrain::Terrain>,
     shape_grids: ShapeMatchGrids,
@@ -212,6 +217,8 @@ impl GpuSolver {
             queued: Vec::new(),
             collider_counts: counts,
             move_colliders: counts.moving.then(|| MoveColliders::new(device, &buffers)),
+            move_bodies: move_bodies(device, &buffers, packed.kinematic.len()),
+            num_kinematic: packed.kinematic.len(),
             terrain: (!packed.terrain.segments.is_empty())
                 .then(|| super::terrain::Terrain::new(device, &buffers)),
             contacts: ContactStages::new(device, &buffers, packed, None)?,
@@ -390,4 +397,13 @@ impl GpuSolver {
         }
         Ok(())
     }
+}
+
+/// The kinematic bodies' stage for `count` of them, or `None` for none.
+fn move_bodies(
+    device: &wgpu::Device,
+    b: &super::buffers::Buffers,
+    count: usize,
+) -> Option<MoveBodies> {
+    (count > 0).then(|| MoveBodies::new(device, b, count as u32))
 }

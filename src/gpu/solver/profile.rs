@@ -80,7 +80,8 @@ impl GpuSolver {
         let mut t = StageTimes::default();
         for (stage, ms) in passes {
             *match stage {
-                Stage::Integrate => &mut t.integrate,
+                // Posing the kinematic bodies is part of the motion.
+                Stage::Integrate | Stage::MoveBodies => &mut t.integrate,
                 // Posing the colliders is part of their contacts' cost.
                 Stage::MoveColliders | Stage::Collide | Stage::Terrain => &mut t.collide,
                 Stage::IntegrateCollide => &mut t.integrate_collide,

@@ -13,6 +13,9 @@ pub enum Stage {
     /// each substep of a world where some move). Recorded in a step, the
     /// compute pass ends after it for the copy into the uniform table.
     MoveColliders,
+    /// Poses the kinematic bodies at the substep's end (in each substep
+    /// of a world with some, after [`Stage::MoveColliders`]).
+    MoveBodies,
     Integrate,
     Collide,
     /// Integrate and collide fused into one dispatch, as a step of a world
@@ -135,7 +138,8 @@ impl GpuSolver {
 
     /// The stages one step runs, in order, substep after substep (stages
     /// with nothing to do are left out). Each substep is (where colliders
-    /// move, [`Stage::MoveColliders`] first) springs, shape
+    /// move, [`Stage::MoveColliders`] first; where bodies are kinematic,
+    /// [`Stage::MoveBodies`]) springs, shape
     /// matching, integrate, collide, terrain (where there is some), body
     /// contacts (and their relax
     /// passes), rods: the forces first, then the motion, then the position
@@ -167,6 +171,7 @@ impl GpuSolver {
         };
         let sleeping = self.packed().sim.sleep_steps > 0;
         let moving = self.move_colliders.is_some();
+        let kinematic = self.move_bodies.is_some();
         let terrain = self.terrain.is_some();
         (0..self.params.substeps)
             .flat_map(move |substep| {
@@ -187,6 +192,7 @@ impl GpuSolver {
                 moving
                     .then_some(Stage::MoveColliders)
                     .into_iter()
+                    .chain(kinematic.then_some(Stage::MoveBodies))
                     .chain(springs.then_some(Stage::Springs))
                     .chain(motion.iter().copied())
                     .chain(terrain.then_some(Stage::Terrain))
@@ -232,6 +238,12 @@ impl GpuSolver {
             Stage::MoveColliders => {
                 if let Some(m) = &self.move_colliders {
                     m.record(pass);
+                }
+                state
+            }
+            Stage::MoveBodies => {
+                if let Some(m) = &self.move_bodies {
+                    m.record(pass, state);
                 }
                 state
             }

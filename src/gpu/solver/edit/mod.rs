@@ -607,6 +607,7 @@ impl GpuSolver {
         grow(&mut padded.body_order, &b.body_order);
         grow(&mut padded.impact_home, &b.impact_home);
         grow(&mut padded.impact_inv_mass, &b.impact_inv_mass);
+        grow(&mut padded.kinematic, &b.kinematic);
         // Exact sizes when doubling would pass the device's limits.
         let buffers = match Buffers::new(device, &padded) {
             Ok(b) => b,
@@ -646,6 +647,8 @@ impl GpuSolver {
         self.sleep = super::Sleep::new(device, &buffers, counts);
         self.commands = super::Commands::new(device, &buffers);
         self.move_colliders = counts.moving.then(|| MoveColliders::new(device, &buffers));
+        self.move_bodies = super::move_bodies(device, &buffers, m.kinematic.len());
+        self.num_kinematic = m.kinematic.len();
         self.terrain = (!m.terrain.segments.is_empty())
             .then(|| super::super::terrain::Terrain::new(device, &buffers));
         self.collider_counts = counts;
@@ -670,6 +673,10 @@ impl GpuSolver {
                     .then(|| MoveColliders::new(device, &self.buffers));
             }
             self.collider_counts = counts;
+        }
+        if p.kinematic.len() != self.num_kinematic {
+            self.move_bodies = super::move_bodies(device, &self.buffers, p.kinematic.len());
+            self.num_kinematic = p.kinematic.len();
         }
         self.has_springs = p.springs.len() as u32 > p.num_rods;
         self.num_rods = p.num_rods;

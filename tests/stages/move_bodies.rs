@@ -1,0 +1,381 @@
+//! Kinematic bodies (`shaders/move_bodies.wgsl`, mirrored by
+//! `cpu::move_bodies`): bodies posed each substep as rigid bodies in their
+//! rest shape, at the motion their points' velocities give, steered by the
+//! body commands; what rests on them is carried by friction and wakes when
+//! they move off; on both paths.
+
+use crate::common::{both, centroid, gpu};
+use crate::gpu_check::assert_close;
+use softbody::commands::Command;
+use softbody::gpu::Stage;
+use softbody::prelude::*;
+use softbody::solver::Solver;
+
+fn centre(s: &Solver, shape: &Shape) -> Vec2 {
+    centroid(&s.state().unwrap().0, shape)
+}
+
+fn velocity(s: &Solver, shape: &Shape) -> Vec2 {
+    centroid(&s.state().unwrap().1, shape)
+}
+
+/// The angle of the line from `shape`'s first point to its second.
+fn heading(s: &Solver, shape: &Shape) -> f32 {
+    let pos = s.state().unwrap().0;
+    let d = Vec2::from_array(pos[shape.points[1].index()])
+        - Vec2::from_array(pos[shape.points[0].index()]);
+    d.y.atan2(d.x)
+}
+
+/// A 6 m platform, kinematic, at rest at height 0.
+fn platform(world: &mut World, velocity: Vec2, spin: f32) -> Shape {
+    let shape = BoxShape::new(Vec2::ZERO, Vec2::new(6.0, 0.4))
+        .build(world)
+        .unwrap();
+    world
+        .set_kinematic(shape.bodies[0], velocity, spin)
+        .unwrap();
+    shape
+}
+
+/// A kinematic platform moving at 1 m/s carries a box resting on it (a
+/// box with diagonal springs) within 1% of its speed after 2 s, and a
+/// hubless ring rolls on it, its touching point at the platform's speed
+/// (1%); a rising one lifts both at its speed; the platform itself keeps its
+/// speed exactly (nothing pushes a kinematic body) and its shape; on both
+/// paths.
+#[test]
+fn a_kinematic_platform_carries_what_rests_on_it() {
+    for platform_velocity in [Vec2::new(1.0, 0.0), Vec2::new(0.0, 0.5)] {
+        let mut world = World::default();
+        let deck = platform(&mut world, platform_velocity, 0.0);
+        let crate_ = BoxShape::new(Vec2::new(-1.0, 0.46), Vec2::splat(0.5))
+            .build(&mut world)
+            .unwrap();
+        let ring = Blob::new(Vec2::new(1.0, 0.52), 0.3, 8)
+            .build(&mut world)
+            .unwrap();
+        for mut s in both(&world) {
+            s.step(120).unwrap();
+            let t = 2.0;
+            let deck_at = centre(&s, &deck);
+            let expected = platform_velocity * t;
+            assert!(
+                (deck_at - expected).length() < 1e-3,
+                "{}: the platform is at {deck_at}, not {expected}",
+                s.name()
+            );
+            let pos = s.state().unwrap().0;
+            let width = Vec2::from_array(pos[deck.points[1].index()])
+                - Vec2::from_array(pos[deck.points[0].index()]);
+            assert!((width.length() - 6.0).abs() < 1e-4, "{}: {width}", s.name());
+            let vel = s.state().unwrap().1;
+            for (name, shape) in [("box", &crate_), ("ring", &ring)] {
+                let v = velocity(&s, shape);
+                let c = centre(&s, shape);
+                let low = *shape
+                    .points
+                    .iter()
+                    .min_by(|a, b| pos[a.index()][1].total_cmp(&pos[b.index()][1]))
+                    .unwrap();
+                let v_low = Vec2::from_array(vel[low.index()]);
+                eprintln!(
+                    "{}: {name} on a platform moving at {platform_velocity}: velocity {v}, centre {c} after 2 s; its lowest point moves at {v_low}",
+                    s.name()
+                );
+                // A ring set rolling by the platform's start (a hoop's
+                // centre first takes half the surface's speed) rolls on:
+                // its touching point goes with the platform.
+                let v = if name == "ring" && platform_velocity.x != 0.0 {
+                    v_low
+                } else {
+                    v
+                };
+                let speed = platform_velocity.length();
+                let dir = platform_velocity / speed;
+                // Along the platform's motion within 1%; across it, a
+                // ring rocks a little on a rising deck.
+                let across = if name == "ring" { 0.1 } else { 0.01 };
+                assert!(
+                    (v.dot(dir) - speed).abs() < 0.01 * speed
+                        && v.perp_dot(dir).abs() < across * speed,
+                    "{}: the {name} moves at {v}, the platform at {platform_velocity}",
+                    s.name()
+                );
+                // Still on the deck (its top at 0.2 + the platform's travel).
+                let lowest = shape
+                    .points
+                    .iter()
+                    .map(|p| pos[p.index()][1])
+                    .fold(f32::INFINITY, f32::min);
+                assert!(
+                    (lowest - (0.2 + expected.y)).abs() < 0.03,
+                    "{}: the {name}'s lowest point at {lowest}",
+                    s.name()
+                );
+            }
+        }
+    }
+}
+
+/// A kinematic ring turning at 2 rad/s in free space keeps its rest shape
+/// exactly and turns 4 rad in 2 s (1e-3), its centre still; on both paths.
+#[test]
+fn a_turning_kinematic_ring_keeps_its_shape() {
+    let mut world = World::default();
+    let ring = Blob::new(Vec2::new(3.0, -2.0), 1.5, 12)
+        .build(&mut world)
+        .unwrap();
+    world
+        .set_kinematic(ring.bodies[0], Vec2::ZERO, 2.0)
+        .unwrap();
+    let rest: Vec<Vec2> = ring.points.iter().map(|p| world.point(*p).pos).collect();
+    for mut s in both(&world) {
+        let h0 = heading(&s, &ring);
+        s.step(120).unwrap();
+        let turned = heading(&s, &ring) - h0;
+        let expected = 4.0 - std::f32::consts::TAU * 0.0;
+        let wrapped = (turned - expected + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+            - std::f32::consts::PI;
+        let c = centre(&s, &ring);
+        let pos = s.state().unwrap().0;
+        let mut worst = 0.0f32;
+        for (i, p) in ring.points.iter().enumerate() {
+            for (j, q) in ring.points.iter().enumerate() {
+                let now =
+                    (Vec2::from_array(pos[p.index()]) - Vec2::from_array(pos[q.index()])).length();
+                worst = worst.max((now - (rest[i] - rest[j]).length()).abs());
+            }
+        }
+        eprintln!(
+            "{}: turned {turned} rad (4 expected), centre {c}, shape off by {worst:e} m",
+            s.name()
+        );
+        assert!(wrapped.abs() < 1e-3, "{}: turned {turned}", s.name());
+        assert!(
+            (c - Vec2::new(3.0, -2.0)).length() < 1e-4,
+            "{}: {c}",
+            s.name()
+        );
+        assert!(worst < 1e-4, "{}: shape off by {worst}", s.name());
+    }
+}
+
+/// `BodyTarget` queued every step moves a kinematic box along a circle,
+/// turning it to face along the path: after each step its centre is at
+/// the target (1e-3 m) and its heading at the target angle (1e-3 rad);
+/// impulses and forces leave it alone. A dynamic box given a target
+/// takes the velocity that reaches it in one step (no gravity). Both paths.
+#[test]
+fn a_target_steers_a_kinematic_body() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    let lift = BoxShape::new(Vec2::new(2.0, 0.0), Vec2::new(1.0, 0.5))
+        .build(&mut world)
+        .unwrap();
+    world
+        .set_kinematic(lift.bodies[0], Vec2::ZERO, 0.0)
+        .unwrap();
+    let free = BoxShape::new(Vec2::new(-5.0, 0.0), Vec2::splat(0.5))
+        .build(&mut world)
+        .unwrap();
+    let dt = world.params.dt;
+    for mut s in both(&world) {
+        let h0 = heading(&s, &lift);
+        for k in 1..=60 {
+            let a = k as f32 * 0.05;
+            let target = Vec2::new(2.0 * a.cos(), 2.0 * a.sin());
+            s.queue(Command::BodyTarget {
+                body: lift.bodies[0],
+                position: target,
+                angle: Some(a),
+            })
+            .unwrap();
+            s.queue(Command::BodyImpulse {
+                body: lift.bodies[0],
+                impulse: Vec2::new(50.0, 0.0),
+                at: target,
+            })
+            .unwrap();
+            s.step(1).unwrap();
+            let at = centre(&s, &lift);
+            let turned = heading(&s, &lift) - h0;
+            assert!(
+                (at - target).length() < 1e-3,
+                "{} step {k}: at {at}, target {target}",
+                s.name()
+            );
+            assert!(
+                (turned - a).abs() < 1e-3,
+                "{} step {k}: heading {turned}, target {a}",
+                s.name()
+            );
+        }
+        let goal = Vec2::new(-4.0, 1.0);
+        s.queue(Command::BodyTarget {
+            body: free.bodies[0],
+            position: goal,
+            angle: None,
+        })
+        .unwrap();
+        s.step(1).unwrap();
+        let v = velocity(&s, &free);
+        let expected = (goal - Vec2::new(-5.0, 0.0)) / dt;
+        eprintln!(
+            "{}: the dynamic box moves at {v} ({expected} asked)",
+            s.name()
+        );
+        assert!(
+            (v - expected).length() < 1e-3 * expected.length(),
+            "{}: {v}",
+            s.name()
+        );
+    }
+}
+
+/// A box asleep on a kinematic platform (48, item 3) falls when the
+/// platform moves off: the platform is sent down at 3 m/s, faster than
+/// anything falls in the first 0.3 s, and within 0.1 s the box is awake
+/// and falling after it (at more than half of g t). A box asleep on a
+/// platform that slides sideways wakes and is carried. Both paths.
+#[test]
+fn a_box_asleep_on_a_kinematic_platform_falls_when_it_moves_away() {
+    for (away, falls) in [(Vec2::new(0.0, -3.0), true), (Vec2::new(1.0, 0.0), false)] {
+        let mut world = World::default();
+        let deck = platform(&mut world, Vec2::ZERO, 0.0);
+        let crate_ = BoxShape::new(Vec2::new(0.5, 0.46), Vec2::new(0.8, 0.5))
+            .build(&mut world)
+            .unwrap();
+        for mut s in both(&world) {
+            s.step(240).unwrap();
+            // The box's 4 points (a pinned platform's are never counted).
+            let asleep = s.sleeping_points().unwrap();
+            assert_eq!(asleep, 4, "{}: {asleep} points asleep after 4 s", s.name());
+            assert_eq!(velocity(&s, &crate_), Vec2::ZERO, "{}", s.name());
+            s.queue(Command::BodyVelocity {
+                body: deck.bodies[0],
+                linear: away,
+                angular: 0.0,
+            })
+            .unwrap();
+            s.step(6).unwrap();
+            let v = velocity(&s, &crate_);
+            eprintln!(
+                "{}: 0.1 s after the platform left at {away}, the box moves at {v}",
+                s.name()
+            );
+            if falls {
+                assert!(v.y < -0.5 * 9.81 * 0.1, "{}: the box hangs: {v}", s.name());
+            } else {
+                s.step(54).unwrap();
+                let v = velocity(&s, &crate_);
+                assert!((v - away).length() < 0.02, "{}: {v}", s.name());
+            }
+        }
+    }
+}
+
+/// A world with every kind of kinematic motion: a sliding platform with
+/// boxes, a turning ring wheel with a box on top, a platform that rises
+/// and turns with a ring on it, at the default parameters with sleeping
+/// on; a box on the floor and a rod besides.
+pub fn kinematic_world() -> World {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(-3.0)).unwrap();
+    platform(&mut world, Vec2::new(0.8, 0.0), 0.0);
+    for k in 0..3 {
+        BoxShape::new(Vec2::new(-2.0 + 1.2 * k as f32, 0.46), Vec2::splat(0.5))
+            .build(&mut world)
+            .unwrap();
+    }
+    let wheel = Blob::new(Vec2::new(-8.0, 0.0), 1.0, 12)
+        .build(&mut world)
+        .unwrap();
+    world
+        .set_kinematic(wheel.bodies[0], Vec2::ZERO, -0.7)
+        .unwrap();
+    BoxShape::new(Vec2::new(-8.0, 1.3), Vec2::splat(0.5))
+        .build(&mut world)
+        .unwrap();
+    let lift = BoxShape::new(Vec2::new(8.0, -1.0), Vec2::new(2.0, 0.3))
+        .diagonals(false)
+        .build(&mut world)
+        .unwrap();
+    world
+        .set_kinematic(lift.bodies[0], Vec2::new(0.0, 0.4), 0.1)
+        .unwrap();
+    Blob::new(Vec2::new(8.0, -0.5), 0.3, 8)
+        .build(&mut world)
+        .unwrap();
+    // Landing on the floor, free points on it and a rod: every stage has
+    // something to do here.
+    BoxShape::new(Vec2::new(4.0, -2.72), Vec2::splat(0.5))
+        .rotation(0.3)
+        .style(ShapeStyle::new().vel(Vec2::new(1.0, -6.0)))
+        .build(&mut world)
+        .unwrap();
+    for k in 0..3 {
+        world
+            .add_point(
+                Point::new(Vec2::new(10.0 + 0.3 * k as f32, -2.99)).vel(Vec2::new(0.0, -2.0)),
+            )
+            .unwrap();
+    }
+    let a = world.add_point(Point::new(Vec2::new(12.0, -2.0))).unwrap();
+    let b = world
+        .add_point(Point::new(Vec2::new(12.5, -1.5)).vel(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    world
+        .add_spring(Spring::new(a, b).kind(SpringKind::Rod))
+        .unwrap();
+    world
+}
+
+/// The kinematic stage on the GPU against the CPU on the kinematic scene
+/// (one of `gpu_check`'s, so every other stage is checked on it too), and the kinematic scene stepped on both: the points
+/// stay within 1 mm over half a second.
+#[test]
+fn kinematic_bodies_match_the_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let world = kinematic_world();
+    crate::gpu_check::check_stage(&ctx, "kinematic", &world, &None, Stage::MoveBodies);
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+    assert!(g.step_plan().contains(&Stage::MoveBodies));
+    for _ in 0..30 {
+        cpu.step();
+    }
+    g.step(&ctx.device, &ctx.queue, 30).unwrap();
+    let state = g.read_state(&ctx.device, &ctx.queue).unwrap();
+    let dp = assert_close("kinematic pos", &state.pos, cpu.positions(), 1e-3);
+    let dv = assert_close("kinematic vel", &state.vel, cpu.velocities(), 0.05);
+    eprintln!("after 30 steps: pos {dp:e} m, vel {dv:e} m/s apart");
+}
+
+/// A kinematic body's points must be pinned and in no other kinematic
+/// body: refused by name.
+#[test]
+fn kinematic_bodies_are_checked() {
+    let mut world = World::default();
+    let a = BoxShape::new(Vec2::ZERO, Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let err = world
+        .add_body(Body::new(a.points.clone()).kinematic())
+        .unwrap_err();
+    assert!(err.to_string().contains("not pinned"), "{err}");
+    world.set_kinematic(a.bodies[0], Vec2::X, 0.0).unwrap();
+    assert!(world.point(a.points[0]).is_pinned());
+    let err = world
+        .add_body(Body::new(a.points[..3].to_vec()).kinematic())
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("also in kinematic body 0"),
+        "{err}"
+    );
+    let err = world
+        .set_kinematic(a.bodies[0], Vec2::new(f32::NAN, 0.0), 0.0)
+        .unwrap_err();
+    assert!(err.to_string().contains("velocity"), "{err}");
+    assert!(world.set_kinematic(BodyHandle(7), Vec2::ZERO, 0.0).is_err());
+}
