@@ -1,11 +1,11 @@
 //! What driving the world from code costs: contact events and queries,
 //! per step, on the default scene, on both paths.
 //!
-//! `cargo run --release --example drive -- [--bodies N] [--settle S] [--steps K] [--rays R]`
+//! `cargo run --release --example drive -- [--bodies N] [--settle S] [--steps K] [--rays R] [--path both|cpu|gpu]`
 //!
 //! The scene is stepped `--settle` steps (events off), then `--steps`
 //! steps with events off and `--steps` with events on, collecting the
-//! events after every step; then `--steps` batches of `--rays` ray casts
+//! events (between bodies, and with the colliders) after every step; then `--steps` batches of `--rays` ray casts
 //! (and as many body-under-a-point queries). It prints milliseconds per
 //! step or per batch: on the CPU timed as it runs, on the GPU from submit
 //! to the answer (the non-blocking readbacks polled until they answer).
@@ -30,6 +30,9 @@ struct Args {
     /// Rays (and points) per batch.
     #[arg(long, default_value_t = 64)]
     rays: usize,
+    /// Which paths to measure: `both`, `cpu` or `gpu`.
+    #[arg(long, default_value = "both")]
+    path: String,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,9 +49,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|r| r.origin - glam::Vec2::new(0.0, 38.0))
         .collect();
-    let per = |t: Instant| t.elapsed().as_secs_f64() * 1e3 / args.steps as f64;
+    if args.path != "gpu" {
+        cpu_path(&args, &world, &rays, &probes)?;
+    }
+    if args.path != "cpu" {
+        gpu_path(&args, &world, &rays, &probes)?;
+    }
+    Ok(())
+}
 
-    let mut cpu = softbody::cpu::CpuSolver::new(&world)?.parallel(true);
+fn cpu_path(
+    args: &Args,
+    world: &softbody::world::World,
+    rays: &[Ray],
+    probes: &[glam::Vec2],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let per = |t: Instant| t.elapsed().as_secs_f64() * 1e3 / args.steps as f64;
+    let mut cpu = softbody::cpu::CpuSolver::new(world)?.parallel(true);
     for _ in 0..args.settle {
         cpu.step();
     }
@@ -62,23 +79,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     for _ in 0..args.steps {
         cpu.step();
-        events += cpu.take_contact_events().events.len();
+        let e = cpu.take_contact_events();
+        events += e.events.len() + e.colliders.len();
     }
     let on = per(t);
     let t = Instant::now();
     for _ in 0..args.steps {
-        std::hint::black_box(cpu.cast_rays(&rays)?);
-        std::hint::black_box(cpu.bodies_at(&probes)?);
+        std::hint::black_box(cpu.cast_rays(rays)?);
+        std::hint::black_box(cpu.bodies_at(probes)?);
     }
     let queries = per(t);
     println!(
         "CPU (all threads), {} bodies: step {off:.2} ms, with events {on:.2} ms ({events} events); {} rays and points {queries:.3} ms a batch",
         args.bodies, args.rays
     );
+    Ok(())
+}
 
+fn gpu_path(
+    args: &Args,
+    world: &softbody::world::World,
+    rays: &[Ray],
+    probes: &[glam::Vec2],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let per = |t: Instant| t.elapsed().as_secs_f64() * 1e3 / args.steps as f64;
     let ctx = softbody::gpu::GpuContext::new_headless()?;
     let (device, queue) = (&ctx.device, &ctx.queue);
-    let mut gpu = softbody::gpu::GpuSolver::new(device, queue, &world)?;
+    let mut gpu = softbody::gpu::GpuSolver::new(device, queue, world)?;
     gpu.step(device, queue, args.settle)?;
     device.poll(wgpu::PollType::wait_indefinitely())?;
     let wait = || device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ());
@@ -98,7 +125,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         queue.submit([encoder.finish()]);
         events += loop {
             if let Some(r) = pending.poll(device) {
-                break r?.events.len();
+                let e = r?;
+                break e.events.len() + e.colliders.len();
             }
         };
     }
@@ -106,8 +134,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     for _ in 0..args.steps {
         let mut encoder = device.create_command_encoder(&Default::default());
-        let mut hits = gpu.request_ray_casts(device, &mut encoder, &rays)?;
-        let mut under = gpu.request_bodies_at(device, &mut encoder, &probes)?;
+        let mut hits = gpu.request_ray_casts(device, &mut encoder, rays)?;
+        let mut under = gpu.request_bodies_at(device, &mut encoder, probes)?;
         queue.submit([encoder.finish()]);
         let (mut a, mut b) = (None, None);
         while a.is_none() || b.is_none() {

@@ -134,6 +134,12 @@
 // bits of the unit direction from the other's outline centre to b's. CPU
 // mirror: cpu::body_collide::TangleWords.
 @group(0) @binding(22) var<storage, read_write> tangles: array<atomic<u32>>;
+// Each point's last contact of the step with a body, (body + 1, edge)
+// ((0, 0): none), noted by the contact passes' resolve for contact events
+// (shaders/events.wgsl), which read and clear it: a contact that begins
+// and ends within one step (two bodies thrown apart by their impact) is
+// still seen.
+@group(0) @binding(26) var<storage, read_write> touched: array<vec2<u32>>;
 
 // Whether this narrow phase is a substep's first, which warm-starts.
 override WARM_PASS: bool = false;

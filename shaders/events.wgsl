@@ -1,21 +1,38 @@
-// Contact events: which pairs of bodies began and ended touching, once a
-// step after the substeps (docs/physics.md, "Contact events"). CPU
-// mirror: src/cpu/events.rs.
+// Contact events: which pairs of bodies, and which bodies and colliders
+// (planets and half-planes), began and ended touching, once a step after
+// the substeps, with the speed at which they met (docs/physics.md,
+// "Contact events"). CPU mirror: src/cpu/events.rs.
 //
-//   clear    this step's pair slots and their points empty.
-//   gather   one thread a point: its contact from the step's last narrow
-//            phase joins its own body (its first membership) and the body
-//            it touches; the pair (lower, higher) takes a slot of the
-//            lower body (compare and exchange: a set, whatever the order),
-//            and its point is the lowest-numbered point in it (atomicMin).
-//            A pair past PAIR_SLOTS is counted lost.
-//   keep     one thread a body: a pair of the last step stays while the
-//            bodies' boxes (the broad phase's, grown by point_radius) still
-//            meet: a resting contact is found in some narrow phases and not
-//            in others, and two sleeping bodies are not tested against each
-//            other at all. So a pair ends once the bodies are apart by more
-//            than the boxes' growth, not at the first narrow phase that
-//            misses it.
+//   snapshot (at the step's start, after the commands) every point's
+//            position and velocity, from which a new contact's approach
+//            speed is taken.
+//   clear    this step's pair slots, their points and speeds empty.
+//   gather   one thread a point: its last contact with a body in the
+//            step's contact passes (`touched`, which it clears) joins its
+//            own body (its first membership) and the body it touched; the
+//            pair (lower, higher) takes a slot of the lower body (compare
+//            and exchange: a set, whatever the order), its point is the
+//            lowest-numbered point in it (atomicMin) and its speed the
+//            largest approach of its points (atomicMax of the bits of a
+//            non-negative f32): -(v0 - v0_edge) . n at the step's start,
+//            n from the edge's nearest point to the point then. Then its deepest collider within
+//            EVENT_KEEP_RADII point radii: within EVENT_TOUCH_RADII it
+//            touches (and so does a point whose start position moved by
+//            its start velocity for a step, x0 + v0 dt, is within
+//            EVENT_TOUCH_RADII of a collider: it reached it within the
+//            step, though the collider may have thrown it back since), and
+//            the pair (body, EVENT_COLLIDER | k) takes a slot of the body,
+//            its speed -(v0 - u_s) . n (u_s the surface's velocity);
+//            further out, within EVENT_KEEP_RADII, a pair of the last step
+//            stays (a resting point is at the contact distance and would
+//            flicker at it). A pair past PAIR_SLOTS is counted lost.
+//   keep     one thread a body: a body pair of the last step stays while
+//            the bodies' boxes (the broad phase's, grown by point_radius)
+//            still meet: a resting contact is found in some narrow phases
+//            and not in others, and two sleeping bodies are not tested
+//            against each other at all. So a pair ends once the bodies are
+//            apart by more than the boxes' growth, not at the first narrow
+//            phase that misses it.
 //   compare  one thread a body: a partner now that was not one before
 //            begins, one before that is not now ends; each event is
 //            appended to the event_log (atomicAdd), or counted lost past
@@ -23,7 +40,10 @@
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> state: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> hits: array<ContactHit>;
+// Each point's last contact of the step with a body, (body + 1, edge),
+// noted by the contact passes (shaders/body_collide.wgsl); gather reads
+// and clears it.
+@group(0) @binding(2) var<storage, read_write> touched: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> outlines: array<BodyOutline>;
 @group(0) @binding(4) var<storage, read> member_offsets: array<u32>;
 @group(0) @binding(5) var<storage, read> point_members: array<vec4<u32>>;
@@ -34,6 +54,11 @@
 @group(0) @binding(10) var<storage, read> last_pair_point: array<u32>;
 @group(0) @binding(11) var<storage, read_write> event_log: EventLog;
 @group(0) @binding(12) var<storage, read> aabbs: array<vec4<f32>>;
+@group(0) @binding(13) var<storage, read_write> start: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read_write> pair_speed: array<atomic<u32>>;
+@group(0) @binding(15) var<storage, read> info: array<PointInfo>;
+@group(0) @binding(16) var<uniform> colliders: Colliders;
+@group(0) @binding(17) var<storage, read> outline_points: array<u32>;
 
 struct ContactEvent {
     kind: u32,
@@ -41,7 +66,7 @@ struct ContactEvent {
     b: u32,
     point_index: u32,
     point: vec2<f32>,
-    _pad0: u32,
+    approach: f32,
     _pad1: u32,
 }
 
@@ -55,7 +80,10 @@ struct EventLog {
 
 const EVENT_BEGIN: u32 = 1u;
 const EVENT_END: u32 = 2u;
-const PAIR_SLOTS: u32 = 4u;
+const PAIR_SLOTS: u32 = 6u;
+const EVENT_COLLIDER: u32 = 0x80000000u;
+const EVENT_TOUCH_RADII: f32 = 1.25;
+const EVENT_KEEP_RADII: f32 = 2.0;
 const EVENT_CAPACITY: u32 = 4096u;
 const NO_PAIR: u32 = 0xffffffffu;
 
@@ -67,11 +95,22 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
     atomicStore(&pairs[i], NO_PAIR);
     atomicStore(&pair_point[i], NO_PAIR);
+    atomicStore(&pair_speed[i], 0u);
 }
 
-// Puts `b` among body `a`'s partners (a set) and lowers the pair's point
-// to `p`; counts the pair lost when every slot holds another.
-fn insert(a: u32, b: u32, p: u32) {
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn snapshot(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    start[i] = state[i];
+}
+
+// Puts `b` among body `a`'s partners (a set), lowers the pair's point to
+// `p` and raises its speed to `speed` (>= 0); counts the pair lost when
+// every slot holds another.
+fn insert(a: u32, b: u32, p: u32, speed: f32) {
     for (var k = 0u; k < PAIR_SLOTS; k++) {
         let slot = a * PAIR_SLOTS + k;
         var held = atomicLoad(&pairs[slot]);
@@ -86,10 +125,33 @@ fn insert(a: u32, b: u32, p: u32) {
         }
         if (held == b) {
             atomicMin(&pair_point[slot], p);
+            atomicMax(&pair_speed[slot], bitcast<u32>(speed));
             return;
         }
     }
     atomicAdd(&event_log.lost, 1u);
+}
+
+// How fast a point (x, v) = p at the step's start closes on the edge
+// from a to b (each (x, v) then), along the direction from the edge's
+// nearest point to it; >= 0.
+fn approach(p: vec4<f32>, a: vec4<f32>, b: vec4<f32>) -> f32 {
+    let e = b.xy - a.xy;
+    let l2 = dot(e, e);
+    let s = select(0.0, clamp(dot(p.xy - a.xy, e) / l2, 0.0, 1.0), l2 > 0.0);
+    let d = p.xy - (a.xy + e * s);
+    let n = safe_dir(d, length(d));
+    let ve = a.zw * (1.0 - s) + b.zw * s;
+    return max(0.0, -dot(p.zw - ve, n));
+}
+
+// Body `a`'s last step had partner `b`.
+fn was_pair(a: u32, b: u32) -> bool {
+    var was = false;
+    for (var k = 0u; k < PAIR_SLOTS; k++) {
+        was = was || last_pairs[a * PAIR_SLOTS + k] == b;
+    }
+    return was;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -98,16 +160,40 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
-    let other = hits[i].body;
     let first = member_offsets[i];
-    if (other >= sim.num_bodies || first >= member_offsets[i + 1u]) {
+    if (first >= member_offsets[i + 1u]) {
         return;
     }
     let own = point_members[first].z;
-    if (own == other) {
-        return;
+    let t = touched[i];
+    touched[i] = vec2<u32>(0u);
+    if (t.x > 0u && t.x - 1u < sim.num_bodies && t.x - 1u != own) {
+        let other = t.x - 1u;
+        let o = outlines[other];
+        let next = select(t.y + 1u, 0u, t.y + 1u == o.count);
+        let speed = approach(start[i], start[outline_points[o.first + t.y]], start[outline_points[o.first + next]]);
+        insert(min(own, other), max(own, other), i, speed);
     }
-    insert(min(own, other), max(own, other), i);
+    // Touching at the step's end, or headed into a collider at the
+    // step's start so fast that it reached it within the step (a body
+    // the collider stopped or threw back within one step).
+    let layers = info[i].layers;
+    let s0 = start[i];
+    let ahead = deepest_contact(layers, s0.xy + s0.zw * sim.dt, sim.point_radius * EVENT_TOUCH_RADII);
+    let p = state[i].xy;
+    var c = deepest_contact(layers, p, sim.point_radius * EVENT_KEEP_RADII);
+    var touching = c.depth > sim.point_radius * (EVENT_KEEP_RADII - EVENT_TOUCH_RADII);
+    if (!touching && ahead.k != NO_COLLIDER) {
+        c = ahead;
+        touching = true;
+    }
+    if (c.k != NO_COLLIDER) {
+        let pair = EVENT_COLLIDER | c.k;
+        if (touching || was_pair(own, pair)) {
+            let speed = max(0.0, -dot(s0.zw - collider_velocity(c.k, p), c.normal));
+            insert(own, pair, i, speed);
+        }
+    }
 }
 
 // Whether bodies `a` and `b`'s boxes meet.
@@ -125,19 +211,20 @@ fn keep(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     for (var k = 0u; k < PAIR_SLOTS; k++) {
         let b = last_pairs[a * PAIR_SLOTS + k];
-        if (b != NO_PAIR && boxes_meet(a, b)) {
-            insert(a, b, last_pair_point[a * PAIR_SLOTS + k]);
+        // Collider pairs are kept by gather.
+        if (b < EVENT_COLLIDER && boxes_meet(a, b)) {
+            insert(a, b, last_pair_point[a * PAIR_SLOTS + k], 0.0);
         }
     }
 }
 
-fn emit(kind: u32, a: u32, b: u32, p: u32) {
+fn emit(kind: u32, a: u32, b: u32, p: u32, speed: f32) {
     let at = atomicAdd(&event_log.count, 1u);
     if (at >= EVENT_CAPACITY) {
         atomicAdd(&event_log.lost, 1u);
         return;
     }
-    event_log.events[at] = ContactEvent(kind, a, b, p, state[p].xy, 0u, 0u);
+    event_log.events[at] = ContactEvent(kind, a, b, p, state[p].xy, speed, 0u);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -157,7 +244,8 @@ fn compare(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             was = was || last_pairs[base + j] == now;
         }
         if (!was) {
-            emit(EVENT_BEGIN, a, now, atomicLoad(&pair_point[base + k]));
+            let speed = bitcast<f32>(atomicLoad(&pair_speed[base + k]));
+            emit(EVENT_BEGIN, a, now, atomicLoad(&pair_point[base + k]), speed);
         }
     }
     for (var k = 0u; k < PAIR_SLOTS; k++) {
@@ -170,7 +258,7 @@ fn compare(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             is = is || atomicLoad(&pairs[base + j]) == before;
         }
         if (!is) {
-            emit(EVENT_END, a, before, last_pair_point[base + k]);
+            emit(EVENT_END, a, before, last_pair_point[base + k], 0.0);
         }
     }
 }

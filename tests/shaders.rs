@@ -171,7 +171,7 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(
         module,
         ContactEvent,
-        [kind, a, b, point_index, point, _pad0, _pad1]
+        [kind, a, b, point_index, point, approach, _pad1]
     );
 }
 
@@ -285,5 +285,38 @@ fn command_constants_match() {
                 assert_eq!(constant(name), value, "{name}");
             }
         }
+    }
+}
+
+/// The events stage's slots, collider mark and radii are the Rust
+/// constants.
+#[test]
+fn event_constants_match() {
+    let module = parse_and_validate("events", &stage_source("events").unwrap());
+    let literal = |name: &str| -> naga::Literal {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("const {name} missing"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(l) => l,
+            ref e => panic!("const {name} is {e:?}"),
+        }
+    };
+    for (name, value) in [
+        ("PAIR_SLOTS", PAIR_SLOTS),
+        ("EVENT_COLLIDER", EVENT_COLLIDER),
+        ("EVENT_CAPACITY", EVENT_CAPACITY),
+        ("EVENT_BEGIN", EVENT_BEGIN),
+        ("EVENT_END", EVENT_END),
+    ] {
+        assert_eq!(literal(name), naga::Literal::U32(value), "{name}");
+    }
+    for (name, value) in [
+        ("EVENT_TOUCH_RADII", EVENT_TOUCH_RADII),
+        ("EVENT_KEEP_RADII", EVENT_KEEP_RADII),
+    ] {
+        assert_eq!(literal(name), naga::Literal::F32(value), "{name}");
     }
 }

@@ -147,6 +147,9 @@ fn resolve_at(i: u32, relax: bool) {
     let pf = filters[cp.filter_id & ~CONTACT_FREE];
     var own = vec4<i32>(0);
     if (hit.body != NO_BODY) {
+        if (!relax) {
+            touched[i] = vec2<u32>(hit.body + 1u, hit.edge);
+        }
         let ends = edge_ends(hit);
         let wa = info[ends.x].inv_mass;
         let wb = info[ends.y].inv_mass;

@@ -20,19 +20,26 @@ pub(super) struct Lights {
 }
 
 impl Lights {
-    /// Lights the two bodies of every contact that began, for `bodies`
-    /// bodies (a count that changed starts every body dark).
+    /// Lights the two bodies of every contact that began, and the body of
+    /// every landing on a planet or half-plane, for `bodies` bodies (a
+    /// count that changed starts every body dark).
     pub fn light(&mut self, events: &ContactEvents, bodies: usize) {
         if self.lit.len() != bodies {
             self.lit = vec![0.0; bodies];
         }
-        for e in &events.events {
-            if e.kind == ContactKind::Begin {
-                for b in [e.bodies.0, e.bodies.1] {
-                    if let Some(l) = self.lit.get_mut(b.index()) {
-                        *l = FLASH;
-                    }
-                }
+        let pairs = events
+            .events
+            .iter()
+            .filter(|e| e.kind == ContactKind::Begin)
+            .flat_map(|e| [e.bodies.0, e.bodies.1]);
+        let landings = events
+            .colliders
+            .iter()
+            .filter(|e| e.kind == ContactKind::Begin)
+            .map(|e| e.body);
+        for b in pairs.chain(landings) {
+            if let Some(l) = self.lit.get_mut(b.index()) {
+                *l = FLASH;
             }
         }
     }
@@ -88,7 +95,9 @@ mod tests {
                 kind: ContactKind::Begin,
                 bodies: (BodyHandle(0), BodyHandle(2)),
                 point: Vec2::ZERO,
+                approach: 1.0,
             }],
+            colliders: Vec::new(),
             lost: 0,
         };
         lights.light(&events, 3);

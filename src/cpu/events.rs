@@ -1,8 +1,14 @@
-//! Mirror of `shaders/events.wgsl`: which pairs of bodies began and ended
-//! touching, once a step after the substeps.
+//! Mirror of `shaders/events.wgsl`: which pairs of bodies, and which
+//! bodies and colliders, began and ended touching, once a step after the
+//! substeps, with the speed at which they met.
 
+use glam::Vec2;
+
+use super::collide::{Colliders, collider_velocity, deepest_contact};
+use super::v2;
 use crate::layout::{
-    ContactEvent, ContactHit, EVENT_BEGIN, EVENT_CAPACITY, EVENT_END, PAIR_SLOTS, SimParams,
+    BodyOutline, ContactEvent, EVENT_BEGIN, EVENT_CAPACITY, EVENT_COLLIDER, EVENT_END,
+    EVENT_KEEP_RADII, EVENT_TOUCH_RADII, PAIR_SLOTS, PointInfo, SimParams,
 };
 use crate::pack::PointMembers;
 
@@ -10,11 +16,15 @@ use crate::pack::PointMembers;
 const NO_PAIR: u32 = u32::MAX;
 
 /// Contact events' state: each body's partners and their points, this
-/// step's and the last's, and the log.
+/// step's and the last's, this step's pair speeds, the points' velocities
+/// at the step's start (WGSL `snapshot`), and the log.
 #[derive(Clone, Debug, Default)]
 pub struct EventState {
     pub pairs: [Vec<u32>; 2],
     pub points: [Vec<u32>; 2],
+    pub speeds: Vec<f32>,
+    /// Each point's position and velocity at the step's start.
+    pub start: Vec<[f32; 4]>,
     pub events: Vec<ContactEvent>,
     pub lost: u64,
 }
@@ -26,9 +36,19 @@ impl EventState {
         Self {
             pairs: [empty.clone(), empty.clone()],
             points: [empty.clone(), empty],
+            speeds: vec![0.0; bodies * PAIR_SLOTS as usize],
+            start: Vec::new(),
             events: Vec::new(),
             lost: 0,
         }
+    }
+
+    /// WGSL `snapshot`: the state the step starts with (after the
+    /// commands).
+    pub fn snapshot(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
+        self.start.clear();
+        self.start
+            .extend(pos.iter().zip(vel).map(|(p, v)| [p[0], p[1], v[0], v[1]]));
     }
 }
 
@@ -36,21 +56,52 @@ impl EventState {
 pub struct Inputs<'a> {
     pub sim: &'a SimParams,
     pub pos: &'a [[f32; 2]],
-    pub hits: &'a [ContactHit],
+    pub info: &'a [PointInfo],
+    /// Each point's last contact of the step with a body, `[body + 1,
+    /// edge]`, cleared here (WGSL `touched`).
+    pub touched: &'a mut [[u32; 2]],
     pub members: &'a PointMembers,
+    pub outlines: &'a [BodyOutline],
+    pub outline_points: &'a [u32],
+    pub colliders: Colliders<'a>,
     /// The bodies' boxes from the broad phase.
     pub aabbs: &'a [[f32; 4]],
 }
 
+/// A step's slots: partners, their points and speeds.
+struct Slots<'a> {
+    pairs: &'a mut [u32],
+    points: &'a mut [u32],
+    speeds: &'a mut [f32],
+}
+
+/// WGSL `approach`: how fast a point `(x, v)` at a step's start closes
+/// on the edge from `a` to `b` (each `(x, v)` then), along the direction
+/// from the edge's nearest point to it; `>= 0`.
+fn approach(p: (Vec2, Vec2), a: (Vec2, Vec2), b: (Vec2, Vec2)) -> f32 {
+    let e = b.0 - a.0;
+    let l2 = e.dot(e);
+    let s = if l2 > 0.0 {
+        ((p.0 - a.0).dot(e) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let d = p.0 - (a.0 + e * s);
+    let n = super::safe_dir(d, d.length());
+    let ve = a.1 * (1.0 - s) + b.1 * s;
+    0.0f32.max(-(p.1 - ve).dot(n))
+}
+
 /// WGSL `insert`.
-fn insert(pairs: &mut [u32], points: &mut [u32], lost: &mut u64, a: u32, b: u32, p: u32) {
+fn insert(s: &mut Slots, lost: &mut u64, a: u32, b: u32, p: u32, speed: f32) {
     for k in 0..PAIR_SLOTS {
         let slot = (a * PAIR_SLOTS + k) as usize;
-        if pairs[slot] == NO_PAIR {
-            pairs[slot] = b;
+        if s.pairs[slot] == NO_PAIR {
+            s.pairs[slot] = b;
         }
-        if pairs[slot] == b {
-            points[slot] = points[slot].min(p);
+        if s.pairs[slot] == b {
+            s.points[slot] = s.points[slot].min(p);
+            s.speeds[slot] = s.speeds[slot].max(speed);
             return;
         }
     }
@@ -58,36 +109,75 @@ fn insert(pairs: &mut [u32], points: &mut [u32], lost: &mut u64, a: u32, b: u32,
 }
 
 /// The step's events (WGSL `clear`, `gather`, `keep`, `compare`), with
-/// this step's slots in `s.pairs[now]` and the last in the other.
-pub fn step(inp: &Inputs, s: &mut EventState, now: usize) {
-    let before = 1 - now;
+/// this step's slots in `s.pairs[now]` and the last in the other, after
+/// [`EventState::snapshot`] at the step's start.
+pub fn step(inp: &mut Inputs, s: &mut EventState, now: usize) {
     let [p0, p1] = &mut s.pairs;
     let (pairs, last) = if now == 0 { (p0, &*p1) } else { (p1, &*p0) };
     let [q0, q1] = &mut s.points;
     let (points, last_points) = if now == 0 { (q0, &*q1) } else { (q1, &*q0) };
-    let _ = before;
     pairs.fill(NO_PAIR);
     points.fill(NO_PAIR);
-    let nb = inp.sim.num_bodies;
-    // Gather: by point, in order (a set: the order does not matter).
-    for i in 0..inp.sim.num_points as usize {
-        let other = inp.hits[i].body;
+    s.speeds.fill(0.0);
+    let mut slots = Slots {
+        pairs,
+        points,
+        speeds: &mut s.speeds,
+    };
+    let sim = inp.sim;
+    let nb = sim.num_bodies;
+    let start = |i: u32| {
+        let s = s.start[i as usize];
+        (Vec2::new(s[0], s[1]), Vec2::new(s[2], s[3]))
+    };
+    let was_pair = |a: u32, b: u32| {
+        let base = (a * PAIR_SLOTS) as usize;
+        last[base..base + PAIR_SLOTS as usize].contains(&b)
+    };
+    // Gather: by point, in order (a set, and maxima and minima: the order
+    // does not matter).
+    for i in 0..sim.num_points {
         let offsets = &inp.members.offsets;
-        if other >= nb || offsets.is_empty() || offsets[i] >= offsets[i + 1] {
+        let iu = i as usize;
+        if offsets.is_empty() || offsets[iu] >= offsets[iu + 1] {
             continue;
         }
-        let own = inp.members.records[offsets[i] as usize].body;
-        if own == other {
-            continue;
+        let own = inp.members.records[offsets[iu] as usize].body;
+        let [t, edge] = std::mem::take(&mut inp.touched[iu]);
+        if t > 0 && t - 1 < nb && t - 1 != own {
+            let other = t - 1;
+            let o = &inp.outlines[other as usize];
+            let next = if edge + 1 == o.count { 0 } else { edge + 1 };
+            let ea = inp.outline_points[(o.first + edge) as usize];
+            let eb = inp.outline_points[(o.first + next) as usize];
+            let speed = approach(start(i), start(ea), start(eb));
+            let (a, b) = (own.min(other), own.max(other));
+            insert(&mut slots, &mut s.lost, a, b, i, speed);
         }
-        insert(
-            pairs,
-            points,
-            &mut s.lost,
-            own.min(other),
-            own.max(other),
-            i as u32,
-        );
+        // Touching at the step's end, or headed into a collider at the
+        // step's start so fast that it reached it within the step.
+        let layers = inp.info[iu].layers;
+        let (x0, v0) = start(i);
+        let c = &inp.colliders;
+        let touch = sim.point_radius * EVENT_TOUCH_RADII;
+        let ahead = deepest_contact(sim, layers, x0 + v0 * sim.dt, c, touch);
+        let p = v2(inp.pos[iu]);
+        let keep = sim.point_radius * EVENT_KEEP_RADII;
+        let mut contact = deepest_contact(sim, layers, p, c, keep);
+        let mut touching = contact.is_some_and(|(_, depth, _)| {
+            depth > sim.point_radius * (EVENT_KEEP_RADII - EVENT_TOUCH_RADII)
+        });
+        if !touching && ahead.is_some() {
+            (contact, touching) = (ahead, true);
+        }
+        if let Some((n, _, k)) = contact {
+            let pair = EVENT_COLLIDER | k;
+            if touching || was_pair(own, pair) {
+                let vs = collider_velocity(sim, k, p, c.planets, c.planes);
+                let speed = 0.0f32.max(-(v0 - vs).dot(n));
+                insert(&mut slots, &mut s.lost, own, pair, i, speed);
+            }
+        }
     }
     // Keep: the last step's pairs whose boxes still meet.
     let meet = |a: u32, b: u32| {
@@ -98,39 +188,54 @@ pub fn step(inp: &Inputs, s: &mut EventState, now: usize) {
         for k in 0..PAIR_SLOTS {
             let slot = (a * PAIR_SLOTS + k) as usize;
             let b = last[slot];
-            if b != NO_PAIR && meet(a, b) {
-                insert(pairs, points, &mut s.lost, a, b, last_points[slot]);
+            // Collider pairs are kept by gather.
+            if b < EVENT_COLLIDER && meet(a, b) {
+                insert(&mut slots, &mut s.lost, a, b, last_points[slot], 0.0);
             }
         }
     }
+    let Slots {
+        pairs,
+        points,
+        speeds,
+    } = slots;
     // Compare.
-    let mut emit = |kind: u32, a: u32, b: u32, p: u32, events: &mut Vec<ContactEvent>| {
-        if events.len() >= EVENT_CAPACITY as usize {
-            s.lost += 1;
-            return;
-        }
-        events.push(ContactEvent {
-            kind,
-            a,
-            b,
-            point_index: p,
-            point: inp.pos[p as usize],
-            ..Default::default()
-        });
-    };
+    let mut emit =
+        |kind: u32, (a, b): (u32, u32), p: u32, approach: f32, events: &mut Vec<ContactEvent>| {
+            if events.len() >= EVENT_CAPACITY as usize {
+                s.lost += 1;
+                return;
+            }
+            events.push(ContactEvent {
+                kind,
+                a,
+                b,
+                point_index: p,
+                point: inp.pos[p as usize],
+                approach,
+                ..Default::default()
+            });
+        };
     for a in 0..nb as usize {
         let base = a * PAIR_SLOTS as usize;
         let slots = base..base + PAIR_SLOTS as usize;
         for k in slots.clone() {
             let now_b = pairs[k];
             if now_b != NO_PAIR && !last[slots.clone()].contains(&now_b) {
-                emit(EVENT_BEGIN, a as u32, now_b, points[k], &mut s.events);
+                let pair = (a as u32, now_b);
+                emit(EVENT_BEGIN, pair, points[k], speeds[k], &mut s.events);
             }
         }
         for k in slots.clone() {
             let was = last[k];
             if was != NO_PAIR && !pairs[slots.clone()].contains(&was) {
-                emit(EVENT_END, a as u32, was, last_points[k], &mut s.events);
+                emit(
+                    EVENT_END,
+                    (a as u32, was),
+                    last_points[k],
+                    0.0,
+                    &mut s.events,
+                );
             }
         }
     }

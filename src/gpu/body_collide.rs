@@ -278,6 +278,7 @@ impl BodyCollide {
                 e.push((18, &b.sleep_speed));
                 e.push((21, &c.warm));
                 e.push((25, &b.sleep_points));
+                e.push((26, &c.touched));
                 bind_group(device, label, pipeline, &e)
             })
         };

@@ -34,6 +34,10 @@ pub struct ContactBuffers {
     pub slot_awake: wgpu::Buffer,
     /// Each point's deepest contact.
     pub hits: wgpu::Buffer,
+    /// Each point's last contact of the step with a body, `[body + 1,
+    /// edge]` (zero: none), written by the contact passes' resolve and
+    /// read and cleared by contact events (`body_collide.wgsl`, `touched`).
+    pub touched: wgpu::Buffer,
     /// Contacts per point (zero between substeps), then the active list
     /// (`body_collide.wgsl`, `counts`): the count of points appended, then
     /// a word per point.
@@ -142,6 +146,7 @@ impl ContactBuffers {
             grid: zeroed("grid", 4 * grid_words)?,
             slot_awake: zeroed("slot_awake", 4 * (slots + 2))?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
+            touched: zeroed("touched", 8 * n)?,
             point_counts: zeroed(
                 "point_counts",
                 4 * (2 * n + crate::layout::ACTIVE_POINTS as u64),
@@ -204,6 +209,7 @@ impl ContactBuffers {
             &self.grid,
             &self.slot_awake,
             &self.hits,
+            &self.touched,
             &self.point_counts,
             &self.list_head,
             &self.acc,

@@ -3,13 +3,18 @@
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
-use super::shaders::{bind_group, grid, pipeline};
+use super::collide::ColliderCounts;
+use super::shaders::{bind_group, grid, pipeline_with};
 use crate::layout::{ContactEvent, EVENT_CAPACITY, PAIR_SLOTS, WORKGROUP_SIZE};
 
 /// The event kernels, their buffers (each body's partners and their
-/// points for this step and the last, by step parity, and the log) and a
+/// points for this step and the last, by step parity, this step's pair
+/// speeds, the points' velocities at the step's start, and the log) and a
 /// bind group per parity.
 pub struct Events {
+    snapshot: wgpu::ComputePipeline,
+    /// By state copy (the snapshot reads copy 0, where a step starts).
+    snapshot_bind: wgpu::BindGroup,
     clear: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
     keep: wgpu::ComputePipeline,
@@ -35,14 +40,13 @@ pub fn log_bytes() -> u64 {
 
 impl Events {
     /// The kernels over `b` and the contact buffers `c`, for `points`
-    /// points and `bodies` bodies, nobody touching, and the log `kept`
-    /// (an edit's) or a new empty one.
+    /// points, `bodies` bodies and the colliders `counts`, nobody
+    /// touching, and the log `kept` (an edit's) or a new empty one.
     pub fn new(
         device: &wgpu::Device,
         b: &Buffers,
         c: &ContactBuffers,
-        points: u32,
-        bodies: u32,
+        (points, bodies, counts): (u32, u32, ColliderCounts),
         kept: Option<wgpu::Buffer>,
     ) -> Self {
         let slots = (bodies * PAIR_SLOTS).max(1) as u64;
@@ -56,6 +60,13 @@ impl Events {
         };
         let pairs = [filled("pairs0"), filled("pairs1")];
         let points_of = [filled("pair points0"), filled("pair points1")];
+        let speeds = filled("pair speeds");
+        let start = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("event start velocities"),
+            size: 16 * points.max(1) as u64,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         let log = kept.unwrap_or_else(|| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("event log"),
@@ -66,10 +77,19 @@ impl Events {
                 mapped_at_creation: false,
             })
         });
-        let clear = pipeline(device, "events", "clear");
-        let gather = pipeline(device, "events", "gather");
-        let keep = pipeline(device, "events", "keep");
-        let compare = pipeline(device, "events", "compare");
+        let constants = counts.collider_constants();
+        let pipeline = |entry| pipeline_with(device, "events", entry, &constants);
+        let snapshot = pipeline("snapshot");
+        let clear = pipeline("clear");
+        let gather = pipeline("gather");
+        let keep = pipeline("keep");
+        let compare = pipeline("compare");
+        let snapshot_bind = bind_group(
+            device,
+            "events.snapshot",
+            &snapshot,
+            &[(0, &b.sim), (1, &b.state[0]), (13, &start)],
+        );
         let binds = [0, 1].map(|s| {
             [0, 1].map(|now| {
                 let last = 1 - now;
@@ -78,7 +98,12 @@ impl Events {
                         device,
                         "events.clear",
                         &clear,
-                        &[(0, &b.sim), (7, &pairs[now]), (9, &points_of[now])],
+                        &[
+                            (0, &b.sim),
+                            (7, &pairs[now]),
+                            (9, &points_of[now]),
+                            (14, &speeds),
+                        ],
                     ),
                     bind_group(
                         device,
@@ -86,12 +111,20 @@ impl Events {
                         &gather,
                         &[
                             (0, &b.sim),
-                            (2, &c.hits),
+                            (1, &b.state[s]),
+                            (2, &c.touched),
+                            (3, &c.outlines),
                             (4, &b.member_offsets),
                             (5, &b.point_members),
                             (7, &pairs[now]),
+                            (8, &pairs[last]),
                             (9, &points_of[now]),
                             (11, &log),
+                            (13, &start),
+                            (14, &speeds),
+                            (15, &b.info),
+                            (16, &b.colliders),
+                            (17, &c.outline_points),
                         ],
                     ),
                     bind_group(
@@ -106,6 +139,7 @@ impl Events {
                             (9, &points_of[now]),
                             (10, &points_of[last]),
                             (11, &log),
+                            (14, &speeds),
                         ],
                     ),
                     bind_group(
@@ -120,6 +154,7 @@ impl Events {
                             (9, &points_of[now]),
                             (10, &points_of[last]),
                             (11, &log),
+                            (14, &speeds),
                         ],
                     ),
                 ]
@@ -128,6 +163,8 @@ impl Events {
         let max = device.limits().max_compute_workgroups_per_dimension;
         let groups = |n: u32| grid(n.div_ceil(WORKGROUP_SIZE).max(1), max);
         Self {
+            snapshot,
+            snapshot_bind,
             clear,
             gather,
             keep,
@@ -140,6 +177,14 @@ impl Events {
                 bodies: groups(bodies),
             },
         }
+    }
+
+    /// Records the snapshot of the velocities a step starts with (on
+    /// state copy 0, after the commands).
+    pub fn record_snapshot(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_pipeline(&self.snapshot);
+        pass.set_bind_group(0, &self.snapshot_bind, &[]);
+        pass.dispatch_workgroups(self.grids.points.0, self.grids.points.1, 1);
     }
 
     /// Records the step's passes on state copy `state` (after the

@@ -92,7 +92,13 @@ pub const STAGES: &[(&str, &str)] = &[
         ),
     ),
     ("query", include_str!("../../shaders/query.wgsl")),
-    ("events", include_str!("../../shaders/events.wgsl")),
+    (
+        "events",
+        concat!(
+            include_str!("../../shaders/events.wgsl"),
+            include_str!("../../shaders/colliders.wgsl")
+        ),
+    ),
 ];
 
 /// Fragments appended to some stages' files (see [`STAGES`]):

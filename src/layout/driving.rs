@@ -103,7 +103,8 @@ pub const RAY_TERRAIN: u32 = 4;
 pub const QUERY_THREADS: u32 = 64;
 
 /// One contact event (WGSL `ContactEvent`, `shaders/events.wgsl`): body
-/// `a` (the lower index) and body `b` began ([`EVENT_BEGIN`]) or ended
+/// `a` (the lower index) and body `b` (or, with [`EVENT_COLLIDER`], the
+/// collider `b & !EVENT_COLLIDER`) began ([`EVENT_BEGIN`]) or ended
 /// ([`EVENT_END`]) touching at a step's end; `point` is where a point of
 /// their contact was (the lowest-numbered point in it, index `point_index`),
 /// at the step the contact began, or the last step it was seen.
@@ -115,7 +116,10 @@ pub struct ContactEvent {
     pub b: u32,
     pub point_index: u32,
     pub point: [f32; 2],
-    pub _pad0: u32,
+    /// For a begin event, the speed at which they met (m/s, `>= 0`): the
+    /// largest approach along the contact normal of the pair's points, with
+    /// their velocities at the step's start; 0 for an end.
+    pub approach: f32,
     pub _pad1: u32,
 }
 
@@ -124,9 +128,20 @@ pub const EVENT_BEGIN: u32 = 1;
 /// Two bodies stopped touching.
 pub const EVENT_END: u32 = 2;
 /// Partners a body keeps per step in contact events (WGSL `PAIR_SLOTS`),
-/// as the lower-numbered body of each pair: a pair past them is not
-/// tracked that step, and counted lost.
-pub const PAIR_SLOTS: u32 = 4;
+/// as the lower-numbered body of each pair, and the colliders it touches:
+/// a pair past them is not tracked that step, and counted lost.
+pub const PAIR_SLOTS: u32 = 6;
+/// Marks an event's `b` as a collider (WGSL `EVENT_COLLIDER`): `b` is then
+/// this bit or'd with the collider's index in the collider table, planets
+/// first, then half-planes.
+pub const EVENT_COLLIDER: u32 = 0x8000_0000;
+/// A body touches a collider when one of its points is within this many
+/// point radii of the surface (WGSL `EVENT_TOUCH_RADII`): a resting
+/// point is at one.
+pub const EVENT_TOUCH_RADII: f32 = 1.25;
+/// A body that touched a collider stays touching while one of its points
+/// is within this many point radii of it (WGSL `EVENT_KEEP_RADII`).
+pub const EVENT_KEEP_RADII: f32 = 2.0;
 /// Events the log holds between two collections (WGSL `EVENT_CAPACITY`):
 /// past it they are counted lost.
 pub const EVENT_CAPACITY: u32 = 4096;

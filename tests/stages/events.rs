@@ -3,7 +3,7 @@
 
 use crate::common::gpu;
 use softbody::commands::Command;
-use softbody::events::{ContactEvents, ContactKind};
+use softbody::events::{Collider, ContactEvents, ContactKind};
 use softbody::layout::EVENT_CAPACITY;
 use softbody::prelude::*;
 use softbody::solver::Solver;
@@ -149,5 +149,149 @@ fn a_full_event_log_counts_what_it_lost() {
         );
         let again = collect(&mut s);
         assert!(again.events.is_empty() && again.lost == 0, "{}", s.name());
+    }
+}
+
+/// (kind, body, collider) of each body-collider event.
+fn landings(e: &ContactEvents) -> Vec<(ContactKind, u32, Collider)> {
+    e.colliders
+        .iter()
+        .map(|c| (c.kind, c.body.0, c.collider))
+        .collect()
+}
+
+/// A box (diagonal springs) dropped 2 m onto a floor and an 8-point ring
+/// dropped onto a planet that pulls it (no world gravity) each raise one
+/// begin event with their collider, at the speed they land with: the
+/// closed form `sqrt(2 g h)` (the planet's `sqrt(2 GM (1/r1 - 1/r0))`)
+/// within 4% (the approach is taken at the start of the step of the
+/// contact: up to `g dt` early); a bounce ends it and lands again, slower.
+/// Resting, they raise nothing more for 4 s; sent up and away, each ends;
+/// the same on both paths.
+#[test]
+fn landings_on_colliders_begin_with_their_speed_and_end_when_they_leave() {
+    let r = Params::default().point_radius;
+    let mut floor = World::default();
+    floor.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let h = 2.0f32;
+    let crate_ = BoxShape::new(Vec2::new(0.0, 0.5 + r + h), Vec2::splat(1.0))
+        .build(&mut floor)
+        .unwrap();
+    let v_box = (2.0 * 9.81 * h).sqrt();
+    let mut planet = World::default();
+    planet.params.gravity = Vec2::ZERO;
+    let (centre, radius, gm) = (Vec2::new(40.0, 0.0), 5.0, 400.0);
+    planet
+        .add_planet(Planet::new(centre, radius).gravity(gm))
+        .unwrap();
+    let r0 = radius + 2.0;
+    let ring = Blob::new(centre + Vec2::new(0.0, r0), 0.4, 8)
+        .build(&mut planet)
+        .unwrap();
+    // The ring's lowest point lands at radius + point_radius: its centre
+    // 0.4 further out.
+    let r1 = radius + 0.4 + r;
+    let v_ring = (2.0 * gm * (1.0 / r1 - 1.0 / r0)).sqrt();
+    for (world, shape, v, collider) in [
+        (&floor, &crate_, v_box, Collider::Plane(PlaneHandle(0))),
+        (&planet, &ring, v_ring, Collider::Planet(PlanetHandle(0))),
+    ] {
+        let mut answers = Vec::new();
+        for mut s in both_with_events(world) {
+            s.step(90).unwrap();
+            let first = collect(&mut s);
+            eprintln!("{}: {:?}", s.name(), first.colliders);
+            // It may bounce: begins and ends alternate, ending touching,
+            // the first (the fastest) at the landing speed.
+            let begins = landings(&first)
+                .iter()
+                .filter(|l| **l == (ContactKind::Begin, 0, collider))
+                .count();
+            let ends = landings(&first)
+                .iter()
+                .filter(|l| **l == (ContactKind::End, 0, collider))
+                .count();
+            assert!(
+                begins == ends + 1 && first.colliders.len() == begins + ends,
+                "{}: {:?}",
+                s.name(),
+                landings(&first)
+            );
+            let e = *first
+                .colliders
+                .iter()
+                .max_by(|a, b| a.approach.total_cmp(&b.approach))
+                .unwrap();
+            assert!(
+                (e.approach / v - 1.0).abs() < 0.04,
+                "{}: landed at {} m/s, closed form {v}",
+                s.name(),
+                e.approach
+            );
+            s.step(240).unwrap();
+            let resting = collect(&mut s);
+            assert!(
+                resting.colliders.is_empty() && resting.events.is_empty(),
+                "{}: resting, nothing began or ended: {resting:?}",
+                s.name()
+            );
+            s.queue(Command::BodyTeleport {
+                body: shape.bodies[0],
+                position: centroid_of(&s, shape) + Vec2::new(0.0, 1.0),
+                angle: None,
+            })
+            .unwrap();
+            s.step(1).unwrap();
+            let left = collect(&mut s);
+            eprintln!("{}: after leaving {:?}", s.name(), left.colliders);
+            assert_eq!(
+                landings(&left),
+                vec![(ContactKind::End, 0, collider)],
+                "{}",
+                s.name()
+            );
+            answers.push(e);
+        }
+        if let [c, g] = answers[..] {
+            assert!(
+                (c.approach - g.approach).abs() < 1e-3 * c.approach,
+                "{c:?} {g:?}"
+            );
+            assert!((c.point - g.point).length() < 1e-3, "{c:?} {g:?}");
+        }
+    }
+}
+
+/// The centroid of `shape` in the solver's state.
+fn centroid_of(s: &Solver, shape: &Shape) -> Vec2 {
+    crate::common::centroid(&s.state().unwrap().0, shape)
+}
+
+/// Two boxes (one with diagonal springs, one a hubless ring) flying at
+/// each other at 3 m/s each in free space begin touching at 6 m/s (2%),
+/// on both paths.
+#[test]
+fn bodies_that_collide_begin_with_their_closing_speed() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    BoxShape::new(Vec2::new(-1.0, 0.0), Vec2::splat(0.6))
+        .style(ShapeStyle::new().vel(Vec2::new(3.0, 0.0)))
+        .build(&mut world)
+        .unwrap();
+    Blob::new(Vec2::new(1.0, 0.1), 0.35, 10)
+        .style(ShapeStyle::new().vel(Vec2::new(-3.0, 0.0)))
+        .build(&mut world)
+        .unwrap();
+    for mut s in both_with_events(&world) {
+        s.step(30).unwrap();
+        let e = collect(&mut s);
+        eprintln!("{}: {:?}", s.name(), e.events);
+        assert_eq!(pairs(&e)[0], (ContactKind::Begin, 0, 1), "{}", s.name());
+        let speed = e.events[0].approach;
+        assert!(
+            (speed / 6.0 - 1.0).abs() < 0.02,
+            "{}: met at {speed}",
+            s.name()
+        );
     }
 }

@@ -34,7 +34,8 @@ pub mod untangle;
 mod warm;
 pub use narrow::{ENTRY_SUBSTEPS, activate, deepest, narrow, quiet_point, recount, test_body};
 pub use resolve::{
-    Contributions, ResolveScratch, apply, disks, pair_material, resolve, resolve_point,
+    Contributions, ResolveScratch, apply, disks, note_touched, pair_material, resolve,
+    resolve_point,
 };
 // For warm.rs and untangle.rs, which take this module's names with `use
 // super::*`.

@@ -337,6 +337,17 @@ pub fn resolve(
     }
 }
 
+/// The contacts a contact pass (not a relax pass) resolved, as each
+/// point's last contact of the step with a body (WGSL `resolve_at`'s
+/// `touched`): `[body + 1, edge]`.
+pub fn note_touched(hits: &[ContactHit], touched: &mut [[u32; 2]]) {
+    for (hit, t) in hits.iter().zip(touched.iter_mut()) {
+        if hit.body != u32::MAX {
+            *t = [hit.body + 1, hit.edge];
+        }
+    }
+}
+
 /// Adds point `i`'s contributions to the accumulators.
 pub(super) fn add_contributions(acc: &mut [[i32; 4]], i: usize, c: &Contributions) {
     add4(&mut acc[i], [c.own[0], c.own[1]], [c.own[2], c.own[3]]);

@@ -17,6 +17,10 @@ pub(super) struct Contacts {
     pub(super) aabbs: Vec<[f32; 4]>,
     grid: Grid,
     pub(super) hits: Vec<ContactHit>,
+    /// Each point's last contact of the step with a body, `[body + 1,
+    /// edge]` (`[0, 0]`: none), which contact events read and clear (WGSL
+    /// `touched`).
+    pub(super) touched: Vec<[u32; 2]>,
     counts: Vec<u32>,
     acc: Vec<[i32; 4]>,
     free: Vec<u32>,
@@ -36,6 +40,7 @@ impl Contacts {
             aabbs: vec![[0.0; 4]; packed.bodies.len()],
             grid: Grid::new(packed),
             hits: vec![ContactHit::NONE; n],
+            touched: vec![[0; 2]; n],
             counts: vec![0; n],
             acc: vec![[0; 4]; n],
             free: vec![0; n],
@@ -99,6 +104,7 @@ impl CpuSolver {
     /// step ([`crate::events`]).
     pub fn set_contact_events(&mut self, on: bool) {
         self.events = on.then(|| crate::cpu::events::EventState::new(self.packed.bodies.len()));
+        self.contacts.touched.fill([0; 2]);
     }
 
     /// The contact events since the last collection, sorted, and how many
@@ -107,9 +113,22 @@ impl CpuSolver {
         match &mut self.events {
             Some(s) => {
                 let raw = std::mem::take(&mut s.events);
-                crate::events::collect(&raw, std::mem::take(&mut s.lost))
+                let lost = std::mem::take(&mut s.lost);
+                crate::events::collect(&raw, lost, self.packed.planets.len() as u32)
             }
             None => Default::default(),
+        }
+    }
+
+    /// The state the step starts with, for contact events' approach
+    /// speeds and landings within a step (WGSL `snapshot`), when on and body contacts run;
+    /// [`step`](Self::step) runs it after the commands.
+    pub fn stage_event_snapshot(&mut self) {
+        if !self.has_contacts() {
+            return;
+        }
+        if let Some(state) = &mut self.events {
+            state.snapshot(&self.packed.pos, &self.packed.vel);
         }
     }
 
@@ -123,14 +142,21 @@ impl CpuSolver {
             return;
         };
         let p = &self.packed;
-        let inputs = crate::cpu::events::Inputs {
+        let mut inputs = crate::cpu::events::Inputs {
             sim: &p.sim,
             pos: &p.pos,
-            hits: &self.contacts.hits,
+            info: &self.info,
+            touched: &mut self.contacts.touched,
             members: &p.point_members,
+            outlines: &p.outlines,
+            outline_points: &p.outline_points,
+            colliders: crate::cpu::collide::Colliders {
+                planets: &p.planets,
+                planes: &p.planes,
+            },
             aabbs: &self.contacts.aabbs,
         };
-        crate::cpu::events::step(&inputs, state, (self.steps % 2) as usize);
+        crate::cpu::events::step(&mut inputs, state, (self.steps % 2) as usize);
     }
 
     /// Each point's warm-starting state (`cpu::body_collide::Warm`; zero
@@ -284,6 +310,9 @@ impl CpuSolver {
             false,
             self.spread,
         );
+        if self.events.is_some() {
+            body_collide::note_touched(&c.hits, &mut c.touched);
+        }
         body_collide::apply(
             &p.sim,
             &mut c.acc,

@@ -211,6 +211,7 @@ impl CpuSolver {
     /// (when on).
     pub fn step(&mut self) {
         self.stage_commands();
+        self.stage_event_snapshot();
         self.spread = self.parallel && sleep::awake_points(&self.info) >= super::MIN_PARALLEL_ITEMS;
         for k in 0..self.params.substeps {
             self.substep_in(k == 0);

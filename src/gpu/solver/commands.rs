@@ -49,8 +49,18 @@ impl GpuSolver {
         }
     }
 
-    /// Records and empties the queue into `pass`, on state copy 0.
+    /// Records and empties the queue into `pass`, on state copy 0, then
+    /// (events on) the snapshot of the velocities the step starts with.
     pub(super) fn record_queued(&mut self, pass: &mut wgpu::ComputePass) {
+        self.record_command_list(pass);
+        if let Some(e) = &self.events
+            && self.has_contacts()
+        {
+            e.record_snapshot(pass);
+        }
+    }
+
+    fn record_command_list(&mut self, pass: &mut wgpu::ComputePass) {
         if self.queued.is_empty() {
             return;
         }

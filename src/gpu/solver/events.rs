@@ -9,17 +9,23 @@ use crate::layout::ContactEvent;
 /// A pending collection of contact events
 /// ([`GpuSolver::request_contact_events`]).
 #[derive(Debug)]
-pub struct PendingEvents(Pending<u32>);
+pub struct PendingEvents {
+    words: Pending<u32>,
+    /// The world's planets when requested (the collider table numbers
+    /// planets first).
+    planets: u32,
+}
 
 impl PendingEvents {
     /// The events once the GPU has copied them, sorted, with how many were
     /// lost, else `None`; never waits.
     pub fn poll(&mut self, device: &wgpu::Device) -> Option<Result<ContactEvents, SolverError>> {
-        self.0.poll(device).map(|r| {
+        let planets = self.planets;
+        self.words.poll(device).map(|r| {
             r.map(|words| {
                 let count = (words[0] as usize).min(crate::layout::EVENT_CAPACITY as usize);
                 let raw: &[ContactEvent] = bytemuck::cast_slice(&words[4..]);
-                collect(&raw[..count], words[1] as u64)
+                collect(&raw[..count], words[1] as u64, planets)
             })
         })
     }
@@ -39,6 +45,11 @@ impl GpuSolver {
         self.events_on = on;
         self.events = None;
         self.rebuild_events(device, None);
+        // The contacts noted while events were off are not this step's.
+        if let Some(c) = &self.contacts {
+            let zeros = vec![0u8; c.buffers.touched.size() as usize];
+            self.queue.write_buffer(&c.buffers.touched, 0, &zeros);
+        }
         Ok(())
     }
 
@@ -55,8 +66,11 @@ impl GpuSolver {
                 device,
                 &self.buffers,
                 &c.buffers,
-                self.num_points as u32,
-                self.num_bodies as u32,
+                (
+                    self.num_points as u32,
+                    self.num_bodies as u32,
+                    self.collider_counts,
+                ),
                 kept,
             )),
             _ => None,
@@ -73,14 +87,21 @@ impl GpuSolver {
     ) -> Result<PendingEvents, SolverError> {
         self.check_context("request_contact_events", Some(device), None)?;
         let words = (super::super::events::log_bytes() / 4) as usize;
+        let planets = self.packed().planets.len() as u32;
         let Some(e) = &self.events else {
             let empty = Pending::new(device, 4, |_| {})?;
-            return Ok(PendingEvents(empty));
+            return Ok(PendingEvents {
+                words: empty,
+                planets,
+            });
         };
         let pending = Pending::new(device, words, |staging| {
             encoder.copy_buffer_to_buffer(&e.log, 0, staging, 0, (4 * words) as u64);
         })?;
         encoder.clear_buffer(&e.log, 0, Some(16));
-        Ok(PendingEvents(pending))
+        Ok(PendingEvents {
+            words: pending,
+            planets,
+        })
     }
 }
