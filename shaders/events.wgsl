@@ -179,13 +179,15 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     // the collider stopped or threw back within one step).
     let layers = info[i].layers;
     let s0 = start[i];
-    let ahead = deepest_contact(layers, s0.xy + s0.zw * sim.dt, sim.point_radius * EVENT_TOUCH_RADII);
     let p = state[i].xy;
     var c = deepest_contact(layers, p, sim.point_radius * EVENT_KEEP_RADII);
     var touching = c.depth > sim.point_radius * (EVENT_KEEP_RADII - EVENT_TOUCH_RADII);
-    if (!touching && ahead.k != NO_COLLIDER) {
-        c = ahead;
-        touching = true;
+    if (!touching) {
+        let ahead = deepest_contact(layers, s0.xy + s0.zw * sim.dt, sim.point_radius * EVENT_TOUCH_RADII);
+        if (ahead.k != NO_COLLIDER) {
+            c = ahead;
+            touching = true;
+        }
     }
     if (c.k != NO_COLLIDER) {
         let pair = EVENT_COLLIDER | c.k;
@@ -233,32 +235,42 @@ fn compare(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (a >= sim.num_bodies) {
         return;
     }
+    // The body's slots, now and before, loaded once each.
     let base = a * PAIR_SLOTS;
+    var now: array<u32, PAIR_SLOTS>;
+    var before: array<u32, PAIR_SLOTS>;
+    var any_pair = false;
     for (var k = 0u; k < PAIR_SLOTS; k++) {
-        let now = atomicLoad(&pairs[base + k]);
-        if (now == NO_PAIR) {
+        now[k] = atomicLoad(&pairs[base + k]);
+        before[k] = last_pairs[base + k];
+        any_pair = any_pair || now[k] != NO_PAIR || before[k] != NO_PAIR;
+    }
+    if (!any_pair) {
+        return;
+    }
+    for (var k = 0u; k < PAIR_SLOTS; k++) {
+        if (now[k] == NO_PAIR) {
             continue;
         }
         var was = false;
         for (var j = 0u; j < PAIR_SLOTS; j++) {
-            was = was || last_pairs[base + j] == now;
+            was = was || before[j] == now[k];
         }
         if (!was) {
             let speed = bitcast<f32>(atomicLoad(&pair_speed[base + k]));
-            emit(EVENT_BEGIN, a, now, atomicLoad(&pair_point[base + k]), speed);
+            emit(EVENT_BEGIN, a, now[k], atomicLoad(&pair_point[base + k]), speed);
         }
     }
     for (var k = 0u; k < PAIR_SLOTS; k++) {
-        let before = last_pairs[base + k];
-        if (before == NO_PAIR) {
+        if (before[k] == NO_PAIR) {
             continue;
         }
         var is = false;
         for (var j = 0u; j < PAIR_SLOTS; j++) {
-            is = is || atomicLoad(&pairs[base + j]) == before;
+            is = is || now[j] == before[k];
         }
         if (!is) {
-            emit(EVENT_END, a, before, last_pair_point[base + k], 0.0);
+            emit(EVENT_END, a, before[k], last_pair_point[base + k], 0.0);
         }
     }
 }

@@ -159,16 +159,18 @@ pub fn step(inp: &mut Inputs, s: &mut EventState, now: usize) {
         let layers = inp.info[iu].layers;
         let (x0, v0) = start(i);
         let c = &inp.colliders;
-        let touch = sim.point_radius * EVENT_TOUCH_RADII;
-        let ahead = deepest_contact(sim, layers, x0 + v0 * sim.dt, c, touch);
         let p = v2(inp.pos[iu]);
         let keep = sim.point_radius * EVENT_KEEP_RADII;
         let mut contact = deepest_contact(sim, layers, p, c, keep);
         let mut touching = contact.is_some_and(|(_, depth, _)| {
             depth > sim.point_radius * (EVENT_KEEP_RADII - EVENT_TOUCH_RADII)
         });
-        if !touching && ahead.is_some() {
-            (contact, touching) = (ahead, true);
+        if !touching {
+            let touch = sim.point_radius * EVENT_TOUCH_RADII;
+            let ahead = deepest_contact(sim, layers, x0 + v0 * sim.dt, c, touch);
+            if ahead.is_some() {
+                (contact, touching) = (ahead, true);
+            }
         }
         if let Some((n, _, k)) = contact {
             let pair = EVENT_COLLIDER | k;

@@ -106,7 +106,7 @@ pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> 
 }
 
 /// Resolves each point's terrain contact ([`terrain_contact`]) as the
-/// collide stage resolves a half-plane's ([`respond`]) against a surface
+/// collide stage resolves a half-plane's (`cpu::collide::respond`) against a surface
 /// that does not move.
 #[allow(clippy::too_many_arguments)]
 pub fn collide_terrain(
