@@ -173,6 +173,22 @@ impl Solver {
         }
     }
 
+    /// Follows a removal made on `world` (`CpuSolver::apply_removal`,
+    /// `GpuSolver::apply_removal`): the removed items go, the rest are
+    /// renumbered as the removal says.
+    pub fn apply_removal(
+        &mut self,
+        world: &crate::world::World,
+        removal: &crate::world::Removal,
+    ) -> Result<(), SolverError> {
+        match self {
+            Self::Cpu(s) => Ok(s.apply_removal(world, removal)?),
+            Self::Gpu { ctx, solver } => solver
+                .apply_removal(&ctx.device, &ctx.queue, world, removal)
+                .map(|_| ()),
+        }
+    }
+
     /// Queues a command for the start of the next step ([`crate::commands`]).
     pub fn queue(&mut self, command: crate::commands::Command) -> Result<(), SolverError> {
         match self {

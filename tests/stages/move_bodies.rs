@@ -6,6 +6,7 @@
 
 use crate::common::{both, centroid, gpu};
 use crate::gpu_check::assert_close;
+use softbody::checkpoint::Checkpoint;
 use softbody::commands::Command;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
@@ -378,4 +379,96 @@ fn kinematic_bodies_are_checked() {
         .unwrap_err();
     assert!(err.to_string().contains("velocity"), "{err}");
     assert!(world.set_kinematic(BodyHandle(7), Vec2::ZERO, 0.0).is_err());
+}
+
+/// A run restored from a checkpoint moves its kinematic bodies as the run
+/// it was saved from (their motion is their points' velocities, which
+/// the checkpoint keeps): bitwise on the CPU, and the GPU restored from
+/// it matches the CPU.
+#[test]
+fn a_checkpoint_restores_kinematic_motion() {
+    let world = kinematic_world();
+    let mut straight = CpuSolver::new(&world).unwrap();
+    for _ in 0..40 {
+        straight.step();
+    }
+    let saved = Checkpoint::of_cpu(&straight, 40.0 * world.params.dt as f64);
+    let bytes = saved.to_bytes().unwrap();
+    for _ in 0..20 {
+        straight.step();
+    }
+    let mut resumed = CpuSolver::new(&world).unwrap();
+    Checkpoint::from_bytes(&bytes)
+        .unwrap()
+        .restore_cpu(&mut resumed)
+        .unwrap();
+    for _ in 0..20 {
+        resumed.step();
+    }
+    assert_eq!(resumed.positions(), straight.positions());
+    assert_eq!(resumed.velocities(), straight.velocities());
+    if let Some(ctx) = gpu() {
+        let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        Checkpoint::from_bytes(&bytes)
+            .unwrap()
+            .restore_gpu(&mut g, &ctx.queue)
+            .unwrap();
+        g.step(&ctx.device, &ctx.queue, 20).unwrap();
+        let state = g.read_state(&ctx.device, &ctx.queue).unwrap();
+        assert_close("resumed pos", &state.pos, straight.positions(), 1e-3);
+    }
+}
+
+/// A removal of a body listed before a kinematic one, and a kinematic
+/// body added while running (a sync), keep every kinematic body moving at
+/// its own velocity, on both paths.
+#[test]
+fn edits_keep_kinematic_bodies_moving() {
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    let doomed = BoxShape::new(Vec2::new(-5.0, 0.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    let lift = platform(&mut world, Vec2::new(0.0, 1.0), 0.0);
+    let mut solvers = both(&world);
+    for s in &mut solvers {
+        s.step(30).unwrap();
+    }
+    let removal = world.remove_body(doomed.bodies[0]).unwrap();
+    let slider = BoxShape::new(Vec2::new(8.0, 0.0), Vec2::ONE)
+        .build(&mut world)
+        .unwrap();
+    world
+        .set_kinematic(slider.bodies[0], Vec2::new(-2.0, 0.0), 0.0)
+        .unwrap();
+    let lift_points: Vec<PointHandle> = lift
+        .points
+        .iter()
+        .map(|p| removal.point(*p).unwrap())
+        .collect();
+    for mut s in solvers {
+        s.apply_removal(&world, &removal).unwrap();
+        s.sync(&world).unwrap();
+        s.step(30).unwrap();
+        let pos = s.state().unwrap().0;
+        let at = |points: &[PointHandle]| {
+            points
+                .iter()
+                .map(|p| Vec2::from_array(pos[p.index()]))
+                .sum::<Vec2>()
+                / points.len() as f32
+        };
+        let (l, r) = (at(&lift_points), at(&slider.points));
+        eprintln!("{}: the lift at {l}, the slider at {r} after 1 s", s.name());
+        assert!(
+            (l - Vec2::new(0.0, 1.0)).length() < 1e-3,
+            "{}: {l}",
+            s.name()
+        );
+        assert!(
+            (r - Vec2::new(7.0, 0.0)).length() < 1e-3,
+            "{}: {r}",
+            s.name()
+        );
+    }
 }
