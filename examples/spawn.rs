@@ -9,8 +9,10 @@
 //! sleeping step (the mean of 60), the sync that adds one box above the
 //! pile's middle, and the steps after it (the mean of the 60 while the box
 //! falls and lands), and counts the pile's bodies that moved at all in
-//! those 60 steps (a sleeping point does not move: it is pinned). The
-//! figures are BENCHMARKS.md's "Spawning into a sleeping pile".
+//! those 60 steps (a sleeping point does not move: it is pinned); then
+//! the sync of a second box, into buffers that have room for it, and its
+//! removal. The figures are BENCHMARKS.md's "Spawning into a sleeping
+//! pile".
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -135,12 +137,27 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         .filter(|b| still(b, &p0, &before))
         .collect();
     let woken = slept.iter().filter(|b| !still(b, &before, &after)).count();
+    // A second box, into buffers that have room now, then its removal.
+    BoxShape::new(Vec2::new(2.0, top + 1.0), Vec2::splat(0.3)).build(&mut spawned)?;
+    let t = Instant::now();
+    s.sync(&spawned)?;
+    s.wait()?;
+    let second_ms = t.elapsed().as_secs_f64() * 1e3;
+    let last = BodyHandle(spawned.bodies().len() as u32 - 1);
+    let removal = spawned.remove_body(last)?;
+    let t = Instant::now();
+    s.apply_removal(&spawned, &removal)?;
+    s.wait()?;
+    let removal_ms = t.elapsed().as_secs_f64() * 1e3;
     println!(
         "{}, {} bodies, {asleep_points} of {movable} points asleep after {waited} s ({} bodies asleep): first second {awake_ms:.2} ms a step, sleeping step {asleep_ms:.2} ms; sync of one box {sync_ms:.1} ms ({awake_after_sync} points awake after it); the 60 steps after {after_ms:.2} ms a step ({:+.0}%); {woken} of the sleeping bodies moved",
         s.describe(),
         world.bodies().len(),
         slept.len(),
         100.0 * (after_ms / asleep_ms - 1.0)
+    );
+    println!(
+        "a second box's sync {second_ms:.1} ms (the buffers have room), its removal {removal_ms:.1} ms"
     );
     Ok(())
 }
