@@ -228,18 +228,8 @@ impl Command {
                 body: b,
                 position,
                 angle,
-            } => {
-                let (item, first) = body(b)?;
-                check_position(item, "position", position)?;
-                if let Some(angle) = angle {
-                    scalar(item, "angle", angle)?;
-                    (c.scalar, c.flags) = (angle, COMMAND_SET_ANGLE);
-                }
-                c.kind = layout::COMMAND_BODY_TELEPORT;
-                (c.subject, c.a) = (b.0, position.into());
-                first
             }
-            Command::BodyTarget {
+            | Command::BodyTarget {
                 body: b,
                 position,
                 angle,
@@ -250,8 +240,13 @@ impl Command {
                     scalar(item, "angle", angle)?;
                     (c.scalar, c.flags) = (angle, COMMAND_SET_ANGLE);
                 }
-                c.kind = layout::COMMAND_BODY_TARGET;
-                (c.subject, c.a, c.b) = (b.0, position.into(), [1.0 / dt, 0.0]);
+                (c.subject, c.a) = (b.0, position.into());
+                if matches!(self, Command::BodyTarget { .. }) {
+                    // A target's velocity reaches it in one step.
+                    (c.kind, c.b) = (layout::COMMAND_BODY_TARGET, [1.0 / dt, 0.0]);
+                } else {
+                    c.kind = layout::COMMAND_BODY_TELEPORT;
+                }
                 first
             }
         };

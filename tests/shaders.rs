@@ -186,17 +186,7 @@ fn the_plane_impact_head_views_match_the_rust_head() {
 #[test]
 fn shared_constants_match() {
     let module = parse_and_validate("shared.wgsl", SHARED);
-    let literal = |name: &str| -> naga::Literal {
-        let (_, c) = module
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("const {name} missing"));
-        match module.global_expressions[c.init] {
-            naga::Expression::Literal(l) => l,
-            ref e => panic!("const {name} is {e:?}"),
-        }
-    };
+    let literal = |name: &str| literal_of(&module, name);
     let constant = |name: &str| match literal(name) {
         naga::Literal::U32(v) => v,
         l => panic!("const {name} is {l:?}, not a u32"),
@@ -249,6 +239,19 @@ fn the_embed_examples_body_frame_matches_the_librarys() {
     check_layout!(module, BodyFrame, [centroid, vel, rot, omega, pull]);
 }
 
+/// The literal value of the WGSL constant `name` in `module`.
+fn literal_of(module: &naga::Module, name: &str) -> naga::Literal {
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("const {name} missing"));
+    match module.global_expressions[c.init] {
+        naga::Expression::Literal(l) => l,
+        ref e => panic!("const {name} is {e:?}"),
+    }
+}
+
 /// The commands stage's kinds and flags, and the workgroup sum's thread
 /// count (`shaders/reduce.wgsl`, in the commands and move_bodies stages),
 /// are the Rust constants.
@@ -256,18 +259,11 @@ fn the_embed_examples_body_frame_matches_the_librarys() {
 fn command_constants_match() {
     for stage in ["commands", "move_bodies"] {
         let module = parse_and_validate(stage, &stage_source(stage).unwrap());
-        let constant = |name: &str| -> u32 {
-            let (_, c) = module
-                .constants
-                .iter()
-                .find(|(_, c)| c.name.as_deref() == Some(name))
-                .unwrap_or_else(|| panic!("{stage}: const {name} missing"));
-            match module.global_expressions[c.init] {
-                naga::Expression::Literal(naga::Literal::U32(v)) => v,
-                ref e => panic!("{stage}: const {name} is {e:?}"),
-            }
-        };
-        assert_eq!(constant("REDUCE_THREADS"), REDUCE_THREADS);
+        let constant = |name: &str| literal_of(&module, name);
+        assert_eq!(
+            constant("REDUCE_THREADS"),
+            naga::Literal::U32(REDUCE_THREADS)
+        );
         if stage == "commands" {
             for (name, value) in [
                 ("COMMAND_POINT_IMPULSE", COMMAND_POINT_IMPULSE),
@@ -282,7 +278,7 @@ fn command_constants_match() {
                 ("COMMAND_SET_ANGLE", COMMAND_SET_ANGLE),
                 ("COMMAND_KINEMATIC", COMMAND_KINEMATIC),
             ] {
-                assert_eq!(constant(name), value, "{name}");
+                assert_eq!(constant(name), naga::Literal::U32(value), "{name}");
             }
         }
     }
@@ -293,17 +289,6 @@ fn command_constants_match() {
 #[test]
 fn event_constants_match() {
     let module = parse_and_validate("events", &stage_source("events").unwrap());
-    let literal = |name: &str| -> naga::Literal {
-        let (_, c) = module
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("const {name} missing"));
-        match module.global_expressions[c.init] {
-            naga::Expression::Literal(l) => l,
-            ref e => panic!("const {name} is {e:?}"),
-        }
-    };
     for (name, value) in [
         ("PAIR_SLOTS", PAIR_SLOTS),
         ("EVENT_COLLIDER", EVENT_COLLIDER),
@@ -311,12 +296,20 @@ fn event_constants_match() {
         ("EVENT_BEGIN", EVENT_BEGIN),
         ("EVENT_END", EVENT_END),
     ] {
-        assert_eq!(literal(name), naga::Literal::U32(value), "{name}");
+        assert_eq!(
+            literal_of(&module, name),
+            naga::Literal::U32(value),
+            "{name}"
+        );
     }
     for (name, value) in [
         ("EVENT_TOUCH_RADII", EVENT_TOUCH_RADII),
         ("EVENT_KEEP_RADII", EVENT_KEEP_RADII),
     ] {
-        assert_eq!(literal(name), naga::Literal::F32(value), "{name}");
+        assert_eq!(
+            literal_of(&module, name),
+            naga::Literal::F32(value),
+            "{name}"
+        );
     }
 }

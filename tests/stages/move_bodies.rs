@@ -6,7 +6,6 @@
 
 use crate::common::{both, centroid, gpu};
 use crate::gpu_check::assert_close;
-use softbody::checkpoint::Checkpoint;
 use softbody::commands::Command;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
@@ -387,36 +386,7 @@ fn kinematic_bodies_are_checked() {
 /// it matches the CPU.
 #[test]
 fn a_checkpoint_restores_kinematic_motion() {
-    let world = kinematic_world();
-    let mut straight = CpuSolver::new(&world).unwrap();
-    for _ in 0..40 {
-        straight.step();
-    }
-    let saved = Checkpoint::of_cpu(&straight, 40.0 * world.params.dt as f64);
-    let bytes = saved.to_bytes().unwrap();
-    for _ in 0..20 {
-        straight.step();
-    }
-    let mut resumed = CpuSolver::new(&world).unwrap();
-    Checkpoint::from_bytes(&bytes)
-        .unwrap()
-        .restore_cpu(&mut resumed)
-        .unwrap();
-    for _ in 0..20 {
-        resumed.step();
-    }
-    assert_eq!(resumed.positions(), straight.positions());
-    assert_eq!(resumed.velocities(), straight.velocities());
-    if let Some(ctx) = gpu() {
-        let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        Checkpoint::from_bytes(&bytes)
-            .unwrap()
-            .restore_gpu(&mut g, &ctx.queue)
-            .unwrap();
-        g.step(&ctx.device, &ctx.queue, 20).unwrap();
-        let state = g.read_state(&ctx.device, &ctx.queue).unwrap();
-        assert_close("resumed pos", &state.pos, straight.positions(), 1e-3);
-    }
+    crate::gpu_check::assert_checkpoint_resumes(&kinematic_world());
 }
 
 /// A removal of a body listed before a kinematic one, and a kinematic

@@ -6,7 +6,6 @@
 
 use crate::common::{both, centroid, gpu};
 use crate::gpu_check::assert_close;
-use softbody::checkpoint::Checkpoint;
 use softbody::cpu::move_colliders::{plane_at, planet_at};
 use softbody::gpu::Stage;
 use softbody::layout::{Colliders, PlanetInfo};
@@ -327,35 +326,7 @@ fn a_moving_planet_wakes_and_pushes_a_sleeping_row() {
 /// matches the CPU.
 #[test]
 fn a_checkpoint_restores_moving_colliders() {
-    let world = moving_world();
-    let mut straight = CpuSolver::new(&world).unwrap();
-    for _ in 0..40 {
-        straight.step();
-    }
-    let saved = Checkpoint::of_cpu(&straight, 40.0 * world.params.dt as f64);
-    let bytes = saved.to_bytes().unwrap();
-    for _ in 0..20 {
-        straight.step();
-    }
-    let mut resumed = CpuSolver::new(&world).unwrap();
-    Checkpoint::from_bytes(&bytes)
-        .unwrap()
-        .restore_cpu(&mut resumed)
-        .unwrap();
-    for _ in 0..20 {
-        resumed.step();
-    }
-    assert_eq!(resumed.positions(), straight.positions());
+    let (straight, resumed) = crate::gpu_check::assert_checkpoint_resumes(&moving_world());
     assert_eq!(resumed.packed().planets, straight.packed().planets);
     assert_eq!(resumed.packed().planes, straight.packed().planes);
-    if let Some(ctx) = gpu() {
-        let mut g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-        Checkpoint::from_bytes(&bytes)
-            .unwrap()
-            .restore_gpu(&mut g, &ctx.queue)
-            .unwrap();
-        g.step(&ctx.device, &ctx.queue, 20).unwrap();
-        let state = g.read_state(&ctx.device, &ctx.queue).unwrap();
-        assert_close("resumed pos", &state.pos, straight.positions(), 1e-3);
-    }
 }
