@@ -1768,3 +1768,32 @@ fn kinematic_bodies_are_read_and_bad_ones_refused_by_path() {
         "not pinned",
     );
 }
+
+/// `kinematic` on a generator makes each body it builds kinematic (pinned,
+/// with the rigid motion), as `World::set_kinematic` does; a grid, whose
+/// cells share corners, is refused by its path.
+#[test]
+fn generators_take_kinematic() {
+    let world = load(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [2, 1],
+                               "kinematic": {"velocity": [1, 0], "spin": 0.5}}}]}"#,
+    )
+    .unwrap();
+    let mut api = World::default();
+    let b = BoxShape::new(Vec2::ZERO, Vec2::new(2.0, 1.0))
+        .build(&mut api)
+        .unwrap();
+    api.set_kinematic(b.bodies[0], Vec2::X, 0.5).unwrap();
+    assert!(world.bodies()[0].kinematic);
+    assert_eq!(world.points(), api.points());
+    fails(
+        r#"{"shapes": [{"grid": {"cells": [2, 1], "cell": [1, 1], "kinematic": {}}}]}"#,
+        "shapes[0].grid.kinematic",
+        "also in kinematic body",
+    );
+    fails(
+        r#"{"shapes": [{"box": {"center": [0, 0], "size": [1, 1], "kinematic": {"spin": "fast"}}}]}"#,
+        "shapes[0].box.kinematic.spin",
+        "",
+    );
+}

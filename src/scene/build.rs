@@ -204,13 +204,31 @@ impl Scene {
             }
             let build = |world: &mut World, offset: Vec2, copy: String| {
                 let base = world.points().len();
+                let first_body = world.bodies().len();
                 shape.build_at(world, offset, style).map_err(|e| {
                     let path = match shape.json_field(&e, base, offset) {
                         Some(f) => format!("{path}.{f}"),
                         None => path.clone(),
                     };
                     SceneError::new(path, format!("{}{copy}", describe(&e)))
-                })
+                })?;
+                if let Some(k) = shape.kinematic() {
+                    for b in first_body..world.bodies().len() {
+                        world
+                            .set_kinematic(
+                                crate::world::BodyHandle(b as u32),
+                                v2(k.velocity),
+                                k.spin,
+                            )
+                            .map_err(|e| {
+                                SceneError::new(
+                                    format!("{path}.kinematic"),
+                                    format!("{}{copy}", describe(&e)),
+                                )
+                            })?;
+                    }
+                }
+                Ok(())
             };
             if shape.copies() == 0 {
                 // It generates nothing, but its arguments are checked like

@@ -66,6 +66,9 @@ macro_rules! generator {
             /// Repeat the shape on a lattice.
             #[serde(default, deserialize_with = "some")]
             pub array: Option<ArraySpec>,
+            /// Make its bodies kinematic.
+            #[serde(default, deserialize_with = "some")]
+            pub kinematic: Option<KinematicSpec>,
         }
 
         impl $name {
@@ -244,6 +247,16 @@ impl ShapeSpec {
             ShapeSpec::Wheel(_) => "wheel",
             ShapeSpec::Blob(_) => "blob",
             ShapeSpec::Rope(_) => "rope",
+        }
+    }
+
+    pub(super) fn kinematic(&self) -> Option<&KinematicSpec> {
+        match self {
+            ShapeSpec::Box(s) => s.kinematic.as_ref(),
+            ShapeSpec::Grid(s) => s.kinematic.as_ref(),
+            ShapeSpec::Wheel(s) => s.kinematic.as_ref(),
+            ShapeSpec::Blob(s) => s.kinematic.as_ref(),
+            ShapeSpec::Rope(s) => s.kinematic.as_ref(),
         }
     }
 

@@ -186,6 +186,7 @@ from_object!(
     SpringSpec,
     BodySpec,
     ArraySpec,
+    KinematicSpec,
     BoxSpec,
     GridSpec,
     WheelSpec,

@@ -246,6 +246,18 @@ pub struct BodySpec {
     pub kinematic: bool,
 }
 
+/// `kinematic`: the shape's bodies kinematic
+/// ([`World::set_kinematic`](crate::world::World::set_kinematic)), moving
+/// at `velocity` (m/s) and turning at `spin` (rad/s).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
+pub struct KinematicSpec {
+    #[serde(default, deserialize_with = "present")]
+    pub velocity: V2,
+    #[serde(default, deserialize_with = "present")]
+    pub spin: f32,
+}
+
 /// `array`: the shape repeated `count[0] x count[1]` times, copy `(i, j)`
 /// moved by `(i spacing[0], j spacing[1])`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
