@@ -66,7 +66,7 @@ fn move_body(t: u32, body: u32) {
     for (var j = t; j < count; j += REDUCE_THREADS) {
         let m = member_of(members[first + j]);
         let d = turn(r, m.rest);
-        state[m.point] = vec4<f32>(center + d, u + w * vec2<f32>(-d.y, d.x));
+        state[m.point] = vec4<f32>(center + d, u + w * perp(d));
     }
 }
 
