@@ -1,7 +1,7 @@
 // Contact events: which pairs of bodies, and which bodies and colliders
-// (planets and half-planes), began and ended touching, once a step after
-// the substeps, with the speed at which they met (docs/physics.md,
-// "Contact events"). CPU mirror: src/cpu/events.rs.
+// (planets, half-planes and terrain polylines), began and ended
+// touching, once a step after the substeps, with the speed at which they
+// met (docs/physics.md, "Contact events"). CPU mirror: src/cpu/events.rs.
 //
 //   snapshot (at the step's start, after the commands) every point's
 //            position and velocity, from which a new contact's approach
@@ -15,14 +15,16 @@
 //            lowest-numbered point in it (atomicMin) and its speed the
 //            largest approach of its points (atomicMax of the bits of a
 //            non-negative f32): -(v0 - v0_edge) . n at the step's start,
-//            n from the edge's nearest point to the point then. Then its deepest collider within
-//            EVENT_KEEP_RADII point radii: within EVENT_TOUCH_RADII it
+//            n from the edge's nearest point to the point then. Then its
+//            deepest collider within EVENT_KEEP_RADII point radii: within EVENT_TOUCH_RADII it
 //            touches (and so does a point whose start position moved by
 //            its start velocity for a step, x0 + v0 dt, is within
 //            EVENT_TOUCH_RADII of a collider: it reached it within the
 //            step, though the collider may have thrown it back since), and
 //            the pair (body, EVENT_COLLIDER | k) takes a slot of the body,
 //            its speed -(v0 - u_s) . n (u_s the surface's velocity);
+//            the same for its terrain contact (terrain_contact.wgsl), the
+//            pair (body, EVENT_COLLIDER | (planets + planes + polyline));
 //            further out, within EVENT_KEEP_RADII, a pair of the last step
 //            stays (a resting point is at the contact distance and would
 //            flicker at it). A pair past PAIR_SLOTS is counted lost.
@@ -59,6 +61,11 @@
 @group(0) @binding(15) var<storage, read> info: array<PointInfo>;
 @group(0) @binding(16) var<uniform> colliders: Colliders;
 @group(0) @binding(17) var<storage, read> outline_points: array<u32>;
+// The terrain (one zeroed stand-in segment without terrain):
+// terrain_contact.wgsl reads them.
+@group(0) @binding(18) var<uniform> terrain: TerrainGrid;
+@group(0) @binding(19) var<storage, read> segments: array<SegmentInfo>;
+@group(0) @binding(20) var<storage, read> terrain_cells: array<u32>;
 
 struct ContactEvent {
     kind: u32,
@@ -176,16 +183,20 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     }
     // Touching at the step's end, or headed into a collider at the
     // step's start so fast that it reached it within the step (a body
-    // the collider stopped or threw back within one step).
+    // the collider stopped or threw back within one step): its deepest
+    // planet or half-plane, and the terrain.
     let layers = info[i].layers;
     let s0 = start[i];
     let p = state[i].xy;
-    var c = deepest_contact(layers, p, sim.point_radius * EVENT_KEEP_RADII);
-    var touching = c.depth > sim.point_radius * (EVENT_KEEP_RADII - EVENT_TOUCH_RADII);
+    let keep = sim.point_radius * EVENT_KEEP_RADII;
+    let touch = sim.point_radius * EVENT_TOUCH_RADII;
+    let ahead = s0.xy + s0.zw * sim.dt;
+    var c = deepest_contact(layers, p, keep);
+    var touching = c.depth > keep - touch;
     if (!touching) {
-        let ahead = deepest_contact(layers, s0.xy + s0.zw * sim.dt, sim.point_radius * EVENT_TOUCH_RADII);
-        if (ahead.k != NO_COLLIDER) {
-            c = ahead;
+        let next = deepest_contact(layers, ahead, touch);
+        if (next.k != NO_COLLIDER) {
+            c = next;
             touching = true;
         }
     }
@@ -194,6 +205,26 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         if (touching || was_pair(own, pair)) {
             let speed = max(0.0, -dot(s0.zw - collider_velocity(c.k, p), c.normal));
             insert(own, pair, i, speed);
+        }
+    }
+    if (terrain.num_segments == 0u) {
+        return;
+    }
+    var hit = terrain_hit(layers, p, keep);
+    var on_terrain = hit.depth > keep - touch;
+    if (!on_terrain) {
+        let next = terrain_hit(layers, ahead, touch);
+        if (next.depth > 0.0) {
+            hit = next;
+            on_terrain = true;
+        }
+    }
+    if (hit.depth > 0.0) {
+        // Terrain follows the planets and half-planes in the collider
+        // numbering, by polyline.
+        let pair = EVENT_COLLIDER | (NUM_PLANETS + NUM_PLANES + segments[hit.k].terrain);
+        if (on_terrain || was_pair(own, pair)) {
+            insert(own, pair, i, max(0.0, -dot(s0.zw, hit.normal)));
         }
     }
 }

@@ -246,6 +246,9 @@ struct SegmentInfo {
     normal_b: vec2<f32>,
     layers: u32,
     thickness: f32,
+    // Its polyline's index (contact events name it).
+    terrain: u32,
+    _pad0: u32,
 }
 
 // The grid over the terrain: cols x rows cells of `cell` m from `origin`.

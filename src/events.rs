@@ -1,5 +1,5 @@
-//! Contact events: which pairs of bodies, and which bodies and planets or
-//! half-planes, began and ended touching, and how fast they met, found
+//! Contact events: which pairs of bodies, and which bodies and planets,
+//! half-planes or terrain polylines, began and ended touching, and how fast they met, found
 //! once a step on the GPU (`shaders/events.wgsl`) or the CPU
 //! (`cpu::events`) when turned on (`set_contact_events`), kept in a
 //! bounded log until the program collects them
@@ -11,7 +11,7 @@
 use glam::Vec2;
 
 use crate::layout::{ContactEvent, EVENT_BEGIN, EVENT_COLLIDER};
-use crate::world::{BodyHandle, PlaneHandle, PlanetHandle};
+use crate::world::{BodyHandle, PlaneHandle, PlanetHandle, TerrainHandle};
 
 /// Whether a pair began or stopped touching.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,11 +35,14 @@ pub struct Contact {
     pub approach: f32,
 }
 
-/// A collider: a planet or a half-plane (terrain raises no events).
+/// A collider: a planet, a half-plane or a terrain polyline (the whole
+/// polyline: a body rolling from one of its segments to the next goes on
+/// touching it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Collider {
     Planet(PlanetHandle),
     Plane(PlaneHandle),
+    Terrain(TerrainHandle),
 }
 
 /// One event between a body and a collider: it began or stopped touching
@@ -68,15 +71,20 @@ pub struct ColliderContact {
 pub struct ContactEvents {
     /// Between bodies.
     pub events: Vec<Contact>,
-    /// Between a body and a planet or half-plane.
+    /// Between a body and a planet, half-plane or terrain polyline.
     pub colliders: Vec<ColliderContact>,
     pub lost: u64,
 }
 
 /// The log's records as events, sorted (the GPU appends in whatever order
-/// its atomics gave), in a world of `planets` planets (the collider table
-/// numbers planets first, then half-planes).
-pub(crate) fn collect(raw: &[ContactEvent], lost: u64, planets: u32) -> ContactEvents {
+/// its atomics gave), in a world of `(planets, planes)` planets and
+/// half-planes (the collider table numbers planets first, then
+/// half-planes, then terrain polylines).
+pub(crate) fn collect(
+    raw: &[ContactEvent],
+    lost: u64,
+    (planets, planes): (u32, u32),
+) -> ContactEvents {
     let kind = |e: &ContactEvent| {
         if e.kind == EVENT_BEGIN {
             ContactKind::Begin
@@ -98,8 +106,10 @@ pub(crate) fn collect(raw: &[ContactEvent], lost: u64, planets: u32) -> ContactE
             let k = e.b & !EVENT_COLLIDER;
             let collider = if k < planets {
                 Collider::Planet(PlanetHandle(k))
-            } else {
+            } else if k < planets + planes {
                 Collider::Plane(PlaneHandle(k - planets))
+            } else {
+                Collider::Terrain(TerrainHandle(k - planets - planes))
             };
             colliders.push(ColliderContact {
                 kind: kind(e),

@@ -154,7 +154,9 @@ fn rust_structs_match_naga_layouts() {
     check_layout!(
         module,
         SegmentInfo,
-        [a, b, normal, normal_a, normal_b, layers, thickness]
+        [
+            a, b, normal, normal_a, normal_b, layers, thickness, terrain, _pad0
+        ]
     );
     check_layout!(
         module,

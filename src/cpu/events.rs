@@ -1,16 +1,17 @@
 //! Mirror of `shaders/events.wgsl`: which pairs of bodies, and which
-//! bodies and colliders, began and ended touching, once a step after the
+//! bodies and colliders (planets, half-planes, terrain polylines), began and ended touching, once a step after the
 //! substeps, with the speed at which they met.
 
 use glam::Vec2;
 
 use super::collide::{Colliders, collider_velocity, deepest_contact};
+use super::terrain::terrain_hit;
 use super::v2;
 use crate::layout::{
     BodyOutline, ContactEvent, EVENT_BEGIN, EVENT_CAPACITY, EVENT_COLLIDER, EVENT_END,
     EVENT_KEEP_RADII, EVENT_TOUCH_RADII, PAIR_SLOTS, PointInfo, SimParams,
 };
-use crate::pack::PointMembers;
+use crate::pack::{PackedTerrain, PointMembers};
 
 /// No pair in a slot.
 const NO_PAIR: u32 = u32::MAX;
@@ -64,6 +65,7 @@ pub struct Inputs<'a> {
     pub outlines: &'a [BodyOutline],
     pub outline_points: &'a [u32],
     pub colliders: Colliders<'a>,
+    pub terrain: &'a PackedTerrain,
     /// The bodies' boxes from the broad phase.
     pub aabbs: &'a [[f32; 4]],
 }
@@ -155,21 +157,21 @@ pub fn step(inp: &mut Inputs, s: &mut EventState, now: usize) {
             insert(&mut slots, &mut s.lost, a, b, i, speed);
         }
         // Touching at the step's end, or headed into a collider at the
-        // step's start so fast that it reached it within the step.
+        // step's start so fast that it reached it within the step: its
+        // deepest planet or half-plane, and the terrain.
         let layers = inp.info[iu].layers;
         let (x0, v0) = start(i);
         let c = &inp.colliders;
         let p = v2(inp.pos[iu]);
         let keep = sim.point_radius * EVENT_KEEP_RADII;
+        let touch = sim.point_radius * EVENT_TOUCH_RADII;
+        let ahead = x0 + v0 * sim.dt;
         let mut contact = deepest_contact(sim, layers, p, c, keep);
-        let mut touching = contact.is_some_and(|(_, depth, _)| {
-            depth > sim.point_radius * (EVENT_KEEP_RADII - EVENT_TOUCH_RADII)
-        });
+        let mut touching = contact.is_some_and(|(_, depth, _)| depth > keep - touch);
         if !touching {
-            let touch = sim.point_radius * EVENT_TOUCH_RADII;
-            let ahead = deepest_contact(sim, layers, x0 + v0 * sim.dt, c, touch);
-            if ahead.is_some() {
-                (contact, touching) = (ahead, true);
+            let next = deepest_contact(sim, layers, ahead, c, touch);
+            if next.is_some() {
+                (contact, touching) = (next, true);
             }
         }
         if let Some((n, _, k)) = contact {
@@ -177,6 +179,27 @@ pub fn step(inp: &mut Inputs, s: &mut EventState, now: usize) {
             if touching || was_pair(own, pair) {
                 let vs = collider_velocity(sim, k, p, c.planets, c.planes);
                 let speed = 0.0f32.max(-(v0 - vs).dot(n));
+                insert(&mut slots, &mut s.lost, own, pair, i, speed);
+            }
+        }
+        if inp.terrain.segments.is_empty() {
+            continue;
+        }
+        let mut hit = terrain_hit(inp.terrain, layers, p, keep);
+        let mut on_terrain = hit.is_some_and(|(_, depth, _)| depth > keep - touch);
+        if !on_terrain {
+            let next = terrain_hit(inp.terrain, layers, ahead, touch);
+            if next.is_some() {
+                (hit, on_terrain) = (next, true);
+            }
+        }
+        if let Some((n, _, k)) = hit {
+            // Terrain follows the planets and half-planes in the collider
+            // numbering, by polyline.
+            let polyline = inp.terrain.segments[k].terrain;
+            let pair = EVENT_COLLIDER | (sim.num_planets + sim.num_planes + polyline);
+            if on_terrain || was_pair(own, pair) {
+                let speed = 0.0f32.max(-v0.dot(n));
                 insert(&mut slots, &mut s.lost, own, pair, i, speed);
             }
         }

@@ -47,7 +47,18 @@ fn nearest_on(s: &SegmentInfo, p: Vec2) -> (Vec2, f32) {
 /// (depth `radius - d`, pushed away from the vertex); inside, within the
 /// thickness (depth `radius + d`, pushed back through it).
 pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> (Vec2, f32) {
-    let none = (Vec2::ZERO, 0.0);
+    terrain_hit(t, layers, p, radius).map_or((Vec2::ZERO, 0.0), |(n, depth, _)| (n, depth))
+}
+
+/// [`terrain_contact`] with the segment that decided it (WGSL
+/// `terrain_hit`): `(normal, depth > 0, segment)`, or `None`.
+pub fn terrain_hit(
+    t: &PackedTerrain,
+    layers: u32,
+    p: Vec2,
+    radius: f32,
+) -> Option<(Vec2, f32, usize)> {
+    let none = None;
     if t.grid.num_segments == 0 {
         return none;
     }
@@ -88,7 +99,7 @@ pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> 
         if sd >= radius || sd <= -s.thickness {
             return none;
         }
-        return (n, radius - sd);
+        return Some((n, radius - sd, k));
     }
     let off = p - q;
     let dir = if d > 0.0 { off / d } else { side };
@@ -96,12 +107,12 @@ pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> 
         if d >= radius {
             return none;
         }
-        (dir, radius - d)
+        Some((dir, radius - d, k))
     } else {
         if d >= s.thickness {
             return none;
         }
-        (-dir, radius + d)
+        Some((-dir, radius + d, k))
     }
 }
 

@@ -125,6 +125,9 @@ impl Events {
                             (15, &b.info),
                             (16, &b.colliders),
                             (17, &c.outline_points),
+                            (18, &b.terrain_grid),
+                            (19, &b.terrain_segments),
+                            (20, &b.terrain_cells),
                         ],
                     ),
                     bind_group(

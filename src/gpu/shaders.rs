@@ -12,7 +12,9 @@ pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 /// the static colliders, and the gravity): `integrate` for the gravity,
 /// `collide`, and `shape_match` for its kernel fused with integrate and
 /// collide and for its half-plane and planet impacts. `commands` and
-/// `move_bodies` hold `shaders/reduce.wgsl`, their workgroup sum.
+/// `move_bodies` hold `shaders/reduce.wgsl`, their workgroup sum;
+/// `terrain` and `events` hold `shaders/terrain_contact.wgsl`, a point
+/// against the terrain.
 /// `body_collide` is its file followed by its parts, one concern each, in
 /// `shaders/body_collide/` (WGSL declarations may come in any order).
 pub const STAGES: &[(&str, &str)] = &[
@@ -73,6 +75,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "terrain",
         concat!(
             include_str!("../../shaders/terrain.wgsl"),
+            include_str!("../../shaders/terrain_contact.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
             include_str!("../../shaders/collide_point.wgsl")
         ),
@@ -96,6 +99,7 @@ pub const STAGES: &[(&str, &str)] = &[
         "events",
         concat!(
             include_str!("../../shaders/events.wgsl"),
+            include_str!("../../shaders/terrain_contact.wgsl"),
             include_str!("../../shaders/colliders.wgsl")
         ),
     ),
@@ -107,6 +111,10 @@ pub const STAGES: &[(&str, &str)] = &[
 pub const FRAGMENTS: &[(&str, &str)] = &[
     ("colliders", include_str!("../../shaders/colliders.wgsl")),
     ("reduce", include_str!("../../shaders/reduce.wgsl")),
+    (
+        "terrain_contact",
+        include_str!("../../shaders/terrain_contact.wgsl"),
+    ),
     (
         "collide_point",
         include_str!("../../shaders/collide_point.wgsl"),

@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 /// One segment of a terrain polyline (WGSL `SegmentInfo`), from `a` to
 /// `b`. Its solid side is on the left of `a -> b` and its outward normal
 /// on the right, as Box2D's chain shapes: a counter-clockwise loop is solid
-/// inside, and a ground listed from right to left is solid below. 48
+/// inside, and a ground listed from right to left is solid below. 56
 /// bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -27,6 +27,11 @@ pub struct SegmentInfo {
     /// How deep behind it a point still counts as inside, m (its
     /// polyline's thickness).
     pub thickness: f32,
+    /// Its polyline: the index of its
+    /// [`TerrainHandle`](crate::world::TerrainHandle), which contact
+    /// events name.
+    pub terrain: u32,
+    pub _pad0: u32,
 }
 
 /// The grid over the terrain (WGSL `TerrainGrid`, a uniform buffer): cell

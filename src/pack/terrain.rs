@@ -5,7 +5,7 @@
 
 use glam::Vec2;
 
-use crate::layout::{MAX_TERRAIN_CELLS, SegmentInfo, TerrainGrid};
+use crate::layout::{EVENT_KEEP_RADII, MAX_TERRAIN_CELLS, SegmentInfo, TerrainGrid};
 use crate::params::Params;
 use crate::world::{TERRAIN_THICKNESS_RADII, Terrain};
 
@@ -50,7 +50,7 @@ impl PackedTerrain {
     /// `params.point_radius`.
     pub fn build(terrains: &[Terrain], params: &Params) -> Self {
         let mut segments = Vec::new();
-        for t in terrains {
+        for (index, t) in terrains.iter().enumerate() {
             let th = thickness(t, params);
             let normals: Vec<Vec2> = t.segments().map(|(a, b)| outward(a, b)).collect();
             let n = normals.len();
@@ -66,6 +66,8 @@ impl PackedTerrain {
                     normal_b: next.map_or(nk, |q| vertex_normal(nk, q)).to_array(),
                     layers: t.layers,
                     thickness: th,
+                    terrain: index as u32,
+                    _pad0: 0,
                 });
             }
         }
@@ -82,11 +84,18 @@ impl PackedTerrain {
         packed
     }
 
-    /// A segment's box grown by its reach (its thickness and the point
-    /// radius).
+    /// How far in front of a segment a point is looked for: as far as
+    /// contact events keep a touch, [`EVENT_KEEP_RADII`] point radii
+    /// (contacts need one).
+    fn front_reach(&self) -> f32 {
+        self.radius * EVENT_KEEP_RADII
+    }
+
+    /// A segment's box grown by its reach (its thickness behind it, and
+    /// [`front_reach`](Self::front_reach) in front).
     fn reach_box(&self, s: &SegmentInfo) -> (Vec2, Vec2) {
         let (a, b) = (Vec2::from_array(s.a), Vec2::from_array(s.b));
-        let m = Vec2::splat(s.thickness + self.radius);
+        let m = Vec2::splat(s.thickness.max(self.front_reach()));
         (a.min(b) - m, a.max(b) + m)
     }
 
@@ -111,7 +120,7 @@ impl PackedTerrain {
         let reach = self
             .segments
             .iter()
-            .map(|s| s.thickness + self.radius)
+            .map(|s| s.thickness.max(self.front_reach()))
             .fold(0.0f32, f32::max);
         let mut cell = mean.max(reach);
         let size = hi - lo;

@@ -295,3 +295,114 @@ fn bodies_that_collide_begin_with_their_closing_speed() {
         );
     }
 }
+
+/// A box (diagonal springs) dropped 2 m onto a ground of twenty 0.5 m
+/// terrain segments, in a world with a half-plane and another polyline
+/// before it: one begin naming the ground's polyline (`Terrain(1)`, after
+/// the planets and half-planes in the collider table) at the landing
+/// speed `sqrt(2 g h)` (4%). Without friction and sent sliding at 3 m/s
+/// across six of the ground's segments, it raises nothing (the whole
+/// polyline is one collider); teleported up and away, it ends. The same
+/// on both paths.
+#[test]
+fn landings_on_terrain_name_the_polyline_and_slide_across_its_segments() {
+    let r = Params::default().point_radius;
+    let mut world = World::default();
+    world.params.friction = 0.0;
+    world.params.static_friction = 0.0;
+    world.params.dynamic_friction = 0.0;
+    world.add_plane(HalfPlane::new(Vec2::X, -40.0)).unwrap();
+    // A rock far to the left, then the ground, listed right to left
+    // (solid below).
+    world
+        .add_terrain(
+            Terrain::new(vec![
+                Vec2::new(-30.0, 0.0),
+                Vec2::new(-29.0, 0.0),
+                Vec2::new(-29.5, 1.0),
+            ])
+            .closed(),
+        )
+        .unwrap();
+    let ground: Vec<Vec2> = (0..=20)
+        .map(|k| Vec2::new(5.0 - 0.5 * k as f32, 0.0))
+        .collect();
+    let ground = world.add_terrain(Terrain::new(ground)).unwrap();
+    let h = 2.0f32;
+    let crate_ = BoxShape::new(Vec2::new(-2.5, 0.5 + r + h), Vec2::splat(1.0))
+        .build(&mut world)
+        .unwrap();
+    let v = (2.0 * 9.81 * h).sqrt();
+    let on_ground = Collider::Terrain(ground);
+    let mut answers = Vec::new();
+    for mut s in both_with_events(&world) {
+        s.step(90).unwrap();
+        let first = collect(&mut s);
+        eprintln!("{}: {:?}", s.name(), first.colliders);
+        let begins = landings(&first)
+            .iter()
+            .filter(|l| **l == (ContactKind::Begin, 0, on_ground))
+            .count();
+        let ends = landings(&first)
+            .iter()
+            .filter(|l| **l == (ContactKind::End, 0, on_ground))
+            .count();
+        assert!(
+            begins == ends + 1 && first.colliders.len() == begins + ends,
+            "{}: {:?}",
+            s.name(),
+            landings(&first)
+        );
+        let e = *first
+            .colliders
+            .iter()
+            .max_by(|a, b| a.approach.total_cmp(&b.approach))
+            .unwrap();
+        assert!(
+            (e.approach / v - 1.0).abs() < 0.04,
+            "{}: landed at {} m/s, closed form {v}",
+            s.name(),
+            e.approach
+        );
+        assert!(e.point.y.abs() < 2.0 * r, "{}: {e:?}", s.name());
+        s.step(120).unwrap();
+        let before = centroid_of(&s, &crate_);
+        s.queue(Command::BodyVelocity {
+            body: crate_.bodies[0],
+            linear: Vec2::new(3.0, 0.0),
+            angular: 0.0,
+        })
+        .unwrap();
+        s.step(60).unwrap();
+        let slid = centroid_of(&s, &crate_).x - before.x;
+        let sliding = collect(&mut s);
+        assert!(
+            slid > 2.9 && sliding.colliders.is_empty(),
+            "{}: slid {slid} m, {:?}",
+            s.name(),
+            sliding.colliders
+        );
+        s.queue(Command::BodyTeleport {
+            body: crate_.bodies[0],
+            position: centroid_of(&s, &crate_) + Vec2::new(0.0, 1.0),
+            angle: None,
+        })
+        .unwrap();
+        s.step(1).unwrap();
+        let left = collect(&mut s);
+        assert_eq!(
+            landings(&left),
+            vec![(ContactKind::End, 0, on_ground)],
+            "{}",
+            s.name()
+        );
+        answers.push(e);
+    }
+    if let [c, g] = answers[..] {
+        assert!(
+            (c.approach - g.approach).abs() < 1e-3 * c.approach,
+            "{c:?} {g:?}"
+        );
+        assert!((c.point - g.point).length() < 1e-3, "{c:?} {g:?}");
+    }
+}

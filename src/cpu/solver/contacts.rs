@@ -114,7 +114,9 @@ impl CpuSolver {
             Some(s) => {
                 let raw = std::mem::take(&mut s.events);
                 let lost = std::mem::take(&mut s.lost);
-                crate::events::collect(&raw, lost, self.packed.planets.len() as u32)
+                let p = &self.packed;
+                let colliders = (p.planets.len() as u32, p.planes.len() as u32);
+                crate::events::collect(&raw, lost, colliders)
             }
             None => Default::default(),
         }
@@ -154,6 +156,7 @@ impl CpuSolver {
                 planets: &p.planets,
                 planes: &p.planes,
             },
+            terrain: &p.terrain,
             aabbs: &self.contacts.aabbs,
         };
         crate::cpu::events::step(&mut inputs, state, (self.steps % 2) as usize);

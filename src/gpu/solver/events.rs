@@ -11,21 +11,21 @@ use crate::layout::ContactEvent;
 #[derive(Debug)]
 pub struct PendingEvents {
     words: Pending<u32>,
-    /// The world's planets when requested (the collider table numbers
-    /// planets first).
-    planets: u32,
+    /// The world's planets and half-planes when requested (the collider
+    /// table numbers planets, then half-planes, then terrain polylines).
+    colliders: (u32, u32),
 }
 
 impl PendingEvents {
     /// The events once the GPU has copied them, sorted, with how many were
     /// lost, else `None`; never waits.
     pub fn poll(&mut self, device: &wgpu::Device) -> Option<Result<ContactEvents, SolverError>> {
-        let planets = self.planets;
+        let colliders = self.colliders;
         self.words.poll(device).map(|r| {
             r.map(|words| {
                 let count = (words[0] as usize).min(crate::layout::EVENT_CAPACITY as usize);
                 let raw: &[ContactEvent] = bytemuck::cast_slice(&words[4..]);
-                collect(&raw[..count], words[1] as u64, planets)
+                collect(&raw[..count], words[1] as u64, colliders)
             })
         })
     }
@@ -87,12 +87,13 @@ impl GpuSolver {
     ) -> Result<PendingEvents, SolverError> {
         self.check_context("request_contact_events", Some(device), None)?;
         let words = (super::super::events::log_bytes() / 4) as usize;
-        let planets = self.packed().planets.len() as u32;
+        let p = self.packed();
+        let colliders = (p.planets.len() as u32, p.planes.len() as u32);
         let Some(e) = &self.events else {
             let empty = Pending::new(device, 4, |_| {})?;
             return Ok(PendingEvents {
                 words: empty,
-                planets,
+                colliders,
             });
         };
         let pending = Pending::new(device, words, |staging| {
@@ -101,7 +102,7 @@ impl GpuSolver {
         encoder.clear_buffer(&e.log, 0, Some(16));
         Ok(PendingEvents {
             words: pending,
-            planets,
+            colliders,
         })
     }
 }
