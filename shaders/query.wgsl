@@ -2,6 +2,11 @@
 // them) and the planets and half-planes, batched, one workgroup a ray.
 // CPU mirror: src/cpu/query.rs (docs/physics.md, "Queries").
 //
+//   body_boxes one thread a body (of the list): its outline's box, once a
+//            batch, which the rays and points test first (grown by
+//            QUERY_BOX_SLACK): a body whose box the ray misses, or enters
+//            beyond the thread's nearest hit so far, or whose box does
+//            not hold the point, is not walked.
 //   cast_rays  each thread tests the bodies numbered like it: a body's
 //            distance is the least over the outline's edges the ray
 //            enters (crosses against their outward normal, the winding's
@@ -45,6 +50,62 @@ fn segment_entry(s: SegmentInfo, origin: vec2<f32>, dir: vec2<f32>) -> f32 {
 }
 // The bodies with an outline of 3 points or more (Packed::colliders).
 @group(0) @binding(7) var<storage, read> body_list: array<u32>;
+// Each listed body's outline box (min, max), by its place in body_list.
+@group(0) @binding(14) var<storage, read_write> boxes: array<vec4<f32>>;
+
+// How much a body's box grows, relative to 1 m plus its largest
+// coordinate, before a ray or point is tested against it: more than the
+// rounding of the edge tests, so that no hit is culled.
+const QUERY_BOX_SLACK: f32 = 1e-4;
+
+// Outline `o`'s box, (min, max).
+fn outline_box(o: BodyOutline) -> vec4<f32> {
+    var lo = vec2<f32>(3.4e38);
+    var hi = vec2<f32>(-3.4e38);
+    for (var k = 0u; k < o.count; k++) {
+        let a = state[outline_points[o.first + k]].xy;
+        lo = min(lo, a);
+        hi = max(hi, a);
+    }
+    return vec4<f32>(lo, hi);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn body_boxes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = linear_index(gid, groups);
+    if (b >= sim.num_colliders) {
+        return;
+    }
+    boxes[b] = outline_box(outlines[body_list[b]]);
+}
+
+// Box `b` grown by QUERY_BOX_SLACK.
+fn grown(b: vec4<f32>) -> vec4<f32> {
+    let m = QUERY_BOX_SLACK * (1.0 + max(max(abs(b.x), abs(b.y)), max(abs(b.z), abs(b.w))));
+    return vec4<f32>(b.xy - m, b.zw + m);
+}
+
+// One axis of the slab test: the span [t0, t1] narrowed to where the ray
+// (origin o, direction d along the axis) is within [lo, hi]; empty (t0 >
+// t1) when it never is.
+fn slab(span: vec2<f32>, o: f32, d: f32, lo: f32, hi: f32) -> vec2<f32> {
+    if (d == 0.0) {
+        return select(vec2<f32>(1.0, 0.0), span, o >= lo && o <= hi);
+    }
+    let ta = (lo - o) / d;
+    let tb = (hi - o) / d;
+    return vec2<f32>(max(span.x, min(ta, tb)), min(span.y, max(ta, tb)));
+}
+
+// Where along the ray (within [0, max]) it enters box `b` grown, or -1
+// when it misses it.
+fn ray_box(r: RayQuery, b: vec4<f32>) -> f32 {
+    let g = grown(b);
+    var span = vec2<f32>(0.0, r.max);
+    span = slab(span, r.origin.x, r.dir.x, g.x, g.z);
+    span = slab(span, r.origin.y, r.dir.y, g.y, g.w);
+    return select(span.x, -1.0, span.x > span.y);
+}
 
 struct RayQuery {
     origin: vec2<f32>,
@@ -140,6 +201,12 @@ fn cast_rays(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg:
     var mine = bitcast<f32>(FAR);
     var mine_body = 0xffffffffu;
     for (var b = t; b < sim.num_colliders; b += QUERY_THREADS) {
+        // A body whose box the ray misses, or enters past this thread's
+        // nearest hit, cannot be nearer (nor tie it).
+        let enter = ray_box(r, boxes[b]);
+        if (enter < 0.0 || enter > mine) {
+            continue;
+        }
         let body = body_list[b];
         let e = body_entry(r, body);
         if (e.x < mine || (e.x == mine && body < mine_body)) {
@@ -211,7 +278,9 @@ fn cast_rays(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg:
 //   bodies_at     one workgroup a point: the lowest body (of those with
 //                 an outline) whose outline holds the point (crossing
 //                 number, as the narrow phase's point in polygon), by an
-//                 atomicMin over the threads; 0xffffffff for none.
+//                 atomicMin over the threads; 0xffffffff for none. After
+//                 body_boxes: a body whose grown box does not hold the
+//                 point is passed over.
 //   bodies_in_box one thread a body: a body whose outline's box meets the
 //                 query box (both closed) appends its index; the host
 //                 sorts the list, whose order the appends' atomics gave.
@@ -251,6 +320,10 @@ fn bodies_at(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wg:
     }
     workgroupBarrier();
     for (var b = t; b < sim.num_colliders; b += QUERY_THREADS) {
+        let g = grown(boxes[b]);
+        if (any(p < g.xy) || any(p > g.zw)) {
+            continue;
+        }
         let body = body_list[b];
         if (holds(outlines[body], p)) {
             atomicMin(&lowest, body);
@@ -269,15 +342,8 @@ fn bodies_in_box(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         return;
     }
     let body = body_list[b];
-    let o = outlines[body];
-    var lo = vec2<f32>(3.4e38);
-    var hi = vec2<f32>(-3.4e38);
-    for (var k = 0u; k < o.count; k++) {
-        let a = state[outline_points[o.first + k]].xy;
-        lo = min(lo, a);
-        hi = max(hi, a);
-    }
-    if (all(lo <= area.zw) && all(hi >= area.xy)) {
+    let bx = outline_box(outlines[body]);
+    if (all(bx.xy <= area.zw) && all(bx.zw >= area.xy)) {
         let slot = atomicAdd(&found[0], 1u);
         atomicStore(&found[slot + 1u], body);
     }

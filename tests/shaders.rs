@@ -286,6 +286,31 @@ fn command_constants_match() {
     }
 }
 
+/// The query kernels' threads, hit kinds and box slack are the Rust
+/// constants.
+#[test]
+fn query_constants_match() {
+    let module = parse_and_validate("query", &stage_source("query").unwrap());
+    for (name, value) in [
+        ("QUERY_THREADS", QUERY_THREADS),
+        ("RAY_NONE", RAY_NONE),
+        ("RAY_BODY", RAY_BODY),
+        ("RAY_PLANET", RAY_PLANET),
+        ("RAY_PLANE", RAY_PLANE),
+        ("RAY_TERRAIN", RAY_TERRAIN),
+    ] {
+        assert_eq!(
+            literal_of(&module, name),
+            naga::Literal::U32(value),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        literal_of(&module, "QUERY_BOX_SLACK"),
+        naga::Literal::F32(QUERY_BOX_SLACK)
+    );
+}
+
 /// The events stage's slots, collider mark and radii are the Rust
 /// constants.
 #[test]

@@ -6,8 +6,8 @@ use glam::Vec2;
 
 use super::v2;
 use crate::layout::{
-    BodyOutline, PlaneInfo, PlanetInfo, RAY_BODY, RAY_NONE, RAY_PLANE, RAY_PLANET, RAY_TERRAIN,
-    RayHitRecord, RayQuery, SegmentInfo, SimParams,
+    BodyOutline, PlaneInfo, PlanetInfo, QUERY_BOX_SLACK, RAY_BODY, RAY_NONE, RAY_PLANE, RAY_PLANET,
+    RAY_TERRAIN, RayHitRecord, RayQuery, SegmentInfo, SimParams,
 };
 
 /// What a ray cast reads.
@@ -23,6 +23,60 @@ pub struct Scene<'a> {
     pub planes: &'a [PlaneInfo],
     /// The terrain's segments.
     pub segments: &'a [SegmentInfo],
+    /// Each listed body's outline box `[min, max]`, by its place in
+    /// `bodies` ([`body_boxes`]).
+    pub boxes: Vec<[f32; 4]>,
+}
+
+/// WGSL `outline_box`: outline `o`'s box `[min, max]`.
+fn outline_box(pos: &[[f32; 2]], outline_points: &[u32], o: &BodyOutline) -> [f32; 4] {
+    let (mut lo, mut hi) = (Vec2::splat(3.4e38), Vec2::splat(-3.4e38));
+    for k in 0..o.count {
+        let a = v2(pos[outline_points[(o.first + k) as usize] as usize]);
+        (lo, hi) = (lo.min(a), hi.max(a));
+    }
+    [lo.x, lo.y, hi.x, hi.y]
+}
+
+/// WGSL `body_boxes`: the box of each of the first `sim.num_colliders`
+/// bodies of `bodies`, once a batch.
+pub fn body_boxes(
+    sim: &SimParams,
+    pos: &[[f32; 2]],
+    outlines: &[BodyOutline],
+    outline_points: &[u32],
+    bodies: &[u32],
+) -> Vec<[f32; 4]> {
+    bodies[..sim.num_colliders as usize]
+        .iter()
+        .map(|&b| outline_box(pos, outline_points, &outlines[b as usize]))
+        .collect()
+}
+
+/// WGSL `grown`: box `b` grown by [`QUERY_BOX_SLACK`].
+fn grown(b: [f32; 4]) -> [f32; 4] {
+    let m = QUERY_BOX_SLACK * (1.0 + b[0].abs().max(b[1].abs()).max(b[2].abs().max(b[3].abs())));
+    [b[0] - m, b[1] - m, b[2] + m, b[3] + m]
+}
+
+/// WGSL `slab`.
+fn slab(span: (f32, f32), o: f32, d: f32, lo: f32, hi: f32) -> (f32, f32) {
+    if d == 0.0 {
+        return if o >= lo && o <= hi { span } else { (1.0, 0.0) };
+    }
+    let ta = (lo - o) / d;
+    let tb = (hi - o) / d;
+    (span.0.max(ta.min(tb)), span.1.min(ta.max(tb)))
+}
+
+/// WGSL `ray_box`: where along the ray (within `[0, max]`) it enters box
+/// `b` grown, or `-1` when it misses it.
+fn ray_box(r: &RayQuery, b: [f32; 4]) -> f32 {
+    let g = grown(b);
+    let mut span = (0.0, r.max);
+    span = slab(span, r.origin[0], r.dir[0], g[0], g[2]);
+    span = slab(span, r.origin[1], r.dir[1], g[1], g[3]);
+    if span.0 > span.1 { -1.0 } else { span.0 }
 }
 
 fn cross2(a: Vec2, b: Vec2) -> f32 {
@@ -83,7 +137,16 @@ fn body_entry(s: &Scene, r: &RayQuery, b: u32) -> (f32, u32) {
 pub fn cast(s: &Scene, r: &RayQuery) -> RayHitRecord {
     let (origin, dir) = (v2(r.origin), v2(r.dir));
     let mut best = (f32::INFINITY, u32::MAX);
-    for &body in &s.bodies[..s.sim.num_colliders as usize] {
+    for (&body, &bx) in s.bodies[..s.sim.num_colliders as usize]
+        .iter()
+        .zip(&s.boxes)
+    {
+        // A body whose box the ray misses, or enters past the nearest hit
+        // so far, cannot be nearer (nor tie it).
+        let enter = ray_box(r, bx);
+        if enter < 0.0 || enter > best.0 {
+            continue;
+        }
         let (t, _) = body_entry(s, r, body);
         if t < best.0 || (t == best.0 && body < best.1) {
             best = (t, body);
@@ -200,11 +263,17 @@ fn holds(s: &Scene, o: &BodyOutline, p: Vec2) -> bool {
 }
 
 /// WGSL `bodies_at` for one point: the lowest body whose outline holds
-/// `p`, or `u32::MAX`.
+/// `p`, or `u32::MAX`; a body whose grown box does not hold `p` is passed
+/// over.
 pub fn body_at(s: &Scene, p: Vec2) -> u32 {
     s.bodies[..s.sim.num_colliders as usize]
         .iter()
-        .copied()
+        .zip(&s.boxes)
+        .filter(|&(_, &bx)| {
+            let g = grown(bx);
+            p.x >= g[0] && p.y >= g[1] && p.x <= g[2] && p.y <= g[3]
+        })
+        .map(|(&b, _)| b)
         .filter(|&b| holds(s, &s.outlines[b as usize], p))
         .min()
         .unwrap_or(u32::MAX)
@@ -215,16 +284,9 @@ pub fn body_at(s: &Scene, p: Vec2) -> u32 {
 pub fn bodies_in_box(s: &Scene, lo: Vec2, hi: Vec2) -> Vec<u32> {
     let mut found: Vec<u32> = s.bodies[..s.sim.num_colliders as usize]
         .iter()
-        .copied()
-        .filter(|&b| {
-            let o = &s.outlines[b as usize];
-            let (mut bl, mut bh) = (Vec2::splat(3.4e38), Vec2::splat(-3.4e38));
-            for k in 0..o.count {
-                let a = v2(s.pos[s.outline_points[(o.first + k) as usize] as usize]);
-                (bl, bh) = (bl.min(a), bh.max(a));
-            }
-            bl.cmple(hi).all() && bh.cmpge(lo).all()
-        })
+        .zip(&s.boxes)
+        .filter(|&(_, b)| b[0] <= hi.x && b[1] <= hi.y && b[2] >= lo.x && b[3] >= lo.y)
+        .map(|(&b, _)| b)
         .collect();
     found.sort_unstable();
     found

@@ -1,13 +1,16 @@
 //! Wrapper for `shaders/query.wgsl` (CPU mirror: `cpu::query`): batched
-//! ray casts and bodies under points (one workgroup each), and the bodies
-//! in a box (one thread a body).
+//! ray casts and bodies under points (one workgroup each, after the
+//! bodies' boxes, one thread a body), and the bodies in a box (one thread
+//! a body).
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
-use super::shaders::{bind_group, pipeline};
+use super::shaders::{bind_group, grid, pipeline};
+use crate::layout::WORKGROUP_SIZE;
 
 /// The query kernels.
 pub struct Query {
+    boxes: wgpu::ComputePipeline,
     cast: wgpu::ComputePipeline,
     at: wgpu::ComputePipeline,
     in_box: wgpu::ComputePipeline,
@@ -19,11 +22,15 @@ pub struct Query {
 pub struct Scene<'a> {
     pub b: &'a Buffers,
     pub contacts: Option<&'a ContactBuffers>,
+    /// The bodies with an outline (`sim.num_colliders`; 0 without contact
+    /// data).
+    pub bodies: u32,
 }
 
 impl Query {
     pub fn new(device: &wgpu::Device) -> Self {
         Self {
+            boxes: pipeline(device, "query", "body_boxes"),
             cast: pipeline(device, "query", "cast_rays"),
             at: pipeline(device, "query", "bodies_at"),
             in_box: pipeline(device, "query", "bodies_in_box"),
@@ -71,6 +78,28 @@ impl Query {
         pass.dispatch_workgroups(groups.0, groups.1, 1);
     }
 
+    /// Records the bodies' boxes (`body_boxes`) into a new buffer, which
+    /// the rays and points then read.
+    fn record_boxes(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        scene: &Scene,
+    ) -> wgpu::Buffer {
+        let boxes = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("query boxes"),
+            size: 16 * scene.bodies.max(1) as u64,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        if scene.bodies > 0 {
+            let max = device.limits().max_compute_workgroups_per_dimension;
+            let groups = grid(scene.bodies.div_ceil(WORKGROUP_SIZE), max);
+            Self::record(device, encoder, &self.boxes, scene, &[(14, &boxes)], groups);
+        }
+        boxes
+    }
+
     /// Records `count` ray casts from `rays` into `hits`.
     pub fn record_rays(
         &self,
@@ -81,12 +110,14 @@ impl Query {
         hits: &wgpu::Buffer,
         count: u32,
     ) {
+        let boxes = self.record_boxes(device, encoder, scene);
         let extra = [
             (4, &scene.b.colliders),
             (5, rays),
             (6, hits),
             (12, &scene.b.terrain_segments),
             (13, &scene.b.terrain_grid),
+            (14, &boxes),
         ];
         Self::record(device, encoder, &self.cast, scene, &extra, (count, 1));
     }
@@ -101,7 +132,8 @@ impl Query {
         under: &wgpu::Buffer,
         count: u32,
     ) {
-        let extra = [(8, probes), (9, under)];
+        let boxes = self.record_boxes(device, encoder, scene);
+        let extra = [(8, probes), (9, under), (14, &boxes)];
         Self::record(device, encoder, &self.at, scene, &extra, (count, 1));
     }
 

@@ -101,6 +101,11 @@ pub const RAY_TERRAIN: u32 = 4;
 /// Threads of a ray's workgroup in the query kernel (WGSL
 /// `QUERY_THREADS`): each tests every such-numbered body.
 pub const QUERY_THREADS: u32 = 64;
+/// How much a body's box grows before a ray or point of a query is tested
+/// against it, relative to 1 m plus the box's largest coordinate (WGSL
+/// `QUERY_BOX_SLACK`): more than the rounding of the edge tests, so that
+/// the culling loses no hit.
+pub const QUERY_BOX_SLACK: f32 = 1e-4;
 
 /// One contact event (WGSL `ContactEvent`, `shaders/events.wgsl`): body
 /// `a` (the lower index) and body `b` (or, with [`EVENT_COLLIDER`], the

@@ -9,10 +9,11 @@ use crate::query::{Ray, RayHit, body_of, check_box, check_probes, decode};
 use crate::world::BodyHandle;
 
 impl CpuSolver {
-    /// What the queries read.
+    /// What the queries read, with the bodies' boxes now.
     fn query_scene(&self) -> query::Scene<'_> {
         let p = &self.packed;
         query::Scene {
+            boxes: query::body_boxes(&p.sim, &p.pos, &p.outlines, &p.outline_points, &p.colliders),
             sim: &p.sim,
             pos: &p.pos,
             outlines: &p.outlines,

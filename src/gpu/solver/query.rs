@@ -68,6 +68,11 @@ impl GpuSolver {
         super::super::query::Scene {
             b: &self.buffers,
             contacts: self.contacts.as_ref().map(|c| &c.buffers),
+            bodies: if self.contacts.is_some() {
+                self.packed().sim.num_colliders
+            } else {
+                0
+            },
         }
     }
 
