@@ -159,6 +159,9 @@ override HAS_FREE_POINTS: bool = true;
 
 // See on_face.
 const FACE_SLACK: f32 = 1e-3;
+// See tip_contact.
+const CORNER_TIP_RADII: f32 = 0.5;
+const CORNER_TIP_BALANCE: f32 = 0.5;
 // See entry_edge (narrow.wgsl).
 const ENTRY_SUBSTEPS: f32 = 2.0;
 // An outline runs clockwise (inside out) when its signed area is below

@@ -340,3 +340,21 @@ fn event_constants_match() {
         );
     }
 }
+
+/// The narrow phase's face slack and corner tip are the CPU mirror's.
+#[test]
+fn narrow_constants_match() {
+    use softbody::cpu::body_collide::{CORNER_TIP_BALANCE, CORNER_TIP_RADII, FACE_SLACK};
+    let module = parse_and_validate("body_collide", &stage_source("body_collide").unwrap());
+    for (name, value) in [
+        ("FACE_SLACK", FACE_SLACK),
+        ("CORNER_TIP_RADII", CORNER_TIP_RADII),
+        ("CORNER_TIP_BALANCE", CORNER_TIP_BALANCE),
+    ] {
+        assert_eq!(
+            literal_of(&module, name),
+            naga::Literal::F32(value),
+            "{name}"
+        );
+    }
+}

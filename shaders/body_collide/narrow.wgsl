@@ -26,6 +26,35 @@ fn face_contact(b: u32, s: OutlineScan, p: vec2<f32>, best: ptr<function, Contac
     keep_deepest(best, ContactHit(depth, b, s.edge, s.t, n));
 }
 
+// Whether a point at `off` from a corner, beyond it, lies about along
+// the corner's outward bisector: as far past one of its edges (f1, f2:
+// along each from the corner) as past the other, within
+// CORNER_TIP_BALANCE. A corner pointing at it, not one it sits beside (as
+// an aligned stack's corners sit one above the other). CPU mirror:
+// cpu::body_collide::narrow::facing_tip.
+fn facing_tip(off: vec2<f32>, f1: vec2<f32>, f2: vec2<f32>) -> bool {
+    let b1 = -dot(off, f1) / sqrt(dot(f1, f1));
+    let b2 = -dot(off, f2) / sqrt(dot(f2, f2));
+    return min(b1, b2) >= CORNER_TIP_BALANCE * max(b1, b2);
+}
+
+// The contact of a point beyond a corner of body `b` (facing neither of
+// its edges, f1 and f2 along them from the corner; `s` the scan, whose
+// nearest point is the corner): within CORNER_TIP_RADII point radii of
+// the corner and about along its bisector (facing_tip), pushed straight
+// away from it, so that two corners meeting tip to tip, which face no
+// edge of each other, rest that far apart rather than pass into each
+// other (and get thrown out of each other's outline). CPU mirror: the
+// corner branch of cpu::body_collide::test_body.
+fn tip_contact(b: u32, s: OutlineScan, p: vec2<f32>, corner: vec2<f32>, f1: vec2<f32>, f2: vec2<f32>, best: ptr<function, ContactHit>) {
+    let tip = sim.point_radius * CORNER_TIP_RADII;
+    if (s.d2 >= tip * tip || s.d2 <= TINY_DIST2 || !facing_tip(p - corner, f1, f2)) {
+        return;
+    }
+    let d = sqrt(s.d2);
+    keep_deepest(best, ContactHit(tip - d, b, s.edge, s.t, (p - corner) / d));
+}
+
 // Point `p` moving at `v` (of assembly `group`, filter `pf`) against body
 // `b`'s outline: crossing-number point-in-polygon and the nearest edge, in
 // one pass, then for a point inside the edge it came in by. Like
@@ -52,10 +81,11 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, best: ptr<function,
     if (!s.inside) {
         // Outside, within the radius: out along the face normal of the
         // edge the point faces (its projection falls on the edge). Beyond a
-        // corner it faces neither edge there and touches nothing: the
-        // corner itself meets this point's body instead. (Pushing such a
-        // point off the corner's side would shove a box resting on another
-        // sideways as soon as it overhangs: stacks would snake apart.)
+        // corner it faces neither edge there and touches nothing but the
+        // corner's tip (tip_contact): the corner itself meets this point's
+        // body instead. (Pushing such a point off the corner's side would
+        // shove a box resting on another sideways as soon as it overhangs:
+        // stacks would snake apart.)
         if (on_face(s.raw)) {
             face_contact(b, s, p, best);
             return;
@@ -79,6 +109,16 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, best: ptr<function,
         }
         let raw2 = dot(p - a2, dir2) / len2;
         if (!on_face(raw2)) {
+            // Beyond the corner: only a point nearly on its tip touches it.
+            var corner = a2;
+            var f1 = -s.dir;
+            var f2 = dir2;
+            if (s.raw < 0.0) {
+                corner = s.start;
+                f1 = s.dir;
+                f2 = -dir2;
+            }
+            tip_contact(b, s, p, corner, f1, f2, best);
             return;
         }
         var side = s;

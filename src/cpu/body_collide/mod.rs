@@ -189,6 +189,17 @@ fn project(p: Vec2, a: Vec2, ac: Vec2) -> (f32, f32, Vec2, f32) {
 /// which may round the sum differently, agree on it.
 pub const INVERTED_AREA: f32 = 1e-3;
 
+/// WGSL `CORNER_TIP_RADII`: a point beyond a corner (facing neither of
+/// its edges) touches the corner itself within this many point radii of
+/// it, pushed straight away from it: two corners that meet tip to tip
+/// rest this far apart rather than pass into each other.
+pub const CORNER_TIP_RADII: f32 = 0.5;
+
+/// WGSL `CORNER_TIP_BALANCE`: a point touches a corner's tip only when it
+/// is past each of the corner's edges by at least this fraction of how
+/// far it is past the other (about along the corner's outward bisector).
+pub const CORNER_TIP_BALANCE: f32 = 0.5;
+
 /// WGSL `FACE_SLACK`: projections within this fraction of an edge's length
 /// beyond its ends still face it.
 pub const FACE_SLACK: f32 = 1e-3;

@@ -75,6 +75,18 @@ pub fn test_body(
             }
             let raw2 = (p - a2).dot(dir2) / len2;
             if !on_face(raw2) {
+                // Beyond the corner: only a point nearly on it touches it
+                // (WGSL `tip_contact`).
+                let (corner, f1, f2) = if edge_raw < 0.0 {
+                    (at(edge), edge_dir, -dir2)
+                } else {
+                    (a2, -edge_dir, dir2)
+                };
+                let tip = r * CORNER_TIP_RADII;
+                if best_d2 < tip * tip && best_d2 > TINY_DIST2 && facing_tip(p - corner, f1, f2) {
+                    let d = best_d2.sqrt();
+                    keep_deepest(best, b, edge, edge_t, tip - d, (p - corner) / d);
+                }
                 return;
             }
             edge = k2;
@@ -91,12 +103,30 @@ pub fn test_body(
     if depth <= 0.0 || n == Vec2::ZERO {
         return;
     }
+    keep_deepest(best, b, edge, edge_t, depth, n);
+}
+
+/// WGSL `facing_tip`: whether a point at `off` from a corner, beyond it,
+/// lies about along the corner's outward bisector: as far past one of
+/// its edges (`f1`, `f2`: along each from the corner) as past the other,
+/// within [`CORNER_TIP_BALANCE`]. A corner pointing at it, not one it sits
+/// beside (as an aligned stack's corners sit one above the other).
+fn facing_tip(off: Vec2, f1: Vec2, f2: Vec2) -> bool {
+    let b1 = -off.dot(f1) / f1.dot(f1).sqrt();
+    let b2 = -off.dot(f2) / f2.dot(f2).sqrt();
+    b1.min(b2) >= CORNER_TIP_BALANCE * b1.max(b2)
+}
+
+/// WGSL `keep_deepest`: the contact with body `b` at `edge`, `t` kept in
+/// `best` when deeper (ties: the lower body index), so that the result
+/// does not depend on the order bodies are tested in.
+fn keep_deepest(best: &mut ContactHit, b: u32, edge: u32, t: f32, depth: f32, n: Vec2) {
     if depth > best.depth || (depth == best.depth && b < best.body) {
         *best = ContactHit {
             depth,
             body: b,
             edge,
-            t: edge_t,
+            t,
             n: n.to_array(),
         };
     }
