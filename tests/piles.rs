@@ -290,24 +290,27 @@ fn bodies_landing_at_50_m_s_on_a_settled_pile_stay_out_of_it() {
 }
 
 /// The built-in default scene with 2,000 bodies, its curtain landing at
-/// 30 to 47 m/s: after 20 s no point is faster than 1 m/s (issue 25's
-/// target), under 0.5% of the points are inside another body, and no
-/// body's centre is inside another (the GPU, whose pile is another, may
-/// keep one or two pairs). Measured: on the CPU no point inside, no body
-/// overlapped, fastest 0.12 m/s; on the GPU (lavapipe) no point inside,
-/// none overlapped, every point asleep. Without tangle recovery 25 pairs
-/// (23 on the GPU) stayed passed into each other from the landing, and
-/// the fastest points read 2.2 m/s (1.5).
+/// 30 to 47 m/s: after 30 s every point is asleep, its velocity exactly
+/// zero (issue 48: no point faster than 0.01 m/s), under 0.5% of the
+/// points are inside another body, and no body's centre is inside another
+/// (the GPU, whose pile is another, may keep one or two pairs). Measured:
+/// every point asleep from 22 s on the CPU and 21 s on the GPU
+/// (lavapipe), no point inside, no body overlapped. Before corners met at
+/// their tips (docs/physics.md, "Body-body collisions"), two wheels of the
+/// GPU's pile resting apex on apex jolted each other at up to 2.8 m/s and
+/// kept 25 points awake at 30 s; without tangle recovery 25 pairs (23 on
+/// the GPU) stayed passed into each other from the landing.
 #[test]
-fn the_default_scene_comes_to_rest_in_20_seconds() {
+fn the_default_scene_comes_to_rest_in_30_seconds() {
     let world = softbody::scenes::default_scene(2000).unwrap();
     let packed = Packed::from_world(&world).unwrap();
-    let steps = 20 * 60;
+    let steps = 30 * 60;
     let check = |what: &str, (pos, vel): &State, overlapped: usize| {
         let r = pile_report(&packed, pos, vel);
         eprintln!("{what}: {r}");
         assert_sound(what, &r);
-        assert!(r.max_speed < 1.0, "{what}: {r}");
+        assert!(r.max_speed <= 0.01, "{what}: {r}");
+        assert_eq!(awake(vel), 0, "{what}: {r}");
         assert!(r.bodies_overlapped <= overlapped, "{what}: {r}");
     };
     check("CPU default scene", &run_cpu(&world, steps), 0);
