@@ -1,7 +1,8 @@
 // The terrain's contact with a point (docs/physics.md, "Terrain"),
 // appended to the stages that test it (terrain, events), which declare
 // `terrain: TerrainGrid`, `segments: array<SegmentInfo>` and
-// `terrain_cells: array<u32>`. CPU mirror: src/cpu/terrain.rs.
+// `terrain_cells: array<u32>` and hold colliders.wgsl. CPU mirror:
+// src/cpu/terrain.rs.
 
 // The cell `p` is in, or NO_COLLIDER outside the grid. CPU mirror:
 // cpu::terrain::terrain_cell.
@@ -24,17 +25,10 @@ fn terrain_contact(layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
     return vec3<f32>(hit.normal, hit.depth);
 }
 
-// A terrain contact: normal, depth (none when <= 0) and the segment.
-struct TerrainHit {
-    normal: vec2<f32>,
-    depth: f32,
-    k: u32,
-}
-
-// terrain_contact with the segment that decided it. CPU mirror:
-// cpu::terrain::terrain_hit.
-fn terrain_hit(layers: u32, p: vec2<f32>, radius: f32) -> TerrainHit {
-    let none = TerrainHit(vec2<f32>(0.0), 0.0, NO_COLLIDER);
+// terrain_contact with the segment that decided it (colliders.wgsl's
+// ColliderHit, `k` the segment). CPU mirror: cpu::terrain::terrain_hit.
+fn terrain_hit(layers: u32, p: vec2<f32>, radius: f32) -> ColliderHit {
+    let none = ColliderHit(vec2<f32>(0.0), 0.0, NO_COLLIDER);
     if (terrain.num_segments == 0u) {
         return none;
     }
@@ -87,7 +81,7 @@ fn terrain_hit(layers: u32, p: vec2<f32>, radius: f32) -> TerrainHit {
         if (sd >= radius || sd <= -s.thickness) {
             return none;
         }
-        return TerrainHit(s.normal, radius - sd, best_k);
+        return ColliderHit(s.normal, radius - sd, best_k);
     }
     let off = p - best_q;
     var dir = side;
@@ -98,11 +92,11 @@ fn terrain_hit(layers: u32, p: vec2<f32>, radius: f32) -> TerrainHit {
         if (best_d >= radius) {
             return none;
         }
-        return TerrainHit(dir, radius - best_d, best_k);
+        return ColliderHit(dir, radius - best_d, best_k);
     }
     if (best_d >= s.thickness) {
         return none;
     }
-    return TerrainHit(-dir, radius + best_d, best_k);
+    return ColliderHit(-dir, radius + best_d, best_k);
 }
 

@@ -160,6 +160,40 @@ fn landings(e: &ContactEvents) -> Vec<(ContactKind, u32, Collider)> {
         .collect()
 }
 
+/// The body-collider events collected from `s` after body 0 landed on
+/// `collider`: it may bounce, so begins and ends alternate, ending
+/// touching; the first begin (the fastest) is at the landing speed `v`
+/// (4%: taken at the start of the step of the contact). Returns it.
+fn landed(s: &mut Solver, collider: Collider, v: f32) -> softbody::events::ColliderContact {
+    let first = collect(s);
+    eprintln!("{}: {:?}", s.name(), first.colliders);
+    let count = |kind| {
+        landings(&first)
+            .iter()
+            .filter(|l| **l == (kind, 0, collider))
+            .count()
+    };
+    let (begins, ends) = (count(ContactKind::Begin), count(ContactKind::End));
+    assert!(
+        begins == ends + 1 && first.colliders.len() == begins + ends,
+        "{}: {:?}",
+        s.name(),
+        landings(&first)
+    );
+    let e = *first
+        .colliders
+        .iter()
+        .max_by(|a, b| a.approach.total_cmp(&b.approach))
+        .unwrap();
+    assert!(
+        (e.approach / v - 1.0).abs() < 0.04,
+        "{}: landed at {} m/s, closed form {v}",
+        s.name(),
+        e.approach
+    );
+    e
+}
+
 /// A box (diagonal springs) dropped 2 m onto a floor and an 8-point ring
 /// dropped onto a planet that pulls it (no world gravity) each raise one
 /// begin event with their collider, at the speed they land with: the
@@ -199,35 +233,7 @@ fn landings_on_colliders_begin_with_their_speed_and_end_when_they_leave() {
         let mut answers = Vec::new();
         for mut s in both_with_events(world) {
             s.step(90).unwrap();
-            let first = collect(&mut s);
-            eprintln!("{}: {:?}", s.name(), first.colliders);
-            // It may bounce: begins and ends alternate, ending touching,
-            // the first (the fastest) at the landing speed.
-            let begins = landings(&first)
-                .iter()
-                .filter(|l| **l == (ContactKind::Begin, 0, collider))
-                .count();
-            let ends = landings(&first)
-                .iter()
-                .filter(|l| **l == (ContactKind::End, 0, collider))
-                .count();
-            assert!(
-                begins == ends + 1 && first.colliders.len() == begins + ends,
-                "{}: {:?}",
-                s.name(),
-                landings(&first)
-            );
-            let e = *first
-                .colliders
-                .iter()
-                .max_by(|a, b| a.approach.total_cmp(&b.approach))
-                .unwrap();
-            assert!(
-                (e.approach / v - 1.0).abs() < 0.04,
-                "{}: landed at {} m/s, closed form {v}",
-                s.name(),
-                e.approach
-            );
+            let e = landed(&mut s, collider, v);
             s.step(240).unwrap();
             let resting = collect(&mut s);
             assert!(
@@ -337,33 +343,7 @@ fn landings_on_terrain_name_the_polyline_and_slide_across_its_segments() {
     let mut answers = Vec::new();
     for mut s in both_with_events(&world) {
         s.step(90).unwrap();
-        let first = collect(&mut s);
-        eprintln!("{}: {:?}", s.name(), first.colliders);
-        let begins = landings(&first)
-            .iter()
-            .filter(|l| **l == (ContactKind::Begin, 0, on_ground))
-            .count();
-        let ends = landings(&first)
-            .iter()
-            .filter(|l| **l == (ContactKind::End, 0, on_ground))
-            .count();
-        assert!(
-            begins == ends + 1 && first.colliders.len() == begins + ends,
-            "{}: {:?}",
-            s.name(),
-            landings(&first)
-        );
-        let e = *first
-            .colliders
-            .iter()
-            .max_by(|a, b| a.approach.total_cmp(&b.approach))
-            .unwrap();
-        assert!(
-            (e.approach / v - 1.0).abs() < 0.04,
-            "{}: landed at {} m/s, closed form {v}",
-            s.name(),
-            e.approach
-        );
+        let e = landed(&mut s, on_ground, v);
         assert!(e.point.y.abs() < 2.0 * r, "{}: {e:?}", s.name());
         s.step(120).unwrap();
         let before = centroid_of(&s, &crate_);
