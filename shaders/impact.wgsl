@@ -162,6 +162,15 @@ fn side_count(s: ImpactSide) -> f32 {
     return 0.0;
 }
 
+// fit_of for a side's velocity change `dv` (1 for a side that does not
+// move).
+fn side_fit(s: ImpactSide, dv: vec2<f32>) -> f32 {
+    if (s.w > 0.0) {
+        return fit_of(dv, sim.contact_scale, u32(atomicLoad(&impact_sums[4u * s.body])));
+    }
+    return 1.0;
+}
+
 // Adds a side's velocity change to its body's accumulator, which takes
 // one contribution per impact it counted (fixed_of).
 fn add_side(s: ImpactSide, dv: vec2<f32>) {
@@ -222,8 +231,10 @@ fn resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         return;
     }
     let j = (1.0 + imp.elasticity) * imp.approach / (side_count(imp.a) * imp.a.w + side_count(imp.b) * imp.b.w);
-    add_side(imp.a, imp.n * (j * imp.a.w));
-    add_side(imp.b, imp.n * (-j * imp.b.w));
+    // Both sides scaled alike to fit their accumulators (fit_of).
+    let jf = j * min(side_fit(imp.a, imp.n * (j * imp.a.w)), side_fit(imp.b, imp.n * (-j * imp.b.w)));
+    add_side(imp.a, imp.n * (jf * imp.a.w));
+    add_side(imp.b, imp.n * (-jf * imp.b.w));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -448,6 +448,18 @@ fn fixed_of(x: vec2<f32>, scale: f32, count: u32) -> vec2<i32> {
     return vec2<i32>(floor(clamp(x, -limit, limit) * scale + 0.5));
 }
 
+// The largest factor, at most 1, by which contribution `x` to an
+// accumulator taking at most `count` of them must be scaled to fit
+// fixed_of's limit. A contact scales all its contributions by the least
+// of their factors: their mass-weighted sum (its momentum) stays zero,
+// where the clamp alone would cut one side. CPU mirror:
+// cpu::broad_phase::fit_of.
+fn fit_of(x: vec2<f32>, scale: f32, count: u32) -> f32 {
+    let limit = CONTACT_LIMIT_UNITS / (scale * f32(max(count, 1u)));
+    let m = max(abs(x.x), abs(x.y));
+    return select(1.0, limit / m, m > limit);
+}
+
 // The material of one contact: elasticity, the Coulomb coefficients, and
 // the viscous decay factor exp(-friction h) of one substep.
 struct ContactMaterial {

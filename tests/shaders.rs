@@ -341,10 +341,14 @@ fn event_constants_match() {
     }
 }
 
-/// The narrow phase's face slack and corner tip are the CPU mirror's.
+/// The narrow phase's face slack and corner tip, and the shares of an
+/// accumulator the warm starts and tangle partings take, are the CPU
+/// mirror's.
 #[test]
 fn narrow_constants_match() {
-    use softbody::cpu::body_collide::{CORNER_TIP_BALANCE, CORNER_TIP_RADII, FACE_SLACK};
+    use softbody::cpu::body_collide::{
+        CORNER_TIP_BALANCE, CORNER_TIP_RADII, FACE_SLACK, TANGLE_SHARE, WARM_SHARE,
+    };
     let module = parse_and_validate("body_collide", &stage_source("body_collide").unwrap());
     for (name, value) in [
         ("FACE_SLACK", FACE_SLACK),
@@ -354,6 +358,13 @@ fn narrow_constants_match() {
         assert_eq!(
             literal_of(&module, name),
             naga::Literal::F32(value),
+            "{name}"
+        );
+    }
+    for (name, value) in [("WARM_SHARE", WARM_SHARE), ("TANGLE_SHARE", TANGLE_SHARE)] {
+        assert_eq!(
+            literal_of(&module, name),
+            naga::Literal::U32(value),
             "{name}"
         );
     }

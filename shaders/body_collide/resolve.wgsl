@@ -61,7 +61,8 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                     continue;
                 }
                 let ci = atomicLoad(&counts[i]);
-                let split_w = split(wi, ci) + split(wj, atomicLoad(&counts[j]));
+                let count_j = atomicLoad(&counts[j]);
+                let split_w = split(wi, ci) + split(wj, count_j);
                 let dist = sqrt(d2);
                 var n = vec2<f32>(1.0, 0.0);
                 if (d2 > TINY_DIST2) {
@@ -70,9 +71,14 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                     n = vec2<f32>(-1.0, 0.0);
                 }
                 let r = contact_response(v - state[j].zw, n, reach - dist, pair_material(pf, jf), sim.h, sim.restitution_threshold);
-                let push = (n * (reach - dist) + r.zw) / split_w;
-                let jv = r.xy / split_w;
-                out += vec4<i32>(fixed_of(push * wi, sim.contact_scale, ci), fixed_of(jv * wi, sim.contact_scale, ci));
+                let push0 = (n * (reach - dist) + r.zw) / split_w;
+                let jv0 = r.xy / split_w;
+                // Scaled as the partner, which finds the same pair from its
+                // side, scales its own (fit_of).
+                let sc = sim.contact_scale;
+                let push = push0 * min(fit_of(push0 * wi, sc, ci), fit_of(push0 * wj, sc, count_j));
+                let jv = jv0 * min(fit_of(jv0 * wi, sc, ci), fit_of(jv0 * wj, sc, count_j));
+                out += vec4<i32>(fixed_of(push * wi, sc, ci), fixed_of(jv * wi, sc, ci));
             }
         }
     }
@@ -215,8 +221,23 @@ fn resolve_at(i: u32, relax: bool) {
             if (!relax) {
                 push = (hit.n * depth + r.zw) / split_w;
             }
-            let j = r.xy / split_w - hit.n * pull;
-            own += vec4<i32>(fixed_of(push * wi, sim.contact_scale, ci), fixed_of(j * wi, sim.contact_scale, ci));
+            let j0 = r.xy / split_w - hit.n * pull;
+            // The push and the impulse each scaled alike on its three
+            // points to fit their accumulators (fit_of).
+            let sc = sim.contact_scale;
+            var fp = fit_of(push * wi, sc, ci);
+            var fj = fit_of(j0 * wi, sc, ci);
+            if (wa > 0.0) {
+                fp = min(fp, fit_of(-push * (s * wa), sc, ca));
+                fj = min(fj, fit_of(-j0 * (s * wa), sc, ca));
+            }
+            if (wb > 0.0) {
+                fp = min(fp, fit_of(-push * (t * wb), sc, cb));
+                fj = min(fj, fit_of(-j0 * (t * wb), sc, cb));
+            }
+            push = push * fp;
+            let j = j0 * fj;
+            own += vec4<i32>(fixed_of(push * wi, sc, ci), fixed_of(j * wi, sc, ci));
             if (wa > 0.0) {
                 add_fixed(ends.x, -push * (s * wa), -j * (s * wa), ca);
             }

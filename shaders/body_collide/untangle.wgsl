@@ -130,6 +130,11 @@ fn assembly_anchor(b: u32, o: BodyOutline, p: vec2<f32>, q: vec2<f32>) -> vec2<f
     return outline_motion(outlines[best.x]).centre;
 }
 
+// The partings one accumulator is sized for (fixed_of's count): a body
+// tangled with more bodies at once than this may carry its sum past
+// fixed_of's bound. CPU mirror: cpu::body_collide::untangle::TANGLE_SHARE.
+const TANGLE_SHARE: u32 = 64u;
+
 // Adds velocity change `dv` (fixed point) to every moving point of outline
 // `o`.
 fn add_outline_velocity(o: BodyOutline, dv: vec2<i32>) {
@@ -173,11 +178,15 @@ fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32) 
     if (!(missing > 0.0 && ws > 0.0)) {
         return;
     }
-    let j = 0.5 * missing / ws;
+    let j0 = 0.5 * missing / ws;
+    // Both sides scaled alike to fit their accumulators, which take at
+    // most TANGLE_SHARE partings each (fit_of).
+    let sc = sim.contact_scale;
+    let j = j0 * min(fit_of(n * (j0 * m.inv_mass), sc, TANGLE_SHARE), fit_of(n * (-j0 * om.inv_mass), sc, TANGLE_SHARE));
     atomicMax(&sleep_speed[o.group], SLEEP_WAKE);
     atomicMax(&sleep_speed[other.group], SLEEP_WAKE);
-    add_outline_velocity(o, fixed(n * (j * m.inv_mass), sim.contact_scale));
-    add_outline_velocity(other, fixed(n * (-j * om.inv_mass), sim.contact_scale));
+    add_outline_velocity(o, fixed_of(n * (j * m.inv_mass), sc, TANGLE_SHARE));
+    add_outline_velocity(other, fixed_of(n * (-j * om.inv_mass), sc, TANGLE_SHARE));
 }
 
 // Tangle recovery for body b (see body_collide.wgsl's header). CPU mirror:

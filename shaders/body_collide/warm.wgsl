@@ -35,8 +35,19 @@ fn warm_start(i: u32, hit: ContactHit, wi: f32) {
         let ends = edge_ends(hit);
         let wa = info[ends.x].inv_mass;
         let wb = info[ends.y].inv_mass;
-        let jn = hit.n * j;
-        let own = fixed_of(jn * wi, sim.contact_scale, WARM_SHARE);
+        // Scaled alike on its three points to fit their accumulators
+        // (fit_of).
+        let sc = sim.contact_scale;
+        let jn0 = hit.n * j;
+        var f = fit_of(jn0 * wi, sc, WARM_SHARE);
+        if (wa > 0.0) {
+            f = min(f, fit_of(-jn0 * ((1.0 - hit.t) * wa), sc, WARM_SHARE));
+        }
+        if (wb > 0.0) {
+            f = min(f, fit_of(-jn0 * (hit.t * wb), sc, WARM_SHARE));
+        }
+        let jn = jn0 * f;
+        let own = fixed_of(jn * wi, sc, WARM_SHARE);
         if (any(own != vec2<i32>(0))) {
             atomicAdd(&acc[4u * i + 2u], own.x);
             atomicAdd(&acc[4u * i + 3u], own.y);

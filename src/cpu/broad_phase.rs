@@ -113,6 +113,17 @@ pub fn fixed_of(x: Vec2, scale: f32, count: u32) -> [i32; 2] {
     [q(x.x), q(x.y)]
 }
 
+/// The largest factor, at most 1, by which contribution `x` to an
+/// accumulator taking at most `count` of them must be scaled to fit
+/// [`fixed_of`]'s limit (WGSL `fit_of`). A contact scales all its
+/// contributions by the least of their factors: their mass-weighted sum
+/// (its momentum) stays zero, where the clamp alone would cut one side.
+pub fn fit_of(x: Vec2, scale: f32, count: u32) -> f32 {
+    let limit = CONTACT_LIMIT_UNITS / (scale * count.max(1) as f32);
+    let m = x.x.abs().max(x.y.abs());
+    if m > limit { limit / m } else { 1.0 }
+}
+
 /// The cells of a box, or `None` when it spans more than `GRID_MAX_CELLS`
 /// (WGSL `cell_range` and `fits`).
 pub fn cell_range(sim: &SimParams, lo: Vec2, hi: Vec2) -> Option<(IVec2, IVec2)> {

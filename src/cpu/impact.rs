@@ -23,7 +23,7 @@
 use glam::Vec2;
 
 use super::body_collide::{Bindings, asleep, pair_material};
-use super::broad_phase::fixed_of;
+use super::broad_phase::{fit_of, fixed_of};
 use super::v2;
 use crate::layout::{
     BodyFrame, BodyInfo, CONTACT_FREE, ContactHit, IMPACT_NONE, Member, PointInfo, SLEEP_WAKE,
@@ -198,9 +198,10 @@ pub fn count(bind: &ImpactBindings, counts: &mut [u32], sleep_speed: &mut [u32])
 }
 
 /// A body impact's velocity changes (WGSL `resolve`): `J w n` on each
-/// side, with `J = (1 + e) v / (k_a w_a + k_b w_b)`.
+/// side, with `J = (1 + e) v / (k_a w_a + k_b w_b)`, both scaled alike to
+/// fit their accumulators at `scale` ([`fit_of`]).
 #[inline]
-pub fn impulse(imp: &Impact, counts: &[u32]) -> (Vec2, Vec2) {
+pub fn impulse(imp: &Impact, counts: &[u32], scale: f32) -> (Vec2, Vec2) {
     let k = |s: Side| {
         if s.w > 0.0 {
             counts[s.body as usize] as f32
@@ -208,8 +209,16 @@ pub fn impulse(imp: &Impact, counts: &[u32]) -> (Vec2, Vec2) {
             0.0
         }
     };
+    let fit = |s: Side, dv: Vec2| {
+        if s.w > 0.0 {
+            fit_of(dv, scale, counts[s.body as usize])
+        } else {
+            1.0
+        }
+    };
     let j = (1.0 + imp.elasticity) * imp.approach / (k(imp.a) * imp.a.w + k(imp.b) * imp.b.w);
-    (imp.n * (j * imp.a.w), imp.n * (-j * imp.b.w))
+    let jf = j * fit(imp.a, imp.n * (j * imp.a.w)).min(fit(imp.b, imp.n * (-j * imp.b.w)));
+    (imp.n * (jf * imp.a.w), imp.n * (-jf * imp.b.w))
 }
 
 /// WGSL `resolve`: every body impact's terms, in fixed point, into its
@@ -220,7 +229,7 @@ pub fn resolve(bind: &ImpactBindings, counts: &[u32], acc: &mut [[i32; 2]]) {
         let Some(imp) = body_impact(bind, i) else {
             continue;
         };
-        let (da, db) = impulse(&imp, counts);
+        let (da, db) = impulse(&imp, counts, scale);
         for (side, dv) in [(imp.a, da), (imp.b, db)] {
             if side.w > 0.0 {
                 let count = counts[side.body as usize];

@@ -18,7 +18,7 @@
 
 use glam::Vec2;
 
-use super::broad_phase::{Grid, cell_key, cell_slot, fixed, fixed_of, grid_cell};
+use super::broad_phase::{Grid, cell_key, cell_slot, fit_of, fixed_of, grid_cell};
 use super::{ContactMaterial, contact_response, cross2, par, v2};
 use crate::layout::{
     BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SLEEP_WAKE,
@@ -40,8 +40,8 @@ pub use resolve::{
 // For warm.rs and untangle.rs, which take this module's names with `use
 // super::*`.
 use resolve::{add_contributions, add4};
-pub use untangle::{TangleWords, untangle};
-pub use warm::{WARM_START, Warm, warm_impulse, warm_start};
+pub use untangle::{TANGLE_SHARE, TangleWords, untangle};
+pub use warm::{WARM_SHARE, WARM_START, Warm, warm_impulse, warm_start};
 
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
 #[inline]

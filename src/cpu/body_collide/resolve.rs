@@ -99,7 +99,8 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                     continue;
                 };
                 let ci = counts[i];
-                let split_w = split(wi, ci) + split(wj, counts[j as usize]);
+                let cj = counts[j as usize];
+                let split_w = split(wi, ci) + split(wj, cj);
                 let dist = d2.sqrt();
                 let n = if d2 > TINY_DIST2 {
                     d / dist
@@ -113,9 +114,13 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                 let vrel = v - v2(bind.vel[j as usize]);
                 let (dv, dp) =
                     contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
-                let push = (n * depth + dp) / split_w;
-                let jv = dv / split_w;
+                let push0 = (n * depth + dp) / split_w;
+                let jv0 = dv / split_w;
                 let scale = sim.contact_scale;
+                // Scaled as the partner scales its own (WGSL `disks`).
+                let fit = |x: Vec2| fit_of(x * wi, scale, ci).min(fit_of(x * wj, scale, cj));
+                let push = push0 * fit(push0);
+                let jv = jv0 * fit(jv0);
                 add4(
                     &mut out,
                     fixed_of(push * wi, scale, ci),
@@ -238,9 +243,22 @@ pub fn resolve_point(
             } else {
                 (n * depth + dp) / split_w
             };
-            let j = dv / split_w - n * pull;
+            let j0 = dv / split_w - n * pull;
             let scale = bind.sim.contact_scale;
             let (ci, ca, cb) = (counts[i], counts[ia as usize], counts[ib as usize]);
+            // The push and the impulse each scaled alike on its three
+            // points to fit their accumulators (WGSL `resolve_at`).
+            let (mut fp, mut fj) = (fit_of(push * wi, scale, ci), fit_of(j0 * wi, scale, ci));
+            if wa > 0.0 {
+                fp = fp.min(fit_of(-push * (s * wa), scale, ca));
+                fj = fj.min(fit_of(-j0 * (s * wa), scale, ca));
+            }
+            if wb > 0.0 {
+                fp = fp.min(fit_of(-push * (t * wb), scale, cb));
+                fj = fj.min(fit_of(-j0 * (t * wb), scale, cb));
+            }
+            let push = push * fp;
+            let j = j0 * fj;
             add4(
                 &mut out.own,
                 fixed_of(push * wi, scale, ci),

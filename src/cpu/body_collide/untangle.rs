@@ -12,6 +12,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::*;
 use crate::layout::{TANGLE_KEPT, UNTANGLE_PUSH};
 
+/// The partings one accumulator is sized for (WGSL `TANGLE_SHARE`,
+/// [`fixed_of`]'s count): a body tangled with more bodies at once than
+/// this may carry its sum past `fixed_of`'s bound.
+pub const TANGLE_SHARE: u32 = 64;
+
 /// Every body's tangles (WGSL `tangles`), in the GPU's words: per body
 /// [`TANGLE_WORDS`](crate::layout::TANGLE_WORDS) words, two slots of four: the other body's assembly
 /// plus one (0: none) with [`TANGLE_KEPT`] set by the narrow phase when it
@@ -245,10 +250,15 @@ fn tangle_with(
     if !(missing > 0.0 && ws > 0.0) {
         return None;
     }
-    let j = 0.5 * missing / ws;
+    let j0 = 0.5 * missing / ws;
+    // Both sides scaled alike to fit their accumulators, which take at
+    // most TANGLE_SHARE partings each (fit_of).
+    let sc = sim.contact_scale;
+    let j = j0
+        * fit_of(n * (j0 * w), sc, TANGLE_SHARE).min(fit_of(n * (-j0 * other_w), sc, TANGLE_SHARE));
     let dv = [
-        fixed(n * (j * w), sim.contact_scale),
-        fixed(n * (-j * other_w), sim.contact_scale),
+        fixed_of(n * (j * w), sc, TANGLE_SHARE),
+        fixed_of(n * (-j * other_w), sc, TANGLE_SHARE),
     ];
     Some((dv, [o.group, other.group], f.body))
 }

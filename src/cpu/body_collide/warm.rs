@@ -54,8 +54,18 @@ fn warm_point(bind: &Bindings, hit: &ContactHit, i: usize, j: f32) -> Contributi
     let wi = bind.info[i].inv_mass;
     let wa = bind.info[ia as usize].inv_mass;
     let wb = bind.info[ib as usize].inv_mass;
-    let jn = v2(hit.n) * j;
+    let jn0 = v2(hit.n) * j;
     let scale = bind.sim.contact_scale;
+    // Scaled alike on its three points to fit their accumulators (WGSL
+    // `warm_start`).
+    let mut f = fit_of(jn0 * wi, scale, WARM_SHARE);
+    if wa > 0.0 {
+        f = f.min(fit_of(-jn0 * ((1.0 - hit.t) * wa), scale, WARM_SHARE));
+    }
+    if wb > 0.0 {
+        f = f.min(fit_of(-jn0 * (hit.t * wb), scale, WARM_SHARE));
+    }
+    let jn = jn0 * f;
     add4(&mut out.own, [0, 0], fixed_of(jn * wi, scale, WARM_SHARE));
     if wa > 0.0 {
         let mut a = [0; 4];
