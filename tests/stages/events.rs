@@ -194,6 +194,18 @@ fn landed(s: &mut Solver, collider: Collider, v: f32) -> softbody::events::Colli
     e
 }
 
+/// The CPU's and the GPU's landing (when both ran) at the same speed and
+/// point, to 1e-3.
+fn paths_agree(answers: &[softbody::events::ColliderContact]) {
+    if let [c, g] = answers {
+        assert!(
+            (c.approach - g.approach).abs() < 1e-3 * c.approach,
+            "{c:?} {g:?}"
+        );
+        assert!((c.point - g.point).length() < 1e-3, "{c:?} {g:?}");
+    }
+}
+
 /// A box (diagonal springs) dropped 2 m onto a floor and an 8-point ring
 /// dropped onto a planet that pulls it (no world gravity) each raise one
 /// begin event with their collider, at the speed they land with: the
@@ -258,13 +270,7 @@ fn landings_on_colliders_begin_with_their_speed_and_end_when_they_leave() {
             );
             answers.push(e);
         }
-        if let [c, g] = answers[..] {
-            assert!(
-                (c.approach - g.approach).abs() < 1e-3 * c.approach,
-                "{c:?} {g:?}"
-            );
-            assert!((c.point - g.point).length() < 1e-3, "{c:?} {g:?}");
-        }
+        paths_agree(&answers);
     }
 }
 
@@ -378,11 +384,5 @@ fn landings_on_terrain_name_the_polyline_and_slide_across_its_segments() {
         );
         answers.push(e);
     }
-    if let [c, g] = answers[..] {
-        assert!(
-            (c.approach - g.approach).abs() < 1e-3 * c.approach,
-            "{c:?} {g:?}"
-        );
-        assert!((c.point - g.point).length() < 1e-3, "{c:?} {g:?}");
-    }
+    paths_agree(&answers);
 }
