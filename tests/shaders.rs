@@ -286,28 +286,34 @@ fn command_constants_match() {
     }
 }
 
+/// Stage `stage`'s WGSL constants are the Rust values: `u32s` and `f32s`
+/// by name.
+fn assert_constants(stage: &str, u32s: &[(&str, u32)], f32s: &[(&str, f32)]) {
+    let module = parse_and_validate(stage, &stage_source(stage).unwrap());
+    let literals = u32s
+        .iter()
+        .map(|&(n, v)| (n, naga::Literal::U32(v)))
+        .chain(f32s.iter().map(|&(n, v)| (n, naga::Literal::F32(v))));
+    for (name, value) in literals {
+        assert_eq!(literal_of(&module, name), value, "{stage}: {name}");
+    }
+}
+
 /// The query kernels' threads, hit kinds and box slack are the Rust
 /// constants.
 #[test]
 fn query_constants_match() {
-    let module = parse_and_validate("query", &stage_source("query").unwrap());
-    for (name, value) in [
-        ("QUERY_THREADS", QUERY_THREADS),
-        ("RAY_NONE", RAY_NONE),
-        ("RAY_BODY", RAY_BODY),
-        ("RAY_PLANET", RAY_PLANET),
-        ("RAY_PLANE", RAY_PLANE),
-        ("RAY_TERRAIN", RAY_TERRAIN),
-    ] {
-        assert_eq!(
-            literal_of(&module, name),
-            naga::Literal::U32(value),
-            "{name}"
-        );
-    }
-    assert_eq!(
-        literal_of(&module, "QUERY_BOX_SLACK"),
-        naga::Literal::F32(QUERY_BOX_SLACK)
+    assert_constants(
+        "query",
+        &[
+            ("QUERY_THREADS", QUERY_THREADS),
+            ("RAY_NONE", RAY_NONE),
+            ("RAY_BODY", RAY_BODY),
+            ("RAY_PLANET", RAY_PLANET),
+            ("RAY_PLANE", RAY_PLANE),
+            ("RAY_TERRAIN", RAY_TERRAIN),
+        ],
+        &[("QUERY_BOX_SLACK", QUERY_BOX_SLACK)],
     );
 }
 
@@ -315,30 +321,20 @@ fn query_constants_match() {
 /// constants.
 #[test]
 fn event_constants_match() {
-    let module = parse_and_validate("events", &stage_source("events").unwrap());
-    for (name, value) in [
-        ("PAIR_SLOTS", PAIR_SLOTS),
-        ("EVENT_COLLIDER", EVENT_COLLIDER),
-        ("EVENT_CAPACITY", EVENT_CAPACITY),
-        ("EVENT_BEGIN", EVENT_BEGIN),
-        ("EVENT_END", EVENT_END),
-    ] {
-        assert_eq!(
-            literal_of(&module, name),
-            naga::Literal::U32(value),
-            "{name}"
-        );
-    }
-    for (name, value) in [
-        ("EVENT_TOUCH_RADII", EVENT_TOUCH_RADII),
-        ("EVENT_KEEP_RADII", EVENT_KEEP_RADII),
-    ] {
-        assert_eq!(
-            literal_of(&module, name),
-            naga::Literal::F32(value),
-            "{name}"
-        );
-    }
+    assert_constants(
+        "events",
+        &[
+            ("PAIR_SLOTS", PAIR_SLOTS),
+            ("EVENT_COLLIDER", EVENT_COLLIDER),
+            ("EVENT_CAPACITY", EVENT_CAPACITY),
+            ("EVENT_BEGIN", EVENT_BEGIN),
+            ("EVENT_END", EVENT_END),
+        ],
+        &[
+            ("EVENT_TOUCH_RADII", EVENT_TOUCH_RADII),
+            ("EVENT_KEEP_RADII", EVENT_KEEP_RADII),
+        ],
+    );
 }
 
 /// The narrow phase's face slack and corner tip, and the shares of an
@@ -349,23 +345,13 @@ fn narrow_constants_match() {
     use softbody::cpu::body_collide::{
         CORNER_TIP_BALANCE, CORNER_TIP_RADII, FACE_SLACK, TANGLE_SHARE, WARM_SHARE,
     };
-    let module = parse_and_validate("body_collide", &stage_source("body_collide").unwrap());
-    for (name, value) in [
-        ("FACE_SLACK", FACE_SLACK),
-        ("CORNER_TIP_RADII", CORNER_TIP_RADII),
-        ("CORNER_TIP_BALANCE", CORNER_TIP_BALANCE),
-    ] {
-        assert_eq!(
-            literal_of(&module, name),
-            naga::Literal::F32(value),
-            "{name}"
-        );
-    }
-    for (name, value) in [("WARM_SHARE", WARM_SHARE), ("TANGLE_SHARE", TANGLE_SHARE)] {
-        assert_eq!(
-            literal_of(&module, name),
-            naga::Literal::U32(value),
-            "{name}"
-        );
-    }
+    assert_constants(
+        "body_collide",
+        &[("WARM_SHARE", WARM_SHARE), ("TANGLE_SHARE", TANGLE_SHARE)],
+        &[
+            ("FACE_SLACK", FACE_SLACK),
+            ("CORNER_TIP_RADII", CORNER_TIP_RADII),
+            ("CORNER_TIP_BALANCE", CORNER_TIP_BALANCE),
+        ],
+    );
 }
