@@ -1,7 +1,8 @@
 // Stage 5c: body impacts act on whole bodies (docs/physics.md, "Impacts").
 // A body contact whose bodies approach faster than the restitution
 // threshold is an impact, solved as between rigid bodies from their mean
-// velocities (their frames): the impulse that reverses the approach v with
+// velocities (their frames; a kinematic body, of infinite mass, at its
+// rigid velocity at the contact): the impulse that reverses the approach v with
 // the elasticity, J = (1 + e) v / (k_a w_a + k_b w_b), changes the
 // velocity of every point of each side's body by J w n (w the body's
 // inverse mass, k its impacts this substep: mass splitting). Half-plane
@@ -64,8 +65,9 @@ fn impact_point(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return spread_index(gid, groups);
 }
 
-// One side of an impact: the body and its inverse mass (w = 0 for a side
-// that does not move, a sleeping body).
+// One side of an impact: the body and its inverse mass. w = 0 for a side
+// that takes no impulse: a sleeping body, which does not move (body
+// IMPACT_NONE), or a kinematic one, which moves as its points do.
 struct ImpactSide {
     body: u32,
     w: f32,
@@ -91,17 +93,31 @@ fn no_impact() -> Impact {
     return Impact(false, vec2<f32>(0.0), 0.0, 0.0, none, none, vec2<u32>(0u), 0.0);
 }
 
-// The mean velocity of a side's body (zero for a side that does not move).
-fn side_vel(s: ImpactSide) -> vec2<f32> {
-    if (s.w > 0.0) {
-        return frames_in[2u * s.body].zw;
+// The side of body `body` of impact inverse mass `w` (impact_inv_mass): a
+// kinematic body (IMPACT_KINEMATIC) takes no impulse.
+fn side_of(body: u32, w: f32) -> ImpactSide {
+    return ImpactSide(body, max(w, 0.0));
+}
+
+// A side's velocity at p: its body's mean velocity, a kinematic body's
+// rigid velocity there, zero for a side that does not move.
+fn side_vel(s: ImpactSide, p: vec2<f32>) -> vec2<f32> {
+    if (s.body == IMPACT_NONE) {
+        return vec2<f32>(0.0);
     }
-    return vec2<f32>(0.0);
+    let f = frames_in[2u * s.body];
+    if (s.w > 0.0) {
+        return f.zw;
+    }
+    let omega = frames_in[2u * s.body + 1u].z;
+    let r = p - f.xy;
+    return f.zw + vec2<f32>(-r.y, r.x) * omega;
 }
 
 // Point i's body-contact impact: the contact the narrow phase stored,
-// between two bodies that take part (one of them awake) and whose mean
-// velocities approach faster than the restitution threshold.
+// between two bodies that take part (one of them awake and not kinematic)
+// and whose velocities (side_vel) approach faster than the restitution
+// threshold.
 fn body_impact(i: u32) -> Impact {
     var out = no_impact();
     // The body alone first: most points have no contact.
@@ -113,23 +129,27 @@ fn body_impact(i: u32) -> Impact {
     if (a_body == IMPACT_NONE) {
         return out;
     }
+    let wa = impact_inv_mass[a_body];
     let wb = impact_inv_mass[hit.body];
     if (wb == 0.0) {
         return out;
     }
-    var a = ImpactSide(a_body, impact_inv_mass[a_body]);
-    if (point_info(info[i]).inv_mass == 0.0) {
+    // A sleeping side does not move; a kinematic one (its points pinned)
+    // moves whether asleep or not.
+    var a = side_of(a_body, wa);
+    if (wa > 0.0 && point_info(info[i]).inv_mass == 0.0) {
         a = ImpactSide(IMPACT_NONE, 0.0);
     }
     let o = outlines[hit.body];
-    var b = ImpactSide(hit.body, wb);
-    if (sleeps(rest_steps[o.group], sim.sleep_steps)) {
+    var b = side_of(hit.body, wb);
+    if (wb > 0.0 && sleeps(rest_steps[o.group], sim.sleep_steps)) {
         b = ImpactSide(IMPACT_NONE, 0.0);
     }
     if (a.w == 0.0 && b.w == 0.0) {
         return out;
     }
-    let approach = -dot(side_vel(a) - side_vel(b), hit.n);
+    let p = state[i].xy;
+    let approach = -dot(side_vel(a, p) - side_vel(b, p), hit.n);
     if (!is_impact(approach, sim.restitution_threshold)) {
         return out;
     }
@@ -143,7 +163,7 @@ fn body_impact(i: u32) -> Impact {
     out.a = a;
     out.b = b;
     out.groups = vec2<u32>(cp.group, o.group);
-    let wa = impact_inv_mass[a_body];
+    // (A kinematic side's inverse mass is negative: its share is 1.)
     var share = 1.0;
     if (a.w == 0.0) {
         share = max(wa / wb, 1.0);

@@ -63,13 +63,17 @@ pub struct ImpactBindings<'a> {
     pub inv_mass: &'a [f32],
     /// The bodies' frames of this substep: their mean velocities.
     pub frames: &'a [BodyFrame],
+    /// The points' positions (where a kinematic side's velocity is taken).
+    pub pos: &'a [[f32; 2]],
     /// The body contacts and the contacts the narrow phase stored.
     pub contacts: &'a Bindings<'a>,
     pub hits: &'a [ContactHit],
 }
 
-/// One side of an impact: its body and that body's inverse mass (`w = 0`
-/// for a side that does not move, a sleeping body).
+/// One side of an impact: its body and that body's inverse mass. `w = 0`
+/// for a side that takes no impulse: a sleeping body, which does not move
+/// (`body` [`IMPACT_NONE`]), or a kinematic one, which moves as its
+/// points do.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Side {
     pub body: u32,
@@ -82,14 +86,29 @@ impl Side {
         w: 0.0,
     };
 
-    /// The mean velocity of the side's body (zero for a side that does not
-    /// move).
+    /// The side of body `body` of impact inverse mass `w`
+    /// ([`Packed::impact_inv_mass`](crate::pack::Packed::impact_inv_mass)):
+    /// a kinematic body takes no impulse.
+    fn of(body: u32, w: f32) -> Side {
+        Side {
+            body,
+            w: w.max(0.0),
+        }
+    }
+
+    /// The side's velocity at `p`: a body's mean velocity, a kinematic
+    /// body's rigid velocity there (it turns as a rigid body), zero for a
+    /// side that does not move.
     #[inline]
-    fn vel(self, frames: &[BodyFrame]) -> Vec2 {
+    fn vel(self, frames: &[BodyFrame], p: Vec2) -> Vec2 {
+        if self.body == IMPACT_NONE {
+            return Vec2::ZERO;
+        }
+        let f = &frames[self.body as usize];
         if self.w > 0.0 {
-            v2(frames[self.body as usize].vel)
+            v2(f.vel)
         } else {
-            Vec2::ZERO
+            v2(f.vel) + (p - v2(f.centroid)).perp() * f.omega
         }
     }
 }
@@ -113,8 +132,8 @@ pub struct Impact {
 
 /// Point `i`'s body-contact impact (WGSL `body_impact`): the contact the
 /// narrow phase stored, between two bodies that take part (one of them
-/// awake) and whose mean velocities approach faster than the restitution
-/// threshold.
+/// awake and not kinematic) and whose velocities ([`Side`]) approach faster
+/// than the restitution threshold.
 pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
     let cb = bind.contacts;
     let hit = bind.hits[i];
@@ -122,40 +141,39 @@ pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
         return None;
     }
     let a_body = impact_body(bind.home, i)?;
-    let wb = bind.inv_mass[hit.body as usize];
+    let (wa, wb) = (
+        bind.inv_mass[a_body as usize],
+        bind.inv_mass[hit.body as usize],
+    );
     if wb == 0.0 {
         return None;
     }
-    // A sleeping side does not move.
-    let a = if bind.info[i].inv_mass == 0.0 {
+    // A sleeping side does not move; a kinematic one (its points pinned)
+    // moves whether asleep or not.
+    let a = if wa > 0.0 && bind.info[i].inv_mass == 0.0 {
         Side::STATIC
     } else {
-        Side {
-            body: a_body,
-            w: bind.inv_mass[a_body as usize],
-        }
+        Side::of(a_body, wa)
     };
     let o = &cb.outlines[hit.body as usize];
-    let b = if asleep(cb, o.group) {
+    let b = if wb > 0.0 && asleep(cb, o.group) {
         Side::STATIC
     } else {
-        Side {
-            body: hit.body,
-            w: wb,
-        }
+        Side::of(hit.body, wb)
     };
     if a.w == 0.0 && b.w == 0.0 {
         return None;
     }
     let n = v2(hit.n);
-    let approach = -(a.vel(bind.frames) - b.vel(bind.frames)).dot(n);
+    let p = v2(bind.pos[i]);
+    let approach = -(a.vel(bind.frames, p) - b.vel(bind.frames, p)).dot(n);
     if !is_impact(bind.sim, approach) {
         return None;
     }
     let cp = cb.contact_points[i];
     let pf = &cb.filters[(cp.filter_id & !CONTACT_FREE) as usize];
     let bf = &cb.filters[o.filter_id as usize];
-    let wa = bind.inv_mass[a_body as usize];
+    // (A kinematic side's inverse mass is negative: its share is 1.)
     let share = if a.w == 0.0 {
         (wa / wb).max(1.0)
     } else if b.w == 0.0 {

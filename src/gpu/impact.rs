@@ -48,8 +48,8 @@ impl Impact {
     ) {
         let (points, body_grid) = grids;
         for (pipeline, bind) in [
-            (&bodies.count, &bodies.count_bind),
-            (&bodies.resolve, &bodies.resolve_bind),
+            (&bodies.count, &bodies.count_bind[state]),
+            (&bodies.resolve, &bodies.resolve_bind[state]),
         ] {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind, &[]);
@@ -62,15 +62,15 @@ impl Impact {
 }
 
 /// Count and resolve of the body impacts, over the contact stages'
-/// buffers. Neither reads the state: one bind group each serves both
-/// copies.
+/// buffers, one bind group each per state copy (a kinematic side's
+/// velocity is taken at the point's position).
 pub struct BodyImpact {
     /// Over every point or the active list (WGSL `LISTED`).
     passes: PointPasses,
     count: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
-    count_bind: wgpu::BindGroup,
-    resolve_bind: wgpu::BindGroup,
+    count_bind: [wgpu::BindGroup; 2],
+    resolve_bind: [wgpu::BindGroup; 2],
 }
 
 impl BodyImpact {
@@ -106,13 +106,21 @@ impl BodyImpact {
             (18, &c.point_counts),
             (19, &c.list_head),
         ];
-        // count wakes (sleep speeds).
-        let mut count_entries = common.to_vec();
-        count_entries.push((15, &b.sleep_speed));
+        let entries = |s: usize, wakes: bool| {
+            let mut e = common.to_vec();
+            e.push((4, &b.state[s]));
+            // count wakes (sleep speeds).
+            if wakes {
+                e.push((15, &b.sleep_speed));
+            }
+            e
+        };
         Self {
             passes: passes.clone(),
-            count_bind: bind_group(device, "impact.count", &count, &count_entries),
-            resolve_bind: bind_group(device, "impact.resolve", &resolve, &common),
+            count_bind: [0, 1]
+                .map(|s| bind_group(device, "impact.count", &count, &entries(s, true))),
+            resolve_bind: [0, 1]
+                .map(|s| bind_group(device, "impact.resolve", &resolve, &entries(s, false))),
             count,
             resolve,
         }

@@ -530,6 +530,12 @@ pub fn contact_scale(extent: f32) -> f32 {
 /// A point in no body that takes part in impacts (WGSL `IMPACT_NONE`; see
 /// [`Packed::impact_home`](crate::pack::Packed::impact_home)).
 pub const IMPACT_NONE: u32 = u32::MAX;
+/// A kinematic body's entry in
+/// [`Packed::impact_inv_mass`](crate::pack::Packed::impact_inv_mass)
+/// (WGSL `IMPACT_KINEMATIC`): it takes part in body impacts as a side of
+/// infinite mass that moves (at its rigid velocity), where a sleeping body
+/// is one that does not.
+pub const IMPACT_KINEMATIC: f32 = -1.0;
 
 /// In [`ContactPoint::filter_id`]: the point is in no body and collides with
 /// other such points as a disk of `point_radius`.

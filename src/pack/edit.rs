@@ -436,7 +436,7 @@ impl Packed {
     }
 
     /// [`Packed::impact_home`] and [`Packed::impact_inv_mass`] from the
-    /// packed points, bodies and members.
+    /// packed points, bodies, members and kinematic bodies.
     fn rebuild_impact_bodies(&mut self) {
         // Each point's body, or SHARED when two or more bodies have it
         // (its memberships, from the per-point records).
@@ -448,24 +448,32 @@ impl Packed {
                 _ => SHARED,
             })
             .collect();
-        // A body takes part unless one of its points is pinned or shared.
+        // A body takes part unless one of its points is shared, or pinned
+        // in a body that is not kinematic (a kinematic body's are all).
         let nb = self.bodies.len();
+        let mut kinematic = vec![false; nb];
+        for &b in &self.kinematic {
+            kinematic[b as usize] = true;
+        }
         let mut mass = vec![0.0f32; nb];
         let mut apart = vec![true; nb];
         for (b, body) in self.bodies.iter().enumerate() {
             for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
                 let w = self.point_info[m.point as usize].inv_mass;
-                if home[m.point as usize] == SHARED || w == 0.0 {
+                if home[m.point as usize] == SHARED || (w == 0.0 && !kinematic[b]) {
                     apart[b] = false;
-                } else {
+                } else if w > 0.0 {
                     mass[b] += 1.0 / w;
                 }
             }
         }
-        self.impact_inv_mass = mass
-            .iter()
-            .zip(&apart)
-            .map(|(&m, &a)| if a && m > 0.0 { 1.0 / m } else { 0.0 })
+        self.impact_inv_mass = (0..nb)
+            .map(|b| match (apart[b], kinematic[b]) {
+                (false, _) => 0.0,
+                (true, true) => IMPACT_KINEMATIC,
+                (true, false) if mass[b] > 0.0 => 1.0 / mass[b],
+                (true, false) => 0.0,
+            })
             .collect();
         for h in &mut home {
             if *h == SHARED || (*h != IMPACT_NONE && self.impact_inv_mass[*h as usize] == 0.0) {
@@ -476,7 +484,8 @@ impl Packed {
         // Shape matching's half-plane and planet impacts read it here.
         for (body, &w) in self.bodies.iter_mut().zip(&self.impact_inv_mass) {
             let members = &self.members[body.first as usize..(body.first + body.count) as usize];
-            body.reach = if w == 0.0 {
+            // Kinematic bodies have no half-plane and planet impacts.
+            body.reach = if w <= 0.0 {
                 -1.0
             } else {
                 members

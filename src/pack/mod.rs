@@ -210,11 +210,13 @@ pub struct Packed {
     /// Small bodies (one thread each) first, then large ones (a workgroup each).
     pub body_order: Vec<u32>,
     /// Each point's body in impacts (`cpu::impact`), or
-    /// [`IMPACT_NONE`]: a body takes part when
-    /// none of its points is pinned or a member of another body.
+    /// [`IMPACT_NONE`]: a body takes part when none of its points is a
+    /// member of another body and none is pinned, or all are, in a
+    /// kinematic body.
     pub impact_home: Vec<u32>,
     /// Each body's inverse mass in impacts: one over the mass of its
-    /// points, or 0 when it takes no part.
+    /// points, [`IMPACT_KINEMATIC`](crate::layout::IMPACT_KINEMATIC) for a
+    /// kinematic body that takes part, or 0 when it takes no part.
     pub impact_inv_mass: Vec<f32>,
     pub planets: Vec<PlanetInfo>,
     pub planes: Vec<PlaneInfo>,

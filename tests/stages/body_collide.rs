@@ -586,11 +586,8 @@ fn contact_velocity_bound(pos: &[[f32; 2]], h: f32, ulps: f32) -> f32 {
     ulps * (extent.next_up() - extent) / h
 }
 
-/// Starts a substep from the CPU's state on both paths: the body frames
-/// (which the impact stage reads), integrate, collide and the broad phase,
-/// up to the contact stage.
 /// The CPU's state, warm starts and tangles included, into the GPU solver.
-fn copy_state(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, cpu: &CpuSolver) {
+pub fn copy_state(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, cpu: &CpuSolver) {
     gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
         .unwrap();
     gpu.set_warm_starts(&ctx.queue, cpu.warm_starts()).unwrap();
@@ -606,7 +603,10 @@ pub fn record_stages(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, stage
     ctx.queue.submit([encoder.finish()]);
 }
 
-fn start_contact_substep(
+/// Starts a substep from the CPU's state on both paths: the body frames
+/// (which the impact stage reads), integrate, collide and the broad phase,
+/// up to the contact stage.
+pub fn start_contact_substep(
     ctx: &softbody::gpu::GpuContext,
     gpu: &mut GpuSolver,
     cpu: &mut CpuSolver,

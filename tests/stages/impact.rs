@@ -151,7 +151,8 @@ fn gpu_a_box_rebounds_at_its_elasticity_off_the_floor_and_off_another_box() {
 }
 
 /// A body takes part in impacts when its points are its own: a lone box
-/// does (with its whole mass), the boxes of a grid (sharing corners), a
+/// does (with its whole mass), a kinematic box does (of infinite mass,
+/// marked `IMPACT_KINEMATIC`), the boxes of a grid (sharing corners), a
 /// box with a pinned corner and a free point do not.
 #[test]
 fn impacts_take_the_bodies_whose_points_are_their_own() {
@@ -173,6 +174,10 @@ fn impacts_take_the_bodies_whose_points_are_their_own() {
         .collect();
     w.add_body(Body::new(pinned.clone())).unwrap();
     let free = w.add_point(Point::new(Vec2::new(9.0, 0.0))).unwrap();
+    let kinematic = BoxShape::new(Vec2::new(12.0, 0.0), Vec2::splat(0.5))
+        .build(&mut w)
+        .unwrap();
+    w.set_kinematic(kinematic.bodies[0], Vec2::X, 0.0).unwrap();
     let s = CpuSolver::new(&w).unwrap();
     let p = s.packed();
     let none = softbody::layout::IMPACT_NONE;
@@ -188,7 +193,11 @@ fn impacts_take_the_bodies_whose_points_are_their_own() {
     for h in grid.points.iter().chain(&pinned).chain([&free]) {
         assert_eq!(p.impact_home[h.index()], none, "point {}", h.index());
     }
-    assert_eq!(&p.impact_inv_mass[1..], &[0.0; 3]);
+    assert_eq!(&p.impact_inv_mass[1..4], &[0.0; 3]);
+    for h in &kinematic.points {
+        assert_eq!(p.impact_home[h.index()], 4);
+    }
+    assert_eq!(p.impact_inv_mass[4], softbody::layout::IMPACT_KINEMATIC);
 }
 
 /// The mean velocity of a shape's points and its angular velocity about

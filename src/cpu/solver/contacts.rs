@@ -228,6 +228,7 @@ impl CpuSolver {
                 home: &p.impact_home,
                 inv_mass: &p.impact_inv_mass,
                 frames: &self.frames,
+                pos: &p.pos,
                 contacts: &contacts,
                 hits: &c.hits,
             };
