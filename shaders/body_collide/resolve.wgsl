@@ -163,12 +163,15 @@ fn resolve_at(i: u32, relax: bool) {
         let t = hit.t;
         // Generalised inverse mass of the point against the edge point.
         let w = wi + s * s * wa + t * t * wb;
-        // A sleeping point on a kinematic body's edge that moves off wakes
-        // (neither side has mass to push the other).
+        // Neither side has mass to push the other (sleeping or kinematic):
+        // sides that close in wake, or a kinematic one would pass through a
+        // sleeping one; a sleeping point on a kinematic body's edge that
+        // moves off faster than the wake speed wakes too.
         if (!relax && sim.sleep_steps > 0u && wa == 0.0 && wb == 0.0) {
             let ve = state[ends.x].zw * s + state[ends.y].zw * t;
             let dv = v - ve;
-            if (any(ve != vec2<f32>(0.0)) && dot(dv, dv) > sim.wake_speed_sq) {
+            let closing = wi == 0.0 && dot(dv, hit.n) < 0.0;
+            if (closing || (any(ve != vec2<f32>(0.0)) && dot(dv, dv) > sim.wake_speed_sq)) {
                 atomicMax(&sleep_speed[cp.group], SLEEP_WAKE);
                 atomicMax(&sleep_speed[outlines[hit.body].group], SLEEP_WAKE);
             }

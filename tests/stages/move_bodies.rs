@@ -275,6 +275,78 @@ fn a_box_asleep_on_a_kinematic_platform_falls_when_it_moves_away() {
     }
 }
 
+/// A kinematic body that closes in on a sleeping body wakes it and
+/// pushes it, on both paths: a flat paddle (its edge against the body's
+/// corners) driven into a box asleep on the floor, and a kinematic
+/// diamond (its tip against the body's edge) driven into a hubless ring
+/// asleep there, both at 0.5 m/s, below the wake speed. Neither side has
+/// mass for the contact to act on while the body sleeps, so before the
+/// rule that wakes sides closing in, both passed through the sleeper,
+/// which stayed asleep where it lay.
+#[test]
+fn a_kinematic_body_pushes_a_sleeping_body_it_closes_in_on() {
+    use std::f32::consts::FRAC_PI_4;
+    for tip in [false, true] {
+        let mut world = World::default();
+        world.add_plane(HalfPlane::floor(0.0)).unwrap();
+        let lander = if tip {
+            Blob::new(Vec2::new(0.0, 0.25), 0.25, 10).build(&mut world)
+        } else {
+            BoxShape::new(Vec2::new(0.0, 0.25), Vec2::splat(0.5)).build(&mut world)
+        }
+        .unwrap();
+        let pusher = if tip {
+            BoxShape::new(Vec2::new(-0.7, 0.25), Vec2::splat(0.3))
+                .rotation(FRAC_PI_4)
+                .build(&mut world)
+        } else {
+            BoxShape::new(Vec2::new(-0.6, 0.3), Vec2::new(0.2, 0.5)).build(&mut world)
+        }
+        .unwrap();
+        world
+            .set_kinematic(pusher.bodies[0], Vec2::ZERO, 0.0)
+            .unwrap();
+        let xs = |s: &Solver, shape: &Shape| {
+            let pos = s.state().unwrap().0;
+            let x = shape.points.iter().map(|h| pos[h.index()][0]);
+            (
+                x.clone().fold(f32::MAX, f32::min),
+                x.fold(f32::MIN, f32::max),
+            )
+        };
+        let mut moves = Vec::new();
+        for mut s in both(&world) {
+            s.step(120).unwrap();
+            let asleep = s.sleeping_points().unwrap();
+            assert_eq!(asleep, lander.points.len(), "{}: {asleep} asleep", s.name());
+            s.queue(Command::BodyVelocity {
+                body: pusher.bodies[0],
+                linear: Vec2::new(0.5, 0.0),
+                angular: 0.0,
+            })
+            .unwrap();
+            // 1 m in 2 s: 0.6 m past first touching.
+            s.step(120).unwrap();
+            let (lander_left, _) = xs(&s, &lander);
+            let (_, pusher_right) = xs(&s, &pusher);
+            let moved = centre(&s, &lander).x;
+            eprintln!(
+                "{}: tip {tip}: the sleeper moved {moved} m, its left side at {lander_left}, the pusher's right at {pusher_right}",
+                s.name()
+            );
+            assert!(
+                moved > 0.4 && lander_left > pusher_right - 0.03,
+                "{}: tip {tip}: the pusher passed into the sleeper (moved {moved} m, left side {lander_left}, pusher {pusher_right})",
+                s.name()
+            );
+            moves.push(moved);
+        }
+        if let [cpu, gpu] = moves[..] {
+            assert!((cpu - gpu).abs() < 5e-3, "tip {tip}: cpu {cpu}, gpu {gpu}");
+        }
+    }
+}
+
 /// What lands on a kinematic platform in [`platform_rebound`].
 #[derive(Clone, Copy, Debug)]
 enum Lander {

@@ -188,11 +188,15 @@ pub fn resolve_point(
         let s = 1.0 - hit.t;
         let t = hit.t;
         let w = wi + s * s * wa + t * t * wb;
-        // A sleeping point on a kinematic body's edge that moves off wakes
-        // (neither side has mass to push the other).
+        // Neither side has mass to push the other (sleeping or kinematic):
+        // sides that close in wake, or a kinematic one would pass through a
+        // sleeping one; a sleeping point on a kinematic body's edge that
+        // moves off faster than the wake speed wakes too.
         if !relax && bind.sim.sleep_steps > 0 && wa == 0.0 && wb == 0.0 {
             let ve = v2(bind.vel[ia as usize]) * s + v2(bind.vel[ib as usize]) * t;
-            if ve != Vec2::ZERO && (v - ve).length_squared() > bind.sim.wake_speed_sq {
+            let dv = v - ve;
+            let closing = wi == 0.0 && dv.dot(v2(hit.n)) < 0.0;
+            if closing || (ve != Vec2::ZERO && dv.length_squared() > bind.sim.wake_speed_sq) {
                 out.wake = Some([cp.group, bind.outlines[hit.body as usize].group]);
             }
         }
