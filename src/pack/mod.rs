@@ -215,7 +215,7 @@ pub struct Packed {
     /// kinematic body.
     pub impact_home: Vec<u32>,
     /// Each body's inverse mass in impacts: one over the mass of its
-    /// points, [`IMPACT_KINEMATIC`](crate::layout::IMPACT_KINEMATIC) for a
+    /// points, [`IMPACT_KINEMATIC`] for a
     /// kinematic body that takes part, or 0 when it takes no part.
     pub impact_inv_mass: Vec<f32>,
     pub planets: Vec<PlanetInfo>,
