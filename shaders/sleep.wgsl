@@ -34,6 +34,13 @@
 //            A point of an awake assembly gets its own inverse mass back.
 //            A point whose assembly's count is a multiple of SLEEP_WINDOW
 //            (0 included: it moved) takes its position as its anchor.
+//   wake_flagged  (in worlds with kinematic bodies, at the start of every
+//            substep) the points of a sleeping assembly that a contact
+//            flagged this step (SLEEP_WAKE) get their own inverse mass back
+//            now, anchored where they are, and the assembly starts counting
+//            again: a kinematic body closing in on a sleeper moves it
+//            within the step rather than pressing into it until the step's
+//            end. The flag stays for update.
 //   wake     (on an edit, set_state or new parameters, not in a step)
 //            every point gets its own inverse mass back, every assembly
 //            starts counting again, motion is measured from here, and no
@@ -184,4 +191,24 @@ fn wake(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     rest_steps[i] = 0u;
     last[i] = state[i];
     support[i] = 0xffffffffu;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn wake_flagged(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let sp = points[i];
+    if (atomicLoad(&speed[sp.group]) < SLEEP_WAKE) {
+        return;
+    }
+    // The root alone writes the count; no thread here reads it.
+    if (sp.group == i) {
+        rest_steps[i] = 0u;
+    }
+    if (bitcast<f32>(info[i].x) == 0.0 && sp.inv_mass != 0.0) {
+        info[i].x = bitcast<u32>(sp.inv_mass);
+        last[i] = state[i];
+    }
 }

@@ -182,6 +182,35 @@ pub fn settle(
     }
 }
 
+/// The points of a sleeping assembly that a contact flagged this step
+/// ([`SLEEP_WAKE`] in `speed`) get their own inverse mass back, anchored
+/// where they are, and the assembly starts counting again; the flag stays
+/// for [`update`] (WGSL `wake_flagged`, at the start of each substep of a
+/// world with kinematic bodies).
+pub fn wake_flagged(
+    sim: &SimParams,
+    pos: &[[f32; 2]],
+    points: &[SleepPoint],
+    speed: &[u32],
+    rest_steps: &mut [u32],
+    info: &mut [PointInfo],
+    last: &mut [[f32; 2]],
+) {
+    let n = sim.num_points as usize;
+    for (i, sp) in points[..n].iter().enumerate() {
+        if speed[sp.group as usize] < SLEEP_WAKE {
+            continue;
+        }
+        if sp.group as usize == i {
+            rest_steps[i] = 0;
+        }
+        if info[i].inv_mass == 0.0 && sp.inv_mass != 0.0 {
+            info[i].inv_mass = sp.inv_mass;
+            last[i] = pos[i];
+        }
+    }
+}
+
 /// Every point gets its own inverse mass back, every assembly starts
 /// counting again, motion is measured from `pos`, and no point has a
 /// support (WGSL `wake`).

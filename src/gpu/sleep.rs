@@ -1,6 +1,7 @@
 //! Stage 6 wrapper for `shaders/sleep.wgsl` (CPU mirror: `cpu::sleep`):
 //! measure, touch (with body contacts), update and settle, once per step
-//! after the last substep; and wake, recorded by edits.
+//! after the last substep; wake_flagged, at the start of each substep of a
+//! world with kinematic bodies; and wake, recorded by edits.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
@@ -15,6 +16,7 @@ pub struct Sleep {
     measure: Kernel,
     update: Kernel,
     settle: Kernel,
+    wake_flagged: Kernel,
     wake: Kernel,
 }
 
@@ -54,6 +56,7 @@ impl Sleep {
             measure: kernel("measure", &[0, 1, 2, 3, 5, 6, 11]),
             update: kernel("update", &[0, 2, 3, 4]),
             settle: kernel("settle", &[0, 1, 2, 4, 5, 6]),
+            wake_flagged: kernel("wake_flagged", &[0, 1, 2, 3, 4, 5, 6]),
             wake: kernel("wake", &[0, 1, 2, 3, 4, 5, 6, 9]),
         }
     }
@@ -83,6 +86,17 @@ impl Sleep {
     /// were written, as by a checkpoint's restore).
     pub fn record_settle(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
         dispatch(pass, &self.settle, state, grid);
+    }
+
+    /// Records wake_flagged on state copy `state`: the sleepers a contact
+    /// flagged this step wake now.
+    pub fn record_wake_flagged(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        state: usize,
+        grid: (u32, u32),
+    ) {
+        dispatch(pass, &self.wake_flagged, state, grid);
     }
 
     /// Records wake on state copy `state`: everything awake, motion

@@ -459,6 +459,7 @@ pub fn check_stage(
     match stage {
         Stage::Integrate => cpu.stage_integrate(),
         Stage::MoveBodies => cpu.stage_move_bodies(),
+        Stage::WakeFlagged => cpu.stage_wake_flagged(),
         Stage::Collide => cpu.stage_collide(),
         Stage::Terrain => cpu.stage_terrain(),
         Stage::IntegrateCollide => {

@@ -239,6 +239,7 @@ impl CpuSolver {
     /// broad phase.
     fn substep_in(&mut self, first: bool) {
         self.stage_move_colliders();
+        self.stage_wake_flagged();
         self.stage_move_bodies();
         self.stage_springs();
         self.stage_shape_match();

@@ -41,6 +41,27 @@ impl Sleep {
 }
 
 impl CpuSolver {
+    /// At the start of each substep of a world with kinematic bodies and
+    /// sleeping, before stage 0b: the
+    /// sleeping assemblies a contact flagged this step wake now
+    /// (`cpu::sleep::wake_flagged`, WGSL `wake_flagged`).
+    pub fn stage_wake_flagged(&mut self) {
+        let p = &self.packed;
+        if p.kinematic.is_empty() || p.sim.sleep_steps == 0 {
+            return;
+        }
+        let s = &mut self.sleep;
+        sleep::wake_flagged(
+            &p.sim,
+            &p.pos,
+            &s.points,
+            &s.speed,
+            &mut s.rest_steps,
+            &mut self.info,
+            &mut s.last,
+        );
+    }
+
     /// Stage 6 alone: sleeping's measure, update and settle.
     pub fn stage_sleep(&mut self) {
         let touch = self.has_contacts();

@@ -96,7 +96,7 @@ impl GpuSolver {
                 | Stage::Resolve
                 | Stage::Untangle => &mut t.body_collide,
                 Stage::Impact => &mut t.impact,
-                Stage::Sleep => &mut t.sleep,
+                Stage::Sleep | Stage::WakeFlagged => &mut t.sleep,
             } += ms;
         }
         Ok(Some(t))

@@ -13,6 +13,10 @@ pub enum Stage {
     /// each substep of a world where some move). Recorded in a step, the
     /// compute pass ends after it for the copy into the uniform table.
     MoveColliders,
+    /// Wakes the sleeping assemblies a contact flagged this step (in each
+    /// substep of a world with kinematic bodies and sleeping, before
+    /// [`Stage::MoveBodies`]).
+    WakeFlagged,
     /// Poses the kinematic bodies at the substep's end (in each substep
     /// of a world with some, after [`Stage::MoveColliders`]).
     MoveBodies,
@@ -139,7 +143,8 @@ impl GpuSolver {
     /// The stages one step runs, in order, substep after substep (stages
     /// with nothing to do are left out). Each substep is (where colliders
     /// move, [`Stage::MoveColliders`] first; where bodies are kinematic,
-    /// [`Stage::MoveBodies`]) springs, shape
+    /// [`Stage::WakeFlagged`] with sleeping, then [`Stage::MoveBodies`])
+    /// springs, shape
     /// matching, integrate, collide, terrain (where there is some), body
     /// contacts (and their relax
     /// passes), rods: the forces first, then the motion, then the position
@@ -192,6 +197,7 @@ impl GpuSolver {
                 moving
                     .then_some(Stage::MoveColliders)
                     .into_iter()
+                    .chain((kinematic && sleeping).then_some(Stage::WakeFlagged))
                     .chain(kinematic.then_some(Stage::MoveBodies))
                     .chain(springs.then_some(Stage::Springs))
                     .chain(motion.iter().copied())
@@ -239,6 +245,10 @@ impl GpuSolver {
                 if let Some(m) = &self.move_colliders {
                     m.record(pass);
                 }
+                state
+            }
+            Stage::WakeFlagged => {
+                self.sleep.record_wake_flagged(pass, state, self.point_grid);
                 state
             }
             Stage::MoveBodies => {
