@@ -11,7 +11,8 @@
 //            order. A contact that approaches faster than the wake speed
 //            raised it to SLEEP_WAKE already (body_collide.wgsl, resolve);
 //            a point that a moving collider's surface reaches within a
-//            step raises it to SLEEP_WAKE too.
+//            step raises it to SLEEP_WAKE too, and so does a kinematic
+//            body's point that moves (a pinned point with a velocity).
 //   touch    (with body contacts) motion passes through contacts: a
 //            point's contact from the last narrow phase, or the body a
 //            sleeping point rested on when it fell asleep (its support,
@@ -81,9 +82,14 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (i >= sim.num_points) {
         return;
     }
-    let p = state[i].xy;
+    let s = state[i];
+    let p = s.xy;
     let g = points[i].group;
-    if (MOVING_COLLIDERS && near_moving_collider(point_info(info[i]).layers, p)) {
+    // A pinned point that moves is a kinematic body's: its assembly never
+    // sleeps while it moves (its motion lives in the velocities, which
+    // sleeping would zero), however slowly.
+    let kinematic = points[i].inv_mass == 0.0 && any(s.zw != vec2<f32>(0.0));
+    if (kinematic || (MOVING_COLLIDERS && near_moving_collider(point_info(info[i]).layers, p))) {
         atomicMax(&speed[g], SLEEP_WAKE);
         return;
     }

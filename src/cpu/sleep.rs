@@ -32,12 +32,15 @@ pub struct MovingColliders<'a> {
 
 /// Every point raises its assembly's largest squared motion from its
 /// anchor (WGSL `measure`); the maximum does not depend on the order.
-/// With `moving` (a world where a planet or half-plane moves), a point
-/// that a moving collider's surface reaches within a step
-/// (`cpu::collide::near_moving_collider`) reports [`SLEEP_WAKE`] instead.
+/// A kinematic body's point that moves (a pinned point with a velocity:
+/// its assembly never sleeps while it moves, as sleeping would zero the
+/// velocities its motion lives in) and, with `moving` (a world where a
+/// planet or half-plane moves), a point that a moving collider's surface
+/// reaches within a step (`cpu::collide::near_moving_collider`) report
+/// [`SLEEP_WAKE`] instead.
 pub fn measure(
     sim: &SimParams,
-    pos: &[[f32; 2]],
+    (pos, vel): (&[[f32; 2]], &[[f32; 2]]),
     points: &[SleepPoint],
     last: &[[f32; 2]],
     speed: &mut [u32],
@@ -46,9 +49,11 @@ pub fn measure(
     let n = sim.num_points as usize;
     for (i, ((p, sp), last)) in pos[..n].iter().zip(points).zip(last).enumerate() {
         let s = &mut speed[sp.group as usize];
-        let near = moving.as_ref().is_some_and(|m| {
-            near_moving_collider(sim, m.info[i].layers, v2(*p), m.planets, m.planes)
-        });
+        let kinematic = sp.inv_mass == 0.0 && vel[i] != [0.0; 2];
+        let near = kinematic
+            || moving.as_ref().is_some_and(|m| {
+                near_moving_collider(sim, m.info[i].layers, v2(*p), m.planets, m.planes)
+            });
         *s = (*s).max(if near {
             SLEEP_WAKE
         } else {

@@ -402,6 +402,51 @@ fn a_kinematic_paddle_hitting_a_sleeping_box_fast_sends_it_off_at_its_elasticity
     }
 }
 
+/// A kinematic body slower than the sleep speed never sleeps while it
+/// moves (its motion lives in its points' velocities, which sleeping
+/// zeroes: a platform at 0.03 m/s stopped for good half a second in), and
+/// what rides on it rides on: a platform at 0.03 m/s with a box on it,
+/// and a ring turning at 0.02 rad/s, after 6 s, on both paths.
+#[test]
+fn a_slow_kinematic_body_keeps_moving() {
+    let mut world = World::default();
+    let deck = platform(&mut world, Vec2::new(0.03, 0.0), 0.0);
+    let crate_ = BoxShape::new(Vec2::new(0.0, 0.46), Vec2::splat(0.5))
+        .build(&mut world)
+        .unwrap();
+    let wheel = Blob::new(Vec2::new(10.0, 0.0), 1.0, 12)
+        .build(&mut world)
+        .unwrap();
+    world
+        .set_kinematic(wheel.bodies[0], Vec2::ZERO, 0.02)
+        .unwrap();
+    for mut s in both(&world) {
+        let start = heading(&s, &wheel);
+        s.step(360).unwrap();
+        let (deck_at, crate_at) = (centre(&s, &deck), centre(&s, &crate_));
+        let turned = heading(&s, &wheel) - start;
+        eprintln!(
+            "{}: after 6 s the platform is at {deck_at}, the box at {crate_at}; the wheel turned {turned} rad",
+            s.name()
+        );
+        assert!(
+            (deck_at.x - 0.18).abs() < 1e-3,
+            "{}: the platform stopped at {deck_at}",
+            s.name()
+        );
+        assert!(
+            (crate_at.x - 0.18).abs() < 0.01,
+            "{}: the box is at {crate_at}",
+            s.name()
+        );
+        assert!(
+            (turned - 0.12).abs() < 1e-3,
+            "{}: the wheel turned {turned} rad",
+            s.name()
+        );
+    }
+}
+
 /// What lands on a kinematic platform in [`platform_rebound`].
 #[derive(Clone, Copy, Debug)]
 enum Lander {

@@ -74,7 +74,7 @@ impl CpuSolver {
         });
         sleep::measure(
             sim,
-            &self.packed.pos,
+            (&self.packed.pos, &self.packed.vel),
             &s.points,
             &s.last,
             &mut s.speed,
