@@ -100,6 +100,121 @@ fn packed_edits_equal_a_fresh_pack() {
     assert_eq!(p, Packed::from_world(&w).unwrap(), "after new defaults");
 }
 
+/// An edit that appends items linking no earlier point is packed in place,
+/// the new items alone (`Packed::sync_in_place`), and equals a fresh pack
+/// of the edited world whatever it adds: boxes turned and with diagonal
+/// springs, a large blob, a hubless ring, a pinned rope of rods, free
+/// points (disks), a kinematic body, a pressure body, a box of another
+/// size (the grid's cell and the contact scale follow the colliders'
+/// sizes), and a body on a new material, whose new contact filter must
+/// come before the free points' (its contact data is packed whole again).
+/// An append that links an earlier point is left to `Packed::synced`, and
+/// a failed one changes nothing.
+#[test]
+fn appends_of_unlinked_items_pack_as_a_fresh_world() {
+    let mut w = base_world();
+    // A free point: its contact filter follows the bodies'.
+    w.add_point(Point::new(Vec2::new(9.0, 9.0)).layers(2))
+        .unwrap();
+    let mut p = Packed::from_world(&w).unwrap();
+    let params = w.params.clone();
+    type Edit = fn(&mut World);
+    let edits: [(&str, Edit); 9] = [
+        ("a box", |w| {
+            BoxShape::new(Vec2::new(0.0, 8.0), Vec2::splat(0.5))
+                .build(w)
+                .unwrap();
+        }),
+        ("boxes with diagonals and a hubless ring", |w| {
+            for k in 0..5 {
+                BoxShape::new(Vec2::new(k as f32, 9.0), Vec2::splat(0.22))
+                    .rotation(0.3 * k as f32)
+                    .diagonals(true)
+                    .build(w)
+                    .unwrap();
+            }
+            Blob::new(Vec2::new(6.0, 9.0), 0.12, 8)
+                .center_point(false)
+                .build(w)
+                .unwrap();
+        }),
+        ("a large blob", |w| {
+            Blob::new(Vec2::new(-3.0, 9.0), 0.9, 40).build(w).unwrap();
+        }),
+        ("a pinned rope of rods", |w| {
+            Rope::new(Vec2::new(3.0, 12.0), Vec2::new(5.0, 12.0), 6)
+                .pin_first(true)
+                .spring_kind(SpringKind::Rod)
+                .build(w)
+                .unwrap();
+        }),
+        ("free points", |w| {
+            for k in 0..3 {
+                w.add_point(Point::new(Vec2::new(k as f32, 14.0)).layers(2))
+                    .unwrap();
+            }
+        }),
+        ("a kinematic body", |w| {
+            let s = BoxShape::new(Vec2::new(8.0, 1.0), Vec2::new(2.0, 0.2))
+                .build(w)
+                .unwrap();
+            w.set_kinematic(s.bodies[0], Vec2::X, 0.1).unwrap();
+        }),
+        ("a pressure body", |w| {
+            Blob::new(Vec2::new(-6.0, 9.0), 0.4, 12)
+                .inflation(1.3)
+                .build(w)
+                .unwrap();
+        }),
+        ("a box of another size", |w| {
+            BoxShape::new(Vec2::new(12.0, 3.0), Vec2::splat(3.0))
+                .build(w)
+                .unwrap();
+        }),
+        ("a box on a new material", |w| {
+            let m = w
+                .add_material(Material {
+                    elasticity: Some(0.7),
+                    ..Material::DEFAULT
+                })
+                .unwrap();
+            BoxShape::new(Vec2::new(-9.0, 3.0), Vec2::splat(0.5))
+                .material(m)
+                .build(w)
+                .unwrap();
+        }),
+    ];
+    for (what, edit) in edits {
+        edit(&mut w);
+        let local = p.sync_in_place(w.generation(), &w, Some(&params));
+        assert!(local.unwrap(), "{what}: not packed in place");
+        assert_eq!(p, Packed::from_world(&w).unwrap(), "{what}");
+    }
+    // A spring to a point packed before: the other path, unchanged.
+    let before = p.clone();
+    let end = w.add_point(Point::new(Vec2::new(-2.0, 3.0))).unwrap();
+    w.add_spring(Spring::new(PointHandle(0), end)).unwrap();
+    let local = p.sync_in_place(w.generation(), &w, Some(&params));
+    assert!(
+        !local.unwrap(),
+        "a link to an earlier point packed in place"
+    );
+    assert_eq!(p, before);
+    let mut p = p.synced(w.generation(), &w, Some(&params)).unwrap();
+    assert_eq!(p, Packed::from_world(&w).unwrap(), "the linking append");
+    // A body that diverges on its own: refused, nothing changed.
+    let before = p.clone();
+    BoxShape::new(Vec2::new(20.0, 3.0), Vec2::splat(0.5))
+        .body_stiffness(1e9)
+        .build(&mut w)
+        .unwrap();
+    let e = p
+        .sync_in_place(w.generation(), &w, Some(&params))
+        .unwrap_err();
+    assert!(matches!(e, WorldError::Unstable { .. }), "{e}");
+    assert_eq!(p, before, "a refused append changes nothing");
+}
+
 #[test]
 fn removing_points_of_a_body_down_to_one_removes_the_body() {
     let mut w = World::default();

@@ -33,6 +33,15 @@ pub struct Grid {
 
 impl Grid {
     /// An empty grid sized for a packed world's colliders.
+    /// Sized for `packed`, in the allocations it has (a broad phase
+    /// writes every word it reads).
+    pub fn resize(&mut self, packed: &Packed) {
+        self.counts.resize(packed.grid_slots() + 1, 0);
+        self.data.resize(packed.grid_words(), 0);
+        self.awake.resize(packed.grid_slots(), 0);
+        self.large_awake = false;
+    }
+
     pub fn new(packed: &Packed) -> Self {
         Self {
             counts: vec![0; packed.grid_slots() + 1],

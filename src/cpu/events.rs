@@ -44,6 +44,19 @@ impl EventState {
         }
     }
 
+    /// What [`EventState::new`] makes for `bodies` bodies, with its log
+    /// kept: contact events start again (what touches begins anew).
+    pub fn reset(&mut self, bodies: usize) {
+        let slots = bodies * PAIR_SLOTS as usize;
+        for v in self.pairs.iter_mut().chain(&mut self.points) {
+            v.clear();
+            v.resize(slots, NO_PAIR);
+        }
+        self.speeds.clear();
+        self.speeds.resize(slots, 0.0);
+        self.start.clear();
+    }
+
     /// WGSL `snapshot`: the state the step starts with (after the
     /// commands).
     pub fn snapshot(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {

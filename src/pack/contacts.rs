@@ -2,9 +2,11 @@
 //! contact filter, the bodies' outlines, which bodies and free points
 //! collide, and the grid's cell size and table size.
 //!
-//! All of it is a function of the world's items (never of the state), so it
-//! is packed again whole after every edit: a union-find over the points and
-//! one pass over the memberships, linear in points + springs + members.
+//! All of it is a function of the world's items (never of the state). An
+//! edit that appends items linked to no earlier point packs the new items
+//! alone (`append_contacts`); any other edit packs it again whole: a
+//! union-find over the points and one pass over the memberships, linear in
+//! points + springs + members.
 
 use std::collections::HashMap;
 
@@ -50,14 +52,31 @@ fn auto_cell(p95_extent: Option<f32>) -> f32 {
     p95_extent.map_or(0.1, |e| 0.625 * e)
 }
 
-/// The 95th percentile of the colliders' rest extents (sorts them), or
-/// `None` without colliders.
-fn p95_extent(extents: &mut [f32]) -> Option<f32> {
-    if extents.is_empty() {
+/// The 95th percentile of the colliders' rest extents, sorted, or `None`
+/// without colliders.
+fn p95_extent(sorted: &[f32]) -> Option<f32> {
+    if sorted.is_empty() {
         return None;
     }
-    extents.sort_by(f32::total_cmp);
-    Some(extents[(extents.len() * 95 / 100).min(extents.len() - 1)])
+    Some(sorted[(sorted.len() * 95 / 100).min(sorted.len() - 1)])
+}
+
+/// Two sorted lists as one.
+fn merge_sorted(a: &[f32], b: &[f32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if b[j].total_cmp(&a[i]).is_lt() {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// An outline whose rest shape encloses less than this fraction of its
@@ -97,33 +116,65 @@ impl Packed {
     /// Packs the contact data of `world`, whose items must be the packed
     /// ones, and sets the contact fields of `sim`.
     pub(crate) fn pack_contacts(&mut self, world: &World) {
+        self.contact_points.clear();
+        self.outlines.clear();
+        self.outline_points.clear();
+        self.colliders.clear();
+        self.contact_filters.clear();
+        self.filter_keys.clear();
+        self.body_filters = 0;
+        self.collider_extents.clear();
+        self.sim.num_colliders = 0;
+        self.sim.num_small_colliders = 0;
+        self.sim.num_free = 0;
+        let fresh = self.append_contacts(world, 0, 0, 0);
+        debug_assert!(fresh, "contact data packed from nothing");
+    }
+
+    /// Packs the contact data of the packed points `n0..`, springs `s0..`
+    /// and bodies `b0..` of `world`, whose links touch no earlier point,
+    /// behind what is packed for the earlier ones, and sets the contact
+    /// fields of `sim`: what [`pack_contacts`](Self::pack_contacts) makes
+    /// of all of them. Returns `false`, changing nothing, when a new body
+    /// needs a new filter while the free points' filters follow the
+    /// bodies' (its number would come before theirs): pack everything.
+    pub(crate) fn append_contacts(
+        &mut self,
+        world: &World,
+        n0: usize,
+        s0: usize,
+        b0: usize,
+    ) -> bool {
         let params = &world.params;
         let n = self.point_info.len();
         let on = params.body_collisions;
         // The packed items are the world's first ones; items appended since
         // are packed (with the contact data again) by `append_from`.
         let nb = self.bodies.len().min(world.bodies().len());
-        let bodies = &world.bodies()[..nb];
-        let rest_shapes = &world.rest_shapes()[..nb];
-        let points = &world.points()[..n.min(world.points().len())];
+        let bodies = &world.bodies()[b0..nb];
+        let rest_shapes = &world.rest_shapes()[b0..nb];
+        let points = &world.points()[n0..n.min(world.points().len())];
 
-        let mut asm = Assemblies::new(n);
-        for b in bodies {
-            for w in b.points.windows(2) {
-                asm.union(w[0].0, w[1].0);
-            }
+        // Filters: distinct (category, mask, material), in order of first
+        // use, the bodies' first.
+        let mut filter_index: HashMap<[u32; 3], u32> = self
+            .filter_keys
+            .iter()
+            .zip(0u32..)
+            .map(|(k, i)| (*k, i))
+            .collect();
+        let body_filters_follow = self.body_filters as usize == self.filter_keys.len();
+        if !body_filters_follow
+            && bodies
+                .iter()
+                .any(|b| !filter_index.contains_key(&[b.category, b.mask, b.material.0]))
+        {
+            return false;
         }
-        for s in &self.springs {
-            asm.union(s.a, s.b);
-        }
-
-        // Filters: distinct (category, mask, material), in order of first use.
-        let mut filter_index: HashMap<(u32, u32, u32), u32> = HashMap::new();
-        let mut filters = Vec::new();
-        let mut filter = |category: u32, mask: u32, material: u32| -> u32 {
-            *filter_index
-                .entry((category, mask, material))
-                .or_insert_with(|| {
+        let mut filter =
+            |key: [u32; 3], keys: &mut Vec<[u32; 3]>, filters: &mut Vec<ContactFilter>| -> u32 {
+                *filter_index.entry(key).or_insert_with(|| {
+                    let [category, mask, material] = key;
                     let m = world.resolve_material(MaterialHandle(material));
                     filters.push(ContactFilter {
                         category,
@@ -135,43 +186,64 @@ impl Packed {
                         dynamic_friction: m.dynamic_friction,
                         ..Default::default()
                     });
+                    keys.push(key);
                     filters.len() as u32 - 1
                 })
-        };
+            };
 
-        let mut outlines = Vec::with_capacity(bodies.len());
-        let mut encloses = Vec::with_capacity(bodies.len());
-        let mut outline_points = Vec::new();
+        // Assemblies of the new points: their links join no earlier point.
+        let mut asm = Assemblies::new(n - n0);
+        let local = |p: u32| p - n0 as u32;
+        for b in bodies {
+            for w in b.points.windows(2) {
+                asm.union(local(w[0].0), local(w[1].0));
+            }
+        }
+        for s in &self.springs[s0..] {
+            asm.union(local(s.a), local(s.b));
+        }
+        let mut group = |p: u32| asm.find(local(p)) + n0 as u32;
+
         let mut body_filter = Vec::with_capacity(bodies.len());
+        let mut encloses = Vec::with_capacity(bodies.len());
         for (b, rest) in bodies.iter().zip(rest_shapes) {
-            let f = filter(b.category, b.mask, b.material.0);
+            let f = filter(
+                [b.category, b.mask, b.material.0],
+                &mut self.filter_keys,
+                &mut self.contact_filters,
+            );
             body_filter.push(f);
-            let first = outline_points.len();
-            outline_points.extend(b.outline().iter().map(|p| p.0));
+            let first = self.outline_points.len();
+            self.outline_points.extend(b.outline().iter().map(|p| p.0));
             encloses.push(counter_clockwise(
-                &mut outline_points[first..],
+                &mut self.outline_points[first..],
                 &b.points,
                 rest,
             ));
-            outlines.push(BodyOutline {
+            self.outlines.push(BodyOutline {
                 first: first as u32,
-                count: (outline_points.len() - first) as u32,
-                group: asm.find(b.points[0].0),
+                count: (self.outline_points.len() - first) as u32,
+                group: group(b.points[0].0),
                 filter_id: f,
             });
+        }
+        if body_filters_follow {
+            self.body_filters = self.filter_keys.len() as u32;
         }
 
         // A body point takes the filter of the first body that holds it; a
         // free point collides as a disk on its static-collision layers.
         let disks = on && params.point_radius > 0.0;
         let mut free_points = Vec::new();
-        let mut contact_points = Vec::with_capacity(n);
-        for (i, p) in points.iter().enumerate() {
-            let memberships = self.point_members.of(i);
-            let f = match memberships.first() {
-                Some(m) => body_filter[m.body as usize],
+        for (i, p) in (n0..).zip(points) {
+            let f = match self.point_members.of(i).first() {
+                Some(m) => body_filter[m.body as usize - b0],
                 None => {
-                    let f = filter(p.layers, p.layers, p.material.0);
+                    let f = filter(
+                        [p.layers, p.layers, p.material.0],
+                        &mut self.filter_keys,
+                        &mut self.contact_filters,
+                    );
                     if disks {
                         free_points.push(i as u32);
                         f | CONTACT_FREE
@@ -180,8 +252,8 @@ impl Packed {
                     }
                 }
             };
-            contact_points.push(ContactPoint {
-                group: asm.find(i as u32),
+            self.contact_points.push(ContactPoint {
+                group: group(i as u32),
                 filter_id: f,
             });
         }
@@ -189,8 +261,9 @@ impl Packed {
         let (mut small, mut large) = (Vec::new(), Vec::new());
         let mut extents = Vec::new();
         if on {
-            for (b, o) in outlines.iter().enumerate() {
-                if o.count < 3 || !encloses[b] {
+            for (b, &enclosed) in (b0..).zip(&encloses) {
+                let o = &self.outlines[b];
+                if o.count < 3 || !enclosed {
                     continue;
                 }
                 if o.count <= SMALL_BODY_MAX_POINTS {
@@ -209,9 +282,31 @@ impl Packed {
                 extents.push((hi[0] - lo[0]).max(hi[1] - lo[1]));
             }
         }
+        extents.sort_by(f32::total_cmp);
+        self.collider_extents = merge_sorted(&self.collider_extents, &extents);
+        // The colliders: small bodies, large bodies, free points, each in
+        // order, the new ones behind the old of their kind.
+        let (old_small, old_bodies) = (
+            self.sim.num_small_colliders as usize,
+            self.sim.num_colliders as usize,
+        );
+        let old = std::mem::take(&mut self.colliders);
+        self.colliders = old[..old_small]
+            .iter()
+            .chain(&small)
+            .chain(&old[old_small..old_bodies])
+            .chain(&large)
+            .chain(&old[old_bodies..])
+            .chain(&free_points)
+            .copied()
+            .collect();
+        self.sim.num_small_colliders += small.len() as u32;
+        self.sim.num_colliders += (small.len() + large.len()) as u32;
+        self.sim.num_free += free_points.len() as u32;
+
         // At least 4 point radii, so that a free disk's box spans at most
         // 2 x 2 cells (the broad phase and the disk search rely on it).
-        let typical = p95_extent(&mut extents);
+        let typical = p95_extent(&self.collider_extents);
         let cell = params
             .collision_cell
             .unwrap_or_else(|| auto_cell(typical))
@@ -219,22 +314,13 @@ impl Packed {
         // The fixed-point scale follows the bodies' size (free disks: 20
         // point radii), never the grid: a step does not depend on the cell.
         self.sim.contact_scale = contact_scale(typical.unwrap_or(20.0 * params.point_radius));
-        let colliders = small.len() + large.len() + free_points.len();
-        let slots = (4 * colliders).next_power_of_two().max(64) as u32;
-
-        self.sim.num_colliders = (small.len() + large.len()) as u32;
-        self.sim.num_small_colliders = small.len() as u32;
-        self.sim.num_free = free_points.len() as u32;
+        let slots = (4 * self.colliders.len()).next_power_of_two().max(64) as u32;
         self.sim.table_mask = slots - 1;
         self.sim.cell = cell;
         self.sim.inv_cell = 1.0 / cell;
-        self.contact_points = contact_points;
-        self.outlines = outlines;
-        self.outline_points = outline_points;
-        self.colliders = small.into_iter().chain(large).chain(free_points).collect();
-        self.contact_filters = filters;
         self.packed_body_collisions = on;
         self.packed_free_disks = disks;
+        true
     }
 
     /// The contact filters' `decay` for a substep `h`.
@@ -340,14 +426,18 @@ impl Packed {
     /// Each point's sleeping record: its assembly (the one body contacts
     /// use) and its inverse mass (`layout::SleepPoint`).
     pub fn sleep_points(&self) -> Vec<SleepPoint> {
-        self.contact_points
+        self.sleep_points_from(0).collect()
+    }
+
+    /// The sleeping records of points `from..`.
+    pub fn sleep_points_from(&self, from: usize) -> impl Iterator<Item = SleepPoint> + '_ {
+        self.contact_points[from..]
             .iter()
-            .zip(&self.point_info)
+            .zip(&self.point_info[from..])
             .map(|(c, i)| SleepPoint {
                 group: c.group,
                 inv_mass: i.inv_mass,
             })
-            .collect()
     }
 
     /// Whether a substep has body-body contacts to look for.

@@ -8,8 +8,6 @@
 //! arrays (a counting sort, linear in the links); everything else is packed
 //! for the new items alone.
 
-use glam::Vec2;
-
 use super::items::*;
 use super::{HalfSprings, Packed, PointMembers};
 use crate::error::{Item, WorldError};
@@ -75,6 +73,36 @@ impl Packed {
         Ok(new)
     }
 
+    /// [`Packed::synced`] in place, for an edit that only appends items
+    /// linking no earlier point, at the parameters the packed items were
+    /// resolved with (`resolved`, the world's): packs the new items alone
+    /// and checks their links' stability, so that it costs in proportion
+    /// to what was appended. Returns `Ok(false)`, changing nothing, for
+    /// any other edit (use [`Packed::synced`]); refused like
+    /// [`Packed::synced`], changing nothing.
+    pub fn sync_in_place(
+        &mut self,
+        followed: u64,
+        world: &World,
+        resolved: Option<&Params>,
+    ) -> Result<bool, WorldError> {
+        check_generation(followed, world.generation(), "sync")?;
+        if !self.appends_locally(world, resolved) {
+            return Ok(false);
+        }
+        world.params.validate()?;
+        let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
+        let mark = self.mark();
+        let appended = self
+            .append_resolved(world, resolved)
+            .and_then(|()| self.check_stability_from(world.params.h(), n0, s0, b0));
+        if let Err(e) = appended {
+            self.restore(mark);
+            return Err(e);
+        }
+        Ok(true)
+    }
+
     /// What a solver following world generation `followed` becomes on
     /// `apply_removal`: a copy with `removal` applied
     /// ([`Packed::apply_removal`]), refused like [`Packed::synced`], and
@@ -129,6 +157,11 @@ impl Packed {
                 "sync: {what} differs between the world and the solver: the world is not the one the solver follows, or a copy that has since changed its own way (a solver follows one world, edited by appending, with removals passed to apply_removal)"
             )))
         };
+        let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
+        // The fingerprints agree: the same items (`World::prefix_fingerprint`).
+        if world.prefix_fingerprint(n0, s0, b0) == Some(self.prefix) {
+            return Ok(());
+        }
         let points = world.points();
         let springs = world.springs();
         let bodies = world.bodies();
@@ -176,6 +209,16 @@ impl Packed {
     /// fewer items than were packed (a removal must go through
     /// [`Packed::apply_removal`]) or too many memberships.
     pub fn append_from(&mut self, world: &World) -> Result<(), WorldError> {
+        self.append_resolved(world, None)
+    }
+
+    /// [`Packed::append_from`], the packed items' defaults resolved with
+    /// `resolved` (`None`: not known).
+    fn append_resolved(
+        &mut self,
+        world: &World,
+        resolved: Option<&Params>,
+    ) -> Result<(), WorldError> {
         let params = &world.params;
         let (n0, s0, b0) = (self.point_info.len(), self.springs.len(), self.bodies.len());
         for (what, packed, now) in [
@@ -204,13 +247,22 @@ impl Packed {
                 limit: MAX_ITEMS,
             });
         }
+        let local = self.appends_locally(world, resolved);
         let new_points = &world.points()[n0..];
         // A pinned point is packed at rest, unless a kinematic body moves
         // it: its velocity is the body's motion.
         let mut moved = vec![false; new_points.len()];
-        for body in world.bodies().iter().filter(|b| b.kinematic) {
+        for body in world.bodies()[b0..].iter().filter(|b| b.kinematic) {
             for p in body.points.iter().filter(|p| p.index() >= n0) {
                 moved[p.index() - n0] = true;
+            }
+        }
+        if !local {
+            // A kinematic body packed before may hold a new point.
+            for body in world.bodies()[..b0].iter().filter(|b| b.kinematic) {
+                for p in body.points.iter().filter(|p| p.index() >= n0) {
+                    moved[p.index() - n0] = true;
+                }
             }
         }
         self.pos.extend(new_points.iter().map(|p| p.pos.to_array()));
@@ -246,12 +298,39 @@ impl Packed {
             self.bodies.push(info);
             self.members.extend(members);
         }
-        self.pack_colliders(world);
-        self.kinematic = kinematic_bodies(world, self.bodies.len());
-        self.rebuild_indices(params);
-        self.resolve_body_stiffness(world);
-        self.pack_contacts(world);
+        self.planets = world.planets().iter().map(PlanetInfo::from).collect();
+        self.planes = world.planes().iter().map(PlaneInfo::from).collect();
+        if local {
+            // The new items alone (`append.rs`).
+            if self.terrains as usize != world.terrains().len() || n0 + s0 + b0 == 0 {
+                self.pack_terrain(world);
+            }
+            self.kinematic.extend(
+                (b0..world.bodies().len())
+                    .filter(|&b| world.bodies()[b].kinematic)
+                    .map(|b| b as u32),
+            );
+            self.append_indices(params, n0, s0, b0);
+            self.resolve_body_stiffness(world, b0);
+            if !self.append_contacts(world, n0, s0, b0) {
+                self.pack_contacts(world);
+            }
+        } else {
+            self.pack_terrain(world);
+            self.kinematic = kinematic_bodies(world, self.bodies.len());
+            self.rebuild_indices(params);
+            self.resolve_body_stiffness(world, 0);
+            self.pack_contacts(world);
+        }
+        self.note_packed(world);
         Ok(())
+    }
+
+    /// Records the fingerprint of the world's items packed here.
+    fn note_packed(&mut self, world: &World) {
+        self.prefix = world
+            .prefix_fingerprint(self.pos.len(), self.springs.len(), self.bodies.len())
+            .unwrap_or_default();
     }
 
     /// Follows a removal made on `world` (which must not have had another
@@ -334,8 +413,9 @@ impl Packed {
         self.members = members;
         self.kinematic = kinematic_bodies(world, self.bodies.len());
         self.rebuild_indices(params);
-        self.resolve_body_stiffness(world);
+        self.resolve_body_stiffness(world, 0);
         self.pack_contacts(world);
+        self.note_packed(world);
         Ok(())
     }
 
@@ -355,19 +435,19 @@ impl Packed {
             info.damping = b.damping.unwrap_or(params.shape_damping);
         }
         self.rebuild_step_records(params.h());
-        self.resolve_body_stiffness(world);
+        self.resolve_body_stiffness(world, 0);
         self.set_sim(params);
         self.pack_contacts(world);
     }
 
-    /// Every body's shape and area stiffness from `world`: its own where
-    /// it has one, else the default rule (`default_shape_stiffness`,
+    /// The shape and area stiffness of bodies `b0..` from `world`: its own
+    /// where it has one, else the default rule (`default_shape_stiffness`,
     /// `area_stiffness`). After the per-point records, whose memberships
     /// count the bodies at each point (none of them carries a stiffness:
     /// the frames kernels read it from the bodies).
-    fn resolve_body_stiffness(&mut self, world: &World) {
+    fn resolve_body_stiffness(&mut self, world: &World, b0: usize) {
         let params = &world.params;
-        for (info, b) in self.bodies.iter_mut().zip(world.bodies()) {
+        for (info, b) in self.bodies.iter_mut().zip(world.bodies()).skip(b0) {
             let span = info.first as usize..(info.first + info.count) as usize;
             let most = self.members[span]
                 .iter()
@@ -402,98 +482,25 @@ impl Packed {
         self.point_members = PointMembers::build(info.len(), &self.bodies, &self.members, h);
     }
 
-    fn pack_colliders(&mut self, world: &World) {
-        self.planets = world.planets().iter().map(PlanetInfo::from).collect();
-        self.planes = world.planes().iter().map(PlaneInfo::from).collect();
+    fn pack_terrain(&mut self, world: &World) {
         self.terrain = super::PackedTerrain::build(world.terrains(), &world.params);
+        self.terrains = world.terrains().len() as u32;
     }
 
-    /// Per-point records, body order, rod count and the uniform counts, from the
-    /// packed arrays.
+    /// Per-point records, body order, rod count, impact bodies and the
+    /// uniform counts, from the packed arrays: all of them appended to
+    /// nothing (`append.rs`).
     fn rebuild_indices(&mut self, params: &Params) {
-        let n = self.point_info.len();
-        self.rebuild_step_records(params.h());
-        let springs = &self.springs;
-        self.num_rods = springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
-        let bodies = &self.bodies;
-        let (mut small, large): (Vec<u32>, Vec<u32>) = (0..bodies.len() as u32)
-            .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
-        // Small bodies by member count (stable: index order within a
-        // count), so that the threads of one SIMD batch loop equally often.
-        small.sort_by_key(|&b| bodies[b as usize].count);
-        self.sim = SimParams {
-            num_points: n as u32,
-            num_springs: springs.len() as u32,
-            num_bodies: bodies.len() as u32,
-            num_planets: self.planets.len() as u32,
-            num_planes: self.planes.len() as u32,
-            num_small_bodies: small.len() as u32,
-            num_large_bodies: large.len() as u32,
-            ..super::sim_params(params, self)
-        };
-        self.body_order = small.into_iter().chain(large).collect();
-        self.rebuild_impact_bodies();
-    }
-
-    /// [`Packed::impact_home`] and [`Packed::impact_inv_mass`] from the
-    /// packed points, bodies, members and kinematic bodies.
-    fn rebuild_impact_bodies(&mut self) {
-        // Each point's body, or SHARED when two or more bodies have it
-        // (its memberships, from the per-point records).
-        const SHARED: u32 = IMPACT_NONE - 1;
-        let mut home: Vec<u32> = (0..self.point_info.len())
-            .map(|i| match self.point_members.of(i) {
-                [] => IMPACT_NONE,
-                [m] => m.body,
-                _ => SHARED,
-            })
-            .collect();
-        // A body takes part unless one of its points is shared, or pinned
-        // in a body that is not kinematic (a kinematic body's are all).
-        let nb = self.bodies.len();
-        let mut kinematic = vec![false; nb];
-        for &b in &self.kinematic {
-            kinematic[b as usize] = true;
-        }
-        let mut mass = vec![0.0f32; nb];
-        let mut apart = vec![true; nb];
-        for (b, body) in self.bodies.iter().enumerate() {
-            for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
-                let w = self.point_info[m.point as usize].inv_mass;
-                if home[m.point as usize] == SHARED || (w == 0.0 && !kinematic[b]) {
-                    apart[b] = false;
-                } else if w > 0.0 {
-                    mass[b] += 1.0 / w;
-                }
-            }
-        }
-        self.impact_inv_mass = (0..nb)
-            .map(|b| match (apart[b], kinematic[b]) {
-                (false, _) => 0.0,
-                (true, true) => IMPACT_KINEMATIC,
-                (true, false) if mass[b] > 0.0 => 1.0 / mass[b],
-                (true, false) => 0.0,
-            })
-            .collect();
-        for h in &mut home {
-            if *h == SHARED || (*h != IMPACT_NONE && self.impact_inv_mass[*h as usize] == 0.0) {
-                *h = IMPACT_NONE;
-            }
-        }
-        self.impact_home = home;
-        // Shape matching's half-plane and planet impacts read it here.
-        for (body, &w) in self.bodies.iter_mut().zip(&self.impact_inv_mass) {
-            let members = &self.members[body.first as usize..(body.first + body.count) as usize];
-            // Kinematic bodies have no half-plane and planet impacts.
-            body.reach = if w <= 0.0 {
-                -1.0
-            } else {
-                members
-                    .iter()
-                    .map(|m| Vec2::from(m.rest).length())
-                    .fold(0.0, f32::max)
-            };
-        }
+        self.spring_halves = HalfSprings::default();
+        self.rod_halves = HalfSprings::default();
+        self.point_members = PointMembers::default();
+        self.num_rods = 0;
+        self.body_order.clear();
+        self.sim.num_small_bodies = 0;
+        self.sim.num_large_bodies = 0;
+        self.impact_home.clear();
+        self.impact_inv_mass.clear();
+        self.append_indices(params, 0, 0, 0);
     }
 }
 

@@ -10,6 +10,7 @@ use crate::layout::*;
 pub use crate::validate::{check_rest_steps, check_state, check_state_len};
 use crate::world::{HalfPlane, Planet, World};
 
+mod append;
 mod consistency;
 mod contacts;
 mod edit;
@@ -130,9 +131,20 @@ impl HalfSprings {
         info: &[PointInfo],
         springs: &[SpringInfo],
         h: f32,
-        want: impl Fn(&SpringInfo) -> bool,
+        want: impl Fn(&SpringInfo) -> bool + Clone,
     ) -> Self {
-        let pairs = springs.iter().filter(|s| want(s)).flat_map(|s| {
+        Self::from_pairs(info.len(), Self::pairs(info, springs, h, want))
+    }
+
+    /// The `(point, record)` pairs of the springs `want` selects, in
+    /// spring order.
+    fn pairs<'a>(
+        info: &'a [PointInfo],
+        springs: &'a [SpringInfo],
+        h: f32,
+        want: impl Fn(&SpringInfo) -> bool + Clone + 'a,
+    ) -> impl Iterator<Item = (u32, HalfSpring)> + Clone + 'a {
+        springs.iter().filter(move |s| want(s)).flat_map(move |s| {
             let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
             let w = info[s.a as usize].inv_mass + info[s.b as usize].inv_mass;
             let (pull, damp) = HalfSpring::coefficients(s.kind, s.stiffness, s.damping, h, w);
@@ -143,8 +155,7 @@ impl HalfSprings {
                 damp,
             };
             [(s.a, half(s.b, soft)), (s.b, half(s.a, soft | HALF_IS_B))]
-        });
-        Self::from_pairs(info.len(), pairs)
+        })
     }
 }
 
@@ -170,19 +181,26 @@ impl PointMembers {
     /// Builds the records of `n` points from the bodies' members, with the
     /// bodies' damping fractions for a substep `h`.
     fn build(n: usize, bodies: &[BodyInfo], members: &[Member], h: f32) -> Self {
-        let relax: Vec<f32> = bodies
-            .iter()
-            .map(|b| 1.0 - (-b.damping * h).exp())
-            .collect();
-        let pairs = body_members(bodies, members).map(|(b, m)| {
+        Self::from_pairs(n, Self::pairs(bodies, members, h, 0))
+    }
+
+    /// The `(point, record)` pairs of `bodies`, the first of which is body
+    /// `first`, in member order.
+    fn pairs<'a>(
+        bodies: &'a [BodyInfo],
+        members: &'a [Member],
+        h: f32,
+        first: u32,
+    ) -> impl Iterator<Item = (u32, PointMember)> + Clone + 'a {
+        body_members(bodies, members).map(move |(b, m)| {
+            let body = &bodies[b as usize];
             let record = PointMember {
                 rest: m.rest,
-                body: b,
-                relax: relax[b as usize],
+                body: first + b,
+                relax: 1.0 - (-body.damping * h).exp(),
             };
             (m.point, record)
-        });
-        Self::from_pairs(n, pairs)
+        })
     }
 }
 
@@ -225,6 +243,8 @@ pub struct Packed {
     pub kinematic: Vec<u32>,
     /// The terrain polylines' segments and their grid.
     pub terrain: PackedTerrain,
+    /// How many terrain polylines `terrain` holds.
+    pub terrains: u32,
     /// Number of rods (the rod stage is skipped when zero).
     pub num_rods: u32,
     /// Body-body collisions: each point's assembly and filter.
@@ -245,6 +265,18 @@ pub struct Packed {
     /// Whether free points were packed as disks (body collisions on and a
     /// `Params::point_radius` above 0).
     pub packed_free_disks: bool,
+    /// The `(category, mask, material)` of each contact filter: the
+    /// bodies' first, in body order, then the free points' (`pack_contacts`).
+    pub filter_keys: Vec<[u32; 3]>,
+    /// How many of the filters bodies use first.
+    pub body_filters: u32,
+    /// The colliders' rest extents, sorted (the grid's cell and the
+    /// contact scale follow their 95th percentile).
+    pub collider_extents: Vec<f32>,
+    /// The fingerprint of the world's items packed here
+    /// (`World::prefix_fingerprint`), for a sync's check that the world is
+    /// the one packed.
+    pub prefix: [u64; 3],
 }
 
 impl Packed {

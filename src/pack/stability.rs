@@ -88,7 +88,14 @@ impl Stability {
 impl Packed {
     /// The world's worst points against the stability bounds, at substep `h`.
     pub fn stability(&self, h: f32) -> Stability {
-        let n = self.pos.len();
+        self.stability_from(h, 0, 0, 0)
+    }
+
+    /// The bounds of the springs from `s0` and the bodies from `b0` alone,
+    /// which touch no point before `n0` (the worst points' indices count
+    /// from `n0`).
+    pub(super) fn stability_from(&self, h: f32, n0: usize, s0: usize, b0: usize) -> Stability {
+        let n = self.pos.len() - n0;
         let mut spring = vec![0.0f32; n];
         let mut shape = vec![0.0f32; n];
         let mut damping = vec![0.0f32; n];
@@ -106,9 +113,10 @@ impl Packed {
                 });
             }
         };
-        for (index, s) in self.springs.iter().enumerate() {
+        for (index, s) in self.springs.iter().enumerate().skip(s0) {
             let (a, b) = (s.a as usize, s.b as usize);
             let (wa, wb) = (self.point_info[a].inv_mass, self.point_info[b].inv_mass);
+            let (a, b) = (a - n0, b - n0);
             let w = wa + wb;
             if w == 0.0 {
                 continue;
@@ -138,12 +146,14 @@ impl Packed {
                 }
             }
         }
-        for (b, m) in self.body_members() {
+        for (b, m) in body_members(&self.bodies[b0..], &self.members) {
+            let b = b + b0 as u32;
             let body = &self.bodies[b as usize];
             let i = m.point as usize;
             if self.point_info[i].inv_mass == 0.0 {
                 continue;
             }
+            let i = i - n0;
             // The area term stiffens the body's breathing mode by its own k.
             let area = if body.area_norm > 0.0 {
                 body.area_stiffness

@@ -15,6 +15,7 @@ use crate::validate::{
     check_opt_non_negative, check_position, check_spin, check_state, check_vec, check_velocity,
 };
 
+mod chain;
 mod items;
 mod keys;
 mod removal;
@@ -72,6 +73,8 @@ pub struct World {
     /// Lasting names of the points and bodies (`keys.rs`).
     point_keys: keys::Keys,
     body_keys: keys::Keys,
+    /// Running fingerprints of the points, springs and bodies (`chain.rs`).
+    chains: chain::Chains,
     /// Changes with every removal (see [`World::generation`]): solvers
     /// compare it to notice a removal they were not told about.
     generation: u64,
@@ -115,6 +118,7 @@ impl World {
             materials: vec![Material::DEFAULT],
             point_keys: Default::default(),
             body_keys: Default::default(),
+            chains: Default::default(),
             generation: 0,
         }
     }
@@ -247,6 +251,7 @@ impl World {
                 len: self.materials.len() as u32,
             });
         }
+        self.chains.push_point(&p);
         self.points.push(p);
         self.point_keys.push();
         Ok(PointHandle(index))
@@ -294,6 +299,7 @@ impl World {
         // A given rest length (a distance is within MAX_LENGTH, its points
         // being within MAX_COORD).
         check_length(item, "rest_length", rest)?;
+        self.chains.push_spring(&s);
         self.springs.push(s);
         self.rest_lengths.push(rest);
         Ok(SpringHandle(index))
@@ -399,6 +405,7 @@ impl World {
                 reason: "rest shape has fewer than 2 distinct positions".into(),
             });
         }
+        self.chains.push_body(&b);
         self.bodies.push(b);
         self.body_keys.push();
         self.rest_shapes.push(rest);
@@ -447,7 +454,26 @@ impl World {
             point.mass = 0.0;
         }
         self.bodies[body.index()].kinematic = true;
+        self.rechain();
         Ok(())
+    }
+
+    /// The chains again from the items, after a change to items already
+    /// chained (a removal, [`World::set_kinematic`]).
+    fn rechain(&mut self) {
+        self.chains = chain::Chains::of(&self.points, &self.springs, &self.bodies);
+    }
+
+    /// The fingerprint of the first `points`, `springs` and `bodies`
+    /// items (`chain.rs`), `None` past the ends: what a solver that packed
+    /// them compares on a sync.
+    pub(crate) fn prefix_fingerprint(
+        &self,
+        points: usize,
+        springs: usize,
+        bodies: usize,
+    ) -> Option<[u64; 3]> {
+        self.chains.at(points, springs, bodies)
     }
 
     /// A kinematic body's points (body `own`, if added already) are in no

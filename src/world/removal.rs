@@ -286,6 +286,7 @@ impl World {
         self.point_keys.remap(&points);
         self.body_keys.remap(&bodies);
         self.bodies = new_bodies;
+        self.rechain();
         self.rest_shapes = new_rest;
         let before = self.generation;
         self.generation = REMOVAL_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

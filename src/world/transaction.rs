@@ -77,6 +77,8 @@ impl Lengths {
         truncate(&mut w.planets, self.planets);
         truncate(&mut w.planes, self.planes);
         truncate(&mut w.materials, self.materials);
+        w.chains
+            .truncate(self.points.0, self.springs.0, self.bodies.0);
     }
 }
 

@@ -304,6 +304,13 @@ pub struct ResolveScratch {
 }
 
 impl ResolveScratch {
+    /// Scratch for `n` points, in the allocations it has.
+    pub fn reset(&mut self, n: usize) {
+        self.active.clear();
+        self.each.clear();
+        self.each.resize(n, Contributions::default());
+    }
+
     /// Scratch for `n` points.
     pub fn new(n: usize) -> Self {
         Self {

@@ -33,6 +33,12 @@ impl TangleWords {
         TangleWords((0..bodies).map(|_| Default::default()).collect())
     }
 
+    /// `bodies` bodies, none tangled, in the allocation it has.
+    pub fn reset(&mut self, bodies: usize) {
+        self.0.clear();
+        self.0.resize_with(bodies, Default::default);
+    }
+
     /// The words, as a checkpoint keeps them.
     pub fn words(&self) -> Vec<[u32; 8]> {
         self.0

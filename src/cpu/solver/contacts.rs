@@ -34,6 +34,26 @@ pub(super) struct Contacts {
 }
 
 impl Contacts {
+    /// What [`Contacts::new`] makes, in the allocations it has.
+    pub(super) fn reset(&mut self, packed: &Packed) {
+        let (n, nb) = (packed.pos.len(), packed.bodies.len());
+        fn fill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+            v.clear();
+            v.resize(n, x);
+        }
+        fill(&mut self.aabbs, nb, [0.0; 4]);
+        self.grid.resize(packed);
+        fill(&mut self.hits, n, ContactHit::NONE);
+        fill(&mut self.touched, n, [0; 2]);
+        fill(&mut self.counts, n, 0);
+        fill(&mut self.acc, n, [0; 4]);
+        fill(&mut self.free, n, 0);
+        self.scratch.reset(n);
+        fill(&mut self.warm, n, [0; 4]);
+        self.partings.clear();
+        self.tangles.reset(nb);
+    }
+
     pub(super) fn new(packed: &Packed) -> Self {
         let n = packed.pos.len();
         Self {
@@ -61,6 +81,14 @@ pub(super) struct Impacts {
 }
 
 impl Impacts {
+    /// Zeroed, for `nb` bodies, in the allocations it has.
+    pub(super) fn reset(&mut self, nb: usize) {
+        self.counts.clear();
+        self.counts.resize(nb, 0);
+        self.acc.clear();
+        self.acc.resize(nb, [0; 2]);
+    }
+
     pub(super) fn new(packed: &Packed) -> Self {
         let nb = packed.bodies.len();
         Self {

@@ -33,6 +33,19 @@ impl CpuSolver {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
+        let from = self.packed.pos.len();
+        // Items linking no earlier point, at the parameters the solver
+        // steps and resolved its items with: packed alone, in place.
+        let same = world.params == self.params && self.params == self.resolved;
+        if same
+            && self
+                .packed
+                .sync_in_place(self.generation, world, Some(&self.resolved))?
+        {
+            self.append_scratch(from);
+            self.pose_colliders();
+            return Ok(());
+        }
         let new = self
             .packed
             .synced(self.generation, world, Some(&self.resolved))?;
@@ -136,6 +149,30 @@ impl CpuSolver {
         self.resolved = world.params.clone();
         self.params = world.params.clone();
         self.packed.set_sim(&self.params);
+    }
+
+    /// Scratch state and frames for points `from..` and the bodies
+    /// appended with them, which link no earlier point: what sleeps sleeps
+    /// on, and the new points start awake (as `keep_sleeping` leaves
+    /// them). The rest is as [`resize_scratch`](Self::resize_scratch)
+    /// leaves it.
+    fn append_scratch(&mut self, from: usize) {
+        let p = &self.packed;
+        let (n, nb) = (p.pos.len(), p.bodies.len());
+        self.pos_tmp.resize(n, [0.0; 2]);
+        self.vel_tmp.resize(n, [0.0; 2]);
+        self.contacts.reset(p);
+        self.impacts.reset(nb);
+        self.sleep.append(p, from);
+        if let Some(e) = &mut self.events {
+            e.reset(nb);
+        }
+        self.info.extend_from_slice(&p.point_info[from..]);
+        self.frames.resize(nb, BodyFrame::default());
+        self.dilation.resize(nb, 0.0);
+        self.inflation_now.clear();
+        self.inflation_now
+            .extend(p.bodies.iter().map(|b| b.inflation));
     }
 
     /// Scratch state and frames sized to the world (frames are recomputed

@@ -28,6 +28,17 @@ impl Sleep {
         &self.points
     }
 
+    /// The records of points `from..`, appended with links to no earlier
+    /// point: awake, at their packed positions.
+    pub(super) fn append(&mut self, packed: &Packed, from: usize) {
+        let n = packed.pos.len();
+        self.points.extend(packed.sleep_points_from(from));
+        self.last.extend_from_slice(&packed.pos[from..]);
+        self.speed.resize(n, 0);
+        self.rest_steps.resize(n, 0);
+        self.support.resize(n, u32::MAX);
+    }
+
     pub(super) fn new(packed: &Packed) -> Self {
         let n = packed.pos.len();
         Self {

@@ -203,10 +203,21 @@ impl GpuSolver {
         world: &World,
     ) -> Result<EditReport, SolverError> {
         self.check_context("sync", Some(device), Some(queue))?;
-        let new =
-            self.edit
-                .mirror
-                .synced(self.edit.generation, world, self.edit.resolved.as_ref())?;
+        let (generation, resolved) = (self.edit.generation, self.edit.resolved.as_ref());
+        // Items linking no earlier point, at the parameters the solver
+        // steps and resolved its items with: packed alone
+        // (`Packed::sync_in_place`), then uploaded as any edit.
+        let mut new = None;
+        if self.params == world.params && resolved == Some(&world.params) {
+            let mut mirror = self.edit.mirror.clone();
+            if mirror.sync_in_place(generation, world, resolved)? {
+                new = Some(mirror);
+            }
+        }
+        let new = match new {
+            Some(new) => new,
+            None => self.edit.mirror.synced(generation, world, resolved)?,
+        };
         let from = self.edit.mirror.pos.len();
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }

@@ -1,0 +1,316 @@
+//! Appending items that link no earlier point (a spawned body, a free
+//! point, a rope of its own): the per-point records, the body order, the
+//! impact bodies and the stability check for the new items alone, so that
+//! such an edit costs in proportion to what it adds (plus a merge of the
+//! few per-body lists kept in order). [`Packed::append_from`] takes this
+//! path whenever it can, and packing a world is appending all of it.
+
+use glam::Vec2;
+
+use super::{HalfSprings, Packed, PerPoint, PointMembers};
+use crate::error::WorldError;
+use crate::layout::*;
+use crate::params::Params;
+use crate::world::World;
+
+impl<T: Copy> PerPoint<T> {
+    /// Appends the records of points `n0..n` from `(point, record)` pairs
+    /// of those points alone: what [`PerPoint::from_pairs`] makes of all.
+    pub(super) fn append(
+        &mut self,
+        n0: usize,
+        n: usize,
+        pairs: impl Iterator<Item = (u32, T)> + Clone,
+    ) {
+        let part = Self::from_pairs(n - n0, pairs.map(|(p, r)| (p - n0 as u32, r)));
+        if part.offsets.is_empty() {
+            // No new records: the new points' offsets repeat the last.
+            if let Some(&last) = self.offsets.last() {
+                self.offsets.resize(n + 1, last);
+            }
+            return;
+        }
+        if self.offsets.is_empty() {
+            self.offsets = vec![0; n0 + 1];
+        }
+        let base = self.records.len() as u32;
+        self.offsets
+            .extend(part.offsets[1..].iter().map(|o| o + base));
+        self.records.extend(part.records);
+    }
+
+    /// Back to the records of the first `n0` points, `records` of them.
+    fn truncate(&mut self, n0: usize, records: usize) {
+        if records == 0 {
+            *self = Self::default();
+        } else {
+            self.offsets.truncate(n0 + 1);
+            self.records.truncate(records);
+        }
+    }
+}
+
+/// Merges `new` (body indices above every one in `old`, in index order)
+/// into `old`, which is in order of `key` (stable: index order within a
+/// key), keeping that order.
+fn merge_by_key(old: &[u32], new: &[u32], key: impl Fn(u32) -> u32) -> Vec<u32> {
+    let mut new = new.to_vec();
+    new.sort_by_key(|&b| key(b));
+    let mut out = Vec::with_capacity(old.len() + new.len());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() && j < new.len() {
+        if key(new[j]) < key(old[i]) {
+            out.push(new[j]);
+            j += 1;
+        } else {
+            out.push(old[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&old[i..]);
+    out.extend_from_slice(&new[j..]);
+    out
+}
+
+/// The lengths of a packed world's lists, and copies of the few that an
+/// append reorders: what [`Packed::restore`] takes it back to when an
+/// append fails after it began.
+pub(crate) struct Mark {
+    points: usize,
+    springs: usize,
+    bodies: usize,
+    members: usize,
+    materials: usize,
+    kinematic: usize,
+    spring_records: usize,
+    rod_records: usize,
+    member_records: usize,
+    outline_points: usize,
+    filters: usize,
+    body_filters: u32,
+    sim: SimParams,
+    num_rods: u32,
+    body_order: Vec<u32>,
+    colliders: Vec<u32>,
+    collider_extents: Vec<f32>,
+    planets: Vec<PlanetInfo>,
+    planes: Vec<PlaneInfo>,
+    prefix: [u64; 3],
+}
+
+impl Packed {
+    /// Whether appending what `world` has past the packed items can take
+    /// the path of this module: the packed items are the world's first
+    /// ones, unchanged (their fingerprint), they were packed and resolved
+    /// with the world's parameters (`resolved`, `None` when not known),
+    /// no new spring or body links a packed point, and the terrain is the
+    /// packed one. A packed world with nothing in it takes it too: packing
+    /// a world is this append.
+    pub(crate) fn appends_locally(&self, world: &World, resolved: Option<&Params>) -> bool {
+        let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
+        let fresh = n0 == 0 && s0 == 0 && b0 == 0 && self.materials.is_empty();
+        if fresh {
+            return true;
+        }
+        let n0 = n0 as u32;
+        resolved == Some(&world.params)
+            && world.prefix_fingerprint(n0 as usize, s0, b0) == Some(self.prefix)
+            && world.terrains().len() == self.terrains as usize
+            && world
+                .springs()
+                .get(s0..)
+                .is_some_and(|s| s.iter().all(|s| s.a.0 >= n0 && s.b.0 >= n0))
+            && world
+                .bodies()
+                .get(b0..)
+                .is_some_and(|b| b.iter().all(|b| b.points.iter().all(|p| p.0 >= n0)))
+    }
+
+    /// The per-point records, body order, rod count and impact bodies of
+    /// points `n0..`, springs `s0..` and bodies `b0..`, which link no
+    /// earlier point, behind those of the earlier ones; and the counts of
+    /// `sim`.
+    pub(super) fn append_indices(&mut self, params: &Params, n0: usize, s0: usize, b0: usize) {
+        let n = self.point_info.len();
+        let h = params.h();
+        let (info, springs) = (&self.point_info, &self.springs[s0..]);
+        self.spring_halves.append(
+            n0,
+            n,
+            HalfSprings::pairs(info, springs, h, |s| s.kind != KIND_ROD),
+        );
+        self.rod_halves.append(
+            n0,
+            n,
+            HalfSprings::pairs(info, springs, h, |s| s.kind == KIND_ROD),
+        );
+        self.point_members.append(
+            n0,
+            n,
+            PointMembers::pairs(&self.bodies[b0..], &self.members, h, b0 as u32),
+        );
+        self.num_rods += springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
+        // Small bodies by member count (stable: index order within a
+        // count), so that the threads of one SIMD batch loop equally often;
+        // then the large ones.
+        let bodies = &self.bodies;
+        let (small, large): (Vec<u32>, Vec<u32>) = (b0 as u32..bodies.len() as u32)
+            .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
+        let old_small = self.sim.num_small_bodies as usize;
+        let count = |b: u32| bodies[b as usize].count;
+        let mut order = merge_by_key(&self.body_order[..old_small], &small, count);
+        order.extend_from_slice(&self.body_order[old_small..]);
+        order.extend_from_slice(&large);
+        self.body_order = order;
+        self.sim = SimParams {
+            num_points: n as u32,
+            num_springs: self.springs.len() as u32,
+            num_bodies: bodies.len() as u32,
+            num_planets: self.planets.len() as u32,
+            num_planes: self.planes.len() as u32,
+            num_small_bodies: (old_small + small.len()) as u32,
+            num_large_bodies: self.sim.num_large_bodies + large.len() as u32,
+            ..super::sim_params(params, self)
+        };
+        self.append_impact_bodies(n0, b0);
+    }
+
+    /// [`Packed::impact_home`] and [`Packed::impact_inv_mass`] of points
+    /// `n0..` and bodies `b0..`, which hold no earlier point, from the
+    /// packed points, bodies, members and kinematic bodies.
+    fn append_impact_bodies(&mut self, n0: usize, b0: usize) {
+        // Each point's body, or SHARED when two or more bodies have it
+        // (its memberships, from the per-point records).
+        const SHARED: u32 = IMPACT_NONE - 1;
+        let mut home: Vec<u32> = (n0..self.point_info.len())
+            .map(|i| match self.point_members.of(i) {
+                [] => IMPACT_NONE,
+                [m] => m.body,
+                _ => SHARED,
+            })
+            .collect();
+        // A body takes part unless one of its points is shared, or pinned
+        // in a body that is not kinematic (a kinematic body's are all).
+        let nb = self.bodies.len() - b0;
+        let mut kinematic = vec![false; nb];
+        for &b in self.kinematic.iter().filter(|&&b| b as usize >= b0) {
+            kinematic[b as usize - b0] = true;
+        }
+        let mut mass = vec![0.0f32; nb];
+        let mut apart = vec![true; nb];
+        for (b, body) in self.bodies[b0..].iter().enumerate() {
+            for m in &self.members[body.first as usize..(body.first + body.count) as usize] {
+                let w = self.point_info[m.point as usize].inv_mass;
+                if home[m.point as usize - n0] == SHARED || (w == 0.0 && !kinematic[b]) {
+                    apart[b] = false;
+                } else if w > 0.0 {
+                    mass[b] += 1.0 / w;
+                }
+            }
+        }
+        self.impact_inv_mass
+            .extend((0..nb).map(|b| match (apart[b], kinematic[b]) {
+                (false, _) => 0.0,
+                (true, true) => IMPACT_KINEMATIC,
+                (true, false) if mass[b] > 0.0 => 1.0 / mass[b],
+                (true, false) => 0.0,
+            }));
+        for h in &mut home {
+            if *h == SHARED || (*h != IMPACT_NONE && self.impact_inv_mass[*h as usize] == 0.0) {
+                *h = IMPACT_NONE;
+            }
+        }
+        self.impact_home.extend(home);
+        // Shape matching's half-plane and planet impacts read it here.
+        for (body, &w) in self.bodies[b0..]
+            .iter_mut()
+            .zip(&self.impact_inv_mass[b0..])
+        {
+            let members = &self.members[body.first as usize..(body.first + body.count) as usize];
+            // Kinematic bodies have no half-plane and planet impacts.
+            body.reach = if w <= 0.0 {
+                -1.0
+            } else {
+                members
+                    .iter()
+                    .map(|m| Vec2::from(m.rest).length())
+                    .fold(0.0, f32::max)
+            };
+        }
+    }
+
+    /// The first spring from `s0`, else the first body from `b0`, that
+    /// diverges on its own at substep `h`, as an error: the check of
+    /// [`Packed::stability`] for the links appended since those counts
+    /// (the earlier links and their points are unchanged by an append
+    /// that links no earlier point).
+    pub(super) fn check_stability_from(
+        &self,
+        h: f32,
+        n0: usize,
+        s0: usize,
+        b0: usize,
+    ) -> Result<(), WorldError> {
+        self.stability_from(h, n0, s0, b0).check()
+    }
+
+    /// What [`Packed::restore`] takes an append back to.
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            points: self.pos.len(),
+            springs: self.springs.len(),
+            bodies: self.bodies.len(),
+            members: self.members.len(),
+            materials: self.materials.len(),
+            kinematic: self.kinematic.len(),
+            spring_records: self.spring_halves.records.len(),
+            rod_records: self.rod_halves.records.len(),
+            member_records: self.point_members.records.len(),
+            outline_points: self.outline_points.len(),
+            filters: self.contact_filters.len(),
+            body_filters: self.body_filters,
+            sim: self.sim,
+            num_rods: self.num_rods,
+            body_order: self.body_order.clone(),
+            colliders: self.colliders.clone(),
+            collider_extents: self.collider_extents.clone(),
+            planets: self.planets.clone(),
+            planes: self.planes.clone(),
+            prefix: self.prefix,
+        }
+    }
+
+    /// Takes back an append from the local path (`appends_locally`) to
+    /// what it was at `mark`.
+    pub(crate) fn restore(&mut self, mark: Mark) {
+        let n = mark.points;
+        self.pos.truncate(n);
+        self.vel.truncate(n);
+        self.point_info.truncate(n);
+        self.gravity_scale.truncate(n);
+        self.impact_home.truncate(n);
+        self.contact_points.truncate(n);
+        self.springs.truncate(mark.springs);
+        self.bodies.truncate(mark.bodies);
+        self.impact_inv_mass.truncate(mark.bodies);
+        self.outlines.truncate(mark.bodies);
+        self.members.truncate(mark.members);
+        self.materials.truncate(mark.materials);
+        self.kinematic.truncate(mark.kinematic);
+        self.spring_halves.truncate(n, mark.spring_records);
+        self.rod_halves.truncate(n, mark.rod_records);
+        self.point_members.truncate(n, mark.member_records);
+        self.outline_points.truncate(mark.outline_points);
+        self.contact_filters.truncate(mark.filters);
+        self.filter_keys.truncate(mark.filters);
+        self.body_filters = mark.body_filters;
+        self.sim = mark.sim;
+        self.num_rods = mark.num_rods;
+        self.body_order = mark.body_order;
+        self.colliders = mark.colliders;
+        self.collider_extents = mark.collider_extents;
+        self.planets = mark.planets;
+        self.planes = mark.planes;
+        self.prefix = mark.prefix;
+    }
+}
