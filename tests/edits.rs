@@ -378,6 +378,67 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     assert!(worst < 0.05, "{worst}");
 }
 
+/// Appends that link no earlier point (boxes turned and with diagonal
+/// springs, a hubless ring, free points) into a running world with
+/// contacts: the second one fits the buffers (the first one may double
+/// them), writes
+/// only the arrays' new tails (`Packed::sync_in_place`), and the edited
+/// solver then steps bitwise as a fresh one and agrees with the CPU path.
+#[test]
+fn gpu_appends_of_unlinked_items_step_as_a_fresh_solver() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = base_world();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    s.step(d, q, 20).unwrap();
+    for _ in 0..20 {
+        cpu.step();
+    }
+    let add = |w: &mut World, x: f32| {
+        BoxShape::new(Vec2::new(x, 3.0), Vec2::splat(0.3))
+            .rotation(0.4)
+            .diagonals(true)
+            .build(w)
+            .unwrap();
+        Blob::new(Vec2::new(x + 0.6, 3.2), 0.15, 8)
+            .center_point(false)
+            .build(w)
+            .unwrap();
+        w.add_point(Point::new(Vec2::new(x, 4.0))).unwrap();
+    };
+    for (k, x) in [-3.0, -4.0].into_iter().enumerate() {
+        let before = s.num_points();
+        add(&mut w, x);
+        let report = s.sync(d, q, &w).unwrap();
+        cpu.sync(&w).unwrap();
+        // The first may outgrow the buffers; the second fits.
+        assert!(k == 0 || !report.reallocated, "append {k}: {report:?}");
+        assert_eq!(
+            statics(s.packed()),
+            statics(&Packed::from_world(&w).unwrap())
+        );
+        if k == 1 {
+            // The new points' records, the body order and the contact
+            // data (uploaded whole): under half the solver's bytes.
+            eprintln!(
+                "an append of {} points to {before}: {} bytes uploaded of {} held",
+                s.num_points() - before,
+                report.bytes_uploaded,
+                s.gpu_bytes()
+            );
+            assert!(report.bytes_uploaded < s.gpu_bytes() / 2, "{report:?}");
+        }
+        s.step(d, q, 10).unwrap();
+        for _ in 0..10 {
+            cpu.step();
+        }
+    }
+    let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 30);
+    eprintln!("GPU vs CPU after the appends: max deviation {worst:.2e} m");
+    assert!(worst < 0.05, "{worst}");
+}
+
 /// Checks that `s` holds what a solver made afresh from `w` would and that,
 /// given `s`'s state (warm starts included), the two step bitwise alike for `steps` steps; steps
 /// `cpu` as far and returns the largest position difference between the

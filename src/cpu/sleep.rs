@@ -266,11 +266,10 @@ pub fn keeps_sleeping(old: &crate::pack::Packed, new: &crate::pack::Packed, from
     new.sim.sleep_steps > 0 && o.len() == from && n.len() >= from && o[..] == n[..from]
 }
 
-/// The old assemblies (roots below `from`) that appended points `from..`
-/// joined, in order without repeats.
-pub fn joined_assemblies(points: &[SleepPoint], from: usize) -> Vec<u32> {
-    let mut roots: Vec<u32> = points[from..]
-        .iter()
+/// The old assemblies (roots below `from`) that the points appended from
+/// `from` on (`appended`, their records) joined, in order without repeats.
+pub fn joined_assemblies(appended: impl Iterator<Item = SleepPoint>, from: usize) -> Vec<u32> {
+    let mut roots: Vec<u32> = appended
         .map(|p| p.group)
         .filter(|&g| (g as usize) < from)
         .collect();

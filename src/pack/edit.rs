@@ -86,9 +86,20 @@ impl Packed {
         world: &World,
         resolved: Option<&Params>,
     ) -> Result<bool, WorldError> {
+        Ok(self.append_in_place(followed, world, resolved)?.is_some())
+    }
+
+    /// [`Packed::sync_in_place`], returning the mark that takes the append
+    /// back ([`Packed::restore`]) when it was made.
+    pub(crate) fn append_in_place(
+        &mut self,
+        followed: u64,
+        world: &World,
+        resolved: Option<&Params>,
+    ) -> Result<Option<super::append::Mark>, WorldError> {
         check_generation(followed, world.generation(), "sync")?;
         if !self.appends_locally(world, resolved) {
-            return Ok(false);
+            return Ok(None);
         }
         world.params.validate()?;
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
@@ -96,11 +107,13 @@ impl Packed {
         let appended = self
             .append_resolved(world, resolved)
             .and_then(|()| self.check_stability_from(world.params.h(), n0, s0, b0));
-        if let Err(e) = appended {
-            self.restore(mark);
-            return Err(e);
+        match appended {
+            Ok(()) => Ok(Some(mark)),
+            Err(e) => {
+                self.restore(mark);
+                Err(e)
+            }
         }
-        Ok(true)
     }
 
     /// What a solver following world generation `followed` becomes on

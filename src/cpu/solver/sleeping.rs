@@ -148,7 +148,7 @@ impl CpuSolver {
         s.support[..from].copy_from_slice(&old.support[..from]);
         self.info[..from].copy_from_slice(&old_info[..from]);
         debug_assert_eq!(self.info.len(), n);
-        for g in sleep::joined_assemblies(&s.points, from) {
+        for g in sleep::joined_assemblies(s.points[from..].iter().copied(), from) {
             self.wake_point(crate::world::PointHandle(g));
         }
     }

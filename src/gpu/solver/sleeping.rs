@@ -52,7 +52,7 @@ impl GpuSolver {
                 bytemuck::cast_slice(&last),
             );
         }
-        for g in crate::cpu::sleep::joined_assemblies(&p.sleep_points(), from) {
+        for g in crate::cpu::sleep::joined_assemblies(p.sleep_points_from(from), from) {
             self.wake_point(queue, crate::world::PointHandle(g));
         }
     }

@@ -17,10 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
 use super::super::body_collide::{BodyCollide, ContactKernels};
-use super::super::broad_phase::ContactBuffers;
-use super::super::buffers::{
-    Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes, static_arrays,
-};
+use super::super::buffers::{Buffers, STATE_BYTES};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::impact::{BodyImpact, Impact};
 use super::super::integrate::Integrate;
@@ -30,7 +27,6 @@ use super::super::shape_match::ShapeMatch;
 use super::super::springs::Springs;
 use super::GpuSolver;
 use crate::cpu::move_colliders;
-use crate::cpu::sleep::keeps_sleeping as sleep_keeps;
 use crate::error::{Item, WorldError};
 use crate::layout::{BodyFrame, BodyInfo, Colliders};
 use crate::pack::{Packed, scene_hash};
@@ -38,6 +34,9 @@ use crate::params::Params;
 use crate::world::{BodyHandle, PointHandle, Removal, World};
 
 mod index_buffers;
+mod upload;
+
+use upload::Before;
 
 use index_buffers::{BODY_EDGE_INDICES, IndexBuffer, SPRING_INDICES};
 
@@ -203,21 +202,15 @@ impl GpuSolver {
         world: &World,
     ) -> Result<EditReport, SolverError> {
         self.check_context("sync", Some(device), Some(queue))?;
-        let (generation, resolved) = (self.edit.generation, self.edit.resolved.as_ref());
         // Items linking no earlier point, at the parameters the solver
-        // steps and resolved its items with: packed alone
-        // (`Packed::sync_in_place`), then uploaded as any edit.
-        let mut new = None;
-        if self.params == world.params && resolved == Some(&world.params) {
-            let mut mirror = self.edit.mirror.clone();
-            if mirror.sync_in_place(generation, world, resolved)? {
-                new = Some(mirror);
-            }
+        // steps and resolved its items with: packed alone, in place.
+        if let Some(report) = self.sync_appended(device, queue, world)? {
+            return Ok(report);
         }
-        let new = match new {
-            Some(new) => new,
-            None => self.edit.mirror.synced(generation, world, resolved)?,
-        };
+        let new =
+            self.edit
+                .mirror
+                .synced(self.edit.generation, world, self.edit.resolved.as_ref())?;
         let from = self.edit.mirror.pos.len();
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
@@ -410,164 +403,14 @@ impl GpuSolver {
         let same_params = self.params == world.params;
         self.edit.resolved = Some(world.params.clone());
         self.params = world.params.clone();
-        self.upload(device, queue, &old, state, contacts, same_params)
-    }
-
-    /// Uploads the difference between `old` and the mirror, whose buffers
-    /// were checked against the device's limits, with the mirror's contact
-    /// buffers.
-    fn upload(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        old: &Packed,
-        state: StateEdit,
-        contacts: Option<ContactBuffers>,
-        same_params: bool,
-    ) -> Result<EditReport, SolverError> {
-        // Items only appended, at the same parameters: what slept may
-        // sleep on (`cpu::sleep::keeps_sleeping`).
-        let appended = match state {
-            StateEdit::Append { from } => Some(from),
-            StateEdit::Remove(_) => None,
-        }
-        .filter(|&from| same_params && sleep_keeps(old, &self.edit.mirror, from));
-        let new = &self.edit.mirror;
-        let mut report = EditReport::default();
-        // The state first, in the old buffers (which are large enough for
-        // a compaction).
-        let (kept, from) = match state {
-            StateEdit::Append { from } => (from, from),
-            StateEdit::Remove(removal) => {
-                let b = &self.buffers;
-                let mut encoder = device.create_command_encoder(&Default::default());
-                // Points appended to the world but not synced yet have no
-                // state here: only the packed ones move.
-                let packed = old.pos.len();
-                for (old_start, new_start, len) in removal.point_remap().kept_runs() {
-                    if old_start >= packed {
-                        break;
-                    }
-                    let len = len.min(packed - old_start);
-                    encoder.copy_buffer_to_buffer(
-                        &b.state[0],
-                        old_start as u64 * STATE_BYTES,
-                        &b.state[1],
-                        new_start as u64 * STATE_BYTES,
-                        len as u64 * STATE_BYTES,
-                    );
-                }
-                let n = self.edit.mirror.pos.len();
-                if n > 0 {
-                    let bytes = n as u64 * STATE_BYTES;
-                    encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, bytes);
-                }
-                queue.submit([encoder.finish()]);
-                (n, n)
-            }
-        };
-        let bytes = |p| static_arrays(p).map(|a| a.bytes);
-        let (old_bytes, new_bytes) = (bytes(old), bytes(new));
-        let targets = self.buffers.static_buffers();
-        let state_bytes = new.pos.len() as u64 * STATE_BYTES;
-        let frames_bytes = (new.bodies.len() * std::mem::size_of::<BodyFrame>()) as u64;
-        let fits = targets
-            .iter()
-            .zip(&new_bytes)
-            .all(|(t, n)| n.len() as u64 <= t.size())
-            && state_bytes <= self.buffers.state[0].size()
-            && frames_bytes <= self.buffers.frames.size()
-            && 8 * new.bodies.len() as u64 <= self.buffers.dilation.size()
-            && 16 * new.bodies.len() as u64 <= self.buffers.impact_sums.size()
-            && plane_impacts_bytes(new.bodies.len()) <= self.buffers.plane_impacts.size()
-            // New terrain gets new buffers (and bind groups) whole.
-            && old.terrain == new.terrain;
-        if fits {
-            for ((t, o), n) in targets.iter().zip(old_bytes).zip(new_bytes) {
-                report.bytes_uploaded += write_changed(queue, t, o, n);
-            }
-            // Bodies may have moved: every ramp of an inflation ends at its
-            // target.
-            let dilations = dilation_bytes(new);
-            queue.write_buffer(&self.buffers.dilation, 0, &dilations);
-            report.bytes_uploaded += dilations.len() as u64;
-            report.bytes_uploaded += write_changed(
-                queue,
-                &self.buffers.sleep_points,
-                bytemuck::cast_slice(&old.sleep_points()),
-                bytemuck::cast_slice(&new.sleep_points()),
-            );
-            let (o, n) = (
-                Colliders::new(&old.planets, &old.planes),
-                Colliders::new(&new.planets, &new.planes),
-            );
-            report.bytes_uploaded += write_changed(
-                queue,
-                &self.buffers.colliders,
-                bytemuck::bytes_of(&o),
-                bytemuck::bytes_of(&n),
-            );
-        } else {
-            self.reallocate(device, queue, kept)?;
-            report.reallocated = true;
-            report.bytes_uploaded += self.buffers.total_bytes();
-        }
-        let sim = self.edit.mirror.set_sim(&self.params);
-        self.buffers.write_sim(queue, &sim);
-        report.bytes_uploaded += std::mem::size_of_val(&sim) as u64;
-        let new = &self.edit.mirror;
-        if new.pos.len() > from {
-            let state = interleave(&new.pos[from..], &new.vel[from..]);
-            let bytes: &[u8] = bytemuck::cast_slice(&state);
-            queue.write_buffer(&self.buffers.state[0], from as u64 * STATE_BYTES, bytes);
-            report.bytes_uploaded += bytes.len() as u64;
-        }
-
-        for (ib, kind) in [
-            (&mut self.edit.spring_indices, SPRING_INDICES),
-            (&mut self.edit.body_edge_indices, BODY_EDGE_INDICES),
-        ] {
-            if let Some(ib) = ib {
-                let (realloc, bytes) = ib.update(device, queue, (kind.1)(new));
-                report.reallocated |= realloc;
-                report.bytes_uploaded += bytes;
-            }
-        }
-        if report.reallocated {
-            self.edit.buffer_generation += 1;
-        }
-        self.edit.edit_generation += 1;
-        self.refresh_counts(device);
-        // The contact data is a function of the whole world: uploaded
-        // again (the pipelines are kept).
-        let old = self.contacts.take();
-        self.contacts = contacts.map(|buffers| {
-            super::ContactStages::with_buffers(
-                device,
-                &self.buffers,
-                buffers,
-                &self.edit.mirror,
-                old.as_ref(),
-            )
-        });
-        if let Some(c) = &self.contacts {
-            report.bytes_uploaded += c.buffers.uploaded_bytes();
-        }
-        // Contact events start again over the new buffers (body indices
-        // may have moved): what touches begins anew; the log is kept.
-        let kept = self.events.take().map(|e| e.log);
-        self.rebuild_events(device, kept);
-        // Items only appended, at the same parameters: what slept sleeps
-        // on, and the new points start awake
-        // (`sleep::keeps_sleeping`). Otherwise everything wakes, with the
-        // edited world's assemblies (and the inverse masses the upload
-        // above wrote only where they changed).
-        match appended {
-            Some(from) => self.wake_appended(queue, from),
-            None => self.wake(queue),
-        }
-        self.pose_colliders();
-        Ok(report)
+        self.upload(
+            device,
+            queue,
+            Before::Packed(&old),
+            state,
+            contacts,
+            same_params,
+        )
     }
 
     /// Moving colliders at their poses at the start of step `steps` (the

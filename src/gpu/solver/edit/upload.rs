@@ -1,0 +1,316 @@
+//! Uploading an edit: what changed between the packed world before it and
+//! the mirror after, and the path of an append that links no earlier point
+//! (`GpuSolver::sync_appended`), which knows what changed without a copy of
+//! the world before.
+
+use super::super::super::SolverError;
+use super::super::super::broad_phase::ContactBuffers;
+use super::super::super::buffers::{
+    Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes, static_arrays,
+};
+use super::super::GpuSolver;
+use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
+use crate::cpu::sleep::keeps_sleeping as sleep_keeps;
+use crate::layout::{BodyFrame, Colliders};
+use crate::pack::Packed;
+use crate::world::World;
+
+/// The packed world before an edit, as an upload needs it.
+pub(super) enum Before<'a> {
+    /// A copy of it: the upload writes what differs.
+    Packed(&'a Packed),
+    /// An append that linked no earlier point
+    /// (`Packed::sync_in_place`): every static array kept its first
+    /// `lens` bytes but the body order (which an append merges into), and
+    /// the first `points` points kept their assemblies.
+    Appended {
+        lens: [usize; STATIC_ARRAYS],
+        body_order: Vec<u32>,
+        points: usize,
+    },
+}
+
+/// The number of static arrays (`buffers::static_arrays`).
+const STATIC_ARRAYS: usize = 15;
+
+impl Before<'_> {
+    /// What the mirror `packed` holds before an append that links no
+    /// earlier point.
+    fn appending(packed: &Packed) -> Before<'static> {
+        Before::Appended {
+            lens: static_arrays(packed).map(|a| a.bytes.len()),
+            body_order: packed.body_order.clone(),
+            points: packed.pos.len(),
+        }
+    }
+
+    /// The points packed before.
+    fn points(&self) -> usize {
+        match self {
+            Before::Packed(old) => old.pos.len(),
+            Before::Appended { points, .. } => *points,
+        }
+    }
+
+    /// Whether points `from..` were only appended to it, so that what slept
+    /// may sleep on (`cpu::sleep::keeps_sleeping`).
+    fn keeps_sleeping(&self, new: &Packed, from: usize) -> bool {
+        match self {
+            Before::Packed(old) => sleep_keeps(old, new, from),
+            Before::Appended { .. } => new.sim.sleep_steps > 0,
+        }
+    }
+
+    /// Whether the terrain is the one before.
+    fn same_terrain(&self, new: &Packed) -> bool {
+        match self {
+            Before::Packed(old) => old.terrain == new.terrain,
+            // An append that changed the terrain is not local.
+            Before::Appended { .. } => true,
+        }
+    }
+
+    /// Writes what changed of the static arrays of `new` to `targets`,
+    /// which have room for them; returns the bytes written.
+    fn write_static(&self, queue: &wgpu::Queue, targets: &[&wgpu::Buffer], new: &Packed) -> u64 {
+        let arrays = static_arrays(new);
+        let mut bytes = 0;
+        for (k, (t, a)) in targets.iter().zip(&arrays).enumerate() {
+            bytes += match self {
+                Before::Packed(old) => {
+                    write_changed(queue, t, static_arrays(old)[k].bytes, a.bytes)
+                }
+                Before::Appended { body_order, .. } if a.name == "body_order" => {
+                    write_changed(queue, t, bytemuck::cast_slice(body_order), a.bytes)
+                }
+                Before::Appended { lens, .. } => {
+                    let tail = &a.bytes[lens[k]..];
+                    if !tail.is_empty() {
+                        queue.write_buffer(t, lens[k] as u64, tail);
+                    }
+                    tail.len() as u64
+                }
+            };
+        }
+        bytes
+    }
+
+    /// Writes what changed of the sleeping records of `new`; returns the
+    /// bytes written.
+    fn write_sleep_points(&self, queue: &wgpu::Queue, b: &Buffers, new: &Packed) -> u64 {
+        match self {
+            Before::Packed(old) => write_changed(
+                queue,
+                &b.sleep_points,
+                bytemuck::cast_slice(&old.sleep_points()),
+                bytemuck::cast_slice(&new.sleep_points()),
+            ),
+            Before::Appended { points, .. } => {
+                let tail: Vec<_> = new.sleep_points_from(*points).collect();
+                let bytes: &[u8] = bytemuck::cast_slice(&tail);
+                let record = std::mem::size_of::<crate::layout::SleepPoint>();
+                if !bytes.is_empty() {
+                    queue.write_buffer(&b.sleep_points, (points * record) as u64, bytes);
+                }
+                bytes.len() as u64
+            }
+        }
+    }
+}
+
+impl GpuSolver {
+    /// [`GpuSolver::sync`] of an append whose items link no earlier point,
+    /// at the parameters the solver steps and resolved its items with:
+    /// the mirror packs the new items alone, in place
+    /// (`Packed::sync_in_place`), and the upload writes the arrays' new
+    /// tails. `None` (nothing changed) for any other edit.
+    pub(super) fn sync_appended(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        world: &World,
+    ) -> Result<Option<EditReport>, SolverError> {
+        let resolved = self.edit.resolved.clone();
+        if self.params != world.params || resolved.as_ref() != Some(&world.params) {
+            return Ok(None);
+        }
+        let mirror = &mut self.edit.mirror;
+        let before = Before::appending(mirror);
+        let from = mirror.pos.len();
+        let Some(mark) = mirror.append_in_place(self.edit.generation, world, resolved.as_ref())?
+        else {
+            return Ok(None);
+        };
+        // What can fail, before anything is written.
+        let checked = Buffers::check_limits(&device.limits(), mirror)
+            .and_then(|()| super::super::ContactStages::buffers(device, mirror));
+        let contacts = match checked {
+            Ok(c) => c,
+            Err(e) => {
+                mirror.restore(mark);
+                return Err(e);
+            }
+        };
+        self.upload(
+            device,
+            queue,
+            before,
+            StateEdit::Append { from },
+            contacts,
+            true,
+        )
+        .map(Some)
+    }
+
+    /// Uploads the difference between what was before (`before`) and the
+    /// mirror, whose buffers were checked against the device's limits,
+    /// with the mirror's contact buffers.
+    pub(super) fn upload(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        before: Before,
+        state: StateEdit,
+        contacts: Option<ContactBuffers>,
+        same_params: bool,
+    ) -> Result<EditReport, SolverError> {
+        // Items only appended, at the same parameters: what slept may
+        // sleep on (`cpu::sleep::keeps_sleeping`).
+        let appended = match state {
+            StateEdit::Append { from } => Some(from),
+            StateEdit::Remove(_) => None,
+        }
+        .filter(|&from| same_params && before.keeps_sleeping(&self.edit.mirror, from));
+        let new = &self.edit.mirror;
+        let mut report = EditReport::default();
+        // The state first, in the old buffers (which are large enough for
+        // a compaction).
+        let (kept, from) = match state {
+            StateEdit::Append { from } => (from, from),
+            StateEdit::Remove(removal) => {
+                let b = &self.buffers;
+                let mut encoder = device.create_command_encoder(&Default::default());
+                // Points appended to the world but not synced yet have no
+                // state here: only the packed ones move.
+                let packed = before.points();
+                for (old_start, new_start, len) in removal.point_remap().kept_runs() {
+                    if old_start >= packed {
+                        break;
+                    }
+                    let len = len.min(packed - old_start);
+                    encoder.copy_buffer_to_buffer(
+                        &b.state[0],
+                        old_start as u64 * STATE_BYTES,
+                        &b.state[1],
+                        new_start as u64 * STATE_BYTES,
+                        len as u64 * STATE_BYTES,
+                    );
+                }
+                let n = self.edit.mirror.pos.len();
+                if n > 0 {
+                    let bytes = n as u64 * STATE_BYTES;
+                    encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, bytes);
+                }
+                queue.submit([encoder.finish()]);
+                (n, n)
+            }
+        };
+        let new_bytes = static_arrays(new).map(|a| a.bytes);
+        let targets = self.buffers.static_buffers();
+        let state_bytes = new.pos.len() as u64 * STATE_BYTES;
+        let frames_bytes = (new.bodies.len() * std::mem::size_of::<BodyFrame>()) as u64;
+        let fits = targets
+            .iter()
+            .zip(&new_bytes)
+            .all(|(t, n)| n.len() as u64 <= t.size())
+            && state_bytes <= self.buffers.state[0].size()
+            && frames_bytes <= self.buffers.frames.size()
+            && 8 * new.bodies.len() as u64 <= self.buffers.dilation.size()
+            && 16 * new.bodies.len() as u64 <= self.buffers.impact_sums.size()
+            && plane_impacts_bytes(new.bodies.len()) <= self.buffers.plane_impacts.size()
+            // New terrain gets new buffers (and bind groups) whole.
+            && before.same_terrain(new);
+        if fits {
+            report.bytes_uploaded += before.write_static(queue, &targets, new);
+            // Bodies may have moved: every ramp of an inflation ends at its
+            // target.
+            let dilations = dilation_bytes(new);
+            queue.write_buffer(&self.buffers.dilation, 0, &dilations);
+            report.bytes_uploaded += dilations.len() as u64;
+            report.bytes_uploaded += before.write_sleep_points(queue, &self.buffers, new);
+            let table = Colliders::new(&new.planets, &new.planes);
+            report.bytes_uploaded += match before {
+                Before::Packed(old) => write_changed(
+                    queue,
+                    &self.buffers.colliders,
+                    bytemuck::bytes_of(&Colliders::new(&old.planets, &old.planes)),
+                    bytemuck::bytes_of(&table),
+                ),
+                Before::Appended { .. } => {
+                    queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&table));
+                    std::mem::size_of_val(&table) as u64
+                }
+            };
+        } else {
+            self.reallocate(device, queue, kept)?;
+            report.reallocated = true;
+            report.bytes_uploaded += self.buffers.total_bytes();
+        }
+        let sim = self.edit.mirror.set_sim(&self.params);
+        self.buffers.write_sim(queue, &sim);
+        report.bytes_uploaded += std::mem::size_of_val(&sim) as u64;
+        let new = &self.edit.mirror;
+        if new.pos.len() > from {
+            let state = interleave(&new.pos[from..], &new.vel[from..]);
+            let bytes: &[u8] = bytemuck::cast_slice(&state);
+            queue.write_buffer(&self.buffers.state[0], from as u64 * STATE_BYTES, bytes);
+            report.bytes_uploaded += bytes.len() as u64;
+        }
+
+        for (ib, kind) in [
+            (&mut self.edit.spring_indices, SPRING_INDICES),
+            (&mut self.edit.body_edge_indices, BODY_EDGE_INDICES),
+        ] {
+            if let Some(ib) = ib {
+                let (realloc, bytes) = ib.update(device, queue, (kind.1)(new));
+                report.reallocated |= realloc;
+                report.bytes_uploaded += bytes;
+            }
+        }
+        if report.reallocated {
+            self.edit.buffer_generation += 1;
+        }
+        self.edit.edit_generation += 1;
+        self.refresh_counts(device);
+        // The contact data is a function of the whole world: uploaded
+        // again (the pipelines are kept).
+        let old = self.contacts.take();
+        self.contacts = contacts.map(|buffers| {
+            super::super::ContactStages::with_buffers(
+                device,
+                &self.buffers,
+                buffers,
+                &self.edit.mirror,
+                old.as_ref(),
+            )
+        });
+        if let Some(c) = &self.contacts {
+            report.bytes_uploaded += c.buffers.uploaded_bytes();
+        }
+        // Contact events start again over the new buffers (body indices
+        // may have moved): what touches begins anew; the log is kept.
+        let kept = self.events.take().map(|e| e.log);
+        self.rebuild_events(device, kept);
+        // Items only appended, at the same parameters: what slept sleeps
+        // on, and the new points start awake
+        // (`sleep::keeps_sleeping`). Otherwise everything wakes, with the
+        // edited world's assemblies (and the inverse masses the upload
+        // above wrote only where they changed).
+        match appended {
+            Some(from) => self.wake_appended(queue, from),
+            None => self.wake(queue),
+        }
+        self.pose_colliders();
+        Ok(report)
+    }
+}
