@@ -1,6 +1,6 @@
 //! The cost of spawning one body into a sleeping pile, and what it wakes.
 //!
-//! `cargo run --release --example spawn -- [--bodies N] [--pile rows|pour] [--backend cpu|cpu1|gpu] [--settle S]`
+//! `cargo run --release --example spawn -- [--bodies N] [--pile rows|pour] [--backend cpu|cpu1|gpu] [--settle S] [--edits K]`
 //!
 //! Builds `--bodies` bodies: rows of 0.5 m boxes and 10-point hubless
 //! rings, 100 to a row, resting on a floor (`--pile rows`), or poured into
@@ -11,8 +11,9 @@
 //! falls and lands), and counts the pile's bodies that moved at all in
 //! those 60 steps (a sleeping point does not move: it is pinned); then
 //! the sync of a second box, into buffers that have room for it, and its
-//! removal. The figures are BENCHMARKS.md's "Spawning into a sleeping
-//! pile".
+//! removal; then the removal of the pile's highest body over its middle,
+//! the steps after it and the bodies that moved in them. The figures are
+//! BENCHMARKS.md's "Spawning into a sleeping pile".
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -72,6 +73,39 @@ struct Opts {
     /// The most seconds to wait for the pile to sleep.
     #[arg(long, default_value_t = 30.0)]
     settle: f32,
+    /// Only the edits' cost, in the pile as built (one step, no
+    /// settling): the syncs of `--edits` boxes one after the other, then
+    /// the removal of one.
+    #[arg(long)]
+    edits: Option<usize>,
+}
+
+/// The cost of `n` syncs of one box each into the world of `s`, built
+/// from `world`, then of one box's removal.
+fn edits(s: &mut Solver, world: &World, n: usize) -> Result<(), Box<dyn std::error::Error>> {
+    s.step(1)?;
+    s.wait()?;
+    let mut w = world.clone();
+    let mut times = Vec::new();
+    for k in 0..n {
+        BoxShape::new(Vec2::new(k as f32, 500.0), Vec2::splat(0.3)).build(&mut w)?;
+        let t = Instant::now();
+        s.sync(&w)?;
+        s.wait()?;
+        times.push(format!("{:.2}", t.elapsed().as_secs_f64() * 1e3));
+    }
+    let removal = w.remove_body(BodyHandle(w.bodies().len() as u32 / 2))?;
+    let t = Instant::now();
+    s.apply_removal(&w, &removal)?;
+    s.wait()?;
+    println!(
+        "{}, {} bodies: syncs of one box {} ms; the removal of a body in the middle {:.1} ms",
+        s.describe(),
+        world.bodies().len(),
+        times.join(", "),
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(())
 }
 
 /// Mean milliseconds per step of `n` steps (the GPU's waited for).
@@ -94,6 +128,9 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         Backend::Cpu1 => Solver::cpu(&world)?,
         Backend::Gpu => Solver::gpu(&world)?,
     };
+    if let Some(n) = opts.edits {
+        return edits(&mut s, &world, n);
+    }
     let movable = world.points().iter().filter(|p| p.mass > 0.0).count();
     let steps_per_second = (1.0 / world.params.dt).round() as u64;
     let awake_ms = timed(&mut s, 60)?;
@@ -149,6 +186,34 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     s.apply_removal(&spawned, &removal)?;
     s.wait()?;
     let removal_ms = t.elapsed().as_secs_f64() * 1e3;
+    // A body of the pile, 2 s later: the highest over its middle, with
+    // what rests on it and what it rests on; the bodies that move after it.
+    s.step(2 * steps_per_second)?;
+    let (before, _) = s.state()?;
+    let height = |b: &Body| {
+        b.points
+            .iter()
+            .map(|p| before[p.index()][1])
+            .fold(f32::MIN, f32::max)
+    };
+    let middle = |b: &Body| b.points.iter().all(|p| before[p.index()][0].abs() < 1.0);
+    let gone = (0..world.bodies().len())
+        .filter(|&b| middle(&spawned.bodies()[b]))
+        .max_by(|&a, &b| height(&spawned.bodies()[a]).total_cmp(&height(&spawned.bodies()[b])))
+        .ok_or("no body over the pile's middle")?;
+    let removal = spawned.remove_body(BodyHandle(gone as u32))?;
+    let t = Instant::now();
+    s.apply_removal(&spawned, &removal)?;
+    s.wait()?;
+    let pile_removal_ms = t.elapsed().as_secs_f64() * 1e3;
+    let after_removal_ms = timed(&mut s, 60)?;
+    let (after, _) = s.state()?;
+    let kept = removal.point_remap().retain(&before);
+    let moved_after_removal = spawned
+        .bodies()
+        .iter()
+        .filter(|b| b.points.iter().any(|p| after[p.index()] != kept[p.index()]))
+        .count();
     println!(
         "{}, {} bodies, {asleep_points} of {movable} points asleep after {waited} s ({} bodies asleep): first second {awake_ms:.2} ms a step, sleeping step {asleep_ms:.2} ms; sync of one box {sync_ms:.1} ms ({awake_after_sync} points awake after it); the 60 steps after {after_ms:.2} ms a step ({:+.0}%); {woken} of the sleeping bodies moved",
         s.describe(),
@@ -158,6 +223,9 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "a second box's sync {second_ms:.1} ms (the buffers have room), its removal {removal_ms:.1} ms"
+    );
+    println!(
+        "the removal of pile body {gone} {pile_removal_ms:.1} ms; the 60 steps after {after_removal_ms:.2} ms a step; {moved_after_removal} bodies moved"
     );
     Ok(())
 }

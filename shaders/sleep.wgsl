@@ -46,6 +46,15 @@
 //            every point gets its own inverse mass back, every assembly
 //            starts counting again, motion is measured from here, and no
 //            point has a support until its next awake step's touch.
+//   remap_supports  (on a removal that keeps what sleeps, over the points
+//            before the removal, before their records are compacted) a
+//            kept point's support follows its body to the body's new
+//            index; a support on a removed body is dropped and the point's
+//            assembly wakes (what it rested on is gone); a removed point's
+//            support wakes that body's assembly (what it carried is gone).
+//            A wake writes what an edit's wake_point writes (a zero count,
+//            SLEEP_WAKE), the same words from every thread, so the result
+//            does not depend on the order.
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> state: array<vec4<f32>>;
@@ -75,6 +84,11 @@
 // carries is awake (a sleeping point is pinned, and a collider would pass
 // through it).
 @group(0) @binding(11) var<uniform> colliders: Colliders;
+
+// remap_supports: the removal's maps, each old point's new index and then
+// each old body's (sim.num_points on), REMOVED for the removed ones.
+@group(0) @binding(12) var<storage, read> remap: array<u32>;
+const REMOVED: u32 = 0xffffffffu;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -216,5 +230,36 @@ fn wake_flagged(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     if (bitcast<f32>(info[i].x) == 0.0 && sp.inv_mass != 0.0) {
         info[i].x = bitcast<u32>(sp.inv_mass);
         last[i] = state[i];
+    }
+}
+
+// Wakes assembly `g` as an edit's wake_point does.
+fn wake_assembly(g: u32) {
+    rest_steps[g] = 0u;
+    atomicStore(&speed[g], SLEEP_WAKE);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn remap_supports(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let s = support[i];
+    if (s >= sim.num_bodies) {
+        return;
+    }
+    let to = remap[sim.num_points + s];
+    if (remap[i] == REMOVED) {
+        if (to != REMOVED) {
+            wake_assembly(outlines[s].group);
+        }
+        return;
+    }
+    if (to == REMOVED) {
+        support[i] = 0xffffffffu;
+        wake_assembly(points[i].group);
+    } else {
+        support[i] = to;
     }
 }

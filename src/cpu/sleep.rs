@@ -13,6 +13,7 @@ use crate::layout::{
     BodyOutline, ContactHit, PlaneInfo, PlanetInfo, PointInfo, SLEEP_TOUCHED, SLEEP_WAKE,
     SLEEP_WINDOW, SimParams, SleepPoint, TOUCH_MOTION,
 };
+use crate::world::{Remap, Removal};
 
 /// The bits of the squared distance from `last` to `p`, which order as the
 /// values do for values `>= 0` (WGSL `atomicMax` on them).
@@ -276,4 +277,84 @@ pub fn joined_assemblies(appended: impl Iterator<Item = SleepPoint>, from: usize
     roots.sort_unstable();
     roots.dedup();
     roots
+}
+
+/// A removal's maps as `remap_supports` reads them: the new index of each
+/// of the first `points` old points, then of each of the first `bodies`
+/// old bodies (the packed ones), [`Remap::REMOVED`] for removed ones.
+pub fn removal_table(removal: &Removal, points: usize, bodies: usize) -> Vec<u32> {
+    let (p, b) = (
+        removal.point_remap().as_slice(),
+        removal.body_remap().as_slice(),
+    );
+    p[..points].iter().chain(&b[..bodies]).copied().collect()
+}
+
+/// Wakes assembly `g` as an edit's `wake_point` does.
+fn wake_assembly(g: u32, speed: &mut [u32], rest_steps: &mut [u32]) {
+    rest_steps[g as usize] = 0;
+    speed[g as usize] = SLEEP_WAKE;
+}
+
+/// On a removal that keeps what sleeps, over the points before it: a kept
+/// point's support follows its body to the body's new index; a support on
+/// a removed body is dropped and the point's assembly wakes; a removed
+/// point's support wakes that body's assembly (WGSL `remap_supports`;
+/// `remap` from [`removal_table`], `sim` and the rest the old ones).
+pub fn remap_supports(
+    sim: &SimParams,
+    points: &[SleepPoint],
+    outlines: &[BodyOutline],
+    remap: &[u32],
+    support: &mut [u32],
+    speed: &mut [u32],
+    rest_steps: &mut [u32],
+) {
+    let (n, nb) = (sim.num_points as usize, sim.num_bodies);
+    for i in 0..n {
+        let s = support[i];
+        if s >= nb {
+            continue;
+        }
+        let to = remap[n + s as usize];
+        if remap[i] == Remap::REMOVED {
+            if to != Remap::REMOVED {
+                wake_assembly(outlines[s as usize].group, speed, rest_steps);
+            }
+            continue;
+        }
+        if to == Remap::REMOVED {
+            support[i] = u32::MAX;
+            wake_assembly(points[i].group, speed, rest_steps);
+        } else {
+            support[i] = to;
+        }
+    }
+}
+
+/// The assemblies a removal changed, by a point of each after it: those
+/// that lost a point, and those whose kept points no longer make one
+/// assembly with the same root (`old` and `new`, the sleeping records
+/// before and after; `points`, the removal's map of points). Their sleep
+/// state is not theirs any more: they wake.
+pub fn removal_wakes(old: &[SleepPoint], new: &[SleepPoint], points: &Remap) -> Vec<u32> {
+    let mut lost = vec![false; old.len()];
+    for (i, sp) in old.iter().enumerate() {
+        if points.get(i as u32).is_none() {
+            lost[sp.group as usize] = true;
+        }
+    }
+    let mut wakes: Vec<u32> = old
+        .iter()
+        .enumerate()
+        .filter_map(|(i, sp)| {
+            let to = points.get(i as u32)? as usize;
+            let root = new.get(to)?.group;
+            let moved = points.get(sp.group) != Some(root);
+            (lost[sp.group as usize] || moved).then_some(root)
+        })
+        .collect();
+    wakes.sort_unstable();
+    wakes.dedup();
+    wakes
 }

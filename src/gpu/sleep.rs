@@ -1,7 +1,8 @@
 //! Stage 6 wrapper for `shaders/sleep.wgsl` (CPU mirror: `cpu::sleep`):
 //! measure, touch (with body contacts), update and settle, once per step
 //! after the last substep; wake_flagged, at the start of each substep of a
-//! world with kinematic bodies; and wake, recorded by edits.
+//! world with kinematic bodies; wake, recorded by edits; and
+//! remap_supports, recorded by a removal.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
@@ -108,10 +109,12 @@ impl Sleep {
 
 /// Sleeping's touch (WGSL `touch`): over the contact stages' contacts,
 /// outlines and boxes, so it is made with them, and again when an edit
-/// makes them again. One bind group per state copy.
+/// makes them again. One bind group per state copy. With it, the pipeline
+/// of `remap_supports`, whose bind group a removal makes.
 pub struct SleepTouch {
     pipeline: wgpu::ComputePipeline,
     bind: [wgpu::BindGroup; 2],
+    remap: wgpu::ComputePipeline,
 }
 
 impl SleepTouch {
@@ -124,6 +127,13 @@ impl SleepTouch {
         reuse: Option<&SleepTouch>,
     ) -> Self {
         let pipeline = pipeline_or_kept(device, "sleep", "touch", &[], reuse.map(|r| &r.pipeline));
+        let remap = pipeline_or_kept(
+            device,
+            "sleep",
+            "remap_supports",
+            &[],
+            reuse.map(|r| &r.remap),
+        );
         let bind = [0, 1].map(|s| {
             bind_group(
                 device,
@@ -142,7 +152,42 @@ impl SleepTouch {
                 ],
             )
         });
-        Self { pipeline, bind }
+        Self {
+            pipeline,
+            bind,
+            remap,
+        }
+    }
+
+    /// Records remap_supports over the points and bodies before a removal
+    /// (`b`'s sleeping buffers, `c`'s outlines, the sim uniform still the
+    /// old one), with `remap` the removal's table
+    /// (`cpu::sleep::removal_table`).
+    pub fn record_remap_supports(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass,
+        (b, c): (&Buffers, &ContactBuffers),
+        remap: &wgpu::Buffer,
+        grid: (u32, u32),
+    ) {
+        let bind = bind_group(
+            device,
+            "remap_supports",
+            &self.remap,
+            &[
+                (0, &b.sim),
+                (2, &b.sleep_points),
+                (3, &b.sleep_speed),
+                (4, &b.rest_steps),
+                (8, &c.outlines),
+                (9, &b.sleep_support),
+                (12, remap),
+            ],
+        );
+        pass.set_pipeline(&self.remap);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
 }
 

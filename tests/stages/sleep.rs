@@ -657,6 +657,32 @@ fn touch_wakes_what_a_moved_support_held_as_on_the_cpu() {
     );
 }
 
+/// Three rows of 40 bodies on a floor, 0.5 m boxes and 10-point hubless
+/// rings, one row's bodies resting on two of the row below.
+fn rows() -> World {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    add_rows(&mut world);
+    world
+}
+
+/// Adds [`rows`]' bodies to `world`.
+fn add_rows(world: &mut World) {
+    for row in 0..3 {
+        for k in 0..40 {
+            let at = Vec2::new(
+                0.62 * k as f32 + 0.31 * (row % 2) as f32,
+                0.27 + 0.55 * row as f32,
+            );
+            if (k + row) % 3 == 0 {
+                Blob::new(at, 0.26, 10).build(world).unwrap();
+            } else {
+                BoxShape::new(at, Vec2::splat(0.5)).build(world).unwrap();
+            }
+        }
+    }
+}
+
 /// A box spawned (appended and synced) above a sleeping pile wakes only
 /// its neighbourhood: rows of 120 boxes and hubless rings asleep on a
 /// floor, a box dropped on one end wakes fewer than 12 bodies over 2 s and
@@ -664,25 +690,7 @@ fn touch_wakes_what_a_moved_support_held_as_on_the_cpu() {
 /// Before, every sync woke every body.
 #[test]
 fn a_body_spawned_on_a_sleeping_pile_wakes_only_its_neighbourhood() {
-    let mut world = World::default();
-    world.add_plane(HalfPlane::floor(0.0)).unwrap();
-    let mut shapes = Vec::new();
-    for row in 0..3 {
-        for k in 0..40 {
-            let at = Vec2::new(
-                0.62 * k as f32 + 0.31 * (row % 2) as f32,
-                0.27 + 0.55 * row as f32,
-            );
-            let s = if (k + row) % 3 == 0 {
-                Blob::new(at, 0.26, 10).build(&mut world).unwrap()
-            } else {
-                BoxShape::new(at, Vec2::splat(0.5))
-                    .build(&mut world)
-                    .unwrap()
-            };
-            shapes.push(s);
-        }
-    }
+    let world = rows();
     let n = movable(&world);
     for mut s in both(&world) {
         until_asleep(&mut s, n);
@@ -712,4 +720,88 @@ fn a_body_spawned_on_a_sleeping_pile_wakes_only_its_neighbourhood() {
         );
         assert!(c.y > 1.3, "{}: the box fell into the pile: {c}", s.name());
     }
+}
+
+/// A body removed from a sleeping pile wakes only its neighbourhood: a
+/// column of three boxes beside the rows of [`rows`], its middle box
+/// removed (every later body and point moves down an index): the top box
+/// wakes and falls onto the bottom one, which wakes too (it carried the
+/// removed one), and the rows sleep on without moving, on both paths.
+/// Given the same pile, the two paths hold the same sleeping records
+/// bitwise right after the removal (`remap_supports`, the compaction, the
+/// changed assemblies woken, settle). Before, every removal woke the pile.
+#[test]
+fn a_body_removed_from_a_sleeping_pile_wakes_only_its_neighbourhood() {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for k in 0..3 {
+        BoxShape::new(Vec2::new(-2.0, 0.27 + 0.55 * k as f32), Vec2::splat(0.5))
+            .build(&mut world)
+            .unwrap();
+    }
+    add_rows(&mut world);
+    let n = movable(&world);
+    let mut w = world.clone();
+    let removal = w.remove_body(BodyHandle(1)).unwrap();
+    let left = movable(&w);
+    let (bottom, top) = (BodyHandle(0), BodyHandle(1));
+    let centre = |pos: &[[f32; 2]], b: BodyHandle| -> Vec2 {
+        let points = &w.bodies()[b.index()].points;
+        points
+            .iter()
+            .map(|p| Vec2::from(pos[p.index()]))
+            .sum::<Vec2>()
+            / points.len() as f32
+    };
+    let rows_of = |pos: &[[f32; 2]]| pos[8..].to_vec();
+    for mut s in both(&world) {
+        until_asleep(&mut s, n);
+        s.apply_removal(&w, &removal).unwrap();
+        let asleep = s.sleeping_points().unwrap();
+        eprintln!(
+            "{}: {asleep} of {left} points asleep right after the removal",
+            s.name()
+        );
+        assert_eq!(
+            asleep,
+            left - 8,
+            "{}: only the column's two boxes wake",
+            s.name()
+        );
+        let (pos, _) = s.state().unwrap();
+        let (rows, high) = (rows_of(&pos), centre(&pos, top).y);
+        s.step(120).unwrap();
+        let (after, _) = s.state().unwrap();
+        assert_eq!(rows_of(&after), rows, "{}: the rows moved", s.name());
+        let (low, under) = (centre(&after, top).y, centre(&after, bottom).y);
+        eprintln!("{}: the top box from {high} m to {low} m", s.name());
+        assert!(
+            (low - under - 0.5).abs() < 0.05 && high - low > 0.45,
+            "{}: the top box at {low} m, the bottom one at {under} m",
+            s.name()
+        );
+    }
+    // The same pile on both paths: the CPU's, handed to the GPU.
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    while cpu.sleeping_points() < n {
+        cpu.step();
+    }
+    let mut g = GpuSolver::new(d, q, &world).unwrap();
+    g.set_state(q, cpu.positions(), cpu.velocities()).unwrap();
+    g.set_rest_steps(q, cpu.rest_steps()).unwrap();
+    g.set_sleep_anchors(q, cpu.sleep_anchors()).unwrap();
+    g.set_sleep_supports(q, cpu.sleep_supports()).unwrap();
+    cpu.apply_removal(&w, &removal).unwrap();
+    g.apply_removal(d, q, &w, &removal).unwrap();
+    assert_eq!(g.read_rest_steps(d, q).unwrap(), cpu.rest_steps());
+    assert_eq!(g.read_sleep_supports(d, q).unwrap(), cpu.sleep_supports());
+    assert_eq!(g.read_sleep_anchors(d, q).unwrap(), cpu.sleep_anchors());
+    assert_eq!(g.read_sleeping_points(d, q).unwrap(), cpu.sleeping_points());
+    let (pos, vel) = (
+        g.read_state(d, q).unwrap().pos,
+        g.read_state(d, q).unwrap().vel,
+    );
+    assert_eq!((&pos[..], &vel[..]), (cpu.positions(), cpu.velocities()));
 }

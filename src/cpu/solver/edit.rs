@@ -72,12 +72,20 @@ impl CpuSolver {
     /// Follows a removal made on `world`; see
     /// [`GpuSolver::apply_removal`](crate::gpu::GpuSolver::apply_removal).
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
-        self.packed = self
+        let new = self
             .packed
             .removed(self.generation, world, removal, Some(&self.resolved))?;
+        // At the same parameters, what sleeps sleeps on, but for what the
+        // removal touched (`sleep::remap_supports`, `sleep::removal_wakes`).
+        let kept = (world.params == self.params && new.sim.sleep_steps > 0)
+            .then(|| self.sleep_through_removal(removal));
+        self.packed = new;
         self.follow_params(world);
         self.generation = removal.generations().1;
         self.resize_scratch();
+        if let Some((old, points)) = kept {
+            self.keep_sleeping_after_removal(old, &points, removal);
+        }
         self.pose_colliders();
         // Queued commands name points and bodies by the old indices.
         self.commands.clear();

@@ -6,6 +6,7 @@ use crate::cpu::sleep;
 use crate::error::WorldError;
 use crate::layout::{PointInfo, SleepPoint};
 use crate::pack::Packed;
+use crate::world::Removal;
 
 /// Sleeping's state (`shaders/sleep.wgsl`'s buffers): each point's
 /// assembly and own inverse mass, and per assembly root the largest
@@ -151,6 +152,74 @@ impl CpuSolver {
         for g in sleep::joined_assemblies(s.points[from..].iter().copied(), from) {
             self.wake_point(crate::world::PointHandle(g));
         }
+    }
+
+    /// Before a removal that keeps what sleeps: the supports follow the
+    /// removal (`sleep::remap_supports`), and the per-point sleeping
+    /// records of the points kept, in their new order; with the sleeping
+    /// records before the removal.
+    pub(super) fn sleep_through_removal(&mut self, removal: &Removal) -> (Sleep, Vec<SleepPoint>) {
+        let p = &self.packed;
+        let s = &mut self.sleep;
+        let table = sleep::removal_table(removal, p.pos.len(), p.bodies.len());
+        sleep::remap_supports(
+            &p.sim,
+            &s.points,
+            &p.outlines,
+            &table,
+            &mut s.support,
+            &mut s.speed,
+            &mut s.rest_steps,
+        );
+        let map = removal.point_remap();
+        let n = p.pos.len();
+        let keep = |v: &[u32]| -> Vec<u32> {
+            v.iter()
+                .enumerate()
+                .filter(|&(i, _)| map.get(i as u32).is_some())
+                .map(|(_, &x)| x)
+                .collect()
+        };
+        let kept = Sleep {
+            points: Vec::new(),
+            last: (0..n)
+                .filter(|&i| map.get(i as u32).is_some())
+                .map(|i| s.last[i])
+                .collect(),
+            speed: keep(&s.speed),
+            rest_steps: keep(&s.rest_steps),
+            support: keep(&s.support),
+        };
+        (kept, std::mem::take(&mut s.points))
+    }
+
+    /// After a removal that keeps what sleeps: the kept points' sleeping
+    /// records (`kept`, from [`sleep_through_removal`](Self::sleep_through_removal)),
+    /// the assemblies the removal changed woken (`sleep::removal_wakes`,
+    /// `old` the records before), and every point settled on them.
+    pub(super) fn keep_sleeping_after_removal(
+        &mut self,
+        kept: Sleep,
+        old: &[SleepPoint],
+        removal: &Removal,
+    ) {
+        let s = &mut self.sleep;
+        debug_assert_eq!(kept.last.len(), s.points.len());
+        (s.last, s.speed, s.rest_steps, s.support) =
+            (kept.last, kept.speed, kept.rest_steps, kept.support);
+        for g in sleep::removal_wakes(old, &s.points, removal.point_remap()) {
+            self.wake_point(crate::world::PointHandle(g));
+        }
+        let s = &mut self.sleep;
+        sleep::settle(
+            &self.packed.sim,
+            &s.points,
+            &s.rest_steps,
+            &mut self.info,
+            &self.packed.pos,
+            &mut self.packed.vel,
+            &mut s.last,
+        );
     }
 
     /// Wakes `point`'s assembly from the next step on (its points move

@@ -15,7 +15,7 @@ impl GpuSolver {
     }
     /// Submits one of sleeping's dispatches on its own, on state copy 0
     /// (where the state is between steps).
-    fn submit_sleep(
+    pub(super) fn submit_sleep(
         &self,
         queue: &wgpu::Queue,
         record: fn(&Sleep, &mut wgpu::ComputePass, usize, (u32, u32)),

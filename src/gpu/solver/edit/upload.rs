@@ -10,10 +10,21 @@ use super::super::super::buffers::{
 };
 use super::super::GpuSolver;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
-use crate::cpu::sleep::keeps_sleeping as sleep_keeps;
+use crate::cpu::sleep::{keeps_sleeping as sleep_keeps, removal_table, removal_wakes};
 use crate::layout::{BodyFrame, Colliders};
 use crate::pack::Packed;
 use crate::world::World;
+use wgpu::util::DeviceExt;
+
+/// What sleeping does through an edit.
+enum Sleeping<'a> {
+    /// Points appended from here on start awake; the rest sleeps on.
+    Appended(usize),
+    /// What the removal touched wakes; the rest sleeps on.
+    Removed(&'a crate::world::Removal),
+    /// Everything wakes.
+    Wake,
+}
 
 /// The packed world before an edit, as an upload needs it.
 pub(super) enum Before<'a> {
@@ -176,11 +187,19 @@ impl GpuSolver {
     ) -> Result<EditReport, SolverError> {
         // Items only appended, at the same parameters: what slept may
         // sleep on (`cpu::sleep::keeps_sleeping`).
-        let appended = match state {
-            StateEdit::Append { from } => Some(from),
-            StateEdit::Remove(_) => None,
-        }
-        .filter(|&from| same_params && before.keeps_sleeping(&self.edit.mirror, from));
+        // Items only appended, or removed, at the same parameters: what
+        // slept may sleep on.
+        let sleeping = match state {
+            StateEdit::Append { from }
+                if same_params && before.keeps_sleeping(&self.edit.mirror, from) =>
+            {
+                Sleeping::Appended(from)
+            }
+            StateEdit::Remove(removal) if same_params && self.edit.mirror.sim.sleep_steps > 0 => {
+                Sleeping::Removed(removal)
+            }
+            _ => Sleeping::Wake,
+        };
         let new = &self.edit.mirror;
         let mut report = EditReport::default();
         // The state first, in the old buffers (which are large enough for
@@ -190,6 +209,25 @@ impl GpuSolver {
             StateEdit::Remove(removal) => {
                 let b = &self.buffers;
                 let mut encoder = device.create_command_encoder(&Default::default());
+                let keep = matches!(sleeping, Sleeping::Removed(_));
+                if let (true, Before::Packed(old), Some(c)) = (keep, &before, &self.contacts) {
+                    // Before the records move: the supports follow the
+                    // removal (`cpu::sleep::remap_supports`).
+                    let table = removal_table(removal, old.pos.len(), old.bodies.len());
+                    let remap = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("removal maps"),
+                        contents: bytemuck::cast_slice(&table),
+                        usage: wgpu::BufferUsages::STORAGE,
+                    });
+                    let mut pass = encoder.begin_compute_pass(&Default::default());
+                    c.touch.record_remap_supports(
+                        device,
+                        &mut pass,
+                        (b, &c.buffers),
+                        &remap,
+                        self.point_grid,
+                    );
+                }
                 // Points appended to the world but not synced yet have no
                 // state here: only the packed ones move.
                 let packed = before.points();
@@ -210,6 +248,39 @@ impl GpuSolver {
                 if n > 0 {
                     let bytes = n as u64 * STATE_BYTES;
                     encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, bytes);
+                }
+                if keep {
+                    // The kept points' sleeping records, in their new
+                    // order, through the spare state copy.
+                    for (buffer, stride) in [
+                        (&b.rest_steps, 4),
+                        (&b.sleep_speed, 4),
+                        (&b.sleep_support, 4),
+                        (&b.sleep_last, STATE_BYTES),
+                    ] {
+                        for (old_start, new_start, len) in removal.point_remap().kept_runs() {
+                            if old_start >= packed {
+                                break;
+                            }
+                            let len = len.min(packed - old_start);
+                            encoder.copy_buffer_to_buffer(
+                                buffer,
+                                old_start as u64 * stride,
+                                &b.state[1],
+                                new_start as u64 * stride,
+                                len as u64 * stride,
+                            );
+                        }
+                        if n > 0 {
+                            encoder.copy_buffer_to_buffer(
+                                &b.state[1],
+                                0,
+                                buffer,
+                                0,
+                                n as u64 * stride,
+                            );
+                        }
+                    }
                 }
                 queue.submit([encoder.finish()]);
                 (n, n)
@@ -306,9 +377,22 @@ impl GpuSolver {
         // (`sleep::keeps_sleeping`). Otherwise everything wakes, with the
         // edited world's assemblies (and the inverse masses the upload
         // above wrote only where they changed).
-        match appended {
-            Some(from) => self.wake_appended(queue, from),
-            None => self.wake(queue),
+        match sleeping {
+            Sleeping::Appended(from) => self.wake_appended(queue, from),
+            Sleeping::Removed(removal) => {
+                // The assemblies the removal changed wake; every point
+                // settles on the kept counts (`cpu::sleep::removal_wakes`).
+                let old = match &before {
+                    Before::Packed(old) => old.sleep_points(),
+                    Before::Appended { .. } => Vec::new(),
+                };
+                let new = self.edit.mirror.sleep_points();
+                for g in removal_wakes(&old, &new, removal.point_remap()) {
+                    self.wake_point(queue, crate::world::PointHandle(g));
+                }
+                self.submit_sleep(queue, crate::gpu::sleep::Sleep::record_settle);
+            }
+            Sleeping::Wake => self.wake(queue),
         }
         self.pose_colliders();
         Ok(report)
