@@ -57,6 +57,17 @@ impl EventState {
         self.start.clear();
     }
 
+    /// For `bodies` bodies, the first of which these were for: those keep
+    /// their partners, so what keeps touching raises no new event (an
+    /// append; GPU: `Events::keep_pairs_of`).
+    pub fn extend(&mut self, bodies: usize) {
+        let slots = bodies * PAIR_SLOTS as usize;
+        for v in self.pairs.iter_mut().chain(&mut self.points) {
+            v.resize(slots, NO_PAIR);
+        }
+        self.speeds.resize(slots, 0.0);
+    }
+
     /// WGSL `snapshot`: the state the step starts with (after the
     /// commands).
     pub fn snapshot(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {

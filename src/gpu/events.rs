@@ -23,6 +23,9 @@ pub struct Events {
     binds: [[[wgpu::BindGroup; 4]; 2]; 2],
     /// The log: count, lost, two words, then the events.
     pub log: wgpu::Buffer,
+    /// Each body's partners and their points, by step parity, and the
+    /// pair speeds: what an append keeps ([`Events::keep_pairs_of`]).
+    pair_state: [wgpu::Buffer; 5],
     grids: EventGrids,
 }
 
@@ -55,7 +58,9 @@ impl Events {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
                 contents: &vec![0xff; 4 * slots as usize],
-                usage: wgpu::BufferUsages::STORAGE,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
             })
         };
         let pairs = [filled("pairs0"), filled("pairs1")];
@@ -174,12 +179,31 @@ impl Events {
             compare,
             binds,
             log,
+            pair_state: [
+                pairs[0].clone(),
+                pairs[1].clone(),
+                points_of[0].clone(),
+                points_of[1].clone(),
+                speeds.clone(),
+            ],
             grids: EventGrids {
                 slots: groups(bodies * PAIR_SLOTS),
                 points: groups(points),
                 bodies: groups(bodies),
             },
         }
+    }
+
+    /// Copies the pair records of `old`, made for the first bodies of an
+    /// append, into these (which hold them for more bodies): the bodies
+    /// keep their partners, so what keeps touching raises no new event
+    /// (CPU mirror: `EventState::extend`).
+    pub fn keep_pairs_of(&self, old: &Events, device: &wgpu::Device, queue: &wgpu::Queue) {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        for (from, to) in old.pair_state.iter().zip(&self.pair_state) {
+            encoder.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
+        }
+        queue.submit([encoder.finish()]);
     }
 
     /// Records the snapshot of the velocities a step starts with (on

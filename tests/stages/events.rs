@@ -386,3 +386,43 @@ fn landings_on_terrain_name_the_polyline_and_slide_across_its_segments() {
     }
     paths_agree(&answers);
 }
+
+/// A sync that appends a box far from a resting stack raises no event for
+/// what keeps touching (the events' pair records follow an append rather
+/// than start again), on both paths: only the new box's landing on the
+/// floor. Before, the stack's bottom box began touching the floor again
+/// at every spawn.
+#[test]
+fn a_spawn_far_away_raises_no_event_for_what_keeps_touching() {
+    let (world, _) = softbody::samples::stack(4, 1.0).unwrap();
+    for mut s in both_with_events(&world) {
+        s.step(120).unwrap();
+        let first = collect(&mut s);
+        assert_eq!(pairs(&first).len(), 3, "{}: {:?}", s.name(), pairs(&first));
+        let mut w = world.clone();
+        BoxShape::new(Vec2::new(8.0, 0.6), Vec2::splat(0.5))
+            .build(&mut w)
+            .unwrap();
+        s.sync(&w).unwrap();
+        s.step(30).unwrap();
+        let after = collect(&mut s);
+        eprintln!(
+            "{}: after the spawn {:?}, with colliders {:?}",
+            s.name(),
+            pairs(&after),
+            landings(&after)
+        );
+        assert_eq!(
+            pairs(&after),
+            vec![],
+            "{}: the stack's pairs began again",
+            s.name()
+        );
+        assert!(
+            landings(&after).iter().all(|(_, body, _)| *body == 4),
+            "{}: {:?}",
+            s.name(),
+            landings(&after)
+        );
+    }
+}

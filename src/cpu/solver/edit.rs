@@ -61,7 +61,7 @@ impl CpuSolver {
             });
         self.packed = new;
         self.follow_params(world);
-        self.resize_scratch();
+        self.resize_scratch(true);
         if let Some((old_sleep, old_info)) = keep {
             self.keep_sleeping(old_sleep, old_info, from);
         }
@@ -82,7 +82,7 @@ impl CpuSolver {
         self.packed = new;
         self.follow_params(world);
         self.generation = removal.generations().1;
-        self.resize_scratch();
+        self.resize_scratch(false);
         if let Some((old, points)) = kept {
             self.keep_sleeping_after_removal(old, &points, removal);
         }
@@ -173,7 +173,7 @@ impl CpuSolver {
         self.impacts.reset(nb);
         self.sleep.append(p, from);
         if let Some(e) = &mut self.events {
-            e.reset(nb);
+            e.extend(nb);
         }
         self.info.extend_from_slice(&p.point_info[from..]);
         self.frames.resize(nb, BodyFrame::default());
@@ -185,19 +185,24 @@ impl CpuSolver {
 
     /// Scratch state and frames sized to the world (frames are recomputed
     /// every substep, so their content does not matter); everything awake.
-    fn resize_scratch(&mut self) {
+    /// After an edit that only `appended`, the bodies keep their contact
+    /// events' partners.
+    fn resize_scratch(&mut self, appended: bool) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
         self.contacts = super::Contacts::new(&self.packed);
         self.impacts = super::Impacts::new(&self.packed);
         self.sleep = super::Sleep::new(&self.packed);
-        // Contact events start again (body indices may have moved): what
-        // touches begins anew at the next step; the log is kept.
+        // Contact events, the log kept. After an append the bodies keep
+        // their partners (their indices stand); after a removal, what
+        // touches begins anew at the next step.
         if let Some(e) = &mut self.events {
-            let log = (std::mem::take(&mut e.events), e.lost);
-            *e = crate::cpu::events::EventState::new(self.packed.bodies.len());
-            (e.events, e.lost) = log;
+            if appended {
+                e.extend(self.packed.bodies.len());
+            } else {
+                e.reset(self.packed.bodies.len());
+            }
         }
         self.info.clone_from(&self.packed.point_info);
         self.frames

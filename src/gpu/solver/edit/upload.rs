@@ -187,6 +187,7 @@ impl GpuSolver {
     ) -> Result<EditReport, SolverError> {
         // Items only appended, at the same parameters: what slept may
         // sleep on (`cpu::sleep::keeps_sleeping`).
+        let appended = matches!(state, StateEdit::Append { .. });
         // Items only appended, or removed, at the same parameters: what
         // slept may sleep on.
         let sleeping = match state {
@@ -368,10 +369,14 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
-        // Contact events start again over the new buffers (body indices
-        // may have moved): what touches begins anew; the log is kept.
-        let kept = self.events.take().map(|e| e.log);
-        self.rebuild_events(device, kept);
+        // Contact events over the new buffers, the log kept. After an
+        // append the bodies keep their partners (their indices stand);
+        // after a removal, what touches begins anew.
+        let old_events = self.events.take();
+        self.rebuild_events(device, old_events.as_ref().map(|e| e.log.clone()));
+        if let (true, Some(new), Some(old)) = (appended, &self.events, &old_events) {
+            new.keep_pairs_of(old, device, queue);
+        }
         // Items only appended, at the same parameters: what slept sleeps
         // on, and the new points start awake
         // (`sleep::keeps_sleeping`). Otherwise everything wakes, with the
