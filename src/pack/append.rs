@@ -50,25 +50,23 @@ impl<T: Copy> PerPoint<T> {
     }
 }
 
-/// Merges `new` (body indices above every one in `old`, in index order)
-/// into `old`, which is in order of `key` (stable: index order within a
-/// key), keeping that order.
-fn merge_by_key(old: &[u32], new: &[u32], key: impl Fn(u32) -> u32) -> Vec<u32> {
-    let mut new = new.to_vec();
-    new.sort_by_key(|&b| key(b));
-    let mut out = Vec::with_capacity(old.len() + new.len());
+/// Merges two lists in the order `before` gives (each in that order
+/// already): an item of `b` goes after the items of `a` it does not come
+/// before, so the merge is stable.
+pub(super) fn merge_sorted<T: Copy>(a: &[T], b: &[T], before: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
-    while i < old.len() && j < new.len() {
-        if key(new[j]) < key(old[i]) {
-            out.push(new[j]);
+    while i < a.len() && j < b.len() {
+        if before(&b[j], &a[i]) {
+            out.push(b[j]);
             j += 1;
         } else {
-            out.push(old[i]);
+            out.push(a[i]);
             i += 1;
         }
     }
-    out.extend_from_slice(&old[i..]);
-    out.extend_from_slice(&new[j..]);
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
     out
 }
 
@@ -157,8 +155,14 @@ impl Packed {
         let (small, large): (Vec<u32>, Vec<u32>) = (b0 as u32..bodies.len() as u32)
             .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
         let old_small = self.sim.num_small_bodies as usize;
-        let count = |b: u32| bodies[b as usize].count;
-        let mut order = merge_by_key(&self.body_order[..old_small], &small, count);
+        // The new ones (indices above every old one) sorted by count,
+        // stable, then merged behind the old of their count.
+        let count = |b: &u32| bodies[*b as usize].count;
+        let mut small = small;
+        small.sort_by_key(count);
+        let mut order = merge_sorted(&self.body_order[..old_small], &small, |x, y| {
+            count(x) < count(y)
+        });
         order.extend_from_slice(&self.body_order[old_small..]);
         order.extend_from_slice(&large);
         self.body_order = order;

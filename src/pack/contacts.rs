@@ -61,24 +61,6 @@ fn p95_extent(sorted: &[f32]) -> Option<f32> {
     Some(sorted[(sorted.len() * 95 / 100).min(sorted.len() - 1)])
 }
 
-/// Two sorted lists as one.
-fn merge_sorted(a: &[f32], b: &[f32]) -> Vec<f32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if b[j].total_cmp(&a[i]).is_lt() {
-            out.push(b[j]);
-            j += 1;
-        } else {
-            out.push(a[i]);
-            i += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
-}
-
 /// An outline whose rest shape encloses less than this fraction of its
 /// extent squared (its points in a line) has no inside and no outward side.
 const FLAT_OUTLINE: f64 = 1e-6;
@@ -283,7 +265,10 @@ impl Packed {
             }
         }
         extents.sort_by(f32::total_cmp);
-        self.collider_extents = merge_sorted(&self.collider_extents, &extents);
+        self.collider_extents =
+            super::append::merge_sorted(&self.collider_extents, &extents, |x, y| {
+                x.total_cmp(y).is_lt()
+            });
         // The colliders: small bodies, large bodies, free points, each in
         // order, the new ones behind the old of their kind.
         let (old_small, old_bodies) = (

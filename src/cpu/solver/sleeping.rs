@@ -106,15 +106,7 @@ impl CpuSolver {
             );
         }
         sleep::update(sim, &s.points, &mut s.speed, &mut s.rest_steps);
-        sleep::settle(
-            sim,
-            &s.points,
-            &s.rest_steps,
-            &mut self.info,
-            &self.packed.pos,
-            &mut self.packed.vel,
-            &mut s.last,
-        );
+        self.settle_points();
     }
 
     /// Wakes every point: each gets its inverse mass back and every
@@ -210,6 +202,11 @@ impl CpuSolver {
         for g in sleep::removal_wakes(old, &s.points, removal.point_remap()) {
             self.wake_point(crate::world::PointHandle(g));
         }
+        self.settle_points();
+    }
+
+    /// Every point settled on its assembly's count (`sleep::settle`).
+    fn settle_points(&mut self) {
         let s = &mut self.sleep;
         sleep::settle(
             &self.packed.sim,
@@ -286,16 +283,7 @@ impl CpuSolver {
     pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
         crate::validate::check_rest_steps(self.packed.pos.len(), steps)?;
         self.sleep.rest_steps.copy_from_slice(steps);
-        let s = &mut self.sleep;
-        sleep::settle(
-            &self.packed.sim,
-            &s.points,
-            &s.rest_steps,
-            &mut self.info,
-            &self.packed.pos,
-            &mut self.packed.vel,
-            &mut s.last,
-        );
+        self.settle_points();
         Ok(())
     }
 
