@@ -7,7 +7,6 @@
 //! clone that went its own way, has another chain.
 
 use super::{Body, Point, Spring};
-use crate::fnv::Fnv;
 
 /// The value of an empty chain.
 const EMPTY: u64 = 0;
@@ -20,14 +19,20 @@ pub(crate) struct Chains {
     bodies: Vec<u64>,
 }
 
-/// `prev` followed by `words`.
+/// `prev` followed by `words`: each word mixed in whole (the finaliser of
+/// SplitMix64, a bijection of 64 bits), a word at a time rather than
+/// FNV's byte at a time, since a removal chains the whole world again.
 fn link(prev: u64, words: impl IntoIterator<Item = u32>) -> u64 {
-    let mut h = Fnv::new();
-    h.bytes(&prev.to_le_bytes());
-    for w in words {
-        h.bytes(&w.to_le_bytes());
-    }
-    h.finish()
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    words
+        .into_iter()
+        .fold(mix(prev ^ 0x9e37_79b9_7f4a_7c15), |h, w| {
+            mix(h.wrapping_add(w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        })
 }
 
 /// The last value of `chain`.
