@@ -233,44 +233,54 @@ impl World {
             .collect();
         let springs = Remap::from_kept(&kept_springs);
 
-        // Bodies: drop removed points with their rest positions.
+        // Bodies: drop removed points with their rest positions. A body
+        // that keeps all its points is renumbered in place.
         let mut kept_bodies = Vec::with_capacity(self.bodies.len());
-        let mut new_bodies = Vec::new();
-        let mut new_rest = Vec::new();
+        let mut new_bodies = Vec::with_capacity(self.bodies.len());
+        let mut new_rest = Vec::with_capacity(self.bodies.len());
         let mut reshaped = Vec::new();
-        for ((body, rest), &removed) in self.bodies.iter().zip(&self.rest_shapes).zip(remove_body) {
+        let renumber = |p: &mut PointHandle| {
+            *p = PointHandle(points.get(p.0).expect("kept above"));
+        };
+        let old_bodies = std::mem::take(&mut self.bodies);
+        let old_rest = std::mem::take(&mut self.rest_shapes);
+        for ((mut body, rest), &removed) in old_bodies.into_iter().zip(old_rest).zip(remove_body) {
             if removed {
                 kept_bodies.push(false);
+                continue;
+            }
+            if body.points.iter().all(|p| !remove_point[p.index()]) {
+                kept_bodies.push(true);
+                body.points.iter_mut().for_each(renumber);
+                if let Some(boundary) = &mut body.boundary {
+                    boundary.iter_mut().for_each(renumber);
+                }
+                new_bodies.push(body);
+                new_rest.push(rest);
                 continue;
             }
             let (pts, rs): (Vec<PointHandle>, Vec<Vec2>) = body
                 .points
                 .iter()
-                .zip(rest)
+                .zip(&rest)
                 .filter_map(|(p, r)| points.get(p.0).map(|i| (PointHandle(i), *r)))
                 .unzip();
-            let lost = pts.len() < body.points.len();
             let degenerate = pts.len() < 2 || rs.iter().all(|r| *r == rs[0]);
             if degenerate {
                 kept_bodies.push(false);
                 continue;
             }
             kept_bodies.push(true);
-            if lost {
-                reshaped.push(BodyHandle(new_bodies.len() as u32));
-            }
-            let mut b = body.clone();
-            b.points = pts;
-            if let Some(boundary) = &mut b.boundary {
+            reshaped.push(BodyHandle(new_bodies.len() as u32));
+            body.points = pts;
+            if let Some(boundary) = &mut body.boundary {
                 boundary.retain(|p| !remove_point[p.index()]);
-                for p in boundary.iter_mut() {
-                    *p = PointHandle(points.get(p.0).expect("kept above"));
-                }
+                boundary.iter_mut().for_each(renumber);
             }
-            if b.rest.is_some() {
-                b.rest = Some(rs.clone());
+            if body.rest.is_some() {
+                body.rest = Some(rs.clone());
             }
-            new_bodies.push(b);
+            new_bodies.push(body);
             new_rest.push(rs);
         }
         let bodies = Remap::from_kept(&kept_bodies);
