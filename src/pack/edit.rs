@@ -315,7 +315,9 @@ impl Packed {
         self.planes = world.planes().iter().map(PlaneInfo::from).collect();
         if local {
             // The new items alone (`append.rs`).
-            if self.terrains as usize != world.terrains().len() || n0 + s0 + b0 == 0 {
+            // The terrain is the packed one (`appends_locally`), unless
+            // nothing was packed.
+            if n0 + s0 + b0 == 0 {
                 self.pack_terrain(world);
             }
             self.kinematic.extend(
