@@ -44,19 +44,6 @@ fn integrate_collide_point(i: u32, pi: PointInfo, p: vec2<f32>, v0: vec2<f32>) -
     return collide_point(pi, s.xy, s.zw);
 }
 
-// The restitution threshold of a point's contact with a collider at
-// depth `depth` along `n`, the point moving at `v` (after this substep's
-// motion): a contact that persists (the point stood within RESTING_SLOP
-// radii of the surface at the substep's start, at p - v h) bounces at no
-// speed, so that a point its own body presses into the ground is stopped,
-// not thrown back up every substep. CPU mirror: cpu::collide::collider_threshold.
-fn collider_threshold(v: vec2<f32>, n: vec2<f32>, depth: f32) -> f32 {
-    if (depth + dot(v, n) * sim.h > -RESTING_SLOP * sim.point_radius) {
-        return NO_BOUNCE;
-    }
-    return sim.restitution_threshold;
-}
-
 // The point after its deepest contact, as (p, v): pushed out, then
 // restitution and friction relative to the collider's surface (a moving
 // collider's velocity there).
@@ -81,6 +68,6 @@ fn respond(pi: PointInfo, p: vec2<f32>, v: vec2<f32>, vs: vec2<f32>, n: vec2<f32
     let vrel = v - vs;
     let mat = materials[pi.material];
     let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
-    let r = contact_response(vrel, n, depth, m, sim.h, collider_threshold(vrel, n, depth));
+    let r = contact_response(vrel, n, depth, m, sim.h, contact_threshold(vrel, n, depth, sim.h, sim.point_radius, sim.restitution_threshold));
     return vec4<f32>(p + n * depth + r.zw, v + r.xy);
 }

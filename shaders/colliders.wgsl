@@ -22,8 +22,6 @@ override MOVING_COLLIDERS: bool = false;
 // Colliders are numbered planets first, then half-planes: collider k is
 // planet k when k < NUM_PLANETS, else plane k - NUM_PLANETS.
 const NO_COLLIDER: u32 = 0xffffffffu;
-// A restitution threshold no approach passes (the largest f32).
-const NO_BOUNCE: f32 = 3.40282347e38;
 
 // A planet's contact with a disk of `radius` at `p` with layers `layers`,
 // as (normal, depth); no contact when depth <= 0.

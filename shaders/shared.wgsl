@@ -469,6 +469,24 @@ struct ContactMaterial {
     decay: f32,
 }
 
+// A restitution threshold no approach passes (the largest f32).
+const NO_BOUNCE: f32 = 3.40282347e38;
+
+// The restitution threshold of a point's contact at depth `depth` along
+// `n` (with a collider, another body's outline or another free point),
+// the point moving at `vrel` relative to the other side after this
+// substep's motion: a contact that persists (the point stood within
+// RESTING_SLOP radii of the contact at the substep's start: its depth
+// then, depth + (vrel . n) h) bounces at no speed, so that a point its
+// own body presses into the ground or into a neighbour is stopped, not
+// thrown back every substep. CPU mirror: cpu::contact_threshold.
+fn contact_threshold(vrel: vec2<f32>, n: vec2<f32>, depth: f32, h: f32, point_radius: f32, threshold: f32) -> f32 {
+    if (depth + dot(vrel, n) * h > -RESTING_SLOP * point_radius) {
+        return NO_BOUNCE;
+    }
+    return threshold;
+}
+
 // Restitution and friction at a contact (docs/physics.md, "Friction and
 // restitution"): the relative velocity `vrel` of the side pushed along
 // `n`, `depth` to push out, substep `h`, restitution threshold

@@ -70,7 +70,9 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
                 } else if (j < i) {
                     n = vec2<f32>(-1.0, 0.0);
                 }
-                let r = contact_response(v - state[j].zw, n, reach - dist, pair_material(pf, jf), sim.h, sim.restitution_threshold);
+                let vrel = v - state[j].zw;
+                let threshold = contact_threshold(vrel, n, reach - dist, sim.h, sim.point_radius, sim.restitution_threshold);
+                let r = contact_response(vrel, n, reach - dist, pair_material(pf, jf), sim.h, threshold);
                 let push0 = (n * (reach - dist) + r.zw) / split_w;
                 let jv0 = r.xy / split_w;
                 // Scaled as the partner, which finds the same pair from its
@@ -219,7 +221,8 @@ fn resolve_at(i: u32, relax: bool) {
                 m.elasticity = 0.0;
                 m.decay = 1.0;
             }
-            let r = contact_response(vrel, hit.n, depth, m, sim.h, sim.restitution_threshold);
+            let threshold = contact_threshold(vrel, hit.n, depth, sim.h, sim.point_radius, sim.restitution_threshold);
+            let r = contact_response(vrel, hit.n, depth, m, sim.h, threshold);
             var push = vec2<f32>(0.0);
             if (!relax) {
                 push = (hit.n * depth + r.zw) / split_w;

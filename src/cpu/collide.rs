@@ -4,8 +4,8 @@
 
 use glam::Vec2;
 
-use super::{ContactMaterial, contact_response, par, perp, safe_dir, v2};
-use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, RESTING_SLOP, SimParams};
+use super::{ContactMaterial, contact_response, contact_threshold, par, perp, safe_dir, v2};
+use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
 /// `layers` (WGSL `collider_contact`): `(normal, depth)`, no contact when
@@ -112,7 +112,7 @@ pub fn respond(
         decay: (-mat.friction * sim.h).exp(),
     };
     let vrel = v - vs;
-    let threshold = collider_threshold(sim, vrel, n, depth);
+    let threshold = contact_threshold(sim, vrel, n, depth);
     let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
     (p + n * depth + dp, v + dv)
 }
@@ -135,22 +135,6 @@ pub fn near_moving_collider(
             collider_contact(sim, k, layers, p, planets, planes, radius).1 > 0.0
         }
     })
-}
-
-/// The restitution threshold of a point's contact with a collider at
-/// `depth` along `n`, the point moving at `v` after this substep's motion
-/// (WGSL `collider_threshold`): a contact that persists, the point having
-/// stood within [`RESTING_SLOP`] radii of the surface at the substep's
-/// start (at `p - v h`), bounces at no speed, so that a point its own body
-/// presses into the ground is stopped rather than thrown back up every
-/// substep.
-#[inline]
-pub fn collider_threshold(sim: &SimParams, v: Vec2, n: Vec2, depth: f32) -> f32 {
-    if depth + v.dot(n) * sim.h > -RESTING_SLOP * sim.point_radius {
-        f32::MAX
-    } else {
-        sim.restitution_threshold
-    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -34,6 +34,8 @@ pub use springs::springs;
 
 use glam::Vec2;
 
+use crate::layout::{RESTING_SLOP, SimParams};
+
 /// Squared distance below which two points count as coincident (WGSL `TINY_DIST2`).
 pub const TINY_DIST2: f32 = 1e-24;
 
@@ -89,6 +91,23 @@ pub struct ContactMaterial {
 /// (`|vt| <= mu_s dvn`) the tangential velocity stops, else it loses
 /// `mu_k dvn`; the drift this substep made with what friction removed is
 /// taken back. Then the viscous decay (Lisitsa 2023).
+/// The restitution threshold of a point's contact at `depth` along `n`
+/// (with a collider, another body's outline or another free point), the
+/// point moving at `vrel` relative to the other side after this substep's
+/// motion (WGSL `contact_threshold`): a contact that persists, the point
+/// having stood within [`RESTING_SLOP`] radii of the contact at the
+/// substep's start (its depth then, `depth + (vrel . n) h`), bounces at no
+/// speed, so that a point its own body presses into the ground or into a
+/// neighbour is stopped rather than thrown back every substep.
+#[inline]
+pub fn contact_threshold(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f32 {
+    if depth + vrel.dot(n) * sim.h > -RESTING_SLOP * sim.point_radius {
+        f32::MAX
+    } else {
+        sim.restitution_threshold
+    }
+}
+
 #[inline]
 pub fn contact_response(
     vrel: Vec2,

@@ -19,7 +19,7 @@
 use glam::Vec2;
 
 use super::broad_phase::{Grid, cell_key, cell_slot, fit_of, fixed_of, grid_cell};
-use super::{ContactMaterial, contact_response, cross2, par, v2};
+use super::{ContactMaterial, contact_response, contact_threshold, cross2, par, v2};
 use crate::layout::{
     BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SLEEP_WAKE,
     SimParams,

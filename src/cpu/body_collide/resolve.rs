@@ -112,8 +112,8 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
                 let m = pair_material(&pf, &jf);
                 let depth = reach - dist;
                 let vrel = v - v2(bind.vel[j as usize]);
-                let (dv, dp) =
-                    contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
+                let threshold = contact_threshold(sim, vrel, n, depth);
+                let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
                 let push0 = (n * depth + dp) / split_w;
                 let jv0 = dv / split_w;
                 let scale = sim.contact_scale;
@@ -241,7 +241,8 @@ pub fn resolve_point(
                 out.warm = Some([left.to_bits(), total.to_bits()]);
             }
             let depth = if relax { 0.0 } else { hit.depth };
-            let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, sim.restitution_threshold);
+            let threshold = contact_threshold(sim, vrel, n, depth);
+            let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
             let push = if relax {
                 Vec2::ZERO
             } else {
