@@ -11,6 +11,7 @@ use common::gpu;
 use softbody::gpu::GpuContext;
 use softbody::pack::Packed;
 use softbody::prelude::*;
+use softbody::solver::Solver;
 
 fn base_world() -> World {
     let mut w = World::default();
@@ -437,6 +438,61 @@ fn gpu_appends_of_unlinked_items_step_as_a_fresh_solver() {
     let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 30);
     eprintln!("GPU vs CPU after the appends: max deviation {worst:.2e} m");
     assert!(worst < 0.05, "{worst}");
+}
+
+/// A spawn far away leaves the contacts of what was there as they were:
+/// a stack of three boxes and a hubless ring on a floor, awake (sleeping
+/// off) and pressing on each other, steps after a box of the same size
+/// is synced in 30 m away bitwise as it does without it, on both paths.
+/// The points' warm starts and the bodies' tangles carry over the append
+/// (`Contacts::extend`; on the GPU, copied into the new contact buffers);
+/// when every sync set them back to zero, the stack took a jolt from each
+/// spawn anywhere in the world.
+#[test]
+fn a_spawn_far_away_leaves_the_others_stepping_as_without_it() {
+    let mut w = World::new(Params {
+        sleep_speed: 0.0,
+        ..Params::default()
+    });
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for k in 0..3 {
+        BoxShape::new(
+            Vec2::new(0.05 * k as f32, 0.26 + 0.5 * k as f32),
+            Vec2::splat(0.5),
+        )
+        .build(&mut w)
+        .unwrap();
+    }
+    Blob::new(Vec2::new(0.1, 1.8), 0.25, 10)
+        .center_point(false)
+        .build(&mut w)
+        .unwrap();
+    let kept = w.points().len();
+    let mut spawned = w.clone();
+    BoxShape::new(Vec2::new(30.0, 0.26), Vec2::splat(0.5))
+        .build(&mut spawned)
+        .unwrap();
+    let mut paths = vec![(Solver::cpu(&w).unwrap(), Solver::cpu(&w).unwrap())];
+    if let (Some(a), Some(b)) = (gpu(), gpu()) {
+        paths.push((
+            Solver::gpu_on(a, &w).unwrap(),
+            Solver::gpu_on(b, &w).unwrap(),
+        ));
+    }
+    for (mut alone, mut with) in paths {
+        alone.step(30).unwrap();
+        with.step(30).unwrap();
+        with.sync(&spawned).unwrap();
+        alone.step(30).unwrap();
+        with.step(30).unwrap();
+        let (a, b) = (alone.state().unwrap(), with.state().unwrap());
+        let moved = (0..kept)
+            .map(|i| (Vec2::from(a.0[i]) - Vec2::from(b.0[i])).length())
+            .fold(0.0f32, f32::max);
+        eprintln!("{}: largest difference {moved:e} m", alone.name());
+        assert_eq!(a.0[..kept], b.0[..kept], "{}: positions", alone.name());
+        assert_eq!(a.1[..kept], b.1[..kept], "{}: velocities", alone.name());
+    }
 }
 
 /// Checks that `s` holds what a solver made afresh from `w` would and that,

@@ -39,6 +39,11 @@ impl TangleWords {
         self.0.resize_with(bodies, Default::default);
     }
 
+    /// `bodies` bodies: the first ones' words kept, any more untangled.
+    pub fn extend(&mut self, bodies: usize) {
+        self.0.resize_with(bodies, Default::default);
+    }
+
     /// The words, as a checkpoint keeps them.
     pub fn words(&self) -> Vec<[u32; 8]> {
         self.0

@@ -54,6 +54,21 @@ impl Contacts {
         self.tangles.reset(nb);
     }
 
+    /// After an append that linked no earlier point: what [`Contacts::reset`]
+    /// makes, but the points' warm starts and the bodies' tangles, which
+    /// carry from step to step, kept for the points and bodies there were
+    /// (their indices stand) and zero for the new ones, so that a spawn
+    /// leaves the contacts of what was there as they were.
+    pub(super) fn extend(&mut self, packed: &Packed) {
+        let warm = std::mem::take(&mut self.warm);
+        let mut tangles = std::mem::take(&mut self.tangles);
+        self.reset(packed);
+        self.warm = warm;
+        self.warm.resize(packed.pos.len(), [0; 4]);
+        tangles.extend(packed.bodies.len());
+        self.tangles = tangles;
+    }
+
     pub(super) fn new(packed: &Packed) -> Self {
         let n = packed.pos.len();
         Self {

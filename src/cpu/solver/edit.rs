@@ -169,7 +169,7 @@ impl CpuSolver {
         let (n, nb) = (p.pos.len(), p.bodies.len());
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
-        self.contacts.reset(p);
+        self.contacts.extend(p);
         self.impacts.reset(nb);
         self.sleep.append(p, from);
         if let Some(e) = &mut self.events {

@@ -369,6 +369,20 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
+        // After an append the points' warm starts and the bodies' tangles,
+        // which carry from step to step, are kept for what was there
+        // (`cpu::solver::Contacts::extend`).
+        if let (true, Some(new), Some(old)) = (appended, &self.contacts, &old) {
+            let (new, old) = (&new.buffers, &old.buffers);
+            let warm = (16 * from as u64).min(old.warm.size());
+            let tangles = old.tangles.size().min(new.tangles.size());
+            let mut encoder = device.create_command_encoder(&Default::default());
+            if warm > 0 {
+                encoder.copy_buffer_to_buffer(&old.warm, 0, &new.warm, 0, warm);
+            }
+            encoder.copy_buffer_to_buffer(&old.tangles, 0, &new.tangles, 0, tangles);
+            queue.submit([encoder.finish()]);
+        }
         // Contact events over the new buffers, the log kept. After an
         // append the bodies keep their partners (their indices stand);
         // after a removal, what touches begins anew.
