@@ -78,19 +78,6 @@ pub struct ContactMaterial {
     pub decay: f32,
 }
 
-/// Restitution and friction at a contact (WGSL `contact_response`;
-/// docs/physics.md, "Friction and restitution"): the relative velocity
-/// `vrel` of the side pushed along `n`, `depth` to push out, substep `h`,
-/// restitution threshold `threshold`. Returns the change of the relative
-/// velocity and the relative position change friction asks for.
-///
-/// An approach faster than `threshold` is reflected with the elasticity,
-/// a slower one stopped. The normal impulse per unit mass `dvn`, the
-/// normal velocity change or the push-out speed `depth / h` where that is
-/// more, bounds Coulomb friction: within the static cone
-/// (`|vt| <= mu_s dvn`) the tangential velocity stops, else it loses
-/// `mu_k dvn`; the drift this substep made with what friction removed is
-/// taken back. Then the viscous decay (Lisitsa 2023).
 /// The restitution threshold of a point's contact at `depth` along `n`
 /// (with a collider, another body's outline or another free point), the
 /// point moving at `vrel` relative to the other side after this substep's
@@ -108,6 +95,19 @@ pub fn contact_threshold(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f3
     }
 }
 
+/// Restitution and friction at a contact (WGSL `contact_response`;
+/// docs/physics.md, "Friction and restitution"): the relative velocity
+/// `vrel` of the side pushed along `n`, `depth` to push out, substep `h`,
+/// restitution threshold `threshold`. Returns the change of the relative
+/// velocity and the relative position change friction asks for.
+///
+/// An approach faster than `threshold` is reflected with the elasticity,
+/// a slower one stopped. The normal impulse per unit mass `dvn`, the
+/// normal velocity change or the push-out speed `depth / h` where that is
+/// more, bounds Coulomb friction: within the static cone
+/// (`|vt| <= mu_s dvn`) the tangential velocity stops, else it loses
+/// `mu_k dvn`; the drift this substep made with what friction removed is
+/// taken back. Then the viscous decay (Lisitsa 2023).
 #[inline]
 pub fn contact_response(
     vrel: Vec2,

@@ -188,6 +188,9 @@ impl GpuSolver {
         // Items only appended, at the same parameters: what slept may
         // sleep on (`cpu::sleep::keeps_sleeping`).
         let appended = matches!(state, StateEdit::Append { .. });
+        // Appended in place (`Packed::sync_in_place`): the contacts' records
+        // that carry from step to step are kept, as on the CPU.
+        let in_place = matches!(before, Before::Appended { .. });
         // Items only appended, or removed, at the same parameters: what
         // slept may sleep on.
         let sleeping = match state {
@@ -369,10 +372,10 @@ impl GpuSolver {
         if let Some(c) = &self.contacts {
             report.bytes_uploaded += c.buffers.uploaded_bytes();
         }
-        // After an append the points' warm starts and the bodies' tangles,
-        // which carry from step to step, are kept for what was there
+        // After an append in place the points' warm starts and the bodies'
+        // tangles are kept for what was there
         // (`cpu::solver::Contacts::extend`).
-        if let (true, Some(new), Some(old)) = (appended, &self.contacts, &old) {
+        if let (true, Some(new), Some(old)) = (in_place, &self.contacts, &old) {
             let (new, old) = (&new.buffers, &old.buffers);
             let warm = (16 * from as u64).min(old.warm.size());
             let tangles = old.tangles.size().min(new.tangles.size());
