@@ -307,10 +307,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     let mut w = base_world();
     let mut cpu = CpuSolver::new(&w).unwrap();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 20).unwrap();
-    for _ in 0..20 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 20);
     let (pos0, vel0) = gpu_state(&s, &ctx);
     let n0 = pos0.len();
 
@@ -324,10 +321,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     assert_eq!(&pos[..n0], &pos0[..]);
     assert_eq!(&vel[..n0], &vel0[..]);
     assert_eq!(&pos[n0..], &cpu.positions()[n0..]);
-    s.step(d, q, 10).unwrap();
-    for _ in 0..10 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 10);
 
     // A smaller addition fits in the doubled buffers: no reallocation,
     // only the changed ranges are written.
@@ -366,10 +360,7 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     cpu.apply_removal(&w, &r).unwrap();
     assert_eq!(statics(s.packed()), statics(cpu.packed()));
     assert_eq!(s.spring_index_count() as usize, 2 * w.springs().len());
-    s.step(d, q, 20).unwrap();
-    for _ in 0..20 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 20);
 
     // From here on the edited solver and a fresh one are the same program
     // on the same data; and it still agrees with the CPU path (the edits did
@@ -392,10 +383,7 @@ fn gpu_appends_of_unlinked_items_step_as_a_fresh_solver() {
     let mut w = base_world();
     let mut cpu = CpuSolver::new(&w).unwrap();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 20).unwrap();
-    for _ in 0..20 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 20);
     let add = |w: &mut World, x: f32| {
         BoxShape::new(Vec2::new(x, 3.0), Vec2::splat(0.3))
             .rotation(0.4)
@@ -430,10 +418,7 @@ fn gpu_appends_of_unlinked_items_step_as_a_fresh_solver() {
             );
             assert!(report.bytes_uploaded < s.gpu_bytes() / 2, "{report:?}");
         }
-        s.step(d, q, 10).unwrap();
-        for _ in 0..10 {
-            cpu.step();
-        }
+        step_both(&ctx, &mut s, &mut cpu, 10);
     }
     let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 30);
     eprintln!("GPU vs CPU after the appends: max deviation {worst:.2e} m");
@@ -492,6 +477,14 @@ fn a_spawn_far_away_leaves_the_others_stepping_as_without_it() {
         eprintln!("{}: largest difference {moved:e} m", alone.name());
         assert_eq!(a.0[..kept], b.0[..kept], "{}: positions", alone.name());
         assert_eq!(a.1[..kept], b.1[..kept], "{}: velocities", alone.name());
+    }
+}
+
+/// `steps` steps of the GPU solver `s` and of the CPU solver `cpu`.
+fn step_both(ctx: &GpuContext, s: &mut GpuSolver, cpu: &mut CpuSolver, steps: u32) {
+    s.step(&ctx.device, &ctx.queue, steps).unwrap();
+    for _ in 0..steps {
+        cpu.step();
     }
 }
 
@@ -614,10 +607,7 @@ fn a_planet_added_while_running_is_collided_with_on_the_gpu() {
     let mut s = GpuSolver::new(d, q, &w).unwrap();
     let mut cpu = CpuSolver::new(&w).unwrap();
     let run = |s: &mut GpuSolver, cpu: &mut CpuSolver, resting: &[(PointHandle, f32)]| {
-        s.step(d, q, 60).unwrap();
-        for _ in 0..60 {
-            cpu.step();
-        }
+        step_both(&ctx, s, cpu, 60);
         let (pos, _) = gpu_state(s, &ctx);
         for &(p, x) in resting {
             let p = pos[p.index()];
@@ -660,10 +650,7 @@ fn free_points_added_while_running_collide_on_the_gpu() {
         .unwrap();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
     let mut cpu = CpuSolver::new(&w).unwrap();
-    s.step(d, q, 2).unwrap();
-    for _ in 0..2 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 2);
     assert_eq!(Packed::from_world(&w).unwrap().sim.num_free, 0);
     let a = w
         .add_point(Point::new(Vec2::new(0.0, 0.0)).vel(Vec2::new(1.0, 0.0)))
@@ -673,10 +660,7 @@ fn free_points_added_while_running_collide_on_the_gpu() {
         .unwrap();
     s.sync(d, q, &w).unwrap();
     cpu.sync(&w).unwrap();
-    s.step(d, q, 60).unwrap();
-    for _ in 0..60 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 60);
     let (pos, vel) = gpu_state(&s, &ctx);
     eprintln!(
         "after the meeting: a {:?} b {:?}",
@@ -767,10 +751,7 @@ fn a_new_substep_reaches_every_packed_coefficient() {
     let mut w = base_world();
     let mut s = GpuSolver::new(d, q, &w).unwrap();
     let mut cpu = CpuSolver::new(&w).unwrap();
-    s.step(d, q, 10).unwrap();
-    for _ in 0..10 {
-        cpu.step();
-    }
+    step_both(&ctx, &mut s, &mut cpu, 10);
     w.params.substeps = 13;
     s.set_params(q, w.params.clone()).unwrap();
     cpu.set_params(w.params.clone()).unwrap();
