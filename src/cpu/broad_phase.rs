@@ -32,7 +32,6 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// An empty grid sized for a packed world's colliders.
     /// Sized for `packed`, in the allocations it has (a broad phase
     /// writes every word it reads).
     pub fn resize(&mut self, packed: &Packed) {
@@ -42,6 +41,7 @@ impl Grid {
         self.large_awake = false;
     }
 
+    /// An empty grid sized for a packed world's colliders.
     pub fn new(packed: &Packed) -> Self {
         Self {
             counts: vec![0; packed.grid_slots() + 1],

@@ -36,7 +36,7 @@ impl TangleWords {
     /// `bodies` bodies, none tangled, in the allocation it has.
     pub fn reset(&mut self, bodies: usize) {
         self.0.clear();
-        self.0.resize_with(bodies, Default::default);
+        self.extend(bodies);
     }
 
     /// `bodies` bodies: the first ones' words kept, any more untangled.

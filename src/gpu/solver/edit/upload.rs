@@ -233,57 +233,40 @@ impl GpuSolver {
                     );
                 }
                 // Points appended to the world but not synced yet have no
-                // state here: only the packed ones move.
+                // state here: only the packed ones move. Each per-point
+                // buffer is compacted through the spare state copy.
                 let packed = before.points();
-                for (old_start, new_start, len) in removal.point_remap().kept_runs() {
-                    if old_start >= packed {
-                        break;
-                    }
-                    let len = len.min(packed - old_start);
-                    encoder.copy_buffer_to_buffer(
-                        &b.state[0],
-                        old_start as u64 * STATE_BYTES,
-                        &b.state[1],
-                        new_start as u64 * STATE_BYTES,
-                        len as u64 * STATE_BYTES,
-                    );
-                }
                 let n = self.edit.mirror.pos.len();
-                if n > 0 {
-                    let bytes = n as u64 * STATE_BYTES;
-                    encoder.copy_buffer_to_buffer(&b.state[1], 0, &b.state[0], 0, bytes);
-                }
+                let compact = |encoder: &mut wgpu::CommandEncoder,
+                               buffer: &wgpu::Buffer,
+                               stride| {
+                    for (old_start, new_start, len) in removal.point_remap().kept_runs() {
+                        if old_start >= packed {
+                            break;
+                        }
+                        let len = len.min(packed - old_start);
+                        encoder.copy_buffer_to_buffer(
+                            buffer,
+                            old_start as u64 * stride,
+                            &b.state[1],
+                            new_start as u64 * stride,
+                            len as u64 * stride,
+                        );
+                    }
+                    if n > 0 {
+                        encoder.copy_buffer_to_buffer(&b.state[1], 0, buffer, 0, n as u64 * stride);
+                    }
+                };
+                compact(&mut encoder, &b.state[0], STATE_BYTES);
                 if keep {
-                    // The kept points' sleeping records, in their new
-                    // order, through the spare state copy.
+                    // The kept points' sleeping records, in their new order.
                     for (buffer, stride) in [
                         (&b.rest_steps, 4),
                         (&b.sleep_speed, 4),
                         (&b.sleep_support, 4),
                         (&b.sleep_last, STATE_BYTES),
                     ] {
-                        for (old_start, new_start, len) in removal.point_remap().kept_runs() {
-                            if old_start >= packed {
-                                break;
-                            }
-                            let len = len.min(packed - old_start);
-                            encoder.copy_buffer_to_buffer(
-                                buffer,
-                                old_start as u64 * stride,
-                                &b.state[1],
-                                new_start as u64 * stride,
-                                len as u64 * stride,
-                            );
-                        }
-                        if n > 0 {
-                            encoder.copy_buffer_to_buffer(
-                                &b.state[1],
-                                0,
-                                buffer,
-                                0,
-                                n as u64 * stride,
-                            );
-                        }
+                        compact(&mut encoder, buffer, stride);
                     }
                 }
                 queue.submit([encoder.finish()]);
