@@ -1,6 +1,6 @@
 //! Whole-step benchmark of the GPU path against the CPU reference.
 //!
-//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N | --load-state FILE] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active] [--passes]`
+//! `cargo run --release --example bench -- [--points N | --bodies N] [--json] [--steps N] [--settle N | --load-state FILE] [--runs N] [--gpu-only] [--peak-gbs G] [--narrow each|batched] [--contact-points all|active] [--grid every|moved] [--passes]`
 //!
 //! Two scenes: the core solver's (`scenes::bench_scene`, 1k to 1M points,
 //! body collisions off) and the contact-heavy one (`scenes::contact_scene`,
@@ -44,7 +44,7 @@ use std::time::Instant;
 use clap::Parser;
 use serde_json::json;
 use softbody::checkpoint::Checkpoint;
-use softbody::gpu::{GpuContext, NarrowWalk, PointDispatch, Stage, StageTimes};
+use softbody::gpu::{GpuContext, GridBuild, NarrowWalk, PointDispatch, Stage, StageTimes};
 use softbody::prelude::*;
 use softbody::scenes::{bench_scene, contact_scene};
 
@@ -101,6 +101,10 @@ struct Opts {
     /// `PointDispatch::for_device`).
     #[arg(long, value_enum)]
     contact_points: Option<Points>,
+    /// When the broad phase builds its grid (default: in a substep where
+    /// a point may have moved, `GridBuild::WhenMoved`).
+    #[arg(long, value_enum)]
+    grid: Option<GridArg>,
     /// Under each row, one step's GPU time stage by stage, summed per kind
     /// of stage (needs timestamp queries).
     #[arg(long, conflicts_with = "json")]
@@ -114,6 +118,15 @@ enum Points {
     All,
     /// The points that are not quiet, listed each substep.
     Active,
+}
+
+/// `--grid`: `softbody::gpu::GridBuild`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum GridArg {
+    /// In every substep.
+    Every,
+    /// In a step's first substep and where a point may have moved.
+    Moved,
 }
 
 /// `--narrow`: `softbody::gpu::NarrowWalk`.
@@ -416,6 +429,12 @@ fn measure(
             kernels.points = match points {
                 Points::All => PointDispatch::AllPoints,
                 Points::Active => PointDispatch::ActiveList,
+            };
+        }
+        if let Some(grid) = opts.grid {
+            kernels.grid = match grid {
+                GridArg::Every => GridBuild::EverySubstep,
+                GridArg::Moved => GridBuild::WhenMoved,
             };
         }
         gpu.set_contact_kernels(&ctx.device, kernels)?;

@@ -1,6 +1,6 @@
 //! Steps one of the pile samples (`softbody::samples`) and measures it.
 //!
-//! `cargo run --release --example piles -- <slope|stack|pyramid|pour|pour-rings> [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N]`
+//! `cargo run --release --example piles -- <slope|stack|pyramid|pour|pour-rings> [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N] [--grid-every-substep]`
 //!
 //! Once per simulated second (and at the start and the end) it prints the
 //! [`PileReport`](softbody::measure::PileReport) of the state (points
@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 use serde_json::json;
+use softbody::gpu::{ContactKernels, GridBuild};
 use softbody::measure::{motion, pile_report};
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -104,6 +105,11 @@ struct Opts {
     /// `Params::area_stiffness` as a frequency, Hz (0: no area term).
     #[arg(long, value_parser = non_negative)]
     area_frequency: Option<f32>,
+    /// GPU: build the broad phase's grid in every substep
+    /// (`GridBuild::EverySubstep`) rather than where a point may have
+    /// moved.
+    #[arg(long)]
+    grid_every_substep: bool,
 }
 
 fn non_negative(s: &str) -> Result<f32, String> {
@@ -118,12 +124,23 @@ fn non_negative(s: &str) -> Result<f32, String> {
 struct Stepper(Solver);
 
 impl Stepper {
-    fn new(backend: Backend, world: &World) -> Result<Self, Box<dyn std::error::Error>> {
-        Ok(Self(match backend {
+    fn new(
+        backend: Backend,
+        world: &World,
+        grid_every_substep: bool,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let mut solver = match backend {
             Backend::Cpu => Solver::Cpu(Box::new(CpuSolver::new(world)?.parallel(true))),
             Backend::Cpu1 => Solver::cpu(world)?,
             Backend::Gpu => Solver::gpu(world)?,
-        }))
+        };
+        if let (Solver::Gpu { ctx, solver }, true) = (&mut solver, grid_every_substep)
+            && let Some(kernels) = solver.contact_kernels()
+        {
+            let grid = GridBuild::EverySubstep;
+            solver.set_contact_kernels(&ctx.device, ContactKernels { grid, ..kernels })?;
+        }
+        Ok(Self(solver))
     }
 
     /// The device the steps run on.
@@ -274,7 +291,7 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         dt,
         world.params.substeps
     );
-    let mut stepper = Stepper::new(opts.backend, &world)?;
+    let mut stepper = Stepper::new(opts.backend, &world, opts.grid_every_substep)?;
     println!("stepping on {}", stepper.device());
     let (mut done, mut ms_per_step) = (0u64, None);
     let mut times = Vec::with_capacity(total as usize);

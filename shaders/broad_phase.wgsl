@@ -1,7 +1,9 @@
 // Stage 5a: the broad phase of body-body collisions (Spooner's
-// broad phase, Gaul's grid). Rebuilt every substep, all on the GPU:
+// broad phase, Gaul's grid). Built all on the GPU, in a step's first substep and
+// in every later one where a point may have moved (below):
 //
-//   clear                  empties the large list;
+//   clear                  empties the large list and sets the
+//                          workgroups of the dispatches below;
 //   bounds / bounds_large  each collider's bounding box; colliders spanning
 //                          at most GRID_MAX_CELLS cells count themselves
 //                          into those cells' hash slots, larger ones go on
@@ -12,6 +14,17 @@
 //                          its slots, taking places by counting the slot
 //                          back down, so the counts end at zero and the
 //                          next substep needs no clearing.
+//
+// Every dispatch after `clear` is indirect: `clear` writes their
+// workgroups (`args`, rows of LIST_ROW) from `full`, their counts for the
+// world. In a step's substeps after the first, `clear_if_moved` writes
+// them only where some point may have moved since the substep before
+// (the fused motion kernel's `moved`, shared.wgsl `may_move`), and zero
+// workgroups otherwise: the grid, the boxes and the stamps stay as the
+// last build left them, which is what a build would make again (no
+// position changed, and an awake body would have moved). A sleeping
+// world so skips the whole stage; the first substep always builds, so
+// that whatever changed between steps (edits, uploads) is built in.
 //
 // The order of entries within a slot depends on the atomics, but the narrow
 // phase's result does not depend on it (body_collide.wgsl).
@@ -43,6 +56,13 @@
 @group(0) @binding(12) var<storage, read_write> slot_awake: array<atomic<u32>>;
 // Sleeping's steps at rest per assembly (sleep.wgsl).
 @group(0) @binding(13) var<storage, read> rest_steps: array<u32>;
+
+// clear / clear_if_moved: the fused motion kernel's word (shared.wgsl,
+// may_move), cleared here; the dispatches' workgroups (3 words each, in
+// the order BroadPhase::record dispatches them) and their full counts.
+@group(0) @binding(14) var<storage, read_write> moved: atomic<u32>;
+@group(0) @binding(15) var<storage, read_write> args: array<u32>;
+@group(0) @binding(16) var<storage, read> full: array<u32>;
 
 // Prefix scan, one level: `scan_in` -> `scan_out`, block totals -> `scan_sums`.
 struct ScanLevel {
@@ -125,10 +145,17 @@ fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
     }
 }
 
-// Empties the large list and advances the stamp; one thread, first in
-// the stage.
-@compute @workgroup_size(1)
-fn clear() {
+// Sets the workgroups of the stage's dispatches (all, or none where the
+// grid is kept), then, for a build, empties the large list and advances
+// the stamp.
+fn open_grid(build: bool) {
+    atomicStore(&moved, 0u);
+    for (var k = 0u; k < arrayLength(&full); k++) {
+        args[k] = select(0u, full[k], build);
+    }
+    if (!build) {
+        return;
+    }
     atomicStore(&grid[large_base(sim.table_mask)], 0u);
     // Never 0, which stamps nothing (after 2^32 substeps it wraps).
     if (atomicAdd(&slot_awake[sim.table_mask + 1u], 1u) == 0xffffffffu) {
@@ -136,10 +163,23 @@ fn clear() {
     }
 }
 
+// One thread, first in the stage: a build.
+@compute @workgroup_size(1)
+fn clear() {
+    open_grid(true);
+}
+
+// One thread, first in the stage: a build where some point may have moved
+// since the last one, else nothing.
+@compute @workgroup_size(1)
+fn clear_if_moved() {
+    open_grid(atomicLoad(&moved) != 0u);
+}
+
 // One thread per small-outline body, then one per free point.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn bounds(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let k = linear_index(gid, groups);
+fn bounds(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = indirect_index(gid, LIST_ROW);
     if (k < sim.num_small_colliders) {
         let b = colliders[k];
         let o = outlines[b];
@@ -170,9 +210,8 @@ var<workgroup> red_hi: array<vec2<f32>, LARGE_BODY_THREADS>;
 fn bounds_large(
     @builtin(local_invocation_index) t: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let k = wid.x + wid.y * groups.x;
+    let k = wid.x + wid.y * LIST_ROW;
     if (k >= sim.num_colliders - sim.num_small_colliders) {
         return;
     }
@@ -223,9 +262,8 @@ const SCAN_RUNS: u32 = SCAN_THREADS / SCAN_RUN;
 fn scan_up(
     @builtin(local_invocation_index) t: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let block = wid.x + wid.y * groups.x;
+    let block = wid.x + wid.y * LIST_ROW;
     let n = scan_level.len;
     let base = block * SCAN_BLOCK + SCAN_ITEMS * t;
     var items: array<u32, SCAN_ITEMS>;
@@ -271,8 +309,8 @@ fn scan_up(
 // Adds each block's offset (`scan_in`, the scanned block totals) to its
 // elements; block 0's offset is zero.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn scan_down(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let j = linear_index(gid, groups) + SCAN_BLOCK;
+fn scan_down(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let j = indirect_index(gid, LIST_ROW) + SCAN_BLOCK;
     if (j < scan_level.len) {
         scan_out[j] += scan_in[j / SCAN_BLOCK];
     }
@@ -280,8 +318,8 @@ fn scan_down(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 
 // Every collider that fits the grid writes its entries.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn fill(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let k = linear_index(gid, groups);
+fn fill(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = indirect_index(gid, LIST_ROW);
     var c: u32;
     var lo: vec2<f32>;
     var hi: vec2<f32>;

@@ -14,6 +14,9 @@
 @group(0) @binding(4) var<storage, read_write> state: array<vec4<f32>>;
 // Each point's gravity scale (read where SCALED_GRAVITY).
 @group(0) @binding(5) var<storage, read> gravity_scale: array<f32>;
+// integrate_collide: whether a point may have moved this substep
+// (shared.wgsl, may_move).
+@group(0) @binding(6) var<storage, read_write> moved: atomic<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -40,5 +43,9 @@ fn integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         return;
     }
     let s = state[i];
-    state[i] = integrate_collide_point(i, point_info(info[i]), s.xy, s.zw);
+    let pi = point_info(info[i]);
+    if (may_move(pi.inv_mass, s.zw) && atomicLoad(&moved) == 0u) {
+        atomicStore(&moved, 1u);
+    }
+    state[i] = integrate_collide_point(i, pi, s.xy, s.zw);
 }

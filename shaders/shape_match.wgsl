@@ -44,6 +44,9 @@ const TINY_SUM: f32 = 1e-30;
 @group(0) @binding(12) var<uniform> colliders: Colliders;
 // Each point's gravity scale (the fused kernel; read where SCALED_GRAVITY).
 @group(0) @binding(19) var<storage, read> gravity_scale: array<f32>;
+// apply_integrate_collide_noted: whether a point that may move came by
+// this substep (shared.wgsl, may_move).
+@group(0) @binding(20) var<storage, read_write> moved: atomic<u32>;
 // Each body's area dilation rate d, 1/s (docs/physics.md, "Area"): written
 // with the frames, read by apply.
 // Beside it, the inflation its area term aimed at (ramp_inflation), which
@@ -557,15 +560,9 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 }
 
 // `apply`, then integrate and collide (collide.wgsl's integrate_collide)
-// without storing the state in between: one pass over the points instead
-// of two, bitwise the same as the two in turn (tests/stages/shape_match.rs). Every
-// substep of a world with bodies runs it after the frames.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = spread_index(gid, groups);
-    if (i >= sim.num_points) {
-        return;
-    }
+// at point i, without storing the state in between; returns whether the
+// point may move (shared.wgsl, may_move).
+fn apply_integrate_collide_at(i: u32) -> bool {
     let pi = point_info(info[i]);
     let s = state[i];
     // Points of inverse mass 0: apply and integrate leave them.
@@ -574,4 +571,33 @@ fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @built
         v = matched_velocity(i, s.xy, s.zw);
     }
     state[i] = integrate_collide_point(i, pi, s.xy, v);
+    return may_move(pi.inv_mass, s.zw);
+}
+
+// apply_integrate_collide_at over the points: one pass instead of two,
+// bitwise the same as apply, integrate and collide in turn
+// (tests/stages/shape_match.rs). Every substep of a world with bodies
+// runs it after the frames: this kernel on a device of 8 storage buffers
+// per stage (too few for body contacts), the one below on any other.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply_integrate_collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = spread_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    apply_integrate_collide_at(i);
+}
+
+// apply_integrate_collide, noting in `moved` that a point that may move
+// came by (for the broad phase's clear_if_moved); the load first, so
+// that only the first such point of a substep stores.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply_integrate_collide_noted(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = spread_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    if (apply_integrate_collide_at(i) && atomicLoad(&moved) == 0u) {
+        atomicStore(&moved, 1u);
+    }
 }

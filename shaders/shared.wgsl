@@ -316,6 +316,18 @@ fn euler_point(inv_mass: f32, p: vec2<f32>, v: vec2<f32>, g: vec2<f32>, h: f32) 
     return vec4<f32>(p + nv * h, nv);
 }
 
+// Whether a point may move in this substep: it is awake (its own
+// inverse mass) or carries a velocity (a kinematic body's). A sleeping or
+// pinned point at rest moves in no stage, so a substep where no point may
+// move leaves every position where the one before left it, and the broad
+// phase keeps its grid (broad_phase.wgsl, `clear_if_moved`). The fused
+// motion kernels note it in their `moved` word, loaded first so that only
+// the first such point of a substep stores (shape_match.wgsl,
+// collide.wgsl).
+fn may_move(inv_mass: f32, v: vec2<f32>) -> bool {
+    return inv_mass != 0.0 || any(v != vec2<f32>(0.0));
+}
+
 // Unit direction from `d`, or +x when `d` is (nearly) zero.
 fn safe_dir(d: vec2<f32>, dist: f32) -> vec2<f32> {
     if (dist * dist > TINY_DIST2) {

@@ -24,6 +24,12 @@ pub fn gravity_at(sim: &SimParams, planets: &[PlanetInfo], scale: f32, p: Vec2) 
     g * scale
 }
 
+/// Whether a point may move in a substep (WGSL `may_move`): it is awake
+/// (its own inverse mass) or carries a velocity (a kinematic body's).
+pub fn may_move(inv_mass: f32, v: [f32; 2]) -> bool {
+    inv_mass != 0.0 || v != [0.0, 0.0]
+}
+
 /// `v += g h; p += v h` for every point that is not pinned, `g` its
 /// `gravity_at`. A point of inverse mass 0 is left as it is: a pinned
 /// point has no velocity (it is packed at rest, and nothing gives it any),

@@ -80,6 +80,22 @@ impl PointDispatch {
     }
 }
 
+/// When a step's substeps build the broad phase's grid. Both give the
+/// same contacts, bit for bit: in a substep where no point may move (WGSL
+/// `may_move`: awake, or with a velocity), no position changes, so a build
+/// would make the grid, the boxes and the stamps it already holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridBuild {
+    /// In every substep.
+    EverySubstep,
+    /// In a step's first substep (it takes in what changed between steps),
+    /// and in each later one where some point may have moved since the
+    /// last build (WGSL `clear_if_moved`): a sleeping world skips the
+    /// stage's passes but one. On lavapipe the broad phase is a quarter
+    /// of a sleeping pour's step (BENCHMARKS.md, "Sleeping piles").
+    WhenMoved,
+}
+
 /// Where the passes over points after a substep's first narrow phase are
 /// dispatched: over every point, or indirectly by the active list's head
 /// (`ContactBuffers::list_head`). The body contacts and the body
@@ -103,12 +119,14 @@ impl PointPasses {
     }
 }
 
-/// How the contact kernels are made: the narrow phase's walk and the
-/// points the passes run over. Both choices give the same contacts.
+/// How the contact kernels are made: the narrow phase's walk, the
+/// points the passes run over and when the grid is built. Every choice
+/// gives the same contacts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContactKernels {
     pub walk: NarrowWalk,
     pub points: PointDispatch,
+    pub grid: GridBuild,
 }
 
 impl ContactKernels {
@@ -117,6 +135,7 @@ impl ContactKernels {
         Self {
             walk: NarrowWalk::for_device(device),
             points: PointDispatch::for_device(device),
+            grid: GridBuild::WhenMoved,
         }
     }
 }

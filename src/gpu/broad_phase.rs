@@ -11,7 +11,8 @@ use wgpu::util::DeviceExt;
 use super::SolverError;
 use super::buffers::{Buffers, check_storage_size};
 use super::shaders::{bind_group, grid, pipeline_or_kept};
-use crate::layout::{ContactHit, SCAN_BLOCK, WORKGROUP_SIZE};
+use super::solver::read_buffer;
+use crate::layout::{ContactHit, LIST_ROW, SCAN_BLOCK, WORKGROUP_SIZE};
 use crate::pack::Packed;
 
 /// Buffers of the body-contact stages.
@@ -231,15 +232,20 @@ type ScanDispatch = (
     Option<(wgpu::BindGroup, (u32, u32))>,
 );
 
-/// The broad phase's dispatches.
+/// The broad phase's dispatches. Every one after `clear` is indirect, by
+/// the workgroups `clear` writes into `args`: all of them, or, in a
+/// substep after the first where no point may have moved since the one
+/// before, none (WGSL `clear_if_moved`).
 pub struct BroadPhase {
     clear: wgpu::ComputePipeline,
+    clear_if_moved: wgpu::ComputePipeline,
     bounds: wgpu::ComputePipeline,
     bounds_large: wgpu::ComputePipeline,
     scan_up: wgpu::ComputePipeline,
     scan_down: wgpu::ComputePipeline,
     fill: wgpu::ComputePipeline,
     clear_bind: wgpu::BindGroup,
+    clear_if_moved_bind: wgpu::BindGroup,
     bounds_bind: [wgpu::BindGroup; 2],
     bounds_large_bind: [wgpu::BindGroup; 2],
     fill_bind: [wgpu::BindGroup; 2],
@@ -249,7 +255,15 @@ pub struct BroadPhase {
     small_grid: (u32, u32),
     large_grid: (u32, u32),
     fill_grid: (u32, u32),
+    /// The dispatches' workgroups (WGSL `args`): three words each, in the
+    /// order [`record`](Self::record) dispatches them.
+    args: wgpu::Buffer,
+    /// Their workgroups in a build (WGSL `full`).
+    full: wgpu::Buffer,
 }
+
+/// Bytes of one dispatch's indirect arguments.
+const ARGS_BYTES: u64 = 12;
 
 impl BroadPhase {
     /// The dispatches over these buffers; the pipelines of `reuse` (the
@@ -263,6 +277,7 @@ impl BroadPhase {
     ) -> Self {
         let get = |entry: &str, old| pipeline_or_kept(device, "broad_phase", entry, &[], old);
         let clear = get("clear", reuse.map(|r| &r.clear));
+        let clear_if_moved = get("clear_if_moved", reuse.map(|r| &r.clear_if_moved));
         let bounds = get("bounds", reuse.map(|r| &r.bounds));
         let bounds_large = get("bounds_large", reuse.map(|r| &r.bounds_large));
         let scan_up = get("scan_up", reuse.map(|r| &r.scan_up));
@@ -300,13 +315,9 @@ impl BroadPhase {
                 ],
             )
         });
-        let clear_bind = bind_group(
-            device,
-            "clear",
-            &clear,
-            &[(0, &b.sim), (7, &c.grid), (12, &c.slot_awake)],
-        );
-        let max = device.limits().max_compute_workgroups_per_dimension;
+        // Rows of LIST_ROW workgroups, as the kernels read them
+        // (`indirect_index`).
+        let max = LIST_ROW;
         let levels = &c.scan_levels;
         let mut scan = Vec::new();
         for (l, level) in levels.iter().enumerate() {
@@ -342,8 +353,55 @@ impl BroadPhase {
             scan.push((up, grid(level.len.div_ceil(SCAN_BLOCK), max), down));
         }
         let sim = &packed.sim;
+        let small_grid = grid(
+            (sim.num_small_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
+            max,
+        );
+        let large_grid = grid(sim.num_colliders - sim.num_small_colliders, max);
+        let fill_grid = grid(
+            (sim.num_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
+            max,
+        );
+        // The full workgroups, in the order `record` dispatches them.
+        let full: Vec<[u32; 3]> = [small_grid, large_grid]
+            .into_iter()
+            .chain(scan.iter().map(|(_, up, _)| *up))
+            .chain(
+                scan.iter()
+                    .rev()
+                    .filter_map(|(_, _, down)| down.as_ref().map(|d| d.1)),
+            )
+            .chain([fill_grid])
+            .map(|(x, y)| [x, y, 1])
+            .collect();
+        let full = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("broad phase full args"),
+            contents: bytemuck::cast_slice(&full),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        let args = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("broad phase args"),
+            size: full.size(),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let clear_entries = [
+            (0, &b.sim),
+            (7, &c.grid),
+            (12, &c.slot_awake),
+            (14, &b.moved),
+            (15, &args),
+            (16, &full),
+        ];
+        let clear_bind = bind_group(device, "clear", &clear, &clear_entries);
+        let clear_if_moved_bind =
+            bind_group(device, "clear_if_moved", &clear_if_moved, &clear_entries);
         Self {
             clear,
+            clear_if_moved,
+            clear_if_moved_bind,
             bounds,
             bounds_large,
             scan_up,
@@ -354,49 +412,64 @@ impl BroadPhase {
             bounds_large_bind,
             fill_bind,
             scan,
-            small_grid: grid(
-                (sim.num_small_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
-                max,
-            ),
-            large_grid: grid(sim.num_colliders - sim.num_small_colliders, max),
-            fill_grid: grid(
-                (sim.num_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
-                max,
-            ),
+            small_grid,
+            large_grid,
+            fill_grid,
+            args,
+            full,
         }
     }
 
-    /// Records the grid's construction from state copy `state`.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize) {
-        pass.set_pipeline(&self.clear);
-        pass.set_bind_group(0, &self.clear_bind, &[]);
+    /// Whether the last broad phase recorded built the grid (read back;
+    /// waits for the GPU): its dispatches had their full workgroups.
+    pub fn built(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<bool, SolverError> {
+        let words = (self.full.size() / 4) as usize;
+        let args: Vec<u32> = read_buffer(device, queue, &self.args, words)?;
+        let full: Vec<u32> = read_buffer(device, queue, &self.full, words)?;
+        Ok(args == full)
+    }
+
+    /// Records the grid's construction from state copy `state`; where
+    /// `when_moved`, only if some point may have moved since the last
+    /// build (a step's substeps after its first: WGSL `clear_if_moved`).
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, when_moved: bool) {
+        if when_moved {
+            pass.set_pipeline(&self.clear_if_moved);
+            pass.set_bind_group(0, &self.clear_if_moved_bind, &[]);
+        } else {
+            pass.set_pipeline(&self.clear);
+            pass.set_bind_group(0, &self.clear_bind, &[]);
+        }
         pass.dispatch_workgroups(1, 1, 1);
-        if self.small_grid.0 > 0 {
-            pass.set_pipeline(&self.bounds);
-            pass.set_bind_group(0, &self.bounds_bind[state], &[]);
-            pass.dispatch_workgroups(self.small_grid.0, self.small_grid.1, 1);
-        }
-        if self.large_grid.0 > 0 {
-            pass.set_pipeline(&self.bounds_large);
-            pass.set_bind_group(0, &self.bounds_large_bind[state], &[]);
-            pass.dispatch_workgroups(self.large_grid.0, self.large_grid.1, 1);
-        }
+        // The k-th dispatch's arguments; one with no workgroups in the
+        // world is left out.
+        let mut k = 0;
+        let mut dispatch = |pass: &mut wgpu::ComputePass, groups: (u32, u32)| {
+            if groups.0 > 0 {
+                pass.dispatch_workgroups_indirect(&self.args, k * ARGS_BYTES);
+            }
+            k += 1;
+        };
+        pass.set_pipeline(&self.bounds);
+        pass.set_bind_group(0, &self.bounds_bind[state], &[]);
+        dispatch(pass, self.small_grid);
+        pass.set_pipeline(&self.bounds_large);
+        pass.set_bind_group(0, &self.bounds_large_bind[state], &[]);
+        dispatch(pass, self.large_grid);
         pass.set_pipeline(&self.scan_up);
         for (up, groups, _) in &self.scan {
             pass.set_bind_group(0, up, &[]);
-            pass.dispatch_workgroups(groups.0, groups.1, 1);
+            dispatch(pass, *groups);
         }
         pass.set_pipeline(&self.scan_down);
         for (_, _, down) in self.scan.iter().rev() {
             if let Some((bind, groups)) = down {
                 pass.set_bind_group(0, bind, &[]);
-                pass.dispatch_workgroups(groups.0, groups.1, 1);
+                dispatch(pass, *groups);
             }
         }
-        if self.fill_grid.0 > 0 {
-            pass.set_pipeline(&self.fill);
-            pass.set_bind_group(0, &self.fill_bind[state], &[]);
-            pass.dispatch_workgroups(self.fill_grid.0, self.fill_grid.1, 1);
-        }
+        pass.set_pipeline(&self.fill);
+        pass.set_bind_group(0, &self.fill_bind[state], &[]);
+        dispatch(pass, self.fill_grid);
     }
 }

@@ -69,6 +69,10 @@ pub struct Buffers {
     /// between steps.
     pub plane_impacts: wgpu::Buffer,
     pub plane_impact_heads: [wgpu::Buffer; 3],
+    /// One word: nonzero once a point that may move (WGSL `may_move`)
+    /// reached the fused motion kernel of a substep; the broad phase
+    /// clears it and keeps its grid in a substep where it stayed zero.
+    pub moved: wgpu::Buffer,
 }
 
 /// Bytes of the plane-impact entries for `bodies` bodies.
@@ -353,6 +357,7 @@ impl Buffers {
                         | wgpu::BufferUsages::COPY_SRC,
                 )
             }),
+            moved: init("moved", bytemuck::bytes_of(&1u32).to_vec(), storage),
         })
     }
 
@@ -419,6 +424,7 @@ impl Buffers {
             &self.plane_impact_heads[0],
             &self.plane_impact_heads[1],
             &self.plane_impact_heads[2],
+            &self.moved,
         ]
         .iter()
         .map(|b| b.size())

@@ -65,7 +65,7 @@ impl Collide {
         let constants = counts.constants();
         let collide = pipeline_with(device, "collide", "main", &constants);
         let fused = pipeline_with(device, "collide", "integrate_collide", &constants);
-        let binds = |p: &wgpu::ComputePipeline, label: &str, scales: bool| {
+        let binds = |p: &wgpu::ComputePipeline, label: &str, fused: bool| {
             [0, 1].map(|s| {
                 let mut e = vec![
                     (0, &b.sim),
@@ -74,9 +74,10 @@ impl Collide {
                     (3, &b.colliders),
                     (4, &b.state[s]),
                 ];
-                // Only the fused kernel integrates (WGSL `gravity_at`).
-                if scales {
-                    e.push((5, &b.gravity_scale));
+                // Only the fused kernel integrates (WGSL `gravity_at`) and
+                // notes whether a point may move (`may_move`).
+                if fused {
+                    e.extend([(5, &b.gravity_scale), (6, &b.moved)]);
                 }
                 bind_group(device, label, p, &e)
             })

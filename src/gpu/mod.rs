@@ -25,7 +25,7 @@ mod solver;
 mod springs;
 mod terrain;
 
-pub use body_collide::{ContactKernels, NarrowWalk, PointDispatch};
+pub use body_collide::{ContactKernels, GridBuild, NarrowWalk, PointDispatch};
 pub use buffers::{Buffers, STATE_BYTES, deinterleave, interleave};
 pub use context::{
     GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
@@ -64,6 +64,13 @@ pub fn required_limits() -> wgpu::Limits {
 /// (WebGPU's default); [`required_limits`] asks for what the contact
 /// kernels need.
 pub const STORAGE_BUFFERS_WITHOUT_CONTACTS: u32 = 8;
+
+/// Whether `device` has the storage buffers per stage that the body-contact
+/// kernels need ([`required_limits`]).
+pub(crate) fn can_run_contacts(device: &wgpu::Device) -> bool {
+    device.limits().max_storage_buffers_per_shader_stage
+        >= required_limits().max_storage_buffers_per_shader_stage
+}
 
 /// Checks a device against [`required_limits`]; a world without body-body
 /// contacts (`contacts` false) needs only

@@ -108,10 +108,18 @@ impl ShapeMatch {
         let plane_impacts =
             pipeline_with(device, "shape_match", "plane_impacts", &counts.constants());
         let apply = pipeline(device, "shape_match", "apply");
+        // Where body contacts can run, the fused kernel notes for the broad
+        // phase whether a point may move (one more storage buffer than a
+        // device of WebGPU's default 8 has).
+        let noted = super::can_run_contacts(device);
         let fused = pipeline_with(
             device,
             "shape_match",
-            "apply_integrate_collide",
+            if noted {
+                "apply_integrate_collide_noted"
+            } else {
+                "apply_integrate_collide"
+            },
             &counts.constants(),
         );
         let heads = &b.plane_impact_heads;
@@ -193,6 +201,9 @@ impl ShapeMatch {
                 (12, &b.colliders),
                 (19, &b.gravity_scale),
             ]);
+            if noted {
+                e.push((20, &b.moved));
+            }
             bind_group(device, "shape_match.apply_integrate_collide", &fused, &e)
         });
         Self {

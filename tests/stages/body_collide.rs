@@ -15,7 +15,7 @@
 use crate::broad_phase::assert_grids_match;
 use crate::common::{Rng, both, farthest, gpu};
 use crate::slide;
-use softbody::gpu::{ContactKernels, NarrowWalk, PointDispatch, Stage};
+use softbody::gpu::{ContactKernels, GridBuild, NarrowWalk, PointDispatch, Stage};
 use softbody::layout::UNTANGLE_PACE;
 use softbody::measure::pile_report;
 use softbody::pack::Packed;
@@ -782,9 +782,11 @@ fn contacts_match_the_cpu_stage_by_stage_and_over_200_steps() {
 
 /// The contact kernels' choices (the narrow phase's walk entry by entry,
 /// for GPUs, or in batches, for CPU adapters; the passes over every point,
-/// for GPUs, or over the active list, for CPU adapters) find the same
+/// for GPUs, or over the active list, for CPU adapters; the grid built in
+/// every substep or where a point may have moved) find the same
 /// contacts: a pile stepped 40 steps any way ends bitwise the same. The
-/// default follows the adapter.
+/// default follows the adapter. (A sleeping pile, where the grid is
+/// kept: `broad_phase::a_sleeping_pile_keeps_its_grid_and_steps_as_if_it_built_it`.)
 #[test]
 fn every_choice_of_contact_kernels_steps_a_pile_alike() {
     let Some(ctx) = gpu() else { return };
@@ -801,17 +803,38 @@ fn every_choice_of_contact_kernels_steps_a_pile_alike() {
         gpu.step(&ctx.device, &ctx.queue, 40).unwrap();
         gpu.read_state(&ctx.device, &ctx.queue).unwrap()
     };
-    let kernels = |walk, points| ContactKernels { walk, points };
-    let each = run(kernels(NarrowWalk::EachEntry, PointDispatch::AllPoints));
+    let kernels = |walk, points, grid| ContactKernels { walk, points, grid };
+    let each = run(kernels(
+        NarrowWalk::EachEntry,
+        PointDispatch::AllPoints,
+        GridBuild::EverySubstep,
+    ));
     let start = Packed::from_world(&world).unwrap();
     let moved = farthest(&each.pos, &start.pos);
     assert!(moved > 0.5, "the pile did not fall: {moved}");
-    for (walk, points) in [
-        (NarrowWalk::Batched, PointDispatch::AllPoints),
-        (NarrowWalk::Batched, PointDispatch::ActiveList),
-        (NarrowWalk::EachEntry, PointDispatch::ActiveList),
+    for (walk, points, grid) in [
+        (
+            NarrowWalk::Batched,
+            PointDispatch::AllPoints,
+            GridBuild::EverySubstep,
+        ),
+        (
+            NarrowWalk::Batched,
+            PointDispatch::ActiveList,
+            GridBuild::WhenMoved,
+        ),
+        (
+            NarrowWalk::EachEntry,
+            PointDispatch::ActiveList,
+            GridBuild::EverySubstep,
+        ),
+        (
+            NarrowWalk::EachEntry,
+            PointDispatch::AllPoints,
+            GridBuild::WhenMoved,
+        ),
     ] {
-        let other = run(kernels(walk, points));
+        let other = run(kernels(walk, points, grid));
         eprintln!(
             "the pile moved up to {moved} m; {walk:?} over {points:?} parts by {}",
             farthest(&each.pos, &other.pos)
@@ -1938,8 +1961,12 @@ fn later_narrow_phases_meet_the_bodies_points_moved_near() {
         for points in [PointDispatch::AllPoints, PointDispatch::ActiveList] {
             let mut cpu = CpuSolver::new(&world).unwrap();
             let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-            gpu.set_contact_kernels(&ctx.device, ContactKernels { walk, points })
-                .unwrap();
+            let kernels = ContactKernels {
+                walk,
+                points,
+                ..ContactKernels::for_device(&ctx.device)
+            };
+            gpu.set_contact_kernels(&ctx.device, kernels).unwrap();
             // The first contact pass of a substep on both: no contact.
             copy_state(&ctx, &mut gpu, &cpu);
             record_stages(
@@ -2028,8 +2055,12 @@ fn with_no_point_radius_later_narrow_phases_still_meet_a_pinned_point() {
         for points in [PointDispatch::AllPoints, PointDispatch::ActiveList] {
             let mut cpu = CpuSolver::new(&world).unwrap();
             let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
-            gpu.set_contact_kernels(&ctx.device, ContactKernels { walk, points })
-                .unwrap();
+            let kernels = ContactKernels {
+                walk,
+                points,
+                ..ContactKernels::for_device(&ctx.device)
+            };
+            gpu.set_contact_kernels(&ctx.device, kernels).unwrap();
             let (pos, vel) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
             // The first contact pass of a substep on both.
             copy_state(&ctx, &mut gpu, &cpu);

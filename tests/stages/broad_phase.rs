@@ -7,9 +7,10 @@
 //! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`
 //! as the first step of the contact pass it feeds.
 
-use crate::common::gpu;
+use crate::common::{farthest, gpu};
+use softbody::commands::Command;
 use softbody::cpu::broad_phase::Grid;
-use softbody::gpu::{GpuContext, Stage};
+use softbody::gpu::{ContactKernels, GpuContext, GridBuild, Stage};
 use softbody::prelude::*;
 
 /// The grids the two paths last built are the same: the same slot starts,
@@ -232,4 +233,157 @@ fn contacts_do_not_depend_on_the_grid_cell() {
     assert_eq!(a.pos, b.pos);
     assert_eq!(a.vel, b.vel);
     assert_ne!(a.pos, auto.positions(), "the GPU run moved the pile");
+}
+
+/// Boxes with diagonal springs stacked three high, hubless rings beside
+/// them, and a box lying on a ring: a small pile of shapes other than the
+/// samples', which falls asleep within 3 s.
+fn sleepy_pile() -> (World, Shape) {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let mut top = None;
+    for k in 0..3 {
+        let y = 0.21 + 0.42 * k as f32;
+        top = Some(
+            BoxShape::new(Vec2::new(0.0, y), Vec2::splat(0.4))
+                .diagonals(true)
+                .build(&mut world)
+                .unwrap(),
+        );
+    }
+    for k in 0..3 {
+        Blob::new(Vec2::new(0.8 + 0.55 * k as f32, 0.26), 0.25, 10)
+            .center_point(false)
+            .build(&mut world)
+            .unwrap();
+    }
+    BoxShape::new(Vec2::new(1.35, 0.78), Vec2::new(0.6, 0.2))
+        .build(&mut world)
+        .unwrap();
+    (world, top.unwrap())
+}
+
+/// What a build makes from the current positions equals the grid there
+/// is: on the CPU, the grid and boxes after one more `stage_broad_phase`.
+fn cpu_build_changes_nothing(cpu: &mut CpuSolver) {
+    let (data, aabbs) = (cpu.grid().data.clone(), cpu.aabbs().to_vec());
+    cpu.stage_broad_phase();
+    assert!(
+        data == cpu.grid().data,
+        "the CPU's kept grid is not a build's"
+    );
+    assert!(
+        aabbs == cpu.aabbs(),
+        "the CPU's kept boxes are not a build's"
+    );
+}
+
+/// The same on the GPU: the grid read back, a broad phase recorded alone
+/// (which builds), read again; entries compared per slot in any order.
+fn gpu_build_changes_nothing(ctx: &GpuContext, gpu: &mut GpuSolver) {
+    let read = |gpu: &GpuSolver| {
+        gpu.read_contact_grid(&ctx.device, &ctx.queue)
+            .unwrap()
+            .unwrap()
+    };
+    let (kept, kept_boxes) = read(gpu);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    gpu.record_stage(&mut encoder, Stage::BroadPhase);
+    ctx.queue.submit([encoder.finish()]);
+    let (built, built_boxes) = read(gpu);
+    assert_eq!(
+        gpu.read_grid_built(&ctx.device, &ctx.queue).unwrap(),
+        Some(true)
+    );
+    let sim = &gpu.packed().sim;
+    let slots = sim.table_mask as usize + 1;
+    assert_eq!(kept[..=slots], built[..=slots], "slot starts");
+    let base = Grid::entry_base(sim);
+    let entries = |d: &[u32], slot: usize| {
+        let mut e: Vec<(u32, u32)> = (d[slot]..d[slot + 1])
+            .map(|k| (d[base + 2 * k as usize], d[base + 2 * k as usize + 1]))
+            .collect();
+        e.sort();
+        e
+    };
+    for slot in 0..slots {
+        assert_eq!(entries(&kept, slot), entries(&built, slot), "slot {slot}");
+    }
+    assert!(
+        kept_boxes == built_boxes,
+        "the GPU's kept boxes are not a build's"
+    );
+}
+
+/// A step's substeps after its first keep the grid where no point may
+/// move (WGSL `clear_if_moved`, `GridBuild::WhenMoved`): a sleeping pile
+/// of boxes with diagonal springs and hubless rings keeps it on both
+/// paths, and what it keeps is what a build would make. An impulse wakes
+/// the pile and its grid is built again. The GPU steps the pile (asleep,
+/// pushed, asleep again) bitwise as when it builds in every substep.
+#[test]
+fn a_sleeping_pile_keeps_its_grid_and_steps_as_if_it_built_it() {
+    let (world, top) = sleepy_pile();
+    let n = world.points().len();
+    let push = Command::BodyImpulse {
+        body: top.bodies[0],
+        impulse: Vec2::new(12.0, 0.0),
+        at: Vec2::new(0.0, 1.1),
+    };
+    // The CPU path.
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    for _ in 0..180 {
+        cpu.step();
+    }
+    assert_eq!(
+        cpu.sleeping_points(),
+        n,
+        "the CPU's pile is not asleep at 3 s"
+    );
+    assert_eq!(
+        cpu.grid_built(),
+        Some(false),
+        "the CPU built a sleeping grid"
+    );
+    cpu_build_changes_nothing(&mut cpu);
+    cpu.queue(push).unwrap();
+    cpu.step();
+    assert_eq!(cpu.grid_built(), Some(true), "the CPU kept a moving grid");
+    // The GPU path, each way.
+    let Some(ctx) = gpu() else { return };
+    let run = |grid: GridBuild| {
+        let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
+        let kernels = ContactKernels {
+            grid,
+            ..ContactKernels::for_device(&ctx.device)
+        };
+        gpu.set_contact_kernels(&ctx.device, kernels).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, 180).unwrap();
+        let asleep = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+        let sleeping = gpu.read_sleeping_points(&ctx.device, &ctx.queue).unwrap();
+        assert_eq!(sleeping, n, "{grid:?}: the GPU's pile is not asleep at 3 s");
+        let built = gpu.read_grid_built(&ctx.device, &ctx.queue).unwrap();
+        assert_eq!(built, Some(grid == GridBuild::EverySubstep), "{grid:?}");
+        gpu_build_changes_nothing(&ctx, &mut gpu);
+        gpu.queue(&ctx.queue, push).unwrap();
+        gpu.step(&ctx.device, &ctx.queue, 1).unwrap();
+        assert_eq!(
+            gpu.read_grid_built(&ctx.device, &ctx.queue).unwrap(),
+            Some(true),
+            "{grid:?}: the GPU kept a moving grid"
+        );
+        gpu.step(&ctx.device, &ctx.queue, 240).unwrap();
+        let again = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+        (asleep, again)
+    };
+    let (every, every_again) = run(GridBuild::EverySubstep);
+    let (kept, kept_again) = run(GridBuild::WhenMoved);
+    assert!(every.pos == kept.pos && every.vel == kept.vel, "asleep");
+    let moved = farthest(&every.pos, &every_again.pos);
+    assert!(moved > 0.05, "the push moved the pile {moved} m");
+    assert!(
+        every_again.pos == kept_again.pos && every_again.vel == kept_again.vel,
+        "pushed and settled again: parts by {} m",
+        farthest(&every_again.pos, &kept_again.pos)
+    );
 }

@@ -31,6 +31,9 @@ pub(super) struct Contacts {
     partings: Vec<[Option<body_collide::untangle::Parting>; 2]>,
     /// Every body's tangles this step, as the GPU holds them.
     pub(super) tangles: body_collide::TangleWords,
+    /// Whether the last substep's broad phase built the grid (false: it
+    /// kept the last build, WGSL `clear_if_moved`).
+    pub(super) built: bool,
 }
 
 impl Contacts {
@@ -83,6 +86,7 @@ impl Contacts {
             warm: vec![[0; 4]; n],
             partings: Vec::with_capacity(packed.bodies.len()),
             tangles: body_collide::TangleWords::new(packed.bodies.len()),
+            built: false,
         }
     }
 }
@@ -431,6 +435,15 @@ impl CpuSolver {
             &mut self.contacts.grid,
             self.spread,
         );
+        self.contacts.built = true;
+    }
+
+    /// Whether the last substep's broad phase built the grid (`false`: a
+    /// substep after a step's first where no point may move kept the last
+    /// build, as WGSL `clear_if_moved` does); `None` without body contacts.
+    /// The GPU's: [`GpuSolver::read_grid_built`](crate::gpu::GpuSolver::read_grid_built).
+    pub fn grid_built(&self) -> Option<bool> {
+        self.has_contacts().then_some(self.contacts.built)
     }
 
     /// Stage 5b alone: body contacts against the grid of the last broad

@@ -2,7 +2,7 @@
 
 use glam::Vec2;
 
-use super::{sleep, v2};
+use super::{integrate, sleep, v2};
 use crate::error::WorldError;
 use crate::layout::{BodyFrame, PointInfo};
 use crate::pack::{Packed, check_state};
@@ -247,7 +247,14 @@ impl CpuSolver {
         self.stage_collide();
         self.stage_terrain();
         if self.has_contacts() {
-            self.stage_broad_phase();
+            // A substep after a step's first keeps the grid where no
+            // point may have moved since the last build (WGSL
+            // `clear_if_moved`): a build would make the same.
+            if first || self.may_move() {
+                self.stage_broad_phase();
+            } else {
+                self.contacts.built = false;
+            }
             if first {
                 self.stage_untangle();
             }
@@ -267,6 +274,16 @@ impl CpuSolver {
         for _ in 0..self.rod_passes() {
             self.stage_rods();
         }
+    }
+
+    /// Whether some point may move in this substep (WGSL `may_move`, noted
+    /// by the fused motion kernel): awake, or with a velocity.
+    fn may_move(&self) -> bool {
+        let vel = &self.packed.vel;
+        self.info
+            .iter()
+            .zip(vel)
+            .any(|(i, &v)| integrate::may_move(i.inv_mass, v))
     }
 
     /// Rod iterations per substep (zero when the world has no rods).

@@ -105,6 +105,23 @@ impl GpuSolver {
         }
     }
 
+    /// Whether the last broad phase built the grid (read back; waits for
+    /// the GPU): `false` where a substep after a step's first kept the
+    /// last build, no point having moved ([`GridBuild::WhenMoved`](crate::gpu::GridBuild));
+    /// `None` in a world without body contacts. The CPU's:
+    /// [`CpuSolver::grid_built`](crate::cpu::CpuSolver::grid_built).
+    pub fn read_grid_built(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Option<bool>, SolverError> {
+        self.check_context("read_grid_built", Some(device), Some(queue))?;
+        match &self.contacts {
+            Some(c) if self.has_contacts() => c.broad.built(device, queue).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// The active list the contact passes ran over last (read back; waits
     /// for the GPU), in ascending order: the points the last narrow phase
     /// did not find quiet (CPU mirror: `cpu::body_collide::activate`).

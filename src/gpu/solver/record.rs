@@ -2,7 +2,7 @@
 //! stage's dispatches, recorded in a step or alone.
 
 use super::super::SolverError;
-use super::super::body_collide::Counts;
+use super::super::body_collide::{Counts, GridBuild};
 use super::super::shape_match::PlaneImpactHeads;
 use super::GpuSolver;
 
@@ -75,12 +75,14 @@ pub enum Stage {
     Sleep,
 }
 
-/// Where a stage is recorded within a step: its substep and the stage
-/// after it.
+/// Where a stage is recorded within a step: its substep (counted by
+/// [`Stage::ShapeFrames`]: the stages after a substep's frames count as
+/// the next), the stage after it, and whether the step ran it before.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InStep {
     substep: u32,
     next: Option<Stage>,
+    again: bool,
 }
 
 /// A step's stages, in order, each with its place in the step.
@@ -89,12 +91,16 @@ pub(super) fn in_step(
 ) -> impl Iterator<Item = (Stage, InStep)> {
     let mut stages = stages.peekable();
     let mut substep = 0;
+    let mut seen = 0u64;
     std::iter::from_fn(move || {
         let stage = stages.next()?;
+        let bit = 1u64 << (stage as u32);
         let place = InStep {
             substep,
             next: stages.peek().copied(),
+            again: seen & bit != 0,
         };
+        seen |= bit;
         substep += u32::from(stage == Stage::ShapeFrames);
         Some((stage, place))
     })
@@ -302,7 +308,11 @@ impl GpuSolver {
             }
             Stage::BroadPhase => {
                 if let Some(c) = &self.contacts {
-                    c.broad.record(pass, state);
+                    // A step's first build takes in whatever changed
+                    // between steps; a later one may keep the grid.
+                    let when_moved = c.collide.kernels().grid == GridBuild::WhenMoved
+                        && place.is_some_and(|p| p.again);
+                    c.broad.record(pass, state, when_moved);
                 }
                 state
             }
