@@ -35,6 +35,12 @@
 //            against each other at all. So a pair ends once the bodies are
 //            apart by more than the boxes' growth, not at the first narrow
 //            phase that misses it.
+//   remap_pairs (on a removal, not in a step; once per step parity, one
+//            thread an old slot) a kept body's slot moves to its new index
+//            with its partner and point renumbered, into the new buffers,
+//            which start empty: what keeps touching raises no new event.
+//            A pair with a removed body or point is dropped, without an
+//            end event.
 //   compare  one thread a body: a partner now that was not one before
 //            begins, one before that is not now ends; each event is
 //            appended to the event_log (atomicAdd), or counted lost past
@@ -66,6 +72,14 @@
 @group(0) @binding(18) var<uniform> terrain: TerrainGrid;
 @group(0) @binding(19) var<storage, read> segments: array<SegmentInfo>;
 @group(0) @binding(20) var<storage, read> terrain_cells: array<u32>;
+// remap_pairs: a removal's maps (each old point's new index, then each old
+// body's from remap_counts.x on; REMOVED for what went), the old counts
+// (points, bodies), and the old slots of one step parity.
+@group(0) @binding(21) var<storage, read> remap: array<u32>;
+@group(0) @binding(22) var<uniform> remap_counts: vec4<u32>;
+@group(0) @binding(23) var<storage, read> old_pairs: array<u32>;
+@group(0) @binding(24) var<storage, read> old_pair_point: array<u32>;
+const REMOVED: u32 = 0xffffffffu;
 
 struct ContactEvent {
     kind: u32,
@@ -304,4 +318,28 @@ fn compare(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             emit(EVENT_END, a, before[k], last_pair_point[base + k], 0.0);
         }
     }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn remap_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let s = linear_index(gid, groups);
+    if (s >= remap_counts.y * PAIR_SLOTS) {
+        return;
+    }
+    let b = remap[remap_counts.x + s / PAIR_SLOTS];
+    var partner = old_pairs[s];
+    let point = old_pair_point[s];
+    if (b == REMOVED || partner == NO_PAIR || point == NO_PAIR) {
+        return;
+    }
+    if (partner < EVENT_COLLIDER) {
+        partner = remap[remap_counts.x + partner];
+    }
+    let q = remap[point];
+    if (partner == REMOVED || q == REMOVED) {
+        return;
+    }
+    let t = b * PAIR_SLOTS + s % PAIR_SLOTS;
+    atomicStore(&pairs[t], partner);
+    atomicStore(&pair_point[t], q);
 }

@@ -68,6 +68,34 @@ impl EventState {
         self.speeds.resize(slots, 0.0);
     }
 
+    /// After a removal, for the `bodies` bodies left: each kept body's
+    /// pairs move to its new index with their partners and points
+    /// renumbered (`point_map` and `body_map` the removal's old-to-new
+    /// maps, [`Remap::REMOVED`](crate::world::Remap::REMOVED) for what
+    /// went), so what keeps touching raises no new event; a pair with a
+    /// removed body or point is dropped, without an end event (WGSL
+    /// `remap_pairs`).
+    pub fn remap(&mut self, point_map: &[u32], body_map: &[u32], bodies: usize) {
+        let slots = PAIR_SLOTS as usize;
+        for (pairs, points) in self.pairs.iter_mut().zip(&mut self.points) {
+            let mut new_pairs = vec![NO_PAIR; bodies * slots];
+            let mut new_points = vec![NO_PAIR; bodies * slots];
+            for (s, (&partner, &point)) in pairs.iter().zip(points.iter()).enumerate() {
+                let b = body_map.get(s / slots).copied().unwrap_or(NO_PAIR);
+                if let Some((p, q)) = remap_pair(partner, point, point_map, body_map)
+                    && b != NO_PAIR
+                {
+                    let t = b as usize * slots + s % slots;
+                    (new_pairs[t], new_points[t]) = (p, q);
+                }
+            }
+            (*pairs, *points) = (new_pairs, new_points);
+        }
+        self.speeds.clear();
+        self.speeds.resize(bodies * slots, 0.0);
+        self.start.clear();
+    }
+
     /// WGSL `snapshot`: the state the step starts with (after the
     /// commands).
     pub fn snapshot(&mut self, pos: &[[f32; 2]], vel: &[[f32; 2]]) {
@@ -75,6 +103,23 @@ impl EventState {
         self.start
             .extend(pos.iter().zip(vel).map(|(p, v)| [p[0], p[1], v[0], v[1]]));
     }
+}
+
+/// A pair slot's partner and point under a removal's maps (WGSL
+/// `remap_pairs`): a collider partner stays, a body partner and the point
+/// are renumbered; `None` for an empty slot or one whose partner or point
+/// was removed.
+fn remap_pair(partner: u32, point: u32, point_map: &[u32], body_map: &[u32]) -> Option<(u32, u32)> {
+    if partner == NO_PAIR || point == NO_PAIR {
+        return None;
+    }
+    let p = if partner >= EVENT_COLLIDER {
+        partner
+    } else {
+        *body_map.get(partner as usize)?
+    };
+    let q = *point_map.get(point as usize)?;
+    (p != NO_PAIR && q != NO_PAIR).then_some((p, q))
 }
 
 /// What the event passes read.

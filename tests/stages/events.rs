@@ -426,3 +426,74 @@ fn a_spawn_far_away_raises_no_event_for_what_keeps_touching() {
         );
     }
 }
+
+/// A removal keeps the survivors' pairs under their new indices, on both
+/// paths: removing a box far from a resting stack, then the stack's top
+/// box, raises no event (the removed box's pairs end without one), and a
+/// surviving ring, renumbered twice, sent up off the floor ends its
+/// floor contact under its new index. Before, every pair began again
+/// after a removal.
+#[test]
+fn a_removal_raises_no_event_for_what_keeps_touching() {
+    let (mut world, _) = softbody::samples::stack(4, 1.0).unwrap();
+    BoxShape::new(Vec2::new(8.0, 0.3), Vec2::new(0.8, 0.6))
+        .diagonals(true)
+        .build(&mut world)
+        .unwrap();
+    Blob::new(Vec2::new(-8.0, 0.41), 0.4, 10)
+        .center_point(false)
+        .build(&mut world)
+        .unwrap();
+    let floor = Collider::Plane(PlaneHandle(0));
+    for mut s in both_with_events(&world) {
+        let mut w = world.clone();
+        s.step(120).unwrap();
+        let first = collect(&mut s);
+        assert_eq!(pairs(&first).len(), 3, "{}: {:?}", s.name(), pairs(&first));
+        // The far box (body 4): the ring becomes body 4.
+        let removal = w.remove_body(BodyHandle(4)).unwrap();
+        s.apply_removal(&w, &removal).unwrap();
+        s.step(30).unwrap();
+        let after = collect(&mut s);
+        eprintln!(
+            "{}: after the far box's removal {:?}, with colliders {:?}",
+            s.name(),
+            pairs(&after),
+            landings(&after)
+        );
+        assert!(
+            after.events.is_empty() && after.colliders.is_empty(),
+            "{}: pairs began again: {:?} {:?}",
+            s.name(),
+            pairs(&after),
+            landings(&after)
+        );
+        // The stack's top box (body 3): the ring becomes body 3.
+        let removal = w.remove_body(BodyHandle(3)).unwrap();
+        s.apply_removal(&w, &removal).unwrap();
+        s.step(30).unwrap();
+        let after = collect(&mut s);
+        assert!(
+            after.events.is_empty() && after.colliders.is_empty(),
+            "{}: after the top box's removal {:?} {:?}",
+            s.name(),
+            pairs(&after),
+            landings(&after)
+        );
+        s.queue(Command::BodyVelocity {
+            body: BodyHandle(3),
+            linear: Vec2::new(0.0, 6.0),
+            angular: 0.0,
+        })
+        .unwrap();
+        s.step(20).unwrap();
+        let up = collect(&mut s);
+        assert_eq!(
+            landings(&up),
+            vec![(ContactKind::End, 3, floor)],
+            "{}: the ring's lift-off",
+            s.name()
+        );
+        assert!(up.events.is_empty(), "{}: {:?}", s.name(), pairs(&up));
+    }
+}

@@ -82,7 +82,18 @@ impl CpuSolver {
         self.packed = new;
         self.follow_params(world);
         self.generation = removal.generations().1;
+        // Contact events keep the survivors' pairs, renumbered.
+        let events = self.events.take();
         self.resize_scratch(false);
+        self.events = events.map(|mut e| {
+            let (points, bodies) = (removal.point_remap(), removal.body_remap());
+            e.remap(
+                points.as_slice(),
+                bodies.as_slice(),
+                self.packed.bodies.len(),
+            );
+            e
+        });
         if let Some((old, points)) = kept {
             self.keep_sleeping_after_removal(old, &points, removal);
         }
@@ -195,7 +206,8 @@ impl CpuSolver {
         self.impacts = super::Impacts::new(&self.packed);
         self.sleep = super::Sleep::new(&self.packed);
         // Contact events, the log kept. After an append the bodies keep
-        // their partners (their indices stand); after a removal, what
+        // their partners (their indices stand); after a removal the
+        // caller remaps them (`apply_removal`), after any other edit what
         // touches begins anew at the next step.
         if let Some(e) = &mut self.events {
             if appended {

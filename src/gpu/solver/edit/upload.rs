@@ -188,6 +188,10 @@ impl GpuSolver {
         // Items only appended, at the same parameters: what slept may
         // sleep on (`cpu::sleep::keeps_sleeping`).
         let appended = matches!(state, StateEdit::Append { .. });
+        let removed = match state {
+            StateEdit::Remove(removal) => Some(removal),
+            StateEdit::Append { .. } => None,
+        };
         // Appended in place (`Packed::sync_in_place`): the contacts' records
         // that carry from step to step are kept, as on the CPU.
         let in_place = matches!(before, Before::Appended { .. });
@@ -371,11 +375,21 @@ impl GpuSolver {
         }
         // Contact events over the new buffers, the log kept. After an
         // append the bodies keep their partners (their indices stand);
-        // after a removal, what touches begins anew.
+        // after a removal the survivors' pairs follow their new indices
+        // (`cpu::events::EventState::remap`).
         let old_events = self.events.take();
         self.rebuild_events(device, old_events.as_ref().map(|e| e.log.clone()));
-        if let (true, Some(new), Some(old)) = (appended, &self.events, &old_events) {
-            new.keep_pairs_of(old, device, queue);
+        if let (Some(new), Some(old_e)) = (&self.events, &old_events) {
+            match (removed, &before) {
+                (Some(removal), Before::Packed(old)) => {
+                    let (points, bodies) = (old.pos.len(), old.bodies.len());
+                    let table = removal_table(removal, points, bodies);
+                    let counts = (points as u32, bodies as u32);
+                    new.remap_pairs_of(old_e, device, queue, &table, counts);
+                }
+                _ if appended => new.keep_pairs_of(old_e, device, queue),
+                _ => {}
+            }
         }
         // Items only appended, at the same parameters: what slept sleeps
         // on, and the new points start awake
