@@ -480,6 +480,140 @@ fn a_spawn_far_away_leaves_the_others_stepping_as_without_it() {
     }
 }
 
+/// A removal far away leaves the contacts of what is left as they were: a
+/// box lying 30 m from a stack of three boxes and a hubless ring (awake,
+/// sleeping off, pressing on each other) is removed, and the stack, one
+/// body and four points lower in the numbering, steps on bitwise as a
+/// world that never had the box, on both paths. The points' warm starts
+/// and the bodies' tangles follow the removal's maps
+/// (`Contacts::remap`; on the GPU, `remap_contacts.wgsl`); when a
+/// removal set them back to zero, the stack took a jolt from each
+/// removal anywhere in the world.
+#[test]
+fn a_removal_far_away_leaves_the_others_stepping_as_without_it() {
+    let params = Params {
+        sleep_speed: 0.0,
+        ..Params::default()
+    };
+    let mut alone = World::new(params.clone());
+    let mut with = World::new(params);
+    for w in [&mut alone, &mut with] {
+        w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    }
+    BoxShape::new(Vec2::new(30.0, 0.26), Vec2::splat(0.5))
+        .build(&mut with)
+        .unwrap();
+    for w in [&mut alone, &mut with] {
+        for k in 0..3 {
+            BoxShape::new(
+                Vec2::new(0.05 * k as f32, 0.26 + 0.5 * k as f32),
+                Vec2::splat(0.5),
+            )
+            .build(w)
+            .unwrap();
+        }
+        Blob::new(Vec2::new(0.1, 1.8), 0.25, 10)
+            .center_point(false)
+            .build(w)
+            .unwrap();
+    }
+    let mut removed = with.clone();
+    let removal = removed.remove_body(BodyHandle(0)).unwrap();
+    let mut paths = vec![(Solver::cpu(&alone).unwrap(), Solver::cpu(&with).unwrap())];
+    if let (Some(a), Some(b)) = (gpu(), gpu()) {
+        paths.push((
+            Solver::gpu_on(a, &alone).unwrap(),
+            Solver::gpu_on(b, &with).unwrap(),
+        ));
+    }
+    for (mut a, mut b) in paths {
+        a.step(30).unwrap();
+        b.step(30).unwrap();
+        b.apply_removal(&removed, &removal).unwrap();
+        a.step(30).unwrap();
+        b.step(30).unwrap();
+        let (sa, sb) = (a.state().unwrap(), b.state().unwrap());
+        let moved = (0..sa.0.len())
+            .map(|i| (Vec2::from(sa.0[i]) - Vec2::from(sb.0[i])).length())
+            .fold(0.0f32, f32::max);
+        eprintln!("{}: largest difference {moved:e} m", a.name());
+        assert_eq!(sa.0, sb.0, "{}: positions", a.name());
+        assert_eq!(sa.1, sb.1, "{}: velocities", a.name());
+    }
+}
+
+/// The GPU's remap of warm starts and tangles on a removal
+/// (`remap_contacts.wgsl`) writes what the CPU mirror's functions make of
+/// the words it held (`remap_warm`, `remap_tangle`), bit for bit: a bar
+/// tangled with a box is removed from a row of such pairs pressed into
+/// each other, so that kept points' contacts name renumbered and removed
+/// bodies, and kept tangles name renumbered bodies in new assemblies.
+#[test]
+fn a_removals_remap_of_warm_starts_and_tangles_matches_the_cpu() {
+    use softbody::cpu::body_collide::{remap_warm, untangle::remap_tangle};
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = World::new(Params {
+        sleep_speed: 0.0,
+        ..Params::default()
+    });
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    // Pairs pressed into each other so that their centres lie inside the
+    // other (tangled), in a row that touches: bodies 0 and 1, 2 and 3 ...
+    for k in 0..4 {
+        let x = 0.75 * k as f32;
+        BoxShape::new(Vec2::new(x, 0.26), Vec2::splat(0.5))
+            .build(&mut w)
+            .unwrap();
+        BoxShape::new(Vec2::new(x + 0.05, 0.3), Vec2::new(0.4, 0.3))
+            .diagonals(true)
+            .build(&mut w)
+            .unwrap();
+    }
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    s.step(d, q, 2).unwrap();
+    let (warm, tangles) = (
+        s.read_warm_starts(d, q).unwrap(),
+        s.read_tangles(d, q).unwrap(),
+    );
+    let tangled = |t: &[[u32; 8]]| t.iter().filter(|t| t[0] != 0 || t[4] != 0).count();
+    assert!(tangled(&tangles) >= 4, "too few tangles: {tangles:?}");
+    // Body 5, a bar tangled with body 4 and touching bodies 6 and 7.
+    let mut removed = w.clone();
+    let removal = removed.remove_body(BodyHandle(5)).unwrap();
+    s.apply_removal(d, q, &removed, &removal).unwrap();
+    let packed = s.packed().clone();
+    let (points, bodies) = (
+        removal.point_remap().as_slice(),
+        removal.body_remap().as_slice(),
+    );
+    let mut want_warm = vec![[0u32; 4]; packed.pos.len()];
+    for (w, &to) in warm.iter().zip(points) {
+        if let Some(t) = want_warm.get_mut(to as usize) {
+            *t = remap_warm(w, bodies);
+        }
+    }
+    let mut want_tangles = vec![[0u32; 8]; packed.bodies.len()];
+    for (t, &to) in tangles.iter().zip(bodies) {
+        if let Some(n) = want_tangles.get_mut(to as usize) {
+            for k in 0..2 {
+                let slot = [t[4 * k], t[4 * k + 1], t[4 * k + 2], t[4 * k + 3]];
+                n[4 * k..4 * k + 4].copy_from_slice(&remap_tangle(slot, bodies, &packed.outlines));
+            }
+        }
+    }
+    assert!(
+        tangled(&want_tangles) >= 2,
+        "no tangle kept: {want_tangles:?}"
+    );
+    assert!(
+        want_warm.iter().any(|w| w[1] != u32::MAX && w[1] != 0),
+        "no warm start names a renumbered body"
+    );
+    assert_eq!(s.read_warm_starts(d, q).unwrap(), want_warm, "warm starts");
+    assert_eq!(s.read_tangles(d, q).unwrap(), want_tangles, "tangles");
+}
+
 /// `steps` steps of the GPU solver `s` and of the CPU solver `cpu`.
 fn step_both(ctx: &GpuContext, s: &mut GpuSolver, cpu: &mut CpuSolver, steps: u32) {
     s.step(&ctx.device, &ctx.queue, steps).unwrap();

@@ -10,7 +10,7 @@ use softbody::layout::*;
 
 #[test]
 fn every_stage_parses_and_validates() {
-    assert_eq!(STAGES.len(), 15);
+    assert_eq!(STAGES.len(), 16);
     for (name, _) in STAGES {
         let source = stage_source(name).unwrap();
         let module = parse_and_validate(name, &source);

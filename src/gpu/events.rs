@@ -4,6 +4,7 @@
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
 use super::collide::ColliderCounts;
+use super::remap_contacts::RemapTable;
 use super::shaders::{bind_group, grid, pipeline_with};
 use crate::layout::{ContactEvent, EVENT_CAPACITY, PAIR_SLOTS, WORKGROUP_SIZE};
 
@@ -27,9 +28,6 @@ pub struct Events {
     /// pair speeds: what an append keeps ([`Events::keep_pairs_of`]).
     pair_state: [wgpu::Buffer; 5],
     grids: EventGrids,
-    /// The module's override values (for `remap_pairs`, made on a
-    /// removal).
-    constants: Vec<(&'static str, f64)>,
 }
 
 #[derive(Clone, Copy)]
@@ -194,74 +192,47 @@ impl Events {
                 points: groups(points),
                 bodies: groups(bodies),
             },
-            constants,
         }
     }
 
-    /// After a removal: the pair records of `old`, the events before it
-    /// (for `old_counts` = (points, bodies)), into these, each kept body's
-    /// under its new index with its partners and points renumbered by
-    /// `remap` (`cpu::sleep::removal_table`); a pair with a removed body
-    /// or point is dropped, without an end event (WGSL `remap_pairs`; CPU
-    /// mirror: `EventState::remap`).
-    pub fn remap_pairs_of(
+    /// After a removal: records the pair records of `old`, the events
+    /// before it, into these, each kept body's under its new index with
+    /// its partners and points renumbered by `maps`; a pair with a removed
+    /// body or point is dropped, without an end event (WGSL `remap_pairs`,
+    /// `kernel`; CPU mirror: `EventState::remap`).
+    pub fn record_remap_pairs(
         &self,
         old: &Events,
         device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        remap: &[u32],
-        old_counts: (u32, u32),
+        pass: &mut wgpu::ComputePass,
+        kernel: &wgpu::ComputePipeline,
+        maps: &RemapTable,
     ) {
-        use wgpu::util::DeviceExt;
-        let slots = old_counts.1 * PAIR_SLOTS;
-        if slots == 0 || remap.is_empty() {
+        let slots = maps.old.1 * PAIR_SLOTS;
+        if slots == 0 {
             return;
         }
-        let init = |label, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let table = init(
-            "event remap",
-            bytemuck::cast_slice(remap),
-            wgpu::BufferUsages::STORAGE,
-        );
-        let counts = [old_counts.0, old_counts.1, 0, 0];
-        let counts = init(
-            "event remap counts",
-            bytemuck::cast_slice(&counts),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let pipeline = pipeline_with(device, "events", "remap_pairs", &self.constants);
         let max = device.limits().max_compute_workgroups_per_dimension;
         let groups = grid(slots.div_ceil(WORKGROUP_SIZE), max);
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            // Each step parity: pairs, then their points.
-            for k in 0..2 {
-                let bind = bind_group(
-                    device,
-                    "events.remap_pairs",
-                    &pipeline,
-                    &[
-                        (7, &self.pair_state[k]),
-                        (9, &self.pair_state[2 + k]),
-                        (21, &table),
-                        (22, &counts),
-                        (23, &old.pair_state[k]),
-                        (24, &old.pair_state[2 + k]),
-                    ],
-                );
-                pass.set_bind_group(0, &bind, &[]);
-                pass.dispatch_workgroups(groups.0, groups.1, 1);
-            }
+        pass.set_pipeline(kernel);
+        // Each step parity: pairs, then their points.
+        for k in 0..2 {
+            let bind = bind_group(
+                device,
+                "events.remap_pairs",
+                kernel,
+                &[
+                    (7, &self.pair_state[k]),
+                    (9, &self.pair_state[2 + k]),
+                    (21, &maps.table),
+                    (22, &maps.counts),
+                    (23, &old.pair_state[k]),
+                    (24, &old.pair_state[2 + k]),
+                ],
+            );
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
         }
-        queue.submit([encoder.finish()]);
     }
 
     /// Copies the pair records of `old`, made for the first bodies of an

@@ -17,6 +17,7 @@ mod integrate;
 mod move_bodies;
 mod move_colliders;
 mod query;
+mod remap_contacts;
 mod rods;
 pub mod shaders;
 mod shape_match;

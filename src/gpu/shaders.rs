@@ -96,6 +96,10 @@ pub const STAGES: &[(&str, &str)] = &[
     ),
     ("query", include_str!("../../shaders/query.wgsl")),
     (
+        "remap_contacts",
+        include_str!("../../shaders/remap_contacts.wgsl"),
+    ),
+    (
         "events",
         concat!(
             include_str!("../../shaders/events.wgsl"),

@@ -41,7 +41,7 @@ pub use resolve::{
 // super::*`.
 use resolve::{add_contributions, add4};
 pub use untangle::{TANGLE_SHARE, TangleWords, untangle};
-pub use warm::{WARM_SHARE, WARM_START, Warm, warm_impulse, warm_start};
+pub use warm::{WARM_SHARE, WARM_START, Warm, remap_warm, warm_impulse, warm_start};
 
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
 #[inline]

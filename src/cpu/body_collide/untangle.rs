@@ -61,6 +61,24 @@ impl TangleWords {
         }
     }
 
+    /// After a removal: `old`'s words for the bodies kept (`body_map`,
+    /// old to new), each slot under [`remap_tangle`] with `outlines` the
+    /// new ones (these sized for them, none tangled before).
+    pub fn remap_from(&self, old: &TangleWords, body_map: &[u32], outlines: &[BodyOutline]) {
+        for (b, words) in old.words().iter().enumerate() {
+            let Some(t) = body_map.get(b).and_then(|&nb| self.0.get(nb as usize)) else {
+                continue;
+            };
+            for k in 0..2 {
+                let slot: [u32; 4] = std::array::from_fn(|w| words[4 * k + w]);
+                let new = remap_tangle(slot, body_map, outlines);
+                for (a, v) in t[4 * k..4 * k + 4].iter().zip(new) {
+                    a.store(v, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
     /// No body tangled.
     pub fn clear(&self) {
         for a in self.0.iter().flatten() {
@@ -78,6 +96,27 @@ impl Clone for TangleWords {
         let t = TangleWords::new(self.0.len());
         t.set(&self.words());
         t
+    }
+}
+
+/// One tangle slot's words (the other's assembly plus one, with
+/// [`TANGLE_KEPT`]; the other body; the direction's bits) under a
+/// removal's body map, with `outlines` the new ones (WGSL
+/// `remap_tangle`): the other body renumbered and its assembly the one it
+/// is in now; an empty slot, or one whose other body went, cleared.
+pub fn remap_tangle(words: [u32; 4], body_map: &[u32], outlines: &[BodyOutline]) -> [u32; 4] {
+    if words[0] & !TANGLE_KEPT == 0 {
+        return [0; 4];
+    }
+    let other = body_map.get(words[1] as usize).copied().unwrap_or(u32::MAX);
+    match outlines.get(other as usize) {
+        Some(o) => [
+            (o.group + 1) | (words[0] & TANGLE_KEPT),
+            other,
+            words[2],
+            words[3],
+        ],
+        None => [0; 4],
     }
 }
 

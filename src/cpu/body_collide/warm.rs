@@ -27,6 +27,13 @@ pub const WARM_SHARE: u32 = 64;
 /// to warm-start.
 pub type Warm = [u32; 4];
 
+/// A point's warm-starting state under a removal's body map (WGSL
+/// `remap_warm`): its contacts' bodies renumbered, a removed one none.
+pub fn remap_warm(w: &Warm, body_map: &[u32]) -> Warm {
+    let body = |b: u32| body_map.get(b as usize).copied().unwrap_or(u32::MAX);
+    [body(w[0]), body(w[1]), w[2], w[3]]
+}
+
 /// The warm start of a point whose substep's first narrow phase found
 /// `hit`, from its state `w` (WGSL `warm_impulse`): the share
 /// [`WARM_START`] of the normal impulse of its last substep's contact if

@@ -57,6 +57,27 @@ impl Contacts {
         self.tangles.reset(nb);
     }
 
+    /// After a removal (`point_map`, `body_map`: its old-to-new maps), in
+    /// contacts made afresh for the new world: `warm` and `tangles`, the
+    /// old points' warm starts and the old bodies' tangles, for what was
+    /// kept under its new index (`remap_warm`, `remap_tangle`), so that a
+    /// removal leaves the contacts of what is left as they were (GPU:
+    /// `remap_contacts.wgsl`).
+    pub(super) fn remap(
+        &mut self,
+        packed: &Packed,
+        (warm, tangles): (&[body_collide::Warm], &body_collide::TangleWords),
+        point_map: &[u32],
+        body_map: &[u32],
+    ) {
+        for (w, &new) in warm.iter().zip(point_map) {
+            if let Some(to) = self.warm.get_mut(new as usize) {
+                *to = body_collide::remap_warm(w, body_map);
+            }
+        }
+        self.tangles.remap_from(tangles, body_map, &packed.outlines);
+    }
+
     /// After an append that linked no earlier point: what [`Contacts::reset`]
     /// makes, but the points' warm starts and the bodies' tangles, which
     /// carry from step to step, kept for the points and bodies there were

@@ -82,16 +82,20 @@ impl CpuSolver {
         self.packed = new;
         self.follow_params(world);
         self.generation = removal.generations().1;
-        // Contact events keep the survivors' pairs, renumbered.
+        // The contacts' warm starts and tangles and the contact events'
+        // pairs carry over, renumbered.
         let events = self.events.take();
+        let warm = std::mem::take(&mut self.contacts.warm);
+        let tangles = std::mem::take(&mut self.contacts.tangles);
         self.resize_scratch(false);
+        let (points, bodies) = (
+            removal.point_remap().as_slice(),
+            removal.body_remap().as_slice(),
+        );
+        self.contacts
+            .remap(&self.packed, (&warm, &tangles), points, bodies);
         self.events = events.map(|mut e| {
-            let (points, bodies) = (removal.point_remap(), removal.body_remap());
-            e.remap(
-                points.as_slice(),
-                bodies.as_slice(),
-                self.packed.bodies.len(),
-            );
+            e.remap(points, bodies, self.packed.bodies.len());
             e
         });
         if let Some((old, points)) = kept {

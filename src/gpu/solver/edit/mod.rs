@@ -59,6 +59,8 @@ pub(super) struct EditState {
     /// not drawn this way holds none) and kept current by edits from then on.
     spring_indices: Option<IndexBuffer>,
     body_edge_indices: Option<IndexBuffer>,
+    /// The kernels a removal runs once, made on the first removal.
+    remap_kernels: Option<crate::gpu::remap_contacts::RemapKernels>,
 }
 
 /// Writes the range of `new` that differs from `old` (what the buffer
@@ -145,6 +147,7 @@ impl EditState {
         Self {
             spring_indices: None,
             body_edge_indices: None,
+            remap_kernels: None,
             mirror,
             resolved: None,
             generation: 0,

@@ -11,10 +11,10 @@ use super::super::super::buffers::{
 use super::super::GpuSolver;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
 use crate::cpu::sleep::{keeps_sleeping as sleep_keeps, removal_table, removal_wakes};
+use crate::gpu::remap_contacts::{RemapKernels, RemapTable};
 use crate::layout::{BodyFrame, Colliders};
 use crate::pack::Packed;
 use crate::world::World;
-use wgpu::util::DeviceExt;
 
 /// What sleeping does through an edit.
 enum Sleeping<'a> {
@@ -188,9 +188,16 @@ impl GpuSolver {
         // Items only appended, at the same parameters: what slept may
         // sleep on (`cpu::sleep::keeps_sleeping`).
         let appended = matches!(state, StateEdit::Append { .. });
-        let removed = match state {
-            StateEdit::Remove(removal) => Some(removal),
-            StateEdit::Append { .. } => None,
+        // A removal's maps (`cpu::sleep::removal_table`) and the old
+        // counts (points, bodies), for what follows it on the GPU.
+        let maps = match (&state, &before) {
+            (StateEdit::Remove(removal), Before::Packed(old)) => {
+                let (points, bodies) = (old.pos.len(), old.bodies.len());
+                let table = removal_table(removal, points, bodies);
+                let old = (points as u32, bodies as u32);
+                Some(RemapTable::new(device, &table, old))
+            }
+            _ => None,
         };
         // Appended in place (`Packed::sync_in_place`): the contacts' records
         // that carry from step to step are kept, as on the CPU.
@@ -218,21 +225,16 @@ impl GpuSolver {
                 let b = &self.buffers;
                 let mut encoder = device.create_command_encoder(&Default::default());
                 let keep = matches!(sleeping, Sleeping::Removed(_));
-                if let (true, Before::Packed(old), Some(c)) = (keep, &before, &self.contacts) {
+                if let (true, Some(maps), Some(c)) = (keep, &maps, &self.contacts) {
                     // Before the records move: the supports follow the
                     // removal (`cpu::sleep::remap_supports`).
-                    let table = removal_table(removal, old.pos.len(), old.bodies.len());
-                    let remap = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("removal maps"),
-                        contents: bytemuck::cast_slice(&table),
-                        usage: wgpu::BufferUsages::STORAGE,
-                    });
+                    let remap = &maps.table;
                     let mut pass = encoder.begin_compute_pass(&Default::default());
                     c.touch.record_remap_supports(
                         device,
                         &mut pass,
                         (b, &c.buffers),
-                        &remap,
+                        remap,
                         self.point_grid,
                     );
                 }
@@ -379,17 +381,28 @@ impl GpuSolver {
         // (`cpu::events::EventState::remap`).
         let old_events = self.events.take();
         self.rebuild_events(device, old_events.as_ref().map(|e| e.log.clone()));
-        if let (Some(new), Some(old_e)) = (&self.events, &old_events) {
-            match (removed, &before) {
-                (Some(removal), Before::Packed(old)) => {
-                    let (points, bodies) = (old.pos.len(), old.bodies.len());
-                    let table = removal_table(removal, points, bodies);
-                    let counts = (points as u32, bodies as u32);
-                    new.remap_pairs_of(old_e, device, queue, &table, counts);
+        if let (true, Some(new), Some(old_e)) = (appended, &self.events, &old_events) {
+            new.keep_pairs_of(old_e, device, queue);
+        }
+        // After a removal the warm starts, the tangles and the event pairs
+        // follow its maps (`Contacts::remap`, `EventState::remap`).
+        if let Some(maps) = &maps {
+            let kernels = self
+                .edit
+                .remap_kernels
+                .get_or_insert_with(|| RemapKernels::new(device));
+            let mut encoder = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                if let (Some(new), Some(old)) = (&self.contacts, &old) {
+                    let buffers = (&old.buffers, &new.buffers);
+                    kernels.record_contacts(device, &mut pass, buffers, maps);
                 }
-                _ if appended => new.keep_pairs_of(old_e, device, queue),
-                _ => {}
+                if let (Some(new), Some(old)) = (&self.events, &old_events) {
+                    new.record_remap_pairs(old, device, &mut pass, &kernels.pairs, maps);
+                }
             }
+            queue.submit([encoder.finish()]);
         }
         // Items only appended, at the same parameters: what slept sleeps
         // on, and the new points start awake
