@@ -457,14 +457,7 @@ fn a_spawn_far_away_leaves_the_others_stepping_as_without_it() {
     BoxShape::new(Vec2::new(30.0, 0.26), Vec2::splat(0.5))
         .build(&mut spawned)
         .unwrap();
-    let mut paths = vec![(Solver::cpu(&w).unwrap(), Solver::cpu(&w).unwrap())];
-    if let (Some(a), Some(b)) = (gpu(), gpu()) {
-        paths.push((
-            Solver::gpu_on(a, &w).unwrap(),
-            Solver::gpu_on(b, &w).unwrap(),
-        ));
-    }
-    for (mut alone, mut with) in paths {
+    for (mut alone, mut with) in solver_pairs(&w, &w) {
         alone.step(30).unwrap();
         with.step(30).unwrap();
         with.sync(&spawned).unwrap();
@@ -519,14 +512,7 @@ fn a_removal_far_away_leaves_the_others_stepping_as_without_it() {
     }
     let mut removed = with.clone();
     let removal = removed.remove_body(BodyHandle(0)).unwrap();
-    let mut paths = vec![(Solver::cpu(&alone).unwrap(), Solver::cpu(&with).unwrap())];
-    if let (Some(a), Some(b)) = (gpu(), gpu()) {
-        paths.push((
-            Solver::gpu_on(a, &alone).unwrap(),
-            Solver::gpu_on(b, &with).unwrap(),
-        ));
-    }
-    for (mut a, mut b) in paths {
+    for (mut a, mut b) in solver_pairs(&alone, &with) {
         a.step(30).unwrap();
         b.step(30).unwrap();
         b.apply_removal(&removed, &removal).unwrap();
@@ -583,18 +569,15 @@ fn a_removals_remap_of_warm_starts_and_tangles_matches_the_cpu() {
     let removal = removed.remove_body(BodyHandle(5)).unwrap();
     s.apply_removal(d, q, &removed, &removal).unwrap();
     let packed = s.packed().clone();
-    let (points, bodies) = (
-        removal.point_remap().as_slice(),
-        removal.body_remap().as_slice(),
-    );
+    let (points, bodies) = (removal.point_remap(), removal.body_remap());
     let mut want_warm = vec![[0u32; 4]; packed.pos.len()];
-    for (w, &to) in warm.iter().zip(points) {
+    for (w, &to) in warm.iter().zip(points.as_slice()) {
         if let Some(t) = want_warm.get_mut(to as usize) {
             *t = remap_warm(w, bodies);
         }
     }
     let mut want_tangles = vec![[0u32; 8]; packed.bodies.len()];
-    for (t, &to) in tangles.iter().zip(bodies) {
+    for (t, &to) in tangles.iter().zip(bodies.as_slice()) {
         if let Some(n) = want_tangles.get_mut(to as usize) {
             for k in 0..2 {
                 let slot = [t[4 * k], t[4 * k + 1], t[4 * k + 2], t[4 * k + 3]];
@@ -612,6 +595,19 @@ fn a_removals_remap_of_warm_starts_and_tangles_matches_the_cpu() {
     );
     assert_eq!(s.read_warm_starts(d, q).unwrap(), want_warm, "warm starts");
     assert_eq!(s.read_tangles(d, q).unwrap(), want_tangles, "tangles");
+}
+
+/// A solver of `a` and one of `b` on the CPU, then on the GPU when there
+/// is an adapter.
+fn solver_pairs(a: &World, b: &World) -> Vec<(Solver, Solver)> {
+    let mut pairs = vec![(Solver::cpu(a).unwrap(), Solver::cpu(b).unwrap())];
+    if let (Some(ca), Some(cb)) = (gpu(), gpu()) {
+        pairs.push((
+            Solver::gpu_on(ca, a).unwrap(),
+            Solver::gpu_on(cb, b).unwrap(),
+        ));
+    }
+    pairs
 }
 
 /// `steps` steps of the GPU solver `s` and of the CPU solver `cpu`.

@@ -12,6 +12,7 @@ use crate::layout::{
     EVENT_KEEP_RADII, EVENT_TOUCH_RADII, PAIR_SLOTS, PointInfo, SimParams,
 };
 use crate::pack::{PackedTerrain, PointMembers};
+use crate::world::Remap;
 
 /// No pair in a slot.
 const NO_PAIR: u32 = u32::MAX;
@@ -70,29 +71,28 @@ impl EventState {
 
     /// After a removal, for the `bodies` bodies left: each kept body's
     /// pairs move to its new index with their partners and points
-    /// renumbered (`point_map` and `body_map` the removal's old-to-new
-    /// maps, [`Remap::REMOVED`](crate::world::Remap::REMOVED) for what
-    /// went), so what keeps touching raises no new event; a pair with a
-    /// removed body or point is dropped, without an end event (WGSL
+    /// renumbered (`points` and `bodies` the removal's old-to-new maps),
+    /// so what keeps touching raises no new event; a pair with a removed
+    /// body or point is dropped, without an end event (WGSL
     /// `remap_pairs`).
-    pub fn remap(&mut self, point_map: &[u32], body_map: &[u32], bodies: usize) {
+    pub fn remap(&mut self, points: &Remap, bodies: &Remap, new_bodies: usize) {
         let slots = PAIR_SLOTS as usize;
-        for (pairs, points) in self.pairs.iter_mut().zip(&mut self.points) {
-            let mut new_pairs = vec![NO_PAIR; bodies * slots];
-            let mut new_points = vec![NO_PAIR; bodies * slots];
-            for (s, (&partner, &point)) in pairs.iter().zip(points.iter()).enumerate() {
-                let b = body_map.get(s / slots).copied().unwrap_or(NO_PAIR);
-                if let Some((p, q)) = remap_pair(partner, point, point_map, body_map)
-                    && b != NO_PAIR
-                {
+        for (pairs, pair_points) in self.pairs.iter_mut().zip(&mut self.points) {
+            let mut new_pairs = vec![NO_PAIR; new_bodies * slots];
+            let mut new_points = vec![NO_PAIR; new_bodies * slots];
+            for (s, (&partner, &point)) in pairs.iter().zip(pair_points.iter()).enumerate() {
+                if let (Some(b), Some((p, q))) = (
+                    bodies.get((s / slots) as u32),
+                    remap_pair(partner, point, points, bodies),
+                ) {
                     let t = b as usize * slots + s % slots;
                     (new_pairs[t], new_points[t]) = (p, q);
                 }
             }
-            (*pairs, *points) = (new_pairs, new_points);
+            (*pairs, *pair_points) = (new_pairs, new_points);
         }
         self.speeds.clear();
-        self.speeds.resize(bodies * slots, 0.0);
+        self.speeds.resize(new_bodies * slots, 0.0);
         self.start.clear();
     }
 
@@ -109,17 +109,13 @@ impl EventState {
 /// `remap_pairs`): a collider partner stays, a body partner and the point
 /// are renumbered; `None` for an empty slot or one whose partner or point
 /// was removed.
-fn remap_pair(partner: u32, point: u32, point_map: &[u32], body_map: &[u32]) -> Option<(u32, u32)> {
-    if partner == NO_PAIR || point == NO_PAIR {
-        return None;
-    }
-    let p = if partner >= EVENT_COLLIDER {
-        partner
-    } else {
-        *body_map.get(partner as usize)?
+fn remap_pair(partner: u32, point: u32, points: &Remap, bodies: &Remap) -> Option<(u32, u32)> {
+    let p = match partner {
+        NO_PAIR => return None,
+        c if c >= EVENT_COLLIDER => c,
+        b => bodies.get(b)?,
     };
-    let q = *point_map.get(point as usize)?;
-    (p != NO_PAIR && q != NO_PAIR).then_some((p, q))
+    Some((p, points.get(point)?))
 }
 
 /// What the event passes read.

@@ -75,22 +75,28 @@ impl RemapKernels {
     ) {
         let (points, bodies) = maps.old;
         let max = device.limits().max_compute_workgroups_per_dimension;
+        let (table, counts) = (&maps.table, &maps.counts);
         let kernels = [
-            (&self.warm, points, [(2, &old.warm), (3, &new.warm)]),
+            (
+                &self.warm,
+                points,
+                vec![(0, table), (1, counts), (2, &old.warm), (3, &new.warm)],
+            ),
             (
                 &self.tangles,
                 bodies,
-                [(4, &old.tangles), (5, &new.tangles)],
+                vec![
+                    (0, table),
+                    (1, counts),
+                    (4, &old.tangles),
+                    (5, &new.tangles),
+                    (6, &new.outlines),
+                ],
             ),
         ];
-        for (kernel, threads, buffers) in kernels {
+        for (kernel, threads, entries) in kernels {
             if threads == 0 {
                 continue;
-            }
-            let mut entries = vec![(0, &maps.table), (1, &maps.counts)];
-            entries.extend(buffers);
-            if std::ptr::eq(kernel, &self.tangles) {
-                entries.push((6, &new.outlines));
             }
             let bind = bind_group(device, "remap_contacts", kernel, &entries);
             pass.set_pipeline(kernel);

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::*;
 use crate::layout::{TANGLE_KEPT, UNTANGLE_PUSH};
+use crate::world::Remap;
 
 /// The partings one accumulator is sized for (WGSL `TANGLE_SHARE`,
 /// [`fixed_of`]'s count): a body tangled with more bodies at once than
@@ -61,17 +62,17 @@ impl TangleWords {
         }
     }
 
-    /// After a removal: `old`'s words for the bodies kept (`body_map`,
+    /// After a removal: `old`'s words for the bodies kept (`bodies`,
     /// old to new), each slot under [`remap_tangle`] with `outlines` the
     /// new ones (these sized for them, none tangled before).
-    pub fn remap_from(&self, old: &TangleWords, body_map: &[u32], outlines: &[BodyOutline]) {
+    pub fn remap_from(&self, old: &TangleWords, bodies: &Remap, outlines: &[BodyOutline]) {
         for (b, words) in old.words().iter().enumerate() {
-            let Some(t) = body_map.get(b).and_then(|&nb| self.0.get(nb as usize)) else {
+            let Some(t) = bodies.get(b as u32).and_then(|nb| self.0.get(nb as usize)) else {
                 continue;
             };
             for k in 0..2 {
                 let slot: [u32; 4] = std::array::from_fn(|w| words[4 * k + w]);
-                let new = remap_tangle(slot, body_map, outlines);
+                let new = remap_tangle(slot, bodies, outlines);
                 for (a, v) in t[4 * k..4 * k + 4].iter().zip(new) {
                     a.store(v, Ordering::Relaxed);
                 }
@@ -104,19 +105,18 @@ impl Clone for TangleWords {
 /// removal's body map, with `outlines` the new ones (WGSL
 /// `remap_tangle`): the other body renumbered and its assembly the one it
 /// is in now; an empty slot, or one whose other body went, cleared.
-pub fn remap_tangle(words: [u32; 4], body_map: &[u32], outlines: &[BodyOutline]) -> [u32; 4] {
-    if words[0] & !TANGLE_KEPT == 0 {
-        return [0; 4];
-    }
-    let other = body_map.get(words[1] as usize).copied().unwrap_or(u32::MAX);
-    match outlines.get(other as usize) {
-        Some(o) => [
+pub fn remap_tangle(words: [u32; 4], bodies: &Remap, outlines: &[BodyOutline]) -> [u32; 4] {
+    let other = bodies
+        .get(words[1])
+        .and_then(|b| Some((b, outlines.get(b as usize)?)));
+    match other {
+        Some((b, o)) if words[0] & !TANGLE_KEPT != 0 => [
             (o.group + 1) | (words[0] & TANGLE_KEPT),
-            other,
+            b,
             words[2],
             words[3],
         ],
-        None => [0; 4],
+        _ => [0; 4],
     }
 }
 

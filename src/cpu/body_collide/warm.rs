@@ -4,6 +4,7 @@
 //! start a substep's first narrow phase applies.
 
 use super::*;
+use crate::world::Remap;
 
 /// WGSL `WARM_START`: the share of the normal impulse a contact ended the
 /// last substep with that it starts the next one with, when it persists
@@ -29,8 +30,8 @@ pub type Warm = [u32; 4];
 
 /// A point's warm-starting state under a removal's body map (WGSL
 /// `remap_warm`): its contacts' bodies renumbered, a removed one none.
-pub fn remap_warm(w: &Warm, body_map: &[u32]) -> Warm {
-    let body = |b: u32| body_map.get(b as usize).copied().unwrap_or(u32::MAX);
+pub fn remap_warm(w: &Warm, bodies: &Remap) -> Warm {
+    let body = |b: u32| bodies.get(b).unwrap_or(u32::MAX);
     [body(w[0]), body(w[1]), w[2], w[3]]
 }
 

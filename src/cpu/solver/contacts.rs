@@ -7,6 +7,7 @@ use crate::cpu::{body_collide, impact};
 use crate::error::WorldError;
 use crate::layout::{ContactHit, PointInfo};
 use crate::pack::Packed;
+use crate::world::Remap;
 
 /// The body-contact stages' state, sized once per world (nothing is
 /// allocated per substep): bounding boxes, the grid, each point's contact,
@@ -57,7 +58,7 @@ impl Contacts {
         self.tangles.reset(nb);
     }
 
-    /// After a removal (`point_map`, `body_map`: its old-to-new maps), in
+    /// After a removal (`points`, `bodies`: its old-to-new maps), in
     /// contacts made afresh for the new world: `warm` and `tangles`, the
     /// old points' warm starts and the old bodies' tangles, for what was
     /// kept under its new index (`remap_warm`, `remap_tangle`), so that a
@@ -67,15 +68,18 @@ impl Contacts {
         &mut self,
         packed: &Packed,
         (warm, tangles): (&[body_collide::Warm], &body_collide::TangleWords),
-        point_map: &[u32],
-        body_map: &[u32],
+        points: &Remap,
+        bodies: &Remap,
     ) {
-        for (w, &new) in warm.iter().zip(point_map) {
-            if let Some(to) = self.warm.get_mut(new as usize) {
-                *to = body_collide::remap_warm(w, body_map);
+        for (i, w) in warm.iter().enumerate() {
+            if let Some(to) = points
+                .get(i as u32)
+                .and_then(|n| self.warm.get_mut(n as usize))
+            {
+                *to = body_collide::remap_warm(w, bodies);
             }
         }
-        self.tangles.remap_from(tangles, body_map, &packed.outlines);
+        self.tangles.remap_from(tangles, bodies, &packed.outlines);
     }
 
     /// After an append that linked no earlier point: what [`Contacts::reset`]

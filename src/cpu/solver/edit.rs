@@ -88,10 +88,7 @@ impl CpuSolver {
         let warm = std::mem::take(&mut self.contacts.warm);
         let tangles = std::mem::take(&mut self.contacts.tangles);
         self.resize_scratch(false);
-        let (points, bodies) = (
-            removal.point_remap().as_slice(),
-            removal.body_remap().as_slice(),
-        );
+        let (points, bodies) = (removal.point_remap(), removal.body_remap());
         self.contacts
             .remap(&self.packed, (&warm, &tangles), points, bodies);
         self.events = events.map(|mut e| {
