@@ -1,6 +1,6 @@
 //! Steps one of the pile samples (`softbody::samples`) and measures it.
 //!
-//! `cargo run --release --example piles -- <slope|stack|pyramid|pour|pour-rings> [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N] [--grid-every-substep]`
+//! `cargo run --release --example piles -- <slope|stack|pyramid|pour|pour-rings|scene> [--scene FILE] [--seconds S] [--backend cpu|cpu1|gpu] [--png out.png] [--peer-scene out.json] [--bodies N] [--height H] [--angle A] [--rows R] [--size M] [--area-frequency HZ] [--substeps N] [--grid-every-substep]`
 //!
 //! Once per simulated second (and at the start and the end) it prints the
 //! [`PileReport`](softbody::measure::PileReport) of the state (points
@@ -46,6 +46,8 @@ enum Sample {
     Pour,
     /// The pour with hubless rings for the wheels (`samples::pour_rings`).
     PourRings,
+    /// A scene file (`--scene`), measured like the samples.
+    Scene,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -75,6 +77,9 @@ struct Opts {
     /// for a peer engine, and exit.
     #[arg(long, value_name = "PATH")]
     peer_scene: Option<PathBuf>,
+    /// scene: the scene file (docs/scene-format.md).
+    #[arg(long, value_name = "PATH")]
+    scene: Option<PathBuf>,
     /// pour: number of bodies.
     #[arg(long, default_value_t = 480)]
     bodies: usize,
@@ -253,6 +258,13 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         }
         Sample::Pour => (samples::pour(opts.bodies, opts.height)?, None),
         Sample::PourRings => (samples::pour_rings(opts.bodies, opts.height)?, None),
+        Sample::Scene => {
+            let path = opts
+                .scene
+                .as_ref()
+                .ok_or("the scene sample needs --scene PATH")?;
+            (softbody::scene::Scene::load(path)?.build()?, None)
+        }
     };
     if let Some(v) = opts.sleep_speed {
         world.params.sleep_speed = v;

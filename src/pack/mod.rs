@@ -21,7 +21,7 @@ mod stability;
 mod terrain;
 pub use hash::scene_hash;
 pub use params::{ParamChange, sim_params};
-pub use stability::Stability;
+pub use stability::{SAG_LIMIT, Stability};
 pub use terrain::{PackedTerrain, thickness as terrain_thickness};
 
 impl From<&Planet> for PlanetInfo {
