@@ -678,6 +678,62 @@ fn simulate_writes_the_state_and_a_trace() {
     assert!(col(rows[2], 3) < col(rows[1], 3));
 }
 
+/// scenes/boxes.json in centimetres: `simulate` and `check` speak the
+/// scene's unit, and `check`'s default tolerance is 5 mm in it (0.5 cm),
+/// not 5e-3 of its unit (0.05 mm, far below the paths' rounding).
+#[test]
+fn a_scene_in_centimetres_is_reported_and_checked_in_centimetres() {
+    let d = dir("centimetres");
+    let scene = d.join("boxes_cm.json");
+    std::fs::write(
+        &scene,
+        r#"{"params": {"length_unit": 100, "dt": 0.016666668, "substeps": 8},
+            "planes": [{"normal": [0, 1], "offset": 0},
+                       {"normal": [1, 0.2], "offset": -400},
+                       {"normal": [-1, 0.2], "offset": -400}],
+            "shapes": [{"box": {"center": [-220, 60], "size": [50, 50],
+                        "array": {"count": [8, 4], "spacing": [62, 62]}}}]}"#,
+    )
+    .unwrap();
+    let out = softbody(&[
+        "simulate",
+        "--scene",
+        s(&scene),
+        "--steps",
+        "6",
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code(&out), 0);
+    let text = stdout(&out);
+    assert!(text.contains(" cm  max speed"), "{text}");
+    assert!(text.contains(" cm/s "), "{text}");
+    assert!(text.contains(" kg cm2/s2 "), "{text}");
+    if common::gpu().is_none() {
+        return;
+    }
+    let out = softbody(&["check", "--scene", s(&scene), "--steps", "60"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}");
+    assert!(text.contains("positions:  max deviation"), "{text}");
+    assert!(text.contains(" cm (step"), "{text}");
+    assert!(
+        text.contains("ok: within tolerance over 60 steps"),
+        "{text}"
+    );
+    // The old default, 5e-3 of the scene's unit, fails it.
+    let out = softbody(&[
+        "check",
+        "--scene",
+        s(&scene),
+        "--steps",
+        "60",
+        "--tolerance",
+        "5e-3",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+}
+
 #[test]
 fn check_passes_within_its_tolerance_and_fails_below_the_paths_rounding() {
     if common::gpu().is_none() {

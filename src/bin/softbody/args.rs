@@ -133,14 +133,17 @@ pub(crate) struct CheckArgs {
     /// Steps to run on both paths.
     #[arg(long, default_value_t = 300)]
     pub(crate) steps: u64,
-    /// Largest position deviation allowed, in metres (distance between the
-    /// GPU's and the CPU's position of a point). Contact decisions that
+    /// Largest position deviation allowed, in the scene's length unit
+    /// (distance between the GPU's and the CPU's position of a point).
+    /// Default: 5 mm, 5e-3 for a scene in metres, 0.5 for one in
+    /// centimetres (`params.length_unit` 100). Contact decisions that
     /// the paths round differently part them by millimetres while bodies
     /// land (1.6 mm in scenes/boxes.json).
-    #[arg(long, value_name = "METRES", default_value_t = 5e-3, value_parser = tolerance, allow_negative_numbers = true)]
-    pub(crate) tolerance: f32,
-    /// Largest velocity deviation allowed, in m/s (default: not checked).
-    #[arg(long, value_name = "M/S", value_parser = tolerance, allow_negative_numbers = true)]
+    #[arg(long, value_name = "LENGTH", value_parser = tolerance, allow_negative_numbers = true)]
+    pub(crate) tolerance: Option<f32>,
+    /// Largest velocity deviation allowed, in the scene's length unit per
+    /// second (default: not checked).
+    #[arg(long, value_name = "SPEED", value_parser = tolerance, allow_negative_numbers = true)]
     pub(crate) vel_tolerance: Option<f32>,
 }
 

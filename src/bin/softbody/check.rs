@@ -28,13 +28,17 @@ pub(crate) fn deviation(a: &[[f32; 2]], b: &[[f32; 2]]) -> Deviation {
 }
 
 pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
-    let (world, name) = load_world(&args.scene)?;
+    let (world, name, unit) = load_world(&args.scene)?;
+    let (len, speed) = (unit.length(), unit.speed());
+    // 5 mm in the scene's unit.
+    let tolerance = args.tolerance.unwrap_or(5e-3 * unit.0);
     let n = world.points().len();
     println!(
-        "{name}: {} bodies, {n} points, {} springs; {} steps on the GPU and the CPU",
+        "{name}: {} bodies, {n} points, {} springs; {} steps on the GPU and the CPU{}",
         world.bodies().len(),
         world.springs().len(),
-        args.steps
+        args.steps,
+        unit.note()
     );
     let mut cpu = solver_for(&world, Backend::Cpu)?;
     let mut gpu = solver_for(&world, Backend::Gpu)?;
@@ -77,12 +81,12 @@ pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
             max_v = (dv.max, step, dv.worst);
         }
         if first_exceeded.is_none() {
-            if dp.max > args.tolerance {
+            if dp.max > tolerance {
                 first_exceeded = Some((
                     step,
                     format!(
-                        "position of point {} off by {:.3e} m > {:.1e} m",
-                        dp.worst, dp.max, args.tolerance
+                        "position of point {} off by {:.3e} {len} > {tolerance:.1e} {len}",
+                        dp.worst, dp.max
                     ),
                 ));
             } else if let Some(tol) = args.vel_tolerance
@@ -91,7 +95,7 @@ pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
                 first_exceeded = Some((
                     step,
                     format!(
-                        "velocity of point {} off by {:.3e} m/s > {tol:.1e} m/s",
+                        "velocity of point {} off by {:.3e} {speed} > {tol:.1e} {speed}",
                         dv.worst, dv.max
                     ),
                 ));
@@ -102,14 +106,14 @@ pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
     let samples = (n as u64 * compared).max(1) as f64;
     println!(
-        "positions:  max deviation {:.3e} m (step {}, point {}), mean {:.3e} m",
+        "positions:  max deviation {:.3e} {len} (step {}, point {}), mean {:.3e} {len}",
         max_p.0,
         max_p.1,
         max_p.2,
         sum_p / samples
     );
     println!(
-        "velocities: max deviation {:.3e} m/s (step {}, point {}), mean {:.3e} m/s",
+        "velocities: max deviation {:.3e} {speed} (step {}, point {}), mean {:.3e} {speed}",
         max_v.0,
         max_v.1,
         max_v.2,

@@ -32,11 +32,13 @@ mod args;
 mod check;
 mod outputs;
 mod simulate;
+mod unit;
 
 use args::*;
 use check::check;
 use outputs::*;
 use simulate::simulate;
+use unit::Unit;
 
 /// A failure, with the exit code it maps to.
 #[derive(Debug)]
@@ -149,7 +151,7 @@ mod window {
             &[("--out", &args.out)],
             &super::given(&[("--scene", &args.scene.scene)]),
         )?;
-        let (world, name) = load_world(&args.scene)?;
+        let (world, name, _) = load_world(&args.scene)?;
         let steps = u32::try_from(args.steps)
             .map_err(|_| CliError::Input(format!("--steps {} is too many", args.steps)))?;
         // The default scene as the window opens on it, the ship sample
@@ -241,23 +243,27 @@ mod window {
 // Scenes and solvers
 
 /// The scene file's world, or the default scene's.
-fn load_world(args: &SceneArgs) -> Result<(World, String)> {
+/// The world `args` name, what to call it, and its length unit.
+fn load_world(args: &SceneArgs) -> Result<(World, String, Unit)> {
     if let Some(args::Sample::Ship) = args.sample {
         let game = softbody::ship::ship_game()
             .map_err(|e| CliError::Input(format!("ship sample: {e}")))?;
-        return Ok((game.world, "the ship sample".into()));
+        return Ok((game.world, "the ship sample".into(), Unit::METRE));
     }
     match &args.scene {
         Some(path) => {
-            let world = scene::load_world(path)
-                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-            Ok((world, path.display().to_string()))
+            let bad = |e| CliError::Input(format!("{}: {e}", path.display()));
+            let scene = scene::Scene::load(path).map_err(bad)?;
+            let world = scene.build().map_err(bad)?;
+            let unit = Unit(scene.params.length_unit.unwrap_or(1.0));
+            Ok((world, path.display().to_string(), unit))
         }
         None => {
             let bodies = args.bodies();
             let world = default_scene(bodies)
                 .map_err(|e| CliError::Input(format!("default scene: {e}")))?;
-            Ok((world, format!("default scene (--bodies {bodies})")))
+            let name = format!("default scene (--bodies {bodies})");
+            Ok((world, name, Unit::METRE))
         }
     }
 }

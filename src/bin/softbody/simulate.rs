@@ -48,17 +48,19 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
             ("--load-state", &args.load_state),
         ]),
     )?;
-    let (world, name) = load_world(&args.scene)?;
+    let (world, name, unit) = load_world(&args.scene)?;
+    let (len, speed, energy) = (unit.length(), unit.speed(), unit.energy());
     let params = world.params.clone();
     println!(
-        "{name}: {} bodies, {} points, {} springs, {} planets, {} half-planes; dt {:.4} s, {} substeps",
+        "{name}: {} bodies, {} points, {} springs, {} planets, {} half-planes; dt {:.4} s, {} substeps{}",
         world.bodies().len(),
         world.points().len(),
         world.springs().len(),
         world.planets().len(),
         world.planes().len(),
         params.dt,
-        params.substeps
+        params.substeps,
+        unit.note()
     );
     let mut runner = solver_for(&world, args.backend)?;
     println!("backend: {}", runner.describe());
@@ -116,7 +118,7 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<ExitCode> {
                 .flatten()
                 .map_or("       -".into(), |ms| format!("{ms:8.3}"));
             say(format!(
-                "t = {:7.2} s  kinetic {:>12} J  mean height {:>7} m  max speed {:>7} m/s  {ms} ms/step{}",
+                "t = {:7.2} s  kinetic {:>12} {energy}  mean height {:>7} {len}  max speed {:>7} {speed}  {ms} ms/step{}",
                 time_at(step),
                 column(t.kinetic, 12, 1),
                 column(t.mean_height, 7, 2),
