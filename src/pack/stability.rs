@@ -31,7 +31,9 @@ pub struct Stability {
     /// weight in its own frame, `g / (k + k_area)`, against its rest
     /// extent `L` (`g` the world's gravity plus the strongest planet's
     /// pull at its surface, times the point's gravity scale; `k + k_area`
-    /// summed over the bodies at its softest point). Keep below
+    /// summed over the bodies at its softest point; springs are not
+    /// weighed, and a point no body's shape matching holds is left out).
+    /// Keep below
     /// [`SAG_LIMIT`]: a body that sags more is crushed in a pile and its
     /// neighbours pass into it (docs/physics.md, "Small bodies and deep
     /// piles"). Not a stability bound of the integrator: the world steps,
@@ -253,9 +255,11 @@ impl Packed {
                 if self.point_info[i].inv_mass == 0.0 {
                     continue;
                 }
-                let weight = g * self.gravity_scale[i].abs();
-                if weight > 0.0 {
-                    sag = sag.max(weight / k[i - n0]);
+                // A point no body's shape matching holds (stiffness 0) is
+                // held by its springs or rods, which this does not weigh.
+                let (weight, k) = (g * self.gravity_scale[i].abs(), k[i - n0]);
+                if weight > 0.0 && k > 0.0 {
+                    sag = sag.max(weight / k);
                 }
             }
             let extent = (hi - lo).max_element();
@@ -310,6 +314,9 @@ mod tests {
             sag_of(p.clone(), 0.008, style().gravity_scale(0.0), None).0,
             0.0
         );
+        // A body its springs alone hold is not weighed.
+        let limp = style().body_stiffness(0.0).body_area_stiffness(0.0);
+        assert_eq!(sag_of(p.clone(), 0.008, limp, None).0, 0.0);
         let apart = Params {
             body_collisions: false,
             ..p
