@@ -403,7 +403,7 @@ impl Packed {
         // A longer substep can take a spring or body past the point where
         // it diverges on its own.
         if new.h() != old.h() {
-            self.stability(new.h()).check()?;
+            self.check_stability(new.h())?;
         }
         Ok(())
     }

@@ -155,7 +155,7 @@ impl Packed {
         if resolved != Some(&world.params) {
             self.resolve_defaults(world);
         }
-        self.stability(world.params.h()).check()
+        self.check_stability(world.params.h())
     }
 
     /// Checks that the items packed here are the first items of `world`:

@@ -123,12 +123,22 @@ impl Stability {
 impl Packed {
     /// The world's worst points against the stability bounds, at substep `h`.
     pub fn stability(&self, h: f32) -> Stability {
-        self.stability_from(h, 0, 0, 0)
+        Stability {
+            sag: self.sag(),
+            ..self.stability_from(h, 0, 0, 0)
+        }
+    }
+
+    /// The check of [`Packed::stability`] alone: the link that diverges
+    /// on its own at substep `h`, if any, as an error (an edit's check,
+    /// which has no use for the warnings' sums and the sag).
+    pub(super) fn check_stability(&self, h: f32) -> Result<(), WorldError> {
+        self.stability_from(h, 0, 0, 0).check()
     }
 
     /// The bounds of the springs from `s0` and the bodies from `b0` alone,
     /// which touch no point before `n0` (the worst points' indices count
-    /// from `n0`).
+    /// from `n0`), without the sag (`(0, 0)`: see [`Packed::stability`]).
     pub(super) fn stability_from(&self, h: f32, n0: usize, s0: usize, b0: usize) -> Stability {
         let n = self.pos.len() - n0;
         let mut spring = vec![0.0f32; n];
@@ -201,7 +211,6 @@ impl Packed {
             damping[i] += 1.0 - e;
             flag(Item::Body(b), "(k + k_area) h^2", load, body_limit(e));
         }
-        let sag = self.sag_from(n0, b0);
         let worst = |v: &[f32]| {
             v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {
                 if x > best.0 { (x, i as u32) } else { best }
@@ -211,14 +220,14 @@ impl Packed {
             spring_load: worst(&spring),
             shape_load: worst(&shape),
             damping_load: worst(&damping),
-            sag,
+            sag: (0.0, 0),
             diverging,
         }
     }
 
-    /// [`Stability::sag`] over the bodies from `b0`, which touch no point
-    /// before `n0`: `(0, 0)` when bodies do not collide with each other.
-    fn sag_from(&self, n0: usize, b0: usize) -> (f32, u32) {
+    /// [`Stability::sag`]: `(0, 0)` when bodies do not collide with each
+    /// other.
+    fn sag(&self) -> (f32, u32) {
         if !self.packed_body_collisions {
             return (0.0, 0);
         }
@@ -230,18 +239,18 @@ impl Packed {
             .fold(0.0f32, f32::max);
         let g = Vec2::from(self.sim.gravity).length() + surface;
         // Each free point's stiffness summed over its bodies.
-        let mut k = vec![0.0f32; self.pos.len() - n0];
-        for (b, m) in body_members(&self.bodies[b0..], &self.members) {
-            let body = &self.bodies[b as usize + b0];
+        let mut k = vec![0.0f32; self.pos.len()];
+        for (b, m) in body_members(&self.bodies, &self.members) {
+            let body = &self.bodies[b as usize];
             let area = if body.area_norm > 0.0 {
                 body.area_stiffness
             } else {
                 0.0
             };
-            k[m.point as usize - n0] += body.stiffness + area;
+            k[m.point as usize] += body.stiffness + area;
         }
         let mut worst = (0.0f32, 0u32);
-        for (b, body) in self.bodies.iter().enumerate().skip(b0) {
+        for (b, body) in self.bodies.iter().enumerate() {
             let members = &self.members[body.first as usize..(body.first + body.count) as usize];
             if members.len() < 3 {
                 continue;
@@ -257,7 +266,7 @@ impl Packed {
                 }
                 // A point no body's shape matching holds (stiffness 0) is
                 // held by its springs or rods, which this does not weigh.
-                let (weight, k) = (g * self.gravity_scale[i].abs(), k[i - n0]);
+                let (weight, k) = (g * self.gravity_scale[i].abs(), k[i]);
                 if weight > 0.0 && k > 0.0 {
                     sag = sag.max(weight / k);
                 }
