@@ -26,6 +26,14 @@ use crate::validate::check_elasticity;
 /// against them; the solvers log its warnings when they are built.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// Length units per metre that the defaults were scaled by
+    /// ([`Params::with_length_unit`]): 1 for metres, 100 for centimetres.
+    /// The solver never reads it (each length and speed it uses is a
+    /// field of its own); the window and the `softbody` program size what
+    /// they spawn and label what they show by it
+    /// ([`length_symbol`](Self::length_symbol)). Default `1`; finite and
+    /// `> 0`.
+    pub length_unit: f32,
     /// Length of one step, in seconds. Default `1/60`.
     /// Range `0 < dt <=` [`MAX_DT`] (1 s), with a substep `dt / substeps` of
     /// at least [`MIN_H`] (1e-9 s).
@@ -205,6 +213,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            length_unit: 1.0,
             dt: 1.0 / 60.0,
             substeps: 8,
             gravity: Vec2::new(0.0, -9.81),
@@ -277,10 +286,23 @@ impl Params {
             restitution_threshold: d.restitution_threshold * units_per_metre,
             sleep_speed: d.sleep_speed * units_per_metre,
             wake_speed: d.wake_speed * units_per_metre,
+            length_unit: units_per_metre,
             ..d
         };
         p.validate()?;
         Ok(p)
+    }
+
+    /// The symbol of [`length_unit`](Self::length_unit): `m`, `cm`
+    /// (100), `mm` (1000), `km` (0.001), or `u` for another.
+    pub fn length_symbol(&self) -> &'static str {
+        match self.length_unit {
+            1.0 => "m",
+            100.0 => "cm",
+            1000.0 => "mm",
+            0.001 => "km",
+            _ => "u",
+        }
     }
 
     /// The default shape matching as a frequency and damping ratio
@@ -356,6 +378,14 @@ impl Params {
                 Ok(())
             }
         };
+        if !(self.length_unit.is_finite() && self.length_unit > 0.0) {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "length_unit",
+                value: self.length_unit as f64,
+                expected: "finite and > 0 (length units per metre)",
+            });
+        }
         finite("dt", self.dt)?;
         if !(self.dt > 0.0 && self.dt <= MAX_DT) {
             return Err(WorldError::OutOfRange {
@@ -453,5 +483,31 @@ impl Params {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The factor stays in the parameters with its symbol, and a factor
+    /// that is no length unit is refused by name.
+    #[test]
+    fn the_length_unit_is_kept_and_checked() {
+        let d = Params::default();
+        assert_eq!((d.length_unit, d.length_symbol()), (1.0, "m"));
+        for (k, symbol) in [(100.0, "cm"), (1000.0, "mm"), (0.001, "km"), (39.37, "u")] {
+            let p = Params::with_length_unit(k).unwrap();
+            assert_eq!((p.length_unit, p.length_symbol()), (k, symbol));
+            assert_eq!(p.point_radius, d.point_radius * k);
+        }
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let p = Params {
+                length_unit: bad,
+                ..Params::default()
+            };
+            let e = p.validate().unwrap_err().to_string();
+            assert!(e.contains("length_unit"), "{e}");
+        }
     }
 }

@@ -217,8 +217,13 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                         ui.radio_value(&mut c.draw.color, ColorMode::Body, "body");
                         ui.radio_value(&mut c.draw.color, ColorMode::Speed, "speed");
                     });
+                    // Lengths and speeds in the scene's unit.
+                    let (u, len) = (c.params.length_unit, c.params.length_symbol());
                     if c.draw.color == ColorMode::Speed {
-                        ui.add(slider(&mut c.draw.max_speed, 1.0..=50.0).text("red at m/s"));
+                        ui.add(
+                            slider(&mut c.draw.max_speed, u..=50.0 * u)
+                                .text(format!("red at {len}/s")),
+                        );
                     }
                     ui.horizontal(|ui| {
                         ui.label("right click spawns");
@@ -230,8 +235,14 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                     ui.separator();
                     let p = &mut c.params;
                     ui.label("Live (GpuSolver::set_params):");
-                    ui.add(slider(&mut p.gravity.x, -20.0..=20.0).text("gravity x, m/s²"));
-                    ui.add(slider(&mut p.gravity.y, -30.0..=30.0).text("gravity y, m/s²"));
+                    ui.add(
+                        slider(&mut p.gravity.x, -20.0 * u..=20.0 * u)
+                            .text(format!("gravity x, {len}/s²")),
+                    );
+                    ui.add(
+                        slider(&mut p.gravity.y, -30.0 * u..=30.0 * u)
+                            .text(format!("gravity y, {len}/s²")),
+                    );
                     if p.body_collisions {
                         ui.add(
                             slider(&mut p.contact_iterations, 1..=MAX_CONTACT_ITERATIONS)
@@ -243,13 +254,17 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                         );
                     }
                     ui.add(
-                        slider(&mut p.restitution_threshold, 0.0..=5.0)
-                            .text("restitution threshold, m/s"),
+                        slider(&mut p.restitution_threshold, 0.0..=5.0 * u)
+                            .text(format!("restitution threshold, {len}/s")),
                     );
                     ui.add(
-                        slider(&mut p.sleep_speed, 0.0..=0.5).text("sleep below, m/s (0: never)"),
+                        slider(&mut p.sleep_speed, 0.0..=0.5 * u)
+                            .text(format!("sleep below, {len}/s (0: never)")),
                     );
-                    ui.add(slider(&mut p.wake_speed, 0.0..=10.0).text("wake above, m/s"));
+                    ui.add(
+                        slider(&mut p.wake_speed, 0.0..=10.0 * u)
+                            .text(format!("wake above, {len}/s")),
+                    );
                     ui.label("Baked into items; re-uploaded on release:");
                     ui.add(slider(&mut p.elasticity, 0.0..=1.0).text("elasticity"));
                     ui.add(slider(&mut p.static_friction, 0.0..=2.0).text("static friction"));

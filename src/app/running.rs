@@ -105,7 +105,9 @@ impl Running {
             Some((min, max)) => Camera::fit(min, max, size, Camera::FIT_MARGIN),
             None => Camera::fit_world(&sim.world, size),
         };
-        let draw = crate::render::DrawOptions::for_bodies(sim.solver.num_bodies());
+        let mut draw = crate::render::DrawOptions::for_bodies(sim.solver.num_bodies());
+        // Speeds in the scene's length unit.
+        draw.max_speed *= params.length_unit;
         let adapter = adapter_summary(&adapter);
         log::info!("window on {adapter}");
         Ok(Self {

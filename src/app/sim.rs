@@ -40,9 +40,11 @@ impl SpawnKind {
         }
     }
 
-    /// Half the size of the box around the shape, m.
-    pub fn half_extent(self) -> Vec2 {
-        match self {
+    /// Half the size of the box around the shape in a world of `unit`
+    /// length units per metre (`Params::length_unit`): the shapes are the
+    /// same size in any unit.
+    pub fn half_extent(self, unit: f32) -> Vec2 {
+        unit * match self {
             SpawnKind::Box => Vec2::splat(0.5),
             SpawnKind::Wheel => Vec2::splat(WHEEL_RADIUS),
             SpawnKind::Blob => Vec2::splat(BLOB_RADIUS),
@@ -51,11 +53,14 @@ impl SpawnKind {
     }
 
     fn build(self, at: Vec2, world: &mut World) -> Result<(), WorldError> {
+        let unit = world.params.length_unit;
         match self {
-            SpawnKind::Box => BoxShape::new(at, 2.0 * self.half_extent()).build(world)?,
-            SpawnKind::Wheel => Wheel::new(at, WHEEL_RADIUS, 12).build(world)?,
-            SpawnKind::Blob => Blob::new(at, BLOB_RADIUS, 16).build(world)?,
-            SpawnKind::Ship => BoxGrid::new(3, 2, SHIP_CELL).center(at).build(world)?,
+            SpawnKind::Box => BoxShape::new(at, 2.0 * self.half_extent(unit)).build(world)?,
+            SpawnKind::Wheel => Wheel::new(at, unit * WHEEL_RADIUS, 12).build(world)?,
+            SpawnKind::Blob => Blob::new(at, unit * BLOB_RADIUS, 16).build(world)?,
+            SpawnKind::Ship => BoxGrid::new(3, 2, unit * SHIP_CELL)
+                .center(at)
+                .build(world)?,
         };
         Ok(())
     }
@@ -256,10 +261,11 @@ impl Sim {
     ) -> Result<(), AppError> {
         let mut world = self.current_world(device, queue)?;
         let up = (-world.params.gravity).try_normalize().unwrap_or(Vec2::Y);
-        // Two point radii apart, and a little more.
-        let margin = 2.0 * world.params.point_radius + 0.05;
+        // Two point radii apart, and 5 cm more.
+        let unit = world.params.length_unit;
+        let margin = 2.0 * world.params.point_radius + 0.05 * unit;
         for &(kind, at) in shapes {
-            let at = clear_spot(world.points(), at, kind.half_extent(), margin, up);
+            let at = clear_spot(world.points(), at, kind.half_extent(unit), margin, up);
             kind.build(at, &mut world)?;
         }
         self.upload_continued(device, queue, renderer, world)
@@ -333,20 +339,32 @@ mod tests {
         assert_eq!(at, Vec2::ZERO);
     }
 
+    /// In metres and in centimetres alike: a shape spawned into a scene in
+    /// centimetres is as large as in metres, not a hundredth of it.
     #[test]
     fn spawned_shapes_fit_the_box_they_are_placed_by() {
-        for kind in SpawnKind::ALL {
-            let mut world = World::default();
-            let at = Vec2::new(3.0, -2.0);
-            kind.build(at, &mut world).unwrap();
-            let half = kind.half_extent();
-            for p in world.points() {
-                let d = (p.pos - at).abs();
+        for unit in [1.0, 100.0] {
+            for kind in SpawnKind::ALL {
+                let mut world = World::new(Params::with_length_unit(unit).unwrap());
+                let at = Vec2::new(3.0, -2.0) * unit;
+                kind.build(at, &mut world).unwrap();
+                let half = kind.half_extent(unit);
+                assert!(half.min_element() >= 0.2 * unit, "{half}");
+                let mut reach = Vec2::ZERO;
+                for p in world.points() {
+                    let d = (p.pos - at).abs();
+                    reach = reach.max(d);
+                    assert!(
+                        d.x <= half.x + 1e-5 * unit && d.y <= half.y + 1e-5 * unit,
+                        "{} in units of 1/{unit} m: point {} outside {half}",
+                        kind.name(),
+                        p.pos
+                    );
+                }
+                // It fills its box: no smaller shape in a larger unit.
                 assert!(
-                    d.x <= half.x + 1e-5 && d.y <= half.y + 1e-5,
-                    "{}: point {} outside {half}",
-                    kind.name(),
-                    p.pos
+                    reach.max_element() > 0.9 * half.max_element(),
+                    "{reach} in {half}"
                 );
             }
         }

@@ -245,27 +245,22 @@ mod window {
 /// The scene file's world, or the default scene's.
 /// The world `args` name, what to call it, and its length unit.
 fn load_world(args: &SceneArgs) -> Result<(World, String, Unit)> {
-    if let Some(args::Sample::Ship) = args.sample {
+    let (world, name) = if let Some(args::Sample::Ship) = args.sample {
         let game = softbody::ship::ship_game()
             .map_err(|e| CliError::Input(format!("ship sample: {e}")))?;
-        return Ok((game.world, "the ship sample".into(), Unit::METRE));
-    }
-    match &args.scene {
-        Some(path) => {
-            let bad = |e| CliError::Input(format!("{}: {e}", path.display()));
-            let scene = scene::Scene::load(path).map_err(bad)?;
-            let world = scene.build().map_err(bad)?;
-            let unit = Unit(scene.params.length_unit.unwrap_or(1.0));
-            Ok((world, path.display().to_string(), unit))
-        }
-        None => {
-            let bodies = args.bodies();
-            let world = default_scene(bodies)
-                .map_err(|e| CliError::Input(format!("default scene: {e}")))?;
-            let name = format!("default scene (--bodies {bodies})");
-            Ok((world, name, Unit::METRE))
-        }
-    }
+        (game.world, "the ship sample".into())
+    } else if let Some(path) = &args.scene {
+        let world = scene::load_world(path)
+            .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+        (world, path.display().to_string())
+    } else {
+        let bodies = args.bodies();
+        let world =
+            default_scene(bodies).map_err(|e| CliError::Input(format!("default scene: {e}")))?;
+        (world, format!("default scene (--bodies {bodies})"))
+    };
+    let unit = Unit::of(&world.params);
+    Ok((world, name, unit))
 }
 
 /// The solver `--backend` asks for.

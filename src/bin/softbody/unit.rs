@@ -1,4 +1,4 @@
-//! The scene's length unit (`params.length_unit`), in what the commands
+//! The world's length unit (`Params::length_unit`), in what the commands
 //! print and in `check`'s default tolerance: a scene in centimetres
 //! reports centimetres, and is checked to the same 5 mm as one in metres.
 
@@ -7,18 +7,18 @@
 pub(crate) struct Unit(pub(crate) f32);
 
 impl Unit {
-    /// Metres: the built-in scenes and a scene without `length_unit`.
-    pub(crate) const METRE: Unit = Unit(1.0);
+    /// The unit of a world's parameters.
+    pub(crate) fn of(params: &softbody::Params) -> Unit {
+        Unit(params.length_unit)
+    }
 
-    /// The unit's symbol: `m`, `cm`, `mm`, `km`, or `u` for another.
+    /// The unit's symbol (`Params::length_symbol`).
     pub(crate) fn length(self) -> &'static str {
-        match self.0 {
-            1.0 => "m",
-            100.0 => "cm",
-            1000.0 => "mm",
-            0.001 => "km",
-            _ => "u",
+        softbody::Params {
+            length_unit: self.0,
+            ..Default::default()
         }
+        .length_symbol()
     }
 
     /// Speeds: the length unit per second.
