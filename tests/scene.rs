@@ -41,6 +41,8 @@ fn scene_files() -> Vec<(String, String)> {
     files
 }
 
+/// Every example scene loads, and is within every stability bound and
+/// the sag limit: none starts with a warning.
 #[test]
 fn every_example_scene_loads() {
     let files = scene_files();
@@ -48,6 +50,11 @@ fn every_example_scene_loads() {
     for (name, text) in &files {
         let world = load(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!world.points().is_empty(), "{name}");
+        let warnings = softbody::pack::Packed::from_world(&world)
+            .unwrap()
+            .stability(world.params.h())
+            .warnings();
+        assert!(warnings.is_empty(), "{name}: {warnings:?}");
         eprintln!(
             "{name}: {} points, {} springs, {} bodies",
             world.points().len(),
