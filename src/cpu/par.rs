@@ -9,6 +9,7 @@
 pub const MIN_PARALLEL_ITEMS: usize = 1024;
 
 /// Whether `len` items go to all threads.
+#[cfg(feature = "parallel")]
 #[inline]
 fn spread(parallel: bool, len: usize) -> bool {
     parallel && len >= MIN_PARALLEL_ITEMS
