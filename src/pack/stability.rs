@@ -26,8 +26,8 @@ pub struct Stability {
     /// between its ends by inverse mass would read half the true value for
     /// equal masses.
     pub damping_load: (f32, u32),
-    /// `max_b g / ((k + k_area) L)` over the bodies that collide with
-    /// each other, and that body: how far a body sags under its own
+    /// `max_b g / ((k + k_area) L)` over the bodies of 3 points or more,
+    /// in a world whose bodies collide, and that body: how far a body sags under its own
     /// weight in its own frame, `g / (k + k_area)`, against its rest
     /// extent `L` (`g` the world's gravity plus the strongest planet's
     /// pull at its surface, times the point's gravity scale; `k + k_area`
