@@ -56,9 +56,45 @@ impl Packed {
             self.refresh_step_coefficients(new.h());
         }
         self.set_sim(new);
+        // The length unit labels; the solver never reads it.
+        let same_unit = Params {
+            length_unit: old.length_unit,
+            ..new.clone()
+        };
         Ok(ParamChange {
             substep,
-            any: new != old,
+            any: &same_unit != old,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::World;
+    use crate::shapes::BoxShape;
+    use glam::Vec2;
+
+    /// A change of the length unit alone is no change to the solver: what
+    /// sleeps sleeps on. Any parameter it reads is.
+    #[test]
+    fn the_length_unit_alone_changes_nothing_the_solver_reads() {
+        let mut w = World::default();
+        BoxShape::new(Vec2::ZERO, Vec2::splat(0.5))
+            .build(&mut w)
+            .unwrap();
+        let mut packed = Packed::from_world(&w).unwrap();
+        let old = w.params.clone();
+        let relabelled = Params {
+            length_unit: 100.0,
+            ..old.clone()
+        };
+        let change = packed.apply_params(&old, &relabelled).unwrap();
+        assert_eq!(change, ParamChange::default());
+        let heavier = Params {
+            gravity: Vec2::new(0.0, -20.0),
+            ..old.clone()
+        };
+        assert!(packed.apply_params(&old, &heavier).unwrap().any);
     }
 }
