@@ -79,7 +79,6 @@
 @group(0) @binding(22) var<uniform> remap_counts: vec4<u32>;
 @group(0) @binding(23) var<storage, read> old_pairs: array<u32>;
 @group(0) @binding(24) var<storage, read> old_pair_point: array<u32>;
-const REMOVED: u32 = 0xffffffffu;
 
 struct ContactEvent {
     kind: u32,

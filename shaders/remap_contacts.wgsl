@@ -25,8 +25,6 @@
 // The new outlines (the assembly each body is in now).
 @group(0) @binding(6) var<storage, read> outlines: array<BodyOutline>;
 
-const REMOVED: u32 = 0xffffffffu;
-
 // Old body b's new index, or REMOVED (NO_BODY stays NO_BODY).
 fn new_body(b: u32) -> u32 {
     if (b >= counts.y) {

@@ -364,6 +364,9 @@ const ACTIVE_APPENDED: u32 = 0u;
 const ACTIVE_POINTS: u32 = 1u;
 // A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
+// In a removal's maps (sleep.wgsl remap_supports, events.wgsl remap_pairs,
+// remap_contacts.wgsl): what the removal took (world::Remap::REMOVED).
+const REMOVED: u32 = 0xffffffffu;
 const GRID_MAX_CELLS: u32 = 9u;
 const SCAN_THREADS: u32 = 256u;
 const SCAN_ITEMS: u32 = 16u;

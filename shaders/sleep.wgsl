@@ -88,7 +88,6 @@
 // remap_supports: the removal's maps, each old point's new index and then
 // each old body's (sim.num_points on), REMOVED for the removed ones.
 @group(0) @binding(12) var<storage, read> remap: array<u32>;
-const REMOVED: u32 = 0xffffffffu;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

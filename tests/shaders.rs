@@ -211,6 +211,7 @@ fn shared_constants_match() {
     assert_eq!(constant("SMALL_BODY_MAX_POINTS"), SMALL_BODY_MAX_POINTS);
     assert_eq!(constant("CONTACT_FREE"), CONTACT_FREE);
     assert_eq!(constant("IMPACT_NONE"), IMPACT_NONE);
+    assert_eq!(constant("REMOVED"), softbody::world::Remap::REMOVED);
     assert_eq!(constant("LIST_ROW"), LIST_ROW);
     assert_eq!(constant("NO_BODY"), ContactHit::NONE.body);
     assert_eq!(constant("QUIET_EDGE"), ContactHit::QUIET.edge);
