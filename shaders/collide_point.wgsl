@@ -68,6 +68,8 @@ fn respond(pi: PointInfo, p: vec2<f32>, v: vec2<f32>, vs: vec2<f32>, n: vec2<f32
     let vrel = v - vs;
     let mat = materials[pi.material];
     let m = ContactMaterial(mat.elasticity, mat.static_friction, mat.dynamic_friction, exp(-mat.friction * sim.h));
-    let r = contact_response(vrel, n, depth, m, sim.h, contact_threshold(vrel, n, depth, sim.h, sim.point_radius, sim.restitution_threshold));
-    return vec4<f32>(p + n * depth + r.zw, v + r.xy);
+    let threshold = contact_threshold(vrel, n, depth, sim.h, sim.point_radius, sim.restitution_threshold);
+    let push = push_depth(vrel, n, depth, sim.h, sim.point_radius, sim.push_speed);
+    let r = contact_response(vrel, n, push, m, sim.h, threshold);
+    return vec4<f32>(p + n * push + r.zw, v + r.xy);
 }

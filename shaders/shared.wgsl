@@ -44,6 +44,10 @@ struct SimParams {
     untangle_speed: f32,
     // The step dt, s.
     dt: f32,
+    // The fastest a collider contact pushes out the depth a point had at
+    // the substep's start, m/s (push_depth).
+    push_speed: f32,
+    _pad: u32,
 }
 
 // Sleeping (sleep.wgsl): a point's assembly (the index of its root
@@ -500,6 +504,22 @@ fn contact_threshold(vrel: vec2<f32>, n: vec2<f32>, depth: f32, h: f32, point_ra
         return NO_BOUNCE;
     }
     return threshold;
+}
+
+// The depth a collider contact pushes out in this substep
+// (docs/physics.md, "Deep overlaps"): all of it, unless the point was
+// more than the point radius (or a push speed's step) deep at the
+// substep's start (depth + (vrel . n) h, as in contact_threshold); then
+// only toward that depth less the step, so that a body placed inside a
+// collider leaves it at the push speed instead of being flung out by its
+// shape's springs. CPU mirror: cpu::push_depth.
+fn push_depth(vrel: vec2<f32>, n: vec2<f32>, depth: f32, h: f32, point_radius: f32, push_speed: f32) -> f32 {
+    let before = depth + dot(vrel, n) * h;
+    let step = push_speed * h;
+    if (before <= max(point_radius, step)) {
+        return depth;
+    }
+    return max(depth - before + step, 0.0);
 }
 
 // Restitution and friction at a contact (docs/physics.md, "Friction and

@@ -85,6 +85,16 @@ pub struct Params {
     /// micro-bounce. Default `0.5`; [`Params::with_length_unit`] scales it
     /// with the length unit.
     pub restitution_threshold: f32,
+    /// The fastest a collider contact (half-plane, planet, terrain
+    /// segment) pushes a point out of the depth it already had at the
+    /// substep's start, in m/s, `> 0` (Box2D's contact push speed,
+    /// Unreal's maximum depenetration velocity): a body placed or
+    /// teleported into the ground rises out of it at this speed rather
+    /// than being thrown out by its shape's springs. What the substep's
+    /// own motion took in (a landing, at any speed) is pushed out whole.
+    /// Default `3`; [`Params::with_length_unit`] scales it with the
+    /// length unit (docs/physics.md, "Deep overlaps").
+    pub push_speed: f32,
     /// Default stiffness `k` of force springs, in N/m. The force is
     /// `k (L - |d|)` along the spring. Default `7896`: 20 Hz between two
     /// 1 kg points ([`DEFAULT_SPRING`];
@@ -223,6 +233,7 @@ impl Default for Params {
             static_friction: 0.6,
             dynamic_friction: 0.6,
             restitution_threshold: 0.5,
+            push_speed: 3.0,
             spring_stiffness: DEFAULT_SPRING_STIFFNESS,
             spring_damping: DEFAULT_SPRING.damping_rate(),
             shape_stiffness: DEFAULT_SHAPE.shape_stiffness(),
@@ -261,7 +272,7 @@ impl Params {
     /// `1 / units_per_metre` m (Box2D v3's `b2SetLengthUnitsPerMeter`,
     /// rapier's `IntegrationParameters::length_unit`): every default that
     /// is a length or a speed is scaled by `units_per_metre` (`gravity`,
-    /// `point_radius`, `restitution_threshold`, `sleep_speed`,
+    /// `point_radius`, `restitution_threshold`, `push_speed`, `sleep_speed`,
     /// `wake_speed`); stiffnesses (N/m is kg/s^2, shape and area
     /// stiffnesses are 1/s^2), rates, times and coefficients do not depend
     /// on the length unit, and the collision cell and the contacts'
@@ -284,6 +295,7 @@ impl Params {
             gravity: d.gravity * units_per_metre,
             point_radius: d.point_radius * units_per_metre,
             restitution_threshold: d.restitution_threshold * units_per_metre,
+            push_speed: d.push_speed * units_per_metre,
             sleep_speed: d.sleep_speed * units_per_metre,
             wake_speed: d.wake_speed * units_per_metre,
             length_unit: units_per_metre,
@@ -455,6 +467,14 @@ impl Params {
         non_negative("static_friction", self.static_friction)?;
         non_negative("dynamic_friction", self.dynamic_friction)?;
         non_negative("restitution_threshold", self.restitution_threshold)?;
+        if !(self.push_speed.is_finite() && self.push_speed > 0.0) {
+            return Err(WorldError::OutOfRange {
+                item: Item::Params,
+                field: "push_speed",
+                value: self.push_speed as f64,
+                expected: "finite and > 0 (m/s)",
+            });
+        }
         non_negative("spring_stiffness", self.spring_stiffness)?;
         non_negative("spring_damping", self.spring_damping)?;
         non_negative("shape_stiffness", self.shape_stiffness)?;
@@ -508,6 +528,22 @@ mod tests {
             };
             let e = p.validate().unwrap_err().to_string();
             assert!(e.contains("length_unit"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_push_speed_follows_the_unit_and_is_checked() {
+        let d = Params::default();
+        assert_eq!(d.push_speed, 3.0);
+        let cm = Params::with_length_unit(100.0).unwrap();
+        assert_eq!(cm.push_speed, 300.0);
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let p = Params {
+                push_speed: bad,
+                ..Params::default()
+            };
+            let e = p.validate().unwrap_err().to_string();
+            assert!(e.contains("push_speed"), "{e}");
         }
     }
 }

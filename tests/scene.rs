@@ -85,7 +85,7 @@ fn listed_items_and_parameters() {
                     "spring_damping": 1, "shape_stiffness": 50, "shape_damping": 2,
                     "rod_iterations": 3, "contact_iterations": 2,
                     "contact_relax_iterations": 0, "static_friction": 0.7,
-                    "dynamic_friction": 0.4, "restitution_threshold": 0.5,
+                    "dynamic_friction": 0.4, "restitution_threshold": 0.5, "push_speed": 2,
                     "body_collisions": false, "sleep_speed": 0.1, "sleep_time": 1,
                     "wake_speed": 3 },
         "materials": [{ "elasticity": 0.9 }],
@@ -125,6 +125,7 @@ fn listed_items_and_parameters() {
         static_friction: 0.7,
         dynamic_friction: 0.4,
         restitution_threshold: 0.5,
+        push_speed: 2.0,
         body_collisions: false,
         sleep_speed: 0.1,
         sleep_time: 1.0,
@@ -767,6 +768,11 @@ fn non_finite_and_negative_values() {
         r#"{"params": {"substeps": 5000}}"#,
         "params.substeps",
         "1..=1024",
+    );
+    fails(
+        r#"{"params": {"push_speed": 0}}"#,
+        "params.push_speed",
+        "> 0",
     );
     fails(
         r#"{"planets": [{"center": [0, 0], "radius": -2}]}"#,

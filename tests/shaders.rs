@@ -88,7 +88,9 @@ fn rust_structs_match_naga_layouts() {
             wake_speed_sq,
             sleep_steps,
             untangle_speed,
-            dt
+            dt,
+            push_speed,
+            _pad
         ]
     );
     check_layout!(module, SleepPoint, [group, inv_mass]);

@@ -258,6 +258,10 @@ pub fn show(ctx: &Context, c: &mut Controls, s: &Stats) {
                             .text(format!("restitution threshold, {len}/s")),
                     );
                     ui.add(
+                        slider(&mut p.push_speed, 0.1 * u..=20.0 * u)
+                            .text(format!("push out of colliders at, {len}/s")),
+                    );
+                    ui.add(
                         slider(&mut p.sleep_speed, 0.0..=0.5 * u)
                             .text(format!("sleep below, {len}/s (0: never)")),
                     );

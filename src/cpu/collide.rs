@@ -4,7 +4,9 @@
 
 use glam::Vec2;
 
-use super::{ContactMaterial, contact_response, contact_threshold, par, perp, safe_dir, v2};
+use super::{
+    ContactMaterial, contact_response, contact_threshold, par, perp, push_depth, safe_dir, v2,
+};
 use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
@@ -113,6 +115,7 @@ pub fn respond(
     };
     let vrel = v - vs;
     let threshold = contact_threshold(sim, vrel, n, depth);
+    let depth = push_depth(sim, vrel, n, depth);
     let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
     (p + n * depth + dp, v + dv)
 }

@@ -95,6 +95,24 @@ pub fn contact_threshold(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f3
     }
 }
 
+/// The depth a collider contact pushes out in this substep (WGSL
+/// `push_depth`; docs/physics.md, "Deep overlaps"): all of it, unless the
+/// point was more than the point radius (or a push speed's step) deep at
+/// the substep's start (`depth + (vrel . n) h`, as in
+/// [`contact_threshold`]); then only toward that depth less the step, so
+/// that a body placed inside a collider leaves it at the push speed
+/// instead of being flung out by its shape's springs.
+#[inline]
+pub fn push_depth(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f32 {
+    let before = depth + vrel.dot(n) * sim.h;
+    let step = sim.push_speed * sim.h;
+    if before <= sim.point_radius.max(step) {
+        depth
+    } else {
+        (depth - before + step).max(0.0)
+    }
+}
+
 /// Restitution and friction at a contact (WGSL `contact_response`;
 /// docs/physics.md, "Friction and restitution"): the relative velocity
 /// `vrel` of the side pushed along `n`, `depth` to push out, substep `h`,

@@ -92,6 +92,12 @@ pub struct SimParams {
     /// The step `dt`, s: how far a moving collider goes in a step (its
     /// speed times this) is how near it wakes a sleeping point.
     pub dt: f32,
+    /// The fastest a collider contact pushes out the depth a point had
+    /// at the substep's start, m/s
+    /// ([`Params::push_speed`](crate::Params::push_speed)).
+    pub push_speed: f32,
+    /// Pads the struct to WGSL's 8-byte alignment.
+    pub _pad: u32,
 }
 
 /// How fast a tangled pair of bodies (one's outline centre inside the

@@ -21,6 +21,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         sleep_steps: params.sleep_steps(),
         untangle_speed: UNTANGLE_PACE * params.point_radius,
         dt: params.dt,
+        push_speed: params.push_speed,
         ..packed.sim
     }
 }

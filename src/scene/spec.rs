@@ -54,6 +54,7 @@ params_spec! {
     static_friction: f32 => plain,
     dynamic_friction: f32 => plain,
     restitution_threshold: f32 => plain,
+    push_speed: f32 => plain,
     spring_stiffness: f32 => plain,
     spring_damping: f32 => plain,
     shape_stiffness: f32 => resolved,

@@ -11,6 +11,7 @@ use crate::{Gpu, Stepper, gpu_check, slide};
 use softbody::cpu::CpuSolver;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
+use softbody::solver::Solver;
 
 /// A ball dropped on a floor with elasticity e and no friction: every bounce
 /// multiplies the rebound speed by e, so successive apex heights shrink by
@@ -75,6 +76,8 @@ fn bounce_apex_ratio_is_elasticity_squared() {
 /// Restitution applies only to a point approaching the collider (Firth 2011):
 /// a point found inside the floor but already moving out is pushed out and
 /// keeps its normal velocity, and one moving in has it reversed and scaled.
+/// A point that was deeper than `push_speed h` at the substep's start
+/// leaves at the push speed, its velocity kept.
 #[test]
 fn restitution_only_when_approaching() {
     let params = Params {
@@ -86,15 +89,24 @@ fn restitution_only_when_approaching() {
     let mut world = World::new(params);
     world.add_plane(HalfPlane::floor(0.0)).unwrap();
     world
-        .add_point(Point::new(Vec2::new(0.0, -0.1)).vel(Vec2::new(0.0, 1.0)))
+        .add_point(Point::new(Vec2::new(0.0, -2.0 * h)).vel(Vec2::new(0.0, 1.0)))
         .unwrap();
     world
         .add_point(Point::new(Vec2::new(1.0, 0.0)).vel(Vec2::new(0.0, -1.0)))
         .unwrap();
+    world
+        .add_point(Point::new(Vec2::new(2.0, -0.1)).vel(Vec2::new(0.0, 1.0)))
+        .unwrap();
+    let push = world.params.push_speed as f64 * h as f64;
     let mut s = CpuSolver::new(&world).unwrap();
     s.substep();
     let (p0, v0, p1, v1) = (pos(&s, 0), vel(&s, 0), pos(&s, 1), vel(&s, 1));
+    let (p2, v2) = (pos(&s, 2), vel(&s, 2));
     println!("leaving: p {p0:?} v {v0:?}; approaching: p {p1:?} v {v1:?} (h = {h})");
+    assert!(
+        (p2[1] - (-0.1 + push)).abs() < 1e-6 && v2[1] == 1.0,
+        "deep point at {p2:?} moving {v2:?}, not {push} m out"
+    );
     assert_eq!(p0[1], 0.0, "leaving point not pushed out onto the floor");
     assert_eq!(v0[1], 1.0, "leaving point's normal velocity changed");
     assert_eq!(
@@ -389,4 +401,100 @@ fn zero_radius_everything() {
 #[test]
 fn gpu_matches_the_cpu() {
     gpu_check::stages_match_the_cpu(&[Stage::Collide, Stage::IntegrateCollide]);
+}
+
+/// Bodies placed deep inside colliders, in a world measured in `1 / k` m
+/// stepped at `dt`: a box with diagonal springs sunk 40% into a floor, a
+/// hubless ring half inside a planet, and a turned box sunk into a
+/// terrain valley. With the floor at `y = 0`, the planet and the valley's
+/// two segments, returns each point's depth below the nearest surface it
+/// should stand on (positive: inside).
+fn sunk_bodies(k: f32, dt: f32) -> (World, impl Fn(Vec2) -> f32) {
+    let mut w = World::new(Params {
+        dt,
+        ..Params::with_length_unit(k).unwrap()
+    });
+    let (centre, radius) = (Vec2::new(6.0, -1.0) * k, 2.0 * k);
+    let (valley, slope) = (Vec2::new(-6.0, 0.5) * k, 0.5f32);
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    w.add_planet(Planet::new(centre, radius)).unwrap();
+    let side = |s: f32| valley + Vec2::new(s * 3.0 * k, 3.0 * k * slope);
+    w.add_terrain(Terrain::new(vec![side(1.0), valley, side(-1.0)]))
+        .unwrap();
+    BoxShape::new(Vec2::new(0.0, 0.18) * k, Vec2::new(0.8, 0.6) * k)
+        .diagonals(true)
+        .build(&mut w)
+        .unwrap();
+    Blob::new(centre + Vec2::new(0.0, radius), 0.3 * k, 10)
+        .rotation(0.2)
+        .center_point(false)
+        .build(&mut w)
+        .unwrap();
+    BoxShape::new(valley + Vec2::new(0.3, 0.1) * k, Vec2::splat(0.6 * k))
+        .rotation(0.4)
+        .diagonals(true)
+        .build(&mut w)
+        .unwrap();
+    let normal = move |s: f32| Vec2::new(-s * slope, 1.0).normalize();
+    let depth = move |p: Vec2| {
+        if (p - centre).length() < radius + 0.5 * k {
+            radius - (p - centre).length()
+        } else if (p.x - valley.x).abs() < 3.0 * k {
+            let s = (p.x - valley.x).signum();
+            -(p - valley)
+                .dot(normal(s))
+                .min((p - valley).dot(normal(-s)))
+        } else {
+            -p.y
+        }
+    };
+    (w, depth)
+}
+
+/// A body placed deep inside a collider rises out of it at about
+/// `Params::push_speed` rather than being thrown out by its shape's
+/// springs (a box sunk 0.24 m into a floor left it at 53 m/s), on both
+/// paths, in metres and centimetres and at two time steps: no point ever
+/// moves faster than twice the push speed, and every point is out within
+/// a second (docs/physics.md, "Deep overlaps").
+#[test]
+fn bodies_placed_inside_colliders_rise_out_at_the_push_speed() {
+    for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 30.0)] {
+        let (world, depth) = sunk_bodies(k, dt);
+        let push = world.params.push_speed;
+        let deepest = |pos: &[[f32; 2]]| {
+            pos.iter()
+                .map(|&p| depth(Vec2::from(p)))
+                .fold(f32::MIN, f32::max)
+        };
+        let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+        assert!(deepest(&start) > 0.2 * k, "the scene starts deep inside");
+        let mut solvers = vec![Solver::cpu(&world).unwrap()];
+        if let Some(ctx) = gpu() {
+            solvers.push(Solver::gpu_on(ctx, &world).unwrap());
+        }
+        for mut s in solvers {
+            let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
+            let steps = (1.0 / dt).round() as u32;
+            let mut fastest = 0.0f32;
+            for _ in 0..steps {
+                s.step(1).unwrap();
+                let (_, vel) = s.state().unwrap();
+                let v = vel
+                    .iter()
+                    .map(|&v| Vec2::from(v).length())
+                    .fold(0.0, f32::max);
+                fastest = fastest.max(v);
+            }
+            let (pos, _) = s.state().unwrap();
+            let left = deepest(&pos);
+            eprintln!(
+                "{what}: fastest {:.2} push speeds, deepest at 1 s {:.4} m",
+                fastest / push,
+                left / k
+            );
+            assert!(fastest <= 2.0 * push, "{what}: a point at {fastest}");
+            assert!(left <= 0.0, "{what}: a point {left} inside at 1 s");
+        }
+    }
 }
