@@ -8,7 +8,6 @@
 use glam::Vec2;
 
 use super::{HalfSprings, Packed, PerPoint, PointMembers};
-use crate::error::WorldError;
 use crate::layout::*;
 use crate::params::Params;
 use crate::world::World;
@@ -241,21 +240,6 @@ impl Packed {
                     .fold(0.0, f32::max)
             };
         }
-    }
-
-    /// The first spring from `s0`, else the first body from `b0`, that
-    /// diverges on its own at substep `h`, as an error: the check of
-    /// [`Packed::stability`] for the links appended since those counts
-    /// (the earlier links and their points are unchanged by an append
-    /// that links no earlier point).
-    pub(super) fn check_stability_from(
-        &self,
-        h: f32,
-        n0: usize,
-        s0: usize,
-        b0: usize,
-    ) -> Result<(), WorldError> {
-        self.stability_from(h, n0, s0, b0).check()
     }
 
     /// What [`Packed::restore`] takes an append back to.

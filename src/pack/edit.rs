@@ -104,11 +104,18 @@ impl Packed {
         world.params.validate()?;
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
         let mark = self.mark();
-        let appended = self
-            .append_resolved(world, resolved)
-            .and_then(|()| self.check_stability_from(world.params.h(), n0, s0, b0));
+        let appended = self.append_resolved(world, resolved).and_then(|()| {
+            let stability = self.appended_stability(world.params.h(), n0, s0, b0);
+            stability.check()?;
+            Ok(stability.warnings())
+        });
         match appended {
-            Ok(()) => Ok(Some(mark)),
+            Ok(warnings) => {
+                for w in warnings {
+                    log::warn!("{w}");
+                }
+                Ok(Some(mark))
+            }
             Err(e) => {
                 self.restore(mark);
                 Err(e)

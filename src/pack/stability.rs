@@ -124,9 +124,23 @@ impl Packed {
     /// The world's worst points against the stability bounds, at substep `h`.
     pub fn stability(&self, h: f32) -> Stability {
         Stability {
-            sag: self.sag(),
+            sag: self.sag_from(0, 0),
             ..self.stability_from(h, 0, 0, 0)
         }
+    }
+
+    /// [`Packed::stability`] of what an append added: the springs from
+    /// `s0` and the bodies from `b0`, which touch no point before `n0`,
+    /// with the new bodies' sag; the points and bodies it names are the
+    /// world's. An edit's check, in proportion to what it added, so that
+    /// a body synced in warns as one built with the world does.
+    pub(super) fn appended_stability(&self, h: f32, n0: usize, s0: usize, b0: usize) -> Stability {
+        let mut s = self.stability_from(h, n0, s0, b0);
+        for worst in [&mut s.spring_load, &mut s.shape_load, &mut s.damping_load] {
+            worst.1 += n0 as u32;
+        }
+        s.sag = self.sag_from(n0, b0);
+        s
     }
 
     /// The check of [`Packed::stability`] alone: the link that diverges
@@ -225,9 +239,9 @@ impl Packed {
         }
     }
 
-    /// [`Stability::sag`]: `(0, 0)` when bodies do not collide with each
-    /// other.
-    fn sag(&self) -> (f32, u32) {
+    /// [`Stability::sag`] of the bodies from `b0`, which hold no point
+    /// before `n0`: `(0, 0)` when bodies do not collide with each other.
+    fn sag_from(&self, n0: usize, b0: usize) -> (f32, u32) {
         if !self.packed_body_collisions {
             return (0.0, 0);
         }
@@ -239,18 +253,18 @@ impl Packed {
             .fold(0.0f32, f32::max);
         let g = Vec2::from(self.sim.gravity).length() + surface;
         // Each free point's stiffness summed over its bodies.
-        let mut k = vec![0.0f32; self.pos.len()];
-        for (b, m) in body_members(&self.bodies, &self.members) {
-            let body = &self.bodies[b as usize];
+        let mut k = vec![0.0f32; self.pos.len() - n0];
+        for (b, m) in body_members(&self.bodies[b0..], &self.members) {
+            let body = &self.bodies[b0 + b as usize];
             let area = if body.area_norm > 0.0 {
                 body.area_stiffness
             } else {
                 0.0
             };
-            k[m.point as usize] += body.stiffness + area;
+            k[m.point as usize - n0] += body.stiffness + area;
         }
         let mut worst = (0.0f32, 0u32);
-        for (b, body) in self.bodies.iter().enumerate() {
+        for (b, body) in self.bodies.iter().enumerate().skip(b0) {
             let members = &self.members[body.first as usize..(body.first + body.count) as usize];
             if members.len() < 3 {
                 continue;
@@ -266,7 +280,7 @@ impl Packed {
                 }
                 // A point no body's shape matching holds (stiffness 0) is
                 // held by its springs or rods, which this does not weigh.
-                let (weight, k) = (g * self.gravity_scale[i].abs(), k[i]);
+                let (weight, k) = (g * self.gravity_scale[i].abs(), k[i - n0]);
                 if weight > 0.0 && k > 0.0 {
                     sag = sag.max(weight / k);
                 }
@@ -299,6 +313,47 @@ mod tests {
             .unwrap();
         let h = w.params.h();
         Packed::from_world(&w).unwrap().stability(h).sag
+    }
+
+    /// A body synced into a world (an append in place) is weighed as one
+    /// built with it: its sag and loads, under its own index.
+    #[test]
+    fn an_appended_body_is_weighed_as_one_built_with_the_world() {
+        let mut w = World::default();
+        BoxShape::new(Vec2::new(0.0, 1.0), Vec2::splat(1.0))
+            .build(&mut w)
+            .unwrap();
+        let mut packed = Packed::from_world(&w).unwrap();
+        let generation = w.generation();
+        let params = w.params.clone();
+        BoxShape::new(Vec2::new(3.0, 1.0), Vec2::splat(0.008))
+            .build(&mut w)
+            .unwrap();
+        let (n0, s0, b0) = (packed.pos.len(), packed.springs.len(), packed.bodies.len());
+        assert!(packed.sync_in_place(generation, &w, Some(&params)).unwrap());
+        let h = w.params.h();
+        let appended = packed.appended_stability(h, n0, s0, b0);
+        let whole = Packed::from_world(&w).unwrap().stability(h);
+        assert_eq!(appended.sag, whole.sag);
+        assert_eq!(appended.sag.1, 1);
+        assert!(appended.sag.0 > SAG_LIMIT);
+        assert!(
+            appended
+                .warnings()
+                .iter()
+                .any(|s| s.starts_with("body 1: sags")),
+            "{:?}",
+            appended.warnings()
+        );
+        assert_eq!(appended.shape_load, (whole.shape_load.0, n0 as u32));
+        // Nothing appended: nothing weighed.
+        let none = packed.appended_stability(
+            h,
+            packed.pos.len(),
+            packed.springs.len(),
+            packed.bodies.len(),
+        );
+        assert_eq!(none.sag, (0.0, 0));
     }
 
     #[test]
