@@ -75,9 +75,10 @@ impl Packed {
 
     /// [`Packed::synced`] in place, for an edit that only appends items
     /// linking no earlier point, at the parameters the packed items were
-    /// resolved with (`resolved`, the world's): packs the new items alone
-    /// and checks their links' stability, so that it costs in proportion
-    /// to what was appended. Returns `Ok(false)`, changing nothing, for
+    /// resolved with (`resolved`, the world's): packs the new items alone,
+    /// checks their links' stability and logs their warnings (loads and
+    /// sag, [`Stability`](super::Stability)), so that it costs in
+    /// proportion to what was appended. Returns `Ok(false)`, changing nothing, for
     /// any other edit (use [`Packed::synced`]); refused like
     /// [`Packed::synced`], changing nothing.
     pub fn sync_in_place(

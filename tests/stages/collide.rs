@@ -453,7 +453,7 @@ fn sunk_bodies(k: f32, dt: f32) -> (World, impl Fn(Vec2) -> f32) {
 
 /// A body placed deep inside a collider rises out of it at about
 /// `Params::push_speed` rather than being thrown out by its shape's
-/// springs (a box sunk 0.24 m into a floor left it at 53 m/s), on both
+/// springs (a 1 m box sunk 0.4 m into a floor left it at 53 m/s), on both
 /// paths, in metres and centimetres and at two time steps: no point ever
 /// moves faster than twice the push speed, and every point is out within
 /// a second (docs/physics.md, "Deep overlaps").
