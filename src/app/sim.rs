@@ -10,7 +10,7 @@ use crate::gpu::{GpuSolver, SolverError};
 use crate::params::Params;
 use crate::render::{Dragger, Picker, Renderer, Topology};
 use crate::shapes::{Blob, BoxGrid, BoxShape, Wheel};
-use crate::world::{Point, World};
+use crate::world::World;
 
 /// What a right click (or a key) spawns at the cursor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -73,21 +73,65 @@ const SHIP_CELL: Vec2 = Vec2::splat(0.45);
 /// How many shape heights [`clear_spot`] looks above the asked-for spot.
 pub const CLEAR_SPOT_TRIES: usize = 64;
 
-/// Where a shape of half size `half` (m) asked for at `at` goes: at `at`
-/// when no point lies in its box grown by `margin`, otherwise the first
-/// spot clear of points found stepping `up` (a unit vector) by the box's
-/// extent along it, up to [`CLEAR_SPOT_TRIES`] times, else `at` after all.
+/// Where a shape of half size `half` (m) asked for at `at` goes in
+/// `world`: at `at` when its box grown by `margin` is clear (it holds no
+/// point, meets no body's bounding box, planet, half-plane's solid side or
+/// terrain segment), otherwise the first clear spot found stepping `up` (a
+/// unit vector) by the box's extent along it, up to [`CLEAR_SPOT_TRIES`]
+/// times, else `at` after all.
 ///
-/// Without this, shapes spawned at one spot sit inside each other, and two
-/// bodies on top of each other never come apart: each one's points lie on
-/// the other's edges.
-pub fn clear_spot(points: &[Point], at: Vec2, half: Vec2, margin: f32, up: Vec2) -> Vec2 {
+/// Without this, shapes spawned at one spot sit inside each other, and
+/// bodies placed deep inside each other are thrown apart, or inside a
+/// planet or the ground rise out of it (docs/physics.md, "Deep
+/// overlaps"); a ship spawned across a planet's centre is pulled apart.
+pub fn clear_spot(world: &World, at: Vec2, half: Vec2, margin: f32, up: Vec2) -> Vec2 {
     let reach = half + Vec2::splat(margin.max(0.0));
+    let points = world.points();
+    let boxes: Vec<(Vec2, Vec2)> = world
+        .bodies()
+        .iter()
+        .filter_map(|b| {
+            let mut at = b
+                .points
+                .iter()
+                .map(|h| points.get(h.index()).map(|p| p.pos));
+            let first = at.next()??;
+            at.try_fold((first, first), |(lo, hi), p| Some((lo.min(p?), hi.max(p?))))
+        })
+        .collect();
+    let segments: Vec<(Vec2, Vec2)> = world
+        .terrains()
+        .iter()
+        .flat_map(|t| {
+            let ends = t.points.last().zip(t.points.first());
+            let closing = ends.filter(|_| t.closed).map(|(&a, &b)| (a, b));
+            t.points.windows(2).map(|s| (s[0], s[1])).chain(closing)
+        })
+        .collect();
     let clear = |c: Vec2| {
+        let (lo, hi) = (c - reach, c + reach);
+        let meets =
+            |(a, b): &(Vec2, Vec2)| a.x <= hi.x && lo.x <= b.x && a.y <= hi.y && lo.y <= b.y;
         !points.iter().any(|p| {
             let d = (p.pos - c).abs();
             d.x <= reach.x && d.y <= reach.y
-        })
+        }) && !boxes.iter().any(meets)
+            && world
+                .planets()
+                .iter()
+                .all(|pl| (pl.center.clamp(lo, hi) - pl.center).length() >= pl.radius)
+            && world
+                .planes()
+                .iter()
+                .all(|pl| pl.normal.dot(c) - reach.dot(pl.normal.abs()) >= pl.offset)
+            && segments.iter().all(|&(a, b)| {
+                // The segment's distance from the box's centre, against
+                // the box's circumscribed circle.
+                let ab = b - a;
+                let t =
+                    ((c - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                (a + ab * t - c).length() > reach.length()
+            })
     };
     let step = 2.0 * reach.dot(up.abs());
     (0..=CLEAR_SPOT_TRIES)
@@ -265,7 +309,7 @@ impl Sim {
         let unit = world.params.length_unit;
         let margin = 2.0 * world.params.point_radius + 0.05 * unit;
         for &(kind, at) in shapes {
-            let at = clear_spot(world.points(), at, kind.half_extent(unit), margin, up);
+            let at = clear_spot(&world, at, kind.half_extent(unit), margin, up);
             kind.build(at, &mut world)?;
         }
         self.upload_continued(device, queue, renderer, world)
@@ -289,11 +333,17 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::Point;
 
     const HALF: Vec2 = Vec2::splat(0.5);
 
-    fn at_points(at: &[Vec2]) -> Vec<Point> {
-        at.iter().map(|&p| Point::new(p)).collect()
+    /// A world of free points at `at`.
+    fn at_points(at: &[Vec2]) -> World {
+        let mut w = World::default();
+        for &p in at {
+            w.add_point(Point::new(p)).unwrap();
+        }
+        w
     }
 
     #[test]
@@ -303,7 +353,10 @@ mod tests {
             clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y),
             Vec2::ZERO
         );
-        assert_eq!(clear_spot(&[], Vec2::ZERO, HALF, 0.05, Vec2::Y), Vec2::ZERO);
+        assert_eq!(
+            clear_spot(&World::default(), Vec2::ZERO, HALF, 0.05, Vec2::Y),
+            Vec2::ZERO
+        );
     }
 
     #[test]
@@ -337,6 +390,57 @@ mod tests {
         let points = at_points(&column);
         let at = clear_spot(&points, Vec2::ZERO, HALF, 0.05, Vec2::Y);
         assert_eq!(at, Vec2::ZERO);
+    }
+
+    /// A spot inside a body with no point near it (a large box), inside a
+    /// planet, below a floor or across a terrain segment is not clear: the
+    /// shape goes above them, clear of each (it would be thrown out of a
+    /// body, or rise out of a collider, docs/physics.md "Deep overlaps").
+    #[test]
+    fn a_spot_inside_a_body_or_a_collider_moves_above_it() {
+        use crate::shapes::BoxShape;
+        use crate::world::{HalfPlane, Planet, Terrain};
+        let clear_of = |world: &World, at: Vec2| {
+            let c = clear_spot(world, Vec2::ZERO, HALF, 0.05, Vec2::Y);
+            assert_ne!(c, Vec2::ZERO, "{at}");
+            assert_eq!(c.x, 0.0);
+            c
+        };
+        // A 6 m box around the spot: its corners are far from it.
+        let mut w = World::default();
+        BoxShape::new(Vec2::ZERO, Vec2::splat(6.0))
+            .build(&mut w)
+            .unwrap();
+        let c = clear_of(&w, Vec2::ZERO);
+        assert!(c.y - 0.55 >= 3.0, "{c}");
+        // A planet of radius 2 centred on the spot.
+        let mut w = World::default();
+        w.add_planet(Planet::new(Vec2::ZERO, 2.0)).unwrap();
+        let c = clear_of(&w, Vec2::ZERO);
+        assert!(c.y - 0.55 >= 2.0, "{c}");
+        // A floor 1 m above the spot.
+        let mut w = World::default();
+        w.add_plane(HalfPlane::floor(1.0)).unwrap();
+        let c = clear_of(&w, Vec2::ZERO);
+        assert!(c.y - 0.55 >= 1.0, "{c}");
+        // A terrain segment across the spot.
+        let mut w = World::default();
+        w.add_terrain(Terrain::new(vec![
+            Vec2::new(3.0, 0.2),
+            Vec2::new(-3.0, 0.2),
+        ]))
+        .unwrap();
+        let c = clear_of(&w, Vec2::ZERO);
+        assert!(c.y - 0.2 > (HALF + 0.05).length(), "{c}");
+        // Beside each of them the spot is kept.
+        let mut w = World::default();
+        BoxShape::new(Vec2::new(5.0, 0.0), Vec2::splat(2.0))
+            .build(&mut w)
+            .unwrap();
+        w.add_planet(Planet::new(Vec2::new(-5.0, 0.0), 2.0))
+            .unwrap();
+        w.add_plane(HalfPlane::floor(-1.0)).unwrap();
+        assert_eq!(clear_spot(&w, Vec2::ZERO, HALF, 0.05, Vec2::Y), Vec2::ZERO);
     }
 
     /// In metres and in centimetres alike: a shape spawned into a scene in
