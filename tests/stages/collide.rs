@@ -409,7 +409,7 @@ fn gpu_matches_the_cpu() {
 /// terrain valley. With the floor at `y = 0`, the planet and the valley's
 /// two segments, returns each point's depth below the nearest surface it
 /// should stand on (positive: inside).
-fn sunk_bodies(k: f32, dt: f32) -> (World, impl Fn(Vec2) -> f32) {
+pub fn sunk_bodies(k: f32, dt: f32) -> (World, impl Fn(Vec2) -> f32) {
     let mut w = World::new(Params {
         dt,
         ..Params::with_length_unit(k).unwrap()

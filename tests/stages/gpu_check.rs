@@ -1,5 +1,5 @@
 //! The GPU against the CPU reference, one stage at a time, on random,
-//! hand-made, 10,000-point-body and degenerate scenes: each stage's module
+//! hand-made, 10,000-point-body, degenerate and deep-overlap scenes: each stage's module
 //! calls [`stages_match_the_cpu`] with its own stages (integrate, collide,
 //! springs, rods, shape_match). The contact stages (broad phase, narrow
 //! phase, impacts, resolve) are compared as one pass in
@@ -270,6 +270,7 @@ fn scenes() -> Vec<Scene> {
         ("gravity-fields", gravity_world(), None),
         ("terrain", terrain_world(), None),
         ("kinematic", crate::move_bodies::kinematic_world(), None),
+        ("deep-in-colliders", deep_world(), None),
     ]
 }
 
@@ -370,6 +371,21 @@ pub fn terrain_world() -> World {
     let a = world.add_point(Point::new(Vec2::new(2.0, 2.0))).unwrap();
     let b = world
         .add_point(Point::new(Vec2::new(2.6, 2.4)).vel(Vec2::new(0.0, 1.0)))
+        .unwrap();
+    world
+        .add_spring(Spring::new(a, b).kind(SpringKind::Rod))
+        .unwrap();
+    world
+}
+
+/// Bodies deep in a floor, a planet and a terrain valley
+/// (`collide::sunk_bodies`), and a rod whose ends start 0.3 m deep in the
+/// floor: collider contacts that push out at the push speed.
+fn deep_world() -> World {
+    let (mut world, _) = crate::collide::sunk_bodies(1.0, 1.0 / 60.0);
+    let a = world.add_point(Point::new(Vec2::new(3.0, -0.3))).unwrap();
+    let b = world
+        .add_point(Point::new(Vec2::new(3.8, -0.3)).vel(Vec2::new(0.0, 1.0)))
         .unwrap();
     world
         .add_spring(Spring::new(a, b).kind(SpringKind::Rod))
