@@ -1,8 +1,8 @@
 //! The GPU against the CPU reference, one stage at a time, on random,
-//! hand-made, 10,000-point-body, degenerate and deep-overlap scenes: each stage's module
-//! calls [`stages_match_the_cpu`] with its own stages (integrate, collide,
-//! springs, rods, shape_match). The contact stages (broad phase, narrow
-//! phase, impacts, resolve) are compared as one pass in
+//! hand-made, 10,000-point-body, degenerate and deep-overlap scenes: each
+//! stage's module calls [`stages_match_the_cpu`] with its own stages
+//! (integrate, collide, springs, rods, shape_match). The contact stages
+//! (broad phase, narrow phase, impacts, resolve) are compared as one pass in
 //! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`,
 //! sleeping in `sleep`.
 //!
