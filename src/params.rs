@@ -282,14 +282,8 @@ impl Params {
     /// the defaults (docs/physics.md, "Units"). Fails for a factor that is
     /// not finite and positive, or that takes a default out of its range.
     pub fn with_length_unit(units_per_metre: f32) -> Result<Self, WorldError> {
-        if !(units_per_metre.is_finite() && units_per_metre > 0.0) {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "length_unit",
-                value: units_per_metre as f64,
-                expected: "finite and > 0 (length units per metre)",
-            });
-        }
+        // `validate` refuses a factor that is no length unit first, by
+        // name, whatever it made of the defaults.
         let d = Self::default();
         let p = Self {
             gravity: d.gravity * units_per_metre,
@@ -390,14 +384,23 @@ impl Params {
                 Ok(())
             }
         };
-        if !(self.length_unit.is_finite() && self.length_unit > 0.0) {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "length_unit",
-                value: self.length_unit as f64,
-                expected: "finite and > 0 (length units per metre)",
-            });
-        }
+        let positive = |field: &'static str, v: f32, expected: &'static str| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(WorldError::OutOfRange {
+                    item: Item::Params,
+                    field,
+                    value: v as f64,
+                    expected,
+                })
+            }
+        };
+        positive(
+            "length_unit",
+            self.length_unit,
+            "finite and > 0 (length units per metre)",
+        )?;
         finite("dt", self.dt)?;
         if !(self.dt > 0.0 && self.dt <= MAX_DT) {
             return Err(WorldError::OutOfRange {
@@ -467,14 +470,7 @@ impl Params {
         non_negative("static_friction", self.static_friction)?;
         non_negative("dynamic_friction", self.dynamic_friction)?;
         non_negative("restitution_threshold", self.restitution_threshold)?;
-        if !(self.push_speed.is_finite() && self.push_speed > 0.0) {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "push_speed",
-                value: self.push_speed as f64,
-                expected: "finite and > 0 (m/s)",
-            });
-        }
+        positive("push_speed", self.push_speed, "finite and > 0 (m/s)")?;
         non_negative("spring_stiffness", self.spring_stiffness)?;
         non_negative("spring_damping", self.spring_damping)?;
         non_negative("shape_stiffness", self.shape_stiffness)?;
@@ -510,6 +506,17 @@ impl Params {
 mod tests {
     use super::*;
 
+    /// Each value that is not finite and positive, set by `set`, is
+    /// refused naming `field`.
+    fn refuses_non_positive(field: &str, set: fn(&mut Params, f32)) {
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let mut p = Params::default();
+            set(&mut p, bad);
+            let e = p.validate().unwrap_err().to_string();
+            assert!(e.contains(field), "{e}");
+        }
+    }
+
     /// The factor stays in the parameters with its symbol, and a factor
     /// that is no length unit is refused by name.
     #[test]
@@ -521,12 +528,9 @@ mod tests {
             assert_eq!((p.length_unit, p.length_symbol()), (k, symbol));
             assert_eq!(p.point_radius, d.point_radius * k);
         }
+        refuses_non_positive("length_unit", |p, v| p.length_unit = v);
         for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
-            let p = Params {
-                length_unit: bad,
-                ..Params::default()
-            };
-            let e = p.validate().unwrap_err().to_string();
+            let e = Params::with_length_unit(bad).unwrap_err().to_string();
             assert!(e.contains("length_unit"), "{e}");
         }
     }
@@ -537,13 +541,6 @@ mod tests {
         assert_eq!(d.push_speed, 3.0);
         let cm = Params::with_length_unit(100.0).unwrap();
         assert_eq!(cm.push_speed, 300.0);
-        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
-            let p = Params {
-                push_speed: bad,
-                ..Params::default()
-            };
-            let e = p.validate().unwrap_err().to_string();
-            assert!(e.contains("push_speed"), "{e}");
-        }
+        refuses_non_positive("push_speed", |p, v| p.push_speed = v);
     }
 }

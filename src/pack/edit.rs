@@ -78,8 +78,8 @@ impl Packed {
     /// resolved with (`resolved`, the world's): packs the new items alone,
     /// checks their links' stability and logs their warnings (loads and
     /// sag, [`Stability`](super::Stability)), so that it costs in
-    /// proportion to what was appended. Returns `Ok(false)`, changing nothing, for
-    /// any other edit (use [`Packed::synced`]); refused like
+    /// proportion to what was appended. Returns `Ok(false)`, changing
+    /// nothing, for any other edit (use [`Packed::synced`]); refused like
     /// [`Packed::synced`], changing nothing.
     pub fn sync_in_place(
         &mut self,

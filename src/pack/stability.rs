@@ -27,14 +27,13 @@ pub struct Stability {
     /// equal masses.
     pub damping_load: (f32, u32),
     /// `max_b g / ((k + k_area) L)` over the bodies of 3 points or more,
-    /// in a world whose bodies collide, and that body: how far a body sags under its own
-    /// weight in its own frame, `g / (k + k_area)`, against its rest
-    /// extent `L` (`g` the world's gravity plus the strongest planet's
-    /// pull at its surface, times the point's gravity scale; `k + k_area`
-    /// summed over the bodies at its softest point; springs are not
-    /// weighed, and a point no body's shape matching holds is left out).
-    /// Keep below
-    /// [`SAG_LIMIT`]: a body that sags more is crushed in a pile and its
+    /// in a world whose bodies collide, and that body: how far a body
+    /// sags under its own weight in its own frame, `g / (k + k_area)`,
+    /// against its rest extent `L` (`g` the world's gravity plus the
+    /// strongest planet's pull at its surface, times the point's gravity
+    /// scale; `k + k_area` summed over the bodies at its softest point;
+    /// springs are not weighed, and a point no body's shape matching holds
+    /// is left out). Keep below [`SAG_LIMIT`]: a body that sags more is crushed in a pile and its
     /// neighbours pass into it (docs/physics.md, "Small bodies and deep
     /// piles"). Not a stability bound of the integrator: the world steps,
     /// but its piles do not hold.
