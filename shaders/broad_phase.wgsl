@@ -1,13 +1,18 @@
 // Stage 5a: the broad phase of body-body collisions (Spooner's
 // broad phase, Gaul's grid). Built all on the GPU, in a step's first substep and
-// in every later one where a point may have moved (below):
+// in every later one where some collider changed its cells (below):
 //
-//   clear                  empties the large list and sets the
-//                          workgroups of the dispatches below;
-//   bounds / bounds_large  each collider's bounding box; colliders spanning
-//                          at most GRID_MAX_CELLS cells count themselves
-//                          into those cells' hash slots, larger ones go on
-//                          the large list (which every point tests);
+//   clear                  sets the workgroups of bounds / bounds_large;
+//   bounds / bounds_large  each collider's bounding box, and whether its
+//                          cells (or its waking) changed since the last
+//                          build (`note_cells`);
+//   open                   sets the workgroups of the build's dispatches
+//                          below (all of them, or none where the grid is
+//                          kept), empties the large list;
+//   count                  colliders spanning at most GRID_MAX_CELLS cells
+//                          count themselves into those cells' hash slots,
+//                          larger ones go on the large list (which every
+//                          point tests);
 //   scan_up / scan_down    exclusive prefix sums of the slot counts: where
 //                          each slot's entries start;
 //   fill                   every collider writes (collider, cell key) into
@@ -15,16 +20,19 @@
 //                          back down, so the counts end at zero and the
 //                          next substep needs no clearing.
 //
-// Every dispatch after `clear` is indirect: `clear` writes their
+// Every dispatch after `clear` and `open` is indirect: they write their
 // workgroups (`args`, rows of LIST_ROW) from `full`, their counts for the
-// world. In a step's substeps after the first, `clear_if_moved` writes
-// them only where some point may have moved since the substep before
-// (the fused motion kernel's `moved`, shared.wgsl `may_move`), and zero
-// workgroups otherwise: the grid, the boxes and the stamps stay as the
-// last build left them, which is what a build would make again (no
-// position changed, and an awake body would have moved). A sleeping
-// world so skips the whole stage; the first substep always builds, so
-// that whatever changed between steps (edits, uploads) is built in.
+// world. A step's first substep always builds (`clear`), so that whatever
+// changed between steps (edits, uploads) is built in. In the substeps
+// after it, `clear_if_moved` runs the boxes only where some point may have
+// moved since the substep before (the fused motion kernel's `moved`,
+// shared.wgsl `may_move`), and `open` builds only where some collider's
+// tagged cells (`cells`: the cells of its box, and whether it is an awake
+// body) differ from the last build's. Otherwise the grid and the stamps
+// stay as the last build left them, which is what a build would make again:
+// the entries and stamps follow from the tagged cells alone. A sleeping
+// world so skips the whole stage, and a world where one body falls onto a
+// sleeping pile builds when that body enters new cells.
 //
 // The order of entries within a slot depends on the atomics, but the narrow
 // phase's result does not depend on it (body_collide.wgsl).
@@ -48,14 +56,19 @@
 @group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> grid: array<atomic<u32>>;
 // Per slot, the stamp of the last broad phase in which an awake body
-// entered it; after the slots, the stamp, which `clear` advances each
-// substep. A sleeping point tests awake bodies alone, so the narrow phase
+// entered it; after the slots, the stamp, which `open` advances each
+// build; then the stamp of the last build that listed an awake large
+// body; then the word `note_cells` sets when a collider's cells changed
+// (CHANGED_WORD). A sleeping point tests awake bodies alone, so the narrow phase
 // skips its slot unless it holds this substep's stamp (body_collide.wgsl,
 // `deepest`). Stamps rather than flags: nothing needs clearing. The CPU
 // mirror marks its slots afresh each substep (cpu::broad_phase, `awake`).
 @group(0) @binding(12) var<storage, read_write> slot_awake: array<atomic<u32>>;
 // Sleeping's steps at rest per assembly (sleep.wgsl).
 @group(0) @binding(13) var<storage, read> rest_steps: array<u32>;
+// Per collider (colliders' order, then the free points), its tagged cells
+// at the last build (`tagged_cells`). CPU mirror: `Grid::cells`.
+@group(0) @binding(17) var<storage, read_write> cells: array<vec4<i32>>;
 
 // clear / clear_if_moved: the fused motion kernel's word (shared.wgsl,
 // may_move), cleared here; the dispatches' workgroups (3 words each, in
@@ -86,6 +99,42 @@ struct CellRange {
 // cpu::broad_phase::AWAKE_STAMP_CELLS).
 const AWAKE_STAMP_CELLS: u32 = 64u;
 
+// The tag of an awake body's cells (`tagged_cells`), added to the last
+// row: cells are clamped to +-2^29, so the sum never wraps. CPU mirror:
+// cpu::broad_phase::AWAKE_TAG.
+const AWAKE_TAG: i32 = 1073741824;
+
+// The dispatches whose workgroups `clear` and `clear_if_moved` set:
+// bounds, bounds_large. `open` sets the rest (BroadPhase::record).
+const MEASURE_DISPATCHES: u32 = 2u;
+
+// Where in `slot_awake` the word that asks `open` for a build is.
+fn changed_word() -> u32 {
+    return sim.table_mask + 3u;
+}
+
+// Whether collider `c` (a body, or num_bodies and up for a free point)
+// is an awake body.
+fn awake_body(c: u32) -> bool {
+    return c < sim.num_bodies && !sleeps(rest_steps[outlines[c].group], sim.sleep_steps);
+}
+
+// The cells of a collider's box, (first x, first y, last x, last y), the
+// last row tagged when it is an awake body: its entries and stamps follow
+// from them. CPU mirror: cpu::broad_phase::tagged_cells.
+fn tagged_cells(c: u32, lo: vec2<f32>, hi: vec2<f32>) -> vec4<i32> {
+    let r = cell_range(lo, hi);
+    return vec4<i32>(r.lo, r.hi.x, r.hi.y + select(0, AWAKE_TAG, awake_body(c)));
+}
+
+// Asks for a build when collider k's tagged cells differ from the last
+// build's.
+fn note_cells(k: u32, c: u32, lo: vec2<f32>, hi: vec2<f32>) {
+    if (any(tagged_cells(c, lo, hi) != cells[k])) {
+        atomicStore(&slot_awake[changed_word()], 1u);
+    }
+}
+
 fn cell_range(lo: vec2<f32>, hi: vec2<f32>) -> CellRange {
     return CellRange(grid_cell(lo, sim.inv_cell), grid_cell(hi, sim.inv_cell));
 }
@@ -112,7 +161,7 @@ fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
     let r = cell_range(lo, hi);
     // An awake body stamps its slots.
     var stamp = 0u;
-    if (c < sim.num_bodies && !sleeps(rest_steps[outlines[c].group], sim.sleep_steps)) {
+    if (awake_body(c)) {
         stamp = atomicLoad(&slot_awake[sim.table_mask + 1u]);
     }
     if (!fits(r)) {
@@ -145,35 +194,47 @@ fn insert(c: u32, lo: vec2<f32>, hi: vec2<f32>) {
     }
 }
 
-// Sets the workgroups of the stage's dispatches (all, or none where the
-// grid is kept), then, for a build, empties the large list and advances
-// the stamp.
-fn open_grid(build: bool) {
+// Sets the workgroups of bounds and bounds_large: all, or none where no
+// point may have moved.
+fn open_bounds(measure: bool) {
     atomicStore(&moved, 0u);
-    for (var k = 0u; k < arrayLength(&full); k++) {
+    for (var k = 0u; k < 3u * MEASURE_DISPATCHES; k++) {
+        args[k] = select(0u, full[k], measure);
+    }
+}
+
+// One thread, first in the stage: the boxes, and a build.
+@compute @workgroup_size(1)
+fn clear() {
+    open_bounds(true);
+    atomicStore(&slot_awake[changed_word()], 1u);
+}
+
+// One thread, first in the stage: the boxes where some point may have
+// moved since the last substep, else nothing.
+@compute @workgroup_size(1)
+fn clear_if_moved() {
+    open_bounds(atomicLoad(&moved) != 0u);
+}
+
+// One thread, after the boxes: sets the workgroups of the build's
+// dispatches (all, or none where no collider's tagged cells changed);
+// for a build, empties the large list and advances the stamp.
+@compute @workgroup_size(1)
+fn open() {
+    let build = atomicLoad(&slot_awake[changed_word()]) != 0u;
+    for (var k = 3u * MEASURE_DISPATCHES; k < arrayLength(&full); k++) {
         args[k] = select(0u, full[k], build);
     }
     if (!build) {
         return;
     }
+    atomicStore(&slot_awake[changed_word()], 0u);
     atomicStore(&grid[large_base(sim.table_mask)], 0u);
-    // Never 0, which stamps nothing (after 2^32 substeps it wraps).
+    // Never 0, which stamps nothing (after 2^32 builds it wraps).
     if (atomicAdd(&slot_awake[sim.table_mask + 1u], 1u) == 0xffffffffu) {
         atomicAdd(&slot_awake[sim.table_mask + 1u], 1u);
     }
-}
-
-// One thread, first in the stage: a build.
-@compute @workgroup_size(1)
-fn clear() {
-    open_grid(true);
-}
-
-// One thread, first in the stage: a build where some point may have moved
-// since the last one, else nothing.
-@compute @workgroup_size(1)
-fn clear_if_moved() {
-    open_grid(atomicLoad(&moved) != 0u);
 }
 
 // One thread per small-outline body, then one per free point.
@@ -193,12 +254,12 @@ fn bounds(@builtin(global_invocation_id) gid: vec3<u32>) {
         // Grown by the point radius: points that near come in contact.
         let r = vec2<f32>(sim.point_radius);
         aabbs[b] = vec4<f32>(lo - r, hi + r);
-        insert(b, lo - r, hi + r);
+        note_cells(k, b, lo - r, hi + r);
     } else if (k < sim.num_small_colliders + sim.num_free) {
         let f = k - sim.num_small_colliders;
         let p = state[colliders[sim.num_colliders + f]].xy;
         let r = vec2<f32>(sim.point_radius);
-        insert(sim.num_bodies + f, p - r, p + r);
+        note_cells(sim.num_colliders + f, sim.num_bodies + f, p - r, p + r);
     }
 }
 
@@ -237,8 +298,40 @@ fn bounds_large(
     if (t == 0u) {
         let r = vec2<f32>(sim.point_radius);
         aabbs[b] = vec4<f32>(red_lo[0] - r, red_hi[0] + r);
-        insert(b, red_lo[0] - r, red_hi[0] + r);
+        note_cells(sim.num_small_colliders + k, b, red_lo[0] - r, red_hi[0] + r);
     }
+}
+
+// Collider k (colliders' order, then the free points): its grid id and
+// box (from `aabbs` for a body).
+struct ColliderBox {
+    c: u32,
+    lo: vec2<f32>,
+    hi: vec2<f32>,
+}
+
+fn collider_box(k: u32) -> ColliderBox {
+    if (k < sim.num_colliders) {
+        let c = colliders[k];
+        let bb = aabbs[c];
+        return ColliderBox(c, bb.xy, bb.zw);
+    }
+    let f = k - sim.num_colliders;
+    let p = state[colliders[k]].xy;
+    let r = vec2<f32>(sim.point_radius);
+    return ColliderBox(sim.num_bodies + f, p - r, p + r);
+}
+
+// One thread per collider: notes its tagged cells and counts it in.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = indirect_index(gid, LIST_ROW);
+    if (k >= sim.num_colliders + sim.num_free) {
+        return;
+    }
+    let b = collider_box(k);
+    cells[k] = tagged_cells(b.c, b.lo, b.hi);
+    insert(b.c, b.lo, b.hi);
 }
 
 var<workgroup> scan_tmp: array<u32, SCAN_THREADS>;
@@ -320,25 +413,11 @@ fn scan_down(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn fill(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = indirect_index(gid, LIST_ROW);
-    var c: u32;
-    var lo: vec2<f32>;
-    var hi: vec2<f32>;
-    if (k < sim.num_colliders) {
-        c = colliders[k];
-        let bb = aabbs[c];
-        lo = bb.xy;
-        hi = bb.zw;
-    } else if (k < sim.num_colliders + sim.num_free) {
-        let f = k - sim.num_colliders;
-        let p = state[colliders[k]].xy;
-        let r = vec2<f32>(sim.point_radius);
-        lo = p - r;
-        hi = p + r;
-        c = sim.num_bodies + f;
-    } else {
+    if (k >= sim.num_colliders + sim.num_free) {
         return;
     }
-    let r = cell_range(lo, hi);
+    let b = collider_box(k);
+    let r = cell_range(b.lo, b.hi);
     if (!fits(r)) {
         return;
     }
@@ -348,7 +427,7 @@ fn fill(@builtin(global_invocation_id) gid: vec3<u32>) {
             let slot = cell_slot(cell, sim.table_mask);
             let place = atomicSub(&counts[slot], 1u) - 1u;
             let e = entry_base(sim.table_mask, sim.num_colliders) + 2u * (atomicLoad(&grid[slot]) + place);
-            atomicStore(&grid[e], c);
+            atomicStore(&grid[e], b.c);
             atomicStore(&grid[e + 1u], cell_key(cell));
         }
     }

@@ -235,6 +235,25 @@ fn shared_constants_match() {
     assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);
 }
 
+/// The broad phase's own constants are the Rust ones.
+#[test]
+fn broad_phase_constants_match() {
+    let module = parse_and_validate("broad_phase", &stage_source("broad_phase").unwrap());
+    let constant = |name: &str| literal_of(&module, name);
+    assert_eq!(
+        constant("AWAKE_STAMP_CELLS"),
+        naga::Literal::U32(softbody::cpu::broad_phase::AWAKE_STAMP_CELLS)
+    );
+    assert_eq!(
+        constant("AWAKE_TAG"),
+        naga::Literal::I32(softbody::cpu::broad_phase::AWAKE_TAG)
+    );
+    assert_eq!(
+        constant("MEASURE_DISPATCHES"),
+        naga::Literal::U32(MEASURE_DISPATCHES)
+    );
+}
+
 /// The embed example declares its own copy of `BodyFrame`, as an embedder
 /// would; it must follow the library's layout.
 #[test]

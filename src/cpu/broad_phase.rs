@@ -29,6 +29,11 @@ pub struct Grid {
     /// Whether an awake body is on the large list (WGSL: the word after
     /// `slot_awake`'s stamp): every sleeping point may meet it.
     pub large_awake: bool,
+    /// Per collider (in `colliders` order, then the free points), the
+    /// cells it was counted into at the last build, tagged when it was
+    /// awake ([`tagged_cells`]; WGSL `cells`). A collider whose tagged
+    /// cells are the same now makes the same entries and stamps.
+    pub cells: Vec<[i32; 4]>,
 }
 
 impl Grid {
@@ -39,6 +44,8 @@ impl Grid {
         self.data.resize(packed.grid_words(), 0);
         self.awake.resize(packed.grid_slots(), 0);
         self.large_awake = false;
+        self.cells.clear();
+        self.cells.resize(packed.grid_colliders(), [0; 4]);
     }
 
     /// An empty grid sized for a packed world's colliders.
@@ -48,6 +55,7 @@ impl Grid {
             data: vec![0; packed.grid_words()],
             awake: vec![0; packed.grid_slots()],
             large_awake: false,
+            cells: vec![[0; 4]; packed.grid_colliders()],
         }
     }
 
@@ -199,11 +207,36 @@ fn collider_box(
     }
 }
 
-/// Builds the grid from the positions: bounding boxes, counts (and the
-/// large list), prefix sums, entries. The counts end at zero, as on the GPU.
-/// `aabbs` has one box per body: those of the colliding bodies (outlines of
-/// 3 or more points) are written, the others zeroed (the GPU never writes
-/// them; its buffer starts zeroed).
+/// The tag of an awake body's cells in [`Grid::cells`] (WGSL
+/// `AWAKE_TAG`), added to the last row: cell coordinates are clamped to
+/// `+-2^29`, so the sum never wraps and no tagged range equals an untagged
+/// one.
+pub const AWAKE_TAG: i32 = 1 << 30;
+
+/// The cells of a collider's box `[first x, first y, last x, last y]`, the
+/// last row tagged by [`AWAKE_TAG`] when the collider is an awake body
+/// (WGSL `tagged_cells`): what its entries and stamps in the grid follow
+/// from. Whether it fits the grid follows from the cells too.
+pub fn tagged_cells(lo: Vec2, hi: Vec2, inv_cell: f32, awake: bool) -> [i32; 4] {
+    let (a, b) = (grid_cell(lo, inv_cell), grid_cell(hi, inv_cell));
+    [a.x, a.y, b.x, b.y + if awake { AWAKE_TAG } else { 0 }]
+}
+
+/// Whether collider `c` (a body index, or `num_bodies` and up for a free
+/// point) is an awake body.
+fn awake_body(sim: &SimParams, outlines: &[BodyOutline], rest_steps: &[u32], c: u32) -> bool {
+    c < sim.num_bodies && !asleep(sim, rest_steps[outlines[c as usize].group as usize])
+}
+
+/// The broad phase: the boxes from the positions (`bounds`,
+/// `bounds_large`), then, with `force` or where some collider's tagged
+/// cells changed since the last build, the grid: counts (and the large
+/// list), prefix sums, entries. Returns whether it built. A kept grid is
+/// what a build would make: the same entries and stamps, in the same
+/// order. The counts end at zero, as on the GPU. `aabbs` has one box per
+/// body: those of the colliding bodies (outlines of 3 or more points) are
+/// written, the others zeroed (the GPU never writes them; its buffer
+/// starts zeroed).
 #[allow(clippy::too_many_arguments)]
 pub fn broad_phase(
     sim: &SimParams,
@@ -215,7 +248,8 @@ pub fn broad_phase(
     aabbs: &mut [[f32; 4]],
     grid: &mut Grid,
     parallel: bool,
-) {
+    force: bool,
+) -> bool {
     let num = sim.num_colliders as usize;
     // bounds, bounds_large: the boxes (independent per body; a body
     // collides when its outline is a polygon, and this stage runs only
@@ -227,13 +261,24 @@ pub fn broad_phase(
         }
         outline_bounds(o, outline_points, pos, sim.point_radius)
     });
-    // The counts and the large list.
+    let total = num + sim.num_free as usize;
+    let tagged = |k: usize| {
+        let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
+        let awake = awake_body(sim, outlines, rest_steps, c);
+        (c, lo, hi, awake, tagged_cells(lo, hi, sim.inv_cell, awake))
+    };
+    // bounds's check: a collider that moved to other cells, woke or fell
+    // asleep (WGSL `note_cells`).
+    if !force && (0..total).all(|k| tagged(k).4 == grid.cells[k]) {
+        return false;
+    }
+    // count: the counts and the large list.
     let large = Grid::large_base(sim);
     grid.data[large] = 0;
     grid.large_awake = false;
-    let total = num + sim.num_free as usize;
     for k in 0..total {
-        let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
+        let (c, lo, hi, _, at) = tagged(k);
+        grid.cells[k] = at;
         match cell_range(sim, lo, hi) {
             Some(range) => {
                 for cell in cells(range) {
@@ -260,9 +305,7 @@ pub fn broad_phase(
     let base = Grid::entry_base(sim);
     grid.awake.fill(0);
     for k in 0..total {
-        let (c, lo, hi) = collider_box(sim, k, colliders, aabbs, pos);
-        let awake =
-            c < sim.num_bodies && !asleep(sim, rest_steps[outlines[c as usize].group as usize]);
+        let (c, lo, hi, awake, _) = tagged(k);
         let Some(range) = cell_range(sim, lo, hi) else {
             // An awake large body stamps the slots it covers where they
             // are few, else every sleeping point may meet it.
@@ -282,9 +325,10 @@ pub fn broad_phase(
             let e = base + 2 * (grid.data[slot] + grid.counts[slot]) as usize;
             grid.data[e] = c;
             grid.data[e + 1] = cell_key(cell);
-            if c < sim.num_bodies && !asleep(sim, rest_steps[outlines[c as usize].group as usize]) {
+            if awake {
                 grid.awake[slot] = 1;
             }
         }
     }
+    true
 }

@@ -81,18 +81,21 @@ impl PointDispatch {
 }
 
 /// When a step's substeps build the broad phase's grid. Both give the
-/// same contacts, bit for bit: in a substep where no point may move (WGSL
-/// `may_move`: awake, or with a velocity), no position changes, so a build
-/// would make the grid, the boxes and the stamps it already holds.
+/// same contacts, bit for bit: the grid's entries and stamps follow from
+/// each collider's cells and whether it is an awake body, so where none of
+/// those changed a build would make the grid it already holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GridBuild {
     /// In every substep.
     EverySubstep,
     /// In a step's first substep (it takes in what changed between steps),
-    /// and in each later one where some point may have moved since the
-    /// last build (WGSL `clear_if_moved`): a sleeping world skips the
-    /// stage's passes but one. On lavapipe the broad phase is a quarter
-    /// of a sleeping pour's step (BENCHMARKS.md, "Sleeping piles").
+    /// and in each later one where some collider entered other cells, woke
+    /// or fell asleep since the last build (WGSL `open`); the boxes are
+    /// measured only where some point may have moved (`clear_if_moved`).
+    /// A sleeping world skips the stage's passes but two, and one body
+    /// falling onto a sleeping pile builds when it enters new cells. On
+    /// lavapipe the broad phase is a quarter of a sleeping pour's step
+    /// (BENCHMARKS.md, "Sleeping piles").
     WhenMoved,
 }
 

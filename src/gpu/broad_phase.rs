@@ -12,7 +12,7 @@ use super::SolverError;
 use super::buffers::{Buffers, check_storage_size};
 use super::shaders::{bind_group, grid, pipeline_or_kept};
 use super::solver::read_buffer;
-use crate::layout::{ContactHit, LIST_ROW, SCAN_BLOCK, WORKGROUP_SIZE};
+use crate::layout::{ContactHit, LIST_ROW, MEASURE_DISPATCHES, SCAN_BLOCK, WORKGROUP_SIZE};
 use crate::pack::Packed;
 
 /// Buffers of the body-contact stages.
@@ -31,8 +31,12 @@ pub struct ContactBuffers {
     pub grid: wgpu::Buffer,
     /// Per slot, the broad phase's stamp when an awake body last entered
     /// it, then the stamp, then the stamp when an awake large body was
-    /// last listed (see `broad_phase.wgsl`, `slot_awake`).
+    /// last listed, then the word that asks for a build (see
+    /// `broad_phase.wgsl`, `slot_awake`).
     pub slot_awake: wgpu::Buffer,
+    /// Per collider, its cells at the last build, tagged when awake
+    /// (`broad_phase.wgsl`, `cells`).
+    pub cells: wgpu::Buffer,
     /// Each point's deepest contact.
     pub hits: wgpu::Buffer,
     /// Each point's last contact of the step with a body, `[body + 1,
@@ -145,7 +149,8 @@ impl ContactBuffers {
             aabbs: zeroed("aabbs", 16 * packed.bodies.len() as u64)?,
             slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
             grid: zeroed("grid", 4 * grid_words)?,
-            slot_awake: zeroed("slot_awake", 4 * (slots + 2))?,
+            slot_awake: zeroed("slot_awake", 4 * (slots + 3))?,
+            cells: zeroed("grid cells", 16 * packed.grid_colliders() as u64)?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
             touched: zeroed("touched", 8 * n)?,
             point_counts: zeroed(
@@ -209,6 +214,7 @@ impl ContactBuffers {
             &self.slot_counts,
             &self.grid,
             &self.slot_awake,
+            &self.cells,
             &self.hits,
             &self.touched,
             &self.point_counts,
@@ -232,15 +238,18 @@ type ScanDispatch = (
     Option<(wgpu::BindGroup, (u32, u32))>,
 );
 
-/// The broad phase's dispatches. Every one after `clear` is indirect, by
-/// the workgroups `clear` writes into `args`: all of them, or, in a
-/// substep after the first where no point may have moved since the one
-/// before, none (WGSL `clear_if_moved`).
+/// The broad phase's dispatches. Every one but `clear` and `open` is
+/// indirect: the boxes' by the workgroups `clear` writes into `args` (all
+/// of them, or, in a substep after the first where no point may have moved
+/// since the one before, none: WGSL `clear_if_moved`), the build's by those
+/// `open` writes (all, or none where no collider's cells changed).
 pub struct BroadPhase {
     clear: wgpu::ComputePipeline,
     clear_if_moved: wgpu::ComputePipeline,
     bounds: wgpu::ComputePipeline,
     bounds_large: wgpu::ComputePipeline,
+    open: wgpu::ComputePipeline,
+    count: wgpu::ComputePipeline,
     scan_up: wgpu::ComputePipeline,
     scan_down: wgpu::ComputePipeline,
     fill: wgpu::ComputePipeline,
@@ -248,6 +257,8 @@ pub struct BroadPhase {
     clear_if_moved_bind: wgpu::BindGroup,
     bounds_bind: [wgpu::BindGroup; 2],
     bounds_large_bind: [wgpu::BindGroup; 2],
+    open_bind: wgpu::BindGroup,
+    count_bind: [wgpu::BindGroup; 2],
     fill_bind: [wgpu::BindGroup; 2],
     /// Per level: scan_up's bind group, its workgroups; scan_down's bind
     /// group (adding the level above) and its workgroups.
@@ -280,6 +291,8 @@ impl BroadPhase {
         let clear_if_moved = get("clear_if_moved", reuse.map(|r| &r.clear_if_moved));
         let bounds = get("bounds", reuse.map(|r| &r.bounds));
         let bounds_large = get("bounds_large", reuse.map(|r| &r.bounds_large));
+        let open = get("open", reuse.map(|r| &r.open));
+        let count = get("count", reuse.map(|r| &r.count));
         let scan_up = get("scan_up", reuse.map(|r| &r.scan_up));
         let scan_down = get("scan_down", reuse.map(|r| &r.scan_down));
         let fill = get("fill", reuse.map(|r| &r.fill));
@@ -291,15 +304,33 @@ impl BroadPhase {
                 (3, &c.outline_points),
                 (4, &c.colliders),
                 (5, &c.aabbs),
-                (6, &c.slot_counts),
-                (7, &c.grid),
                 (12, &c.slot_awake),
                 (13, &b.rest_steps),
+                (17, &c.cells),
             ]
         };
         let bounds_bind = [0, 1].map(|s| bind_group(device, "bounds", &bounds, &bounds_entries(s)));
         let bounds_large_bind =
             [0, 1].map(|s| bind_group(device, "bounds_large", &bounds_large, &bounds_entries(s)));
+        let count_bind = [0, 1].map(|s| {
+            bind_group(
+                device,
+                "count",
+                &count,
+                &[
+                    (0, &b.sim),
+                    (1, &b.state[s]),
+                    (2, &c.outlines),
+                    (4, &c.colliders),
+                    (5, &c.aabbs),
+                    (6, &c.slot_counts),
+                    (7, &c.grid),
+                    (12, &c.slot_awake),
+                    (13, &b.rest_steps),
+                    (17, &c.cells),
+                ],
+            )
+        });
         let fill_bind = [0, 1].map(|s| {
             bind_group(
                 device,
@@ -362,8 +393,9 @@ impl BroadPhase {
             (sim.num_colliders + sim.num_free).div_ceil(WORKGROUP_SIZE),
             max,
         );
-        // The full workgroups, in the order `record` dispatches them.
-        let full: Vec<[u32; 3]> = [small_grid, large_grid]
+        // The full workgroups, in the order `record` dispatches them: the
+        // boxes' (MEASURE_DISPATCHES of them), then the build's.
+        let full: Vec<[u32; 3]> = [small_grid, large_grid, fill_grid]
             .into_iter()
             .chain(scan.iter().map(|(_, up, _)| *up))
             .chain(
@@ -387,29 +419,52 @@ impl BroadPhase {
                 | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let clear_entries = [
-            (0, &b.sim),
-            (7, &c.grid),
-            (12, &c.slot_awake),
-            (14, &b.moved),
-            (15, &args),
-            (16, &full),
-        ];
-        let clear_bind = bind_group(device, "clear", &clear, &clear_entries);
-        let clear_if_moved_bind =
-            bind_group(device, "clear_if_moved", &clear_if_moved, &clear_entries);
+        let clear_bind = bind_group(
+            device,
+            "clear",
+            &clear,
+            &[
+                (0, &b.sim),
+                (12, &c.slot_awake),
+                (14, &b.moved),
+                (15, &args),
+                (16, &full),
+            ],
+        );
+        let clear_if_moved_bind = bind_group(
+            device,
+            "clear_if_moved",
+            &clear_if_moved,
+            &[(14, &b.moved), (15, &args), (16, &full)],
+        );
+        let open_bind = bind_group(
+            device,
+            "open",
+            &open,
+            &[
+                (0, &b.sim),
+                (7, &c.grid),
+                (12, &c.slot_awake),
+                (15, &args),
+                (16, &full),
+            ],
+        );
         Self {
             clear,
             clear_if_moved,
             clear_if_moved_bind,
             bounds,
             bounds_large,
+            open,
+            count,
             scan_up,
             scan_down,
             fill,
             clear_bind,
             bounds_bind,
             bounds_large_bind,
+            open_bind,
+            count_bind,
             fill_bind,
             scan,
             small_grid,
@@ -421,17 +476,20 @@ impl BroadPhase {
     }
 
     /// Whether the last broad phase recorded built the grid (read back;
-    /// waits for the GPU): its dispatches had their full workgroups.
+    /// waits for the GPU): the build's dispatches had their full
+    /// workgroups.
     pub fn built(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<bool, SolverError> {
         let words = (self.full.size() / 4) as usize;
         let args: Vec<u32> = read_buffer(device, queue, &self.args, words)?;
         let full: Vec<u32> = read_buffer(device, queue, &self.full, words)?;
-        Ok(args == full)
+        let build = 3 * MEASURE_DISPATCHES as usize;
+        Ok(args[build..] == full[build..])
     }
 
     /// Records the grid's construction from state copy `state`; where
     /// `when_moved`, only if some point may have moved since the last
-    /// build (a step's substeps after its first: WGSL `clear_if_moved`).
+    /// substep and some collider changed its cells (a step's substeps after
+    /// its first: WGSL `clear_if_moved`, `open`).
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, when_moved: bool) {
         if when_moved {
             pass.set_pipeline(&self.clear_if_moved);
@@ -456,6 +514,12 @@ impl BroadPhase {
         pass.set_pipeline(&self.bounds_large);
         pass.set_bind_group(0, &self.bounds_large_bind[state], &[]);
         dispatch(pass, self.large_grid);
+        pass.set_pipeline(&self.open);
+        pass.set_bind_group(0, &self.open_bind, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&self.count);
+        pass.set_bind_group(0, &self.count_bind[state], &[]);
+        dispatch(pass, self.fill_grid);
         pass.set_pipeline(&self.scan_up);
         for (up, groups, _) in &self.scan {
             pass.set_bind_group(0, up, &[]);

@@ -558,6 +558,11 @@ pub const SCAN_ITEMS: u32 = 16;
 /// `Packed::grid_slots`) take one dispatch.
 pub const SCAN_BLOCK: u32 = SCAN_ITEMS * SCAN_THREADS;
 
+/// The broad phase's dispatches that measure the boxes (bounds,
+/// bounds_large), first in its indirect arguments; the build's follow
+/// (`shaders/broad_phase.wgsl`, `MEASURE_DISPATCHES`).
+pub const MEASURE_DISPATCHES: u32 = 2;
+
 /// One point in body-body collisions (WGSL `ContactPoint`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]

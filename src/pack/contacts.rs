@@ -435,6 +435,12 @@ impl Packed {
         self.sim.table_mask as usize + 1
     }
 
+    /// Colliders in the grid: colliding bodies, then free points (WGSL
+    /// `cells` has one record each).
+    pub fn grid_colliders(&self) -> usize {
+        (self.sim.num_colliders + self.sim.num_free) as usize
+    }
+
     /// Capacity of the grid's entry list: every collider in at most
     /// `GRID_MAX_CELLS` cells.
     pub fn grid_capacity(&self) -> usize {

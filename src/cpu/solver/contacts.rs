@@ -33,7 +33,7 @@ pub(super) struct Contacts {
     /// Every body's tangles this step, as the GPU holds them.
     pub(super) tangles: body_collide::TangleWords,
     /// Whether the last substep's broad phase built the grid (false: it
-    /// kept the last build, WGSL `clear_if_moved`).
+    /// kept the last build, WGSL `clear_if_moved` and `open`).
     pub(super) built: bool,
 }
 
@@ -446,10 +446,25 @@ impl CpuSolver {
         &self.contacts.aabbs
     }
 
-    /// Stage 5a alone: the collision grid from the current positions.
+    /// Stage 5a alone: the collision grid from the current positions,
+    /// built.
     pub fn stage_broad_phase(&mut self) {
+        self.broad_phase(true);
+    }
+
+    /// Stage 5a as a step's later substeps run it: the boxes from the
+    /// current positions, and the grid built only where some collider
+    /// entered other cells, woke or fell asleep since the last build
+    /// (WGSL `open`; [`grid_built`](Self::grid_built) says which).
+    pub fn stage_broad_phase_if_changed(&mut self) {
+        self.broad_phase(false);
+    }
+
+    /// Stage 5a: the boxes from the current positions, and the grid built
+    /// where `force` or some collider's cells changed (WGSL `open`).
+    pub(super) fn broad_phase(&mut self, force: bool) {
         let p = &self.packed;
-        broad_phase(
+        self.contacts.built = broad_phase(
             &p.sim,
             &p.pos,
             &p.outlines,
@@ -459,13 +474,14 @@ impl CpuSolver {
             &mut self.contacts.aabbs,
             &mut self.contacts.grid,
             self.spread,
+            force,
         );
-        self.contacts.built = true;
     }
 
     /// Whether the last substep's broad phase built the grid (`false`: a
-    /// substep after a step's first where no point may move kept the last
-    /// build, as WGSL `clear_if_moved` does); `None` without body contacts.
+    /// substep after a step's first kept the last build, where no point
+    /// may move or no collider changed its cells, as WGSL
+    /// `clear_if_moved` and `open` do); `None` without body contacts.
     /// The GPU's: [`GpuSolver::read_grid_built`](crate::gpu::GpuSolver::read_grid_built).
     pub fn grid_built(&self) -> Option<bool> {
         self.has_contacts().then_some(self.contacts.built)

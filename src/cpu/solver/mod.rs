@@ -249,9 +249,10 @@ impl CpuSolver {
         if self.has_contacts() {
             // A substep after a step's first keeps the grid where no
             // point may have moved since the last build (WGSL
-            // `clear_if_moved`): a build would make the same.
+            // `clear_if_moved`), or no collider changed its cells (`open`):
+            // a build would make the same.
             if first || self.may_move() {
-                self.stage_broad_phase();
+                self.broad_phase(first);
             } else {
                 self.contacts.built = false;
             }
