@@ -6,9 +6,9 @@
 //! rings, 100 to a row, resting on a floor (`--pile rows`), or poured into
 //! the basin of `samples::pour` (`--pile pour`); steps until 99% of the
 //! points sleep (at most `--settle` seconds), then measures a
-//! sleeping step (the mean of 60), the sync that adds one box above the
-//! pile's middle, and the steps after it (the mean of the 60 while the box
-//! falls and lands), and counts the pile's bodies that moved at all in
+//! sleeping step (the median of 60), the sync that adds one box above the
+//! pile's middle, and the steps after it (the median of the 60 while the
+//! box falls and lands), and counts the pile's bodies that moved at all in
 //! those 60 steps (a sleeping point does not move: it is pinned); then
 //! the sync of a second box, into buffers that have room for it, and its
 //! removal; then the removal of the pile's highest body over its middle,
@@ -108,14 +108,19 @@ fn edits(s: &mut Solver, world: &World, n: usize) -> Result<(), Box<dyn std::err
     Ok(())
 }
 
-/// Mean milliseconds per step of `n` steps (the GPU's waited for).
+/// Median milliseconds per step of `n` steps, each waited for: the host's
+/// load moves lavapipe's steps by a tenth to a third in bursts of a few
+/// dozen steps, which a mean takes in and a median mostly leaves out.
 fn timed(s: &mut Solver, n: u64) -> Result<f64, Box<dyn std::error::Error>> {
-    let t = Instant::now();
+    let mut ms = Vec::with_capacity(n as usize);
     for _ in 0..n {
+        let t = Instant::now();
         s.step(1)?;
+        s.wait()?;
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    s.wait()?;
-    Ok(t.elapsed().as_secs_f64() * 1e3 / n as f64)
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[ms.len() / 2])
 }
 
 fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
