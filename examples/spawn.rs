@@ -8,7 +8,9 @@
 //! points sleep (at most `--settle` seconds), then measures a
 //! sleeping step (the median of 60), the sync that adds one box above the
 //! pile's middle, and the steps after it (the median of the 60 while the
-//! box falls and lands), and counts the pile's bodies that moved at all in
+//! box falls and lands) against those of a twin of the sleeping pile
+//! (restored from a checkpoint) stepped in turn with it, so that both
+//! meet the same load of the host, and counts the pile's bodies that moved at all in
 //! those 60 steps (a sleeping point does not move: it is pinned); then
 //! the sync of a second box, into buffers that have room for it, and its
 //! removal; then the removal of the pile's highest body over its middle,
@@ -20,6 +22,7 @@ use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 use softbody::prelude::*;
+use softbody::checkpoint::Checkpoint;
 use softbody::samples;
 use softbody::solver::Solver;
 
@@ -108,19 +111,41 @@ fn edits(s: &mut Solver, world: &World, n: usize) -> Result<(), Box<dyn std::err
     Ok(())
 }
 
+/// Milliseconds of one step, waited for.
+fn step_ms(s: &mut Solver) -> Result<f64, Box<dyn std::error::Error>> {
+    let t = Instant::now();
+    s.step(1)?;
+    s.wait()?;
+    Ok(t.elapsed().as_secs_f64() * 1e3)
+}
+
+/// The median of some milliseconds.
+fn median(mut ms: Vec<f64>) -> f64 {
+    ms.sort_by(f64::total_cmp);
+    ms[ms.len() / 2]
+}
+
 /// Median milliseconds per step of `n` steps, each waited for: the host's
 /// load moves lavapipe's steps by a tenth to a third in bursts of a few
 /// dozen steps, which a mean takes in and a median mostly leaves out.
 fn timed(s: &mut Solver, n: u64) -> Result<f64, Box<dyn std::error::Error>> {
-    let mut ms = Vec::with_capacity(n as usize);
+    let ms = (0..n).map(|_| step_ms(s)).collect::<Result<Vec<_>, _>>()?;
+    Ok(median(ms))
+}
+
+/// Steps `a` and `b` one step each in turn, `n` times: the medians of
+/// their steps, measured under the same load of the host.
+fn paired(
+    a: &mut Solver,
+    b: &mut Solver,
+    n: u64,
+) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
     for _ in 0..n {
-        let t = Instant::now();
-        s.step(1)?;
-        s.wait()?;
-        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        ta.push(step_ms(a)?);
+        tb.push(step_ms(b)?);
     }
-    ms.sort_by(f64::total_cmp);
-    Ok(ms[ms.len() / 2])
+    Ok((median(ta), median(tb)))
 }
 
 fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
@@ -128,11 +153,12 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         Pile::Rows => rows(opts.bodies)?,
         Pile::Pour => samples::pour(opts.bodies, 2.0)?,
     };
-    let mut s = match opts.backend {
-        Backend::Cpu => Solver::cpu_parallel(&world)?,
-        Backend::Cpu1 => Solver::cpu(&world)?,
-        Backend::Gpu => Solver::gpu(&world)?,
+    let build = |world: &World| match opts.backend {
+        Backend::Cpu => Solver::cpu_parallel(world),
+        Backend::Cpu1 => Solver::cpu(world),
+        Backend::Gpu => Solver::gpu(world),
     };
+    let mut s = build(&world)?;
     if let Some(n) = opts.edits {
         return edits(&mut s, &world, n);
     }
@@ -157,6 +183,9 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     let (p0, _) = s.state()?;
     let asleep_ms = timed(&mut s, 60)?;
     let (before, _) = s.state()?;
+    // A twin of the sleeping pile, to step alongside the one spawned into.
+    let mut twin = build(&world)?;
+    Checkpoint::of(&s, 0.0)?.restore(&mut twin)?;
     // One box above the pile's highest point, over its middle.
     let top = before.iter().map(|p| p[1]).fold(f32::MIN, f32::max);
     let mut spawned = world.clone();
@@ -166,7 +195,8 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
     s.wait()?;
     let sync_ms = t.elapsed().as_secs_f64() * 1e3;
     let awake_after_sync = movable + 4 - s.sleeping_points()?;
-    let after_ms = timed(&mut s, 60)?;
+    let (twin_ms, after_ms) = paired(&mut twin, &mut s, 60)?;
+    drop(twin);
     let (after, _) = s.state()?;
     // The bodies asleep all through the 60 steps before the spawn (their
     // points did not move), and of those the ones that moved after it.
@@ -220,11 +250,11 @@ fn run(opts: &Opts) -> Result<(), Box<dyn std::error::Error>> {
         .filter(|b| b.points.iter().any(|p| after[p.index()] != kept[p.index()]))
         .count();
     println!(
-        "{}, {} bodies, {asleep_points} of {movable} points asleep after {waited} s ({} bodies asleep): first second {awake_ms:.2} ms a step, sleeping step {asleep_ms:.2} ms; sync of one box {sync_ms:.1} ms ({awake_after_sync} points awake after it); the 60 steps after {after_ms:.2} ms a step ({:+.0}%); {woken} of the sleeping bodies moved",
+        "{}, {} bodies, {asleep_points} of {movable} points asleep after {waited} s ({} bodies asleep): first second {awake_ms:.2} ms a step, sleeping step {asleep_ms:.2} ms; sync of one box {sync_ms:.1} ms ({awake_after_sync} points awake after it); the 60 steps after {after_ms:.2} ms a step, the sleeping twin's {twin_ms:.2} ({:+.0}%); {woken} of the sleeping bodies moved",
         s.describe(),
         world.bodies().len(),
         slept.len(),
-        100.0 * (after_ms / asleep_ms - 1.0)
+        100.0 * (after_ms / twin_ms - 1.0)
     );
     println!(
         "a second box's sync {second_ms:.1} ms (the buffers have room), its removal {removal_ms:.1} ms"
