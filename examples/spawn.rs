@@ -21,8 +21,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
-use softbody::prelude::*;
 use softbody::checkpoint::Checkpoint;
+use softbody::prelude::*;
 use softbody::samples;
 use softbody::solver::Solver;
 
