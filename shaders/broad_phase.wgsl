@@ -59,7 +59,8 @@
 // entered it; after the slots, the stamp, which `open` advances each
 // build; then the stamp of the last build that listed an awake large
 // body; then the word `note_cells` sets when a collider's cells changed
-// (CHANGED_WORD). A sleeping point tests awake bodies alone, so the narrow phase
+// (`changed_word`); then whether `bounds` measures every box
+// (`measure_all_word`). A sleeping point tests awake bodies alone, so the narrow phase
 // skips its slot unless it holds this substep's stamp (body_collide.wgsl,
 // `deepest`). Stamps rather than flags: nothing needs clearing. The CPU
 // mirror marks its slots afresh each substep (cpu::broad_phase, `awake`).
@@ -111,6 +112,13 @@ const MEASURE_DISPATCHES: u32 = 2u;
 // Where in `slot_awake` the word that asks `open` for a build is.
 fn changed_word() -> u32 {
     return sim.table_mask + 3u;
+}
+
+// Where in `slot_awake` the word is that `clear` sets and
+// `clear_if_moved` clears: whether `bounds` measures every box, or keeps
+// those of the sleeping bodies.
+fn measure_all_word() -> u32 {
+    return sim.table_mask + 4u;
 }
 
 // Whether collider `c` (a body, or num_bodies and up for a free point)
@@ -203,18 +211,22 @@ fn open_bounds(measure: bool) {
     }
 }
 
-// One thread, first in the stage: the boxes, and a build.
+// One thread, first in the stage: every box, and a build.
 @compute @workgroup_size(1)
 fn clear() {
     open_bounds(true);
     atomicStore(&slot_awake[changed_word()], 1u);
+    atomicStore(&slot_awake[measure_all_word()], 1u);
 }
 
 // One thread, first in the stage: the boxes where some point may have
-// moved since the last substep, else nothing.
+// moved since the last substep, else nothing. A sleeping body keeps its
+// box: within a step the awake set only grows, so it has not moved since
+// the step's first substep measured it.
 @compute @workgroup_size(1)
 fn clear_if_moved() {
     open_bounds(atomicLoad(&moved) != 0u);
+    atomicStore(&slot_awake[measure_all_word()], 0u);
 }
 
 // One thread, after the boxes: sets the workgroups of the build's
@@ -237,12 +249,19 @@ fn open() {
     }
 }
 
-// One thread per small-outline body, then one per free point.
+// One thread per small-outline body, then one per free point. A
+// sleeping body's box is measured only by `clear`'s build (large bodies
+// are always measured: a workgroup's early return would split it).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bounds(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = indirect_index(gid, LIST_ROW);
     if (k < sim.num_small_colliders) {
         let b = colliders[k];
+        if (atomicLoad(&slot_awake[measure_all_word()]) == 0u && !awake_body(b)) {
+            let bb = aabbs[b];
+            note_cells(k, b, bb.xy, bb.zw);
+            return;
+        }
         let o = outlines[b];
         var lo = state[outline_points[o.first]].xy;
         var hi = lo;

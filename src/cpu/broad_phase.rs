@@ -10,7 +10,9 @@ use glam::{IVec2, Vec2};
 
 use super::sleep::asleep;
 use super::{par, v2};
-use crate::layout::{BodyOutline, CONTACT_LIMIT_UNITS, GRID_MAX_CELLS, SimParams};
+use crate::layout::{
+    BodyOutline, CONTACT_LIMIT_UNITS, GRID_MAX_CELLS, SMALL_BODY_MAX_POINTS, SimParams,
+};
 use crate::pack::Packed;
 
 /// The grid as the GPU holds it: `counts` (one per slot, plus one that
@@ -229,7 +231,8 @@ fn awake_body(sim: &SimParams, outlines: &[BodyOutline], rest_steps: &[u32], c: 
 }
 
 /// The broad phase: the boxes from the positions (`bounds`,
-/// `bounds_large`), then, with `force` or where some collider's tagged
+/// `bounds_large`; without `force`, those of the awake bodies and the
+/// large ones), then, with `force` or where some collider's tagged
 /// cells changed since the last build, the grid: counts (and the large
 /// list), prefix sums, entries. Returns whether it built. A kept grid is
 /// what a build would make: the same entries and stamps, in the same
@@ -253,13 +256,19 @@ pub fn broad_phase(
     let num = sim.num_colliders as usize;
     // bounds, bounds_large: the boxes (independent per body; a body
     // collides when its outline is a polygon, and this stage runs only
-    // when body collisions are on).
-    par::map(parallel, &mut aabbs[..outlines.len()], |b| {
+    // when body collisions are on). Without `force`, a sleeping small
+    // body keeps its box: it has not moved since the step's first substep
+    // measured it (WGSL `bounds`).
+    par::map_in_place(parallel, &mut aabbs[..outlines.len()], |b, bb| {
         let o = &outlines[b];
         if o.count < 3 {
-            return [0.0; 4];
+            *bb = [0.0; 4];
+        } else if force
+            || o.count > SMALL_BODY_MAX_POINTS
+            || awake_body(sim, outlines, rest_steps, b as u32)
+        {
+            *bb = outline_bounds(o, outline_points, pos, sim.point_radius);
         }
-        outline_bounds(o, outline_points, pos, sim.point_radius)
     });
     let total = num + sim.num_free as usize;
     let tagged = |k: usize| {

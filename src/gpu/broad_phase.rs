@@ -31,8 +31,8 @@ pub struct ContactBuffers {
     pub grid: wgpu::Buffer,
     /// Per slot, the broad phase's stamp when an awake body last entered
     /// it, then the stamp, then the stamp when an awake large body was
-    /// last listed, then the word that asks for a build (see
-    /// `broad_phase.wgsl`, `slot_awake`).
+    /// last listed, then the word that asks for a build, then whether
+    /// every box is measured (see `broad_phase.wgsl`, `slot_awake`).
     pub slot_awake: wgpu::Buffer,
     /// Per collider, its cells at the last build, tagged when awake
     /// (`broad_phase.wgsl`, `cells`).
@@ -149,7 +149,7 @@ impl ContactBuffers {
             aabbs: zeroed("aabbs", 16 * packed.bodies.len() as u64)?,
             slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
             grid: zeroed("grid", 4 * grid_words)?,
-            slot_awake: zeroed("slot_awake", 4 * (slots + 3))?,
+            slot_awake: zeroed("slot_awake", 4 * (slots + 4))?,
             cells: zeroed("grid cells", 16 * packed.grid_colliders() as u64)?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
             touched: zeroed("touched", 8 * n)?,
@@ -419,24 +419,16 @@ impl BroadPhase {
                 | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let clear_bind = bind_group(
-            device,
-            "clear",
-            &clear,
-            &[
-                (0, &b.sim),
-                (12, &c.slot_awake),
-                (14, &b.moved),
-                (15, &args),
-                (16, &full),
-            ],
-        );
-        let clear_if_moved_bind = bind_group(
-            device,
-            "clear_if_moved",
-            &clear_if_moved,
-            &[(14, &b.moved), (15, &args), (16, &full)],
-        );
+        let clear_entries = [
+            (0, &b.sim),
+            (12, &c.slot_awake),
+            (14, &b.moved),
+            (15, &args),
+            (16, &full),
+        ];
+        let clear_bind = bind_group(device, "clear", &clear, &clear_entries);
+        let clear_if_moved_bind =
+            bind_group(device, "clear_if_moved", &clear_if_moved, &clear_entries);
         let open_bind = bind_group(
             device,
             "open",
