@@ -384,17 +384,22 @@ impl Params {
                 Ok(())
             }
         };
-        let positive = |field: &'static str, v: f32, expected: &'static str| {
-            if v.is_finite() && v > 0.0 {
+        // A value outside its range, refused naming the field; `expected`
+        // spells the range out for the message.
+        let require = |ok: bool, field: &'static str, value: f64, expected: &'static str| {
+            if ok {
                 Ok(())
             } else {
                 Err(WorldError::OutOfRange {
                     item: Item::Params,
                     field,
-                    value: v as f64,
+                    value,
                     expected,
                 })
             }
+        };
+        let positive = |field: &'static str, v: f32, expected: &'static str| {
+            require(v.is_finite() && v > 0.0, field, v as f64, expected)
         };
         positive(
             "length_unit",
@@ -402,29 +407,17 @@ impl Params {
             "finite and > 0 (length units per metre)",
         )?;
         finite("dt", self.dt)?;
-        if !(self.dt > 0.0 && self.dt <= MAX_DT) {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "dt",
-                value: self.dt as f64,
-                expected: "0 < dt <= 1 s",
-            });
-        }
-        // Integer counts; `expected` spells the range out for the message.
+        require(
+            self.dt > 0.0 && self.dt <= MAX_DT,
+            "dt",
+            self.dt as f64,
+            "0 < dt <= 1 s",
+        )?;
         let count = |field: &'static str,
                      v: u32,
                      range: std::ops::RangeInclusive<u32>,
                      expected: &'static str| {
-            if range.contains(&v) {
-                Ok(())
-            } else {
-                Err(WorldError::OutOfRange {
-                    item: Item::Params,
-                    field,
-                    value: v as f64,
-                    expected,
-                })
-            }
+            require(range.contains(&v), field, v as f64, expected)
         };
         count("substeps", self.substeps, 1..=MAX_SUBSTEPS, "1..=1024")?;
         count(
@@ -447,14 +440,12 @@ impl Params {
         )?;
         // The substep, once the count is known to be in range: a dt of
         // 1e-45 s gives h = 0, a world that would silently freeze.
-        if self.h() < MIN_H {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "dt",
-                value: self.dt as f64,
-                expected: "dt / substeps >= 1e-9 s",
-            });
-        }
+        require(
+            self.h() >= MIN_H,
+            "dt",
+            self.dt as f64,
+            "dt / substeps >= 1e-9 s",
+        )?;
         for (field, g) in [("gravity.x", self.gravity.x), ("gravity.y", self.gravity.y)] {
             crate::validate::check_bounded(
                 Item::Params,
@@ -479,24 +470,15 @@ impl Params {
         non_negative("sleep_speed", self.sleep_speed)?;
         non_negative("sleep_time", self.sleep_time)?;
         non_negative("wake_speed", self.wake_speed)?;
-        if self.sleep_time / self.dt > MAX_SLEEP_STEPS as f32 {
-            return Err(WorldError::OutOfRange {
-                item: Item::Params,
-                field: "sleep_time",
-                value: self.sleep_time as f64,
-                expected: "at most 5,184,000 steps (a day at 60 steps per second)",
-            });
-        }
+        require(
+            self.sleep_time / self.dt <= MAX_SLEEP_STEPS as f32,
+            "sleep_time",
+            self.sleep_time as f64,
+            "at most 5,184,000 steps (a day at 60 steps per second)",
+        )?;
         if let Some(cell) = self.collision_cell {
             finite("collision_cell", cell)?;
-            if cell <= 0.0 {
-                return Err(WorldError::OutOfRange {
-                    item: Item::Params,
-                    field: "collision_cell",
-                    value: cell as f64,
-                    expected: "> 0",
-                });
-            }
+            require(cell > 0.0, "collision_cell", cell as f64, "> 0")?;
         }
         Ok(())
     }
