@@ -1376,3 +1376,90 @@ fn keys_name_the_same_bodies_across_a_removal() {
     let e = world.set_body_user_data(BodyHandle(99), 1).unwrap_err();
     assert!(e.to_string().contains("body 99"), "{e}");
 }
+
+/// Removing several bodies at once (`World::remove_bodies`) leaves the
+/// world, and the solvers on both paths, as removing them one by one does,
+/// in one renumbering: a column of two grid cells (the corner they share
+/// goes with them, as no surviving body holds it), the first box, the
+/// large blob and a repeated handle. Refused whole on an unknown handle.
+#[test]
+fn removing_bodies_at_once_equals_removing_them_one_by_one() {
+    let mut base = base_world();
+    add_more(&mut base, 6.0);
+    // The grid's cells are bodies 1..=6; its right column is the two whose
+    // points reach furthest right.
+    let right = |b: usize| {
+        let pts = &base.bodies()[b].points;
+        pts.iter()
+            .map(|p| base.point(*p).pos.x)
+            .fold(f32::MIN, f32::max)
+    };
+    let edge = (1..=6).map(right).fold(f32::MIN, f32::max);
+    let column: Vec<BodyHandle> = (1..=6)
+        .filter(|&b| right(b) == edge)
+        .map(|b| BodyHandle(b as u32))
+        .collect();
+    assert_eq!(column.len(), 2);
+    let blob = base
+        .bodies()
+        .iter()
+        .position(|b| b.points.len() == 40)
+        .unwrap();
+    let gone = [
+        column[0],
+        column[1],
+        BodyHandle(0),
+        BodyHandle(blob as u32),
+        column[0],
+    ];
+
+    let mut refused = base.clone();
+    let e = refused
+        .remove_bodies(&[BodyHandle(0), BodyHandle(99)])
+        .unwrap_err();
+    assert!(e.to_string().contains("body 99"), "{e}");
+    assert_eq!(refused, base, "an unknown handle removes nothing");
+
+    let mut at_once = base.clone();
+    let removal = at_once.remove_bodies(&gone).unwrap();
+    let mut one_by_one = base.clone();
+    let keys: Vec<BodyKey> = gone.iter().map(|b| base.body_key(*b).unwrap()).collect();
+    let mut removals = Vec::new();
+    for key in &keys {
+        if let Some(b) = one_by_one.body_of(*key) {
+            removals.push(one_by_one.remove_body(b).unwrap());
+        }
+    }
+    assert_eq!(removals.len(), 4);
+    assert_eq!(at_once.points(), one_by_one.points());
+    assert_eq!(at_once.springs(), one_by_one.springs());
+    assert_eq!(at_once.bodies(), one_by_one.bodies());
+    assert_eq!(at_once.rest_shapes(), one_by_one.rest_shapes());
+    // The column's right edge went whole, its middle corner with it (the
+    // left edge stays with the next column), then the box's 4 and the
+    // blob's 40.
+    assert_eq!(at_once.points().len(), base.points().len() - 47);
+    for (b, key) in gone.iter().zip(&keys) {
+        assert_eq!(removal.body(*b), None);
+        assert_eq!(at_once.body_of(*key), None);
+    }
+
+    for (mut a, mut b) in solver_pairs(&base, &base) {
+        a.step(20).unwrap();
+        b.step(20).unwrap();
+        a.apply_removal(&at_once, &removal).unwrap();
+        let mut world = base.clone();
+        for key in &keys {
+            if let Some(body) = world.body_of(*key) {
+                let r = world.remove_body(body).unwrap();
+                b.apply_removal(&world, &r).unwrap();
+            }
+        }
+        assert_eq!(a.packed(), b.packed(), "{}: packed", a.name());
+        a.step(30).unwrap();
+        b.step(30).unwrap();
+        let (sa, sb) = (a.state().unwrap(), b.state().unwrap());
+        assert_eq!(sa.0, sb.0, "{}: positions", a.name());
+        assert_eq!(sa.1, sb.1, "{}: velocities", a.name());
+    }
+}

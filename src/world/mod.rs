@@ -37,7 +37,7 @@ pub const MAX_ITEMS: u64 = 1 << 30;
 /// Items are added with the `add_*` methods (or the shape builders of
 /// [`crate::shapes`]), each validated as it comes, several at once or none
 /// with [`World::transaction`], and removed with
-/// [`World::remove_body`] and [`World::remove_points`].
+/// [`World::remove_body`], [`World::remove_bodies`] and [`World::remove_points`].
 ///
 /// ```
 /// use softbody::prelude::*;

@@ -180,26 +180,56 @@ impl World {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn remove_body(&mut self, body: BodyHandle) -> Result<Removal, WorldError> {
-        if body.index() >= self.bodies.len() {
-            return Err(WorldError::UnknownHandle {
-                item: Item::Body(body.0),
-                len: self.bodies.len() as u32,
-            });
+        self.remove_bodies(&[body])
+    }
+
+    /// Removes several bodies at once, as [`World::remove_body`] removes
+    /// one: the points no surviving body contains go with them, with every
+    /// spring that touches a removed point. One pass over the world for
+    /// all of them, where a removal each would renumber the world once per
+    /// body; the solvers follow the one [`Removal`] with one
+    /// `apply_removal`. Repeated handles are fine; an unknown one is
+    /// refused before anything is removed.
+    ///
+    /// ```
+    /// use softbody::prelude::*;
+    ///
+    /// let mut world = World::default();
+    /// let boxes: Vec<BodyHandle> = (0..4)
+    ///     .map(|i| {
+    ///         let at = Vec2::new(2.0 * i as f32, 0.0);
+    ///         Ok(BoxShape::new(at, Vec2::ONE).build(&mut world)?.bodies[0])
+    ///     })
+    ///     .collect::<Result<_, WorldError>>()?;
+    /// let removal = world.remove_bodies(&[boxes[0], boxes[2]])?;
+    /// assert_eq!(world.bodies().len(), 2);
+    /// assert_eq!(removal.body(boxes[3]), Some(BodyHandle(1)));
+    /// # Ok::<(), WorldError>(())
+    /// ```
+    pub fn remove_bodies(&mut self, bodies: &[BodyHandle]) -> Result<Removal, WorldError> {
+        let mut remove_body = vec![false; self.bodies.len()];
+        for body in bodies {
+            let Some(flag) = remove_body.get_mut(body.index()) else {
+                return Err(WorldError::UnknownHandle {
+                    item: Item::Body(body.0),
+                    len: self.bodies.len() as u32,
+                });
+            };
+            *flag = true;
         }
-        let mut in_other_body = vec![false; self.points.len()];
-        for (b, other) in self.bodies.iter().enumerate() {
-            if b != body.index() {
-                for p in &other.points {
-                    in_other_body[p.index()] = true;
-                }
+        // A point goes when every body that holds it goes.
+        let mut in_kept_body = vec![false; self.points.len()];
+        for (other, _) in self.bodies.iter().zip(&remove_body).filter(|(_, r)| !**r) {
+            for p in &other.points {
+                in_kept_body[p.index()] = true;
             }
         }
         let mut remove_point = vec![false; self.points.len()];
-        for p in &self.bodies[body.index()].points {
-            remove_point[p.index()] = !in_other_body[p.index()];
+        for (body, _) in self.bodies.iter().zip(&remove_body).filter(|(_, r)| **r) {
+            for p in &body.points {
+                remove_point[p.index()] = !in_kept_body[p.index()];
+            }
         }
-        let mut remove_body = vec![false; self.bodies.len()];
-        remove_body[body.index()] = true;
         Ok(self.remove_marked(&remove_point, &remove_body))
     }
 
