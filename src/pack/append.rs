@@ -15,12 +15,7 @@ use crate::world::World;
 impl<T: Copy> PerPoint<T> {
     /// Appends the records of points `n0..n` from `(point, record)` pairs
     /// of those points alone: what [`PerPoint::from_pairs`] makes of all.
-    pub(super) fn append(
-        &mut self,
-        n0: usize,
-        n: usize,
-        pairs: impl Iterator<Item = (u32, T)> + Clone,
-    ) {
+    pub(super) fn append(&mut self, n0: usize, n: usize, pairs: impl Iterator<Item = (u32, T)>) {
         let part = Self::from_pairs(n - n0, pairs.map(|(p, r)| (p - n0 as u32, r)));
         if part.offsets.is_empty() {
             // No new records: the new points' offsets repeat the last.

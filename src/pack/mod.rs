@@ -82,28 +82,28 @@ impl<T> Default for PerPoint<T> {
 impl<T: Copy> PerPoint<T> {
     /// The records of `n` points from `(point, record)` pairs; each point's
     /// records keep the order in which they are given.
-    pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, T)> + Clone) -> Self {
-        let mut offsets = vec![0u32; n + 1];
-        for (p, _) in pairs.clone() {
-            offsets[p as usize + 1] += 1;
-        }
-        if offsets[1..].iter().all(|&c| c == 0) {
+    pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, T)>) -> Self {
+        // Made once (a record's coefficients cost an exp), then placed by
+        // a counting sort.
+        let pairs: Vec<(u32, T)> = pairs.collect();
+        let Some(&(_, filler)) = pairs.first() else {
             return Self::default();
+        };
+        let mut offsets = vec![0u32; n + 1];
+        for &(p, _) in &pairs {
+            offsets[p as usize + 1] += 1;
         }
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
         let mut cursor = offsets[..n].to_vec();
-        let mut slots = vec![None; offsets[n] as usize];
+        let mut records = vec![filler; pairs.len()];
         for (p, r) in pairs {
             let c = &mut cursor[p as usize];
-            slots[*c as usize] = Some(r);
+            records[*c as usize] = r;
             *c += 1;
         }
-        Self {
-            offsets,
-            records: slots.into_iter().flatten().collect(),
-        }
+        Self { offsets, records }
     }
 
     /// Number of records of point `i`.

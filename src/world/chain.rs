@@ -21,7 +21,7 @@ pub(crate) struct Chains {
 
 /// `prev` followed by `words`: each word mixed in whole (the finaliser of
 /// SplitMix64, a bijection of 64 bits), a word at a time rather than
-/// FNV's byte at a time, since a removal chains the whole world again.
+/// FNV's byte at a time, since a removal chains again what follows it.
 fn link(prev: u64, words: impl IntoIterator<Item = u32>) -> u64 {
     let mix = |mut z: u64| {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -78,6 +78,25 @@ impl Chains {
 
     pub(crate) fn push_body(&mut self, b: &Body) {
         self.bodies.push(link(last(&self.bodies), body_words(b)));
+    }
+
+    /// The chains of these items, of which the first `kept` (points,
+    /// springs, bodies) are the items this chain was made of: only the
+    /// items after them are hashed again, so a removal costs in proportion
+    /// to what follows its first removed item.
+    pub(crate) fn rechain_from(
+        &mut self,
+        kept: [usize; 3],
+        points: &[Point],
+        springs: &[Spring],
+        bodies: &[Body],
+    ) {
+        let [p0, s0, b0] = kept;
+        self.truncate(p0, s0, b0);
+        points[p0..].iter().for_each(|p| self.push_point(p));
+        springs[s0..].iter().for_each(|s| self.push_spring(s));
+        bodies[b0..].iter().for_each(|b| self.push_body(b));
+        debug_assert_eq!(*self, Self::of(points, springs, bodies), "kept {kept:?}");
     }
 
     /// Back to the first `points`, `springs` and `bodies` items.

@@ -459,7 +459,8 @@ impl World {
     }
 
     /// The chains again from the items, after a change to items already
-    /// chained (a removal, [`World::set_kinematic`]).
+    /// chained ([`World::set_kinematic`]; a removal chains again only what
+    /// follows its first removed item).
     fn rechain(&mut self) {
         self.chains = chain::Chains::of(&self.points, &self.springs, &self.bodies);
     }

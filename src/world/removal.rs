@@ -81,6 +81,19 @@ impl Remap {
         }
         runs
     }
+    /// Keeps the survivors of `items` in place, in order.
+    pub fn retain_in_place<T>(&self, items: &mut Vec<T>) {
+        let mut kept = self.map.iter().map(|&m| m != Self::REMOVED);
+        items.retain(|_| kept.next().unwrap_or(true));
+    }
+    /// The first removed item, or `old_len` when none was: every item
+    /// before it keeps its index.
+    pub fn first_removed(&self) -> usize {
+        self.map
+            .iter()
+            .position(|&m| m == Self::REMOVED)
+            .unwrap_or(self.map.len())
+    }
     /// Keeps the survivors of `items`, in order.
     pub fn retain<T: Clone>(&self, items: &[T]) -> Vec<T> {
         items
@@ -262,6 +275,15 @@ impl World {
             .map(|s| !remove_point[s.a.index()] && !remove_point[s.b.index()])
             .collect();
         let springs = Remap::from_kept(&kept_springs);
+        // Items before these keep their index and their links: their
+        // fingerprints stand (`chain.rs`).
+        let p0 = points.first_removed();
+        let s0 = self
+            .springs
+            .iter()
+            .position(|s| s.a.index() >= p0 || s.b.index() >= p0)
+            .unwrap_or(self.springs.len());
+        let mut b0 = None;
 
         // Bodies: drop removed points with their rest positions. A body
         // that keeps all its points is renumbered in place.
@@ -276,8 +298,12 @@ impl World {
         let old_rest = std::mem::take(&mut self.rest_shapes);
         for ((mut body, rest), &removed) in old_bodies.into_iter().zip(old_rest).zip(remove_body) {
             if removed {
+                b0.get_or_insert(new_bodies.len());
                 kept_bodies.push(false);
                 continue;
+            }
+            if body.points.iter().any(|p| p.index() >= p0) {
+                b0.get_or_insert(new_bodies.len());
             }
             if body.points.iter().all(|p| !remove_point[p.index()]) {
                 kept_bodies.push(true);
@@ -315,18 +341,19 @@ impl World {
         }
         let bodies = Remap::from_kept(&kept_bodies);
 
-        let mut new_springs = springs.retain(&self.springs);
-        for s in &mut new_springs {
+        springs.retain_in_place(&mut self.springs);
+        for s in &mut self.springs[s0..] {
             s.a = PointHandle(points.get(s.a.0).expect("kept springs have kept ends"));
             s.b = PointHandle(points.get(s.b.0).expect("kept springs have kept ends"));
         }
-        self.rest_lengths = springs.retain(&self.rest_lengths);
-        self.springs = new_springs;
-        self.points = points.retain(&self.points);
+        springs.retain_in_place(&mut self.rest_lengths);
+        points.retain_in_place(&mut self.points);
         self.point_keys.remap(&points);
         self.body_keys.remap(&bodies);
         self.bodies = new_bodies;
-        self.rechain();
+        let b0 = b0.unwrap_or(self.bodies.len());
+        self.chains
+            .rechain_from([p0, s0, b0], &self.points, &self.springs, &self.bodies);
         self.rest_shapes = new_rest;
         let before = self.generation;
         self.generation = REMOVAL_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
