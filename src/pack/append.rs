@@ -123,8 +123,15 @@ impl Packed {
     /// earlier point, behind those of the earlier ones; and the counts of
     /// `sim`.
     pub(super) fn append_indices(&mut self, params: &Params, n0: usize, s0: usize, b0: usize) {
+        self.append_point_records(params.h(), n0, s0, b0);
+        self.append_body_indices(params, n0, b0);
+    }
+
+    /// The per-point spring and membership records of points `n0..`,
+    /// springs `s0..` and bodies `b0..` for a substep `h`, and the rod
+    /// count.
+    fn append_point_records(&mut self, h: f32, n0: usize, s0: usize, b0: usize) {
         let n = self.point_info.len();
-        let h = params.h();
         let (info, springs) = (&self.point_info, &self.springs[s0..]);
         self.spring_halves.append(
             n0,
@@ -142,6 +149,12 @@ impl Packed {
             PointMembers::pairs(&self.bodies[b0..], &self.members, h, b0 as u32),
         );
         self.num_rods += springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
+    }
+
+    /// The body order and impact bodies of points `n0..` and bodies `b0..`
+    /// (their per-point records made), and the counts of `sim`.
+    pub(super) fn append_body_indices(&mut self, params: &Params, n0: usize, b0: usize) {
+        let n = self.point_info.len();
         // Small bodies by member count (stable: index order within a
         // count), so that the threads of one SIMD batch loop equally often;
         // then the large ones.

@@ -72,12 +72,26 @@ const FLAT_OUTLINE: f64 = 1e-6;
 /// points in a line) is no collider, since its edges run both ways and a
 /// point near it was pulled through rather than pushed off.
 fn counter_clockwise(outline: &mut [u32], points: &[PointHandle], rest: &[Vec2]) -> bool {
-    let rest_of: HashMap<u32, Vec2> = points
-        .iter()
-        .map(|p| p.0)
-        .zip(rest.iter().copied())
-        .collect();
-    let q: Vec<Vec2> = outline.iter().map(|p| rest_of[p]).collect();
+    // The outline's rest positions: the body's own when the outline is
+    // its points, else looked up (by a map for large bodies).
+    let q: Vec<Vec2> = if outline.iter().eq(points.iter().map(|p| &p.0)) {
+        rest.to_vec()
+    } else if points.len() <= 64 {
+        let at = |o: u32| {
+            points
+                .iter()
+                .position(|p| p.0 == o)
+                .expect("an outline point is a body point")
+        };
+        outline.iter().map(|&o| rest[at(o)]).collect()
+    } else {
+        let rest_of: HashMap<u32, Vec2> = points
+            .iter()
+            .map(|p| p.0)
+            .zip(rest.iter().copied())
+            .collect();
+        outline.iter().map(|p| rest_of[p]).collect()
+    };
     let twice_area: f64 = (0..q.len())
         .map(|k| {
             let (a, b) = (q[k], q[(k + 1) % q.len()]);

@@ -435,7 +435,7 @@ impl Packed {
         self.bodies = bodies;
         self.members = members;
         self.kinematic = kinematic_bodies(world, self.bodies.len());
-        self.rebuild_indices(params);
+        self.remap_indices(params, removal);
         self.resolve_body_stiffness(world, 0);
         self.pack_contacts(world);
         self.note_packed(world);

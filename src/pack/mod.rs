@@ -17,6 +17,7 @@ mod edit;
 mod hash;
 mod items;
 mod params;
+mod remap;
 mod stability;
 mod terrain;
 pub use hash::scene_hash;

@@ -1,0 +1,89 @@
+//! Following a removal: the per-point records of the survivors renumbered
+//! rather than made again, since a record's coefficients (an `exp` each)
+//! do not change when other items go. What [`Packed::from_world`] makes
+//! of the edited world (`tests/edits.rs` checks it).
+
+use super::{HalfSprings, Packed, PerPoint, PointMembers};
+use crate::layout::*;
+use crate::params::Params;
+use crate::world::{Remap, Removal};
+
+impl<T: Copy> PerPoint<T> {
+    /// The records of the points `points` keeps, in order, each passed
+    /// through `keep` (`None`: dropped, its other side removed).
+    fn remapped(&self, points: &Remap, mut keep: impl FnMut(&T) -> Option<T>) -> Self {
+        let Some(n) = self.offsets.len().checked_sub(1) else {
+            return Self::default();
+        };
+        let mut offsets = Vec::with_capacity(points.new_len().min(n) + 1);
+        let mut records = Vec::with_capacity(self.records.len());
+        offsets.push(0);
+        for (old, &new) in points.as_slice()[..n].iter().enumerate() {
+            if new == Remap::REMOVED {
+                continue;
+            }
+            records.extend(self.of(old).iter().filter_map(&mut keep));
+            offsets.push(records.len() as u32);
+        }
+        if records.is_empty() {
+            return Self::default();
+        }
+        Self { offsets, records }
+    }
+}
+
+impl HalfSprings {
+    /// The records of the springs that survive `points`' removal: a spring
+    /// goes with either end.
+    fn after_removal(&self, points: &Remap) -> Self {
+        self.remapped(points, |r| {
+            let other = points.get(r.other & HALF_INDEX)?;
+            Some(HalfSpring {
+                other: other | (r.other & !HALF_INDEX),
+                ..*r
+            })
+        })
+    }
+}
+
+impl Packed {
+    /// The per-point records, body order, rod count and impact bodies
+    /// after `removal`, whose survivors are packed already (bodies and
+    /// members, reshaped ones included): the per-point records of the
+    /// survivors renumbered, those of the reshaped bodies given their new
+    /// rest offsets, the per-body lists made again (a few words a body).
+    pub(super) fn remap_indices(&mut self, params: &Params, removal: &Removal) {
+        let points = removal.point_remap();
+        let bodies = removal.body_remap();
+        self.spring_halves = self.spring_halves.after_removal(points);
+        self.rod_halves = self.rod_halves.after_removal(points);
+        let mut members: PointMembers = self.point_members.remapped(points, |m| {
+            Some(PointMember {
+                body: bodies.get(m.body)?,
+                ..*m
+            })
+        });
+        for b in removal.reshaped() {
+            let Some(info) = self.bodies.get(b.index()) else {
+                continue;
+            };
+            for m in &self.members[info.first as usize..(info.first + info.count) as usize] {
+                let row = members.offsets[m.point as usize] as usize
+                    ..members.offsets[m.point as usize + 1] as usize;
+                for r in &mut members.records[row] {
+                    if r.body == b.0 {
+                        r.rest = m.rest;
+                    }
+                }
+            }
+        }
+        self.point_members = members;
+        self.num_rods = self.springs.iter().filter(|s| s.kind == KIND_ROD).count() as u32;
+        self.body_order.clear();
+        self.sim.num_small_bodies = 0;
+        self.sim.num_large_bodies = 0;
+        self.impact_home.clear();
+        self.impact_inv_mass.clear();
+        self.append_body_indices(params, 0, 0);
+    }
+}
