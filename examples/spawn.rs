@@ -78,13 +78,14 @@ struct Opts {
     settle: f32,
     /// Only the edits' cost, in the pile as built (one step, no
     /// settling): the syncs of `--edits` boxes one after the other, then
-    /// the removal of one.
+    /// removals of bodies in the middle, one at a time and five at once.
     #[arg(long)]
     edits: Option<usize>,
 }
 
 /// The cost of `n` syncs of one box each into the world of `s`, built
-/// from `world`, then of one box's removal.
+/// from `world`, then of five removals of one body each and of five
+/// bodies at once, in the world and in the solver.
 fn edits(s: &mut Solver, world: &World, n: usize) -> Result<(), Box<dyn std::error::Error>> {
     s.step(1)?;
     s.wait()?;
@@ -97,16 +98,42 @@ fn edits(s: &mut Solver, world: &World, n: usize) -> Result<(), Box<dyn std::err
         s.wait()?;
         times.push(format!("{:.2}", t.elapsed().as_secs_f64() * 1e3));
     }
-    let removal = w.remove_body(BodyHandle(w.bodies().len() as u32 / 2))?;
-    let t = Instant::now();
-    s.apply_removal(&w, &removal)?;
-    s.wait()?;
+    // Five removals of one body near the middle, a step after each (the
+    // first compiles the GPU's remap kernels), then five bodies at once.
+    let (mut world_ms, mut solver_ms) = (Vec::new(), Vec::new());
+    let remove = |s: &mut Solver,
+                      w: &mut World,
+                      bodies: &[BodyHandle]|
+     -> Result<(f64, f64), Box<dyn std::error::Error>> {
+        let t = Instant::now();
+        let removal = w.remove_bodies(bodies)?;
+        let t1 = Instant::now();
+        s.apply_removal(w, &removal)?;
+        s.wait()?;
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        let done = (ms(t, t1), ms(t1, Instant::now()));
+        s.step(1)?;
+        s.wait()?;
+        Ok(done)
+    };
+    for k in 0..5 {
+        let middle = BodyHandle(w.bodies().len() as u32 / 2 + 7 * k);
+        let (a, b) = remove(s, &mut w, &[middle])?;
+        world_ms.push(a);
+        solver_ms.push(b);
+    }
+    let middle = w.bodies().len() as u32 / 2;
+    let five: Vec<BodyHandle> = (0..5).map(|k| BodyHandle(middle + 11 * k)).collect();
+    let (five_world, five_solver) = remove(s, &mut w, &five)?;
     println!(
-        "{}, {} bodies: syncs of one box {} ms; the removal of a body in the middle {:.1} ms",
+        "{}, {} bodies: syncs of one box {} ms; the removal of a body in the middle (median of 5) {:.1} ms in the world, {:.1} ms in the solver; of five at once (remove_bodies) {:.1} and {:.1} ms",
         s.describe(),
         world.bodies().len(),
         times.join(", "),
-        t.elapsed().as_secs_f64() * 1e3
+        median(world_ms),
+        median(solver_ms),
+        five_world,
+        five_solver,
     );
     Ok(())
 }
