@@ -89,3 +89,46 @@ fn shapes_asked_for_in_one_frame_arrive_together() {
     let above = centre(4) - centre(1);
     assert!(above.x.abs() < 1e-4 && above.y > 1.0, "{above}");
 }
+
+/// A shape spawned from the window goes in by a sync, not a new solver: a
+/// sleeping row of boxes stays asleep and keeps its state when a box is
+/// spawned away from it, and the box falls.
+#[test]
+fn a_spawn_from_the_window_leaves_a_sleeping_pile_asleep() {
+    use softbody::app::sim::{Sim, SpawnKind};
+    use softbody::prelude::*;
+    use softbody::render::{OFFSCREEN_FORMAT, Renderer};
+    let Some(ctx) = common::gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for k in 0..6 {
+        BoxShape::new(Vec2::new(0.7 * k as f32, 0.26), Vec2::splat(0.5))
+            .build(&mut world)
+            .unwrap();
+    }
+    let mut renderer = Renderer::new(d, q, OFFSCREEN_FORMAT, 1).unwrap();
+    let mut sim = Sim::new(d, q, &mut renderer, world).unwrap();
+    sim.solver.step(d, q, 240).unwrap();
+    let asleep = sim.solver.read_sleeping_points(d, q).unwrap();
+    assert_eq!(asleep, 24, "the row sleeps before the spawn");
+    let before = sim.solver.read_state(d, q).unwrap();
+    let steps = sim.solver.steps();
+    sim.spawn(
+        d,
+        q,
+        &mut renderer,
+        &[(SpawnKind::Box, Vec2::new(-20.0, 5.0))],
+    )
+    .unwrap();
+    assert_eq!(sim.solver.steps(), steps);
+    assert_eq!(sim.world.bodies().len(), 7);
+    assert_eq!(sim.solver.read_sleeping_points(d, q).unwrap(), 24);
+    sim.solver.step(d, q, 30).unwrap();
+    let after = sim.solver.read_state(d, q).unwrap();
+    assert_eq!(&after.positions()[..24], &before.positions()[..24]);
+    assert_eq!(sim.solver.read_sleeping_points(d, q).unwrap(), 24);
+    // Half a second of free fall: about 1.2 m.
+    let centre = after.positions()[24..].iter().sum::<Vec2>() / 4.0;
+    assert!(centre.y < 4.0, "the spawned box falls: {centre}");
+}

@@ -1,6 +1,7 @@
 //! The simulation as the window sees it: the world, its solver, the
-//! renderer's view of it, picking and dragging, and the edits that need a
-//! re-upload (parameters baked into items, spawned bodies, reset).
+//! renderer's view of it, picking and dragging, spawned bodies (synced in
+//! place) and the edits that need a re-upload (parameters baked into
+//! items, reset).
 
 use glam::Vec2;
 
@@ -160,7 +161,9 @@ pub fn baked_params_differ(a: &Params, b: &Params) -> bool {
 pub struct Sim {
     /// The scene as it started, for reset.
     pub initial: World,
-    /// The world uploaded last; its point states are as of that upload.
+    /// The world the solver follows: the one uploaded last, with the
+    /// shapes spawned since; its point states are as of the upload (or
+    /// the spawn, for a spawned shape).
     pub world: World,
     pub solver: GpuSolver,
     pub topology: Topology,
@@ -292,10 +295,13 @@ impl Sim {
         Ok(())
     }
 
-    /// Adds each shape at its point (m) to the current state, at rest, and
-    /// re-uploads once. A shape whose box would hold points already there
-    /// (of the world, or of a shape added before it) goes above them
-    /// instead, against gravity ([`clear_spot`]).
+    /// Adds each shape at its point (m), at rest, in one sync: the solver
+    /// packs and writes the new bodies alone, and what was there keeps its
+    /// state, warm starts and sleep (a box dropped on a sleeping pile wakes
+    /// what it lands on, not the pile; [`GpuSolver::sync`]). A shape whose
+    /// box would hold points already there (of the world, or of a shape
+    /// added before it) goes above them instead, against gravity
+    /// ([`clear_spot`]), which one readback of the positions tells.
     pub fn spawn(
         &mut self,
         device: &wgpu::Device,
@@ -303,16 +309,24 @@ impl Sim {
         renderer: &mut Renderer,
         shapes: &[(SpawnKind, Vec2)],
     ) -> Result<(), AppError> {
-        let mut world = self.current_world(device, queue)?;
+        // Where things are now, for the clear spots; the shapes go into
+        // the world the solver follows.
+        let mut now = self.current_world(device, queue)?;
+        let mut world = self.world.clone();
+        world.params = self.solver.params().clone();
         let up = (-world.params.gravity).try_normalize().unwrap_or(Vec2::Y);
         // Two point radii apart, and 5 cm more.
         let unit = world.params.length_unit;
         let margin = 2.0 * world.params.point_radius + 0.05 * unit;
         for &(kind, at) in shapes {
-            let at = clear_spot(&world, at, kind.half_extent(unit), margin, up);
+            let at = clear_spot(&now, at, kind.half_extent(unit), margin, up);
+            kind.build(at, &mut now)?;
             kind.build(at, &mut world)?;
         }
-        self.upload_continued(device, queue, renderer, world)
+        self.solver.sync(device, queue, &world)?;
+        self.world = world;
+        self.warnings = warnings(&self.solver);
+        self.bind(device, queue, renderer)
     }
 
     /// Back to the scene as it started, keeping the edited parameters.
