@@ -102,8 +102,8 @@ fn edits(s: &mut Solver, world: &World, n: usize) -> Result<(), Box<dyn std::err
     // first compiles the GPU's remap kernels), then five bodies at once.
     let (mut world_ms, mut solver_ms) = (Vec::new(), Vec::new());
     let remove = |s: &mut Solver,
-                      w: &mut World,
-                      bodies: &[BodyHandle]|
+                  w: &mut World,
+                  bodies: &[BodyHandle]|
      -> Result<(f64, f64), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let removal = w.remove_bodies(bodies)?;

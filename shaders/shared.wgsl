@@ -371,7 +371,7 @@ const IMPACT_NONE: u32 = 0xffffffffu;
 // In a removal's maps (sleep.wgsl remap_supports, events.wgsl remap_pairs,
 // remap_contacts.wgsl): what the removal took (world::Remap::REMOVED).
 const REMOVED: u32 = 0xffffffffu;
-const GRID_MAX_CELLS: u32 = 9u;
+const GRID_MAX_CELLS: u32 = 16u;
 const SCAN_THREADS: u32 = 256u;
 const SCAN_ITEMS: u32 = 16u;
 const SCAN_BLOCK: u32 = 4096u;

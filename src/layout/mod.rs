@@ -547,8 +547,10 @@ pub const IMPACT_KINEMATIC: f32 = -1.0;
 /// other such points as a disk of `point_radius`.
 pub const CONTACT_FREE: u32 = 1 << 31;
 /// A collider whose bounding box spans more grid cells than this goes on
-/// the large list, which every point tests, instead of into the grid.
-pub const GRID_MAX_CELLS: u32 = 9;
+/// the large list, which every point tests, instead of into the grid. 4 x
+/// 4: a box of the automatic cell's typical extent turned by 45 degrees
+/// spans up to 4 cells a side (docs/physics.md, "The broad phase").
+pub const GRID_MAX_CELLS: u32 = 16;
 /// Threads of a prefix-scan workgroup.
 pub const SCAN_THREADS: u32 = 256;
 /// Consecutive elements scanned by one prefix-scan thread.
