@@ -218,11 +218,11 @@ impl GpuSolver {
         self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
 
-    /// Follows a removal made on `world` with [`World::remove_body`] or
-    /// [`World::remove_points`]: removes the points (with their state),
-    /// springs and bodies on the GPU too, and renumbers the rest. Call it
-    /// right after the removal, on the world it was made on, before
-    /// removing anything else. Items appended and not synced yet, before
+    /// Follows a removal made on `world` with [`World::remove_body`],
+    /// [`World::remove_bodies`] or [`World::remove_points`]: removes the
+    /// points (with their state), springs and bodies on the GPU too, and
+    /// renumbers the rest. Call it right after the removal, on the world
+    /// it was made on, before removing anything else. Items appended and not synced yet, before
     /// the removal or after it, are fine: the removal is followed on the
     /// items the solver has, and [`GpuSolver::sync`] picks up the appended
     /// ones that survived afterwards. A failed edit (here or in `sync`)
