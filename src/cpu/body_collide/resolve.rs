@@ -312,6 +312,13 @@ impl ResolveScratch {
         self.each.resize(n, Contributions::default());
     }
 
+    /// Scratch for `n` points, what it holds for the first ones kept
+    /// (each resolve writes a point's record before it reads it).
+    pub fn extend(&mut self, n: usize) {
+        self.active.clear();
+        self.each.resize(n, Contributions::default());
+    }
+
     /// Scratch for `n` points.
     pub fn new(n: usize) -> Self {
         Self {

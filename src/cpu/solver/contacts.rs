@@ -82,19 +82,26 @@ impl Contacts {
         self.tangles.remap_from(tangles, bodies, &packed.outlines);
     }
 
-    /// After an append that linked no earlier point: what [`Contacts::reset`]
-    /// makes, but the points' warm starts and the bodies' tangles, which
-    /// carry from step to step, kept for the points and bodies there were
-    /// (their indices stand) and zero for the new ones, so that a spawn
-    /// leaves the contacts of what was there as they were.
+    /// After an append that linked no earlier point: the arrays grown to
+    /// the new points and bodies, what the old ones hold kept, so that the
+    /// edit costs in proportion to what it adds. The warm starts and
+    /// tangles carry from step to step (so a spawn leaves the contacts of
+    /// what was there as they were); the counts and accumulators are zero
+    /// between substeps (`apply` clears them); every other array is
+    /// written in a substep before it is read (the grid by the step's
+    /// first broad phase, which builds it whole).
     pub(super) fn extend(&mut self, packed: &Packed) {
-        let warm = std::mem::take(&mut self.warm);
-        let mut tangles = std::mem::take(&mut self.tangles);
-        self.reset(packed);
-        self.warm = warm;
-        self.warm.resize(packed.pos.len(), [0; 4]);
-        tangles.extend(packed.bodies.len());
-        self.tangles = tangles;
+        let (n, nb) = (packed.pos.len(), packed.bodies.len());
+        self.aabbs.resize(nb, [0.0; 4]);
+        self.grid.resize(packed);
+        self.hits.resize(n, ContactHit::NONE);
+        self.touched.resize(n, [0; 2]);
+        self.counts.resize(n, 0);
+        self.acc.resize(n, [0; 4]);
+        self.free.resize(n, 0);
+        self.scratch.extend(n);
+        self.warm.resize(n, [0; 4]);
+        self.tangles.extend(nb);
     }
 
     pub(super) fn new(packed: &Packed) -> Self {
@@ -130,6 +137,13 @@ impl Impacts {
         self.counts.clear();
         self.counts.resize(nb, 0);
         self.acc.clear();
+        self.acc.resize(nb, [0; 2]);
+    }
+
+    /// Grown to `nb` bodies, what it holds kept: zero, as `apply` leaves
+    /// every count and accumulator after a substep.
+    pub(super) fn extend(&mut self, nb: usize) {
+        self.counts.resize(nb, 0);
         self.acc.resize(nb, [0; 2]);
     }
 

@@ -182,7 +182,7 @@ impl CpuSolver {
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
         self.contacts.extend(p);
-        self.impacts.reset(nb);
+        self.impacts.extend(nb);
         self.sleep.append(p, from);
         if let Some(e) = &mut self.events {
             e.extend(nb);
