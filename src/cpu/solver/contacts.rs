@@ -56,6 +56,7 @@ impl Contacts {
         fill(&mut self.warm, n, [0; 4]);
         self.partings.clear();
         self.tangles.reset(nb);
+        self.built = false;
     }
 
     /// After a removal (`points`, `bodies`: its old-to-new maps), in

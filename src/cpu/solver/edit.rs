@@ -203,8 +203,8 @@ impl CpuSolver {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
-        self.contacts = super::Contacts::new(&self.packed);
-        self.impacts = super::Impacts::new(&self.packed);
+        self.contacts.reset(&self.packed);
+        self.impacts.reset(self.packed.bodies.len());
         self.sleep = super::Sleep::new(&self.packed);
         // Contact events, the log kept. After an append the bodies keep
         // their partners (their indices stand); after a removal the
