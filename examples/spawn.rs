@@ -10,8 +10,9 @@
 //! pile's middle, and the steps after it (the median of the 60 while the
 //! box falls and lands) against those of a twin of the sleeping pile
 //! (restored from a checkpoint) stepped in turn with it, so that both
-//! meet the same load of the host, and counts the pile's bodies that moved at all in
-//! those 60 steps (a sleeping point does not move: it is pinned); then
+//! meet the same load of the host, and counts the pile's bodies that
+//! moved at all in those 60 steps (a sleeping point does not move: it is
+//! pinned); then
 //! the sync of a second box, into buffers that have room for it, and its
 //! removal; then the removal of the pile's highest body over its middle,
 //! the steps after it and the bodies that moved in them. The figures are

@@ -72,11 +72,9 @@ const FLAT_OUTLINE: f64 = 1e-6;
 /// points in a line) is no collider, since its edges run both ways and a
 /// point near it was pulled through rather than pushed off.
 fn counter_clockwise(outline: &mut [u32], points: &[PointHandle], rest: &[Vec2]) -> bool {
-    // The outline's rest positions: the body's own when the outline is
-    // its points, else looked up (by a map for large bodies).
-    let q: Vec<Vec2> = if outline.iter().eq(points.iter().map(|p| &p.0)) {
-        rest.to_vec()
-    } else if points.len() <= 64 {
+    // The outline's rest positions, looked up by a scan of the body's
+    // points (by a map for large bodies, where the scan is quadratic).
+    let q: Vec<Vec2> = if points.len() <= 64 {
         let at = |o: u32| {
             points
                 .iter()

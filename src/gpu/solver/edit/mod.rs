@@ -222,11 +222,11 @@ impl GpuSolver {
     /// [`World::remove_bodies`] or [`World::remove_points`]: removes the
     /// points (with their state), springs and bodies on the GPU too, and
     /// renumbers the rest. Call it right after the removal, on the world
-    /// it was made on, before removing anything else. Items appended and not synced yet, before
-    /// the removal or after it, are fine: the removal is followed on the
-    /// items the solver has, and [`GpuSolver::sync`] picks up the appended
-    /// ones that survived afterwards. A failed edit (here or in `sync`)
-    /// changes nothing.
+    /// it was made on, before removing anything else. Items appended and
+    /// not synced yet, before the removal or after it, are fine: the
+    /// removal is followed on the items the solver has, and
+    /// [`GpuSolver::sync`] picks up the appended ones that survived
+    /// afterwards. A failed edit (here or in `sync`) changes nothing.
     ///
     /// Like [`GpuSolver::sync`], it also takes the world's parameters.
     /// The surviving points keep their state, moved on the GPU by one
