@@ -137,14 +137,22 @@ pub(crate) struct CheckArgs {
     /// (distance between the GPU's and the CPU's position of a point).
     /// Default: 5 mm, 5e-3 for a scene in metres, 0.5 for one in
     /// centimetres (`params.length_unit` 100). Contact decisions that
-    /// the paths round differently part them by millimetres while bodies
-    /// land (1.6 mm in scenes/boxes.json).
+    /// the paths round differently can part them by millimetres within a
+    /// step in a pile (docs/cli.md, `check`).
     #[arg(long, value_name = "LENGTH", value_parser = tolerance, allow_negative_numbers = true)]
     pub(crate) tolerance: Option<f32>,
     /// Largest velocity deviation allowed, in the scene's length unit per
     /// second (default: not checked).
     #[arg(long, value_name = "SPEED", value_parser = tolerance, allow_negative_numbers = true)]
     pub(crate) vel_tolerance: Option<f32>,
+    /// Every K steps the CPU restarts from the GPU's state (positions,
+    /// velocities, warm starts, tangles, sleeping; a checkpoint), so that
+    /// what is compared is how far the paths part in K steps; 0: never,
+    /// one run from the scene on each path. In a pile a last-bit
+    /// difference grows about 1.6 times a step through the contacts, so
+    /// over a whole run the paths part however alike their kernels are.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub(crate) resync: u64,
 }
 
 /// Samples per pixel: 1 or 4, the counts WebGPU guarantees for the

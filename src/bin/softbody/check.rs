@@ -43,6 +43,12 @@ pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
     let mut cpu = solver_for(&world, Backend::Cpu)?;
     let mut gpu = solver_for(&world, Backend::Gpu)?;
     println!("backend: {}", gpu.describe());
+    if args.resync > 0 {
+        println!(
+            "the CPU restarts from the GPU's state every {} steps (--resync)",
+            args.resync
+        );
+    }
     let dt = world.params.dt as f64;
     let (mut max_p, mut max_v) = ((0.0f32, 0u64, 0usize), (0.0f32, 0u64, 0usize));
     let (mut sum_p, mut sum_v) = (0.0f64, 0.0f64);
@@ -52,6 +58,7 @@ pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
     // or pass).
     let mut non_finite: Option<(u64, &str)> = None;
     let mut compared = 0u64;
+    let mut unsynced = false;
     let bar = progress(args.steps);
     for step in 1..=args.steps {
         cpu.step(1).map_err(failed)?;
@@ -99,6 +106,18 @@ pub(crate) fn check(args: &CheckArgs) -> Result<ExitCode> {
                         dv.worst, dv.max
                     ),
                 ));
+            }
+        }
+        // A state beyond what a checkpoint takes (a run blowing up) is
+        // not restarted from: each path goes on alone, to its non-finite
+        // state.
+        if args.resync > 0 && step % args.resync == 0 {
+            let at = Checkpoint::of(&gpu, step as f64 * dt).map_err(failed)?;
+            if let Err(e) = at.restore(&mut cpu)
+                && !unsynced
+            {
+                unsynced = true;
+                bar.suspend(|| println!("step {step}: not restarting the CPU: {e}"));
             }
         }
         bar.set_position(step);
