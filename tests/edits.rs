@@ -372,10 +372,11 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
 
 /// Appends that link no earlier point (boxes turned and with diagonal
 /// springs, a hubless ring, free points) into a running world with
-/// contacts: the second one fits the buffers (the first one may double
-/// them), writes
-/// only the arrays' new tails (`Packed::sync_in_place`), and the edited
-/// solver then steps bitwise as a fresh one and agrees with the CPU path.
+/// contacts: the second one fits the buffers, the contact buffers
+/// included (the first one may double them), writes only the arrays' new
+/// tails (`Packed::sync_in_place`, `ContactBuffers::write_appended`), and
+/// the edited solver then steps bitwise as a fresh one and agrees with the
+/// CPU path.
 #[test]
 fn gpu_appends_of_unlinked_items_step_as_a_fresh_solver() {
     let Some(ctx) = gpu() else { return };
@@ -398,11 +399,18 @@ fn gpu_appends_of_unlinked_items_step_as_a_fresh_solver() {
     };
     for (k, x) in [-3.0, -4.0].into_iter().enumerate() {
         let before = s.num_points();
+        let held = s.gpu_bytes();
         add(&mut w, x);
         let report = s.sync(d, q, &w).unwrap();
         cpu.sync(&w).unwrap();
-        // The first may outgrow the buffers; the second fits.
+        // The first may outgrow the buffers (the contact buffers' too,
+        // which it makes again with twice the room); the second fits them
+        // all, and is written into their room.
         assert!(k == 0 || !report.reallocated, "append {k}: {report:?}");
+        assert!(
+            k == 0 || s.gpu_bytes() == held,
+            "append {k}: buffers made again"
+        );
         assert_eq!(
             statics(s.packed()),
             statics(&Packed::from_world(&w).unwrap())

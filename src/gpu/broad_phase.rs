@@ -1,10 +1,13 @@
 //! Stage 5a wrapper for `shaders/broad_phase.wgsl` (CPU mirror:
 //! `cpu::broad_phase`), and the buffers both body-contact stages share.
 //!
-//! The contact buffers are packed from the world whole, so an edit builds
-//! them again rather than patching them (about 40 bytes per point; the
-//! static part is a function of the world's items, never of the state, and
-//! the scratch part is zero between substeps).
+//! The contact buffers are packed from the world whole (about 40 bytes
+//! per point; the static part is a function of the world's items, never of
+//! the state, and the scratch part is zero between substeps). An append
+//! that links no earlier point writes the new records into the room the
+//! buffers have (`ContactBuffers::write_appended`); where they have too
+//! little, the edit makes them again with twice the room; any other edit
+//! makes them again as the world needs them.
 
 use wgpu::util::DeviceExt;
 
@@ -12,10 +15,100 @@ use super::SolverError;
 use super::buffers::{Buffers, check_storage_size};
 use super::shaders::{bind_group, grid, pipeline_or_kept};
 use super::solver::read_buffer;
-use crate::layout::{ContactHit, LIST_ROW, MEASURE_DISPATCHES, SCAN_BLOCK, WORKGROUP_SIZE};
+use crate::layout::{
+    BodyOutline, ContactFilter, ContactHit, ContactPoint, LIST_ROW, MEASURE_DISPATCHES, SCAN_BLOCK,
+    WORKGROUP_SIZE,
+};
 use crate::pack::Packed;
 
-/// Buffers of the body-contact stages.
+/// How many records the contact buffers have room for: the world's, or
+/// more where an append grew them (twice what they had, so that the
+/// appends after it fit). The grid's hash table is sized by the world
+/// (`table_mask`), so its slots must match exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContactRoom {
+    pub points: usize,
+    pub bodies: usize,
+    pub outline_points: usize,
+    pub filters: usize,
+    /// The colliders array: colliding bodies, then free points.
+    pub colliders: usize,
+    pub grid_words: usize,
+    pub slots: usize,
+}
+
+impl ContactRoom {
+    /// What a packed world needs.
+    pub fn of(packed: &Packed) -> Self {
+        Self {
+            points: packed.pos.len(),
+            bodies: packed.bodies.len(),
+            outline_points: packed.outline_points.len(),
+            filters: packed.contact_filters.len(),
+            colliders: packed.colliders.len(),
+            grid_words: packed.grid_words(),
+            slots: packed.grid_slots(),
+        }
+    }
+
+    /// Whether buffers with this room hold what `need` asks for.
+    pub fn holds(&self, need: &ContactRoom) -> bool {
+        self.points >= need.points
+            && self.bodies >= need.bodies
+            && self.outline_points >= need.outline_points
+            && self.filters >= need.filters
+            && self.colliders >= need.colliders
+            && self.grid_words >= need.grid_words
+            && self.slots == need.slots
+    }
+
+    /// Room for `need`: twice this room in each count `need` passes.
+    pub fn grown(&self, need: &ContactRoom) -> ContactRoom {
+        let grow = |have: usize, want: usize| {
+            if want > have {
+                want.max(2 * have)
+            } else {
+                have
+            }
+        };
+        ContactRoom {
+            points: grow(self.points, need.points),
+            bodies: grow(self.bodies, need.bodies),
+            outline_points: grow(self.outline_points, need.outline_points),
+            filters: grow(self.filters, need.filters),
+            colliders: grow(self.colliders, need.colliders),
+            grid_words: grow(self.grid_words, need.grid_words),
+            slots: need.slots,
+        }
+    }
+}
+
+/// Where an append's records start: the points, bodies and outline points
+/// packed before it, and its small colliders (the colliders array keeps
+/// small bodies, large bodies, then free points, so an append changes it
+/// from there on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AppendedFrom {
+    pub points: usize,
+    pub bodies: usize,
+    pub outline_points: usize,
+    pub small_colliders: usize,
+}
+
+impl AppendedFrom {
+    /// Of the packed world before the append.
+    pub fn of(packed: &Packed) -> Self {
+        Self {
+            points: packed.pos.len(),
+            bodies: packed.bodies.len(),
+            outline_points: packed.outline_points.len(),
+            small_colliders: packed.sim.num_small_colliders as usize,
+        }
+    }
+}
+
+/// Buffers of the body-contact stages (clones share the buffers).
+#[derive(Clone)]
 pub struct ContactBuffers {
     pub contact_points: wgpu::Buffer,
     pub outlines: wgpu::Buffer,
@@ -62,8 +155,11 @@ pub struct ContactBuffers {
     pub tangles: wgpu::Buffer,
     /// The prefix scan's levels.
     scan_levels: Vec<ScanLevel>,
+    /// The records each buffer has room for.
+    room: ContactRoom,
 }
 
+#[derive(Clone)]
 struct ScanLevel {
     len: u32,
     uniform: wgpu::Buffer,
@@ -78,12 +174,41 @@ struct ScanLevel {
 impl ContactBuffers {
     /// Uploads the contact data of a packed world.
     pub fn new(device: &wgpu::Device, packed: &Packed) -> Result<Self, SolverError> {
+        Self::with_room(device, packed, ContactRoom::of(packed))
+    }
+
+    /// The records each buffer has room for.
+    pub fn room(&self) -> ContactRoom {
+        self.room
+    }
+
+    /// Uploads the contact data of a packed world into buffers with room
+    /// for `room` (which must hold [`ContactRoom::of`] the world).
+    pub fn with_room(
+        device: &wgpu::Device,
+        packed: &Packed,
+        room: ContactRoom,
+    ) -> Result<Self, SolverError> {
         let limits = device.limits();
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let check = |name: &'static str, bytes: u64| check_storage_size(&limits, name, bytes);
-        let init = |name: &'static str, bytes: &[u8]| -> Result<wgpu::Buffer, SolverError> {
-            check(name, bytes.len() as u64)?;
-            let contents: &[u8] = if bytes.is_empty() { &[0; 16] } else { bytes };
+        // `bytes` first, zeros after it up to `len` records of `record`
+        // bytes.
+        let init = |name: &'static str,
+                    bytes: &[u8],
+                    record: usize,
+                    len: usize|
+         -> Result<wgpu::Buffer, SolverError> {
+            let size = (record * len).max(bytes.len()).max(16);
+            check(name, size as u64)?;
+            let mut padded;
+            let contents = if size == bytes.len() {
+                bytes
+            } else {
+                padded = vec![0u8; size];
+                padded[..bytes.len()].copy_from_slice(bytes);
+                &padded[..]
+            };
             Ok(
                 device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some(name),
@@ -102,9 +227,9 @@ impl ContactBuffers {
                 mapped_at_creation: false,
             }))
         };
-        let n = packed.pos.len() as u64;
-        let slots = packed.grid_slots() as u64;
-        let grid_words = packed.grid_words() as u64;
+        let n = room.points as u64;
+        let slots = room.slots as u64;
+        let grid_words = room.grid_words as u64;
         let uniform = |len: u32| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("scan level"),
@@ -135,22 +260,38 @@ impl ContactBuffers {
             contact_points: init(
                 "contact_points",
                 bytemuck::cast_slice(&packed.contact_points),
+                std::mem::size_of::<ContactPoint>(),
+                room.points,
             )?,
-            outlines: init("outlines", bytemuck::cast_slice(&packed.outlines))?,
+            outlines: init(
+                "outlines",
+                bytemuck::cast_slice(&packed.outlines),
+                std::mem::size_of::<BodyOutline>(),
+                room.bodies,
+            )?,
             outline_points: init(
                 "outline_points",
                 bytemuck::cast_slice(&packed.outline_points),
+                4,
+                room.outline_points,
             )?,
             filters: init(
                 "contact_filters",
                 bytemuck::cast_slice(&packed.contact_filters),
+                std::mem::size_of::<ContactFilter>(),
+                room.filters,
             )?,
-            colliders: init("colliders", bytemuck::cast_slice(&packed.colliders))?,
-            aabbs: zeroed("aabbs", 16 * packed.bodies.len() as u64)?,
+            colliders: init(
+                "colliders",
+                bytemuck::cast_slice(&packed.colliders),
+                4,
+                room.colliders,
+            )?,
+            aabbs: zeroed("aabbs", 16 * room.bodies as u64)?,
             slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
             grid: zeroed("grid", 4 * grid_words)?,
             slot_awake: zeroed("slot_awake", 4 * (slots + 4))?,
-            cells: zeroed("grid cells", 16 * packed.grid_colliders() as u64)?,
+            cells: zeroed("grid cells", 16 * room.colliders as u64)?,
             hits: zeroed("hits", n * std::mem::size_of::<ContactHit>() as u64)?,
             touched: zeroed("touched", 8 * n)?,
             point_counts: zeroed(
@@ -176,10 +317,85 @@ impl ContactBuffers {
             )?,
             tangles: zeroed(
                 "tangles",
-                4 * crate::layout::TANGLE_WORDS as u64 * packed.bodies.len() as u64,
+                4 * crate::layout::TANGLE_WORDS as u64 * room.bodies as u64,
             )?,
             scan_levels,
+            room,
         })
+    }
+
+    /// Writes what an append that linked no earlier point added to the
+    /// packed world (`from`: where it starts) into the room these buffers
+    /// have (which must hold the world), and clears the new points' and
+    /// bodies' scratch and carried records, in `encoder`: the records of
+    /// what was there are kept, as the CPU's `Contacts::extend` keeps
+    /// them. The grid, boxes and cells follow at the next step's first
+    /// substep, which builds the grid whole. Returns the bytes written.
+    pub fn write_appended(
+        &self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        packed: &Packed,
+        from: AppendedFrom,
+    ) -> u64 {
+        fn tail<T: bytemuck::Pod>(
+            queue: &wgpu::Queue,
+            buffer: &wgpu::Buffer,
+            all: &[T],
+            from: usize,
+        ) -> u64 {
+            let bytes: &[u8] = bytemuck::cast_slice(&all[from.min(all.len())..]);
+            if !bytes.is_empty() {
+                let at = (from * std::mem::size_of::<T>()) as u64;
+                queue.write_buffer(buffer, at, bytes);
+            }
+            bytes.len() as u64
+        }
+        let written = tail(
+            queue,
+            &self.contact_points,
+            &packed.contact_points,
+            from.points,
+        ) + tail(queue, &self.outlines, &packed.outlines, from.bodies)
+            + tail(
+                queue,
+                &self.outline_points,
+                &packed.outline_points,
+                from.outline_points,
+            )
+            + tail(queue, &self.filters, &packed.contact_filters, 0)
+            + tail(
+                queue,
+                &self.colliders,
+                &packed.colliders,
+                from.small_colliders,
+            );
+        let (p0, n) = (from.points as u64, packed.pos.len() as u64);
+        let (b0, nb) = (from.bodies as u64, packed.bodies.len() as u64);
+        let hit = std::mem::size_of::<ContactHit>() as u64;
+        let tangle = 4 * crate::layout::TANGLE_WORDS as u64;
+        let mut clear = |buffer: &wgpu::Buffer, record: u64, first: u64, end: u64| {
+            if end > first {
+                encoder.clear_buffer(buffer, record * first, Some(record * (end - first)));
+            }
+        };
+        clear(&self.hits, hit, p0, n);
+        clear(&self.touched, 8, p0, n);
+        // The new points' counts, and the active list's count word, which
+        // follows the counts (`body_collide.wgsl`, `counts`).
+        clear(
+            &self.point_counts,
+            4,
+            p0,
+            n + crate::layout::ACTIVE_POINTS as u64,
+        );
+        clear(&self.acc, 16, p0, n);
+        // The new points' warm starts; the near lists behind them move, and
+        // are noted again under the next step's new grid stamp.
+        clear(&self.warm, 16, p0, n);
+        clear(&self.tangles, tangle, b0, nb);
+        clear(&self.aabbs, 16, b0, nb);
+        written
     }
 
     /// Bytes uploaded from the world (the static arrays; the rest starts

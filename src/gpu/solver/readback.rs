@@ -19,7 +19,8 @@ impl GpuSolver {
         let Some(c) = &self.contacts else {
             return Ok(None);
         };
-        let words = (c.buffers.grid.size() / 4) as usize;
+        // The world's grid, not the room the buffer may have past it.
+        let words = self.packed().grid_words();
         Ok(Some((
             read_buffer(device, queue, &c.buffers.grid, words)?,
             read_buffer(device, queue, &c.buffers.aabbs, self.num_bodies)?,

@@ -36,7 +36,7 @@ use crate::world::{BodyHandle, PointHandle, Removal, World};
 mod index_buffers;
 mod upload;
 
-use upload::Before;
+use upload::{Before, ContactUpdate};
 
 use index_buffers::{BODY_EDGE_INDICES, IndexBuffer, SPRING_INDICES};
 
@@ -411,7 +411,7 @@ impl GpuSolver {
             queue,
             Before::Packed(&old),
             state,
-            contacts,
+            ContactUpdate::New(contacts),
             same_params,
         )
     }

@@ -4,7 +4,7 @@
 //! the world before.
 
 use super::super::super::SolverError;
-use super::super::super::broad_phase::ContactBuffers;
+use super::super::super::broad_phase::{AppendedFrom, ContactBuffers, ContactRoom};
 use super::super::super::buffers::{
     Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes, static_arrays,
 };
@@ -24,6 +24,19 @@ enum Sleeping<'a> {
     Removed(&'a crate::world::Removal),
     /// Everything wakes.
     Wake,
+}
+
+/// What an upload does with the contact buffers.
+pub(super) enum ContactUpdate {
+    /// Makes the contact stages again over these buffers (none: the world
+    /// has no contacts).
+    New(Option<ContactBuffers>),
+    /// Writes an append's records (from `from`) into the room the
+    /// solver's own buffers (`buffers`, a clone) have, and keeps them.
+    Appended {
+        buffers: ContactBuffers,
+        from: AppendedFrom,
+    },
 }
 
 /// The packed world before an edit, as an upload needs it.
@@ -148,13 +161,37 @@ impl GpuSolver {
         let mirror = &mut self.edit.mirror;
         let before = Before::appending(mirror);
         let from = mirror.pos.len();
+        let appended_from = AppendedFrom::of(mirror);
         let Some(mark) = mirror.append_in_place(self.edit.generation, world, resolved.as_ref())?
         else {
             return Ok(None);
         };
-        // What can fail, before anything is written.
-        let checked = Buffers::check_limits(&device.limits(), mirror)
-            .and_then(|()| super::super::ContactStages::buffers(device, mirror));
+        // What can fail, before anything is written: the contact buffers
+        // are kept where they have room for the append, and made again
+        // with twice the room where they have too little.
+        let had = self.contacts.as_ref().map(|c| &c.buffers);
+        let checked = Buffers::check_limits(&device.limits(), mirror).and_then(|()| {
+            let need = ContactRoom::of(mirror);
+            match had {
+                Some(buffers) if mirror.has_contacts() && buffers.room().holds(&need) => {
+                    Ok(ContactUpdate::Appended {
+                        buffers: buffers.clone(),
+                        from: appended_from,
+                    })
+                }
+                Some(buffers) if mirror.has_contacts() => {
+                    let room = buffers.room().grown(&need);
+                    match ContactBuffers::with_room(device, mirror, room) {
+                        Err(SolverError::TooLarge { .. }) => {
+                            super::super::ContactStages::buffers(device, mirror)
+                        }
+                        made => made.map(Some),
+                    }
+                    .map(ContactUpdate::New)
+                }
+                _ => super::super::ContactStages::buffers(device, mirror).map(ContactUpdate::New),
+            }
+        });
         let contacts = match checked {
             Ok(c) => c,
             Err(e) => {
@@ -182,7 +219,7 @@ impl GpuSolver {
         queue: &wgpu::Queue,
         before: Before,
         state: StateEdit,
-        contacts: Option<ContactBuffers>,
+        contacts: ContactUpdate,
         same_params: bool,
     ) -> Result<EditReport, SolverError> {
         // Items only appended, at the same parameters: what slept may
@@ -346,10 +383,26 @@ impl GpuSolver {
         }
         self.edit.edit_generation += 1;
         self.refresh_counts(device);
-        // The contact data is a function of the whole world: uploaded
-        // again (the pipelines are kept).
+        // The contact data: an append's records written into the buffers'
+        // room, or the whole world's uploaded again into new buffers; the
+        // stages are made again over them (the pipelines are kept).
         let old = self.contacts.take();
-        self.contacts = contacts.map(|buffers| {
+        let (buffers, kept) = match contacts {
+            ContactUpdate::New(buffers) => {
+                if let Some(b) = &buffers {
+                    report.bytes_uploaded += b.uploaded_bytes();
+                }
+                (buffers, false)
+            }
+            ContactUpdate::Appended { buffers, from } => {
+                let mut encoder = device.create_command_encoder(&Default::default());
+                report.bytes_uploaded +=
+                    buffers.write_appended(queue, &mut encoder, &self.edit.mirror, from);
+                queue.submit([encoder.finish()]);
+                (Some(buffers), true)
+            }
+        };
+        self.contacts = buffers.map(|buffers| {
             super::super::ContactStages::with_buffers(
                 device,
                 &self.buffers,
@@ -358,13 +411,10 @@ impl GpuSolver {
                 old.as_ref(),
             )
         });
-        if let Some(c) = &self.contacts {
-            report.bytes_uploaded += c.buffers.uploaded_bytes();
-        }
-        // After an append in place the points' warm starts and the bodies'
-        // tangles are kept for what was there
+        // After an append in place into new buffers the points' warm starts
+        // and the bodies' tangles are kept for what was there
         // (`cpu::solver::Contacts::extend`).
-        if let (true, Some(new), Some(old)) = (in_place, &self.contacts, &old) {
+        if let (true, false, Some(new), Some(old)) = (in_place, kept, &self.contacts, &old) {
             let (new, old) = (&new.buffers, &old.buffers);
             let warm = (16 * from as u64).min(old.warm.size());
             let tangles = old.tangles.size().min(new.tangles.size());
