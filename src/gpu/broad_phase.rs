@@ -15,10 +15,7 @@ use super::SolverError;
 use super::buffers::{Buffers, check_storage_size};
 use super::shaders::{bind_group, grid, pipeline_or_kept};
 use super::solver::read_buffer;
-use crate::layout::{
-    BodyOutline, ContactFilter, ContactHit, ContactPoint, LIST_ROW, MEASURE_DISPATCHES, SCAN_BLOCK,
-    WORKGROUP_SIZE,
-};
+use crate::layout::{ContactHit, LIST_ROW, MEASURE_DISPATCHES, SCAN_BLOCK, WORKGROUP_SIZE};
 use crate::pack::Packed;
 
 /// How many records the contact buffers have room for: the world's, or
@@ -192,15 +189,17 @@ impl ContactBuffers {
         let limits = device.limits();
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let check = |name: &'static str, bytes: u64| check_storage_size(&limits, name, bytes);
-        // `bytes` first, zeros after it up to `len` records of `record`
-        // bytes.
-        let init = |name: &'static str,
-                    bytes: &[u8],
-                    record: usize,
-                    len: usize|
-         -> Result<wgpu::Buffer, SolverError> {
-            let size = (record * len).max(bytes.len()).max(16);
-            check(name, size as u64)?;
+        // The records first, zeros after them up to `len` records.
+        fn records_in_room<T: bytemuck::Pod>(
+            device: &wgpu::Device,
+            limits: &wgpu::Limits,
+            name: &'static str,
+            records: &[T],
+            len: usize,
+        ) -> Result<wgpu::Buffer, SolverError> {
+            let bytes: &[u8] = bytemuck::cast_slice(records);
+            let size = (std::mem::size_of::<T>() * len).max(bytes.len()).max(16);
+            check_storage_size(limits, name, size as u64)?;
             let mut padded;
             let contents = if size == bytes.len() {
                 bytes
@@ -213,10 +212,12 @@ impl ContactBuffers {
                 device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some(name),
                     contents,
-                    usage: storage | wgpu::BufferUsages::COPY_SRC,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC,
                 }),
             )
-        };
+        }
         let zeroed = |name: &'static str, bytes: u64| -> Result<wgpu::Buffer, SolverError> {
             check(name, bytes)?;
             // wgpu zero-initialises new buffers.
@@ -256,37 +257,18 @@ impl ContactBuffers {
                 sums: zeroed("scan sums", 4 * next as u64)?,
             });
         }
+        // A static array's records, with room for `room.$len`.
+        macro_rules! records {
+            ($name:literal, $array:ident, $len:ident) => {
+                records_in_room(device, &limits, $name, &packed.$array, room.$len)?
+            };
+        }
         Ok(Self {
-            contact_points: init(
-                "contact_points",
-                bytemuck::cast_slice(&packed.contact_points),
-                std::mem::size_of::<ContactPoint>(),
-                room.points,
-            )?,
-            outlines: init(
-                "outlines",
-                bytemuck::cast_slice(&packed.outlines),
-                std::mem::size_of::<BodyOutline>(),
-                room.bodies,
-            )?,
-            outline_points: init(
-                "outline_points",
-                bytemuck::cast_slice(&packed.outline_points),
-                4,
-                room.outline_points,
-            )?,
-            filters: init(
-                "contact_filters",
-                bytemuck::cast_slice(&packed.contact_filters),
-                std::mem::size_of::<ContactFilter>(),
-                room.filters,
-            )?,
-            colliders: init(
-                "colliders",
-                bytemuck::cast_slice(&packed.colliders),
-                4,
-                room.colliders,
-            )?,
+            contact_points: records!("contact_points", contact_points, points),
+            outlines: records!("outlines", outlines, bodies),
+            outline_points: records!("outline_points", outline_points, outline_points),
+            filters: records!("contact_filters", contact_filters, filters),
+            colliders: records!("colliders", colliders, colliders),
             aabbs: zeroed("aabbs", 16 * room.bodies as u64)?,
             slot_counts: zeroed("slot_counts", 4 * (slots + 1))?,
             grid: zeroed("grid", 4 * grid_words)?,
