@@ -354,6 +354,16 @@ const CONTACT_LIMIT_UNITS: f32 = 1073741824.0;
 const INFLATION_RATE: f32 = 4.0;
 // src/layout.rs, RESTING_SLOP.
 const RESTING_SLOP: f32 = 0.01;
+
+// How deep in point radii a point that has not settled may have stood in
+// another body's outline at a substep's start for its contact to push the
+// whole depth out; from deeper it leaves at the push speed (push_depth's
+// slop; src/layout.rs, BODY_PUSH_SLOP).
+const BODY_PUSH_SLOP: f32 = 2.0;
+// The bit of a warm-start word .z (an f32 never negative) set once the
+// point has been found without a body contact or with its centre outside
+// the body it touches (src/layout.rs, WARM_SETTLED).
+const WARM_SETTLED: u32 = 0x80000000u;
 const CONTACT_FREE: u32 = 0x80000000u;
 // A ContactHit's body when the point has no body contact (layout.rs,
 // ContactHit::NONE).
@@ -506,17 +516,18 @@ fn contact_threshold(vrel: vec2<f32>, n: vec2<f32>, depth: f32, h: f32, point_ra
     return threshold;
 }
 
-// The depth a collider contact pushes out in this substep
-// (docs/physics.md, "Deep overlaps"): all of it, unless the point was
-// more than the point radius (or a push speed's step) deep at the
-// substep's start (depth + (vrel . n) h, as in contact_threshold); then
-// only toward that depth less the step, so that a body placed inside a
-// collider leaves it at the push speed instead of being flung out by its
-// shape's springs. CPU mirror: cpu::push_depth.
-fn push_depth(vrel: vec2<f32>, n: vec2<f32>, depth: f32, h: f32, point_radius: f32, push_speed: f32) -> f32 {
+// The depth a contact pushes out in this substep (docs/physics.md, "Deep
+// overlaps"): all of it, unless the point was more than `slop` (the point
+// radius for a collider, BODY_PUSH_SLOP radii for a body's outline) or a
+// push speed's step deep at the substep's start (depth + (vrel . n) h, as
+// in contact_threshold); then only toward that depth less the step, so
+// that a body placed inside a collider or another body leaves it at the
+// push speed instead of being flung out by its shape's springs. CPU
+// mirror: cpu::push_depth.
+fn push_depth(vrel: vec2<f32>, n: vec2<f32>, depth: f32, h: f32, slop: f32, push_speed: f32) -> f32 {
     let before = depth + dot(vrel, n) * h;
     let step = push_speed * h;
-    if (before <= max(point_radius, step)) {
+    if (before <= max(slop, step)) {
         return depth;
     }
     return max(depth - before + step, 0.0);

@@ -90,8 +90,10 @@ pub struct Params {
     /// substep's start, in m/s, `> 0` (Box2D's contact push speed,
     /// Unreal's maximum depenetration velocity): a body placed or
     /// teleported into the ground rises out of it at this speed rather
-    /// than being thrown out by its shape's springs. What the substep's
-    /// own motion took in (a landing, at any speed) is pushed out whole.
+    /// than being thrown out by its shape's springs. Bodies placed inside
+    /// each other part at this speed too (a body contact of a point that
+    /// has not settled since it was placed). What the substep's own
+    /// motion took in (a landing, at any speed) is pushed out whole.
     /// Default `3`; [`Params::with_length_unit`] scales it with the
     /// length unit (docs/physics.md, "Deep overlaps").
     pub push_speed: f32,

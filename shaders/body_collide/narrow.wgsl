@@ -345,11 +345,11 @@ fn test_batch(found: ptr<function, array<u32, NARROW_BATCH>>, n: u32, p: vec2<f3
 
 // Stores point i's contact as quiet for the substep (its first narrow
 // phase or activate found it so), with the warm start a point without
-// contact has (warm_start with no body: no impulse).
+// contact has (warm_start with no body: no impulse, settled).
 fn store_quiet(i: u32) {
     hits[i] = ContactHit(0.0, NO_BODY, QUIET_EDGE, 0.0, vec2<f32>(0.0));
     let w = warm[i];
-    warm[i] = vec4<u32>(w.y, NO_BODY, 0u, 0u);
+    warm[i] = vec4<u32>(w.y, NO_BODY, WARM_SETTLED, 0u);
 }
 
 // Whether a pass after the substep's first narrow phase skips point i: it

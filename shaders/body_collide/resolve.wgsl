@@ -201,8 +201,9 @@ fn resolve_at(i: u32, relax: bool) {
             let vn = dot(vrel, hit.n);
             let wv = warm[i];
             var pull = 0.0;
+            let settled_bit = wv.z & WARM_SETTLED;
             if (hit.body == wv.y) {
-                var left = bitcast<f32>(wv.z);
+                var left = bitcast<f32>(wv.z & ~WARM_SETTLED);
                 var total = bitcast<f32>(wv.w);
                 if (vn < 0.0) {
                     total -= vn / split_w;
@@ -211,7 +212,7 @@ fn resolve_at(i: u32, relax: bool) {
                     left -= pull;
                     total -= pull;
                 }
-                warm[i] = vec4<u32>(wv.x, wv.y, bitcast<u32>(left), bitcast<u32>(total));
+                warm[i] = vec4<u32>(wv.x, wv.y, bitcast<u32>(left) | settled_bit, bitcast<u32>(total));
             }
             let depth = select(hit.depth, 0.0, relax);
             var m = pair_material(pf, bf);
@@ -222,10 +223,17 @@ fn resolve_at(i: u32, relax: bool) {
                 m.decay = 1.0;
             }
             let threshold = contact_threshold(vrel, hit.n, depth, sim.h, sim.point_radius, sim.restitution_threshold);
-            let r = contact_response(vrel, hit.n, depth, m, sim.h, threshold);
+            // A point placed inside another body leaves it at the push
+            // speed until it has settled (docs/physics.md, "Deep
+            // overlaps").
+            var pushed = depth;
+            if (settled_bit == 0u) {
+                pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.push_speed);
+            }
+            let r = contact_response(vrel, hit.n, pushed, m, sim.h, threshold);
             var push = vec2<f32>(0.0);
             if (!relax) {
-                push = (hit.n * depth + r.zw) / split_w;
+                push = (hit.n * pushed + r.zw) / split_w;
             }
             let j0 = r.xy / split_w - hit.n * pull;
             // The push and the impulse each scaled alike on its three

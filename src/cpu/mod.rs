@@ -95,18 +95,20 @@ pub fn contact_threshold(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f3
     }
 }
 
-/// The depth a collider contact pushes out in this substep (WGSL
-/// `push_depth`; docs/physics.md, "Deep overlaps"): all of it, unless the
-/// point was more than the point radius (or a push speed's step) deep at
-/// the substep's start (`depth + (vrel . n) h`, as in
-/// [`contact_threshold`]); then only toward that depth less the step, so
-/// that a body placed inside a collider leaves it at the push speed
-/// instead of being flung out by its shape's springs.
+/// The depth a contact pushes out in this substep (WGSL `push_depth`;
+/// docs/physics.md, "Deep overlaps"): all of it, unless the point was
+/// more than `slop` (the point radius for a collider,
+/// [`BODY_PUSH_SLOP`](crate::layout::BODY_PUSH_SLOP) radii for a body's
+/// outline) or a push speed's step deep at the substep's start
+/// (`depth + (vrel . n) h`, as in [`contact_threshold`]); then only
+/// toward that depth less the step, so that a body placed inside a
+/// collider or another body leaves it at the push speed instead of being
+/// flung out by its shape's springs.
 #[inline]
-pub fn push_depth(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f32 {
+pub fn push_depth(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32, slop: f32) -> f32 {
     let before = depth + vrel.dot(n) * sim.h;
     let step = sim.push_speed * sim.h;
-    if before <= sim.point_radius.max(step) {
+    if before <= slop.max(step) {
         depth
     } else {
         (depth - before + step).max(0.0)

@@ -507,6 +507,26 @@ impl Colliders {
 /// that and far below any gap a falling point crosses in a substep.
 pub const RESTING_SLOP: f32 = 0.01;
 
+/// How deep, in point radii counted from the outline's outside, a point
+/// that has not settled ([`WARM_SETTLED`]) may have stood in another
+/// body's outline at a substep's start for its contact to push the whole
+/// depth out (WGSL `BODY_PUSH_SLOP`); from deeper it leaves at
+/// `push_speed` ([`Params::push_speed`](crate::Params::push_speed);
+/// docs/physics.md, "Deep overlaps"). 2: the point's disk lies wholly
+/// inside the outline.
+pub const BODY_PUSH_SLOP: f32 = 2.0;
+
+/// The bit of a point's warm-start word `[2]` (an `f32` that is never
+/// negative, so its sign bit is free; WGSL `WARM_SETTLED`) set once a
+/// substep's first narrow phase finds the point without a body contact
+/// or with its centre outside the body it touches (depth at most one
+/// point radius): from then on its body contacts push their whole depth
+/// out. Zeroed warm starts (a new point, `set_state`, an edit that packs
+/// the world again) have it clear, so a body placed inside another
+/// leaves it at the push speed ([`BODY_PUSH_SLOP`]), while a contact that
+/// a pile's load presses deep is pushed out whole.
+pub const WARM_SETTLED: u32 = 0x8000_0000;
+
 /// Largest magnitude of one fixed-point contribution, in units of
 /// `1 / SimParams::contact_scale` (clamped; an accumulator holds twice
 /// that): `2^30`, so a contribution of `x` m or m/s is clamped to

@@ -70,6 +70,23 @@ pub fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
 
 /// The CPU solver, and the GPU one when there is an adapter ([`gpu`]):
 /// for tests that run a world on both paths.
+/// Steps `s` one step at a time, `steps` steps: the fastest any point
+/// moved at the end of a step.
+#[track_caller]
+pub fn fastest_over(s: &mut Solver, steps: u32) -> f32 {
+    let mut fastest = 0.0f32;
+    for _ in 0..steps {
+        s.step(1).unwrap();
+        let (_, vel) = s.state().unwrap();
+        let v = vel
+            .iter()
+            .map(|&v| Vec2::from(v).length())
+            .fold(0.0, f32::max);
+        fastest = fastest.max(v);
+    }
+    fastest
+}
+
 pub fn both(world: &World) -> Vec<Solver> {
     let mut v = vec![Solver::cpu(world).unwrap()];
     if let Some(ctx) = gpu() {

@@ -6,7 +6,7 @@
 //! fused with integrate).
 
 use crate::common::closed_form::*;
-use crate::common::{gpu, run_finite};
+use crate::common::{fastest_over, gpu, run_finite};
 use crate::{Gpu, Stepper, gpu_check, slide};
 use softbody::cpu::CpuSolver;
 use softbody::gpu::Stage;
@@ -475,17 +475,7 @@ fn bodies_placed_inside_colliders_rise_out_at_the_push_speed() {
         }
         for mut s in solvers {
             let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
-            let steps = (1.0 / dt).round() as u32;
-            let mut fastest = 0.0f32;
-            for _ in 0..steps {
-                s.step(1).unwrap();
-                let (_, vel) = s.state().unwrap();
-                let v = vel
-                    .iter()
-                    .map(|&v| Vec2::from(v).length())
-                    .fold(0.0, f32::max);
-                fastest = fastest.max(v);
-            }
+            let fastest = fastest_over(&mut s, (1.0 / dt).round() as u32);
             let (pos, _) = s.state().unwrap();
             let left = deepest(&pos);
             eprintln!(

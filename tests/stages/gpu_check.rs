@@ -270,7 +270,7 @@ fn scenes() -> Vec<Scene> {
         ("gravity-fields", gravity_world(), None),
         ("terrain", terrain_world(), None),
         ("kinematic", crate::move_bodies::kinematic_world(), None),
-        ("deep-in-colliders", deep_world(), None),
+        ("deep-overlaps", deep_world(), None),
     ]
 }
 
@@ -379,10 +379,16 @@ pub fn terrain_world() -> World {
 }
 
 /// Bodies deep in a floor, a planet and a terrain valley
-/// (`collide::sunk_bodies`), and a rod whose ends start 0.3 m deep in the
-/// floor: collider contacts that push out at the push speed.
+/// (`collide::sunk_bodies`), a rod whose ends start 0.3 m deep in the
+/// floor, and two wheels set down 0.4 m into each other: collider and
+/// body contacts that push out at the push speed.
 fn deep_world() -> World {
     let (mut world, _) = crate::collide::sunk_bodies(1.0, 1.0 / 60.0);
+    for x in [12.0, 12.6] {
+        Wheel::new(Vec2::new(x, 0.6), 0.5, 12)
+            .build(&mut world)
+            .unwrap();
+    }
     let a = world.add_point(Point::new(Vec2::new(3.0, -0.3))).unwrap();
     let b = world
         .add_point(Point::new(Vec2::new(3.8, -0.3)).vel(Vec2::new(0.0, 1.0)))

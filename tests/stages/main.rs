@@ -35,6 +35,7 @@ mod impact;
 mod integrate;
 mod move_bodies;
 mod move_colliders;
+mod overlap;
 mod query;
 mod rods;
 mod shape_match;

@@ -19,10 +19,10 @@
 use glam::Vec2;
 
 use super::broad_phase::{Grid, cell_key, cell_slot, fit_of, fixed_of, grid_cell};
-use super::{ContactMaterial, contact_response, contact_threshold, cross2, par, v2};
+use super::{ContactMaterial, contact_response, contact_threshold, cross2, par, push_depth, v2};
 use crate::layout::{
-    BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo, SLEEP_WAKE,
-    SimParams,
+    BODY_PUSH_SLOP, BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo,
+    SLEEP_WAKE, SimParams,
 };
 
 /// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).

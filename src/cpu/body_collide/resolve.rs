@@ -3,6 +3,7 @@
 //! the accumulators and added to the state.
 
 use super::*;
+use crate::layout::WARM_SETTLED;
 
 /// A pair's contact material (WGSL `pair_material`): the larger
 /// elasticity (Box2D's rule: one bouncy side makes a bouncy contact), the
@@ -228,8 +229,9 @@ pub fn resolve_point(
             // is left of its warm start, as far as it separates.
             let vn = vrel.dot(n);
             let mut pull = 0.0;
+            let settled = warm[i][2] & WARM_SETTLED;
             if hit.body == warm[i][1] {
-                let mut left = f32::from_bits(warm[i][2]);
+                let mut left = f32::from_bits(warm[i][2] & !WARM_SETTLED);
                 let mut total = f32::from_bits(warm[i][3]);
                 if vn < 0.0 {
                     total -= vn / split_w;
@@ -238,10 +240,18 @@ pub fn resolve_point(
                     left -= pull;
                     total -= pull;
                 }
-                out.warm = Some([left.to_bits(), total.to_bits()]);
+                out.warm = Some([left.to_bits() | settled, total.to_bits()]);
             }
             let depth = if relax { 0.0 } else { hit.depth };
             let threshold = contact_threshold(sim, vrel, n, depth);
+            // A point placed inside another body leaves it at the push
+            // speed until it has settled (docs/physics.md, "Deep
+            // overlaps").
+            let depth = if settled == 0 {
+                push_depth(sim, vrel, n, depth, BODY_PUSH_SLOP * sim.point_radius)
+            } else {
+                depth
+            };
             let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
             let push = if relax {
                 Vec2::ZERO

@@ -4,6 +4,7 @@
 //! start a substep's first narrow phase applies.
 
 use super::*;
+use crate::layout::WARM_SETTLED;
 use crate::world::Remap;
 
 /// WGSL `WARM_START`: the share of the normal impulse a contact ended the
@@ -48,6 +49,20 @@ pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
         WARM_START * total
     } else {
         0.0
+    }
+}
+
+/// [`WARM_SETTLED`] when the point's state `w` has it or its substep's
+/// first narrow phase found `hit` without a body or with the point's
+/// centre outside the body (depth at most one point radius; WGSL
+/// `settled`), else 0.
+#[inline]
+pub fn settled(sim: &SimParams, hit: &ContactHit, w: &Warm) -> u32 {
+    let shallow = hit.body == u32::MAX || hit.depth <= sim.point_radius;
+    if w[2] & WARM_SETTLED != 0 || shallow {
+        WARM_SETTLED
+    } else {
+        0
     }
 }
 
@@ -106,9 +121,9 @@ pub fn warm_start(
     // Every point's state moves on first; its warm start is then in [2].
     for (hit, w) in hits[..n].iter().zip(&mut warm[..n]) {
         let j = warm_impulse(hit, w).to_bits();
-        *w = [w[1], hit.body, j, j];
+        *w = [w[1], hit.body, j | settled(bind.sim, hit, w), j];
     }
-    let started = |i: usize| f32::from_bits(warm[i][2]);
+    let started = |i: usize| f32::from_bits(warm[i][2] & !WARM_SETTLED);
     let ResolveScratch { active, each } = scratch;
     active.clear();
     active.extend((0..n as u32).filter(|&i| started(i as usize) > 0.0));

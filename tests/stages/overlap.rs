@@ -1,0 +1,74 @@
+//! Bodies placed inside each other (docs/physics.md, "Deep overlaps"):
+//! body contacts push a point that starts a substep wholly inside another
+//! body's outline out at `Params::push_speed`, so that a pair set down
+//! overlapping parts instead of being flung apart by its shapes' springs.
+
+use crate::common::{both, fastest_over};
+use softbody::measure::pile_report;
+use softbody::pack::Packed;
+use softbody::prelude::*;
+
+/// On a floor, in units of `1/k` m at time step `dt`, pairs set down
+/// overlapping with neither's centre inside the other (so tangle recovery
+/// does not take them): two 12-point wheels of radius 0.5 m, 0.6 m apart
+/// (0.4 m deep); two hubless 16-point rings of radius 0.4 m, 0.5 m apart;
+/// a 0.6 m box with diagonal springs and a 10-point ring of radius 0.3 m
+/// 0.45 m from its centre.
+fn overlapping_pairs(k: f32, dt: f32) -> World {
+    let mut w = World::new(Params {
+        dt,
+        ..Params::with_length_unit(k).unwrap()
+    });
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let at = |x: f32, y: f32| Vec2::new(x, y) * k;
+    for x in [0.0, 0.6] {
+        Wheel::new(at(x, 0.6), 0.5 * k, 12).build(&mut w).unwrap();
+    }
+    for x in [4.0, 4.5] {
+        Blob::new(at(x, 0.5), 0.4 * k, 16)
+            .center_point(false)
+            .build(&mut w)
+            .unwrap();
+    }
+    BoxShape::new(at(8.0, 0.4), Vec2::splat(0.6 * k))
+        .diagonals(true)
+        .build(&mut w)
+        .unwrap();
+    Blob::new(at(8.45, 0.4), 0.3 * k, 10)
+        .center_point(false)
+        .rotation(0.3)
+        .build(&mut w)
+        .unwrap();
+    w
+}
+
+/// Each pair parts within two seconds, on both paths, in metres and
+/// centimetres and at two time steps, and no point ever moves faster than
+/// twice the push speed: pushing a point's whole depth out in one substep
+/// threw the wheels apart at 23 m/s and the rings at 18 m/s.
+#[test]
+fn bodies_placed_inside_each_other_part_at_the_push_speed() {
+    for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 30.0)] {
+        let world = overlapping_pairs(k, dt);
+        let packed = Packed::from_world(&world).unwrap();
+        let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+        let zero = vec![[0.0; 2]; start.len()];
+        let r = pile_report(&packed, &start, &zero);
+        assert_eq!(r.bodies_overlapped, 0, "no centre starts inside: {r:?}");
+        assert!(r.points_inside >= 12, "the pairs start deep: {r:?}");
+        let push = world.params.push_speed;
+        for mut s in both(&world) {
+            let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
+            let fastest = fastest_over(&mut s, (2.0 / dt).round() as u32);
+            let (pos, vel) = s.state().unwrap();
+            let r = pile_report(&packed, &pos, &vel);
+            eprintln!(
+                "{what}: fastest {:.2} push speeds, {} points inside at 2 s",
+                fastest / push,
+                r.points_inside
+            );
+            assert!(fastest <= 2.0 * push, "{what}: a point at {fastest}");
+            assert_eq!(r.points_inside, 0, "{what}: {r:?}");
+        }
+    }
+}
