@@ -10,6 +10,7 @@ mod broad_phase;
 mod buffers;
 mod collide;
 mod commands;
+mod contact_buffers;
 mod context;
 mod events;
 mod impact;
