@@ -158,6 +158,21 @@ pub fn deinterleave(state: &[[f32; 4]]) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
 
 /// Checks that a storage buffer of `bytes` fits the device's limits; the
 /// error names the buffer and the limit it passes.
+/// Writes `bytes`, an array's tail, at byte `at` of `buffer` (nothing when
+/// empty) and returns the bytes written: what an append adds behind the
+/// records a buffer already holds.
+pub(crate) fn write_tail(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    at: usize,
+    bytes: &[u8],
+) -> u64 {
+    if !bytes.is_empty() {
+        queue.write_buffer(buffer, at as u64, bytes);
+    }
+    bytes.len() as u64
+}
+
 pub(crate) fn check_storage_size(
     limits: &wgpu::Limits,
     name: &'static str,

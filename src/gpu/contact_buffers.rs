@@ -12,7 +12,7 @@
 use wgpu::util::DeviceExt;
 
 use super::SolverError;
-use super::buffers::check_storage_size;
+use super::buffers::{check_storage_size, write_tail};
 use crate::layout::{ContactHit, SCAN_BLOCK};
 use crate::pack::Packed;
 
@@ -324,12 +324,9 @@ impl ContactBuffers {
             all: &[T],
             from: usize,
         ) -> u64 {
-            let bytes: &[u8] = bytemuck::cast_slice(&all[from.min(all.len())..]);
-            if !bytes.is_empty() {
-                let at = (from * std::mem::size_of::<T>()) as u64;
-                queue.write_buffer(buffer, at, bytes);
-            }
-            bytes.len() as u64
+            let from = from.min(all.len());
+            let at = from * std::mem::size_of::<T>();
+            write_tail(queue, buffer, at, bytemuck::cast_slice(&all[from..]))
         }
         let written = tail(
             queue,

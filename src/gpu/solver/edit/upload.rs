@@ -7,6 +7,7 @@ use super::super::super::SolverError;
 use super::super::super::broad_phase::{AppendedFrom, ContactBuffers, ContactRoom};
 use super::super::super::buffers::{
     Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes, static_arrays,
+    write_tail,
 };
 use super::super::GpuSolver;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
@@ -107,13 +108,7 @@ impl Before<'_> {
                 Before::Appended { body_order, .. } if a.name == "body_order" => {
                     write_changed(queue, t, bytemuck::cast_slice(body_order), a.bytes)
                 }
-                Before::Appended { lens, .. } => {
-                    let tail = &a.bytes[lens[k]..];
-                    if !tail.is_empty() {
-                        queue.write_buffer(t, lens[k] as u64, tail);
-                    }
-                    tail.len() as u64
-                }
+                Before::Appended { lens, .. } => write_tail(queue, t, lens[k], &a.bytes[lens[k]..]),
             };
         }
         bytes
@@ -131,12 +126,13 @@ impl Before<'_> {
             ),
             Before::Appended { points, .. } => {
                 let tail: Vec<_> = new.sleep_points_from(*points).collect();
-                let bytes: &[u8] = bytemuck::cast_slice(&tail);
                 let record = std::mem::size_of::<crate::layout::SleepPoint>();
-                if !bytes.is_empty() {
-                    queue.write_buffer(&b.sleep_points, (points * record) as u64, bytes);
-                }
-                bytes.len() as u64
+                write_tail(
+                    queue,
+                    &b.sleep_points,
+                    points * record,
+                    bytemuck::cast_slice(&tail),
+                )
             }
         }
     }
