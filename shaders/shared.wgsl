@@ -47,7 +47,9 @@ struct SimParams {
     // The fastest a collider contact pushes out the depth a point had at
     // the substep's start, m/s (push_depth).
     push_speed: f32,
-    _pad: u32,
+    // push_speed over the contact passes a substep runs: how fast one pass
+    // pushes a point that has not settled out of another body, m/s.
+    body_push_speed: f32,
 }
 
 // Sleeping (sleep.wgsl): a point's assembly (the index of its root

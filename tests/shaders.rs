@@ -90,7 +90,7 @@ fn rust_structs_match_naga_layouts() {
             untangle_speed,
             dt,
             push_speed,
-            _pad
+            body_push_speed
         ]
     );
     check_layout!(module, SleepPoint, [group, inv_mass]);

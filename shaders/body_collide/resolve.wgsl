@@ -228,7 +228,7 @@ fn resolve_at(i: u32, relax: bool) {
             // overlaps").
             var pushed = depth;
             if (settled_bit == 0u) {
-                pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.push_speed);
+                pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.body_push_speed);
             }
             let r = contact_response(vrel, hit.n, pushed, m, sim.h, threshold);
             var push = vec2<f32>(0.0);

@@ -115,7 +115,7 @@ pub fn respond(
     };
     let vrel = v - vs;
     let threshold = contact_threshold(sim, vrel, n, depth);
-    let depth = push_depth(sim, vrel, n, depth, sim.point_radius);
+    let depth = push_depth(sim, (vrel, n), depth, sim.point_radius, sim.push_speed);
     let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
     (p + n * depth + dp, v + dv)
 }

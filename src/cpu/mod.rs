@@ -101,13 +101,20 @@ pub fn contact_threshold(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32) -> f3
 /// [`BODY_PUSH_SLOP`](crate::layout::BODY_PUSH_SLOP) radii for a body's
 /// outline) or a push speed's step deep at the substep's start
 /// (`depth + (vrel . n) h`, as in [`contact_threshold`]); then only
-/// toward that depth less the step, so that a body placed inside a
-/// collider or another body leaves it at the push speed instead of being
-/// flung out by its shape's springs.
+/// toward that depth less the step (`push_speed h`: `SimParams::push_speed`
+/// for a collider, `body_push_speed` for one body contact pass), so that a
+/// body placed inside a collider or another body leaves it at the push
+/// speed instead of being flung out by its shape's springs.
 #[inline]
-pub fn push_depth(sim: &SimParams, vrel: Vec2, n: Vec2, depth: f32, slop: f32) -> f32 {
+pub fn push_depth(
+    sim: &SimParams,
+    (vrel, n): (Vec2, Vec2),
+    depth: f32,
+    slop: f32,
+    push_speed: f32,
+) -> f32 {
     let before = depth + vrel.dot(n) * sim.h;
-    let step = sim.push_speed * sim.h;
+    let step = push_speed * sim.h;
     if before <= slop.max(step) {
         depth
     } else {

@@ -96,8 +96,11 @@ pub struct SimParams {
     /// at the substep's start, m/s
     /// ([`Params::push_speed`](crate::Params::push_speed)).
     pub push_speed: f32,
-    /// Pads the struct to WGSL's 8-byte alignment.
-    pub _pad: u32,
+    /// The fastest one contact pass pushes a point that has not settled
+    /// out of another body ([`WARM_SETTLED`]), m/s: `push_speed` over
+    /// `Params::contact_iterations`, so that the passes of a substep
+    /// together push it out at `push_speed`.
+    pub body_push_speed: f32,
 }
 
 /// How fast a tangled pair of bodies (one's outline centre inside the

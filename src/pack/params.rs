@@ -22,6 +22,7 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         untangle_speed: UNTANGLE_PACE * params.point_radius,
         dt: params.dt,
         push_speed: params.push_speed,
+        body_push_speed: params.push_speed / params.contact_iterations.max(1) as f32,
         ..packed.sim
     }
 }

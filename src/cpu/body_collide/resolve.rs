@@ -248,7 +248,8 @@ pub fn resolve_point(
             // speed until it has settled (docs/physics.md, "Deep
             // overlaps").
             let depth = if settled == 0 {
-                push_depth(sim, vrel, n, depth, BODY_PUSH_SLOP * sim.point_radius)
+                let slop = BODY_PUSH_SLOP * sim.point_radius;
+                push_depth(sim, (vrel, n), depth, slop, sim.body_push_speed)
             } else {
                 depth
             };
