@@ -18,6 +18,10 @@
 //              angular impulse L: v += w x (x - c), w = L / I
 //              velocity (u, w):  v = u + w x (x - c)
 //              teleport to (p, t): x = p + R(t - angle) (x - c)
+//                                (a teleported point is unsettled again:
+//                                set down inside another body, it parts
+//                                at the push speed; docs/physics.md,
+//                                "Deep overlaps")
 //              target (p, t):    v = u + w x (x - c), u = (p - c) / dt,
 //                                w = (t - angle, wrapped to [-pi, pi]) / dt
 //            so an impulse changes the body's momentum by exactly J and its
@@ -35,6 +39,8 @@
 @group(0) @binding(5) var<storage, read_write> state: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> list: CommandList;
 @group(0) @binding(7) var<storage, read> rest_steps: array<u32>;
+// The body contacts' warm starts (one word when nothing can collide).
+@group(0) @binding(8) var<storage, read_write> warm: array<vec4<u32>>;
 
 struct Command {
     kind: u32,
@@ -72,6 +78,14 @@ fn own_mass(p: u32) -> f32 {
     return select(0.0, 1.0 / w, w > 0.0);
 }
 
+// Moves point p to x, keeping its velocity, and clears its settled bit.
+fn teleport(p: u32, x: vec2<f32>) {
+    state[p] = vec4<f32>(x, state[p].zw);
+    if (p < arrayLength(&warm)) {
+        warm[p].z &= ~WARM_SETTLED;
+    }
+}
+
 // w x d: the velocity of a point at d from the centre of a body turning at w.
 fn turning(w: f32, d: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(-w * d.y, w * d.x);
@@ -91,7 +105,7 @@ fn point_command(c: Command) {
             state[p] = vec4<f32>(s.xy, c.a);
         }
         default: {
-            state[p] = vec4<f32>(c.a, s.zw);
+            teleport(p, c.a);
         }
     }
 }
@@ -184,8 +198,7 @@ fn body_command(t: u32, c: Command) {
                 state[p] = vec4<f32>(s.xy, target_v + turning(target_w, d));
             }
             case COMMAND_BODY_TELEPORT: {
-                let x = c.a + vec2<f32>(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y);
-                state[p] = vec4<f32>(x, s.zw);
+                teleport(p, c.a + vec2<f32>(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y));
             }
             default: {
                 state[p] = vec4<f32>(s.xy, s.zw + dv + turning(dw, d));

@@ -46,7 +46,9 @@ pub enum Command {
     PointForce { point: PointHandle, force: Vec2 },
     /// Sets the point's velocity (m/s).
     PointVelocity { point: PointHandle, velocity: Vec2 },
-    /// Moves the point to `position` (m), keeping its velocity.
+    /// Moves the point to `position` (m), keeping its velocity. A point
+    /// moved inside another body leaves it at `Params::push_speed`
+    /// (docs/physics.md, "Deep overlaps").
     PointTeleport { point: PointHandle, position: Vec2 },
     /// An impulse (N s) at the world point `at` (m): the body's momentum
     /// changes by exactly `impulse`, its angular momentum about its centre
@@ -88,7 +90,9 @@ pub enum Command {
     },
     /// Moves the body rigidly so that its centre of mass is at `position`
     /// (m), and with `angle` turns it so that its best-fit angle from its
-    /// rest shape is `angle` (rad); the velocities stay as they are.
+    /// rest shape is `angle` (rad); the velocities stay as they are. A
+    /// body moved into another parts from it at `Params::push_speed`
+    /// instead of being thrown out (docs/physics.md, "Deep overlaps").
     BodyTeleport {
         body: BodyHandle,
         position: Vec2,

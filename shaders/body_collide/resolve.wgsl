@@ -223,11 +223,12 @@ fn resolve_at(i: u32, relax: bool) {
                 m.decay = 1.0;
             }
             let threshold = contact_threshold(vrel, hit.n, depth, sim.h, sim.point_radius, sim.restitution_threshold);
-            // A point placed inside another body leaves it at the push
-            // speed until it has settled (docs/physics.md, "Deep
+            // A point placed inside another body, or inside one placed
+            // over it, leaves it at the push speed until both have settled
+            // (the point and its edge's ends; docs/physics.md, "Deep
             // overlaps").
             var pushed = depth;
-            if (settled_bit == 0u) {
+            if ((settled_bit & warm[ends.x].z & warm[ends.y].z) == 0u) {
                 pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.body_push_speed);
             }
             let r = contact_response(vrel, hit.n, pushed, m, sim.h, threshold);

@@ -11,7 +11,7 @@ use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
     COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC,
     COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command, Member, PointInfo,
-    REDUCE_THREADS, SimParams, SleepPoint,
+    REDUCE_THREADS, SimParams, SleepPoint, WARM_SETTLED,
 };
 
 /// What the commands read and change.
@@ -23,6 +23,18 @@ pub struct Target<'a> {
     pub sleep_points: &'a [SleepPoint],
     pub pos: &'a mut [[f32; 2]],
     pub vel: &'a mut [[f32; 2]],
+    /// The body contacts' warm starts, whose settled bit a teleport clears
+    /// (empty when nothing can collide).
+    pub warm: &'a mut [[u32; 4]],
+}
+
+/// WGSL `teleport`: moves point `p` to `x`, keeping its velocity, and
+/// clears its settled bit ([`WARM_SETTLED`]).
+fn teleport(t: &mut Target, p: usize, x: Vec2) {
+    t.pos[p] = x.to_array();
+    if let Some(w) = t.warm.get_mut(p) {
+        w[2] &= !WARM_SETTLED;
+    }
 }
 
 /// WGSL `own_mass`.
@@ -89,7 +101,7 @@ fn point_command(t: &mut Target, c: &Command) {
             t.vel[p] = (v2(t.vel[p]) + v2(c.a) * t.sleep_points[p].inv_mass).to_array();
         }
         COMMAND_POINT_VELOCITY => t.vel[p] = c.a,
-        _ => t.pos[p] = c.a,
+        _ => teleport(t, p, v2(c.a)),
     }
 }
 
@@ -181,7 +193,7 @@ fn body_command(t: &mut Target, c: &Command) {
             COMMAND_BODY_TARGET => t.vel[p] = (target_v + turning(target_w, d)).to_array(),
             COMMAND_BODY_TELEPORT => {
                 let x = v2(c.a) + Vec2::new(rot.x * d.x - rot.y * d.y, rot.y * d.x + rot.x * d.y);
-                t.pos[p] = x.to_array();
+                teleport(t, p, x);
             }
             _ => t.vel[p] = (v2(t.vel[p]) + dv + turning(dw, d)).to_array(),
         }
@@ -257,6 +269,7 @@ mod tests {
             sleep_points: &sleep_points,
             pos: &mut pos,
             vel: &mut vel,
+            warm: &mut [],
         };
         let c = Command {
             kind: COMMAND_BODY_VELOCITY,

@@ -14,6 +14,8 @@ pub struct Commands {
     apply: wgpu::ComputePipeline,
     wake: wgpu::ComputePipeline,
     wake_bind: wgpu::BindGroup,
+    /// The apply's warm starts when nothing can collide (one record).
+    no_warm: wgpu::Buffer,
 }
 
 impl Commands {
@@ -31,21 +33,31 @@ impl Commands {
                 (7, &b.rest_steps),
             ],
         );
+        let no_warm = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("commands.no_warm"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         Self {
             apply,
             wake,
             wake_bind,
+            no_warm,
         }
     }
 
     /// Records `commands` (not empty) on state copy 0, where a step
     /// starts, then the wake over the points (`grid`). The list goes into
     /// a buffer of its own, made here: a caller may record several steps
-    /// before it submits, each with its own commands.
+    /// before it submits, each with its own commands. A teleport clears
+    /// its points' settled bits in `warm`, the body contacts' warm starts
+    /// (`None` when nothing can collide).
     pub fn record(
         &self,
         device: &wgpu::Device,
         b: &Buffers,
+        warm: Option<&wgpu::Buffer>,
         pass: &mut wgpu::ComputePass,
         commands: &[Command],
         grid: (u32, u32),
@@ -68,6 +80,7 @@ impl Commands {
                 (4, &b.members),
                 (5, &b.state[0]),
                 (6, &list),
+                (8, warm.unwrap_or(&self.no_warm)),
             ],
         );
         pass.set_pipeline(&self.apply);

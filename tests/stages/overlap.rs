@@ -4,6 +4,7 @@
 //! overlapping parts instead of being flung apart by its shapes' springs.
 
 use crate::common::{both, fastest_over};
+use softbody::commands::Command;
 use softbody::measure::pile_report;
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -61,6 +62,70 @@ fn bodies_placed_inside_each_other_part_at_the_push_speed() {
             let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
             let fastest = fastest_over(&mut s, (2.0 / dt).round() as u32);
             let (pos, vel) = s.state().unwrap();
+            let r = pile_report(&packed, &pos, &vel);
+            eprintln!(
+                "{what}: fastest {:.2} push speeds, {} points inside at 2 s",
+                fastest / push,
+                r.points_inside
+            );
+            assert!(fastest <= 2.0 * push, "{what}: a point at {fastest}");
+            assert_eq!(r.points_inside, 0, "{what}: {r:?}");
+        }
+    }
+}
+
+/// A body teleported into another, once both have rested, parts from it
+/// at the push speed as one placed there does: a teleport unsettles the
+/// points it moves. On both paths, in metres at dt 1/60 and in
+/// millimetres at dt 1/120, with shapes other than the placement test's:
+/// a 10-point wheel teleported 0.3 m into a 0.8 m box with diagonal
+/// springs, and a hubless 14-point ring teleported, turned, 0.25 m into
+/// another. Before, their points had settled long ago and were pushed out
+/// whole, at 4 to 9 push speeds.
+#[test]
+fn bodies_teleported_into_each_other_part_at_the_push_speed() {
+    for (k, dt) in [(1.0, 1.0 / 60.0), (1000.0, 1.0 / 120.0)] {
+        let mut w = World::new(Params {
+            dt,
+            ..Params::with_length_unit(k).unwrap()
+        });
+        w.add_plane(HalfPlane::floor(0.0)).unwrap();
+        let at = |x: f32, y: f32| Vec2::new(x, y) * k;
+        BoxShape::new(at(0.0, 0.4), Vec2::splat(0.8 * k))
+            .diagonals(true)
+            .build(&mut w)
+            .unwrap();
+        let wheel = Wheel::new(at(3.0, 0.35), 0.35 * k, 10)
+            .build(&mut w)
+            .unwrap();
+        Blob::new(at(6.0, 0.4), 0.4 * k, 14)
+            .center_point(false)
+            .build(&mut w)
+            .unwrap();
+        let ring = Blob::new(at(9.0, 0.4), 0.4 * k, 14)
+            .center_point(false)
+            .build(&mut w)
+            .unwrap();
+        let push = w.params.push_speed;
+        for mut s in both(&w) {
+            let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
+            // At rest on the floor: every point settled.
+            s.step((1.5 / dt).round() as u64).unwrap();
+            s.queue(Command::BodyTeleport {
+                body: wheel.bodies[0],
+                position: at(0.0 + 0.4 + 0.35 - 0.3, 0.4),
+                angle: None,
+            })
+            .unwrap();
+            s.queue(Command::BodyTeleport {
+                body: ring.bodies[0],
+                position: at(6.0 + 0.8 - 0.25, 0.45),
+                angle: Some(0.4),
+            })
+            .unwrap();
+            let fastest = fastest_over(&mut s, (2.0 / dt).round() as u32);
+            let (pos, vel) = s.state().unwrap();
+            let packed = Packed::from_world(&w).unwrap();
             let r = pile_report(&packed, &pos, &vel);
             eprintln!(
                 "{what}: fastest {:.2} push speeds, {} points inside at 2 s",

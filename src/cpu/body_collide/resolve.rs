@@ -244,10 +244,11 @@ pub fn resolve_point(
             }
             let depth = if relax { 0.0 } else { hit.depth };
             let threshold = contact_threshold(sim, vrel, n, depth);
-            // A point placed inside another body leaves it at the push
-            // speed until it has settled (docs/physics.md, "Deep
+            // A point placed inside another body, or inside one placed
+            // over it, leaves it at the push speed until both have settled
+            // (the point and its edge's ends; docs/physics.md, "Deep
             // overlaps").
-            let depth = if settled == 0 {
+            let depth = if settled & warm[ia as usize][2] & warm[ib as usize][2] == 0 {
                 let slop = BODY_PUSH_SLOP * sim.point_radius;
                 push_depth(sim, (vrel, n), depth, slop, sim.body_push_speed)
             } else {

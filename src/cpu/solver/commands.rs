@@ -38,6 +38,7 @@ impl CpuSolver {
             sleep_points: self.sleep.points(),
             pos: &mut p.pos,
             vel: &mut p.vel,
+            warm: &mut self.contacts.warm,
         };
         commands::apply(&mut target, &self.commands);
         self.commands.clear();

@@ -65,7 +65,14 @@ impl GpuSolver {
             return;
         }
         let queued = std::mem::take(&mut self.queued);
-        self.commands
-            .record(&self.device, &self.buffers, pass, &queued, self.point_grid);
+        let warm = self.contacts.as_ref().map(|c| &c.buffers.warm);
+        self.commands.record(
+            &self.device,
+            &self.buffers,
+            warm,
+            pass,
+            &queued,
+            self.point_grid,
+        );
     }
 }
