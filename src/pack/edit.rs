@@ -144,9 +144,15 @@ impl Packed {
             )));
         }
         world.params.validate()?;
-        let mut new = self.clone();
-        new.apply_removal(world, removal)?;
-        new.follow_defaults(world, resolved)?;
+        let mut new = self.removal_of(world, removal)?;
+        if resolved == Some(&world.params) {
+            // Survivors keep their springs, masses, damping and default
+            // stiffness rules: only a body's stiffness can change (its
+            // points' memberships, a reshape).
+            new.check_body_stability(world.params.h())?;
+        } else {
+            new.follow_defaults(world, resolved)?;
+        }
         Ok(new)
     }
 
@@ -366,6 +372,14 @@ impl Packed {
     /// the survivors, so the packed items that survive are still the first
     /// ones of the world.
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
+        *self = self.removal_of(world, removal)?;
+        Ok(())
+    }
+
+    /// [`Packed::apply_removal`] as a new packed world, built from this one
+    /// without copying it first: the arrays a removal changes are made
+    /// from these, the few small ones cloned.
+    fn removal_of(&self, world: &World, removal: &Removal) -> Result<Packed, WorldError> {
         for (what, packed, old) in [
             ("points", self.point_info.len(), removal.points.old_len()),
             ("springs", self.springs.len(), removal.springs.old_len()),
@@ -427,19 +441,32 @@ impl Packed {
                 bodies.push(BodyInfo { first, ..*info });
             }
         }
-        self.pos = map.retain(&self.pos);
-        self.vel = map.retain(&self.vel);
-        self.gravity_scale = map.retain(&self.gravity_scale);
-        self.point_info = point_info;
-        self.springs = springs;
-        self.bodies = bodies;
-        self.members = members;
-        self.kinematic = kinematic_bodies(world, self.bodies.len());
-        self.remap_indices(params, removal);
-        self.resolve_body_stiffness(world, 0);
-        self.pack_contacts(world);
-        self.note_packed(world);
-        Ok(())
+        let num_bodies = bodies.len();
+        let mut new = Packed {
+            sim: self.sim,
+            pos: map.retain(&self.pos),
+            vel: map.retain(&self.vel),
+            point_info,
+            gravity_scale: map.retain(&self.gravity_scale),
+            materials: self.materials.clone(),
+            springs,
+            bodies,
+            members,
+            planets: self.planets.clone(),
+            planes: self.planes.clone(),
+            kinematic: kinematic_bodies(world, num_bodies),
+            terrain: self.terrain.clone(),
+            terrains: self.terrains,
+            prefix: self.prefix,
+            // Made below from these (`remap_indices`) and from the world
+            // (`pack_contacts`).
+            ..Packed::default()
+        };
+        new.remap_indices(self, params, removal);
+        new.resolve_body_stiffness(world, 0);
+        new.pack_contacts(world);
+        new.note_packed(world);
+        Ok(new)
     }
 
     /// Resolves the items' defaults (materials, springs and bodies that

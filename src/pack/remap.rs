@@ -48,16 +48,17 @@ impl HalfSprings {
 
 impl Packed {
     /// The per-point records, body order, rod count and impact bodies
-    /// after `removal`, whose survivors are packed already (bodies and
-    /// members, reshaped ones included): the per-point records of the
-    /// survivors renumbered, those of the reshaped bodies given their new
-    /// rest offsets, the per-body lists made again (a few words a body).
-    pub(super) fn remap_indices(&mut self, params: &Params, removal: &Removal) {
+    /// after `removal`, whose survivors are packed here already (bodies and
+    /// members, reshaped ones included) from `old`, the packed world it
+    /// was made on: the per-point records of the survivors renumbered,
+    /// those of the reshaped bodies given their new rest offsets, the
+    /// per-body lists made again (a few words a body).
+    pub(super) fn remap_indices(&mut self, old: &Packed, params: &Params, removal: &Removal) {
         let points = removal.point_remap();
         let bodies = removal.body_remap();
-        self.spring_halves = self.spring_halves.after_removal(points);
-        self.rod_halves = self.rod_halves.after_removal(points);
-        let mut members: PointMembers = self.point_members.remapped(points, |m| {
+        self.spring_halves = old.spring_halves.after_removal(points);
+        self.rod_halves = old.rod_halves.after_removal(points);
+        let mut members: PointMembers = old.point_members.remapped(points, |m| {
             Some(PointMember {
                 body: bodies.get(m.body)?,
                 ..*m

@@ -70,6 +70,21 @@ fn spring_limit(e: f32) -> f32 {
 /// does not scale the pull: one substep of a member relative to the rigid
 /// motion is `v' = e v - k h x`, `x' = x + h v'`, with determinant `e` and
 /// trace `1 + e - x`, past -1 exactly when `x = k h^2 > 2 (1 + e)`.
+/// What a body's stability bound weighs ([`body_load`]).
+const BODY_LOAD: &str = "(k + k_area) h^2";
+
+/// A body's load on each of its points at substep `h`, and its bound: the
+/// area term stiffens the body's breathing mode by its own k.
+fn body_load(body: &BodyInfo, h: f32) -> (f32, f32) {
+    let area = if body.area_norm > 0.0 {
+        body.area_stiffness
+    } else {
+        0.0
+    };
+    let load = (body.stiffness + area) * h * h;
+    (load, body_limit((-body.damping * h).exp()))
+}
+
 fn body_limit(e: f32) -> f32 {
     2.0 * (1.0 + e)
 }
@@ -149,6 +164,32 @@ impl Packed {
         self.stability_from(h, 0, 0, 0).check()
     }
 
+    /// [`Packed::check_stability`] of the bodies alone, one check a body:
+    /// a removal's, at the parameters the survivors were checked with,
+    /// which leaves their springs as they were.
+    pub(super) fn check_body_stability(&self, h: f32) -> Result<(), WorldError> {
+        for (b, body) in self.bodies.iter().enumerate() {
+            let span = body.first as usize..(body.first + body.count) as usize;
+            if self.members[span]
+                .iter()
+                .all(|m| self.point_info[m.point as usize].inv_mass == 0.0)
+            {
+                continue;
+            }
+            let (load, limit) = body_load(body, h);
+            if load > limit {
+                return Err(WorldError::Unstable {
+                    item: Item::Body(b as u32),
+                    what: BODY_LOAD,
+                    value: load,
+                    limit,
+                    h,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The bounds of the springs from `s0` and the bodies from `b0` alone,
     /// which touch no point before `n0` (the worst points' indices count
     /// from `n0`), without the sag (`(0, 0)`: see [`Packed::stability`]).
@@ -212,17 +253,10 @@ impl Packed {
                 continue;
             }
             let i = i - n0;
-            // The area term stiffens the body's breathing mode by its own k.
-            let area = if body.area_norm > 0.0 {
-                body.area_stiffness
-            } else {
-                0.0
-            };
-            let load = (body.stiffness + area) * h * h;
+            let (load, limit) = body_load(body, h);
             shape[i] += load;
-            let e = (-body.damping * h).exp();
-            damping[i] += 1.0 - e;
-            flag(Item::Body(b), "(k + k_area) h^2", load, body_limit(e));
+            damping[i] += 1.0 - (-body.damping * h).exp();
+            flag(Item::Body(b), BODY_LOAD, load, limit);
         }
         let worst = |v: &[f32]| {
             v.iter().enumerate().fold((0.0f32, 0u32), |best, (i, &x)| {
@@ -312,6 +346,38 @@ mod tests {
             .unwrap();
         let h = w.params.h();
         Packed::from_world(&w).unwrap().stability(h).sag
+    }
+
+    /// A removal's check of the bodies alone refuses the body the whole
+    /// check refuses, with the same error, and passes what it passes; a
+    /// pinned body is not checked.
+    #[test]
+    fn the_body_check_finds_the_diverging_body_the_whole_check_finds() {
+        let mut w = World::default();
+        for x in [0.0, 3.0, 6.0] {
+            BoxShape::new(Vec2::new(x, 1.0), Vec2::splat(1.0))
+                .build(&mut w)
+                .unwrap();
+        }
+        let h = w.params.h();
+        let mut packed = Packed::from_world(&w).unwrap();
+        assert!(packed.check_body_stability(h).is_ok());
+        packed.bodies[1].stiffness = 1.0e9;
+        let whole = packed.check_stability(h).unwrap_err();
+        assert!(matches!(
+            whole,
+            WorldError::Unstable {
+                item: Item::Body(1),
+                ..
+            }
+        ));
+        assert_eq!(packed.check_body_stability(h).unwrap_err(), whole);
+        let first = packed.bodies[1].first as usize;
+        for m in &packed.members[first..first + 4] {
+            packed.point_info[m.point as usize].inv_mass = 0.0;
+        }
+        assert!(packed.check_body_stability(h).is_ok());
+        assert!(packed.check_stability(h).is_ok());
     }
 
     /// A body synced into a world (an append in place) is weighed as one
