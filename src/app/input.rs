@@ -18,10 +18,15 @@ impl Running {
                 let p = Vec2::new(position.x as f32, position.y as f32);
                 let delta = p - self.cursor;
                 self.cursor = p;
+                // Panning takes the camera from the ship.
                 if self.gesture.busy() {
                     let pan = self.gesture.moved(delta);
+                    if pan != Vec2::ZERO {
+                        self.follow.set(false);
+                    }
                     self.camera.pan_pixels(pan);
                 } else if self.middle_down {
+                    self.follow.set(false);
                     self.camera.pan_pixels(delta);
                 }
             }
@@ -82,6 +87,9 @@ impl Running {
                 "n" | "." => c.step_once = true,
                 "r" if !event.repeat => c.reset = true,
                 "f" if !event.repeat => c.fit = true,
+                "g" if !event.repeat && self.ship.is_some() => {
+                    self.follow.set(!self.follow.on);
+                }
                 "s" if !event.repeat => c.speed = if c.speed < 1.0 { 1.0 } else { 0.25 },
                 "[" => c.params.substeps = fewer_substeps(c.params.substeps),
                 "]" => c.params.substeps = more_substeps(c.params.substeps),

@@ -21,6 +21,7 @@
 //! ```
 
 mod clock;
+mod follow;
 mod gesture;
 mod input;
 mod lights;
@@ -361,6 +362,8 @@ struct Running {
     thrusters: Thrusters,
     /// With the ship: bodies that begin touching flash.
     lights: Option<lights::Lights>,
+    /// With the ship: the camera follows it.
+    follow: follow::Follow,
 }
 
 /// The flight keys held down (arrows and Shift).

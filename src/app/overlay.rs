@@ -96,6 +96,10 @@ pub const CONTROLS_HELP: &[(&str, &str)] = &[
         "arrows, Shift",
         "ship sample: main engine, side thrusters, belly engines",
     ),
+    (
+        "G",
+        "ship sample: the camera follows the ship (on at the start; panning or fitting turns it off)",
+    ),
     ("Space", "pause / resume"),
     ("N or .", "single step (paused)"),
     ("R", "reset"),

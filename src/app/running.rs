@@ -157,6 +157,10 @@ impl Running {
             ship: opts.ship.clone(),
             thrusters: Thrusters::default(),
             lights: opts.ship.as_ref().map(|_| super::lights::Lights::default()),
+            follow: match opts.ship {
+                Some(_) => super::follow::Follow::new(),
+                None => super::follow::Follow::default(),
+            },
         })
     }
 
@@ -265,6 +269,7 @@ impl Running {
         self.attempt("fit", |r| {
             let world = r.sim.current_world(&r.device, &r.queue)?;
             r.camera = Camera::fit_world(&world, r.size());
+            r.follow.set(false);
             Ok(())
         });
     }
@@ -382,6 +387,7 @@ impl Running {
                 .wake_point(&self.queue, crate::world::PointHandle(p));
         }
         self.collect_lights();
+        self.follow.collect(&self.device);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let timed = self.timer.as_mut().is_some_and(GpuTimer::begin_frame);
         if let Some(t) = &self.timer {
@@ -410,6 +416,12 @@ impl Running {
             self.sim.solver.record_step(&mut encoder);
         }
         self.request_lights(&mut encoder, steps as f32 * dt);
+        if let Some(ship) = &self.ship {
+            let solver = &self.sim.solver;
+            self.follow
+                .request(solver, &self.device, &mut encoder, &ship.bodies);
+        }
+        self.follow.ease(&mut self.camera, steps as f32 * dt);
         self.sim.time += steps as f64 * dt as f64;
         smooth(&mut self.smoothed.steps, steps as f64);
         if let Some(t) = &mut self.timer {
