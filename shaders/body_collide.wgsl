@@ -65,7 +65,9 @@
 //            sim.untangle_speed, and both assemblies wake. For the rest of
 //            the step the narrow phase stands the pair's contacts outside
 //            down and pushes its contacts inside along that direction, at
-//            most UNTANGLE_PUSH times the pace: a point deep inside
+//            most UNTANGLE_PUSH times the pace a pass (a pair placed
+//            so, TANGLE_FRESH: that much a substep, sim.untangle_push,
+//            resolve): a point deep inside
 //            leaves by the nearest edge, which holds two bodies that
 //            passed into each other together.
 //

@@ -61,11 +61,11 @@ fn remap_tangles(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let w = TANGLE_WORDS * b + 4u * k;
         let first = old_tangles[w];
         let other = new_body(old_tangles[w + 1u]);
-        if ((first & ~TANGLE_KEPT) == 0u || other == REMOVED) {
+        if ((first & ~TANGLE_FLAGS) == 0u || other == REMOVED) {
             continue;
         }
         let t = TANGLE_WORDS * to + 4u * k;
-        tangles[t] = (outlines[other].group + 1u) | (first & TANGLE_KEPT);
+        tangles[t] = (outlines[other].group + 1u) | (first & TANGLE_FLAGS);
         tangles[t + 1u] = other;
         tangles[t + 2u] = old_tangles[w + 2u];
         tangles[t + 3u] = old_tangles[w + 3u];

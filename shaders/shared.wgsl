@@ -50,6 +50,11 @@ struct SimParams {
     // push_speed over the contact passes a substep runs: how fast one pass
     // pushes a point that has not settled out of another body, m/s.
     body_push_speed: f32,
+    // UNTANGLE_PUSH untangle_speed over the contact passes a substep runs:
+    // how fast one pass pushes a point of a pair placed tangled
+    // (TANGLE_FRESH) out, m/s.
+    untangle_push: f32,
+    _pad0: u32,
 }
 
 // Sleeping (sleep.wgsl): a point's assembly (the index of its root
@@ -74,6 +79,11 @@ const SLEEP_WINDOW: u32 = 4u;
 // narrow phase sets when it finds a point of the other assembly inside the
 // body (layout.rs, TANGLE_KEPT).
 const TANGLE_KEPT: u32 = 0x80000000u;
+// The bit of a tangle word that marks a pair placed tangled, found while
+// an outline point of either body had not settled (layout.rs,
+// TANGLE_FRESH), and both flags (TANGLE_FLAGS).
+const TANGLE_FRESH: u32 = 0x40000000u;
+const TANGLE_FLAGS: u32 = 0xc0000000u;
 // Words per body in that buffer: two tangles of four words (layout.rs,
 // TANGLE_WORDS).
 const TANGLE_WORDS: u32 = 8u;
@@ -82,8 +92,9 @@ const TANGLE_WORDS: u32 = 8u;
 // NEAR_SLOTS, NEAR_RECORD_WORDS).
 const NEAR_SLOTS: u32 = 4u;
 const NEAR_RECORD_WORDS: u32 = 8u;
-// The deepest a tangled pair's contact inside pushes per substep, in
-// multiples of untangle_speed h (layout.rs, UNTANGLE_PUSH).
+// The deepest a tangled pair's contact inside pushes per contact pass, in
+// multiples of untangle_speed h; a pair placed so, that much a substep
+// (layout.rs, UNTANGLE_PUSH; sim.untangle_push).
 const UNTANGLE_PUSH: f32 = 2.0;
 // The least area ratio the area term assumes (layout.rs, AREA_MIN_RATIO).
 const AREA_MIN_RATIO: f32 = 0.5;
@@ -254,8 +265,12 @@ struct SegmentInfo {
     thickness: f32,
     // Its polyline's index (contact events name it).
     terrain: u32,
-    _pad0: u32,
+    // Which ends are its polyline's open ends (SEGMENT_OPEN_A,
+    // SEGMENT_OPEN_B; layout/terrain.rs): past one, only the end's cap.
+    open_ends: u32,
 }
+const SEGMENT_OPEN_A: u32 = 1u;
+const SEGMENT_OPEN_B: u32 = 2u;
 
 // The grid over the terrain: cols x rows cells of `cell` m from `origin`.
 struct TerrainGrid {

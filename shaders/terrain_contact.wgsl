@@ -18,7 +18,8 @@ fn terrain_cell(p: vec2<f32>) -> u32 {
 // `layers`, as (normal, depth); no contact when depth <= 0. The nearest
 // segment listed in p's cell (ties: the first) decides: nearest its face,
 // a half-plane's contact; nearest an end, outside (on the side of the
-// vertex's normal) in contact within `radius`, inside within the
+// vertex's normal, or past a polyline's open end) in contact within
+// `radius`, inside within the
 // thickness. CPU mirror: cpu::terrain::terrain_contact.
 fn terrain_contact(layers: u32, p: vec2<f32>, radius: f32) -> vec3<f32> {
     let hit = terrain_hit(layers, p, radius);
@@ -88,7 +89,8 @@ fn terrain_hit(layers: u32, p: vec2<f32>, radius: f32) -> ColliderHit {
     if (best_d > 0.0) {
         dir = off / best_d;
     }
-    if (dot(off, side) >= 0.0) {
+    let open = select(SEGMENT_OPEN_B, SEGMENT_OPEN_A, best_u <= 0.0);
+    if (dot(off, side) >= 0.0 || (s.open_ends & open) != 0u) {
         if (best_d >= radius) {
             return none;
         }

@@ -314,7 +314,7 @@ pub fn check_tangles(bodies: usize, tangles: &[[u32; 8]]) -> Result<(), WorldErr
     }
     for (b, t) in tangles.iter().enumerate() {
         for slot in t.chunks_exact(4) {
-            if slot[0] & !crate::layout::TANGLE_KEPT == 0 {
+            if slot[0] & !crate::layout::TANGLE_FLAGS == 0 {
                 continue;
             }
             if slot[1] as usize >= bodies {

@@ -90,7 +90,9 @@ fn rust_structs_match_naga_layouts() {
             untangle_speed,
             dt,
             push_speed,
-            body_push_speed
+            body_push_speed,
+            untangle_push,
+            _pad0
         ]
     );
     check_layout!(module, SleepPoint, [group, inv_mass]);
@@ -157,7 +159,7 @@ fn rust_structs_match_naga_layouts() {
         module,
         SegmentInfo,
         [
-            a, b, normal, normal_a, normal_b, layers, thickness, terrain, _pad0
+            a, b, normal, normal_a, normal_b, layers, thickness, terrain, open_ends
         ]
     );
     check_layout!(
@@ -224,6 +226,10 @@ fn shared_constants_match() {
     assert_eq!(constant("SLEEP_WAKE"), SLEEP_WAKE);
     assert_eq!(constant("SLEEP_WINDOW"), SLEEP_WINDOW);
     assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);
+    assert_eq!(constant("TANGLE_FRESH"), TANGLE_FRESH);
+    assert_eq!(constant("SEGMENT_OPEN_A"), SEGMENT_OPEN_A);
+    assert_eq!(constant("SEGMENT_OPEN_B"), SEGMENT_OPEN_B);
+    assert_eq!(constant("TANGLE_FLAGS"), TANGLE_FLAGS);
     assert_eq!(constant("TANGLE_WORDS"), TANGLE_WORDS);
     assert_eq!(constant("ACTIVE_POINTS"), ACTIVE_POINTS);
     assert_eq!(constant("NEAR_SLOTS"), NEAR_SLOTS);

@@ -225,10 +225,16 @@ fn resolve_at(i: u32, relax: bool) {
             let threshold = contact_threshold(vrel, hit.n, depth, sim.h, sim.point_radius, sim.restitution_threshold);
             // A point placed inside another body, or inside one placed
             // over it, leaves it at the push speed until both have settled
-            // (the point and its edge's ends; docs/physics.md, "Deep
+            // (the point and its edge's ends), and a pair placed tangled
+            // at its pace (TANGLE_FRESH; docs/physics.md, "Deep
             // overlaps").
             var pushed = depth;
-            if ((settled_bit & warm[ends.x].z & warm[ends.y].z) == 0u) {
+            let tangle = tangle_word(hit.body, cp.group);
+            if (tangle != NO_BODY) {
+                if ((atomicLoad(&tangles[tangle]) & TANGLE_FRESH) != 0u) {
+                    pushed = min(depth, sim.untangle_push * sim.h);
+                }
+            } else if ((settled_bit & warm[ends.x].z & warm[ends.y].z) == 0u) {
                 pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.body_push_speed);
             }
             let r = contact_response(vrel, hit.n, pushed, m, sim.h, threshold);

@@ -8,7 +8,7 @@
 fn tangle_word(b: u32, group: u32) -> u32 {
     for (var k = 0u; k < 2u; k++) {
         let w = TANGLE_WORDS * b + 4u * k;
-        if ((atomicLoad(&tangles[w]) & ~TANGLE_KEPT) == group + 1u) {
+        if ((atomicLoad(&tangles[w]) & ~TANGLE_FLAGS) == group + 1u) {
             return w;
         }
     }
@@ -147,11 +147,26 @@ fn add_outline_velocity(o: BodyOutline, dv: vec2<i32>) {
     }
 }
 
+// Whether an outline point of `o` has not settled (WARM_SETTLED): the
+// body was placed where it is (built, spawned or teleported). CPU mirror:
+// cpu::body_collide::untangle::outline_fresh.
+fn outline_fresh(o: BodyOutline) -> bool {
+    for (var k = 0u; k < o.count; k++) {
+        if ((warm[outline_points[o.first + k]].z & WARM_SETTLED) == 0u) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Body b's tangle with `f` in its slot `k` (see body_collide.wgsl's
-// header): the slot, the pair's parting speed, and the wakes.
-fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32) {
+// header): the slot, the pair's parting speed, and the wakes. `fresh`:
+// b has a point that has not settled, or the pair was fresh last step;
+// the slot is fresh (TANGLE_FRESH) then or when the other has one.
+fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32, fresh: bool) {
     let other = outlines[f.body];
     let om = outline_motion(other);
+    let flag = select(0u, TANGLE_FRESH, fresh || outline_fresh(other));
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
     // no direction, so its contacts inside stand down too).
@@ -166,7 +181,7 @@ fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32) 
         }
     }
     let w = TANGLE_WORDS * b + 4u * k;
-    atomicStore(&tangles[w], other.group + 1u);
+    atomicStore(&tangles[w], (other.group + 1u) | flag);
     atomicStore(&tangles[w + 1u], f.body);
     atomicStore(&tangles[w + 2u], bitcast<u32>(n.x));
     atomicStore(&tangles[w + 3u], bitcast<u32>(n.y));
@@ -249,9 +264,17 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
             found[1] = f;
         }
     }
+    let fresh = outline_fresh(o);
     for (var k = 0u; k < 2u; k++) {
-        if (found[k].body != NO_BODY) {
-            tangle_with(b, o, m, found[k], k);
+        let f = found[k];
+        if (f.body == NO_BODY) {
+            continue;
         }
+        // Fresh last step with the same body: fresh until it parts.
+        var was_fresh = false;
+        for (var l = 0u; l < 2u; l++) {
+            was_fresh = was_fresh || (last[l].y == f.body && (last[l].x & TANGLE_FRESH) != 0u && (last[l].x & ~TANGLE_FLAGS) != 0u);
+        }
+        tangle_with(b, o, m, f, k, fresh || was_fresh);
     }
 }

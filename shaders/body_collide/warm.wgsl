@@ -59,14 +59,16 @@ fn warm_start(i: u32, hit: ContactHit, wi: f32) {
             add_fixed(ends.y, vec2<f32>(0.0), -jn * (hit.t * wb), WARM_SHARE);
         }
     }
-    warm[i] = vec4<u32>(w.y, hit.body, bitcast<u32>(j) | settled(hit, w), bitcast<u32>(j));
+    warm[i] = vec4<u32>(w.y, hit.body, bitcast<u32>(j) | settled(hit, w, contact_points[i].group), bitcast<u32>(j));
 }
 
 // WARM_SETTLED when the point's state `w` has it or its substep's first
 // narrow phase found `hit` without a body or with the point's centre
-// outside the body (depth at most one point radius), else 0. CPU mirror:
-// cpu::body_collide::settled.
-fn settled(hit: ContactHit, w: vec4<u32>) -> u32 {
-    let shallow = hit.body == NO_BODY || hit.depth <= sim.point_radius;
+// outside the body (depth at most one point radius) of a body not tangled
+// with its assembly `group` (a tangled pair's depth is capped), else 0.
+// CPU mirror: cpu::body_collide::settled.
+fn settled(hit: ContactHit, w: vec4<u32>, group: u32) -> u32 {
+    let shallow = hit.body == NO_BODY
+        || (hit.depth <= sim.point_radius && tangle_word(hit.body, group) == NO_BODY);
     return select(0u, WARM_SETTLED, (w.z & WARM_SETTLED) != 0u || shallow);
 }

@@ -7,7 +7,9 @@ use glam::Vec2;
 
 use super::collide::respond;
 use super::{par, v2};
-use crate::layout::{MaterialInfo, PointInfo, SegmentInfo, SimParams, TerrainGrid};
+use crate::layout::{
+    MaterialInfo, PointInfo, SEGMENT_OPEN_A, SEGMENT_OPEN_B, SegmentInfo, SimParams, TerrainGrid,
+};
 use crate::pack::PackedTerrain;
 
 /// The cell of the terrain's grid `p` is in, or `None` outside the grid
@@ -43,9 +45,10 @@ fn nearest_on(s: &SegmentInfo, p: Vec2) -> (Vec2, f32) {
 /// nearest (ties: the first) decides. Nearest to its face, the contact is
 /// a half-plane's: depth `radius - (p - a) . n` along the normal, within
 /// the thickness behind it. Nearest to an end, `p` is outside when on the
-/// side of the vertex's normal, and then in contact within `radius`
-/// (depth `radius - d`, pushed away from the vertex); inside, within the
-/// thickness (depth `radius + d`, pushed back through it).
+/// side of the vertex's normal or past a polyline's open end, and then in
+/// contact within `radius` (depth `radius - d`, pushed away from the
+/// vertex); inside, within the thickness (depth `radius + d`, pushed back
+/// through it).
 pub fn terrain_contact(t: &PackedTerrain, layers: u32, p: Vec2, radius: f32) -> (Vec2, f32) {
     terrain_hit(t, layers, p, radius).map_or((Vec2::ZERO, 0.0), |(n, depth, _)| (n, depth))
 }
@@ -103,7 +106,12 @@ pub fn terrain_hit(
     }
     let off = p - q;
     let dir = if d > 0.0 { off / d } else { side };
-    if off.dot(side) >= 0.0 {
+    let open = if u <= 0.0 {
+        SEGMENT_OPEN_A
+    } else {
+        SEGMENT_OPEN_B
+    };
+    if off.dot(side) >= 0.0 || s.open_ends & open != 0 {
         if d >= radius {
             return none;
         }

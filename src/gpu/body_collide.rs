@@ -291,14 +291,15 @@ impl BodyCollide {
         };
         let narrow_bind = narrow_group("narrow", &narrow);
         let narrow_warm_bind = narrow_group("narrow (warm start)", &narrow_warm);
-        // resolve and relax: the common bindings, the accumulators and the
-        // warm starts.
+        // resolve and relax: the common bindings, the accumulators, the
+        // warm starts and the tangles.
         let solve_bind = |label, pipeline| {
             [0, 1].map(|s| {
                 let mut e = common(s);
                 e.push((13, &c.acc));
                 e.push((18, &b.sleep_speed));
                 e.push((21, &c.warm));
+                e.push((22, &c.tangles));
                 e.push((25, &b.sleep_points));
                 e.push((26, &c.touched));
                 bind_group(device, label, pipeline, &e)
@@ -326,6 +327,7 @@ impl BodyCollide {
                     (18, &b.sleep_speed),
                     (19, &b.rest_steps),
                     (20, &c.slot_awake),
+                    (21, &c.warm),
                     (22, &c.tangles),
                 ],
             )

@@ -101,31 +101,16 @@ pub struct SimParams {
     /// `Params::contact_iterations`, so that the passes of a substep
     /// together push it out at `push_speed`.
     pub body_push_speed: f32,
+    /// The fastest one contact pass pushes a point of a pair placed
+    /// tangled ([`TANGLE_FRESH`]) out of the other body, m/s:
+    /// [`UNTANGLE_PUSH`] times `untangle_speed` over
+    /// `Params::contact_iterations`, so that the passes of a substep
+    /// together push it at `UNTANGLE_PUSH` times the pace.
+    pub untangle_push: f32,
+    /// Pads the struct to WGSL's size (a multiple of its 8-byte
+    /// alignment).
+    pub _pad0: u32,
 }
-
-/// How fast a tangled pair of bodies (one's outline centre inside the
-/// other's outline) is parted, in point radii per second (WGSL
-/// `SimParams::untangle_speed`): 2.4 m/s with the default 2 cm radius,
-/// whatever the time step. A pace rather than a push, as rapier's recovery
-/// pace: fast enough to part a pair pressed together by a deep pile (at
-/// 30 radii a second, 0.6 m/s, the default scene of 10,000 bodies kept
-/// 440 bodies overlapped at 15 s; at 120, 126), slow enough that a pair
-/// held in a pile reads little more than that speed.
-pub const UNTANGLE_PACE: f32 = 120.0;
-
-/// The deepest a tangled pair's contact inside pushes per substep, in
-/// multiples of `untangle_speed h` (WGSL `UNTANGLE_PUSH`): the pair's own
-/// contacts part it at about twice the untangle speed at most, so that a
-/// pair that passed deep into each other comes apart instead of being
-/// flung apart by the push of its deepest points (docs/physics.md,
-/// "Tangle recovery").
-pub const UNTANGLE_PUSH: f32 = 2.0;
-
-/// The bit of a tangle slot's first word (WGSL `tangles`) that the narrow
-/// phase sets when it finds a point of the slot's other assembly inside
-/// the body: the tangle holds at the next step even when the centre is
-/// out.
-pub const TANGLE_KEPT: u32 = 0x8000_0000;
 
 /// Where the active list's points start, in words after the contact
 /// counts (WGSL `ACTIVE_POINTS`; `body_collide.wgsl`, `counts`): the word
@@ -142,11 +127,6 @@ pub const NEAR_SLOTS: u32 = 4;
 /// (WGSL `NEAR_RECORD_WORDS`), after the points' warm starts: the broad
 /// phase's stamp, the count, the position, then [`NEAR_SLOTS`] bodies.
 pub const NEAR_RECORD_WORDS: u32 = 4 + NEAR_SLOTS;
-
-/// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body
-/// holds up to two tangles of four words, so that three bodies on one spot
-/// are each tangled with both others.
-pub const TANGLE_WORDS: u32 = 8;
 
 /// A point's sleeping record (WGSL `SleepPoint`): its assembly, the index
 /// of the assembly's root point ([`ContactPoint::group`]), and its own
@@ -676,6 +656,8 @@ impl ContactHit {
 }
 
 mod driving;
+mod tangles;
 mod terrain;
 pub use driving::*;
+pub use tangles::*;
 pub use terrain::*;

@@ -31,8 +31,18 @@ pub struct SegmentInfo {
     /// [`TerrainHandle`](crate::world::TerrainHandle), which contact
     /// events name.
     pub terrain: u32,
-    pub _pad0: u32,
+    /// Which of its ends are its polyline's open ends
+    /// ([`SEGMENT_OPEN_A`], [`SEGMENT_OPEN_B`]): past one there is no
+    /// inside, only the end's rounded cap.
+    pub open_ends: u32,
 }
+
+/// [`SegmentInfo::open_ends`]: `a` is an open end of its polyline (WGSL
+/// `SEGMENT_OPEN_A`).
+pub const SEGMENT_OPEN_A: u32 = 1;
+/// [`SegmentInfo::open_ends`]: `b` is an open end of its polyline (WGSL
+/// `SEGMENT_OPEN_B`).
+pub const SEGMENT_OPEN_B: u32 = 2;
 
 /// The grid over the terrain (WGSL `TerrainGrid`, a uniform buffer): cell
 /// `(i, j)` of `cols x rows` covers `origin + cell [i, i + 1) x [j, j +

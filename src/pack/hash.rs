@@ -5,7 +5,7 @@ use super::Packed;
 use super::items::area_stiffness;
 use crate::fnv::Fnv;
 use crate::frequency::DEFAULT_AREA_STIFFNESS;
-use crate::layout::{PlaneInfo, PlanetInfo, SimParams};
+use crate::layout::{PlaneInfo, PlanetInfo, SegmentInfo, SimParams};
 use crate::params::Params;
 
 /// A fingerprint of everything that defines a world's dynamics: the
@@ -141,7 +141,15 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         .collect();
     h.slice("planes", &planes);
     if !packed.terrain.segments.is_empty() {
-        h.slice("terrain", &packed.terrain.segments);
+        // Without the open ends, which follow from the polylines, so that
+        // terrain scenes from before them keep their hashes.
+        let segments: Vec<_> = packed
+            .terrain
+            .segments
+            .iter()
+            .map(|s| SegmentInfo { open_ends: 0, ..*s })
+            .collect();
+        h.slice("terrain", &segments);
     }
     if packed.planets.iter().any(PlanetInfo::moves) {
         let motions: Vec<[f32; 3]> = packed

@@ -6,7 +6,7 @@
 
 use super::Packed;
 use crate::error::WorldError;
-use crate::layout::{SLEEP_WINDOW, SimParams, UNTANGLE_PACE};
+use crate::layout::{SLEEP_WINDOW, SimParams, UNTANGLE_PACE, UNTANGLE_PUSH};
 use crate::params::Params;
 
 /// The uniform parameters for a world's counts.
@@ -23,6 +23,8 @@ pub fn sim_params(params: &Params, packed: &Packed) -> SimParams {
         dt: params.dt,
         push_speed: params.push_speed,
         body_push_speed: params.push_speed / params.contact_iterations.max(1) as f32,
+        untangle_push: UNTANGLE_PUSH * UNTANGLE_PACE * params.point_radius
+            / params.contact_iterations.max(1) as f32,
         ..packed.sim
     }
 }

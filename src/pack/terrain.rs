@@ -5,7 +5,9 @@
 
 use glam::Vec2;
 
-use crate::layout::{EVENT_KEEP_RADII, MAX_TERRAIN_CELLS, SegmentInfo, TerrainGrid};
+use crate::layout::{
+    EVENT_KEEP_RADII, MAX_TERRAIN_CELLS, SEGMENT_OPEN_A, SEGMENT_OPEN_B, SegmentInfo, TerrainGrid,
+};
 use crate::params::Params;
 use crate::world::{TERRAIN_THICKNESS_RADII, Terrain};
 
@@ -67,7 +69,8 @@ impl PackedTerrain {
                     layers: t.layers,
                     thickness: th,
                     terrain: index as u32,
-                    _pad0: 0,
+                    open_ends: if prev.is_none() { SEGMENT_OPEN_A } else { 0 }
+                        | if next.is_none() { SEGMENT_OPEN_B } else { 0 },
                 });
             }
         }

@@ -137,3 +137,80 @@ fn bodies_teleported_into_each_other_part_at_the_push_speed() {
         }
     }
 }
+
+/// On a floor, in units of `1/k` m at time step `dt`, pairs set down with
+/// one's outline centre inside the other, so that tangle recovery parts
+/// them: two 12-point wheels of radius 0.5 m, 0.32 m apart; two 1 m
+/// boxes, 0.36 m apart; a 1 m box with diagonal springs and a 0.8 m box
+/// turned 0.5 rad, 0.22 m apart; two hubless 16-point rings of radius
+/// 0.5 m, 0.42 m apart.
+fn tangled_pairs(k: f32, dt: f32) -> World {
+    let mut w = World::new(Params {
+        dt,
+        ..Params::with_length_unit(k).unwrap()
+    });
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let at = |x: f32, y: f32| Vec2::new(x, y) * k;
+    Wheel::new(at(0.0, 0.52), 0.5 * k, 12)
+        .build(&mut w)
+        .unwrap();
+    Wheel::new(at(0.25, 0.72), 0.5 * k, 12)
+        .build(&mut w)
+        .unwrap();
+    BoxShape::new(at(4.0, 0.52), Vec2::splat(k))
+        .build(&mut w)
+        .unwrap();
+    BoxShape::new(at(4.3, 0.72), Vec2::splat(k))
+        .build(&mut w)
+        .unwrap();
+    BoxShape::new(at(8.0, 0.52), Vec2::splat(k))
+        .diagonals(true)
+        .build(&mut w)
+        .unwrap();
+    BoxShape::new(at(8.2, 0.62), Vec2::splat(0.8 * k))
+        .rotation(0.5)
+        .build(&mut w)
+        .unwrap();
+    for (x, y) in [(12.0, 0.52), (12.3, 0.82)] {
+        Blob::new(at(x, y), 0.5 * k, 16)
+            .center_point(false)
+            .build(&mut w)
+            .unwrap();
+    }
+    w
+}
+
+/// Each pair parts within two seconds, on both paths, in metres at dt
+/// 1/60 and in centimetres at dt 1/30, and while they part (the first
+/// half second) no point moves faster than twice the push speed: each of
+/// a substep's two contact passes pushed a tangled pair's points inside
+/// at twice the pace, and the wheels parted at 9.7 m/s (3.2 push speeds),
+/// the boxes at 7.1. (The upper ring hops a metre.)
+#[test]
+fn bodies_placed_with_a_centre_inside_another_part_at_the_pace() {
+    for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 30.0)] {
+        let world = tangled_pairs(k, dt);
+        let packed = Packed::from_world(&world).unwrap();
+        let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+        let zero = vec![[0.0; 2]; start.len()];
+        let r = pile_report(&packed, &start, &zero);
+        assert!(r.bodies_overlapped >= 4, "centres start inside: {r:?}");
+        let push = world.params.push_speed;
+        for mut s in both(&world) {
+            let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
+            let fastest = fastest_over(&mut s, (0.5 / dt).round() as u32);
+            s.step((1.5 / dt).round() as u64).unwrap();
+            let (pos, vel) = s.state().unwrap();
+            let r = pile_report(&packed, &pos, &vel);
+            eprintln!(
+                "{what}: fastest {:.2} push speeds in 0.5 s; at 2 s {} points inside, {} bodies overlapped",
+                fastest / push,
+                r.points_inside,
+                r.bodies_overlapped
+            );
+            assert!(fastest <= 2.0 * push, "{what}: a point at {fastest}");
+            assert_eq!(r.points_inside, 0, "{what}: {r:?}");
+            assert_eq!(r.bodies_overlapped, 0, "{what}: {r:?}");
+        }
+    }
+}

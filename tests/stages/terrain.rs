@@ -257,3 +257,78 @@ fn terrain_matches_the_cpu() {
     let g = GpuSolver::new(&ctx.device, &ctx.queue, &world).unwrap();
     assert!(g.step_plan().contains(&Stage::Terrain));
 }
+
+/// Bodies that run off a ledge's open end fall as off a cliff, on both
+/// paths, in metres at dt 1/60 and in centimetres at dt 1/120: a 0.4 m box
+/// with diagonal springs and a hubless 12-point ring of 0.25 m leave a
+/// ledge 1.5 m up (a polyline from (0, 1.5) to (-6, 1.5), solid below) at
+/// 4 m/s. Past the end, the box's centre does not rise while it falls
+/// to 1 m (the ring's, which bounces off the end's rounded cap, at most
+/// at 0.5 m/s), and no point of the box moves faster than 1.5 times its
+/// speed until it is below the ledge; both land on the floor beyond. Past an open end there is no inside: before, the
+/// end's vertex drew what fell past it back up toward it, lifting the
+/// box's centre at 0.8 m/s and kicking a corner to 8.3 m/s (a ring's point
+/// to 18.6 m/s in centimetres).
+#[test]
+fn bodies_fall_off_a_ledges_open_end() {
+    for (k, dt) in [(1.0f32, 1.0f32 / 60.0), (100.0, 1.0 / 120.0)] {
+        let mut w = World::new(Params {
+            dt,
+            ..Params::with_length_unit(k).unwrap()
+        });
+        let at = |x: f32, y: f32| Vec2::new(x, y) * k;
+        w.add_plane(HalfPlane::floor(0.0)).unwrap();
+        w.add_terrain(Terrain::new(vec![at(0.0, 1.5), at(-6.0, 1.5)]))
+            .unwrap();
+        let r = w.params.point_radius;
+        let crate_ = BoxShape::new(at(-0.5, 1.7) + Vec2::Y * r, Vec2::splat(0.4 * k))
+            .diagonals(true)
+            .vel(at(4.0, 0.0))
+            .build(&mut w)
+            .unwrap();
+        let ring = Blob::new(at(-1.5, 1.75) + Vec2::Y * r, 0.25 * k, 12)
+            .center_point(false)
+            .vel(at(4.0, 0.0))
+            .build(&mut w)
+            .unwrap();
+        for mut s in both(&w) {
+            let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
+            let (mut rise, mut fastest) = ([0.0f32; 2], 0.0f32);
+            for _ in 0..(2.0 / dt).round() as u32 {
+                s.step(1).unwrap();
+                let (pos, vel) = s.state().unwrap();
+                for (j, shape) in [&crate_, &ring].into_iter().enumerate() {
+                    let c = centroid(&pos, shape) / k;
+                    let v = centroid(&vel, shape) / k;
+                    // Past the end and above where a bounce off the floor
+                    // reaches (0.6 m).
+                    if c.x > 0.0 && c.y > 1.0 {
+                        rise[j] = rise[j].max(v.y);
+                    }
+                    if j == 0 && c.y > 1.5 {
+                        let top = crate_
+                            .points
+                            .iter()
+                            .map(|p| Vec2::from(vel[p.index()]).length() / k)
+                            .fold(0.0, f32::max);
+                        fastest = fastest.max(top);
+                    }
+                }
+            }
+            let (pos, _) = s.state().unwrap();
+            let ends = [centroid(&pos, &crate_) / k, centroid(&pos, &ring) / k];
+            eprintln!(
+                "{what}: centres rose at {rise:?} m/s past the end; the box's fastest point {fastest:.2} m/s above the ledge; at 2 s at {ends:?}"
+            );
+            for (name, end) in ["box", "ring"].iter().zip(ends) {
+                assert!(end.x > 0.5 && end.y < 0.5, "{what}: the {name} is at {end}");
+            }
+            // The ring, soft, bounces off the end's cap a little.
+            assert!(
+                rise[0] < 0.05 && rise[1] < 0.5,
+                "{what}: rising at {rise:?}"
+            );
+            assert!(fastest < 6.0, "{what}: a corner at {fastest} m/s");
+        }
+    }
+}

@@ -246,13 +246,19 @@ pub fn resolve_point(
             let threshold = contact_threshold(sim, vrel, n, depth);
             // A point placed inside another body, or inside one placed
             // over it, leaves it at the push speed until both have settled
-            // (the point and its edge's ends; docs/physics.md, "Deep
+            // (the point and its edge's ends), and a pair placed tangled
+            // at its pace (`TANGLE_FRESH`; docs/physics.md, "Deep
             // overlaps").
-            let depth = if settled & warm[ia as usize][2] & warm[ib as usize][2] == 0 {
-                let slop = BODY_PUSH_SLOP * sim.point_radius;
-                push_depth(sim, (vrel, n), depth, slop, sim.body_push_speed)
-            } else {
-                depth
+            let depth = match untangle::tangle_word(bind, hit.body, cp.group) {
+                Some(w) if untangle::tangle_fresh(bind, hit.body, w) => {
+                    depth.min(sim.untangle_push * sim.h)
+                }
+                Some(_) => depth,
+                None if settled & warm[ia as usize][2] & warm[ib as usize][2] == 0 => {
+                    let slop = BODY_PUSH_SLOP * sim.point_radius;
+                    push_depth(sim, (vrel, n), depth, slop, sim.body_push_speed)
+                }
+                None => depth,
             };
             let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
             let push = if relax {

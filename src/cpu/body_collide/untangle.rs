@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::*;
-use crate::layout::{TANGLE_KEPT, UNTANGLE_PUSH};
+use crate::layout::{TANGLE_FLAGS, TANGLE_FRESH, TANGLE_KEPT, UNTANGLE_PUSH, WARM_SETTLED};
 use crate::world::Remap;
 
 /// The partings one accumulator is sized for (WGSL `TANGLE_SHARE`,
@@ -110,8 +110,8 @@ pub fn remap_tangle(words: [u32; 4], bodies: &Remap, outlines: &[BodyOutline]) -
         .get(words[1])
         .and_then(|b| Some((b, outlines.get(b as usize)?)));
     match other {
-        Some((b, o)) if words[0] & !TANGLE_KEPT != 0 => [
-            (o.group + 1) | (words[0] & TANGLE_KEPT),
+        Some((b, o)) if words[0] & !TANGLE_FLAGS != 0 => [
+            (o.group + 1) | (words[0] & TANGLE_FLAGS),
             b,
             words[2],
             words[3],
@@ -125,12 +125,28 @@ pub fn remap_tangle(words: [u32; 4], bodies: &Remap, outlines: &[BodyOutline]) -
 pub fn tangle_word(bind: &Bindings, b: u32, group: u32) -> Option<usize> {
     (0..2)
         .map(|k| 4 * k)
-        .find(|&w| bind.tangles.load(b, w) & !TANGLE_KEPT == group + 1)
+        .find(|&w| bind.tangles.load(b, w) & !TANGLE_FLAGS == group + 1)
+}
+
+/// Whether body `b`'s slot at word `w` holds a pair placed tangled
+/// ([`TANGLE_FRESH`]).
+pub fn tangle_fresh(bind: &Bindings, b: u32, w: usize) -> bool {
+    bind.tangles.load(b, w) & TANGLE_FRESH != 0
+}
+
+/// Whether an outline point of `o` has not settled ([`WARM_SETTLED`] in
+/// `warm`): the body was placed where it is (WGSL `outline_fresh`).
+fn outline_fresh(bind: &Bindings, warm: &[Warm], o: &BodyOutline) -> bool {
+    bind.outline_points[o.first as usize..(o.first + o.count) as usize]
+        .iter()
+        .any(|&i| warm[i as usize][2] & WARM_SETTLED == 0)
 }
 
 /// A tangled pair's contact inside (WGSL `test_body` when tangled), body
 /// `b`'s slot at word `w`: the depth to push, no deeper than
-/// [`UNTANGLE_PUSH`] times the pace per substep, and the normal, the
+/// [`UNTANGLE_PUSH`] times the pace per pass (a pair placed tangled,
+/// that much a substep: `SimParams::untangle_push` in resolve), and the
+/// normal, the
 /// pair's direction out of `b`; marks the tangle kept.
 pub fn tangled_contact(bind: &Bindings, b: u32, w: usize, d2: f32) -> (f32, Vec2) {
     bind.tangles.0[b as usize][w].fetch_or(TANGLE_KEPT, Ordering::Relaxed);
@@ -260,18 +276,28 @@ pub type Parting = ([[i32; 2]; 2], [u32; 2], u32);
 
 /// Body `b`'s tangle with `f` in its slot `k` (WGSL `tangle_with`): the
 /// slot's words, and the pair's parting, if it must part faster.
-/// `motion` is `b`'s [`outline_motion`].
+/// `motion` is `b`'s [`outline_motion`]; `fresh`, whether `b` has a point
+/// that has not settled or the pair was fresh last step (the slot is
+/// [`TANGLE_FRESH`] then, or when the other has one, in `warm`).
+#[allow(clippy::too_many_arguments)]
 fn tangle_with(
     bind: &Bindings,
+    warm: &[Warm],
     b: u32,
     o: &BodyOutline,
     (p, vel, w): (Vec2, Vec2, f32),
     f: &Found,
     k: usize,
+    fresh: bool,
 ) -> Option<Parting> {
     let sim = bind.sim;
     let other = &bind.outlines[f.body as usize];
     let (q, other_vel, other_w) = outline_motion(bind, other);
+    let flag = if fresh || outline_fresh(bind, warm, other) {
+        TANGLE_FRESH
+    } else {
+        0
+    };
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
     // no direction, so its contacts inside stand down too).
@@ -286,10 +312,12 @@ fn tangle_with(
         }
     }
     let slot = &bind.tangles.0[b as usize][4 * k..4 * k + 4];
-    for (a, v) in slot
-        .iter()
-        .zip([other.group + 1, f.body, n.x.to_bits(), n.y.to_bits()])
-    {
+    for (a, v) in slot.iter().zip([
+        (other.group + 1) | flag,
+        f.body,
+        n.x.to_bits(),
+        n.y.to_bits(),
+    ]) {
         a.store(v, Ordering::Relaxed);
     }
     // Half the missing parting speed from each side's thread (a pair
@@ -315,7 +343,7 @@ fn tangle_with(
 
 /// Body `b`'s tangle recovery (WGSL `untangle` for one thread): its
 /// tangle words rewritten, and its pairs' partings.
-fn untangle_body(bind: &Bindings, b: u32) -> [Option<Parting>; 2] {
+fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2] {
     let sim = bind.sim;
     // Last step's tangles (whether the narrow phase found the other's
     // points inside this body, and the other), cleared.
@@ -354,10 +382,16 @@ fn untangle_body(bind: &Bindings, b: u32) -> [Option<Parting>; 2] {
             *free = f;
         }
     }
+    let fresh = outline_fresh(bind, warm, o);
     for (k, f) in found.iter().enumerate() {
-        if f.body != u32::MAX {
-            parts[k] = tangle_with(bind, b, o, motion, f, k);
+        if f.body == u32::MAX {
+            continue;
         }
+        // Fresh last step with the same body: fresh until it parts.
+        let was_fresh = last.iter().any(|&(word, body)| {
+            body == f.body && word & TANGLE_FRESH != 0 && word & !TANGLE_FLAGS != 0
+        });
+        parts[k] = tangle_with(bind, warm, b, o, motion, f, k, fresh || was_fresh);
     }
     parts
 }
@@ -368,9 +402,11 @@ fn untangle_body(bind: &Bindings, b: u32) -> [Option<Parting>; 2] {
 /// velocity changes of both sides' outline points that move (inverse mass
 /// above zero) into the velocity part of the accumulators and both
 /// assemblies' speeds in `sleep_speed` raised to [`SLEEP_WAKE`]. Apply
-/// afterwards. `parts` is scratch.
+/// afterwards. `warm` gives the points' settled bits
+/// ([`TANGLE_FRESH`]); `parts` is scratch.
 pub fn untangle(
     bind: &Bindings,
+    warm: &[Warm],
     acc: &mut [[i32; 4]],
     sleep_speed: &mut [u32],
     parts: &mut Vec<[Option<Parting>; 2]>,
@@ -379,7 +415,7 @@ pub fn untangle(
     let n = bind.sim.num_bodies as usize;
     parts.clear();
     parts.resize(n, [None; 2]);
-    par::map(parallel, parts, |b| untangle_body(bind, b as u32));
+    par::map(parallel, parts, |b| untangle_body(bind, warm, b as u32));
     for (b, body_parts) in parts.iter().enumerate() {
         for &(dv, groups, other) in body_parts.iter().flatten() {
             for g in groups {

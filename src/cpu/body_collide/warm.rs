@@ -54,11 +54,14 @@ pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
 
 /// [`WARM_SETTLED`] when the point's state `w` has it or its substep's
 /// first narrow phase found `hit` without a body or with the point's
-/// centre outside the body (depth at most one point radius; WGSL
-/// `settled`), else 0.
+/// centre outside the body (depth at most one point radius) of a body not
+/// tangled with its assembly `group` (a tangled pair's depth is capped;
+/// WGSL `settled`), else 0.
 #[inline]
-pub fn settled(sim: &SimParams, hit: &ContactHit, w: &Warm) -> u32 {
-    let shallow = hit.body == u32::MAX || hit.depth <= sim.point_radius;
+pub fn settled(bind: &Bindings, hit: &ContactHit, w: &Warm, group: u32) -> u32 {
+    let shallow = hit.body == u32::MAX
+        || (hit.depth <= bind.sim.point_radius
+            && super::untangle::tangle_word(bind, hit.body, group).is_none());
     if w[2] & WARM_SETTLED != 0 || shallow {
         WARM_SETTLED
     } else {
@@ -119,9 +122,13 @@ pub fn warm_start(
 ) {
     let n = bind.sim.num_points as usize;
     // Every point's state moves on first; its warm start is then in [2].
-    for (hit, w) in hits[..n].iter().zip(&mut warm[..n]) {
+    for ((hit, w), cp) in hits[..n]
+        .iter()
+        .zip(&mut warm[..n])
+        .zip(bind.contact_points)
+    {
         let j = warm_impulse(hit, w).to_bits();
-        *w = [w[1], hit.body, j | settled(bind.sim, hit, w), j];
+        *w = [w[1], hit.body, j | settled(bind, hit, w, cp.group), j];
     }
     let started = |i: usize| f32::from_bits(warm[i][2] & !WARM_SETTLED);
     let ResolveScratch { active, each } = scratch;

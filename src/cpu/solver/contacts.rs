@@ -435,6 +435,7 @@ impl CpuSolver {
         );
         body_collide::untangle(
             &bind,
+            &c.warm,
             &mut c.acc,
             &mut self.sleep.speed,
             &mut c.partings,
