@@ -5,9 +5,30 @@
 
 use crate::common::{both, fastest_over};
 use softbody::commands::Command;
-use softbody::measure::pile_report;
+use softbody::measure::{PileReport, pile_report};
 use softbody::pack::Packed;
 use softbody::prelude::*;
+
+/// An empty world in units of `1/k` m at time step `dt`, with a floor at
+/// height 0.
+fn floored(k: f32, dt: f32) -> World {
+    let mut w = World::new(Params {
+        dt,
+        ..Params::with_length_unit(k).unwrap()
+    });
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    w
+}
+
+/// `world` packed, and its report with every point where it was placed,
+/// at rest.
+fn as_placed(world: &World) -> (Packed, PileReport) {
+    let packed = Packed::from_world(world).unwrap();
+    let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
+    let zero = vec![[0.0; 2]; start.len()];
+    let r = pile_report(&packed, &start, &zero);
+    (packed, r)
+}
 
 /// On a floor, in units of `1/k` m at time step `dt`, pairs set down
 /// overlapping with neither's centre inside the other (so tangle recovery
@@ -16,11 +37,7 @@ use softbody::prelude::*;
 /// a 0.6 m box with diagonal springs and a 10-point ring of radius 0.3 m
 /// 0.45 m from its centre.
 fn overlapping_pairs(k: f32, dt: f32) -> World {
-    let mut w = World::new(Params {
-        dt,
-        ..Params::with_length_unit(k).unwrap()
-    });
-    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let mut w = floored(k, dt);
     let at = |x: f32, y: f32| Vec2::new(x, y) * k;
     for x in [0.0, 0.6] {
         Wheel::new(at(x, 0.6), 0.5 * k, 12).build(&mut w).unwrap();
@@ -51,10 +68,7 @@ fn overlapping_pairs(k: f32, dt: f32) -> World {
 fn bodies_placed_inside_each_other_part_at_the_push_speed() {
     for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 30.0)] {
         let world = overlapping_pairs(k, dt);
-        let packed = Packed::from_world(&world).unwrap();
-        let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
-        let zero = vec![[0.0; 2]; start.len()];
-        let r = pile_report(&packed, &start, &zero);
+        let (packed, r) = as_placed(&world);
         assert_eq!(r.bodies_overlapped, 0, "no centre starts inside: {r:?}");
         assert!(r.points_inside >= 12, "the pairs start deep: {r:?}");
         let push = world.params.push_speed;
@@ -85,11 +99,7 @@ fn bodies_placed_inside_each_other_part_at_the_push_speed() {
 #[test]
 fn bodies_teleported_into_each_other_part_at_the_push_speed() {
     for (k, dt) in [(1.0, 1.0 / 60.0), (1000.0, 1.0 / 120.0)] {
-        let mut w = World::new(Params {
-            dt,
-            ..Params::with_length_unit(k).unwrap()
-        });
-        w.add_plane(HalfPlane::floor(0.0)).unwrap();
+        let mut w = floored(k, dt);
         let at = |x: f32, y: f32| Vec2::new(x, y) * k;
         BoxShape::new(at(0.0, 0.4), Vec2::splat(0.8 * k))
             .diagonals(true)
@@ -145,11 +155,7 @@ fn bodies_teleported_into_each_other_part_at_the_push_speed() {
 /// turned 0.5 rad, 0.22 m apart; two hubless 16-point rings of radius
 /// 0.5 m, 0.42 m apart.
 fn tangled_pairs(k: f32, dt: f32) -> World {
-    let mut w = World::new(Params {
-        dt,
-        ..Params::with_length_unit(k).unwrap()
-    });
-    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let mut w = floored(k, dt);
     let at = |x: f32, y: f32| Vec2::new(x, y) * k;
     Wheel::new(at(0.0, 0.52), 0.5 * k, 12)
         .build(&mut w)
@@ -190,10 +196,7 @@ fn tangled_pairs(k: f32, dt: f32) -> World {
 fn bodies_placed_with_a_centre_inside_another_part_at_the_pace() {
     for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 30.0)] {
         let world = tangled_pairs(k, dt);
-        let packed = Packed::from_world(&world).unwrap();
-        let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
-        let zero = vec![[0.0; 2]; start.len()];
-        let r = pile_report(&packed, &start, &zero);
+        let (packed, r) = as_placed(&world);
         assert!(r.bodies_overlapped >= 4, "centres start inside: {r:?}");
         let push = world.params.push_speed;
         for mut s in both(&world) {
