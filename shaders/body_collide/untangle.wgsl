@@ -273,7 +273,7 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         // Fresh last step with the same body: fresh until it parts.
         var was_fresh = false;
         for (var l = 0u; l < 2u; l++) {
-            was_fresh = was_fresh || (last[l].y == f.body && (last[l].x & TANGLE_FRESH) != 0u && (last[l].x & ~TANGLE_FLAGS) != 0u);
+            was_fresh = was_fresh || (last[l].y == f.body && (last[l].x & TANGLE_FRESH) != 0u);
         }
         tangle_with(b, o, m, f, k, fresh || was_fresh);
     }

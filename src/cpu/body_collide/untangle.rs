@@ -146,8 +146,7 @@ fn outline_fresh(bind: &Bindings, warm: &[Warm], o: &BodyOutline) -> bool {
 /// `b`'s slot at word `w`: the depth to push, no deeper than
 /// [`UNTANGLE_PUSH`] times the pace per pass (a pair placed tangled,
 /// that much a substep: `SimParams::untangle_push` in resolve), and the
-/// normal, the
-/// pair's direction out of `b`; marks the tangle kept.
+/// normal, the pair's direction out of `b`; marks the tangle kept.
 pub fn tangled_contact(bind: &Bindings, b: u32, w: usize, d2: f32) -> (f32, Vec2) {
     bind.tangles.0[b as usize][w].fetch_or(TANGLE_KEPT, Ordering::Relaxed);
     let sim = bind.sim;
@@ -388,9 +387,9 @@ fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2]
             continue;
         }
         // Fresh last step with the same body: fresh until it parts.
-        let was_fresh = last.iter().any(|&(word, body)| {
-            body == f.body && word & TANGLE_FRESH != 0 && word & !TANGLE_FLAGS != 0
-        });
+        let was_fresh = last
+            .iter()
+            .any(|&(word, body)| body == f.body && word & TANGLE_FRESH != 0);
         parts[k] = tangle_with(bind, warm, b, o, motion, f, k, fresh || was_fresh);
     }
     parts
