@@ -57,7 +57,12 @@
 //            (the two passed into each other, or one is wrapped round the
 //            other's corner with every point outside it, where no point
 //            contact sees it), and stays so while the narrow phase finds
-//            the other's points inside it. `tangles` records the other and
+//            the other's points inside it. A body placed (an outline point
+//            not settled) or in a pair so found last step is also tangled
+//            with a body that one of its outline edges passes through, the
+//            midpoint deep inside and neither end (corners on faces:
+//            crossings, TANGLE_CROSSED); that pair's contacts inside push
+//            nothing. `tangles` records the other and
 //            the direction from its centre to this body's (or to that of
 //            the body of this one's assembly holding the other's centre:
 //            assembly_anchor); the pair gets

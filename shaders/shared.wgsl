@@ -81,9 +81,12 @@ const SLEEP_WINDOW: u32 = 4u;
 const TANGLE_KEPT: u32 = 0x80000000u;
 // The bit of a tangle word that marks a pair placed tangled, found while
 // an outline point of either body had not settled (layout.rs,
-// TANGLE_FRESH), and both flags (TANGLE_FLAGS).
+// TANGLE_FRESH); the bit that marks a pair found by an edge passing
+// through the other rather than by a centre (TANGLE_CROSSED), and the
+// three flags (TANGLE_FLAGS).
 const TANGLE_FRESH: u32 = 0x40000000u;
-const TANGLE_FLAGS: u32 = 0xc0000000u;
+const TANGLE_CROSSED: u32 = 0x20000000u;
+const TANGLE_FLAGS: u32 = 0xe0000000u;
 // Words per body in that buffer: two tangles of four words (layout.rs,
 // TANGLE_WORDS).
 const TANGLE_WORDS: u32 = 8u;

@@ -227,6 +227,7 @@ fn shared_constants_match() {
     assert_eq!(constant("SLEEP_WINDOW"), SLEEP_WINDOW);
     assert_eq!(constant("TANGLE_KEPT"), TANGLE_KEPT);
     assert_eq!(constant("TANGLE_FRESH"), TANGLE_FRESH);
+    assert_eq!(constant("TANGLE_CROSSED"), TANGLE_CROSSED);
     assert_eq!(constant("SEGMENT_OPEN_A"), SEGMENT_OPEN_A);
     assert_eq!(constant("SEGMENT_OPEN_B"), SEGMENT_OPEN_B);
     assert_eq!(constant("TANGLE_FLAGS"), TANGLE_FLAGS);

@@ -135,8 +135,9 @@ fn test_body(b: u32, p: vec2<f32>, v: vec2<f32>, group: u32, best: ptr<function,
     if (tangled) {
         // The pair's direction, no deeper than its pace allows; and the
         // tangle holds at the next step.
-        atomicOr(&tangles[tangle], TANGLE_KEPT);
-        depth = min(r + sqrt(entry.d2), UNTANGLE_PUSH * sim.untangle_speed * sim.h);
+        // A pair found by its edges (TANGLE_CROSSED) pushes nothing.
+        let first = atomicOr(&tangles[tangle], TANGLE_KEPT);
+        depth = select(min(r + sqrt(entry.d2), UNTANGLE_PUSH * sim.untangle_speed * sim.h), 0.0, (first & TANGLE_CROSSED) != 0u);
         n = -vec2<f32>(bitcast<f32>(atomicLoad(&tangles[tangle + 2u])), bitcast<f32>(atomicLoad(&tangles[tangle + 3u])));
     } else if (entry.d2 > TINY_DIST2) {
         let dist = sqrt(entry.d2);

@@ -1,6 +1,8 @@
 // Tangle recovery, part of stage 5b (body_collide.wgsl, see its header):
 // once per step, each body whose outline's centre lies inside another
-// body's outline is tangled with it and the pair parted. CPU mirror:
+// body's outline, or, placed there, whose outline edge passes through
+// another's with neither end deep inside, is tangled with it and the pair
+// parted. CPU mirror:
 // src/cpu/body_collide/untangle.rs.
 
 // The first word of body `b`'s tangle slot with assembly `group` this
@@ -49,12 +51,14 @@ fn outline_motion(o: BodyOutline) -> OutlineMotion {
 }
 
 // A body holding a centre, as tangle_test finds it: its nearest edge's
-// squared distance from the centre, direction and the outline's winding.
+// squared distance from the centre, direction and the outline's winding;
+// or holding an edge's midpoint, as crossing_test finds it (`crossed`).
 struct TangleFind {
     body: u32,
     d2: f32,
     dir: vec2<f32>,
     orient: f32,
+    crossed: bool,
 }
 
 // Whether holder `a` holds its centre deeper than `b` (farther from its
@@ -74,12 +78,95 @@ fn tangle_test(c: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bo
     if (!s.inside) {
         return;
     }
-    let f = TangleFind(c, s.d2, s.dir, s.orient);
-    if (deeper(f, (*found)[0])) {
+    keep_find(TangleFind(c, s.d2, s.dir, s.orient, false), found);
+}
+
+// Keeps `f` in `found` when it is among the two deepest, one entry per
+// body. CPU mirror: cpu::body_collide::untangle::keep_find.
+fn keep_find(f: TangleFind, found: ptr<function, array<TangleFind, 2>>) {
+    if (f.body == (*found)[0].body || f.body == (*found)[1].body) {
+        let k = select(1u, 0u, f.body == (*found)[0].body);
+        if (deeper(f, (*found)[k])) {
+            (*found)[k] = f;
+        }
+        if (deeper((*found)[1], (*found)[0])) {
+            let first = (*found)[0];
+            (*found)[0] = (*found)[1];
+            (*found)[1] = first;
+        }
+    } else if (deeper(f, (*found)[0])) {
         (*found)[1] = (*found)[0];
         (*found)[0] = f;
     } else if (deeper(f, (*found)[1])) {
         (*found)[1] = f;
+    }
+}
+
+// Body `c` against an outline edge `a`-`e` (midpoint `m`) of a body of
+// assembly `group`: kept in `found` when the edge passes through it, the
+// midpoint more than BODY_PUSH_SLOP point radii inside and neither end
+// more than one. CPU mirror: cpu::body_collide::untangle::crossing_test.
+fn crossing_test(c: u32, a: vec2<f32>, m: vec2<f32>, e: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
+    if (!may_touch(c, m, group, pf, sleeping)) {
+        return;
+    }
+    let oc = outlines[c];
+    let r = sim.point_radius;
+    let deep = BODY_PUSH_SLOP * r;
+    let s = scan_outline(oc, m, vec2<f32>(0.0), false);
+    if (!s.inside || s.d2 <= deep * deep) {
+        return;
+    }
+    let sa = scan_outline(oc, a, vec2<f32>(0.0), false);
+    if (sa.inside && sa.d2 > r * r) {
+        return;
+    }
+    let se = scan_outline(oc, e, vec2<f32>(0.0), false);
+    if (se.inside && se.d2 > r * r) {
+        return;
+    }
+    keep_find(TangleFind(c, s.d2, s.dir, s.orient, true), found);
+}
+
+// The bodies that body `o`'s outline edges pass through with neither end
+// deep inside: bodies placed so that their corners lie on each other's
+// faces, whose overlap no point's contact sees, added to `found`'s free
+// slots. CPU mirror: cpu::body_collide::untangle::crossings.
+fn crossings(o: BodyOutline, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
+    var crossed = array<TangleFind, 2>(TangleFind(NO_BODY, -1.0, vec2<f32>(0.0), 1.0, false), TangleFind(NO_BODY, -1.0, vec2<f32>(0.0), 1.0, false));
+    let entries = entry_base(sim.table_mask, sim.num_colliders);
+    let large = grid[large_base(sim.table_mask)];
+    for (var k = 0u; k < o.count; k++) {
+        let a = state[outline_points[o.first + k]].xy;
+        let e = state[outline_points[o.first + select(k + 1u, 0u, k + 1u == o.count)]].xy;
+        let m = (a + e) * 0.5;
+        let cell = grid_cell(m, sim.inv_cell);
+        let slot = cell_slot(cell, sim.table_mask);
+        let key = cell_key(cell);
+        let end = grid[slot + 1u];
+        for (var n = walk_start(slot, end, sleeping); n < end; n++) {
+            let c = grid[entries + 2u * n];
+            if (c < sim.num_bodies && grid[entries + 2u * n + 1u] == key) {
+                crossing_test(c, a, m, e, o.group, pf, sleeping, &crossed);
+            }
+        }
+        for (var l = 0u; l < large; l++) {
+            let c = grid[large_base(sim.table_mask) + 1u + l];
+            if (c < sim.num_bodies) {
+                crossing_test(c, a, m, e, o.group, pf, sleeping, &crossed);
+            }
+        }
+    }
+    for (var k = 0u; k < 2u; k++) {
+        let f = crossed[k];
+        if (f.body == NO_BODY || f.body == (*found)[0].body || f.body == (*found)[1].body) {
+            continue;
+        }
+        if ((*found)[0].body == NO_BODY) {
+            (*found)[0] = f;
+        } else if ((*found)[1].body == NO_BODY) {
+            (*found)[1] = f;
+        }
     }
 }
 
@@ -166,7 +253,7 @@ fn outline_fresh(o: BodyOutline) -> bool {
 fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32, fresh: bool) {
     let other = outlines[f.body];
     let om = outline_motion(other);
-    let flag = select(0u, TANGLE_FRESH, fresh || outline_fresh(other));
+    let flag = select(0u, TANGLE_FRESH, fresh || outline_fresh(other)) | select(0u, TANGLE_CROSSED, f.crossed);
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
     // no direction, so its contacts inside stand down too).
@@ -230,7 +317,7 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     let p = m.centre;
     let pf = filters[o.filter_id];
     let sleeping = asleep(o.group);
-    let none = TangleFind(NO_BODY, -1.0, vec2<f32>(0.0), 1.0);
+    let none = TangleFind(NO_BODY, -1.0, vec2<f32>(0.0), 1.0, false);
     var found = array<TangleFind, 2>(none, none);
     let cell = grid_cell(p, sim.inv_cell);
     let slot = cell_slot(cell, sim.table_mask);
@@ -250,6 +337,12 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
             tangle_test(c, p, o.group, pf, sleeping, &found);
         }
     }
+    // A body placed (or last step tangled so) whose edges pass through
+    // another's: tangled with it too.
+    let fresh = outline_fresh(o);
+    if (fresh || (last[0].x & TANGLE_FRESH) != 0u || (last[1].x & TANGLE_FRESH) != 0u) {
+        crossings(o, pf, sleeping, &found);
+    }
     // A tangle holds while the narrow phase finds the other's points
     // inside this body: last step's kept tangles fill the free slots.
     for (var k = 0u; k < 2u; k++) {
@@ -257,14 +350,13 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         if ((held.x & TANGLE_KEPT) == 0u || held.y >= sim.num_bodies || held.y == found[0].body || held.y == found[1].body) {
             continue;
         }
-        let f = TangleFind(held.y, 0.0, vec2<f32>(0.0), 1.0);
+        let f = TangleFind(held.y, 0.0, vec2<f32>(0.0), 1.0, false);
         if (found[0].body == NO_BODY) {
             found[0] = f;
         } else if (found[1].body == NO_BODY) {
             found[1] = f;
         }
     }
-    let fresh = outline_fresh(o);
     for (var k = 0u; k < 2u; k++) {
         let f = found[k];
         if (f.body == NO_BODY) {

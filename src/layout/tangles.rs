@@ -41,9 +41,19 @@ pub const TANGLE_KEPT: u32 = 0x8000_0000;
 /// "Deep overlaps").
 pub const TANGLE_FRESH: u32 = 0x4000_0000;
 
+/// The bit of a tangle slot's first word (WGSL `tangles`) that marks a
+/// pair found by its edges rather than by a centre: an outline edge of the
+/// body passes through the other with neither end deep inside (bodies
+/// placed with their corners on each other's faces). Its contacts inside
+/// push nothing: they only stop the points' approach along the pair's
+/// direction, and the parting pace alone parts it (docs/physics.md,
+/// "Deep overlaps").
+pub const TANGLE_CROSSED: u32 = 0x2000_0000;
+
 /// The flag bits of a tangle slot's first word ([`TANGLE_KEPT`],
-/// [`TANGLE_FRESH`]); the rest is the other body's assembly plus one.
-pub const TANGLE_FLAGS: u32 = TANGLE_KEPT | TANGLE_FRESH;
+/// [`TANGLE_FRESH`], [`TANGLE_CROSSED`]); the rest is the other body's
+/// assembly plus one.
+pub const TANGLE_FLAGS: u32 = TANGLE_KEPT | TANGLE_FRESH | TANGLE_CROSSED;
 
 /// Words per body of the tangles buffer (WGSL `TANGLE_WORDS`): a body
 /// holds up to two tangles of four words, so that three bodies on one spot

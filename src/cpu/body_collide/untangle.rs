@@ -1,7 +1,10 @@
 //! Tangle recovery, part of stage 5b (`shaders/body_collide/untangle.wgsl`'s
 //! `untangle`): once per step, each body whose outline's centre lies
 //! inside another body's outline is tangled with it (with up to two), and
-//! stays so while the narrow phase finds the other's points inside it; the
+//! stays so while the narrow phase finds the other's points inside it; a
+//! body placed there (or in such a pair last step) is also tangled with a
+//! body that one of its outline edges passes through with neither end
+//! deep inside ([`TANGLE_CROSSED`]); the
 //! pair is parted at `SimParams::untangle_speed`, and for the rest of the
 //! step the narrow phase stands the pair's outside contacts down and
 //! pushes its inside contacts along the pair's direction (docs/physics.md,
@@ -10,7 +13,9 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::*;
-use crate::layout::{TANGLE_FLAGS, TANGLE_FRESH, TANGLE_KEPT, UNTANGLE_PUSH, WARM_SETTLED};
+use crate::layout::{
+    TANGLE_CROSSED, TANGLE_FLAGS, TANGLE_FRESH, TANGLE_KEPT, UNTANGLE_PUSH, WARM_SETTLED,
+};
 use crate::world::Remap;
 
 /// The partings one accumulator is sized for (WGSL `TANGLE_SHARE`,
@@ -148,9 +153,14 @@ fn outline_fresh(bind: &Bindings, warm: &[Warm], o: &BodyOutline) -> bool {
 /// that much a substep: `SimParams::untangle_push` in resolve), and the
 /// normal, the pair's direction out of `b`; marks the tangle kept.
 pub fn tangled_contact(bind: &Bindings, b: u32, w: usize, d2: f32) -> (f32, Vec2) {
-    bind.tangles.0[b as usize][w].fetch_or(TANGLE_KEPT, Ordering::Relaxed);
+    let first = bind.tangles.0[b as usize][w].fetch_or(TANGLE_KEPT, Ordering::Relaxed);
     let sim = bind.sim;
-    let depth = (sim.point_radius + d2.sqrt()).min(UNTANGLE_PUSH * sim.untangle_speed * sim.h);
+    // A pair found by its edges pushes nothing.
+    let depth = if first & TANGLE_CROSSED != 0 {
+        0.0
+    } else {
+        (sim.point_radius + d2.sqrt()).min(UNTANGLE_PUSH * sim.untangle_speed * sim.h)
+    };
     let dir = Vec2::new(
         f32::from_bits(bind.tangles.load(b, w + 2)),
         f32::from_bits(bind.tangles.load(b, w + 3)),
@@ -186,13 +196,15 @@ fn outline_motion(bind: &Bindings, o: &BodyOutline) -> (Vec2, Vec2, f32) {
 
 /// A body holding a centre, as [`tangle_test`] finds it (WGSL
 /// `TangleFind`): its nearest edge's squared distance from the centre,
-/// direction and the outline's winding.
+/// direction and the outline's winding; or holding an edge's midpoint, as
+/// [`crossing_test`] finds it (`crossed`).
 #[derive(Clone, Copy, Debug)]
 struct Found {
     body: u32,
     d2: f32,
     dir: Vec2,
     orient: f32,
+    crossed: bool,
 }
 
 const NONE: Found = Found {
@@ -200,6 +212,7 @@ const NONE: Found = Found {
     d2: -1.0,
     dir: Vec2::ZERO,
     orient: 1.0,
+    crossed: false,
 };
 
 /// Whether `a` holds its centre deeper than `b` (WGSL `deeper`): farther
@@ -234,12 +247,100 @@ fn tangle_test(
         d2: s.d2,
         dir: s.dir,
         orient: s.orient,
+        crossed: false,
     };
-    if deeper(&f, &found[0]) {
+    keep_find(f, found);
+}
+
+/// Keeps `f` in `found` when it is among the two deepest, one entry per
+/// body (WGSL `keep_find`).
+fn keep_find(f: Found, found: &mut [Found; 2]) {
+    if let Some(k) = found.iter().position(|g| g.body == f.body) {
+        if deeper(&f, &found[k]) {
+            found[k] = f;
+        }
+        if deeper(&found[1], &found[0]) {
+            found.swap(0, 1);
+        }
+    } else if deeper(&f, &found[0]) {
         found[1] = found[0];
         found[0] = f;
     } else if deeper(&f, &found[1]) {
         found[1] = f;
+    }
+}
+
+/// Body `c` against an outline edge `a`-`e` (midpoint `m`) of a body of
+/// assembly `group` (WGSL `crossing_test`): kept in `found` when the edge
+/// passes through it, the midpoint more than [`BODY_PUSH_SLOP`] point
+/// radii inside and neither end more than one.
+#[allow(clippy::too_many_arguments)]
+fn crossing_test(
+    bind: &Bindings,
+    c: u32,
+    (a, m, e): (Vec2, Vec2, Vec2),
+    group: u32,
+    pf: &ContactFilter,
+    sleeping: bool,
+    found: &mut [Found; 2],
+) {
+    if !may_touch(bind, c, m, group, pf, sleeping) {
+        return;
+    }
+    let o = &bind.outlines[c as usize];
+    let pts = &bind.outline_points[o.first as usize..(o.first + o.count) as usize];
+    let r = bind.sim.point_radius;
+    let deep = BODY_PUSH_SLOP * r;
+    let s = scan_outline(bind, pts, m);
+    if !s.inside || s.d2 <= deep * deep {
+        return;
+    }
+    for end in [a, e] {
+        let se = scan_outline(bind, pts, end);
+        if se.inside && se.d2 > r * r {
+            return;
+        }
+    }
+    keep_find(
+        Found {
+            body: c,
+            d2: s.d2,
+            dir: s.dir,
+            orient: s.orient,
+            crossed: true,
+        },
+        found,
+    );
+}
+
+/// The bodies that body `o`'s outline edges pass through with neither end
+/// deep inside (WGSL `crossings`): bodies placed so that their corners lie
+/// on each other's faces, whose overlap no point's contact sees, added to
+/// `found`'s free slots (docs/physics.md, "Deep overlaps").
+fn crossings(
+    bind: &Bindings,
+    o: &BodyOutline,
+    pf: &ContactFilter,
+    sleeping: bool,
+    found: &mut [Found; 2],
+) {
+    let pts = &bind.outline_points[o.first as usize..(o.first + o.count) as usize];
+    let mut crossed = [NONE; 2];
+    for (k, &i) in pts.iter().enumerate() {
+        let a = v2(bind.pos[i as usize]);
+        let e = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
+        let m = (a + e) * 0.5;
+        walk_bodies(bind, m, sleeping, |c| {
+            crossing_test(bind, c, (a, m, e), o.group, pf, sleeping, &mut crossed)
+        });
+    }
+    for f in crossed {
+        if f.body == u32::MAX || found.iter().any(|g| g.body == f.body) {
+            continue;
+        }
+        if let Some(free) = found.iter_mut().find(|g| g.body == u32::MAX) {
+            *free = f;
+        }
     }
 }
 
@@ -292,11 +393,14 @@ fn tangle_with(
     let sim = bind.sim;
     let other = &bind.outlines[f.body as usize];
     let (q, other_vel, other_w) = outline_motion(bind, other);
-    let flag = if fresh || outline_fresh(bind, warm, other) {
+    let mut flag = if fresh || outline_fresh(bind, warm, other) {
         TANGLE_FRESH
     } else {
         0
     };
+    if f.crossed {
+        flag |= TANGLE_CROSSED;
+    }
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
     // no direction, so its contacts inside stand down too).
@@ -364,6 +468,12 @@ fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2]
     walk_bodies(bind, p, sleeping, |c| {
         tangle_test(bind, c, p, o.group, &pf, sleeping, &mut found)
     });
+    // A body placed (or last step tangled so) whose edges pass through
+    // another's: tangled with it too.
+    let fresh = outline_fresh(bind, warm, o);
+    if fresh || last.iter().any(|&(word, _)| word & TANGLE_FRESH != 0) {
+        crossings(bind, o, &pf, sleeping, &mut found);
+    }
     // A tangle holds while the narrow phase finds the other's points
     // inside this body: last step's kept tangles fill the free slots.
     for (word, body) in last {
@@ -376,12 +486,12 @@ fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2]
             d2: 0.0,
             dir: Vec2::ZERO,
             orient: 1.0,
+            crossed: false,
         };
         if let Some(free) = found.iter_mut().find(|f| f.body == u32::MAX) {
             *free = f;
         }
     }
-    let fresh = outline_fresh(bind, warm, o);
     for (k, f) in found.iter().enumerate() {
         if f.body == u32::MAX {
             continue;
