@@ -17,6 +17,7 @@ mod integrate;
 pub mod move_bodies;
 pub mod move_colliders;
 mod par;
+pub mod placement;
 pub mod query;
 pub use par::MIN_PARALLEL_ITEMS;
 mod rods;

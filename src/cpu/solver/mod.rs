@@ -89,6 +89,9 @@ impl CpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
+        if let Some(w) = crate::cpu::placement::skin_warning(&packed) {
+            log::warn!("{w}");
+        }
         let n = packed.pos.len();
         let mut solver = Self {
             params: world.params.clone(),

@@ -190,6 +190,9 @@ impl GpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
+        if let Some(w) = crate::cpu::placement::skin_warning(packed) {
+            log::warn!("{w}");
+        }
         let mut mirror = packed.clone();
         if mirror.sim.h != params.h() {
             mirror.refresh_step_coefficients(params.h());
