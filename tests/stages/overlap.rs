@@ -306,8 +306,9 @@ fn rows_too_tight(k: f32, dt: f32) -> World {
 /// seconds, on both paths, in metres at dt 1/60 and in centimetres at dt
 /// 1/120, no point faster than twice the push speed: no point of either
 /// is inside the other, so only their edges showed the overlap, and the
-/// boxes stood overlapped for a second and more, then parted at 6 to 7
-/// m/s when a corner slid past an edge's end.
+/// bodies stood overlapped for a second and more, then parted with a
+/// point at 2.6 push speeds when a corner slid past an edge's end (5 of
+/// the 11 still crossed at 2 s).
 #[test]
 fn bodies_placed_with_corners_on_each_others_faces_part() {
     for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 120.0)] {
