@@ -6,29 +6,28 @@
 use super::collide::collider_contact;
 use crate::pack::Packed;
 
-/// Points of bodies that start more than a quarter of the point radius
-/// inside a half-plane's or a planet's contact skin (their disks overlap
-/// it), at `packed`'s positions: `(count, first such point, the deepest
-/// depth)`, or `None`. The contact pushes such a point out whole (up to
+/// Points of bodies, from point `from` on, that start more than a quarter
+/// of the point radius inside a half-plane's or a planet's contact skin
+/// (their disks overlap it), at `packed`'s positions: `(count, first such
+/// point, the deepest depth)`, or `None`. It reads those points alone, so
+/// that a sync checks what it appended at a cost in proportion to it. The contact pushes such a point out whole (up to
 /// `point_radius` deep) or at the push speed (deeper) while the rest of
 /// its body stays, and shape matching gives that squash back as speed: a
 /// 0.5 m box built with its bottom on the floor hops some 17 cm
 /// (docs/physics.md, "Limits we measured"). Terrain is not tested.
-pub fn in_collider_skin(packed: &Packed) -> Option<(usize, u32, f32)> {
+pub fn in_collider_skin(packed: &Packed, from: usize) -> Option<(usize, u32, f32)> {
     let sim = &packed.sim;
     let r = sim.point_radius;
     if r <= 0.0 {
         return None;
     }
-    let mut in_body = vec![false; packed.pos.len()];
-    for m in &packed.members {
-        if let Some(b) = in_body.get_mut(m.point as usize) {
-            *b = true;
-        }
-    }
+    // A point in a body has memberships.
+    let offsets = &packed.point_members.offsets;
+    let in_body = |i: usize| offsets.len() > i + 1 && offsets[i + 1] > offsets[i];
     let mut found: Option<(usize, u32, f32)> = None;
-    for (i, (p, info)) in packed.pos.iter().zip(&packed.point_info).enumerate() {
-        if !in_body[i] || info.inv_mass == 0.0 {
+    for i in from..packed.pos.len().min(packed.point_info.len()) {
+        let (p, info) = (&packed.pos[i], &packed.point_info[i]);
+        if !in_body(i) || info.inv_mass == 0.0 {
             continue;
         }
         let depth = (0..sim.num_planets + sim.num_planes)
@@ -48,9 +47,10 @@ pub fn in_collider_skin(packed: &Packed) -> Option<(usize, u32, f32)> {
 }
 
 /// [`in_collider_skin`] as the warning the solvers log when they are
-/// built, or `None`.
-pub fn skin_warning(packed: &Packed) -> Option<String> {
-    let (n, first, deepest) = in_collider_skin(packed)?;
+/// built (`from` 0) and when a sync adds points (`from`, the first new
+/// one), or `None`.
+pub fn skin_warning(packed: &Packed, from: usize) -> Option<String> {
+    let (n, first, deepest) = in_collider_skin(packed, from)?;
     Some(format!(
         "{n} points of bodies start inside a half-plane's or planet's contact skin (point {first} first; the deepest {deepest:.3} m, point_radius {:.3} m): they are pushed out while the rest of their bodies stays, and the bodies spring up (a 0.5 m box built on the floor hops some 17 cm); build bodies point_radius clear of the colliders (docs/physics.md, \"Limits we measured\")",
         packed.sim.point_radius
@@ -70,8 +70,9 @@ mod tests {
 
     /// A box built with its bottom on the floor has its two bottom points
     /// a point radius into the floor's skin, and so has a wheel built on a
-    /// planet's surface (its hub clear); built a point radius clear, and
-    /// for a free point, nothing is reported.
+    /// planet's surface (its hub clear), found also when only the points
+    /// from the wheel's on are read; built a point radius clear, and for a
+    /// free point, nothing is reported.
     #[test]
     fn bodies_built_in_a_colliders_skin_are_found() {
         let mut world = World::default();
@@ -81,23 +82,29 @@ mod tests {
             .build(&mut world)
             .unwrap();
         world.add_point(Point::new(Vec2::new(5.0, 0.0))).unwrap();
-        assert_eq!(in_collider_skin(&packed(&world)), None);
-        assert_eq!(skin_warning(&packed(&world)), None);
+        assert_eq!(in_collider_skin(&packed(&world), 0), None);
+        assert_eq!(skin_warning(&packed(&world), 0), None);
         BoxShape::new(Vec2::new(0.0, 0.25), Vec2::splat(0.5))
             .build(&mut world)
             .unwrap();
-        let (n, first, deepest) = in_collider_skin(&packed(&world)).unwrap();
+        let (n, first, deepest) = in_collider_skin(&packed(&world), 0).unwrap();
         assert_eq!(n, 2, "the bottom corners");
         assert!((deepest - r).abs() < 1e-6, "{deepest}");
         assert!(world.points()[first as usize].pos.y < 1e-6);
-        let warning = skin_warning(&packed(&world)).unwrap();
+        let warning = skin_warning(&packed(&world), 0).unwrap();
         assert!(warning.starts_with("2 points of bodies"), "{warning}");
         world
             .add_planet(Planet::new(Vec2::new(20.0, 0.0), 2.0))
             .unwrap();
+        let from = world.points().len();
         Wheel::new(Vec2::new(20.0, 2.5), 0.5, 12)
             .build(&mut world)
             .unwrap();
-        assert_eq!(in_collider_skin(&packed(&world)).unwrap().0, 3);
+        let p = packed(&world);
+        assert_eq!(in_collider_skin(&p, 0).unwrap().0, 3);
+        // From the wheel's points on (what a sync appended): its rim point.
+        let (n, first, _) = in_collider_skin(&p, from).unwrap();
+        assert_eq!((n, first as usize >= from), (1, true));
+        assert_eq!(in_collider_skin(&p, p.pos.len()), None);
     }
 }

@@ -34,6 +34,16 @@ impl CpuSolver {
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
         let from = self.packed.pos.len();
+        self.sync_items(world)?;
+        if let Some(w) = crate::cpu::placement::skin_warning(&self.packed, from) {
+            log::warn!("{w}");
+        }
+        Ok(())
+    }
+
+    /// [`CpuSolver::sync`] but for its warning.
+    fn sync_items(&mut self, world: &World) -> Result<(), WorldError> {
+        let from = self.packed.pos.len();
         // Items linking no earlier point, at the parameters the solver
         // steps and resolved its items with: packed alone, in place.
         let same = world.params == self.params && self.params == self.resolved;

@@ -89,7 +89,7 @@ impl CpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
-        if let Some(w) = crate::cpu::placement::skin_warning(&packed) {
+        if let Some(w) = crate::cpu::placement::skin_warning(&packed, 0) {
             log::warn!("{w}");
         }
         let n = packed.pos.len();

@@ -190,7 +190,7 @@ impl GpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
-        if let Some(w) = crate::cpu::placement::skin_warning(packed) {
+        if let Some(w) = crate::cpu::placement::skin_warning(packed, 0) {
             log::warn!("{w}");
         }
         let mut mirror = packed.clone();
