@@ -102,6 +102,20 @@ fn keep_find(f: TangleFind, found: ptr<function, array<TangleFind, 2>>) {
     }
 }
 
+// Puts `f` in a free slot of `found`, unless its body is there already or
+// none is free: tangles found by edges or held from the last step fill
+// what the centres left. CPU mirror: cpu::body_collide::untangle::take_free.
+fn take_free(f: TangleFind, found: ptr<function, array<TangleFind, 2>>) {
+    if (f.body == (*found)[0].body || f.body == (*found)[1].body) {
+        return;
+    }
+    if ((*found)[0].body == NO_BODY) {
+        (*found)[0] = f;
+    } else if ((*found)[1].body == NO_BODY) {
+        (*found)[1] = f;
+    }
+}
+
 // Body `c` against an outline edge `a`-`e` (midpoint `m`) of a body of
 // assembly `group`: kept in `found` when the edge passes through it, the
 // midpoint more than BODY_PUSH_SLOP point radii inside and neither end
@@ -158,14 +172,8 @@ fn crossings(o: BodyOutline, pf: ContactFilter, sleeping: bool, found: ptr<funct
         }
     }
     for (var k = 0u; k < 2u; k++) {
-        let f = crossed[k];
-        if (f.body == NO_BODY || f.body == (*found)[0].body || f.body == (*found)[1].body) {
-            continue;
-        }
-        if ((*found)[0].body == NO_BODY) {
-            (*found)[0] = f;
-        } else if ((*found)[1].body == NO_BODY) {
-            (*found)[1] = f;
+        if (crossed[k].body != NO_BODY) {
+            take_free(crossed[k], found);
         }
     }
 }
@@ -347,15 +355,10 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     // inside this body: last step's kept tangles fill the free slots.
     for (var k = 0u; k < 2u; k++) {
         let held = last[k];
-        if ((held.x & TANGLE_KEPT) == 0u || held.y >= sim.num_bodies || held.y == found[0].body || held.y == found[1].body) {
+        if ((held.x & TANGLE_KEPT) == 0u || held.y >= sim.num_bodies) {
             continue;
         }
-        let f = TangleFind(held.y, 0.0, vec2<f32>(0.0), 1.0, false);
-        if (found[0].body == NO_BODY) {
-            found[0] = f;
-        } else if (found[1].body == NO_BODY) {
-            found[1] = f;
-        }
+        take_free(TangleFind(held.y, 0.0, vec2<f32>(0.0), 1.0, false), &found);
     }
     for (var k = 0u; k < 2u; k++) {
         let f = found[k];

@@ -1,7 +1,7 @@
 //! Where bodies are built: points that start in a collider's contact
 //! skin, which the contacts push out while the rest of their bodies stays
 //! (docs/physics.md, "Limits we measured"). The solvers log
-//! [`skin_warning`] when they are built.
+//! [`warn_of_skin`] when they are built and synced.
 
 use super::collide::collider_contact;
 use crate::pack::Packed;
@@ -46,9 +46,15 @@ pub fn in_collider_skin(packed: &Packed, from: usize) -> Option<(usize, u32, f32
     found
 }
 
-/// [`in_collider_skin`] as the warning the solvers log when they are
-/// built (`from` 0) and when a sync adds points (`from`, the first new
-/// one), or `None`.
+/// Logs [`skin_warning`], if any: the solvers call it when they are built
+/// (`from` 0) and when a sync adds points (`from`, the first new one).
+pub fn warn_of_skin(packed: &Packed, from: usize) {
+    if let Some(w) = skin_warning(packed, from) {
+        log::warn!("{w}");
+    }
+}
+
+/// [`in_collider_skin`] from point `from` as a warning, or `None`.
 pub fn skin_warning(packed: &Packed, from: usize) -> Option<String> {
     let (n, first, deepest) = in_collider_skin(packed, from)?;
     Some(format!(

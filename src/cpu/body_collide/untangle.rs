@@ -270,6 +270,18 @@ fn keep_find(f: Found, found: &mut [Found; 2]) {
     }
 }
 
+/// Puts `f` in a free slot of `found`, unless its body is there already
+/// or none is free (WGSL `take_free`): tangles found by edges or held from
+/// the last step fill what the centres left.
+fn take_free(f: Found, found: &mut [Found; 2]) {
+    if found.iter().any(|g| g.body == f.body) {
+        return;
+    }
+    if let Some(free) = found.iter_mut().find(|g| g.body == u32::MAX) {
+        *free = f;
+    }
+}
+
 /// Body `c` against an outline edge `a`-`e` (midpoint `m`) of a body of
 /// assembly `group` (WGSL `crossing_test`): kept in `found` when the edge
 /// passes through it, the midpoint more than [`BODY_PUSH_SLOP`] point
@@ -334,13 +346,8 @@ fn crossings(
             crossing_test(bind, c, (a, m, e), o.group, pf, sleeping, &mut crossed)
         });
     }
-    for f in crossed {
-        if f.body == u32::MAX || found.iter().any(|g| g.body == f.body) {
-            continue;
-        }
-        if let Some(free) = found.iter_mut().find(|g| g.body == u32::MAX) {
-            *free = f;
-        }
+    for f in crossed.into_iter().filter(|f| f.body != u32::MAX) {
+        take_free(f, found);
     }
 }
 
@@ -477,8 +484,7 @@ fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2]
     // A tangle holds while the narrow phase finds the other's points
     // inside this body: last step's kept tangles fill the free slots.
     for (word, body) in last {
-        if word & TANGLE_KEPT == 0 || body >= sim.num_bodies || found.iter().any(|f| f.body == body)
-        {
+        if word & TANGLE_KEPT == 0 || body >= sim.num_bodies {
             continue;
         }
         let f = Found {
@@ -488,9 +494,7 @@ fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2]
             orient: 1.0,
             crossed: false,
         };
-        if let Some(free) = found.iter_mut().find(|f| f.body == u32::MAX) {
-            *free = f;
-        }
+        take_free(f, &mut found);
     }
     for (k, f) in found.iter().enumerate() {
         if f.body == u32::MAX {

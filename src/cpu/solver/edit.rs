@@ -35,9 +35,7 @@ impl CpuSolver {
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
         let from = self.packed.pos.len();
         self.sync_items(world)?;
-        if let Some(w) = crate::cpu::placement::skin_warning(&self.packed, from) {
-            log::warn!("{w}");
-        }
+        crate::cpu::placement::warn_of_skin(&self.packed, from);
         Ok(())
     }
 

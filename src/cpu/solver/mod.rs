@@ -89,9 +89,7 @@ impl CpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
-        if let Some(w) = crate::cpu::placement::skin_warning(&packed, 0) {
-            log::warn!("{w}");
-        }
+        crate::cpu::placement::warn_of_skin(&packed, 0);
         let n = packed.pos.len();
         let mut solver = Self {
             params: world.params.clone(),

@@ -190,9 +190,7 @@ impl GpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
-        if let Some(w) = crate::cpu::placement::skin_warning(packed, 0) {
-            log::warn!("{w}");
-        }
+        crate::cpu::placement::warn_of_skin(packed, 0);
         let mut mirror = packed.clone();
         if mirror.sim.h != params.h() {
             mirror.refresh_step_coefficients(params.h());

@@ -219,9 +219,7 @@ impl GpuSolver {
                 self.edit_to(device, queue, world, new, StateEdit::Append { from })?
             }
         };
-        if let Some(w) = crate::cpu::placement::skin_warning(&self.edit.mirror, from) {
-            log::warn!("{w}");
-        }
+        crate::cpu::placement::warn_of_skin(&self.edit.mirror, from);
         Ok(report)
     }
 
