@@ -47,6 +47,10 @@ const TINY_SUM: f32 = 1e-30;
 // apply_integrate_collide_noted: whether a point that may move came by
 // this substep (shared.wgsl, may_move).
 @group(0) @binding(20) var<storage, read_write> moved: atomic<u32>;
+// The warm starts (apply_integrate_collide_placed: a world with body
+// contacts): the collide's settled bits and skin bits
+// (placed.wgsl, placed_at and note_skin).
+@group(0) @binding(21) var<storage, read_write> warm: array<vec4<u32>>;
 // Each body's area dilation rate d, 1/s (docs/physics.md, "Area"): written
 // with the frames, read by apply.
 // Beside it, the inflation its area term aimed at (ramp_inflation), which
@@ -559,18 +563,22 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     state[i] = vec4<f32>(s.xy, matched_velocity(i, s.xy, s.zw));
 }
 
+// Point i's velocity after `apply` (pi, its info; s, its state): points
+// of inverse mass 0 keep theirs.
+fn applied_velocity(i: u32, pi: PointInfo, s: vec4<f32>) -> vec2<f32> {
+    if (pi.inv_mass != 0.0) {
+        return matched_velocity(i, s.xy, s.zw);
+    }
+    return s.zw;
+}
+
 // `apply`, then integrate and collide (collide.wgsl's integrate_collide)
 // at point i, without storing the state in between; returns whether the
 // point may move (shared.wgsl, may_move).
 fn apply_integrate_collide_at(i: u32) -> bool {
     let pi = point_info(info[i]);
     let s = state[i];
-    // Points of inverse mass 0: apply and integrate leave them.
-    var v = s.zw;
-    if (pi.inv_mass != 0.0) {
-        v = matched_velocity(i, s.xy, s.zw);
-    }
-    state[i] = integrate_collide_point(i, pi, s.xy, v);
+    state[i] = integrate_collide_point(i, pi, s.xy, applied_velocity(i, pi, s));
     return may_move(pi.inv_mass, s.zw);
 }
 
@@ -598,6 +606,23 @@ fn apply_integrate_collide_noted(@builtin(global_invocation_id) gid: vec3<u32>, 
         return;
     }
     if (apply_integrate_collide_at(i) && atomicLoad(&moved) == 0u) {
+        atomicStore(&moved, 1u);
+    }
+}
+
+// apply_integrate_collide_noted in a world with body contacts: a point
+// not yet settled is lifted out of the colliders' skin slowly, and
+// whether it is still in it noted in its warm start (placed.wgsl).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply_integrate_collide_placed(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = spread_index(gid, groups);
+    if (i >= sim.num_points) {
+        return;
+    }
+    let pi = point_info(info[i]);
+    let s = state[i];
+    state[i] = integrate_collide_placed_at(i, pi, s.xy, applied_velocity(i, pi, s));
+    if (may_move(pi.inv_mass, s.zw) && atomicLoad(&moved) == 0u) {
         atomicStore(&moved, 1u);
     }
 }

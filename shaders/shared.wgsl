@@ -384,6 +384,13 @@ const BODY_PUSH_SLOP: f32 = 2.0;
 // point has been found without a body contact or with its centre outside
 // the body it touches (src/layout.rs, WARM_SETTLED).
 const WARM_SETTLED: u32 = 0x80000000u;
+// The bit of a warm-start word .w (an f32 never negative) the collider
+// stages set while a point not yet settled is lifted out of a collider's
+// skin (src/layout.rs, WARM_SKIN).
+const WARM_SKIN: u32 = 0x80000000u;
+// The share of the push speed at which a collider lifts a point not yet
+// settled out of its skin (src/layout.rs, SKIN_PUSH_SHARE).
+const SKIN_PUSH_SHARE: f32 = 0.0625;
 const CONTACT_FREE: u32 = 0x80000000u;
 // A ContactHit's body when the point has no body contact (layout.rs,
 // ContactHit::NONE).

@@ -240,6 +240,8 @@ fn shared_constants_match() {
     assert_eq!(float("RESTING_SLOP"), RESTING_SLOP);
     assert_eq!(float("BODY_PUSH_SLOP"), BODY_PUSH_SLOP);
     assert_eq!(constant("WARM_SETTLED"), WARM_SETTLED);
+    assert_eq!(constant("WARM_SKIN"), WARM_SKIN);
+    assert_eq!(float("SKIN_PUSH_SHARE"), SKIN_PUSH_SHARE);
     assert_eq!(float("INFLATION_RATE"), INFLATION_RATE);
     assert_eq!(float("AREA_MIN_RATIO"), AREA_MIN_RATIO);
 }

@@ -346,11 +346,13 @@ fn test_batch(found: ptr<function, array<u32, NARROW_BATCH>>, n: u32, p: vec2<f3
 
 // Stores point i's contact as quiet for the substep (its first narrow
 // phase or activate found it so), with the warm start a point without
-// contact has (warm_start with no body: no impulse, settled).
+// contact has (warm_start with no body: no impulse, settled unless a
+// collider stage found it in its skin).
 fn store_quiet(i: u32) {
     hits[i] = ContactHit(0.0, NO_BODY, QUIET_EDGE, 0.0, vec2<f32>(0.0));
     let w = warm[i];
-    warm[i] = vec4<u32>(w.y, NO_BODY, WARM_SETTLED, 0u);
+    let settled = (w.z & WARM_SETTLED) != 0u || (w.w & WARM_SKIN) == 0u;
+    warm[i] = vec4<u32>(w.y, NO_BODY, select(0u, WARM_SETTLED, settled), 0u);
 }
 
 // Whether a pass after the substep's first narrow phase skips point i: it

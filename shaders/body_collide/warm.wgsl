@@ -17,7 +17,7 @@ const WARM_SHARE: u32 = 64u;
 // the substep before (a new contact, such as an impact's, never carries
 // its impulse over), else 0. CPU mirror: cpu::body_collide::warm_impulse.
 fn warm_impulse(hit: ContactHit, w: vec4<u32>) -> f32 {
-    let total = bitcast<f32>(w.w);
+    let total = bitcast<f32>(w.w & ~WARM_SKIN);
     if (hit.body != NO_BODY && hit.body == w.y && w.x == w.y && total > 0.0) {
         return WARM_START * total;
     }
@@ -65,10 +65,11 @@ fn warm_start(i: u32, hit: ContactHit, wi: f32) {
 // WARM_SETTLED when the point's state `w` has it or its substep's first
 // narrow phase found `hit` without a body or with the point's centre
 // outside the body (depth at most one point radius) of a body not tangled
-// with its assembly `group` (a tangled pair's depth is capped), else 0.
+// with its assembly `group` (a tangled pair's depth is capped), unless a
+// collider stage found it in its skin this substep (WARM_SKIN), else 0.
 // CPU mirror: cpu::body_collide::settled.
 fn settled(hit: ContactHit, w: vec4<u32>, group: u32) -> u32 {
     let shallow = hit.body == NO_BODY
         || (hit.depth <= sim.point_radius && tangle_word(hit.body, group) == NO_BODY);
-    return select(0u, WARM_SETTLED, (w.z & WARM_SETTLED) != 0u || shallow);
+    return select(0u, WARM_SETTLED, (w.z & WARM_SETTLED) != 0u || (shallow && (w.w & WARM_SKIN) == 0u));
 }

@@ -4,10 +4,13 @@
 
 use glam::Vec2;
 
+use super::body_collide::Warm;
 use super::{
-    ContactMaterial, contact_response, contact_threshold, par, perp, push_depth, safe_dir, v2,
+    ContactMaterial, collider_push, contact_response, contact_threshold, par, perp, safe_dir, v2,
 };
-use crate::layout::{MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams};
+use crate::layout::{
+    MaterialInfo, PlaneInfo, PlanetInfo, PointInfo, SimParams, WARM_SETTLED, WARM_SKIN,
+};
 
 /// Collider `k`'s contact with a disk of `radius` at `p` with layers
 /// `layers` (WGSL `collider_contact`): `(normal, depth)`, no contact when
@@ -94,10 +97,11 @@ pub fn collider_velocity(
 }
 
 /// A point at `p` moving at `v` after its contact with a collider whose
-/// surface moves at `vs` (WGSL `respond`): pushed out along `n` by
-/// `depth`, then restitution and friction relative to the surface
-/// ([`contact_response`], with material `mat`). The collide and terrain
-/// stages share it.
+/// surface moves at `vs` (WGSL `respond`): pushed out along `n` by `push`
+/// of its `depth` ([`collider_push`]), then restitution and friction
+/// relative to the surface ([`contact_response`], with material `mat`).
+/// The collide and terrain stages share it.
+#[allow(clippy::too_many_arguments)]
 pub fn respond(
     sim: &SimParams,
     mat: &MaterialInfo,
@@ -106,6 +110,7 @@ pub fn respond(
     vs: Vec2,
     n: Vec2,
     depth: f32,
+    push: f32,
 ) -> (Vec2, Vec2) {
     let m = ContactMaterial {
         elasticity: mat.elasticity,
@@ -115,9 +120,30 @@ pub fn respond(
     };
     let vrel = v - vs;
     let threshold = contact_threshold(sim, vrel, n, depth);
-    let depth = push_depth(sim, (vrel, n), depth, sim.point_radius, sim.push_speed);
-    let (dv, dp) = contact_response(vrel, n, depth, &m, sim.h, threshold);
-    (p + n * depth + dp, v + dv)
+    let (dv, dp) = contact_response(vrel, n, push, &m, sim.h, threshold);
+    (p + n * push + dp, v + dv)
+}
+
+/// Whether point `i`, with warm-start state `warm` (where the world has
+/// body contacts), has not settled ([`WARM_SETTLED`]): the collider
+/// stages lift such a point out of their skin slowly ([`collider_push`]).
+#[inline]
+pub fn placed(warm: Option<&Warm>) -> bool {
+    warm.is_some_and(|w| w[2] & WARM_SETTLED == 0)
+}
+
+/// Notes in a point's warm-start state whether a collider stage found it
+/// in its skin this substep ([`WARM_SKIN`]): the collide stage, the
+/// substep's first, sets or clears the bit (`first`), the terrain stage
+/// after it only sets it.
+#[inline]
+pub fn note_skin(warm: &mut Warm, skin: bool, first: bool) {
+    if first {
+        warm[3] &= !WARM_SKIN;
+    }
+    if skin {
+        warm[3] |= WARM_SKIN;
+    }
 }
 
 /// Whether a disk of `point_radius` at `p` with layers `layers` is within
@@ -140,11 +166,14 @@ pub fn near_moving_collider(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 /// Resolves each point's deepest contact: push out along the normal, then
 /// restitution and friction relative to the collider's surface, which a
 /// moving collider moves ([`contact_response`], with the point's
-/// material).
+/// material). `warm`, the points' warm-start states where the world has
+/// body contacts (WGSL `collide_placed`): a point in contact that has not
+/// settled is lifted out of the skin slowly, and whether it is still in
+/// it is noted (`note_skin`).
+#[allow(clippy::too_many_arguments)]
 pub fn collide(
     sim: &SimParams,
     info: &[PointInfo],
@@ -152,31 +181,48 @@ pub fn collide(
     colliders: Colliders,
     pos: &mut [[f32; 2]],
     vel: &mut [[f32; 2]],
+    warm: Option<&mut [Warm]>,
     parallel: bool,
 ) {
     let count = sim.num_points as usize;
-    par::zip_mut(
-        parallel,
-        &mut pos[..count],
-        &mut vel[..count],
-        |i, pos, vel| {
-            let pi = info[i];
-            if pi.inv_mass == 0.0 {
-                return;
-            }
-            let p = v2(*pos);
-            let Some((n, depth, k)) =
-                deepest_contact(sim, pi.layers, p, &colliders, sim.point_radius)
-            else {
-                return;
-            };
-            let v = v2(*vel);
-            // Relative to the collider's surface, which a kinematic one moves.
-            let vs = collider_velocity(sim, k, p, colliders.planets, colliders.planes);
-            let mat = &materials[pi.material as usize];
-            let (p, v) = respond(sim, mat, p, v, vs, n, depth);
-            *pos = p.to_array();
-            *vel = v.to_array();
-        },
-    );
+    // Point i's contact; `warm`, its warm start in a world with body
+    // contacts, read (and its skin bit noted) only in contact.
+    let point = |i: usize, pos: &mut [f32; 2], vel: &mut [f32; 2], warm: Option<&mut Warm>| {
+        let pi = info[i];
+        if pi.inv_mass == 0.0 {
+            return;
+        }
+        let p = v2(*pos);
+        let Some((n, depth, k)) = deepest_contact(sim, pi.layers, p, &colliders, sim.point_radius)
+        else {
+            return;
+        };
+        let v = v2(*vel);
+        // Relative to the collider's surface, which a kinematic one moves.
+        let vs = collider_velocity(sim, k, p, colliders.planets, colliders.planes);
+        let mat = &materials[pi.material as usize];
+        let placed = placed(warm.as_deref());
+        let (push, skin) = collider_push(sim, (v - vs, n), depth, placed);
+        let (p, v) = respond(sim, mat, p, v, vs, n, depth, push);
+        *pos = p.to_array();
+        *vel = v.to_array();
+        if let (true, Some(w)) = (placed, warm) {
+            note_skin(w, skin, true);
+        }
+    };
+    match warm {
+        Some(warm) => par::zip3_mut(
+            parallel,
+            &mut pos[..count],
+            &mut vel[..count],
+            &mut warm[..count],
+            |i, pos, vel, w| point(i, pos, vel, Some(w)),
+        ),
+        None => par::zip_mut(
+            parallel,
+            &mut pos[..count],
+            &mut vel[..count],
+            |i, pos, vel| point(i, pos, vel, None),
+        ),
+    }
 }

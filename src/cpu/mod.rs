@@ -17,7 +17,6 @@ mod integrate;
 pub mod move_bodies;
 pub mod move_colliders;
 mod par;
-pub mod placement;
 pub mod query;
 pub use par::MIN_PARALLEL_ITEMS;
 mod rods;
@@ -35,7 +34,7 @@ pub use springs::springs;
 
 use glam::Vec2;
 
-use crate::layout::{RESTING_SLOP, SimParams};
+use crate::layout::{RESTING_SLOP, SKIN_PUSH_SHARE, SimParams};
 
 /// Squared distance below which two points count as coincident (WGSL `TINY_DIST2`).
 pub const TINY_DIST2: f32 = 1e-24;
@@ -121,6 +120,38 @@ pub fn push_depth(
     } else {
         (depth - before + step).max(0.0)
     }
+}
+
+/// The depth a collider's contact pushes out in this substep, and whether
+/// the point is still being lifted out of the collider's skin (WGSL
+/// `collider_push`; docs/physics.md, "Bodies built on colliders"). A
+/// settled point follows [`push_depth`] (slop the point radius, the push
+/// speed). One that has not (`placed`: no
+/// [`WARM_SETTLED`](crate::layout::WARM_SETTLED)) and stood more than a
+/// skin step `SKIN_PUSH_SHARE push_speed h` deep at the substep's start
+/// is pushed toward that depth less the skin step, or less the push
+/// speed's step where that leaves it deeper, and is reported in the skin
+/// ([`WARM_SKIN`](crate::layout::WARM_SKIN)); from a skin step or less,
+/// all of it.
+#[inline]
+pub fn collider_push(
+    sim: &SimParams,
+    (vrel, n): (Vec2, Vec2),
+    depth: f32,
+    placed: bool,
+) -> (f32, bool) {
+    if !placed {
+        let push = push_depth(sim, (vrel, n), depth, sim.point_radius, sim.push_speed);
+        return (push, false);
+    }
+    let before = depth + vrel.dot(n) * sim.h;
+    let slow = SKIN_PUSH_SHARE * sim.push_speed * sim.h;
+    if before <= slow {
+        return (depth, false);
+    }
+    let fast = sim.push_speed * sim.h;
+    let target = (before - fast).max(before.min(sim.point_radius) - slow);
+    ((depth - target).max(0.0), true)
 }
 
 /// Restitution and friction at a contact (WGSL `contact_response`;

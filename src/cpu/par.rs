@@ -51,6 +51,30 @@ pub fn zip_mut<A: Send, B: Send, F: Fn(usize, &mut A, &mut B) + Sync + Send>(
     }
 }
 
+/// Calls `f(i, &mut a[i], &mut b[i], &mut c[i])` for every `i`.
+pub fn zip3_mut<A: Send, B: Send, C: Send, F: Fn(usize, &mut A, &mut B, &mut C) + Sync + Send>(
+    parallel: bool,
+    a: &mut [A],
+    b: &mut [B],
+    c: &mut [C],
+    f: F,
+) {
+    #[cfg(feature = "parallel")]
+    if spread(parallel, a.len()) {
+        use rayon::prelude::*;
+        a.par_iter_mut()
+            .zip(b.par_iter_mut())
+            .zip(c.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, ((x, y), z))| f(i, x, y, z));
+        return;
+    }
+    let _ = parallel;
+    for (i, ((x, y), z)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
+        f(i, x, y, z);
+    }
+}
+
 /// Calls `f(i, &mut a[i])` for every `i`.
 pub fn map_in_place<A: Send, F: Fn(usize, &mut A) + Sync + Send>(
     parallel: bool,

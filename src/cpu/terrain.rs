@@ -5,8 +5,9 @@
 
 use glam::Vec2;
 
-use super::collide::respond;
-use super::{par, v2};
+use super::body_collide::Warm;
+use super::collide::{note_skin, placed, respond};
+use super::{collider_push, par, v2};
 use crate::layout::{
     MaterialInfo, PointInfo, SEGMENT_OPEN_A, SEGMENT_OPEN_B, SegmentInfo, SimParams, TerrainGrid,
 };
@@ -126,7 +127,9 @@ pub fn terrain_hit(
 
 /// Resolves each point's terrain contact ([`terrain_contact`]) as the
 /// collide stage resolves a half-plane's (`cpu::collide::respond`) against a surface
-/// that does not move.
+/// that does not move; a point that has not settled (`warm`, where the
+/// world has body contacts) is lifted out of the skin as there, and one
+/// still in it noted (`cpu::collide::note_skin`).
 #[allow(clippy::too_many_arguments)]
 pub fn collide_terrain(
     sim: &SimParams,
@@ -135,27 +138,45 @@ pub fn collide_terrain(
     terrain: &PackedTerrain,
     pos: &mut [[f32; 2]],
     vel: &mut [[f32; 2]],
+    warm: Option<&mut [Warm]>,
     parallel: bool,
 ) {
     let count = sim.num_points as usize;
-    par::zip_mut(
-        parallel,
-        &mut pos[..count],
-        &mut vel[..count],
-        |i, pos, vel| {
-            let pi = info[i];
-            if pi.inv_mass == 0.0 {
-                return;
-            }
-            let p = v2(*pos);
-            let (n, depth) = terrain_contact(terrain, pi.layers, p, sim.point_radius);
-            if depth <= 0.0 {
-                return;
-            }
-            let mat = &materials[pi.material as usize];
-            let (p, v) = respond(sim, mat, p, v2(*vel), Vec2::ZERO, n, depth);
-            *pos = p.to_array();
-            *vel = v.to_array();
-        },
-    );
+    // Point i's contact; `warm`, its warm start in a world with body
+    // contacts, read (and its skin bit set) only in contact.
+    let point = |i: usize, pos: &mut [f32; 2], vel: &mut [f32; 2], warm: Option<&mut Warm>| {
+        let pi = info[i];
+        if pi.inv_mass == 0.0 {
+            return;
+        }
+        let p = v2(*pos);
+        let (n, depth) = terrain_contact(terrain, pi.layers, p, sim.point_radius);
+        if depth <= 0.0 {
+            return;
+        }
+        let mat = &materials[pi.material as usize];
+        let v = v2(*vel);
+        let (push, skin) = collider_push(sim, (v, n), depth, placed(warm.as_deref()));
+        let (p, v) = respond(sim, mat, p, v, Vec2::ZERO, n, depth, push);
+        *pos = p.to_array();
+        *vel = v.to_array();
+        if let (true, Some(w)) = (skin, warm) {
+            note_skin(w, true, false);
+        }
+    };
+    match warm {
+        Some(warm) => par::zip3_mut(
+            parallel,
+            &mut pos[..count],
+            &mut vel[..count],
+            &mut warm[..count],
+            |i, pos, vel, w| point(i, pos, vel, Some(w)),
+        ),
+        None => par::zip_mut(
+            parallel,
+            &mut pos[..count],
+            &mut vel[..count],
+            |i, pos, vel| point(i, pos, vel, None),
+        ),
+    }
 }

@@ -53,11 +53,53 @@ impl ColliderCounts {
 }
 
 /// Points against planets and half-planes, in place on the current state.
+/// In a world with body contacts the kernels read and note the points'
+/// settled state in the warm starts ([`Collide::bind_warm`]).
 pub struct Collide {
     collide: wgpu::ComputePipeline,
     fused: wgpu::ComputePipeline,
     collide_bind: [wgpu::BindGroup; 2],
     fused_bind: [wgpu::BindGroup; 2],
+    counts: ColliderCounts,
+    placed: Option<Placed>,
+}
+
+/// The `_placed` kernels, over a world's warm starts.
+struct Placed {
+    collide: wgpu::ComputePipeline,
+    fused: wgpu::ComputePipeline,
+    collide_bind: [wgpu::BindGroup; 2],
+    fused_bind: [wgpu::BindGroup; 2],
+}
+
+/// The bind groups of `collide.wgsl`'s kernel `p` (`fused`: the one that
+/// integrates too), over state copies 0 and 1 and, for a `_placed`
+/// kernel, the warm starts.
+fn binds(
+    device: &wgpu::Device,
+    b: &Buffers,
+    p: &wgpu::ComputePipeline,
+    fused: bool,
+    warm: Option<&wgpu::Buffer>,
+) -> [wgpu::BindGroup; 2] {
+    [0, 1].map(|s| {
+        let mut e = vec![
+            (0, &b.sim),
+            (1, &b.info),
+            (2, &b.materials),
+            (3, &b.colliders),
+            (4, &b.state[s]),
+        ];
+        // Only the fused kernel integrates (WGSL `gravity_at`) and notes
+        // whether a point may move (`may_move`).
+        if fused {
+            e.extend([(5, &b.gravity_scale), (6, &b.moved)]);
+        }
+        if let Some(w) = warm {
+            e.push((7, w));
+        }
+        bind_group(device, "collide", p, &e)
+    })
 }
 
 impl Collide {
@@ -65,42 +107,62 @@ impl Collide {
         let constants = counts.constants();
         let collide = pipeline_with(device, "collide", "main", &constants);
         let fused = pipeline_with(device, "collide", "integrate_collide", &constants);
-        let binds = |p: &wgpu::ComputePipeline, label: &str, fused: bool| {
-            [0, 1].map(|s| {
-                let mut e = vec![
-                    (0, &b.sim),
-                    (1, &b.info),
-                    (2, &b.materials),
-                    (3, &b.colliders),
-                    (4, &b.state[s]),
-                ];
-                // Only the fused kernel integrates (WGSL `gravity_at`) and
-                // notes whether a point may move (`may_move`).
-                if fused {
-                    e.extend([(5, &b.gravity_scale), (6, &b.moved)]);
-                }
-                bind_group(device, label, p, &e)
-            })
-        };
         Self {
-            collide_bind: binds(&collide, "collide", false),
-            fused_bind: binds(&fused, "integrate_collide", true),
+            collide_bind: binds(device, b, &collide, false, None),
+            fused_bind: binds(device, b, &fused, true, None),
             collide,
             fused,
+            counts,
+            placed: None,
         }
+    }
+
+    /// Binds the warm starts `warm` of a world with body contacts (its
+    /// contact buffers', made again by every edit), or none: with them the
+    /// `_placed` kernels run (compiled on the first call), which lift a
+    /// point not yet settled out of the skin slowly (`cpu::collider_push`).
+    pub fn bind_warm(&mut self, device: &wgpu::Device, b: &Buffers, warm: Option<&wgpu::Buffer>) {
+        let Some(warm) = warm else {
+            self.placed = None;
+            return;
+        };
+        let (collide, fused) = match self.placed.take() {
+            Some(p) => (p.collide, p.fused),
+            None => {
+                let constants = self.counts.constants();
+                (
+                    pipeline_with(device, "collide", "main_placed", &constants),
+                    pipeline_with(device, "collide", "integrate_collide_placed", &constants),
+                )
+            }
+        };
+        self.placed = Some(Placed {
+            collide_bind: binds(device, b, &collide, false, Some(warm)),
+            fused_bind: binds(device, b, &fused, true, Some(warm)),
+            collide,
+            fused,
+        });
     }
 
     /// Records the collide stage alone on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        pass.set_pipeline(&self.collide);
-        pass.set_bind_group(0, &self.collide_bind[state], &[]);
+        let (p, bind) = match &self.placed {
+            Some(p) => (&p.collide, &p.collide_bind),
+            None => (&self.collide, &self.collide_bind),
+        };
+        pass.set_pipeline(p);
+        pass.set_bind_group(0, &bind[state], &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
 
     /// Records integrate then collide as one dispatch on copy `state`.
     pub fn record_fused(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        pass.set_pipeline(&self.fused);
-        pass.set_bind_group(0, &self.fused_bind[state], &[]);
+        let (p, bind) = match &self.placed {
+            Some(p) => (&p.fused, &p.fused_bind),
+            None => (&self.fused, &self.fused_bind),
+        };
+        pass.set_pipeline(p);
+        pass.set_bind_group(0, &bind[state], &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
 }

@@ -31,7 +31,8 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/collide.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/collide_point.wgsl")
+            include_str!("../../shaders/collide_point.wgsl"),
+            include_str!("../../shaders/placed.wgsl")
         ),
     ),
     ("springs", include_str!("../../shaders/springs.wgsl")),
@@ -41,7 +42,8 @@ pub const STAGES: &[(&str, &str)] = &[
         concat!(
             include_str!("../../shaders/shape_match.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/collide_point.wgsl")
+            include_str!("../../shaders/collide_point.wgsl"),
+            include_str!("../../shaders/placed.wgsl")
         ),
     ),
     (
@@ -77,7 +79,8 @@ pub const STAGES: &[(&str, &str)] = &[
             include_str!("../../shaders/terrain.wgsl"),
             include_str!("../../shaders/terrain_contact.wgsl"),
             include_str!("../../shaders/colliders.wgsl"),
-            include_str!("../../shaders/collide_point.wgsl")
+            include_str!("../../shaders/collide_point.wgsl"),
+            include_str!("../../shaders/placed.wgsl")
         ),
     ),
     (
@@ -123,6 +126,7 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         "collide_point",
         include_str!("../../shaders/collide_point.wgsl"),
     ),
+    ("placed", include_str!("../../shaders/placed.wgsl")),
     (
         "body_collide/narrow",
         include_str!("../../shaders/body_collide/narrow.wgsl"),

@@ -29,6 +29,50 @@ pub struct ShapeMatch {
     /// The heads, whose workgroup counts `plane_impacts` is dispatched
     /// with.
     heads: [wgpu::Buffer; 3],
+    counts: ColliderCounts,
+    /// The fused kernel of a world with body contacts and its bind groups
+    /// ([`ShapeMatch::bind_warm`]).
+    placed: Option<(wgpu::ComputePipeline, [wgpu::BindGroup; 2])>,
+}
+
+/// The apply kernel's bindings on state copy `s`.
+fn apply_entries(b: &Buffers, s: usize) -> Vec<(u32, &wgpu::Buffer)> {
+    vec![
+        (0, &b.sim),
+        (1, &b.info),
+        (6, &b.point_members),
+        (8, &b.member_offsets),
+        (9, &b.frames),
+        (10, &b.state[s]),
+        (14, &b.dilation),
+    ]
+}
+
+/// The fused kernel `fused`'s bind groups on state copies 0 and 1:
+/// apply's, the colliders, and (`noted`) the moved flag and the warm
+/// starts `warm` where it takes them.
+fn fused_binds(
+    device: &wgpu::Device,
+    b: &Buffers,
+    fused: &wgpu::ComputePipeline,
+    noted: bool,
+    warm: Option<&wgpu::Buffer>,
+) -> [wgpu::BindGroup; 2] {
+    [0, 1].map(|s| {
+        let mut e = apply_entries(b, s);
+        e.extend([
+            (11, &b.materials),
+            (12, &b.colliders),
+            (19, &b.gravity_scale),
+        ]);
+        if noted {
+            e.push((20, &b.moved));
+        }
+        if let Some(w) = warm {
+            e.push((21, w));
+        }
+        bind_group(device, "shape_match.apply_integrate_collide", fused, &e)
+    })
 }
 
 /// Workgroup grids of the three dispatches.
@@ -181,31 +225,9 @@ impl ShapeMatch {
                 )
             })
         });
-        let apply_entries = |s: usize| {
-            vec![
-                (0, &b.sim),
-                (1, &b.info),
-                (6, &b.point_members),
-                (8, &b.member_offsets),
-                (9, &b.frames),
-                (10, &b.state[s]),
-                (14, &b.dilation),
-            ]
-        };
         let apply_bind =
-            [0, 1].map(|s| bind_group(device, "shape_match.apply", &apply, &apply_entries(s)));
-        let fused_bind = [0, 1].map(|s| {
-            let mut e = apply_entries(s);
-            e.extend([
-                (11, &b.materials),
-                (12, &b.colliders),
-                (19, &b.gravity_scale),
-            ]);
-            if noted {
-                e.push((20, &b.moved));
-            }
-            bind_group(device, "shape_match.apply_integrate_collide", &fused, &e)
-        });
+            [0, 1].map(|s| bind_group(device, "shape_match.apply", &apply, &apply_entries(b, s)));
+        let fused_bind = fused_binds(device, b, &fused, noted, None);
         Self {
             clear,
             frames,
@@ -220,7 +242,33 @@ impl ShapeMatch {
             apply_bind,
             fused_bind,
             heads: heads.clone(),
+            counts,
+            placed: None,
         }
+    }
+
+    /// Binds the warm starts `warm` of a world with body contacts (its
+    /// contact buffers', made again by every edit), or none: with them the
+    /// fused kernel is `apply_integrate_collide_placed` (compiled on the
+    /// first call), whose collide lifts a point not yet settled out of the
+    /// skin slowly (`cpu::collider_push`). A world with body contacts runs
+    /// on a device with room for the extra binding.
+    pub fn bind_warm(&mut self, device: &wgpu::Device, b: &Buffers, warm: Option<&wgpu::Buffer>) {
+        let Some(warm) = warm else {
+            self.placed = None;
+            return;
+        };
+        let fused = match self.placed.take() {
+            Some((p, _)) => p,
+            None => pipeline_with(
+                device,
+                "shape_match",
+                "apply_integrate_collide_placed",
+                &self.counts.constants(),
+            ),
+        };
+        let bind = fused_binds(device, b, &fused, true, Some(warm));
+        self.placed = Some((fused, bind));
     }
 
     /// Records the frames and the apply dispatches on copy `state`.
@@ -283,8 +331,12 @@ impl ShapeMatch {
         state: usize,
         grids: ShapeMatchGrids,
     ) {
-        pass.set_pipeline(&self.fused);
-        pass.set_bind_group(0, &self.fused_bind[state], &[]);
+        let (p, bind) = match &self.placed {
+            Some((p, bind)) => (p, bind),
+            None => (&self.fused, &self.fused_bind),
+        };
+        pass.set_pipeline(p);
+        pass.set_bind_group(0, &bind[state], &[]);
         pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
     }
 }

@@ -5,38 +5,74 @@
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
 
-/// The terrain kernel and its bind group for each state copy.
+/// The terrain kernel and its bind group for each state copy; in a world
+/// with body contacts, `main_placed` over the warm starts
+/// ([`Terrain::bind_warm`]).
 pub struct Terrain {
     pipeline: wgpu::ComputePipeline,
     bind: [wgpu::BindGroup; 2],
+    placed: Option<(wgpu::ComputePipeline, [wgpu::BindGroup; 2])>,
+}
+
+/// The bind groups of the terrain kernel `p` on state copies 0 and 1,
+/// with the warm starts `warm` where it takes them.
+fn binds(
+    device: &wgpu::Device,
+    b: &Buffers,
+    p: &wgpu::ComputePipeline,
+    warm: Option<&wgpu::Buffer>,
+) -> [wgpu::BindGroup; 2] {
+    [0, 1].map(|s| {
+        let mut e = vec![
+            (0, &b.sim),
+            (1, &b.info),
+            (2, &b.materials),
+            (4, &b.state[s]),
+            (6, &b.terrain_grid),
+            (7, &b.terrain_segments),
+            (8, &b.terrain_cells),
+        ];
+        if let Some(w) = warm {
+            e.push((9, w));
+        }
+        bind_group(device, "terrain", p, &e)
+    })
 }
 
 impl Terrain {
     pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
         let pipeline = pipeline(device, "terrain", "main");
-        let bind = [0, 1].map(|s| {
-            bind_group(
-                device,
-                "terrain",
-                &pipeline,
-                &[
-                    (0, &b.sim),
-                    (1, &b.info),
-                    (2, &b.materials),
-                    (4, &b.state[s]),
-                    (6, &b.terrain_grid),
-                    (7, &b.terrain_segments),
-                    (8, &b.terrain_cells),
-                ],
-            )
-        });
-        Self { pipeline, bind }
+        let bind = binds(device, b, &pipeline, None);
+        Self {
+            pipeline,
+            bind,
+            placed: None,
+        }
+    }
+
+    /// Binds the warm starts of a world with body contacts, or none
+    /// (`cpu::collider_push`; as `Collide::bind_warm`).
+    pub fn bind_warm(&mut self, device: &wgpu::Device, b: &Buffers, warm: Option<&wgpu::Buffer>) {
+        let Some(warm) = warm else {
+            self.placed = None;
+            return;
+        };
+        let p = match self.placed.take() {
+            Some((p, _)) => p,
+            None => pipeline(device, "terrain", "main_placed"),
+        };
+        let bind = binds(device, b, &p, Some(warm));
+        self.placed = Some((p, bind));
     }
 
     /// Records the stage on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind[state], &[]);
+        let (p, bind) = match &self.placed {
+            Some((p, bind)) => (p, bind),
+            None => (&self.pipeline, &self.bind),
+        };
+        pass.set_pipeline(p);
+        pass.set_bind_group(0, &bind[state], &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
 }

@@ -510,6 +510,23 @@ pub const BODY_PUSH_SLOP: f32 = 2.0;
 /// a pile's load presses deep is pushed out whole.
 pub const WARM_SETTLED: u32 = 0x8000_0000;
 
+/// The bit of a point's warm-start word `[3]` (an `f32` impulse that is
+/// never negative; WGSL `WARM_SKIN`) that the collider stages set while
+/// a point that has not settled ([`WARM_SETTLED`]) stood deeper than a
+/// substep's skin push in a planet's, half-plane's or terrain segment's
+/// contact skin at the substep's start: it is being lifted out slowly
+/// ([`SKIN_PUSH_SHARE`]), and the substep's first narrow phase does not
+/// settle it. That narrow phase writes the word afresh.
+pub const WARM_SKIN: u32 = 0x8000_0000;
+
+/// The share of [`Params::push_speed`](crate::Params::push_speed) at
+/// which a collider lifts a point that has not settled out of its
+/// contact skin (WGSL `SKIN_PUSH_SHARE`; docs/physics.md, "Bodies built
+/// on colliders"): a body built with its outline on the ground is raised
+/// the point radius at 1/16 of the push speed (0.19 m/s by default,
+/// about 0.1 s), so that its shape does not turn the lift into a hop.
+pub const SKIN_PUSH_SHARE: f32 = 1.0 / 16.0;
+
 /// Largest magnitude of one fixed-point contribution, in units of
 /// `1 / SimParams::contact_scale` (clamped; an accumulator holds twice
 /// that): `2^30`, so a contribution of `x` m or m/s is clamped to

@@ -379,7 +379,7 @@ fn a_sleeping_pile_keeps_its_grid_and_steps_as_if_it_built_it() {
     let n = world.points().len();
     let push = Command::BodyImpulse {
         body: top.bodies[0],
-        impulse: Vec2::new(12.0, 0.0),
+        impulse: Vec2::new(40.0, 0.0),
         at: Vec2::new(0.0, 1.1),
     };
     // The CPU path.

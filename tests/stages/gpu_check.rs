@@ -462,6 +462,8 @@ pub fn check_stage(
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, world).unwrap();
     gpu.set_state(&ctx.queue, cpu.positions(), cpu.velocities())
         .unwrap();
+    // The points' settled state too, which the collider stages read.
+    gpu.set_warm_starts(&ctx.queue, cpu.warm_starts()).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     // Stages that read what another one leaves: that one first.
     match stage {
@@ -548,6 +550,26 @@ pub fn check_stage(
             &flat(cpu.frames()),
             SHAPE_TOL,
         );
+    }
+    // The collider stages note which unsettled points they lift out of
+    // the skin (WARM_SKIN) alike.
+    if matches!(
+        stage,
+        Stage::Collide | Stage::IntegrateCollide | Stage::ApplyIntegrateCollide | Stage::Terrain
+    ) && !cpu.warm_starts().is_empty()
+    {
+        let skin = |w: &[[u32; 4]]| -> Vec<bool> {
+            w.iter()
+                .map(|w| w[3] & softbody::layout::WARM_SKIN != 0)
+                .collect()
+        };
+        let warm = gpu.read_warm_starts(&ctx.device, &ctx.queue).unwrap();
+        if !warm.is_empty() {
+            assert!(
+                skin(&warm) == skin(cpu.warm_starts()),
+                "{what}: the skin bits differ"
+            );
+        }
     }
     // The stage did something, so agreement is not agreement on a no-op.
     let changed = before.0 != cpu.positions() || before.1 != cpu.velocities();

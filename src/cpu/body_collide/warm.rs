@@ -4,7 +4,7 @@
 //! start a substep's first narrow phase applies.
 
 use super::*;
-use crate::layout::WARM_SETTLED;
+use crate::layout::{WARM_SETTLED, WARM_SKIN};
 use crate::world::Remap;
 
 /// WGSL `WARM_START`: the share of the normal impulse a contact ended the
@@ -44,7 +44,7 @@ pub fn remap_warm(w: &Warm, bodies: &Remap) -> Warm {
 /// impulse over), else 0.
 #[inline]
 pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
-    let total = f32::from_bits(w[3]);
+    let total = f32::from_bits(w[3] & !WARM_SKIN);
     if hit.body != u32::MAX && hit.body == w[1] && w[0] == w[1] && total > 0.0 {
         WARM_START * total
     } else {
@@ -55,14 +55,15 @@ pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
 /// [`WARM_SETTLED`] when the point's state `w` has it or its substep's
 /// first narrow phase found `hit` without a body or with the point's
 /// centre outside the body (depth at most one point radius) of a body not
-/// tangled with its assembly `group` (a tangled pair's depth is capped;
-/// WGSL `settled`), else 0.
+/// tangled with its assembly `group` (a tangled pair's depth is capped),
+/// unless a collider stage found it in its skin this substep
+/// ([`WARM_SKIN`]; WGSL `settled`), else 0.
 #[inline]
 pub fn settled(bind: &Bindings, hit: &ContactHit, w: &Warm, group: u32) -> u32 {
     let shallow = hit.body == u32::MAX
         || (hit.depth <= bind.sim.point_radius
             && super::untangle::tangle_word(bind, hit.body, group).is_none());
-    if w[2] & WARM_SETTLED != 0 || shallow {
+    if w[2] & WARM_SETTLED != 0 || (shallow && w[3] & WARM_SKIN == 0) {
         WARM_SETTLED
     } else {
         0

@@ -34,14 +34,6 @@ impl CpuSolver {
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
         let from = self.packed.pos.len();
-        self.sync_items(world)?;
-        crate::cpu::placement::warn_of_skin(&self.packed, from);
-        Ok(())
-    }
-
-    /// [`CpuSolver::sync`] but for its warning.
-    fn sync_items(&mut self, world: &World) -> Result<(), WorldError> {
-        let from = self.packed.pos.len();
         // Items linking no earlier point, at the parameters the solver
         // steps and resolved its items with: packed alone, in place.
         let same = world.params == self.params && self.params == self.resolved;

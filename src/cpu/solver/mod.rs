@@ -89,7 +89,6 @@ impl CpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
-        crate::cpu::placement::warn_of_skin(&packed, 0);
         let n = packed.pos.len();
         let mut solver = Self {
             params: world.params.clone(),

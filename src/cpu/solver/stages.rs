@@ -51,8 +51,11 @@ impl CpuSolver {
         );
     }
 
-    /// Stage 2 alone.
+    /// Stage 2 alone. Where the world has body contacts it reads and
+    /// notes the points' settled state in the warm starts
+    /// (`cpu::collide::placed`, `note_skin`).
     pub fn stage_collide(&mut self) {
+        let placed = self.packed.has_contacts();
         let p = &mut self.packed;
         let colliders = collide::Colliders {
             planets: &p.planets,
@@ -65,6 +68,7 @@ impl CpuSolver {
             colliders,
             &mut p.pos,
             &mut p.vel,
+            placed.then_some(&mut self.contacts.warm[..]),
             self.spread,
         );
     }
@@ -76,6 +80,7 @@ impl CpuSolver {
         if p.terrain.segments.is_empty() {
             return;
         }
+        let placed = p.has_contacts();
         terrain::collide_terrain(
             &p.sim,
             &self.info,
@@ -83,6 +88,7 @@ impl CpuSolver {
             &p.terrain,
             &mut p.pos,
             &mut p.vel,
+            placed.then_some(&mut self.contacts.warm[..]),
             self.spread,
         );
     }

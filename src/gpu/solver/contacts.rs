@@ -76,6 +76,21 @@ impl ContactStages {
 }
 
 impl GpuSolver {
+    /// Gives the collider kernels (collide, the fused shape-matching
+    /// kernel, terrain) the contact buffers' warm starts, or none in a
+    /// world without body contacts: after every edit, which makes the
+    /// contact buffers again. With them a point not yet settled is lifted
+    /// out of a collider's skin slowly (`cpu::collider_push`).
+    pub(super) fn bind_warm(&mut self) {
+        let warm = self.contacts.as_ref().map(|c| &c.buffers.warm);
+        let (device, b) = (&self.device, &self.buffers);
+        self.collide.bind_warm(device, b, warm);
+        self.shape_match.bind_warm(device, b, warm);
+        if let Some(t) = &mut self.terrain {
+            t.bind_warm(device, b, warm);
+        }
+    }
+
     /// How the contact kernels walk the grid and which points their passes
     /// run over (`None` for a world without contacts). By default
     /// [`ContactKernels::for_device`]; edits keep it.

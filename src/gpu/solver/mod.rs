@@ -190,7 +190,6 @@ impl GpuSolver {
         for w in stability.warnings() {
             log::warn!("{w}");
         }
-        crate::cpu::placement::warn_of_skin(packed, 0);
         let mut mirror = packed.clone();
         if mirror.sim.h != params.h() {
             mirror.refresh_step_coefficients(params.h());
@@ -201,7 +200,7 @@ impl GpuSolver {
         let buffers = Buffers::new(device, packed)?;
         let counts = ColliderCounts::of(packed);
         let (point_grid, shape_grids) = dispatch_grids(device, &packed.sim);
-        Ok(Self {
+        let mut solver = Self {
             device: device.clone(),
             queue: queue.clone(),
             integrate: Integrate::new(device, &buffers, counts),
@@ -235,7 +234,9 @@ impl GpuSolver {
             params: params.clone(),
             buffers,
             edit: edit::EditState::new(mirror),
-        })
+        };
+        solver.bind_warm();
+        Ok(solver)
     }
 
     /// The parameters in use.

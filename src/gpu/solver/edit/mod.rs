@@ -205,22 +205,17 @@ impl GpuSolver {
         world: &World,
     ) -> Result<EditReport, SolverError> {
         self.check_context("sync", Some(device), Some(queue))?;
-        let from = self.edit.mirror.pos.len();
         // Items linking no earlier point, at the parameters the solver
         // steps and resolved its items with: packed alone, in place.
-        let report = match self.sync_appended(device, queue, world)? {
-            Some(report) => report,
-            None => {
-                let new = self.edit.mirror.synced(
-                    self.edit.generation,
-                    world,
-                    self.edit.resolved.as_ref(),
-                )?;
-                self.edit_to(device, queue, world, new, StateEdit::Append { from })?
-            }
-        };
-        crate::cpu::placement::warn_of_skin(&self.edit.mirror, from);
-        Ok(report)
+        if let Some(report) = self.sync_appended(device, queue, world)? {
+            return Ok(report);
+        }
+        let new =
+            self.edit
+                .mirror
+                .synced(self.edit.generation, world, self.edit.resolved.as_ref())?;
+        let from = self.edit.mirror.pos.len();
+        self.edit_to(device, queue, world, new, StateEdit::Append { from })
     }
 
     /// Follows a removal made on `world` with [`World::remove_body`],

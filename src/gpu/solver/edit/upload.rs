@@ -407,6 +407,7 @@ impl GpuSolver {
                 old.as_ref(),
             )
         });
+        self.bind_warm();
         // After an append in place into new buffers the points' warm starts
         // and the bodies' tangles are kept for what was there
         // (`cpu::solver::Contacts::extend`).
