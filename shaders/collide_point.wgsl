@@ -95,7 +95,7 @@ fn collider_push(vrel: vec2<f32>, n: vec2<f32>, depth: f32, placed: bool) -> vec
         return vec2<f32>(depth, 0.0);
     }
     let fast = sim.push_speed * sim.h;
-    let target_depth = max(before - fast, min(before, sim.point_radius) - slow);
+    let target_depth = max(max(before - fast, min(before, sim.point_radius) - slow), 0.0);
     return vec2<f32>(max(depth - target_depth, 0.0), 1.0);
 }
 

@@ -150,7 +150,9 @@ pub fn collider_push(
         return (depth, false);
     }
     let fast = sim.push_speed * sim.h;
-    let target = (before - fast).max(before.min(sim.point_radius) - slow);
+    let target = (before - fast)
+        .max(before.min(sim.point_radius) - slow)
+        .max(0.0);
     ((depth - target).max(0.0), true)
 }
 
@@ -196,4 +198,56 @@ pub fn contact_response(
         n * (vn_after - vn) + (vt_kept * m.decay - vt),
         (vt_kept - vt) * h,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A point not yet settled is lifted out of a collider's skin a skin
+    /// step a substep (and noted in it), from deeper than the point
+    /// radius at the push speed first, and is pushed whole within a skin
+    /// step of the surface; a settled one follows `push_depth`; no push
+    /// leaves a point outside the surface, whatever the radius.
+    #[test]
+    fn collider_push_lifts_unsettled_points_out_of_the_skin_slowly() {
+        let sim = SimParams {
+            h: 1.0 / 480.0,
+            point_radius: 0.02,
+            push_speed: 3.0,
+            ..SimParams::default()
+        };
+        let (slow, fast) = (
+            sim.push_speed * SKIN_PUSH_SHARE * sim.h,
+            sim.push_speed * sim.h,
+        );
+        let (n, rest) = (Vec2::Y, Vec2::ZERO);
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-7;
+        // In the skin, at rest: a skin step, noted.
+        let (d, skin) = collider_push(&sim, (rest, n), 0.02, true);
+        assert!(close(d, slow) && skin, "{d}");
+        // Settled: all of it.
+        assert_eq!(collider_push(&sim, (rest, n), 0.02, false), (0.02, false));
+        // Within a skin step: all of it, not noted.
+        assert_eq!(
+            collider_push(&sim, (rest, n), 0.5 * slow, true),
+            (0.5 * slow, false)
+        );
+        // Sinking this substep: what it sank, plus the skin step.
+        let sinking = Vec2::new(0.0, -0.1);
+        let (d, _) = collider_push(&sim, (sinking, n), 0.01 + 0.1 * sim.h, true);
+        assert!(close(d, 0.1 * sim.h + slow), "{d}");
+        // Deep: at the push speed, down to the radius less a skin step.
+        let (d, skin) = collider_push(&sim, (rest, n), 0.3, true);
+        assert!(close(d, fast) && skin, "{d}");
+        let (d, _) = collider_push(&sim, (rest, n), 0.021, true);
+        assert!(close(d, 0.001 + slow), "{d}");
+        // No radius: never out past the surface.
+        let bare = SimParams {
+            point_radius: 0.0,
+            ..sim
+        };
+        let (d, _) = collider_push(&bare, (rest, n), 0.5 * fast, true);
+        assert!(d <= 0.5 * fast, "{d}");
+    }
 }
