@@ -210,19 +210,6 @@ pub fn collide(
             note_skin(w, skin, true);
         }
     };
-    match warm {
-        Some(warm) => par::zip3_mut(
-            parallel,
-            &mut pos[..count],
-            &mut vel[..count],
-            &mut warm[..count],
-            |i, pos, vel, w| point(i, pos, vel, Some(w)),
-        ),
-        None => par::zip_mut(
-            parallel,
-            &mut pos[..count],
-            &mut vel[..count],
-            |i, pos, vel| point(i, pos, vel, None),
-        ),
-    }
+    let warm = warm.map(|w| &mut w[..count]);
+    par::zip_mut_with(parallel, &mut pos[..count], &mut vel[..count], warm, point);
 }

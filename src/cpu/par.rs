@@ -75,6 +75,23 @@ pub fn zip3_mut<A: Send, B: Send, C: Send, F: Fn(usize, &mut A, &mut B, &mut C) 
     }
 }
 
+/// Calls `f(i, &mut a[i], &mut b[i], Some(&mut c[i]))` for every `i`, or
+/// with `None` where there is no `c`.
+pub fn zip_mut_with<A: Send, B: Send, C: Send, F>(
+    parallel: bool,
+    a: &mut [A],
+    b: &mut [B],
+    c: Option<&mut [C]>,
+    f: F,
+) where
+    F: Fn(usize, &mut A, &mut B, Option<&mut C>) + Sync + Send,
+{
+    match c {
+        Some(c) => zip3_mut(parallel, a, b, c, |i, x, y, z| f(i, x, y, Some(z))),
+        None => zip_mut(parallel, a, b, |i, x, y| f(i, x, y, None)),
+    }
+}
+
 /// Calls `f(i, &mut a[i])` for every `i`.
 pub fn map_in_place<A: Send, F: Fn(usize, &mut A) + Sync + Send>(
     parallel: bool,

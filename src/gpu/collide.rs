@@ -2,6 +2,7 @@
 //! with the fused integrate + collide kernel the step runs.
 
 use super::buffers::Buffers;
+use super::placed::{PlacedKernel, dispatch};
 use super::shaders::{bind_group, pipeline_with};
 use crate::pack::Packed;
 
@@ -61,15 +62,8 @@ pub struct Collide {
     collide_bind: [wgpu::BindGroup; 2],
     fused_bind: [wgpu::BindGroup; 2],
     counts: ColliderCounts,
-    placed: Option<Placed>,
-}
-
-/// The `_placed` kernels, over a world's warm starts.
-struct Placed {
-    collide: wgpu::ComputePipeline,
-    fused: wgpu::ComputePipeline,
-    collide_bind: [wgpu::BindGroup; 2],
-    fused_bind: [wgpu::BindGroup; 2],
+    /// `main_placed` and `integrate_collide_placed`.
+    placed: Option<(PlacedKernel, PlacedKernel)>,
 }
 
 /// The bind groups of `collide.wgsl`'s kernel `p` (`fused`: the one that
@@ -122,47 +116,38 @@ impl Collide {
     /// `_placed` kernels run (compiled on the first call), which lift a
     /// point not yet settled out of the skin slowly (`cpu::collider_push`).
     pub fn bind_warm(&mut self, device: &wgpu::Device, b: &Buffers, warm: Option<&wgpu::Buffer>) {
-        let Some(warm) = warm else {
-            self.placed = None;
-            return;
+        let (old_collide, old_fused) = self.placed.take().unzip();
+        let constants = self.counts.constants();
+        let kernel = |old, entry: &str, fused: bool| {
+            PlacedKernel::rebind(
+                old,
+                warm,
+                || pipeline_with(device, "collide", entry, &constants),
+                |p, w| binds(device, b, p, fused, Some(w)),
+            )
         };
-        let (collide, fused) = match self.placed.take() {
-            Some(p) => (p.collide, p.fused),
-            None => {
-                let constants = self.counts.constants();
-                (
-                    pipeline_with(device, "collide", "main_placed", &constants),
-                    pipeline_with(device, "collide", "integrate_collide_placed", &constants),
-                )
-            }
-        };
-        self.placed = Some(Placed {
-            collide_bind: binds(device, b, &collide, false, Some(warm)),
-            fused_bind: binds(device, b, &fused, true, Some(warm)),
-            collide,
-            fused,
-        });
+        self.placed = kernel(old_collide, "main_placed", false).zip(kernel(
+            old_fused,
+            "integrate_collide_placed",
+            true,
+        ));
     }
 
     /// Records the collide stage alone on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        let (p, bind) = match &self.placed {
-            Some(p) => (&p.collide, &p.collide_bind),
-            None => (&self.collide, &self.collide_bind),
+        let kernel = match &self.placed {
+            Some((k, _)) => k.get(state),
+            None => (&self.collide, &self.collide_bind[state]),
         };
-        pass.set_pipeline(p);
-        pass.set_bind_group(0, &bind[state], &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        dispatch(pass, kernel, grid);
     }
 
     /// Records integrate then collide as one dispatch on copy `state`.
     pub fn record_fused(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        let (p, bind) = match &self.placed {
-            Some(p) => (&p.fused, &p.fused_bind),
-            None => (&self.fused, &self.fused_bind),
+        let kernel = match &self.placed {
+            Some((_, k)) => k.get(state),
+            None => (&self.fused, &self.fused_bind[state]),
         };
-        pass.set_pipeline(p);
-        pass.set_bind_group(0, &bind[state], &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        dispatch(pass, kernel, grid);
     }
 }

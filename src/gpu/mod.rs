@@ -17,6 +17,7 @@ mod impact;
 mod integrate;
 mod move_bodies;
 mod move_colliders;
+mod placed;
 mod query;
 mod remap_contacts;
 mod rods;

@@ -7,6 +7,7 @@
 
 use super::buffers::Buffers;
 use super::collide::ColliderCounts;
+use super::placed::{PlacedKernel, dispatch};
 use super::shaders::{bind_group, pipeline, pipeline_with};
 
 /// Shape matching on state `s`: frames from it, then the velocities in place.
@@ -32,7 +33,7 @@ pub struct ShapeMatch {
     counts: ColliderCounts,
     /// The fused kernel of a world with body contacts and its bind groups
     /// ([`ShapeMatch::bind_warm`]).
-    placed: Option<(wgpu::ComputePipeline, [wgpu::BindGroup; 2])>,
+    placed: Option<PlacedKernel>,
 }
 
 /// The apply kernel's bindings on state copy `s`.
@@ -254,21 +255,20 @@ impl ShapeMatch {
     /// skin slowly (`cpu::collider_push`). A world with body contacts runs
     /// on a device with room for the extra binding.
     pub fn bind_warm(&mut self, device: &wgpu::Device, b: &Buffers, warm: Option<&wgpu::Buffer>) {
-        let Some(warm) = warm else {
-            self.placed = None;
-            return;
-        };
-        let fused = match self.placed.take() {
-            Some((p, _)) => p,
-            None => pipeline_with(
-                device,
-                "shape_match",
-                "apply_integrate_collide_placed",
-                &self.counts.constants(),
-            ),
-        };
-        let bind = fused_binds(device, b, &fused, true, Some(warm));
-        self.placed = Some((fused, bind));
+        let constants = self.counts.constants();
+        self.placed = PlacedKernel::rebind(
+            self.placed.take(),
+            warm,
+            || {
+                pipeline_with(
+                    device,
+                    "shape_match",
+                    "apply_integrate_collide_placed",
+                    &constants,
+                )
+            },
+            |p, w| fused_binds(device, b, p, true, Some(w)),
+        );
     }
 
     /// Records the frames and the apply dispatches on copy `state`.
@@ -331,13 +331,11 @@ impl ShapeMatch {
         state: usize,
         grids: ShapeMatchGrids,
     ) {
-        let (p, bind) = match &self.placed {
-            Some((p, bind)) => (p, bind),
-            None => (&self.fused, &self.fused_bind),
+        let kernel = match &self.placed {
+            Some(k) => k.get(state),
+            None => (&self.fused, &self.fused_bind[state]),
         };
-        pass.set_pipeline(p);
-        pass.set_bind_group(0, &bind[state], &[]);
-        pass.dispatch_workgroups(grids.points.0, grids.points.1, 1);
+        dispatch(pass, kernel, grids.points);
     }
 }
 

@@ -3,6 +3,7 @@
 //! after the planets and half-planes in each substep.
 
 use super::buffers::Buffers;
+use super::placed::{PlacedKernel, dispatch};
 use super::shaders::{bind_group, pipeline};
 
 /// The terrain kernel and its bind group for each state copy; in a world
@@ -11,7 +12,7 @@ use super::shaders::{bind_group, pipeline};
 pub struct Terrain {
     pipeline: wgpu::ComputePipeline,
     bind: [wgpu::BindGroup; 2],
-    placed: Option<(wgpu::ComputePipeline, [wgpu::BindGroup; 2])>,
+    placed: Option<PlacedKernel>,
 }
 
 /// The bind groups of the terrain kernel `p` on state copies 0 and 1,
@@ -53,26 +54,20 @@ impl Terrain {
     /// Binds the warm starts of a world with body contacts, or none
     /// (`cpu::collider_push`; as `Collide::bind_warm`).
     pub fn bind_warm(&mut self, device: &wgpu::Device, b: &Buffers, warm: Option<&wgpu::Buffer>) {
-        let Some(warm) = warm else {
-            self.placed = None;
-            return;
-        };
-        let p = match self.placed.take() {
-            Some((p, _)) => p,
-            None => pipeline(device, "terrain", "main_placed"),
-        };
-        let bind = binds(device, b, &p, Some(warm));
-        self.placed = Some((p, bind));
+        self.placed = PlacedKernel::rebind(
+            self.placed.take(),
+            warm,
+            || pipeline(device, "terrain", "main_placed"),
+            |p, w| binds(device, b, p, Some(w)),
+        );
     }
 
     /// Records the stage on state copy `state`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: usize, grid: (u32, u32)) {
-        let (p, bind) = match &self.placed {
-            Some((p, bind)) => (p, bind),
-            None => (&self.pipeline, &self.bind),
+        let kernel = match &self.placed {
+            Some(k) => k.get(state),
+            None => (&self.pipeline, &self.bind[state]),
         };
-        pass.set_pipeline(p);
-        pass.set_bind_group(0, &bind[state], &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        dispatch(pass, kernel, grid);
     }
 }
