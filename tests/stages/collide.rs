@@ -8,6 +8,7 @@
 use crate::common::closed_form::*;
 use crate::common::{both, fastest_over, gpu, run_finite};
 use crate::{Gpu, Stepper, gpu_check, slide};
+use softbody::commands::Command;
 use softbody::cpu::CpuSolver;
 use softbody::gpu::Stage;
 use softbody::prelude::*;
@@ -644,5 +645,79 @@ fn bodies_built_on_colliders_lift_alike_on_both_paths() {
         Stage::Terrain,
     ] {
         gpu_check::check_stage(&ctx, "built on colliders", &world, &None, stage);
+    }
+}
+
+/// Bodies put on a collider's surface after the start: a 0.5 m box with
+/// diagonal springs synced in with its bottom on the floor (on the GPU the
+/// first sync makes the contact buffers again, and the collider kernels
+/// must take the new warm starts) and a resting box teleported onto the
+/// floor elsewhere (its points unsettled). Both are lifted out of the skin
+/// slowly as bodies built so are
+/// ([`bodies_built_on_colliders_rest_as_built`]): on both paths, no
+/// centre more than 0.2 point radii above where it started and where it
+/// rests, and no point faster than 0.15 push speeds.
+#[test]
+fn bodies_spawned_or_teleported_onto_a_floor_rest_as_put() {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let clear = world.params.point_radius + 0.001;
+    let resting = BoxShape::new(Vec2::new(0.0, 0.25 + clear), Vec2::splat(0.5))
+        .diagonals(true)
+        .build(&mut world)
+        .unwrap();
+    let (push, r) = (world.params.push_speed, world.params.point_radius);
+    for mut s in both(&world) {
+        s.step(60).unwrap();
+        let mut world = world.clone();
+        let from = world.points().len();
+        BoxShape::new(Vec2::new(3.0, 0.25), Vec2::splat(0.5))
+            .diagonals(true)
+            .build(&mut world)
+            .unwrap();
+        s.sync(&world).unwrap();
+        s.queue(Command::BodyTeleport {
+            body: resting.bodies[0],
+            position: Vec2::new(-3.0, 0.25),
+            angle: Some(0.0),
+        })
+        .unwrap();
+        let bodies = [0..from, from..world.points().len()];
+        let centre = |pos: &[[f32; 2]], b: &std::ops::Range<usize>| -> f32 {
+            pos[b.clone()].iter().map(|p| p[1]).sum::<f32>() / b.len() as f32
+        };
+        let (mut highest, mut fastest) = ([f32::MIN; 2], 0.0f32);
+        for _ in 0..60 {
+            s.step(1).unwrap();
+            let (pos, vel) = s.state().unwrap();
+            for v in &vel {
+                fastest = fastest.max(Vec2::from(*v).length());
+            }
+            for (h, b) in highest.iter_mut().zip(&bodies) {
+                *h = h.max(centre(&pos, b));
+            }
+        }
+        let (pos, _) = s.state().unwrap();
+        for (h, b) in highest.iter().zip(&bodies) {
+            let end = centre(&pos, b);
+            let hop = (h - end.max(0.25 + r)) / r;
+            eprintln!(
+                "{}: points {b:?}: hop {hop:.3} r, rests {:.4} m",
+                s.name(),
+                end
+            );
+            assert!(
+                hop <= 0.2,
+                "{}: points {b:?} hopped {hop} point radii",
+                s.name()
+            );
+            assert!(
+                (end - 0.25 - r).abs() < 0.1 * r,
+                "{}: rests at {end}",
+                s.name()
+            );
+        }
+        eprintln!("{}: fastest {:.3} push speeds", s.name(), fastest / push);
+        assert!(fastest <= 0.15 * push, "{}: a point at {fastest}", s.name());
     }
 }
