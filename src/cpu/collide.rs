@@ -124,9 +124,10 @@ pub fn respond(
     (p + n * push + dp, v + dv)
 }
 
-/// Whether point `i`, with warm-start state `warm` (where the world has
-/// body contacts), has not settled ([`WARM_SETTLED`]): the collider
-/// stages lift such a point out of their skin slowly ([`collider_push`]).
+/// Whether a point with warm-start state `warm` (`None` in a world
+/// without body contacts, which has none) has not settled
+/// ([`WARM_SETTLED`]): the collider stages lift such a point out of their
+/// skin slowly ([`collider_push`]).
 #[inline]
 pub fn placed(warm: Option<&Warm>) -> bool {
     warm.is_some_and(|w| w[2] & WARM_SETTLED == 0)
