@@ -78,11 +78,12 @@ fn own_mass(p: u32) -> f32 {
     return select(0.0, 1.0 / w, w > 0.0);
 }
 
-// Moves point p to x, keeping its velocity, and clears its settled bit.
+// Moves point p to x, keeping its velocity, and unsettles it (WARM_SETTLED
+// clear, no placement allowance yet).
 fn teleport(p: u32, x: vec2<f32>) {
     state[p] = vec4<f32>(x, state[p].zw);
     if (p < arrayLength(&warm)) {
-        warm[p].z &= ~WARM_SETTLED;
+        warm[p].z = 0u;
     }
 }
 

@@ -133,6 +133,18 @@ fn recount(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
 }
 
+// The depth a body contact of a point that has not settled pushes out in
+// one contact pass, given its placement allowance: what lies deeper than
+// the allowance, at once where the point went no deeper than the
+// allowance plus the push speed's step at the pass's start, else toward
+// that start depth less the step. CPU mirror:
+// cpu::body_collide::placed_push.
+fn placed_push(vrel: vec2<f32>, n: vec2<f32>, depth: f32, allowance: f32) -> f32 {
+    let before = depth + dot(vrel, n) * sim.h;
+    let kept = max(before - sim.body_push_speed * sim.h, allowance);
+    return max(depth - kept, 0.0);
+}
+
 // Point i's contacts: its outline contact and, unless `relax`, its disk
 // contacts. `relax` solves velocities only: no push, no restitution, no
 // viscous decay, and friction bounded by the velocity change alone.
@@ -202,8 +214,10 @@ fn resolve_at(i: u32, relax: bool) {
             let wv = warm[i];
             var pull = 0.0;
             let settled_bit = wv.z & WARM_SETTLED;
+            let kept = warm_left(wv);
+            let allowance = kept.y;
             if (hit.body == wv.y) {
-                var left = bitcast<f32>(wv.z & ~WARM_SETTLED);
+                var left = kept.x;
                 var total = bitcast<f32>(wv.w);
                 if (vn < 0.0) {
                     total -= vn / split_w;
@@ -212,7 +226,13 @@ fn resolve_at(i: u32, relax: bool) {
                     left -= pull;
                     total -= pull;
                 }
-                warm[i] = vec4<u32>(wv.x, wv.y, bitcast<u32>(left) | settled_bit, bitcast<u32>(total));
+                var word = bitcast<u32>(untagged(left));
+                if (settled_bit != 0u) {
+                    word = bitcast<u32>(left) | settled_bit;
+                } else if (allowance > 0.0) {
+                    word = wv.z;
+                }
+                warm[i] = vec4<u32>(wv.x, wv.y, word, bitcast<u32>(total));
             }
             let depth = select(hit.depth, 0.0, relax);
             var m = pair_material(pf, bf);
@@ -234,6 +254,8 @@ fn resolve_at(i: u32, relax: bool) {
                 if ((atomicLoad(&tangles[tangle]) & TANGLE_FRESH) != 0u) {
                     pushed = min(depth, sim.untangle_push * sim.h);
                 }
+            } else if (allowance > 0.0) {
+                pushed = placed_push(vrel, hit.n, depth, allowance);
             } else if ((settled_bit & warm[ends.x].z & warm[ends.y].z) == 0u) {
                 pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.body_push_speed);
             }

@@ -24,13 +24,76 @@ fn warm_impulse(hit: ContactHit, w: vec4<u32>) -> f32 {
     return 0.0;
 }
 
+// The low bit of an unsettled point's warm-start word z that marks the
+// rest as a placement allowance rather than a warm start. CPU mirror:
+// cpu::body_collide::ALLOWANCE_TAG.
+const ALLOWANCE_TAG: u32 = 1u;
+
+// A point's warm-start word z read: the warm start it may still take back,
+// and its placement allowance (0 when it has settled, or has none), as
+// (left, allowance). CPU mirror: cpu::body_collide::warm_left.
+fn warm_left(w: vec4<u32>) -> vec2<f32> {
+    if ((w.z & WARM_SETTLED) == 0u && (w.z & ALLOWANCE_TAG) != 0u) {
+        return vec2<f32>(0.0, bitcast<f32>(w.z & ~ALLOWANCE_TAG));
+    }
+    return vec2<f32>(bitcast<f32>(w.z & ~WARM_SETTLED), 0.0);
+}
+
+// An unsettled point's warm start as its word z holds it, the tag bit
+// clear. CPU mirror: cpu::body_collide::untagged.
+fn untagged(j: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(j) & ~ALLOWANCE_TAG);
+}
+
+// The warm-start word z of a point whose substep's first narrow phase
+// found `hit`, and its warm start (f32 bits), from its state `w` and
+// assembly `group`: a settled point stays settled and takes its
+// warm_impulse; one that has not and meets a body with its centre outside
+// it, deeper than a skin step, takes that depth as its placement
+// allowance, shrunk by a skin step every later substep; one with its
+// centre inside, or touching a tangled body, stays unsettled without one.
+// It settles once it has no body contact, one within a skin step, or no
+// allowance left, unless a collider stage found it in its skin
+// (WARM_SKIN). While it has an allowance it takes no warm start. CPU mirror:
+// cpu::body_collide::moved_on.
+fn moved_on(hit: ContactHit, w: vec4<u32>, group: u32) -> vec2<u32> {
+    if ((w.z & WARM_SETTLED) != 0u) {
+        let j = warm_impulse(hit, w);
+        return vec2<u32>(bitcast<u32>(j) | WARM_SETTLED, bitcast<u32>(j));
+    }
+    let step = SKIN_PUSH_SHARE * sim.push_speed * sim.h;
+    var allowance = warm_left(w).y;
+    var deep = false;
+    if (hit.body == NO_BODY) {
+        allowance = 0.0;
+    } else if (tangle_word(hit.body, group) != NO_BODY) {
+        deep = true;
+    } else if (allowance > 0.0) {
+        allowance = max(allowance - step, 0.0);
+    } else if (hit.depth > sim.point_radius) {
+        deep = true;
+    } else if (hit.depth > step) {
+        allowance = hit.depth;
+    }
+    if (allowance > 0.0) {
+        return vec2<u32>(bitcast<u32>(allowance) | ALLOWANCE_TAG, 0u);
+    }
+    if (deep || (w.w & WARM_SKIN) != 0u) {
+        let j = untagged(warm_impulse(hit, w));
+        return vec2<u32>(bitcast<u32>(j), bitcast<u32>(j));
+    }
+    let j = warm_impulse(hit, w);
+    return vec2<u32>(bitcast<u32>(j) | WARM_SETTLED, bitcast<u32>(j));
+}
+
 // Point i's warm start: its velocity changes into the accumulators (along
 // the contact normal, split between the point and the edge's ends by
 // inverse mass, without mass splitting), and its state moved on to this
-// substep. CPU mirror: cpu::body_collide::warm_start.
+// substep (moved_on). CPU mirror: cpu::body_collide::warm_start.
 fn warm_start(i: u32, hit: ContactHit, wi: f32) {
     let w = warm[i];
-    let j = warm_impulse(hit, w);
+    let word = moved_on(hit, w, contact_points[i].group);
+    let j = bitcast<f32>(word.y);
     if (j > 0.0) {
         let ends = edge_ends(hit);
         let wa = info[ends.x].inv_mass;
@@ -59,17 +122,5 @@ fn warm_start(i: u32, hit: ContactHit, wi: f32) {
             add_fixed(ends.y, vec2<f32>(0.0), -jn * (hit.t * wb), WARM_SHARE);
         }
     }
-    warm[i] = vec4<u32>(w.y, hit.body, bitcast<u32>(j) | settled(hit, w, contact_points[i].group), bitcast<u32>(j));
-}
-
-// WARM_SETTLED when the point's state `w` has it or its substep's first
-// narrow phase found `hit` without a body or with the point's centre
-// outside the body (depth at most one point radius) of a body not tangled
-// with its assembly `group` (a tangled pair's depth is capped), unless a
-// collider stage found it in its skin this substep (WARM_SKIN), else 0.
-// CPU mirror: cpu::body_collide::settled.
-fn settled(hit: ContactHit, w: vec4<u32>, group: u32) -> u32 {
-    let shallow = hit.body == NO_BODY
-        || (hit.depth <= sim.point_radius && tangle_word(hit.body, group) == NO_BODY);
-    return select(0u, WARM_SETTLED, (w.z & WARM_SETTLED) != 0u || (shallow && (w.w & WARM_SKIN) == 0u));
+    warm[i] = vec4<u32>(w.y, hit.body, word.x, word.y);
 }

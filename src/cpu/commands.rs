@@ -11,7 +11,7 @@ use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
     COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC,
     COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command, Member, PointInfo,
-    REDUCE_THREADS, SimParams, SleepPoint, WARM_SETTLED,
+    REDUCE_THREADS, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -29,11 +29,11 @@ pub struct Target<'a> {
 }
 
 /// WGSL `teleport`: moves point `p` to `x`, keeping its velocity, and
-/// clears its settled bit ([`WARM_SETTLED`]).
+/// unsettles it ([`WARM_SETTLED`] clear, no placement allowance yet).
 fn teleport(t: &mut Target, p: usize, x: Vec2) {
     t.pos[p] = x.to_array();
     if let Some(w) = t.warm.get_mut(p) {
-        w[2] &= !WARM_SETTLED;
+        w[2] = 0;
     }
 }
 

@@ -501,13 +501,19 @@ pub const BODY_PUSH_SLOP: f32 = 2.0;
 
 /// The bit of a point's warm-start word `[2]` (an `f32` that is never
 /// negative, so its sign bit is free; WGSL `WARM_SETTLED`) set once a
-/// substep's first narrow phase finds the point without a body contact
-/// or with its centre outside the body it touches (depth at most one
-/// point radius): from then on its body contacts push their whole depth
-/// out. Zeroed warm starts (a new point, `set_state`, an edit that packs
-/// the world again) have it clear, so a body placed inside another
-/// leaves it at the push speed ([`BODY_PUSH_SLOP`]), while a contact that
-/// a pile's load presses deep is pushed out whole.
+/// point has **settled** since it was placed: a substep's first narrow
+/// phase found it without a body contact, or within a skin step of the
+/// body it touches, or its placement allowance ran out
+/// (`cpu::body_collide::moved_on`; docs/physics.md, "Bodies built
+/// touching"). With the bit, the rest of the word is the warm start the
+/// point may still take back, and its body contacts push their whole
+/// depth out; without it, the rest is the point's placement allowance,
+/// the depth its body contacts may keep ([`placed_push`](crate::cpu::body_collide::placed_push)).
+/// Zeroed warm starts (a new point, a teleport, `set_state`, an edit that
+/// packs the world again) have it clear and no allowance yet, so a body
+/// placed inside another leaves it at the push speed ([`BODY_PUSH_SLOP`])
+/// and bodies built touching part slowly, while a contact that a pile's
+/// load presses deep is pushed out whole.
 pub const WARM_SETTLED: u32 = 0x8000_0000;
 
 /// The bit of a point's warm-start word `[3]` (an `f32` impulse that is

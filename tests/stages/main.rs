@@ -43,6 +43,7 @@ mod sleep;
 mod springs;
 mod step;
 mod terrain;
+mod touching;
 
 use common::centroid;
 use softbody::prelude::*;

@@ -34,14 +34,17 @@ pub mod untangle;
 mod warm;
 pub use narrow::{ENTRY_SUBSTEPS, activate, deepest, narrow, quiet_point, recount, test_body};
 pub use resolve::{
-    Contributions, ResolveScratch, apply, disks, note_touched, pair_material, resolve,
+    Contributions, ResolveScratch, apply, disks, note_touched, pair_material, placed_push, resolve,
     resolve_point,
 };
 // For warm.rs and untangle.rs, which take this module's names with `use
 // super::*`.
 use resolve::{add_contributions, add4};
 pub use untangle::{TANGLE_SHARE, TangleWords, untangle};
-pub use warm::{WARM_SHARE, WARM_START, Warm, remap_warm, warm_impulse, warm_start};
+pub use warm::{
+    ALLOWANCE_TAG, WARM_SHARE, WARM_START, Warm, moved_on, remap_warm, untagged, warm_impulse,
+    warm_left, warm_start,
+};
 
 /// Whether two sides' layers let them collide (WGSL `layers_meet`).
 #[inline]

@@ -2,6 +2,7 @@
 //! each contact's fixed-point changes, with mass splitting, summed into
 //! the accumulators and added to the state.
 
+use super::warm::{untagged, warm_left};
 use super::*;
 use crate::layout::WARM_SETTLED;
 
@@ -161,6 +162,22 @@ pub(super) fn sleeper_share(
     }
 }
 
+/// The depth a body contact of a point that has not settled pushes out
+/// in one contact pass, given the point's placement allowance `allowance`
+/// (WGSL `placed_push`; docs/physics.md, "Bodies built touching"): what
+/// lies deeper than the allowance, at once where the point went no deeper
+/// than the allowance plus the push speed's step `body_push_speed h` at
+/// the pass's start, else toward that start depth less the step. The
+/// allowance is the depth the point was placed at (at most the point
+/// radius), shrinking by a skin step every substep, so that bodies built
+/// touching part slowly while a load pressing them deeper is held.
+#[inline]
+pub fn placed_push(sim: &SimParams, (vrel, n): (Vec2, Vec2), depth: f32, allowance: f32) -> f32 {
+    let before = depth + vrel.dot(n) * sim.h;
+    let target = (before - sim.body_push_speed * sim.h).max(allowance);
+    (depth - target).max(0.0)
+}
+
 /// WGSL `resolve_at` for point `i`: its contacts' fixed-point changes.
 /// With `relax` (WGSL `relax`), the velocity part of its outline contact
 /// alone: no push, no restitution, no viscous decay, friction bounded by
@@ -230,8 +247,8 @@ pub fn resolve_point(
             let vn = vrel.dot(n);
             let mut pull = 0.0;
             let settled = warm[i][2] & WARM_SETTLED;
+            let (mut left, allowance) = warm_left(&warm[i]);
             if hit.body == warm[i][1] {
-                let mut left = f32::from_bits(warm[i][2] & !WARM_SETTLED);
                 let mut total = f32::from_bits(warm[i][3]);
                 if vn < 0.0 {
                     total -= vn / split_w;
@@ -240,7 +257,14 @@ pub fn resolve_point(
                     left -= pull;
                     total -= pull;
                 }
-                out.warm = Some([left.to_bits() | settled, total.to_bits()]);
+                let word = if settled != 0 {
+                    left.to_bits() | settled
+                } else if allowance > 0.0 {
+                    warm[i][2]
+                } else {
+                    untagged(left).to_bits()
+                };
+                out.warm = Some([word, total.to_bits()]);
             }
             let depth = if relax { 0.0 } else { hit.depth };
             let threshold = contact_threshold(sim, vrel, n, depth);
@@ -254,6 +278,7 @@ pub fn resolve_point(
                     depth.min(sim.untangle_push * sim.h)
                 }
                 Some(_) => depth,
+                None if allowance > 0.0 => placed_push(sim, (vrel, n), depth, allowance),
                 None if settled & warm[ia as usize][2] & warm[ib as usize][2] == 0 => {
                     let slop = BODY_PUSH_SLOP * sim.point_radius;
                     push_depth(sim, (vrel, n), depth, slop, sim.body_push_speed)

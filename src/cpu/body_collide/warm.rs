@@ -4,7 +4,7 @@
 //! start a substep's first narrow phase applies.
 
 use super::*;
-use crate::layout::{WARM_SETTLED, WARM_SKIN};
+use crate::layout::{SKIN_PUSH_SHARE, WARM_SETTLED, WARM_SKIN};
 use crate::world::Remap;
 
 /// WGSL `WARM_START`: the share of the normal impulse a contact ended the
@@ -52,21 +52,77 @@ pub fn warm_impulse(hit: &ContactHit, w: &Warm) -> f32 {
     }
 }
 
-/// [`WARM_SETTLED`] when the point's state `w` has it or its substep's
-/// first narrow phase found `hit` without a body or with the point's
-/// centre outside the body (depth at most one point radius) of a body not
-/// tangled with its assembly `group` (a tangled pair's depth is capped),
-/// unless a collider stage found it in its skin this substep
-/// ([`WARM_SKIN`]; WGSL `settled`), else 0.
+/// The low bit of an unsettled point's warm-start word `[2]` that marks
+/// the rest as a placement allowance rather than a warm start (WGSL
+/// `ALLOWANCE_TAG`): the allowance loses its lowest bit, a warm start of a
+/// point placed deep its lowest bit.
+pub const ALLOWANCE_TAG: u32 = 1;
+
+/// A point's warm-start word `[2]` read (WGSL `warm_left`): the warm
+/// start it may still take back, and its placement allowance (m; 0 when
+/// it has settled ([`WARM_SETTLED`]), or has none: placed deep, or before
+/// its first body contact since it was placed), as `(left, allowance)`.
 #[inline]
-pub fn settled(bind: &Bindings, hit: &ContactHit, w: &Warm, group: u32) -> u32 {
-    let shallow = hit.body == u32::MAX
-        || (hit.depth <= bind.sim.point_radius
-            && super::untangle::tangle_word(bind, hit.body, group).is_none());
-    if w[2] & WARM_SETTLED != 0 || (shallow && w[3] & WARM_SKIN == 0) {
-        WARM_SETTLED
+pub fn warm_left(w: &Warm) -> (f32, f32) {
+    if w[2] & WARM_SETTLED == 0 && w[2] & ALLOWANCE_TAG != 0 {
+        (0.0, f32::from_bits(w[2] & !ALLOWANCE_TAG))
     } else {
-        0
+        (f32::from_bits(w[2] & !WARM_SETTLED), 0.0)
+    }
+}
+
+/// An unsettled point's warm start `j` as its word `[2]` holds it, the tag
+/// bit clear (WGSL `untagged`).
+#[inline]
+pub fn untagged(j: f32) -> f32 {
+    f32::from_bits(j.to_bits() & !ALLOWANCE_TAG)
+}
+
+/// The warm-start word `[2]` of a point whose substep's first narrow phase
+/// found `hit`, and its warm start `j`, from its state `w` and assembly
+/// `group` (WGSL `moved_on`; docs/physics.md, "Bodies built touching").
+///
+/// A point that has settled ([`WARM_SETTLED`]) stays settled and takes
+/// its [`warm_impulse`]. One that has not and meets a body with its centre
+/// outside it, deeper than a skin step `SKIN_PUSH_SHARE push_speed h`,
+/// takes that depth as its placement allowance, the depth its body
+/// contacts may keep, shrunk by a skin step every later substep. A point
+/// with its centre inside the body, or touching a body tangled with its
+/// assembly, stays unsettled without an allowance ("Deep overlaps"). The
+/// point settles once it has no body contact, one within a skin step, or
+/// its allowance has run out, and no collider stage found it in its skin
+/// this substep ([`WARM_SKIN`]). While it has an allowance it takes no
+/// warm start.
+#[inline]
+pub fn moved_on(bind: &Bindings, hit: &ContactHit, w: &Warm, group: u32) -> (u32, f32) {
+    if w[2] & WARM_SETTLED != 0 {
+        let j = warm_impulse(hit, w);
+        return (j.to_bits() | WARM_SETTLED, j);
+    }
+    let sim = bind.sim;
+    let step = SKIN_PUSH_SHARE * sim.push_speed * sim.h;
+    let (_, allowance) = warm_left(w);
+    let (allowance, deep) = if hit.body == u32::MAX {
+        (0.0, false)
+    } else if super::untangle::tangle_word(bind, hit.body, group).is_some() {
+        (allowance, true)
+    } else if allowance > 0.0 {
+        ((allowance - step).max(0.0), false)
+    } else if hit.depth > sim.point_radius {
+        (0.0, true)
+    } else if hit.depth > step {
+        (hit.depth, false)
+    } else {
+        (0.0, false)
+    };
+    if allowance > 0.0 {
+        (allowance.to_bits() | ALLOWANCE_TAG, 0.0)
+    } else if deep || w[3] & WARM_SKIN != 0 {
+        let j = untagged(warm_impulse(hit, w));
+        (j.to_bits(), j)
+    } else {
+        let j = warm_impulse(hit, w);
+        (j.to_bits() | WARM_SETTLED, j)
     }
 }
 
@@ -128,10 +184,10 @@ pub fn warm_start(
         .zip(&mut warm[..n])
         .zip(bind.contact_points)
     {
-        let j = warm_impulse(hit, w).to_bits();
-        *w = [w[1], hit.body, j | settled(bind, hit, w, cp.group), j];
+        let (word, j) = moved_on(bind, hit, w, cp.group);
+        *w = [w[1], hit.body, word, j.to_bits()];
     }
-    let started = |i: usize| f32::from_bits(warm[i][2] & !WARM_SETTLED);
+    let started = |i: usize| warm_left(&warm[i]).0;
     let ResolveScratch { active, each } = scratch;
     active.clear();
     active.extend((0..n as u32).filter(|&i| started(i as usize) > 0.0));
