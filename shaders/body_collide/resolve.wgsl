@@ -234,6 +234,13 @@ fn resolve_at(i: u32, relax: bool) {
                 }
                 warm[i] = vec4<u32>(wv.x, wv.y, word, bitcast<u32>(total));
             }
+            // The allowance the contact keeps: the point's own while it has
+            // not settled, else the larger of its edge's ends' (a body placed
+            // touching settled ones).
+            var placing = allowance;
+            if (settled_bit != 0u) {
+                placing = max(warm_left(warm[ends.x]).y, warm_left(warm[ends.y]).y);
+            }
             let depth = select(hit.depth, 0.0, relax);
             var m = pair_material(pf, bf);
             if (relax) {
@@ -254,8 +261,8 @@ fn resolve_at(i: u32, relax: bool) {
                 if ((atomicLoad(&tangles[tangle]) & TANGLE_FRESH) != 0u) {
                     pushed = min(depth, sim.untangle_push * sim.h);
                 }
-            } else if (allowance > 0.0) {
-                pushed = placed_push(vrel, hit.n, depth, allowance);
+            } else if (placing > 0.0) {
+                pushed = placed_push(vrel, hit.n, depth, placing);
             } else if ((settled_bit & warm[ends.x].z & warm[ends.y].z) == 0u) {
                 pushed = push_depth(vrel, hit.n, depth, sim.h, BODY_PUSH_SLOP * sim.point_radius, sim.body_push_speed);
             }

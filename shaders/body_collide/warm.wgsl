@@ -48,14 +48,14 @@ fn untagged(j: f32) -> f32 {
 // The warm-start word z of a point whose substep's first narrow phase
 // found `hit`, and its warm start (f32 bits), from its state `w` and
 // assembly `group`: a settled point stays settled and takes its
-// warm_impulse; one that has not and meets a body with its centre outside
-// it, deeper than a skin step, takes that depth as its placement
-// allowance, shrunk by a skin step every later substep; one with its
-// centre inside, or touching a tangled body, stays unsettled without one.
-// It settles once it has no body contact, one within a skin step, or no
-// allowance left, unless a collider stage found it in its skin
-// (WARM_SKIN). While it has an allowance it takes no warm start. CPU mirror:
-// cpu::body_collide::moved_on.
+// warm_impulse; one that has not and meets a body deeper than a skin step
+// but less than BODY_PUSH_SLOP point radii takes that depth, at most the
+// point radius, as its placement allowance, shrunk by a skin step every
+// later substep; one deeper, or touching a tangled body, stays unsettled
+// without one and keeps its warm start. It settles once it has no body
+// contact, one within a skin step, or no allowance left, unless a collider
+// stage found it in its skin (WARM_SKIN). While it has an allowance it
+// takes no warm start. CPU mirror: cpu::body_collide::moved_on.
 fn moved_on(hit: ContactHit, w: vec4<u32>, group: u32) -> vec2<u32> {
     if ((w.z & WARM_SETTLED) != 0u) {
         let j = warm_impulse(hit, w);
@@ -70,10 +70,10 @@ fn moved_on(hit: ContactHit, w: vec4<u32>, group: u32) -> vec2<u32> {
         deep = true;
     } else if (allowance > 0.0) {
         allowance = max(allowance - step, 0.0);
-    } else if (hit.depth > sim.point_radius) {
+    } else if (hit.depth > BODY_PUSH_SLOP * sim.point_radius) {
         deep = true;
     } else if (hit.depth > step) {
-        allowance = hit.depth;
+        allowance = min(hit.depth, sim.point_radius);
     }
     if (allowance > 0.0) {
         return vec2<u32>(bitcast<u32>(allowance) | ALLOWANCE_TAG, 0u);

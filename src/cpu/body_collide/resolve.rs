@@ -266,6 +266,16 @@ pub fn resolve_point(
                 };
                 out.warm = Some([word, total.to_bits()]);
             }
+            // The allowance the contact keeps: the point's own while it
+            // has not settled, else the larger of its edge's ends' (a body
+            // placed touching settled ones).
+            let placing = if settled != 0 {
+                warm_left(&warm[ia as usize])
+                    .1
+                    .max(warm_left(&warm[ib as usize]).1)
+            } else {
+                allowance
+            };
             let depth = if relax { 0.0 } else { hit.depth };
             let threshold = contact_threshold(sim, vrel, n, depth);
             // A point placed inside another body, or inside one placed
@@ -278,7 +288,7 @@ pub fn resolve_point(
                     depth.min(sim.untangle_push * sim.h)
                 }
                 Some(_) => depth,
-                None if allowance > 0.0 => placed_push(sim, (vrel, n), depth, allowance),
+                None if placing > 0.0 => placed_push(sim, (vrel, n), depth, placing),
                 None if settled & warm[ia as usize][2] & warm[ib as usize][2] == 0 => {
                     let slop = BODY_PUSH_SLOP * sim.point_radius;
                     push_depth(sim, (vrel, n), depth, slop, sim.body_push_speed)

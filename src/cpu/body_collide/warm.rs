@@ -83,16 +83,16 @@ pub fn untagged(j: f32) -> f32 {
 /// `group` (WGSL `moved_on`; docs/physics.md, "Bodies built touching").
 ///
 /// A point that has settled ([`WARM_SETTLED`]) stays settled and takes
-/// its [`warm_impulse`]. One that has not and meets a body with its centre
-/// outside it, deeper than a skin step `SKIN_PUSH_SHARE push_speed h`,
-/// takes that depth as its placement allowance, the depth its body
-/// contacts may keep, shrunk by a skin step every later substep. A point
-/// with its centre inside the body, or touching a body tangled with its
-/// assembly, stays unsettled without an allowance ("Deep overlaps"). The
-/// point settles once it has no body contact, one within a skin step, or
-/// its allowance has run out, and no collider stage found it in its skin
-/// this substep ([`WARM_SKIN`]). While it has an allowance it takes no
-/// warm start.
+/// its [`warm_impulse`]. One that has not and meets a body deeper than a
+/// skin step `SKIN_PUSH_SHARE push_speed h` but less than
+/// [`BODY_PUSH_SLOP`] point radii takes that depth, at most the point
+/// radius, as its placement allowance, the depth its body contacts may
+/// keep, shrunk by a skin step every later substep. A point deeper, or
+/// touching a body tangled with its assembly, stays unsettled without an
+/// allowance and keeps its warm start ("Deep overlaps"). The point settles
+/// once it has no body contact, one within a skin step, or its allowance
+/// has run out, and no collider stage found it in its skin this substep
+/// ([`WARM_SKIN`]). While it has an allowance it takes no warm start.
 #[inline]
 pub fn moved_on(bind: &Bindings, hit: &ContactHit, w: &Warm, group: u32) -> (u32, f32) {
     if w[2] & WARM_SETTLED != 0 {
@@ -108,10 +108,10 @@ pub fn moved_on(bind: &Bindings, hit: &ContactHit, w: &Warm, group: u32) -> (u32
         (allowance, true)
     } else if allowance > 0.0 {
         ((allowance - step).max(0.0), false)
-    } else if hit.depth > sim.point_radius {
+    } else if hit.depth > BODY_PUSH_SLOP * sim.point_radius {
         (0.0, true)
     } else if hit.depth > step {
-        (hit.depth, false)
+        (hit.depth.min(sim.point_radius), false)
     } else {
         (0.0, false)
     };
