@@ -122,6 +122,17 @@ pub fn assert_finite(solver: &CpuSolver, at: &str) {
     }
 }
 
+/// Each body's centre, the mean of the points in its range of `pos`.
+pub fn centres(pos: &[[f32; 2]], ranges: &[std::ops::Range<usize>]) -> Vec<Vec2> {
+    ranges
+        .iter()
+        .map(|range| {
+            let sum: Vec2 = pos[range.clone()].iter().map(|&p| Vec2::from(p)).sum();
+            sum / range.len() as f32
+        })
+        .collect()
+}
+
 /// The largest distance between matching entries of `a` and `b`.
 pub fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
     a.iter()

@@ -6,7 +6,7 @@
 //! fused with integrate).
 
 use crate::common::closed_form::*;
-use crate::common::{both, fastest_over, gpu, run_finite};
+use crate::common::{both, centres, fastest_over, gpu, run_finite};
 use crate::{Gpu, Stepper, gpu_check, slide};
 use softbody::commands::Command;
 use softbody::cpu::CpuSolver;
@@ -570,17 +570,8 @@ fn bodies_built_on_colliders_rest_as_built() {
     ] {
         let (world, ranges) = built_on_colliders(k, dt);
         let (push, r) = (world.params.push_speed, world.params.point_radius);
-        let centres = |pos: &[[f32; 2]]| -> Vec<Vec2> {
-            ranges
-                .iter()
-                .map(|range| {
-                    let sum: Vec2 = pos[range.clone()].iter().map(|&p| Vec2::from(p)).sum();
-                    sum / range.len() as f32
-                })
-                .collect()
-        };
         let start: Vec<[f32; 2]> = world.points().iter().map(|p| p.pos.to_array()).collect();
-        let start = centres(&start);
+        let start = centres(&start, &ranges);
         for mut s in both(&world) {
             let what = format!("{} in 1/{k} m at dt {dt:.4}", s.name());
             let steps = (1.0 / dt).round() as u32;
@@ -591,12 +582,12 @@ fn bodies_built_on_colliders_rest_as_built() {
                 for v in &vel {
                     fastest = fastest.max(Vec2::from(*v).length());
                 }
-                for (h, c) in highest.iter_mut().zip(centres(&pos)) {
+                for (h, c) in highest.iter_mut().zip(centres(&pos, &ranges)) {
                     *h = h.max(c.y);
                 }
             }
             let (pos, _) = s.state().unwrap();
-            let end = centres(&pos);
+            let end = centres(&pos, &ranges);
             for (b, ((h, e), s0)) in highest.iter().zip(&end).zip(&start).enumerate() {
                 let (hop, risen) = ((h - e.y.max(s0.y + r)) / r, (e.y - s0.y) / r);
                 eprintln!("{what}: body {b}: hop {hop:.3} r, risen {risen:.3} r");

@@ -4,7 +4,7 @@
 //! bodies set edge to edge part slowly instead of springing apart, while a
 //! resting pile placed again stands where it stood.
 
-use crate::common::both;
+use crate::common::{both, centres};
 use softbody::commands::Command;
 use softbody::measure::pile_report;
 use softbody::prelude::*;
@@ -81,17 +81,6 @@ fn built_touching(k: f32, dt: f32) -> (World, Vec<Range<usize>>) {
             .unwrap();
     });
     (w, ranges)
-}
-
-/// Each body's centre, the mean of its points.
-fn centres(pos: &[[f32; 2]], ranges: &[Range<usize>]) -> Vec<Vec2> {
-    ranges
-        .iter()
-        .map(|range| {
-            let sum: Vec2 = pos[range.clone()].iter().map(|&p| Vec2::from(p)).sum();
-            sum / range.len() as f32
-        })
-        .collect()
 }
 
 /// Bodies built touching part by about a point radius a contact, slowly.
