@@ -30,7 +30,7 @@
 //! | 8 n | positions, `n` pairs of f32 |
 //! | 8 n | velocities, `n` pairs of f32 |
 //! | 4 n | steps at rest of the assembly each point is the root of, u32 (0 elsewhere) |
-//! | 16 n | warm starts, four u32 per point ([`CpuSolver::warm_starts`]; the sign bit of the third is [`WARM_SETTLED`](crate::layout::WARM_SETTLED), of the fourth [`WARM_SKIN`](crate::layout::WARM_SKIN)) |
+//! | 16 n | warm starts, four u32 per point ([`CpuSolver::warm_starts`]; the sign bit of the third is [`WARM_SETTLED`](crate::layout::WARM_SETTLED), its rest a warm start or a placement allowance, of the fourth [`WARM_SKIN`](crate::layout::WARM_SKIN)) |
 //! | 32 b | tangles, eight u32 per body ([`CpuSolver::tangles`]) |
 //! | 8 n | sleep anchors, `n` pairs of f32 ([`CpuSolver::sleep_anchors`]) |
 //! | 4 n | sleep supports, u32 ([`CpuSolver::sleep_supports`]) |
