@@ -13,23 +13,47 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
-/// An `Xvfb` this test started; stopped when dropped.
-pub struct Xvfb(Child);
+/// An `Xvfb` this test started on display `:n`; stopped when dropped.
+pub struct Xvfb(Child, u32);
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        // Killed, it leaves its lock and socket behind.
+        remove_display_files(self.1);
+    }
+}
+
+fn remove_display_files(n: u32) {
+    let _ = std::fs::remove_file(format!("/tmp/.X{n}-lock"));
+    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
+}
+
+/// Whether display `:n` is free: no lock, or a lock whose process is gone
+/// (whose files are then removed).
+fn display_free(n: u32) -> bool {
+    let lock = format!("/tmp/.X{n}-lock");
+    match std::fs::read_to_string(&lock) {
+        Ok(text) => {
+            let alive = text
+                .trim()
+                .parse::<u32>()
+                .is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+            if alive {
+                return false;
+            }
+            remove_display_files(n);
+            true
+        }
+        Err(_) => !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists(),
     }
 }
 
 /// Starts `Xvfb` on a free display and points `DISPLAY` at it; `None` when
-/// there is no `Xvfb` to run.
+/// there is no `Xvfb` to run or no free display.
 pub fn start_xvfb() -> Option<Xvfb> {
-    let n = (90..200).find(|n| {
-        !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-    })?;
+    let n = (90..200).find(|&n| display_free(n))?;
     let child = Command::new("Xvfb")
         .args([
             &format!(":{n}"),
@@ -43,7 +67,7 @@ pub fn start_xvfb() -> Option<Xvfb> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let xvfb = Xvfb(child);
+    let xvfb = Xvfb(child, n);
     let socket = format!("/tmp/.X11-unix/X{n}");
     let start = Instant::now();
     while !Path::new(&socket).exists() {
