@@ -26,6 +26,12 @@
 //                                w = (t - angle, wrapped to [-pi, pi]) / dt
 //            so an impulse changes the body's momentum by exactly J and its
 //            angular momentum about c by (a - c) x J.
+//            A motor measures the spin of its body and of the other one
+//            (w = L / I about each one's c, L = sum m (x - c) x v; the
+//            world's is 0), and turns them by an angular impulse
+//              j = clamp((s - (w_a - w_b)) / (1 / I_a + 1 / I_b), -j_max, j_max)
+//            (a kinematic side's 1 / I is 0): +j on its body, -j on the
+//            other, so the pair's momentum and angular momentum are kept.
 //   wake     (after apply) every point whose assembly's count is 0 gets
 //            its own inverse mass back: the queueing woke the targets'
 //            assemblies (wake_point), and they move in this step rather
@@ -68,6 +74,7 @@ const COMMAND_BODY_VELOCITY: u32 = 5u;
 const COMMAND_BODY_TELEPORT: u32 = 6u;
 const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7u;
 const COMMAND_BODY_TARGET: u32 = 8u;
+const COMMAND_BODY_MOTOR: u32 = 9u;
 const COMMAND_SET_ANGLE: u32 = 1u;
 const COMMAND_KINEMATIC: u32 = 2u;
 const PI: f32 = 3.14159265358979;
@@ -123,26 +130,32 @@ fn angle_to(a: f32, b: f32) -> f32 {
     return d - 2.0 * PI * floor(d / (2.0 * PI) + 0.5);
 }
 
-fn body_command(t: u32, c: Command) {
-    let b = bodies[2u * c.subject];
-    let first = b.x;
-    let count = b.y;
-    let kinematic = (c.flags & COMMAND_KINEMATIC) != 0u;
-    // Mass and centre of mass.
+// The mass (x) and mass times centre (yz) of the `count` members from
+// `first`.
+fn mass_center(t: u32, first: u32, count: u32, kinematic: bool) -> vec4<f32> {
     var acc = vec4<f32>(0.0);
     for (var j = t; j < count; j += REDUCE_THREADS) {
         let m = member_of(members[first + j]);
         let mass = member_mass(m, kinematic);
         acc += vec4<f32>(mass, mass * state[m.point].xy, 0.0);
     }
-    let total = reduce(t, acc);
+    return reduce(t, acc);
+}
+
+fn body_command(t: u32, c: Command) {
+    let b = bodies[2u * c.subject];
+    let first = b.x;
+    let count = b.y;
+    let kinematic = (c.flags & COMMAND_KINEMATIC) != 0u;
+    // Mass and centre of mass.
+    let total = mass_center(t, first, count, kinematic);
     let mass = total.x;
     if (mass <= 0.0) {
         return;
     }
     let c_m = total.yz / mass;
     // Inertia and the best-fit angle from rest.
-    acc = vec4<f32>(0.0);
+    var acc = vec4<f32>(0.0);
     for (var j = t; j < count; j += REDUCE_THREADS) {
         let m = member_of(members[first + j]);
         let w = member_mass(m, kinematic);
@@ -208,6 +221,84 @@ fn body_command(t: u32, c: Command) {
     }
 }
 
+// A body's centre of mass, its inertia about it and its spin L / I, its
+// members counted as body_command counts them (0 inertia: no mass).
+struct Spin {
+    center: vec2<f32>,
+    inertia: f32,
+    omega: f32,
+}
+
+fn body_spin(t: u32, body: u32, kinematic: bool) -> Spin {
+    let b = bodies[2u * body];
+    let total = mass_center(t, b.x, b.y, kinematic);
+    var spin = Spin(vec2<f32>(0.0), 0.0, 0.0);
+    if (total.x <= 0.0) {
+        return spin;
+    }
+    spin.center = total.yz / total.x;
+    var acc = vec4<f32>(0.0);
+    for (var j = t; j < b.y; j += REDUCE_THREADS) {
+        let m = member_of(members[b.x + j]);
+        let w = member_mass(m, kinematic);
+        let s = state[m.point];
+        let d = s.xy - spin.center;
+        acc += vec4<f32>(w * dot(d, d), w * cross2(d, s.zw), 0.0, 0.0);
+    }
+    let second = reduce(t, acc);
+    spin.inertia = second.x;
+    spin.omega = select(0.0, second.y / second.x, second.x > 0.0);
+    return spin;
+}
+
+// Turns body `body`'s free members by `dw` about `center`.
+fn spin_by(t: u32, body: u32, center: vec2<f32>, dw: f32) {
+    let b = bodies[2u * body];
+    for (var j = t; j < b.y; j += REDUCE_THREADS) {
+        let p = member_of(members[b.x + j]).point;
+        if (own_mass(p) == 0.0) {
+            continue;
+        }
+        let s = state[p];
+        state[p] = vec4<f32>(s.xy, s.zw + turning(dw, s.xy - center));
+    }
+}
+
+// 1 / I of a motor's side, 0 for a kinematic one or one without mass.
+fn inverse_inertia(s: Spin, kinematic: bool) -> f32 {
+    return select(0.0, 1.0 / s.inertia, s.inertia > 0.0 && !kinematic);
+}
+
+// A motor (COMMAND_BODY_MOTOR): `flags` is the other body plus 1 (0: the
+// world), `a.y` and `b.x` are 1 for a side that takes the impulse and 0
+// for a kinematic one.
+fn body_motor(t: u32, c: Command) {
+    let kinematic = c.a.y == 0.0;
+    let other_kinematic = c.b.x == 0.0;
+    let other = c.flags - 1u;
+    let a = body_spin(t, c.subject, kinematic);
+    var o = Spin(vec2<f32>(0.0), 0.0, 0.0);
+    if (c.flags != 0u) {
+        o = body_spin(t, other, other_kinematic);
+    }
+    let inv_a = inverse_inertia(a, kinematic);
+    let inv_o = inverse_inertia(o, other_kinematic);
+    let k = inv_a + inv_o;
+    if (k <= 0.0) {
+        return;
+    }
+    let j = clamp((c.scalar - (a.omega - o.omega)) / k, -c.a.x, c.a.x);
+    if (inv_a > 0.0) {
+        spin_by(t, c.subject, a.center, j * inv_a);
+    }
+    // The bodies may share points (a wheel's hub): one after the other.
+    storageBarrier();
+    workgroupBarrier();
+    if (inv_o > 0.0) {
+        spin_by(t, other, o.center, -j * inv_o);
+    }
+}
+
 @compute @workgroup_size(REDUCE_THREADS)
 fn apply(@builtin(local_invocation_index) t: u32) {
     let n = list.count;
@@ -217,6 +308,8 @@ fn apply(@builtin(local_invocation_index) t: u32) {
             if (t == 0u) {
                 point_command(c);
             }
+        } else if (c.kind == COMMAND_BODY_MOTOR) {
+            body_motor(t, c);
         } else {
             body_command(t, c);
         }

@@ -27,7 +27,9 @@ use glam::Vec2;
 use crate::error::{Item, WorldError};
 use crate::layout::{self, COMMAND_SET_ANGLE};
 use crate::pack::Packed;
-use crate::validate::{check_finite, check_position, check_vec_within, check_velocity};
+use crate::validate::{
+    check_finite, check_non_negative, check_position, check_vec_within, check_velocity,
+};
 use crate::world::{BodyHandle, MAX_STATE, PointHandle};
 
 /// What a program can do to a point or a body between steps. Forces and
@@ -98,6 +100,22 @@ pub enum Command {
         position: Vec2,
         angle: Option<f32>,
     },
+    /// A motor for the next step: drives the body's spin relative to
+    /// `other`'s (to the world's with `None`) toward `speed` (rad/s,
+    /// counter-clockwise positive) with a torque of at most `max_torque`
+    /// (N m), as Box2D's revolute joint motor and rapier's motor velocity
+    /// do; the reaction turns `other` the other way, so the pair keeps its
+    /// momentum and angular momentum. Queue it every step the motor runs
+    /// (a throttle). Join the two bodies first to make an axle: a wheel
+    /// whose hub point is also a point of the chassis body turns about it.
+    /// The spins are `L / I` about each body's centre of mass over its
+    /// free points; a kinematic side is as a wall that takes no reaction.
+    BodyMotor {
+        body: BodyHandle,
+        other: Option<BodyHandle>,
+        speed: f32,
+        max_torque: f32,
+    },
     /// Sets the body's velocity and spin to those that bring its centre of
     /// mass to `position` (m), and with `angle` its best-fit angle from
     /// rest to `angle` (rad, the shorter way round), over the next step:
@@ -113,14 +131,15 @@ pub enum Command {
 
 impl Command {
     /// The command as the kernels take it, checked against `packed` (the
-    /// world the solver steps, with time step `dt`), and the point whose
-    /// assembly it wakes. Refuses a handle the world does not have and a
+    /// world the solver steps, with time step `dt`), and the points whose
+    /// assemblies it wakes (a motor's second one is its other body's).
+    /// Refuses a handle the world does not have and a
     /// value that is not finite or out of range, naming it.
     pub fn encode(
         &self,
         packed: &Packed,
         dt: f32,
-    ) -> Result<(layout::Command, PointHandle), WorldError> {
+    ) -> Result<(layout::Command, PointHandle, Option<PointHandle>), WorldError> {
         const LIMIT: &str = "|x|, |y| <= 1e15";
         let vector = |item, field, v| check_vec_within(item, field, v, MAX_STATE, LIMIT);
         let scalar = |item, field, v: f32| {
@@ -148,7 +167,9 @@ impl Command {
             let first = packed.members[info.first as usize].point;
             Ok((Item::Body(b.0), PointHandle(first)))
         };
+        let is_kinematic = |b: BodyHandle| packed.kinematic.binary_search(&b.0).is_ok();
         let mut c = layout::Command::default();
+        let mut also_wakes = None;
         let wakes = match *self {
             Command::PointImpulse { point: p, impulse } => {
                 vector(point(p)?, "impulse", impulse)?;
@@ -253,12 +274,38 @@ impl Command {
                 }
                 first
             }
+            Command::BodyMotor {
+                body: b,
+                other,
+                speed,
+                max_torque,
+            } => {
+                let (item, first) = body(b)?;
+                scalar(item, "motor speed", speed)?;
+                scalar(item, "max torque", max_torque)?;
+                check_non_negative(item, "max torque", max_torque)?;
+                let takes = |b| if is_kinematic(b) { 0.0 } else { 1.0 };
+                c.kind = layout::COMMAND_BODY_MOTOR;
+                (c.subject, c.scalar) = (b.0, speed);
+                c.a = [max_torque * dt, takes(b)];
+                if let Some(o) = other {
+                    let (_, other_first) = body(o)?;
+                    if o == b {
+                        return Err(WorldError::SelfMotor { item });
+                    }
+                    c.flags = o.0 + 1;
+                    c.b = [takes(o), 0.0];
+                    also_wakes = Some(other_first);
+                }
+                first
+            }
         };
         if c.kind >= layout::COMMAND_BODY_IMPULSE
-            && packed.kinematic.binary_search(&c.subject).is_ok()
+            && c.kind != layout::COMMAND_BODY_MOTOR
+            && is_kinematic(BodyHandle(c.subject))
         {
             c.flags |= layout::COMMAND_KINEMATIC;
         }
-        Ok((c, wakes))
+        Ok((c, wakes, also_wakes))
     }
 }

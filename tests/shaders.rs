@@ -312,6 +312,7 @@ fn command_constants_match() {
                 ("COMMAND_BODY_TARGET", COMMAND_BODY_TARGET),
                 ("COMMAND_SET_ANGLE", COMMAND_SET_ANGLE),
                 ("COMMAND_KINEMATIC", COMMAND_KINEMATIC),
+                ("COMMAND_BODY_MOTOR", COMMAND_BODY_MOTOR),
             ] {
                 assert_eq!(constant(name), naga::Literal::U32(value), "{name}");
             }

@@ -9,9 +9,9 @@ use glam::Vec2;
 use super::v2;
 use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
-    COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC,
-    COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command, Member, PointInfo,
-    REDUCE_THREADS, SimParams, SleepPoint,
+    COMMAND_BODY_MOTOR, COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY,
+    COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command,
+    Member, PointInfo, REDUCE_THREADS, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -105,33 +105,39 @@ fn point_command(t: &mut Target, c: &Command) {
     }
 }
 
+/// WGSL `member_mass`: a member's mass in a body command, its own (0 when
+/// pinned), or in a kinematic body (all pinned) its shape-matching weight.
+fn member_mass(t: &Target, m: &Member, kinematic: bool) -> f32 {
+    if kinematic {
+        m.weight
+    } else {
+        own_mass(t, m.point)
+    }
+}
+
+/// WGSL `mass_center`: the members' mass and centre of mass, `None`
+/// without mass.
+fn mass_center(t: &Target, members: &[Member], kinematic: bool) -> Option<(f32, Vec2)> {
+    let total = reduce(members.len() as u32, |j| {
+        let m = &members[j as usize];
+        let mass = member_mass(t, m, kinematic);
+        let x = v2(t.pos[m.point as usize]);
+        [mass, mass * x.x, mass * x.y]
+    });
+    (total[0] > 0.0).then(|| (total[0], Vec2::new(total[1], total[2]) / total[0]))
+}
+
 /// WGSL `body_command`.
 fn body_command(t: &mut Target, c: &Command) {
     let b = t.bodies[c.subject as usize];
     let members = &t.members[b.first as usize..(b.first + b.count) as usize];
     let kinematic = c.flags & COMMAND_KINEMATIC != 0;
-    // WGSL `member_mass`.
-    let member_mass = |t: &Target, m: &Member| {
-        if kinematic {
-            m.weight
-        } else {
-            own_mass(t, m.point)
-        }
-    };
-    let total = reduce(b.count, |j| {
-        let m = &members[j as usize];
-        let mass = member_mass(t, m);
-        let x = v2(t.pos[m.point as usize]);
-        [mass, mass * x.x, mass * x.y]
-    });
-    let mass = total[0];
-    if mass <= 0.0 {
+    let Some((mass, c_m)) = mass_center(t, members, kinematic) else {
         return;
-    }
-    let c_m = Vec2::new(total[1], total[2]) / mass;
+    };
     let second = reduce(b.count, |j| {
         let m = members[j as usize];
-        let w = member_mass(t, &m);
+        let w = member_mass(t, &m, kinematic);
         let d = v2(t.pos[m.point as usize]) - c_m;
         let q = v2(m.rest);
         [w * d.dot(d), w * cross2(q, d), w * q.dot(d)]
@@ -200,11 +206,94 @@ fn body_command(t: &mut Target, c: &Command) {
     }
 }
 
+/// WGSL `Spin`: a body's centre of mass, its inertia about it and its
+/// spin `L / I`.
+#[derive(Clone, Copy, Default)]
+struct Spin {
+    center: Vec2,
+    inertia: f32,
+    omega: f32,
+}
+
+/// WGSL `body_spin`.
+fn body_spin(t: &Target, body: u32, kinematic: bool) -> Spin {
+    let b = t.bodies[body as usize];
+    let members = &t.members[b.first as usize..(b.first + b.count) as usize];
+    let Some((_, center)) = mass_center(t, members, kinematic) else {
+        return Spin::default();
+    };
+    let second = reduce(b.count, |j| {
+        let m = &members[j as usize];
+        let w = member_mass(t, m, kinematic);
+        let d = v2(t.pos[m.point as usize]) - center;
+        [w * d.dot(d), w * cross2(d, v2(t.vel[m.point as usize]))]
+    });
+    let omega = if second[0] > 0.0 {
+        second[1] / second[0]
+    } else {
+        0.0
+    };
+    Spin {
+        center,
+        inertia: second[0],
+        omega,
+    }
+}
+
+/// WGSL `spin_by`: turns body `body`'s free members by `dw` about `center`.
+fn spin_by(t: &mut Target, body: u32, center: Vec2, dw: f32) {
+    let b = t.bodies[body as usize];
+    for m in &t.members[b.first as usize..(b.first + b.count) as usize] {
+        let p = m.point as usize;
+        if own_mass(t, m.point) == 0.0 {
+            continue;
+        }
+        t.vel[p] = (v2(t.vel[p]) + turning(dw, v2(t.pos[p]) - center)).to_array();
+    }
+}
+
+/// WGSL `inverse_inertia`.
+fn inverse_inertia(s: Spin, kinematic: bool) -> f32 {
+    if s.inertia > 0.0 && !kinematic {
+        1.0 / s.inertia
+    } else {
+        0.0
+    }
+}
+
+/// WGSL `body_motor`: `flags` is the other body plus 1 (0: the world),
+/// `a.y` and `b.x` are 1 for a side that takes the impulse.
+fn body_motor(t: &mut Target, c: &Command) {
+    let (kinematic, other_kinematic) = (c.a[1] == 0.0, c.b[0] == 0.0);
+    let other = c.flags.wrapping_sub(1);
+    let a = body_spin(t, c.subject, kinematic);
+    let o = if c.flags != 0 {
+        body_spin(t, other, other_kinematic)
+    } else {
+        Spin::default()
+    };
+    let inv_a = inverse_inertia(a, kinematic);
+    let inv_o = inverse_inertia(o, other_kinematic);
+    let k = inv_a + inv_o;
+    if k <= 0.0 {
+        return;
+    }
+    let j = ((c.scalar - (a.omega - o.omega)) / k).clamp(-c.a[0], c.a[0]);
+    if inv_a > 0.0 {
+        spin_by(t, c.subject, a.center, j * inv_a);
+    }
+    if inv_o > 0.0 {
+        spin_by(t, other, o.center, -j * inv_o);
+    }
+}
+
 /// WGSL `apply`: every command in turn.
 pub fn apply(t: &mut Target, commands: &[Command]) {
     for c in commands {
         if c.kind < COMMAND_BODY_IMPULSE {
             point_command(t, c);
+        } else if c.kind == COMMAND_BODY_MOTOR {
+            body_motor(t, c);
         } else {
             body_command(t, c);
         }

@@ -18,9 +18,11 @@ pub struct Command {
     /// angle (rad), by kind.
     pub scalar: f32,
     /// [`COMMAND_SET_ANGLE`] for a body teleport or target that sets the
-    /// angle; [`COMMAND_KINEMATIC`] for a command on a kinematic body.
+    /// angle; [`COMMAND_KINEMATIC`] for a command on a kinematic body; a
+    /// motor's other body plus 1 ([`COMMAND_BODY_MOTOR`]).
     pub flags: u32,
-    /// An impulse (N s), a velocity (m/s) or a position (m), by kind.
+    /// An impulse (N s), a velocity (m/s) or a position (m), by kind; a
+    /// motor's largest angular impulse (kg m^2/s).
     pub a: [f32; 2],
     /// Where a body impulse acts (m).
     pub b: [f32; 2],
@@ -48,6 +50,12 @@ pub const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7;
 /// `scalar` with [`COMMAND_SET_ANGLE`]) over the next step, `b.x` being
 /// `1 / dt`.
 pub const COMMAND_BODY_TARGET: u32 = 8;
+/// A motor: body `subject`'s spin relative to body `flags - 1` (relative
+/// to the world when `flags` is 0) driven toward `scalar` (rad/s) by an
+/// angular impulse of at most `a.x` (kg m^2/s), the reaction on the other
+/// body; `a.y` and `b.x` are 1 for a side that takes it and 0 for a
+/// kinematic one.
+pub const COMMAND_BODY_MOTOR: u32 = 9;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
 /// A body command's flag: the body is kinematic, so its members count by

@@ -31,7 +31,7 @@ fn momenta(world: &World, s: &Solver, shape: &Shape) -> (Vec2, f32, Vec2) {
 /// A world without gravity: a box with diagonal springs of 2 by 1 m and
 /// 0.5 kg a point, a hubless 9-point ring and a 4 by 3 grid (bodies that
 /// share corners, as a ship is built), all at rest.
-fn free_world() -> (World, Vec<Shape>) {
+pub(crate) fn free_world() -> (World, Vec<Shape>) {
     let mut world = World::default();
     world.params.gravity = Vec2::ZERO;
     let shapes = vec![
@@ -54,7 +54,7 @@ fn free_world() -> (World, Vec<Shape>) {
 
 /// Runs the queued commands alone: the CPU's stage, or the GPU's
 /// `record_commands` in an encoder of its own.
-fn run_commands(s: &mut Solver) {
+pub(crate) fn run_commands(s: &mut Solver) {
     match s {
         Solver::Cpu(c) => c.stage_commands(),
         Solver::Gpu { ctx, solver } => {
@@ -169,6 +169,19 @@ fn every_command_matches_the_cpu() {
             body: bx.bodies[0],
             position: Vec2::new(-6.0, 1.0),
             angle: Some(1.0),
+        },
+        Command::BodyMotor {
+            body: ring.bodies[0],
+            other: None,
+            speed: -3.0,
+            max_torque: 500.0,
+        },
+        // Two cells that share corners: both turns reach those points.
+        Command::BodyMotor {
+            body: grid.bodies[6],
+            other: Some(grid.bodies[7]),
+            speed: 4.0,
+            max_torque: 30.0,
         },
     ];
     let mut cpu = Solver::cpu(&world).unwrap();

@@ -13,9 +13,12 @@ impl CpuSolver {
     /// step. Refuses a handle the world does not have, or a value that is
     /// not finite or out of range, naming it; nothing is queued then.
     pub fn queue(&mut self, command: Command) -> Result<(), WorldError> {
-        let (c, wakes) = command.encode(&self.packed, self.params.dt)?;
+        let (c, wakes, also_wakes) = command.encode(&self.packed, self.params.dt)?;
         self.commands.push(c);
         self.wake_point(wakes);
+        if let Some(p) = also_wakes {
+            self.wake_point(p);
+        }
         Ok(())
     }
 

@@ -14,9 +14,12 @@ impl GpuSolver {
     /// out of range, naming it; nothing is queued then.
     pub fn queue(&mut self, queue: &wgpu::Queue, command: Command) -> Result<(), SolverError> {
         self.check_context("queue", None, Some(queue))?;
-        let (c, wakes) = command.encode(self.packed(), self.params.dt)?;
+        let (c, wakes, also_wakes) = command.encode(self.packed(), self.params.dt)?;
         self.queued.push(c);
         self.wake_point(queue, wakes);
+        if let Some(p) = also_wakes {
+            self.wake_point(queue, p);
+        }
         Ok(())
     }
 
