@@ -93,6 +93,26 @@ fn packed_edits_equal_a_fresh_pack() {
     p.apply_removal(&w, &r).unwrap();
     assert_eq!(p, Packed::from_world(&w).unwrap(), "after cutting the blob");
 
+    // Springs and rods alone (a joint broken): every point and body stays.
+    let n = w.springs().len() as u32;
+    let rod = w.springs().iter().position(|s| s.kind == SpringKind::Rod);
+    let mut cut = vec![SpringHandle(0), SpringHandle(n / 2), SpringHandle(n - 1)];
+    cut.extend(rod.map(|i| SpringHandle(i as u32)));
+    let (points, bodies) = (w.points().len(), w.bodies().len());
+    let r = w.remove_springs(&cut).unwrap();
+    assert_eq!((w.points().len(), w.bodies().len()), (points, bodies));
+    assert_eq!(w.springs().len() as u32, n - cut.len() as u32);
+    p.apply_removal(&w, &r).unwrap();
+    assert_eq!(p, Packed::from_world(&w).unwrap(), "after cutting springs");
+    let e = w
+        .remove_springs(&[SpringHandle(n)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!("spring {n}")) && e.contains("does not exist"),
+        "{e}"
+    );
+
     w.params.spring_stiffness = 1234.0;
     w.params.shape_damping = 3.0;
     w.params.elasticity = 0.1;

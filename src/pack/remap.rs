@@ -56,8 +56,24 @@ impl Packed {
     pub(super) fn remap_indices(&mut self, old: &Packed, params: &Params, removal: &Removal) {
         let points = removal.point_remap();
         let bodies = removal.body_remap();
-        self.spring_halves = old.spring_halves.after_removal(points);
-        self.rod_halves = old.rod_halves.after_removal(points);
+        // Springs removed whole (`World::remove_springs`) leave both ends
+        // with a record to drop that the points' remap does not name:
+        // those records are made again from the springs that are left.
+        let cut = old
+            .springs
+            .iter()
+            .zip(removal.spring_remap().as_slice())
+            .any(|(s, &m)| {
+                m == Remap::REMOVED && points.get(s.a).is_some() && points.get(s.b).is_some()
+            });
+        if cut {
+            let (info, springs, h) = (&self.point_info, &self.springs, params.h());
+            self.spring_halves = HalfSprings::build(info, springs, h, |s| s.kind != KIND_ROD);
+            self.rod_halves = HalfSprings::build(info, springs, h, |s| s.kind == KIND_ROD);
+        } else {
+            self.spring_halves = old.spring_halves.after_removal(points);
+            self.rod_halves = old.rod_halves.after_removal(points);
+        }
         let mut members: PointMembers = old.point_members.remapped(points, |m| {
             Some(PointMember {
                 body: bodies.get(m.body)?,

@@ -267,12 +267,60 @@ impl World {
         Ok(self.remove_marked(&remove_point, &remove_body))
     }
 
+    /// Removes springs and rods alone: the points and bodies stay where
+    /// they are, and only the springs after the first removed one move
+    /// down. This breaks a joint made of springs or rods between bodies (a
+    /// tow bar, a rope's link); a joint made of shared points breaks with
+    /// [`World::remove_points`] of those points. Repeated handles are
+    /// fine; an unknown one is refused before anything is removed.
+    ///
+    /// ```
+    /// use softbody::prelude::*;
+    ///
+    /// let mut world = World::default();
+    /// let a = world.add_point(Point::new(Vec2::ZERO))?;
+    /// let b = world.add_point(Point::new(Vec2::X))?;
+    /// let link = world.add_spring(Spring::new(a, b))?;
+    /// let removal = world.remove_springs(&[link])?;
+    /// assert!(world.springs().is_empty());
+    /// assert_eq!(removal.point(b), Some(b));
+    /// # Ok::<(), WorldError>(())
+    /// ```
+    pub fn remove_springs(&mut self, springs: &[SpringHandle]) -> Result<Removal, WorldError> {
+        let mut remove_spring = vec![false; self.springs.len()];
+        for s in springs {
+            let Some(flag) = remove_spring.get_mut(s.index()) else {
+                return Err(WorldError::UnknownHandle {
+                    item: Item::Spring(s.0),
+                    len: self.springs.len() as u32,
+                });
+            };
+            *flag = true;
+        }
+        let remove_point = vec![false; self.points.len()];
+        let remove_body = vec![false; self.bodies.len()];
+        Ok(self.remove_marked_with(&remove_point, &remove_body, &remove_spring))
+    }
+
     fn remove_marked(&mut self, remove_point: &[bool], remove_body: &[bool]) -> Removal {
+        let none = vec![false; self.springs.len()];
+        self.remove_marked_with(remove_point, remove_body, &none)
+    }
+
+    /// Removes the marked points, bodies and springs, and with them every
+    /// spring that touches a removed point.
+    fn remove_marked_with(
+        &mut self,
+        remove_point: &[bool],
+        remove_body: &[bool],
+        remove_spring: &[bool],
+    ) -> Removal {
         let points = Remap::from_kept(&remove_point.iter().map(|r| !r).collect::<Vec<_>>());
         let kept_springs: Vec<bool> = self
             .springs
             .iter()
-            .map(|s| !remove_point[s.a.index()] && !remove_point[s.b.index()])
+            .zip(remove_spring)
+            .map(|(s, r)| !r && !remove_point[s.a.index()] && !remove_point[s.b.index()])
             .collect();
         let springs = Remap::from_kept(&kept_springs);
         // Items before these keep their index and their links: their
@@ -282,7 +330,8 @@ impl World {
             .springs
             .iter()
             .position(|s| s.a.index() >= p0 || s.b.index() >= p0)
-            .unwrap_or(self.springs.len());
+            .unwrap_or(self.springs.len())
+            .min(springs.first_removed());
         let mut b0 = None;
 
         // Bodies: drop removed points with their rest positions. A body
