@@ -185,6 +185,42 @@ fn a_motor_between_two_bodies_keeps_the_pairs_momenta() {
     }
 }
 
+/// A motor against a kinematic body (a turntable turning at 1 rad/s)
+/// takes its speed relative to the turntable's spin, and the turntable
+/// takes no reaction; a motor on the turntable itself turns only the
+/// other body. Both paths.
+#[test]
+fn a_kinematic_side_of_a_motor_takes_no_reaction() {
+    let (mut world, shapes) = free_world();
+    let (table, ring) = (&shapes[0], &shapes[1]);
+    world
+        .set_kinematic(table.bodies[0], Vec2::ZERO, 1.0)
+        .unwrap();
+    for mut s in both(&world) {
+        let (_, before) = s.state().unwrap();
+        for (body, other, speed, want) in [
+            (ring.bodies[0], table.bodies[0], 2.0, 3.0),
+            (table.bodies[0], ring.bodies[0], 0.5, 0.5),
+        ] {
+            s.queue(Command::BodyMotor {
+                body,
+                other: Some(other),
+                speed,
+                max_torque: 1.0e6,
+            })
+            .unwrap();
+            run_commands(&mut s);
+            let (_, vel) = s.state().unwrap();
+            let spin = motion(&world, &s, &ring.points, None).omega;
+            eprintln!("{}: ring at {spin} rad/s, want {want}", s.name());
+            assert!((spin - want).abs() < 1e-4, "{}: {spin}", s.name());
+            for h in &table.points {
+                assert_eq!(vel[h.index()], before[h.index()], "{}", s.name());
+            }
+        }
+    }
+}
+
 /// A car on a floor: a 2 m box chassis whose body holds the hubs of two
 /// 10-point wheels below it, so that each wheel turns about its hub as on
 /// an axle (the chassis and the wheels share points, so they do not

@@ -263,9 +263,6 @@ fn bodies_spawned_or_teleported_touching_resting_ones_rest_as_put() {
                 (from..from + 4, Vec2::new(0.1 * k, top + 0.25 * k)),
                 (4..8, beside),
             ];
-            let centre = |pos: &[[f32; 2]], b: &Range<usize>| -> Vec2 {
-                pos[b.clone()].iter().map(|&p| Vec2::from(p)).sum::<Vec2>() / 4.0
-            };
             let (mut rise, mut shift, mut fastest) = ([0.0f32; 2], [0.0f32; 2], 0.0f32);
             for _ in 0..(1.0 / dt).round() as u32 {
                 s.step(1).unwrap();
@@ -273,8 +270,9 @@ fn bodies_spawned_or_teleported_touching_resting_ones_rest_as_put() {
                 for v in &vel {
                     fastest = fastest.max(Vec2::from(*v).length());
                 }
-                for (k, (b, c0)) in placed.iter().enumerate() {
-                    let c = centre(&pos, b);
+                let ranges = placed.clone().map(|(b, _)| b);
+                for (k, (c, (_, c0))) in centres(&pos, &ranges).into_iter().zip(&placed).enumerate()
+                {
                     rise[k] = rise[k].max((c.y - c0.y) / r);
                     shift[k] = shift[k].max((c - *c0).length() / r);
                 }
