@@ -30,8 +30,9 @@
 //            (w = L / I about each one's c, L = sum m (x - c) x v; the
 //            world's is 0), and turns them by an angular impulse
 //              j = clamp((s - (w_a - w_b)) / (1 / I_a + 1 / I_b), -j_max, j_max)
-//            (a kinematic side's 1 / I is 0): +j on its body, -j on the
-//            other, so the pair's momentum and angular momentum are kept.
+//            (1 / I is 0 for a kinematic side, and for one held by two
+//            pinned points or more): +j on its body, -j on the other, so
+//            the pair's momentum and angular momentum are kept.
 //   wake     (after apply) every point whose assembly's count is 0 gets
 //            its own inverse mass back: the queueing woke the targets'
 //            assemblies (wake_point), and they move in this step rather
@@ -264,25 +265,24 @@ fn spin_by(t: u32, body: u32, center: vec2<f32>, dw: f32) {
     }
 }
 
-// 1 / I of a motor's side, 0 for a kinematic one or one without mass.
-fn inverse_inertia(s: Spin, kinematic: bool) -> f32 {
-    return select(0.0, 1.0 / s.inertia, s.inertia > 0.0 && !kinematic);
+// 1 / I of a motor's side, 0 for one that takes no reaction (`takes` not
+// 1: kinematic, or held by pins) or has no mass.
+fn inverse_inertia(s: Spin, takes: f32) -> f32 {
+    return select(0.0, 1.0 / s.inertia, s.inertia > 0.0 && takes == 1.0);
 }
 
 // A motor (COMMAND_BODY_MOTOR): `flags` is the other body plus 1 (0: the
-// world), `a.y` and `b.x` are 1 for a side that takes the impulse and 0
-// for a kinematic one.
+// world), `a.y` and `b.x` say how each side takes the impulse: 1 free, 0
+// kinematic (counted by weight), 2 held by two pins or more.
 fn body_motor(t: u32, c: Command) {
-    let kinematic = c.a.y == 0.0;
-    let other_kinematic = c.b.x == 0.0;
     let other = c.flags - 1u;
-    let a = body_spin(t, c.subject, kinematic);
+    let a = body_spin(t, c.subject, c.a.y == 0.0);
     var o = Spin(vec2<f32>(0.0), 0.0, 0.0);
     if (c.flags != 0u) {
-        o = body_spin(t, other, other_kinematic);
+        o = body_spin(t, other, c.b.x == 0.0);
     }
-    let inv_a = inverse_inertia(a, kinematic);
-    let inv_o = inverse_inertia(o, other_kinematic);
+    let inv_a = inverse_inertia(a, c.a.y);
+    let inv_o = inverse_inertia(o, c.b.x);
     let k = inv_a + inv_o;
     if (k <= 0.0) {
         return;

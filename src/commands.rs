@@ -109,7 +109,8 @@ pub enum Command {
     /// (a throttle). Join the two bodies first to make an axle: a wheel
     /// whose hub point is also a point of the chassis body turns about it.
     /// The spins are `L / I` about each body's centre of mass over its
-    /// free points; a kinematic side is as a wall that takes no reaction.
+    /// free points; a kinematic side, or one held by two pinned points or
+    /// more, is as a wall that takes no reaction.
     BodyMotor {
         body: BodyHandle,
         other: Option<BodyHandle>,
@@ -284,7 +285,25 @@ impl Command {
                 scalar(item, "motor speed", speed)?;
                 scalar(item, "max torque", max_torque)?;
                 check_non_negative(item, "max torque", max_torque)?;
-                let takes = |b| if is_kinematic(b) { 0.0 } else { 1.0 };
+                // How a side takes the motor's reaction: kinematic (0: its
+                // members count by weight, and it takes none), free (1), or
+                // held by two pinned points or more (2: it cannot turn, and
+                // takes none; a body pinned at one point turns about it).
+                let takes = |b: BodyHandle| {
+                    let info = packed.bodies[b.index()];
+                    let members = &packed.members[info.first as usize..][..info.count as usize];
+                    let pins = members
+                        .iter()
+                        .filter(|m| packed.point_info[m.point as usize].inv_mass == 0.0)
+                        .count();
+                    if is_kinematic(b) {
+                        0.0
+                    } else if pins >= 2 {
+                        2.0
+                    } else {
+                        1.0
+                    }
+                };
                 c.kind = layout::COMMAND_BODY_MOTOR;
                 (c.subject, c.scalar) = (b.0, speed);
                 c.a = [max_torque * dt, takes(b)];

@@ -252,9 +252,10 @@ fn spin_by(t: &mut Target, body: u32, center: Vec2, dw: f32) {
     }
 }
 
-/// WGSL `inverse_inertia`.
-fn inverse_inertia(s: Spin, kinematic: bool) -> f32 {
-    if s.inertia > 0.0 && !kinematic {
+/// WGSL `inverse_inertia`: 0 for a side that takes no reaction (`takes`
+/// not 1: kinematic, or held by pins) or has no mass.
+fn inverse_inertia(s: Spin, takes: f32) -> f32 {
+    if s.inertia > 0.0 && takes == 1.0 {
         1.0 / s.inertia
     } else {
         0.0
@@ -262,18 +263,18 @@ fn inverse_inertia(s: Spin, kinematic: bool) -> f32 {
 }
 
 /// WGSL `body_motor`: `flags` is the other body plus 1 (0: the world),
-/// `a.y` and `b.x` are 1 for a side that takes the impulse.
+/// `a.y` and `b.x` say how each side takes the impulse (1 free, 0
+/// kinematic, 2 held by two pins or more).
 fn body_motor(t: &mut Target, c: &Command) {
-    let (kinematic, other_kinematic) = (c.a[1] == 0.0, c.b[0] == 0.0);
     let other = c.flags.wrapping_sub(1);
-    let a = body_spin(t, c.subject, kinematic);
+    let a = body_spin(t, c.subject, c.a[1] == 0.0);
     let o = if c.flags != 0 {
-        body_spin(t, other, other_kinematic)
+        body_spin(t, other, c.b[0] == 0.0)
     } else {
         Spin::default()
     };
-    let inv_a = inverse_inertia(a, kinematic);
-    let inv_o = inverse_inertia(o, other_kinematic);
+    let inv_a = inverse_inertia(a, c.a[1]);
+    let inv_o = inverse_inertia(o, c.b[0]);
     let k = inv_a + inv_o;
     if k <= 0.0 {
         return;

@@ -53,8 +53,9 @@ pub const COMMAND_BODY_TARGET: u32 = 8;
 /// A motor: body `subject`'s spin relative to body `flags - 1` (relative
 /// to the world when `flags` is 0) driven toward `scalar` (rad/s) by an
 /// angular impulse of at most `a.x` (kg m^2/s), the reaction on the other
-/// body; `a.y` and `b.x` are 1 for a side that takes it and 0 for a
-/// kinematic one.
+/// body; `a.y` and `b.x` say how each side takes it: 1 free, 0
+/// kinematic (counted by its members' weights), 2 held by two pinned
+/// points or more (no reaction).
 pub const COMMAND_BODY_MOTOR: u32 = 9;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
