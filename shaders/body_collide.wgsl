@@ -163,6 +163,11 @@ override KEEP_COUNTS: bool = false;
 // under a lane mask, and the disk walk cost a world that has none 7% of
 // the contact scene's instructions.
 override HAS_FREE_POINTS: bool = true;
+// Whether some body's assembly holds other bodies (a list of joined
+// bodies longer than the body itself): without, a point's own assembly is
+// its own body, and the narrow phase holds no list search
+// (src/gpu/body_collide.rs).
+override HAS_JOINS: bool = true;
 
 // See on_face.
 const FACE_SLACK: f32 = 1e-3;
@@ -186,13 +191,14 @@ fn layers_meet(a: ContactFilter, b: ContactFilter) -> bool {
     return (a.mask & b.category) != 0u && (b.mask & a.category) != 0u;
 }
 
-// Whether point `p` (of assembly `group`, filter `pf`) can touch body `b`
-// at all: `p` in the body's box, then may_meet. test_body's first tests.
+// Whether point `p` (of assembly `group`, joined to the bodies `joins`
+// names, filter `pf`) can touch body `b` at all: `p` in the body's box,
+// then may_meet. test_body's first tests.
 // The box comes first: most bodies of a cell do not reach a given point,
 // and the box is one load, where the others wait on the outline's record.
-fn may_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool) -> bool {
+fn may_touch(b: u32, p: vec2<f32>, group: u32, joins: u32, pf: ContactFilter, sleeping: bool) -> bool {
     // The box already includes the radius (broad_phase.wgsl).
-    return box_holds(aabbs[b], p) && may_meet(b, group, pf, sleeping);
+    return box_holds(aabbs[b], p) && may_meet(b, group, joins, pf, sleeping);
 }
 
 // Whether box `bb` (lower corner, upper corner) holds `p`.
@@ -200,16 +206,40 @@ fn box_holds(bb: vec4<f32>, p: vec2<f32>) -> bool {
     return !(p.x < bb.x || p.y < bb.y || p.x > bb.z || p.y > bb.w);
 }
 
-// may_touch's tests other than the box: another assembly, layers that
-// meet, not two sleeping sides.
-fn may_meet(b: u32, group: u32, pf: ContactFilter, sleeping: bool) -> bool {
+// may_touch's tests other than the box: another assembly or a body of its
+// own not joined to it, layers that meet, not two sleeping sides.
+fn may_meet(b: u32, group: u32, joins: u32, pf: ContactFilter, sleeping: bool) -> bool {
     let o = outlines[b];
-    if (o.group == group || !layers_meet(pf, filters[o.filter_id])) {
+    if ((o.group == group && !(HAS_JOINS && meets_joined(joins, b))) || !layers_meet(pf, filters[o.filter_id])) {
         return false;
     }
     // Two sleeping sides: neither would move, and the point's contact
     // with an awake body (which its deepest could otherwise hide) counts.
     return !(sleeping && asleep(o.group));
+}
+
+// Whether a side whose joined bodies' list is `joins` (ContactPoint
+// joins; a body's follows its outline, at first + count) collides with body `b` of its own assembly: never
+// with NO_JOINS, else when `b` is not on the list, which is ascending: a
+// binary search, a few loads however many bodies an assembly joins.
+// CPU mirror: cpu::body_collide::meets_joined.
+fn meets_joined(joins: u32, b: u32) -> bool {
+    if (joins == NO_JOINS) {
+        return false;
+    }
+    // The list is outline_points[joins + 1 .. joins + 1 + n]: find the
+    // first entry not below `b` in [lo, hi).
+    var lo = joins + 1u;
+    var hi = lo + outline_points[joins];
+    while (lo < hi) {
+        let mid = lo + (hi - lo) / 2u;
+        if (outline_points[mid] < b) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo == joins + 1u + outline_points[joins] || outline_points[lo] != b;
 }
 
 // One pass over an outline about `p`: whether `p` is inside (crossing

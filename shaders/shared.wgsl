@@ -392,6 +392,9 @@ const WARM_SKIN: u32 = 0x80000000u;
 // settled out of its skin (src/layout.rs, SKIN_PUSH_SHARE).
 const SKIN_PUSH_SHARE: f32 = 0.0625;
 const CONTACT_FREE: u32 = 0x80000000u;
+// A ContactPoint's joins when it collides with no body of its own assembly
+// (src/layout.rs, NO_JOINS).
+const NO_JOINS: u32 = 0u;
 // A ContactHit's body when the point has no body contact (layout.rs,
 // ContactHit::NONE).
 const NO_BODY: u32 = 0xffffffffu;
@@ -423,6 +426,8 @@ fn is_impact(approach: f32, threshold: f32) -> bool {
 struct ContactPoint {
     group: u32,
     filter_id: u32,
+    // NO_JOINS, or where its joined bodies' list starts in outline_points.
+    joins: u32,
 }
 
 struct BodyOutline {

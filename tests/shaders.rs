@@ -96,7 +96,7 @@ fn rust_structs_match_naga_layouts() {
         ]
     );
     check_layout!(module, SleepPoint, [group, inv_mass]);
-    check_layout!(module, ContactPoint, [group, filter_id]);
+    check_layout!(module, ContactPoint, [group, filter_id, joins]);
     check_layout!(module, BodyOutline, [first, count, group, filter_id]);
     check_layout!(module, ContactHit, [depth, body, edge, t, n]);
     check_layout!(
@@ -214,6 +214,7 @@ fn shared_constants_match() {
     assert_eq!(constant("MAX_PLANES") as usize, MAX_PLANES);
     assert_eq!(constant("SMALL_BODY_MAX_POINTS"), SMALL_BODY_MAX_POINTS);
     assert_eq!(constant("CONTACT_FREE"), CONTACT_FREE);
+    assert_eq!(constant("NO_JOINS"), NO_JOINS);
     assert_eq!(constant("IMPACT_NONE"), IMPACT_NONE);
     assert_eq!(constant("REMOVED"), softbody::world::Remap::REMOVED);
     assert_eq!(constant("LIST_ROW"), LIST_ROW);

@@ -229,7 +229,7 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
     for (var e = walk_start(slot, end, sleeping); e < end; e++) {
         let c = grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e];
         if (c < sim.num_bodies && grid[entry_base(sim.table_mask, sim.num_colliders) + 2u * e + 1u] == key) {
-            if (walk_touch(c, p, cp.group, pf, sleeping, grow)) {
+            if (walk_touch(c, p, cp.group, cp.joins, pf, sleeping, grow)) {
                 test_body(c, p, v, cp.group, &best);
             }
         }
@@ -237,7 +237,7 @@ fn deepest(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: ContactFilt
     let large = grid[large_base(sim.table_mask)];
     for (var k = 0u; k < large; k++) {
         let c = grid[large_base(sim.table_mask) + 1u + k];
-        if (c < sim.num_bodies && walk_touch(c, p, cp.group, pf, sleeping, grow)) {
+        if (c < sim.num_bodies && walk_touch(c, p, cp.group, cp.joins, pf, sleeping, grow)) {
             test_body(c, p, v, cp.group, &best);
         }
     }
@@ -300,7 +300,7 @@ fn deepest_batched(i: u32, p: vec2<f32>, v: vec2<f32>, cp: ContactPoint, pf: Con
             } else {
                 c = grid[large + 1u + (e - end)];
             }
-            if (c < sim.num_bodies && walk_touch(c, p, cp.group, pf, sleeping, grow)) {
+            if (c < sim.num_bodies && walk_touch(c, p, cp.group, cp.joins, pf, sleeping, grow)) {
                 found[n] = c;
                 n++;
             }

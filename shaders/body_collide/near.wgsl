@@ -54,13 +54,13 @@ fn near_grow(sleeping: bool) -> f32 {
 // Whether body `b`, met on the walk, may touch the point (may_touch); with
 // WARM_PASS it also notes the body on the near list when its box grown
 // by `grow` holds the point and the other tests pass.
-fn walk_touch(b: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, grow: f32) -> bool {
+fn walk_touch(b: u32, p: vec2<f32>, group: u32, joins: u32, pf: ContactFilter, sleeping: bool, grow: f32) -> bool {
     if (!WARM_PASS || grow == 0.0) {
-        return may_touch(b, p, group, pf, sleeping);
+        return may_touch(b, p, group, joins, pf, sleeping);
     }
     // An awake point (grow > 0): may_meet's sleeping test passes.
     let bb = aabbs[b];
-    if (!box_holds(bb + vec4<f32>(-grow, -grow, grow, grow), p) || !may_meet(b, group, pf, false)) {
+    if (!box_holds(bb + vec4<f32>(-grow, -grow, grow, grow), p) || !may_meet(b, group, joins, pf, false)) {
         return false;
     }
     let held = box_holds(bb, p);

@@ -70,8 +70,8 @@ fn deeper(a: TangleFind, b: TangleFind) -> bool {
 // Body `c` against the outline centre `p` of a body of assembly `group`
 // (filter `pf`): kept in `found` when it is among the two that hold `p`
 // deepest. CPU mirror: cpu::body_collide::untangle::tangle_test.
-fn tangle_test(c: u32, p: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
-    if (!may_touch(c, p, group, pf, sleeping)) {
+fn tangle_test(c: u32, p: vec2<f32>, group: u32, joins: u32, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
+    if (!may_touch(c, p, group, joins, pf, sleeping)) {
         return;
     }
     let s = scan_outline(outlines[c], p, vec2<f32>(0.0), false);
@@ -120,8 +120,8 @@ fn take_free(f: TangleFind, found: ptr<function, array<TangleFind, 2>>) {
 // assembly `group`: kept in `found` when the edge passes through it, the
 // midpoint more than BODY_PUSH_SLOP point radii inside and neither end
 // more than one. CPU mirror: cpu::body_collide::untangle::crossing_test.
-fn crossing_test(c: u32, a: vec2<f32>, m: vec2<f32>, e: vec2<f32>, group: u32, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
-    if (!may_touch(c, m, group, pf, sleeping)) {
+fn crossing_test(c: u32, a: vec2<f32>, m: vec2<f32>, e: vec2<f32>, group: u32, joins: u32, pf: ContactFilter, sleeping: bool, found: ptr<function, array<TangleFind, 2>>) {
+    if (!may_touch(c, m, group, joins, pf, sleeping)) {
         return;
     }
     let oc = outlines[c];
@@ -161,13 +161,13 @@ fn crossings(o: BodyOutline, pf: ContactFilter, sleeping: bool, found: ptr<funct
         for (var n = walk_start(slot, end, sleeping); n < end; n++) {
             let c = grid[entries + 2u * n];
             if (c < sim.num_bodies && grid[entries + 2u * n + 1u] == key) {
-                crossing_test(c, a, m, e, o.group, pf, sleeping, &crossed);
+                crossing_test(c, a, m, e, o.group, o.first + o.count, pf, sleeping, &crossed);
             }
         }
         for (var l = 0u; l < large; l++) {
             let c = grid[large_base(sim.table_mask) + 1u + l];
             if (c < sim.num_bodies) {
-                crossing_test(c, a, m, e, o.group, pf, sleeping, &crossed);
+                crossing_test(c, a, m, e, o.group, o.first + o.count, pf, sleeping, &crossed);
             }
         }
     }
@@ -264,8 +264,13 @@ fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32, 
     let flag = select(0u, TANGLE_FRESH, fresh || outline_fresh(other)) | select(0u, TANGLE_CROSSED, f.crossed);
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
-    // no direction, so its contacts inside stand down too).
-    var n = assembly_anchor(b, o, m.centre, om.centre) - om.centre;
+    // no direction, so its contacts inside stand down too). Two bodies of
+    // one assembly part from their own centres.
+    var anchor = m.centre;
+    if (other.group != o.group) {
+        anchor = assembly_anchor(b, o, m.centre, om.centre);
+    }
+    var n = anchor - om.centre;
     let len2 = dot(n, n);
     if (len2 > TINY_DIST2) {
         n = n / sqrt(len2);
@@ -335,14 +340,14 @@ fn untangle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     for (var e = walk_start(slot, end, sleeping); e < end; e++) {
         let c = grid[entries + 2u * e];
         if (c < sim.num_bodies && grid[entries + 2u * e + 1u] == key) {
-            tangle_test(c, p, o.group, pf, sleeping, &found);
+            tangle_test(c, p, o.group, o.first + o.count, pf, sleeping, &found);
         }
     }
     let large = grid[large_base(sim.table_mask)];
     for (var k = 0u; k < large; k++) {
         let c = grid[large_base(sim.table_mask) + 1u + k];
         if (c < sim.num_bodies) {
-            tangle_test(c, p, o.group, pf, sleeping, &found);
+            tangle_test(c, p, o.group, o.first + o.count, pf, sleeping, &found);
         }
     }
     // A body placed (or last step tangled so) whose edges pass through

@@ -160,8 +160,10 @@ pub struct Counts {
 /// Body-body contacts against the grid the broad phase just built.
 pub struct BodyCollide {
     /// What the pipelines were made for: whether the world has free points
-    /// (the WGSL override `HAS_FREE_POINTS`), the walk and the points.
+    /// (the WGSL override `HAS_FREE_POINTS`) and joined bodies
+    /// (`HAS_JOINS`), the walk and the points.
     free_points: bool,
+    joins: bool,
     kernels: ContactKernels,
     /// The active list's activate (for a substep, `WARM_PASS`; and for a
     /// pass recorded alone), list_args, and its indirect dispatch.
@@ -218,12 +220,18 @@ impl BodyCollide {
         reuse: Option<&BodyCollide>,
     ) -> Self {
         let free_points = packed.sim.num_free > 0;
-        let reuse = reuse.filter(|r| r.free_points == free_points && r.kernels == kernels);
+        let joins = packed
+            .outlines
+            .iter()
+            .any(|o| packed.outline_points[(o.first + o.count) as usize] > 1);
+        let reuse = reuse
+            .filter(|r| r.free_points == free_points && r.joins == joins && r.kernels == kernels);
         let flag = |on: bool| if on { 1.0 } else { 0.0 };
         let listed = kernels.points == PointDispatch::ActiveList;
         let constants = |warm: bool, listed: bool| {
             [
                 ("HAS_FREE_POINTS", flag(free_points)),
+                ("HAS_JOINS", flag(joins)),
                 ("NARROW_BATCHED", flag(kernels.walk == NarrowWalk::Batched)),
                 ("WARM_PASS", flag(warm)),
                 ("KEEP_COUNTS", flag(warm)),
@@ -397,6 +405,7 @@ impl BodyCollide {
         let apply_keep_bind = apply_group("apply (counts kept)", &apply_keep);
         Self {
             free_points,
+            joins,
             kernels,
             activate_warm,
             activate,

@@ -196,7 +196,9 @@ impl ContactBuffers {
             len: usize,
         ) -> Result<wgpu::Buffer, SolverError> {
             let bytes: &[u8] = bytemuck::cast_slice(records);
-            let size = (std::mem::size_of::<T>() * len).max(bytes.len()).max(16);
+            // At least one record (and 16 bytes): a binding holds one.
+            let one = std::mem::size_of::<T>().max(16);
+            let size = (std::mem::size_of::<T>() * len).max(bytes.len()).max(one);
             check_storage_size(limits, name, size as u64)?;
             let mut padded;
             let contents = if size == bytes.len() {

@@ -596,14 +596,28 @@ pub const MEASURE_DISPATCHES: u32 = 2;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct ContactPoint {
     /// Its assembly: points joined by shared bodies, springs or rods have
-    /// the same group and never collide with each other.
+    /// the same group (the island that sleeps as one).
     pub group: u32,
     /// Index into the filter table, `| CONTACT_FREE` for a free disk.
     pub filter_id: u32,
+    /// Which bodies of its own assembly the point does not collide with:
+    /// [`NO_JOINS`] for all of them (a point of an assembly of one body,
+    /// or a point in no body), else the index in `outline_points` of a
+    /// list `[n, b_1 .. b_n]`, ascending: the bodies joined to the bodies
+    /// it is a member of, those included (docs/physics.md, "What collides
+    /// with what").
+    pub joins: u32,
 }
 
+/// [`ContactPoint::joins`] of a point that collides with no body of its
+/// own assembly. A list never starts at index 0 of `outline_points`, where
+/// the first outline is.
+pub const NO_JOINS: u32 = 0;
+
 /// A body's outline in body-body collisions (WGSL `BodyOutline`): its
-/// polygon is `outline_points[first .. first + count]` in order.
+/// polygon is `outline_points[first .. first + count]` in order, and the
+/// list of the bodies joined to it (itself included; see
+/// [`ContactPoint::joins`]) follows at `first + count`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct BodyOutline {

@@ -197,10 +197,26 @@ impl Packed {
             asm.union(local(s.a), local(s.b));
         }
         let mut group = |p: u32| asm.find(local(p)) + n0 as u32;
+        let body_groups: Vec<u32> = bodies.iter().map(|b| group(b.points[0].0)).collect();
+        // Which bodies of an assembly do not collide (`joins.rs`): only
+        // where bodies collide at all.
+        let joined = super::joins::joined_bodies(
+            b0,
+            &body_groups,
+            &self.point_members,
+            bodies.iter().map(|b| b.points.iter().map(|p| p.index())),
+            self.springs[s0..].iter().map(|s| (s.a, s.b)),
+        );
+        let mut joins_at = Vec::with_capacity(bodies.len());
 
         let mut body_filter = Vec::with_capacity(bodies.len());
         let mut encloses = Vec::with_capacity(bodies.len());
-        for (b, rest) in bodies.iter().zip(rest_shapes) {
+        for (((b, rest), &body_group), joined) in bodies
+            .iter()
+            .zip(rest_shapes)
+            .zip(&body_groups)
+            .zip(&joined)
+        {
             let f = filter(
                 [b.category, b.mask, b.material.0],
                 &mut self.filter_keys,
@@ -217,9 +233,11 @@ impl Packed {
             self.outlines.push(BodyOutline {
                 first: first as u32,
                 count: (self.outline_points.len() - first) as u32,
-                group: group(b.points[0].0),
+                group: body_group,
                 filter_id: f,
             });
+            // Its joined bodies behind its outline (`joins.rs`).
+            joins_at.push(super::joins::push_joins(&mut self.outline_points, joined));
         }
         if body_filters_follow {
             self.body_filters = self.filter_keys.len() as u32;
@@ -229,7 +247,16 @@ impl Packed {
         // free point collides as a disk on its static-collision layers.
         let disks = on && params.point_radius > 0.0;
         let mut free_points = Vec::new();
+        let mut unions = HashMap::new();
         for (i, p) in (n0..).zip(points) {
+            let joins = super::joins::point_joins(
+                &mut self.outline_points,
+                self.point_members.of(i).iter().map(|m| m.body),
+                b0,
+                &joined,
+                &joins_at,
+                &mut unions,
+            );
             let f = match self.point_members.of(i).first() {
                 Some(m) => body_filter[m.body as usize - b0],
                 None => {
@@ -249,6 +276,7 @@ impl Packed {
             self.contact_points.push(ContactPoint {
                 group: group(i as u32),
                 filter_id: f,
+                joins,
             });
         }
 

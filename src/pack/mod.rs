@@ -16,6 +16,7 @@ mod contacts;
 mod edit;
 mod hash;
 mod items;
+mod joins;
 mod params;
 mod remap;
 mod stability;

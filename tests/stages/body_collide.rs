@@ -16,7 +16,7 @@ use crate::broad_phase::assert_grids_match;
 use crate::common::{Rng, both, farthest, gpu};
 use crate::slide;
 use softbody::gpu::{ContactKernels, GridBuild, NarrowWalk, PointDispatch, Stage};
-use softbody::layout::{TANGLE_CROSSED, UNTANGLE_PACE};
+use softbody::layout::{NO_JOINS, TANGLE_CROSSED, UNTANGLE_PACE};
 use softbody::measure::pile_report;
 use softbody::pack::Packed;
 use softbody::prelude::*;
@@ -1285,6 +1285,7 @@ fn a_degenerate_edge_gives_no_contact() {
         Vec2::new(1.01, 1.01),
         Vec2::ZERO,
         1,
+        NO_JOINS,
         &filter,
         false,
         &mut best,
@@ -1299,6 +1300,7 @@ fn a_degenerate_edge_gives_no_contact() {
         Vec2::new(1.02, 0.5),
         Vec2::ZERO,
         1,
+        NO_JOINS,
         &filter,
         false,
         &mut best,
@@ -1850,7 +1852,7 @@ fn a_ship_wrapped_round_a_body_parts_from_it() {
 /// slots' bodies and marks bitwise and their directions within a few ulps,
 /// as a driver that fuses multiply-adds (NVIDIA's) rounds a unit vector's
 /// components differently (-0.99999994 against -1 on an H200).
-fn assert_same_tangles(gpu: &[[u32; 8]], cpu: &[[u32; 8]], cpu_adapter: bool) {
+pub fn assert_same_tangles(gpu: &[[u32; 8]], cpu: &[[u32; 8]], cpu_adapter: bool) {
     if cpu_adapter {
         assert_eq!(gpu, cpu, "the tangles");
         return;

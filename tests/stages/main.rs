@@ -33,6 +33,7 @@ mod events;
 mod gravity;
 mod impact;
 mod integrate;
+mod joined;
 mod joints;
 mod move_bodies;
 mod move_colliders;

@@ -21,8 +21,8 @@ use glam::Vec2;
 use super::broad_phase::{Grid, cell_key, cell_slot, fit_of, fixed_of, grid_cell};
 use super::{ContactMaterial, contact_response, contact_threshold, cross2, par, push_depth, v2};
 use crate::layout::{
-    BODY_PUSH_SLOP, BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, PointInfo,
-    SLEEP_WAKE, SimParams,
+    BODY_PUSH_SLOP, BodyOutline, CONTACT_FREE, ContactFilter, ContactHit, ContactPoint, NO_JOINS,
+    PointInfo, SLEEP_WAKE, SimParams,
 };
 
 /// Squared distances at or below this count as touching (WGSL `TINY_DIST2`).
@@ -82,14 +82,17 @@ pub fn asleep(bind: &Bindings, group: u32) -> bool {
     crate::cpu::sleep::asleep(bind.sim, bind.rest_steps[group as usize])
 }
 
-/// Whether `p` (of assembly `group`, filter `pf`) can touch body `b` at
-/// all (WGSL `may_touch`): `p` in the body's box (tested first), another
-/// assembly, layers that meet, not two sleeping sides.
+/// Whether `p` (of assembly `group`, joined to the bodies `joins` names,
+/// filter `pf`) can touch body `b` at all (WGSL `may_touch`): `p` in the
+/// body's box (tested first), another assembly or a body of its own that
+/// it is not joined to, layers that meet, not two sleeping sides.
+#[allow(clippy::too_many_arguments)]
 pub fn may_touch(
     bind: &Bindings,
     b: u32,
     p: Vec2,
     group: u32,
+    joins: u32,
     pf: &ContactFilter,
     sleeping: bool,
 ) -> bool {
@@ -98,12 +101,28 @@ pub fn may_touch(
         return false;
     }
     let o = &bind.outlines[b as usize];
-    if o.group == group || !layers_meet(pf, &bind.filters[o.filter_id as usize]) {
+    if (o.group == group && !meets_joined(bind.outline_points, joins, b))
+        || !layers_meet(pf, &bind.filters[o.filter_id as usize])
+    {
         return false;
     }
     // Two sleeping sides: neither would move, and the point's contact
     // with an awake body (which its deepest could otherwise hide) counts.
     !(sleeping && asleep(bind, o.group))
+}
+
+/// Whether a side whose joined bodies' list is `joins`
+/// ([`ContactPoint::joins`]; a body's follows its outline) collides with body
+/// `b` of its own assembly (WGSL `meets_joined`): never with [`NO_JOINS`],
+/// else when `b` is not on the list, which is ascending: a binary search,
+/// as on the GPU (docs/physics.md, "What collides with what").
+pub fn meets_joined(outline_points: &[u32], joins: u32, b: u32) -> bool {
+    if joins == NO_JOINS {
+        return false;
+    }
+    let n = outline_points[joins as usize] as usize;
+    let list = &outline_points[joins as usize + 1..joins as usize + 1 + n];
+    list.binary_search(&b).is_err()
 }
 
 /// One pass over an outline (the points `pts`) about `p` (WGSL

@@ -14,11 +14,12 @@ pub fn test_body(
     p: Vec2,
     v: Vec2,
     group: u32,
+    joins: u32,
     pf: &ContactFilter,
     sleeping: bool,
     best: &mut ContactHit,
 ) {
-    if !may_touch(bind, b, p, group, pf, sleeping) {
+    if !may_touch(bind, b, p, group, joins, pf, sleeping) {
         return;
     }
     let o = &bind.outlines[b as usize];
@@ -191,7 +192,7 @@ pub fn deepest(
     let mut best = ContactHit::NONE;
     let sleeping = asleep(bind, cp.group);
     walk_bodies(bind, p, sleeping, |c| {
-        test_body(bind, c, p, v, cp.group, pf, sleeping, &mut best)
+        test_body(bind, c, p, v, cp.group, cp.joins, pf, sleeping, &mut best)
     });
     best
 }

@@ -228,12 +228,12 @@ fn tangle_test(
     bind: &Bindings,
     c: u32,
     p: Vec2,
-    group: u32,
+    (group, joins): (u32, u32),
     pf: &ContactFilter,
     sleeping: bool,
     found: &mut [Found; 2],
 ) {
-    if !may_touch(bind, c, p, group, pf, sleeping) {
+    if !may_touch(bind, c, p, group, joins, pf, sleeping) {
         return;
     }
     let o = &bind.outlines[c as usize];
@@ -291,12 +291,12 @@ fn crossing_test(
     bind: &Bindings,
     c: u32,
     (a, m, e): (Vec2, Vec2, Vec2),
-    group: u32,
+    (group, joins): (u32, u32),
     pf: &ContactFilter,
     sleeping: bool,
     found: &mut [Found; 2],
 ) {
-    if !may_touch(bind, c, m, group, pf, sleeping) {
+    if !may_touch(bind, c, m, group, joins, pf, sleeping) {
         return;
     }
     let o = &bind.outlines[c as usize];
@@ -343,7 +343,15 @@ fn crossings(
         let e = v2(bind.pos[pts[(k + 1) % pts.len()] as usize]);
         let m = (a + e) * 0.5;
         walk_bodies(bind, m, sleeping, |c| {
-            crossing_test(bind, c, (a, m, e), o.group, pf, sleeping, &mut crossed)
+            crossing_test(
+                bind,
+                c,
+                (a, m, e),
+                (o.group, o.first + o.count),
+                pf,
+                sleeping,
+                &mut crossed,
+            )
         });
     }
     for f in crossed.into_iter().filter(|f| f.body != u32::MAX) {
@@ -410,8 +418,14 @@ fn tangle_with(
     }
     // Away from the other's centre; two centres on one spot part along the
     // other's nearest face, each its own way (a held tangle has no face:
-    // no direction, so its contacts inside stand down too).
-    let mut n = assembly_anchor(bind, b, o, p, q) - q;
+    // no direction, so its contacts inside stand down too). Two bodies of
+    // one assembly part from their own centres.
+    let anchor = if other.group == o.group {
+        p
+    } else {
+        assembly_anchor(bind, b, o, p, q)
+    };
+    let mut n = anchor - q;
     let len2 = n.dot(n);
     if len2 > TINY_DIST2 {
         n /= len2.sqrt();
@@ -473,7 +487,15 @@ fn untangle_body(bind: &Bindings, warm: &[Warm], b: u32) -> [Option<Parting>; 2]
     let sleeping = asleep(bind, o.group);
     let mut found = [NONE; 2];
     walk_bodies(bind, p, sleeping, |c| {
-        tangle_test(bind, c, p, o.group, &pf, sleeping, &mut found)
+        tangle_test(
+            bind,
+            c,
+            p,
+            (o.group, o.first + o.count),
+            &pf,
+            sleeping,
+            &mut found,
+        )
     });
     // A body placed (or last step tangled so) whose edges pass through
     // another's: tangled with it too.
