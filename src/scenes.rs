@@ -59,8 +59,8 @@ pub const MAX_DEFAULT_SCENE_BODIES: usize = 2_000_000;
 /// a basin made of a floor and two slanted half-planes. Deterministic for a
 /// given count.
 ///
-/// Gravity is uniform (the solver has no planet gravity), so nothing can
-/// orbit for long. To make the first seconds sweep around the planets
+/// Gravity is uniform (its planets do not pull, though `Planet::gravity`
+/// could make them), so nothing can orbit for long. To make the first seconds sweep around the planets
 /// rather than merely rain down, about a third of the bodies start as rings
 /// around the planets moving tangentially (each ring turning the other way
 /// from its neighbour) and the rest as a wide curtain above them drifting

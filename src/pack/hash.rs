@@ -5,7 +5,7 @@ use super::Packed;
 use super::items::area_stiffness;
 use crate::fnv::Fnv;
 use crate::frequency::DEFAULT_AREA_STIFFNESS;
-use crate::layout::{PlaneInfo, PlanetInfo, SegmentInfo, SimParams};
+use crate::layout::{BodyOutline, NO_JOINS, PlaneInfo, PlanetInfo, SegmentInfo, SimParams};
 use crate::params::Params;
 
 /// A fingerprint of everything that defines a world's dynamics: the
@@ -175,9 +175,62 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
             .collect();
         h.slice("plane_motion", &motions);
     }
-    h.slice("contact_points", &packed.contact_points);
-    h.slice("outlines", &packed.outlines);
-    h.slice("outline_points", &packed.outline_points);
+    // The contact data as it was hashed before the lists of joined bodies
+    // (each point's assembly and filter, the outlines back to back), and
+    // the lists only where bodies collide and some body is joined to
+    // another: the hashes of other scenes stay.
+    let contact_points: Vec<[u32; 2]> = packed
+        .contact_points
+        .iter()
+        .map(|c| [c.group, c.filter_id])
+        .collect();
+    h.slice("contact_points", &contact_points);
+    let mut first = 0;
+    let outlines: Vec<BodyOutline> = packed
+        .outlines
+        .iter()
+        .map(|o| {
+            first += o.count;
+            BodyOutline {
+                first: first - o.count,
+                ..*o
+            }
+        })
+        .collect();
+    h.slice("outlines", &outlines);
+    let outline = |o: &BodyOutline| (o.first as usize, (o.first + o.count) as usize);
+    let rings: Vec<u32> = packed
+        .outlines
+        .iter()
+        .flat_map(|o| {
+            let (a, b) = outline(o);
+            packed.outline_points[a..b].iter().copied()
+        })
+        .collect();
+    h.slice("outline_points", &rings);
+    let list = |at: usize| {
+        let n = packed.outline_points[at] as usize;
+        &packed.outline_points[at..=at + n]
+    };
+    let joined = packed.outlines.iter().any(|o| list(outline(o).1).len() > 2);
+    if packed.packed_body_collisions && joined {
+        let body_lists: Vec<u32> = packed
+            .outlines
+            .iter()
+            .flat_map(|o| list(outline(o).1).iter().copied())
+            .collect();
+        h.slice("body_joins", &body_lists);
+        let point_lists: Vec<u32> = packed
+            .contact_points
+            .iter()
+            .flat_map(|c| match c.joins {
+                NO_JOINS => &[][..],
+                at => list(at as usize),
+            })
+            .copied()
+            .collect();
+        h.slice("point_joins", &point_lists);
+    }
     h.slice("contact_filters", &packed.contact_filters);
     h.finish()
 }
