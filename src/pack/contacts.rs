@@ -208,10 +208,12 @@ impl Packed {
             self.springs[s0..].iter().map(|s| (s.a, s.b)),
         );
         let mut joins_at = Vec::with_capacity(bodies.len());
+        let mut unions = HashMap::new();
+        let mut union_at: HashMap<usize, u32> = HashMap::new();
 
         let mut body_filter = Vec::with_capacity(bodies.len());
         let mut encloses = Vec::with_capacity(bodies.len());
-        for (((b, rest), &body_group), joined) in bodies
+        for (((b, rest), &body_group), own) in bodies
             .iter()
             .zip(rest_shapes)
             .zip(&body_groups)
@@ -236,8 +238,25 @@ impl Packed {
                 group: body_group,
                 filter_id: f,
             });
-            // Its joined bodies behind its outline (`joins.rs`).
-            joins_at.push(super::joins::push_joins(&mut self.outline_points, joined));
+            // Its joined bodies behind its outline, then the unions of the
+            // shared points it is the last body of (`joins.rs`).
+            joins_at.push(super::joins::push_joins(&mut self.outline_points, own));
+            let me = (b0 + joins_at.len() - 1) as u32;
+            for p in &b.points {
+                let of = self.point_members.of(p.index());
+                if of.len() > 1 && of.iter().map(|m| m.body).max() == Some(me) {
+                    let bodies = of.iter().map(|m| m.body);
+                    if let Some(at) = super::joins::union_joins(
+                        &mut self.outline_points,
+                        bodies,
+                        b0,
+                        &joined,
+                        &mut unions,
+                    ) {
+                        union_at.insert(p.index(), at);
+                    }
+                }
+            }
         }
         if body_filters_follow {
             self.body_filters = self.filter_keys.len() as u32;
@@ -247,16 +266,11 @@ impl Packed {
         // free point collides as a disk on its static-collision layers.
         let disks = on && params.point_radius > 0.0;
         let mut free_points = Vec::new();
-        let mut unions = HashMap::new();
         for (i, p) in (n0..).zip(points) {
-            let joins = super::joins::point_joins(
-                &mut self.outline_points,
-                self.point_members.of(i).iter().map(|m| m.body),
-                b0,
-                &joined,
-                &joins_at,
-                &mut unions,
-            );
+            let joins = union_at.get(&i).copied().unwrap_or_else(|| {
+                let first = self.point_members.of(i).first().map(|m| m.body);
+                super::joins::point_joins(first, b0, &joined, &joins_at)
+            });
             let f = match self.point_members.of(i).first() {
                 Some(m) => body_filter[m.body as usize - b0],
                 None => {

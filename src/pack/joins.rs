@@ -82,23 +82,21 @@ pub(super) fn push_joins(outline_points: &mut Vec<u32>, joined: &[u32]) -> u32 {
     at
 }
 
-/// The [`ContactPoint::joins`](crate::layout::ContactPoint::joins) of a
-/// point that is a member of the bodies `bodies` (the bodies first packed
-/// at `b0`, whose lists `joined` start at `starts`): [`NO_JOINS`] in no
-/// body or a body alone in its assembly, its one body's list, or the
-/// union of its bodies' lists, appended to `outline_points` once per
-/// distinct union (`unions`).
-pub(super) fn point_joins(
+/// The union of the lists `joined` of the bodies `bodies` (those first
+/// packed at `b0`) that a shared point is a member of, appended to
+/// `outline_points` once per distinct union (`unions`) and where it
+/// starts; `None` when its bodies' lists are all the same (the point takes
+/// that list: [`point_joins`]). Packing calls it right behind the list of
+/// the point's last body, so that an append lays the lists out as a fresh
+/// pack does.
+pub(super) fn union_joins(
     outline_points: &mut Vec<u32>,
     mut bodies: impl Iterator<Item = u32>,
     b0: usize,
     joined: &[Vec<u32>],
-    starts: &[u32],
     unions: &mut HashMap<Vec<u32>, u32>,
-) -> u32 {
-    let Some(first) = bodies.next().map(|b| b as usize - b0) else {
-        return NO_JOINS;
-    };
+) -> Option<u32> {
+    let first = bodies.next()? as usize - b0;
     let mut union: Option<Vec<u32>> = None;
     for k in bodies.map(|b| b as usize - b0) {
         if joined[k] != joined[first] {
@@ -107,19 +105,30 @@ pub(super) fn point_joins(
                 .extend_from_slice(&joined[k]);
         }
     }
-    let Some(mut union) = union else {
-        // One list: its body's, or none for a body alone.
-        if joined[first].len() == 1 {
-            return NO_JOINS;
-        }
-        return starts[first];
-    };
+    let mut union = union?;
     union.sort_unstable();
     union.dedup();
     if let Some(&at) = unions.get(&union) {
-        return at;
+        return Some(at);
     }
     let at = push_joins(outline_points, &union);
     unions.insert(union, at);
-    at
+    Some(at)
+}
+
+/// The [`ContactPoint::joins`](crate::layout::ContactPoint::joins) of a
+/// point whose first body (of those first packed at `b0`, whose lists
+/// `joined` start at `starts`) is `first`, and whose bodies' lists are all
+/// that one's: [`NO_JOINS`] in no body or in a body alone in its
+/// assembly, else its body's list.
+pub(super) fn point_joins(
+    first: Option<u32>,
+    b0: usize,
+    joined: &[Vec<u32>],
+    starts: &[u32],
+) -> u32 {
+    match first.map(|b| b as usize - b0) {
+        Some(k) if joined[k].len() > 1 => starts[k],
+        _ => NO_JOINS,
+    }
 }
