@@ -13,8 +13,8 @@
 //! The lists live in `outline_points`: each body's list `[n, b_1 .. b_n]`
 //! (ascending, itself included; `[1, b]` for a body alone in its assembly)
 //! right behind its outline, at `first + count`, where tangle recovery
-//! reads it; and behind the bodies packed together, for each point shared
-//! by bodies with different lists, their union. A point's
+//! reads it; and for each point shared by bodies with different lists,
+//! their union, right behind the list of the last body holding it. A point's
 //! `ContactPoint::joins` names its list; a point of a body alone in its
 //! assembly, or a point in no body, has `NO_JOINS` and collides with no
 //! body of its assembly.
