@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::cpu::body_collide::layers_meet;
+use crate::cpu::body_collide::{layers_meet, meets_joined};
 use crate::layout::CONTACT_FREE;
 use crate::pack::Packed;
 
@@ -85,16 +85,17 @@ fn shoelace(mut vertices: impl Iterator<Item = [f32; 2]>) -> f64 {
 pub struct PileReport {
     /// Points in the world.
     pub points: usize,
-    /// Points strictly inside the outline of a colliding body of another
-    /// assembly whose layers meet theirs: points the contacts should have
+    /// Points strictly inside the outline of a colliding body they may
+    /// collide with (of another assembly, or of their own but not joined
+    /// to them) whose layers meet theirs: points the contacts should have
     /// kept out. The crossing-number test of the narrow phase, so a point
     /// exactly on an edge counts as the solver sees it.
     pub points_inside: usize,
     /// Colliding bodies.
     pub bodies: usize,
     /// Colliding bodies whose outline's centre (the mean of its points)
-    /// lies strictly inside the outline of a colliding body of another
-    /// assembly whose layers meet: two bodies that passed into each other,
+    /// lies strictly inside the outline of a colliding body they may
+    /// collide with whose layers meet: two bodies that passed into each other,
     /// or one wrapped round another's corner. `points_inside` misses them,
     /// as their points lie on or near each other's outlines.
     pub bodies_overlapped: usize,
@@ -235,15 +236,16 @@ fn colliding_bodies(packed: &Packed) -> &[u32] {
 }
 
 /// Whether `[x, y]`, of assembly `group` with contact filter `filter_id`
-/// (`None`: any), is strictly inside the outline of body `body` in another
-/// assembly with layers that meet its own; `bb` is the outline's bounding
-/// box. The crossing-number test of `cpu::body_collide::test_body`, in the
+/// and joined bodies `joins` (`None`: any), is strictly inside the outline
+/// of body `body` that it may collide with (of another assembly, or of its
+/// own but not joined to it) with layers that meet its own; `bb` is the
+/// outline's bounding box. The crossing-number test of `cpu::body_collide::test_body`, in the
 /// same f32 arithmetic.
 fn is_inside(
     packed: &Packed,
     pos: &[[f32; 2]],
     [x, y]: [f32; 2],
-    side: Option<(u32, u32)>,
+    side: Option<(u32, u32, u32)>,
     body: usize,
     bb: &[f32; 4],
 ) -> bool {
@@ -251,8 +253,8 @@ fn is_inside(
         return false;
     }
     let o = &packed.outlines[body];
-    if let Some((group, filter_id)) = side {
-        if group == o.group {
+    if let Some((group, filter_id, joins)) = side {
+        if group == o.group && !meets_joined(&packed.outline_points, joins, body as u32) {
             return false;
         }
         let filter = |id: u32| packed.contact_filters.get((id & !CONTACT_FREE) as usize);
@@ -393,8 +395,8 @@ impl Buckets {
     }
 }
 
-/// Points strictly inside a colliding body's outline of another assembly
-/// (each counted once, however many outlines hold it), and colliding
+/// Points strictly inside the outline of a colliding body they may collide
+/// with (each counted once, however many outlines hold it), and colliding
 /// bodies whose outline's centre is (see [`PileReport::bodies_overlapped`]).
 fn inside_counts(packed: &Packed, pos: &[[f32; 2]], colliders: &[u32]) -> (usize, usize) {
     let boxes: Vec<(u32, [f32; 4])> = colliders
@@ -409,7 +411,7 @@ fn inside_counts(packed: &Packed, pos: &[[f32; 2]], colliders: &[u32]) -> (usize
         bb_of[*b as usize] = *bb;
     }
     let grid = Buckets::new(&boxes);
-    let held = |p: [f32; 2], side: Option<(u32, u32)>| {
+    let held = |p: [f32; 2], side: Option<(u32, u32, u32)>| {
         grid.at(p[0], p[1])
             .iter()
             .chain(&grid.everywhere)
@@ -420,7 +422,7 @@ fn inside_counts(packed: &Packed, pos: &[[f32; 2]], colliders: &[u32]) -> (usize
             let side = packed
                 .contact_points
                 .get(i)
-                .map(|cp| (cp.group, cp.filter_id));
+                .map(|cp| (cp.group, cp.filter_id, cp.joins));
             pos[i].iter().all(|x| x.is_finite()) && held(pos[i], side)
         })
         .count();
@@ -434,7 +436,7 @@ fn inside_counts(packed: &Packed, pos: &[[f32; 2]], colliders: &[u32]) -> (usize
                 [s[0] + pos[k as usize][0], s[1] + pos[k as usize][1]]
             });
             let centre = [sum[0] / pts.len() as f32, sum[1] / pts.len() as f32];
-            held(centre, Some((o.group, o.filter_id)))
+            held(centre, Some((o.group, o.filter_id, o.first + o.count)))
         })
         .count();
     (points, bodies)
@@ -593,7 +595,7 @@ mod tests {
                 colliders.iter().any(|&b| {
                     let bb = outline_box(&p, &p.pos, b as usize).unwrap();
                     let cp = p.contact_points[i];
-                    let side = Some((cp.group, cp.filter_id));
+                    let side = Some((cp.group, cp.filter_id, cp.joins));
                     is_inside(&p, &p.pos, p.pos[i], side, b as usize, &bb)
                 })
             })

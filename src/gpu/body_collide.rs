@@ -220,10 +220,7 @@ impl BodyCollide {
         reuse: Option<&BodyCollide>,
     ) -> Self {
         let free_points = packed.sim.num_free > 0;
-        let joins = packed
-            .outlines
-            .iter()
-            .any(|o| packed.outline_points[(o.first + o.count) as usize] > 1);
+        let joins = packed.has_joined_bodies();
         let reuse = reuse
             .filter(|r| r.free_points == free_points && r.joins == joins && r.kernels == kernels);
         let flag = |on: bool| if on { 1.0 } else { 0.0 };

@@ -198,8 +198,7 @@ impl Packed {
         }
         let mut group = |p: u32| asm.find(local(p)) + n0 as u32;
         let body_groups: Vec<u32> = bodies.iter().map(|b| group(b.points[0].0)).collect();
-        // Which bodies of an assembly do not collide (`joins.rs`): only
-        // where bodies collide at all.
+        // Which bodies of an assembly do not collide (`joins.rs`).
         let joined = super::joins::joined_bodies(
             b0,
             &body_groups,

@@ -212,8 +212,7 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
         let n = packed.outline_points[at] as usize;
         &packed.outline_points[at..=at + n]
     };
-    let joined = packed.outlines.iter().any(|o| list(outline(o).1).len() > 2);
-    if packed.packed_body_collisions && joined {
+    if packed.has_joined_bodies() {
         let body_lists: Vec<u32> = packed
             .outlines
             .iter()

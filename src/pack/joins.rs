@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use crate::layout::NO_JOINS;
 
-use super::PointMembers;
+use super::{Packed, PointMembers};
 
 /// The bodies joined to each of the bodies `b0..b0 + groups.len()` (whose
 /// assemblies are `groups`), ascending and with the body itself (alone,
@@ -130,5 +130,24 @@ pub(super) fn point_joins(
     match first.map(|b| b as usize - b0) {
         Some(k) if joined[k].len() > 1 => starts[k],
         _ => NO_JOINS,
+    }
+}
+
+impl Packed {
+    /// Whether bodies collide and some body is joined to another (a list
+    /// longer than the body itself): the narrow phase's list search
+    /// (WGSL `HAS_JOINS`) and the scene hash's lists need it then alone.
+    pub fn has_joined_bodies(&self) -> bool {
+        self.packed_body_collisions
+            && self
+                .outlines
+                .iter()
+                .any(|o| self.outline_points[(o.first + o.count) as usize] > 1)
+    }
+
+    /// The outlines' points, summed over the bodies (their lists of joined
+    /// bodies left out): half the drawing's body edge indices.
+    pub fn outline_len(&self) -> usize {
+        self.outlines.iter().map(|o| o.count as usize).sum()
     }
 }

@@ -347,6 +347,21 @@ fn a_fast_body_does_not_tunnel_through_a_thin_one_below_the_speed_limit() {
     }
 }
 
+/// A 1 m box at (-3, 3) and a rope of 5 free points hanging from its
+/// centre to (-3, 1), tied into the box's first corner by a spring.
+pub fn roped_box(world: &mut World) -> (Shape, Shape) {
+    let boxed = BoxShape::new(Vec2::new(-3.0, 3.0), Vec2::ONE)
+        .build(world)
+        .unwrap();
+    let rope = Rope::new(Vec2::new(-3.0, 3.0), Vec2::new(-3.0, 1.0), 5)
+        .build(world)
+        .unwrap();
+    world
+        .add_spring(Spring::new(boxed.points[0], rope.points[0]))
+        .unwrap();
+    (boxed, rope)
+}
+
 #[test]
 fn own_body_shared_points_and_links_never_collide() {
     // A wheel's hub is inside its own rim; grid cells share corners and
@@ -359,15 +374,7 @@ fn own_body_shared_points_and_links_never_collide() {
         .center(Vec2::new(3.0, 3.0))
         .build(&mut world)
         .unwrap();
-    let boxed = BoxShape::new(Vec2::new(-3.0, 3.0), Vec2::ONE)
-        .build(&mut world)
-        .unwrap();
-    let rope = Rope::new(Vec2::new(-3.0, 3.0), Vec2::new(-3.0, 1.0), 5)
-        .build(&mut world)
-        .unwrap();
-    world
-        .add_spring(Spring::new(boxed.points[0], rope.points[0]))
-        .unwrap();
+    let (boxed, rope) = roped_box(&mut world);
     let mut cpu = CpuSolver::new(&world).unwrap();
     // Squash everything: the grid's middle cell overlaps its neighbours,
     // the rope's first point sits inside its box.
@@ -601,6 +608,25 @@ pub fn record_stages(ctx: &softbody::gpu::GpuContext, gpu: &mut GpuSolver, stage
         gpu.record_stage(&mut encoder, stage);
     }
     ctx.queue.submit([encoder.finish()]);
+}
+
+/// One contact pass (narrow phase, impacts, resolve) on both paths, from
+/// where [`start_contact_substep`] left them: the farthest apart the
+/// paths' positions and velocities end.
+pub fn contact_pass_on_both(
+    ctx: &softbody::gpu::GpuContext,
+    gpu: &mut GpuSolver,
+    cpu: &mut CpuSolver,
+) -> (f32, f32) {
+    record_stages(ctx, gpu, &[Stage::Narrow, Stage::Impact, Stage::Resolve]);
+    cpu.stage_narrow();
+    cpu.stage_impact();
+    cpu.stage_resolve();
+    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    (
+        farthest(&state.pos, cpu.positions()),
+        farthest(&state.vel, cpu.velocities()),
+    )
 }
 
 /// Starts a substep from the CPU's state on both paths: the body frames
@@ -1931,19 +1957,7 @@ fn untangle_matches_the_cpu() {
         let bound = if cpu_adapter { 0.0 } else { 1e-5 };
         assert!(dv <= bound, "velocities {dv} apart");
         copy_state(&ctx, &mut gpu, &cpu);
-        record_stages(
-            &ctx,
-            &mut gpu,
-            &[Stage::Narrow, Stage::Impact, Stage::Resolve],
-        );
-        cpu.stage_narrow();
-        cpu.stage_impact();
-        cpu.stage_resolve();
-        let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
-        let (dp, dv) = (
-            farthest(&state.pos, cpu.positions()),
-            farthest(&state.vel, cpu.velocities()),
-        );
+        let (dp, dv) = contact_pass_on_both(&ctx, &mut gpu, &mut cpu);
         eprintln!("step {step}: contact pass GPU - CPU: pos {dp:.2e} m, vel {dv:.2e} m/s");
         // As in contacts_match_the_cpu_stage_by_stage_and_over_200_steps.
         assert!(dp <= 1e-5 && dv <= 1e-3, "pos {dp} vel {dv} apart");

@@ -7,7 +7,9 @@
 //! metres and centimetres at two time steps, that lie on themselves
 //! instead of passing through.
 
-use crate::body_collide::{assert_same_tangles, record_stages, start_contact_substep};
+use crate::body_collide::{
+    assert_same_tangles, contact_pass_on_both, record_stages, roped_box, start_contact_substep,
+};
 use crate::common::{both, farthest, gpu};
 use softbody::gpu::Stage;
 use softbody::layout::NO_JOINS;
@@ -110,15 +112,7 @@ fn joints() -> Joints {
     world
         .add_spring(Spring::new(a.points[1], b.points[0]))
         .unwrap();
-    let boxed = BoxShape::new(Vec2::new(-3.0, 3.0), Vec2::ONE)
-        .build(&mut world)
-        .unwrap();
-    let rope = Rope::new(Vec2::new(-3.0, 3.0), Vec2::new(-3.0, 1.0), 5)
-        .build(&mut world)
-        .unwrap();
-    world
-        .add_spring(Spring::new(boxed.points[0], rope.points[0]))
-        .unwrap();
+    let (boxed, rope) = roped_box(&mut world);
     let lone = BoxShape::new(Vec2::new(6.0, 3.0), Vec2::ONE)
         .build(&mut world)
         .unwrap();
@@ -222,24 +216,12 @@ fn bodies_of_one_assembly_collide_unless_joined_and_the_gpu_agrees() {
     let mut gpu = GpuSolver::new(&ctx.device, &ctx.queue, &j.world).unwrap();
     start_contact_substep(&ctx, &mut gpu, &mut cpu);
     let before = cpu.positions().to_vec();
-    record_stages(
-        &ctx,
-        &mut gpu,
-        &[Stage::Narrow, Stage::Impact, Stage::Resolve],
-    );
-    cpu.stage_narrow();
-    cpu.stage_impact();
-    cpu.stage_resolve();
-    let state = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
+    let (dp, dv) = contact_pass_on_both(&ctx, &mut gpu, &mut cpu);
     let moved = before
         .iter()
         .zip(cpu.positions())
         .filter(|(a, b)| a != b)
         .count();
-    let (dp, dv) = (
-        farthest(&state.pos, cpu.positions()),
-        farthest(&state.vel, cpu.velocities()),
-    );
     eprintln!("{moved} points moved by contacts; GPU - CPU: pos {dp:.2e} m, vel {dv:.2e} m/s");
     assert!(moved >= 2, "contacts within the assembly");
     assert!(dp <= 1e-5 && dv <= 1e-3, "pos {dp} vel {dv}");

@@ -140,6 +140,9 @@ pub struct GpuSolver {
     shape_grids: ShapeMatchGrids,
     has_springs: bool,
     num_springs: usize,
+    /// The outlines' points (`Packed::outline_len`): the drawing's body
+    /// edge indices are twice as many.
+    num_outline_points: u32,
     num_rods: u32,
     num_points: usize,
     num_bodies: usize,
@@ -226,6 +229,7 @@ impl GpuSolver {
             shape_grids,
             has_springs: packed.springs.len() as u32 > packed.num_rods,
             num_springs: packed.springs.len(),
+            num_outline_points: packed.outline_len() as u32,
             num_rods: packed.num_rods,
             num_points: packed.pos.len(),
             num_bodies: packed.bodies.len(),

@@ -89,8 +89,7 @@ pub(super) fn spring_indices(p: &Packed) -> Vec<u32> {
 /// Each body's collision outline (packed with the contact data, from
 /// `Body::outline`), edge by edge.
 pub(super) fn body_edge_indices(p: &Packed) -> Vec<u32> {
-    let mut out =
-        Vec::with_capacity(2 * p.outlines.iter().map(|o| o.count as usize).sum::<usize>());
+    let mut out = Vec::with_capacity(2 * p.outline_len());
     for o in &p.outlines {
         let ring = &p.outline_points[o.first as usize..(o.first + o.count) as usize];
         for (k, &point) in ring.iter().enumerate() {
@@ -142,12 +141,6 @@ impl GpuSolver {
     /// Number of indices in [`body_edge_index_buffer`](Self::body_edge_index_buffer)
     /// (twice the outline points).
     pub fn body_edge_index_count(&self) -> u32 {
-        2 * self
-            .edit
-            .mirror
-            .outlines
-            .iter()
-            .map(|o| o.count)
-            .sum::<u32>()
+        2 * self.num_outline_points
     }
 }

@@ -538,6 +538,7 @@ impl GpuSolver {
         self.has_springs = p.springs.len() as u32 > p.num_rods;
         self.num_rods = p.num_rods;
         self.num_springs = p.springs.len();
+        self.num_outline_points = p.outline_len() as u32;
         self.num_points = p.pos.len();
         self.num_bodies = p.bodies.len();
         self.num_members = p.members.len();
