@@ -33,6 +33,33 @@
 //            (1 / I is 0 for a kinematic side, and for one held by two
 //            pinned points or more): +j on its body, -j on the other, so
 //            the pair's momentum and angular momentum are kept.
+//            An angle limit measures the best-fit angle from rest of its
+//            body and of the other one (t_a, t_b; the world's is 0) and
+//            their spins, and changes the relative spin w = w_a - w_b by
+//            dw where it leaves the range: to at most w_max = (hi - t) / dt,
+//            at least (lo - t) / dt, for the relative angle t = t_a - t_b
+//            (wrapped) inside the range (it reaches the limit at the
+//            step's end and no further), and to the overshoot times
+//            min(1 / dt, LIMIT_PUSH_RATE) outside it. Where the two share
+//            points (a hinge; against the world, the body's pinned point)
+//            both turn about their mean, the pivot, with the force at the
+//            pivot that moves it alike in both (Box2D's revolute joint,
+//            its angular and point rows solved at once):
+//              m = 1 / M_a + 1 / M_b,  d = c_b - c_a,  r_a = pivot - c_a
+//              dw_b = -dw (I_a + d . r_a / m) / (I_a + I_b + |d|^2 / m)
+//              dw_a = dw_b + dw,  F = -(dw_b perp(d) + dw perp(r_a)) / m
+//              body a: v += F / M_a + dw_a x (x - c_a)
+//              body b: v += -F / M_b + dw_b x (x - c_b)
+//            (a side that holds: the other turns about the pivot by all of
+//            dw); without shared points, angular impulses about each
+//            centre as a motor's. The limits come after the other
+//            commands, LIMIT_PASSES times over, grouped in colours whose
+//            limits touch no common point (`commands::order_for_kernels`):
+//            a colour's limits at once, a thread each summing its bodies
+//            alone, the colours in turn, so the result does not depend on
+//            the threads. A sleeping side is as a wall (1 / I = 0); a
+//            limit whose sides both sleep, or its body asleep against the
+//            world, does nothing, and queueing one wakes nothing.
 //   wake     (after apply) every point whose assembly's count is 0 gets
 //            its own inverse mass back: the queueing woke the targets'
 //            assemblies (wake_point), and they move in this step rather
@@ -48,6 +75,8 @@
 @group(0) @binding(7) var<storage, read> rest_steps: array<u32>;
 // The body contacts' warm starts (one word when nothing can collide).
 @group(0) @binding(8) var<storage, read_write> warm: array<vec4<u32>>;
+// Where each colour of the limits starts in `list`, then the end.
+@group(0) @binding(9) var<storage, read> colors: array<u32>;
 
 struct Command {
     kind: u32,
@@ -60,8 +89,10 @@ struct Command {
 
 struct CommandList {
     count: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // How many of the commands are angle limits (the last ones), and in
+    // how many colours (`colors`).
+    limits: u32,
+    colors: u32,
     _pad2: u32,
     items: array<Command>,
 }
@@ -76,6 +107,9 @@ const COMMAND_BODY_TELEPORT: u32 = 6u;
 const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7u;
 const COMMAND_BODY_TARGET: u32 = 8u;
 const COMMAND_BODY_MOTOR: u32 = 9u;
+const COMMAND_BODY_LIMIT: u32 = 10u;
+const LIMIT_PUSH_RATE: f32 = 20.0;
+const LIMIT_PASSES: u32 = 4u;
 const COMMAND_SET_ANGLE: u32 = 1u;
 const COMMAND_KINEMATIC: u32 = 2u;
 const PI: f32 = 3.14159265358979;
@@ -223,17 +257,20 @@ fn body_command(t: u32, c: Command) {
 }
 
 // A body's centre of mass, its inertia about it and its spin L / I, its
-// members counted as body_command counts them (0 inertia: no mass).
+// members counted as body_command counts them (0 inertia: no mass); a
+// limit's (spin_alone) also its best-fit angle from rest and its mass.
 struct Spin {
     center: vec2<f32>,
     inertia: f32,
     omega: f32,
+    angle: f32,
+    mass: f32,
 }
 
 fn body_spin(t: u32, body: u32, kinematic: bool) -> Spin {
     let b = bodies[2u * body];
     let total = mass_center(t, b.x, b.y, kinematic);
-    var spin = Spin(vec2<f32>(0.0), 0.0, 0.0);
+    var spin = Spin(vec2<f32>(0.0), 0.0, 0.0, 0.0, 0.0);
     if (total.x <= 0.0) {
         return spin;
     }
@@ -277,7 +314,7 @@ fn inverse_inertia(s: Spin, takes: f32) -> f32 {
 fn body_motor(t: u32, c: Command) {
     let other = c.flags - 1u;
     let a = body_spin(t, c.subject, c.a.y == 0.0);
-    var o = Spin(vec2<f32>(0.0), 0.0, 0.0);
+    var o = Spin(vec2<f32>(0.0), 0.0, 0.0, 0.0, 0.0);
     if (c.flags != 0u) {
         o = body_spin(t, other, c.b.x == 0.0);
     }
@@ -299,9 +336,164 @@ fn body_motor(t: u32, c: Command) {
     }
 }
 
+// Whether body `body`'s assembly sleeps.
+fn body_sleeps(body: u32) -> bool {
+    let first = member_of(members[bodies[2u * body].x]).point;
+    return sleeps(rest_steps[sleep_points[first].group], sim.sleep_steps);
+}
+
+// Whether point `p` is a member of body `body`.
+fn is_member(p: u32, body: u32) -> bool {
+    let b = bodies[2u * body];
+    for (var k = 0u; k < b.y; k++) {
+        if (member_of(members[b.x + k]).point == p) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// body_spin summed by one thread over the members in order (a limit's).
+fn spin_alone(body: u32, kinematic: bool) -> Spin {
+    let b = bodies[2u * body];
+    var total = vec3<f32>(0.0);
+    for (var j = 0u; j < b.y; j++) {
+        let m = member_of(members[b.x + j]);
+        let mass = member_mass(m, kinematic);
+        total += vec3<f32>(mass, mass * state[m.point].xy);
+    }
+    var spin = Spin(vec2<f32>(0.0), 0.0, 0.0, 0.0, 0.0);
+    if (total.x <= 0.0) {
+        return spin;
+    }
+    spin.center = total.yz / total.x;
+    spin.mass = total.x;
+    var second = vec4<f32>(0.0);
+    for (var j = 0u; j < b.y; j++) {
+        let m = member_of(members[b.x + j]);
+        let w = member_mass(m, kinematic);
+        let s = state[m.point];
+        let d = s.xy - spin.center;
+        second += vec4<f32>(w * dot(d, d), w * cross2(d, s.zw), w * cross2(m.rest, d), w * dot(m.rest, d));
+    }
+    spin.inertia = second.x;
+    spin.omega = select(0.0, second.y / second.x, second.x > 0.0);
+    spin.angle = atan2(second.z, second.w);
+    return spin;
+}
+
+// move_by by one thread.
+fn move_alone(body: u32, center: vec2<f32>, dv: vec2<f32>, dw: f32) {
+    let b = bodies[2u * body];
+    for (var j = 0u; j < b.y; j++) {
+        let p = member_of(members[b.x + j]).point;
+        if (own_mass(p) == 0.0) {
+            continue;
+        }
+        let s = state[p];
+        state[p] = vec4<f32>(s.xy, s.zw + dv + turning(dw, s.xy - center));
+    }
+}
+
+// The pivot of a limit's pair: the mean of the points its body shares
+// with the other (xy; z their count, 0 for none), or against the world
+// of its pinned members.
+fn pivot(c: Command) -> vec3<f32> {
+    let b = bodies[2u * c.subject];
+    var sum = vec3<f32>(0.0);
+    for (var j = 0u; j < b.y; j++) {
+        let p = member_of(members[b.x + j]).point;
+        var in_both = own_mass(p) == 0.0;
+        if (c.flags != 0u) {
+            in_both = is_member(p, c.flags - 1u);
+        }
+        if (in_both) {
+            sum += vec3<f32>(1.0, state[p].xy);
+        }
+    }
+    return vec3<f32>(select(vec2<f32>(0.0), sum.yz / sum.x, sum.x > 0.0), sum.x);
+}
+
+// An angle limit (COMMAND_BODY_LIMIT), solved by one thread: `flags` is
+// the other body plus 1 (0: the world), `a` the range, `scalar` 1 / dt,
+// `b` how each side takes the impulse (as a motor's).
+fn body_limit(c: Command) {
+    let other = c.flags - 1u;
+    let asleep_a = body_sleeps(c.subject);
+    let asleep_o = c.flags == 0u || body_sleeps(other);
+    if (asleep_a && asleep_o) {
+        return;
+    }
+    let a = spin_alone(c.subject, c.b.x == 0.0);
+    var o = Spin(vec2<f32>(0.0), 0.0, 0.0, 0.0, 0.0);
+    if (c.flags != 0u) {
+        o = spin_alone(other, c.b.y == 0.0);
+    }
+    let inv_a = select(inverse_inertia(a, c.b.x), 0.0, asleep_a);
+    let inv_o = select(inverse_inertia(o, c.b.y), 0.0, asleep_o);
+    if (inv_a + inv_o <= 0.0) {
+        return;
+    }
+    let angle = angle_to(a.angle, o.angle);
+    let w = a.omega - o.omega;
+    let push = min(c.scalar, LIMIT_PUSH_RATE);
+    let hi = c.a.y - angle;
+    let lo = c.a.x - angle;
+    let w_max = hi * select(push, c.scalar, hi >= 0.0);
+    let w_min = lo * select(push, c.scalar, lo <= 0.0);
+    var dw = 0.0;
+    if (w > w_max) {
+        dw = w_max - w;
+    } else if (w < w_min) {
+        dw = w_min - w;
+    } else {
+        return;
+    }
+    let at = pivot(c);
+    var dv_a = vec2<f32>(0.0);
+    var dv_o = vec2<f32>(0.0);
+    var dw_a = 0.0;
+    var dw_o = 0.0;
+    if (at.z == 0.0) {
+        // No pivot: angular impulses about each centre.
+        let j = dw / (inv_a + inv_o);
+        dw_a = j * inv_a;
+        dw_o = -j * inv_o;
+    } else {
+        let r_a = at.xy - a.center;
+        let r_o = at.xy - o.center;
+        if (inv_a > 0.0 && inv_o > 0.0) {
+            // Both turn about the pivot, which both move alike: the
+            // angular impulse with the pivot's force (Box2D's revolute
+            // joint, solved at once).
+            let m = 1.0 / a.mass + 1.0 / o.mass;
+            let d = o.center - a.center;
+            dw_o = -dw * (a.inertia + dot(d, r_a) / m) / (a.inertia + o.inertia + dot(d, d) / m);
+            dw_a = dw_o + dw;
+            let f = -(dw_o * perp(d) + dw * perp(r_a)) / m;
+            dv_a = f / a.mass;
+            dv_o = -f / o.mass;
+        } else if (inv_a > 0.0) {
+            // The other holds: the body turns about the pivot.
+            dw_a = dw;
+            dv_a = -dw * perp(r_a);
+        } else {
+            dw_o = -dw;
+            dv_o = dw * perp(r_o);
+        }
+    }
+    if (dw_a != 0.0 || any(dv_a != vec2<f32>(0.0))) {
+        move_alone(c.subject, a.center, dv_a, dw_a);
+    }
+    if (dw_o != 0.0 || any(dv_o != vec2<f32>(0.0))) {
+        move_alone(other, o.center, dv_o, dw_o);
+    }
+}
+
 @compute @workgroup_size(REDUCE_THREADS)
 fn apply(@builtin(local_invocation_index) t: u32) {
-    let n = list.count;
+    // The commands but the limits, which come last, in turn.
+    let n = list.count - list.limits;
     for (var k = 0u; k < n; k++) {
         let c = list.items[k];
         if (c.kind < COMMAND_BODY_IMPULSE) {
@@ -315,6 +507,20 @@ fn apply(@builtin(local_invocation_index) t: u32) {
         }
         storageBarrier();
         workgroupBarrier();
+    }
+    // The limits, LIMIT_PASSES times: a colour's at once, a thread each
+    // (they share no point), the colours in turn.
+    if (list.limits == 0u) {
+        return;
+    }
+    for (var round = 0u; round < LIMIT_PASSES; round++) {
+        for (var k = 0u; k < list.colors; k++) {
+            for (var i = colors[k] + t; i < colors[k + 1u]; i += REDUCE_THREADS) {
+                body_limit(list.items[i]);
+            }
+            storageBarrier();
+            workgroupBarrier();
+        }
     }
 }
 

@@ -117,6 +117,56 @@ pub enum Command {
         speed: f32,
         max_torque: f32,
     },
+    /// An angle limit for the next step: keeps the body's best-fit angle
+    /// from rest relative to `other`'s (to the world's with `None`) within
+    /// `[lower, upper]` (rad, each within `[-pi, pi]`, counter-clockwise
+    /// positive; both angles are 0 as the bodies were built), as Box2D's
+    /// revolute joint limit and rapier's joint limits do. Where the
+    /// bodies' relative spin would carry the angle past a limit within the
+    /// step, the pair's spins change so that it reaches the limit at the
+    /// step's end; an angle already past a limit comes back at
+    /// [`LIMIT_PUSH_RATE`](crate::layout::LIMIT_PUSH_RATE) (20/s) times
+    /// the overshoot. Bodies that share points (a hinge) turn about them,
+    /// with the force there that keeps the hinge whole, and a body limited
+    /// against the world turns about its one pinned point; the pair keeps
+    /// its momentum and angular momentum. The limits run after the other
+    /// commands, [`LIMIT_PASSES`](crate::layout::LIMIT_PASSES) (4) times,
+    /// so that a chain's settle together. Queue it every step. Unlike the
+    /// other commands it wakes nothing: a sleeping side is as a wall, and
+    /// a limit whose sides both sleep does nothing. Pinned points,
+    /// kinematic sides and the spins count as a motor's.
+    ///
+    /// ```
+    /// use softbody::commands::Command;
+    /// use softbody::prelude::*;
+    ///
+    /// // Two boxes hinged at a shared corner, the first pinned at another.
+    /// let mut world = World::default();
+    /// let mut add = |x: f32, y: f32, mass: f32| world.add_point(Point::new(Vec2::new(x, y)).mass(mass));
+    /// let (pin, hinge) = (add(0.0, 0.0, 0.0)?, add(1.0, 0.0, 1.0)?);
+    /// let (a, b) = (add(1.0, 0.2, 1.0)?, add(0.0, 0.2, 1.0)?);
+    /// let (c, d, e) = (add(2.0, 0.0, 1.0)?, add(2.0, 0.2, 1.0)?, add(1.0, 0.2, 1.0)?);
+    /// let first = world.add_body(Body::new(vec![pin, hinge, a, b]))?;
+    /// let second = world.add_body(Body::new(vec![hinge, c, d, e]))?;
+    /// let mut cpu = CpuSolver::new(&world)?;
+    /// for _ in 0..120 {
+    ///     // The second box bends at most 0.4 rad either way.
+    ///     cpu.queue(Command::BodyAngleLimit {
+    ///         body: second,
+    ///         other: Some(first),
+    ///         lower: -0.4,
+    ///         upper: 0.4,
+    ///     })?;
+    ///     cpu.step();
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    BodyAngleLimit {
+        body: BodyHandle,
+        other: Option<BodyHandle>,
+        lower: f32,
+        upper: f32,
+    },
     /// Sets the body's velocity and spin to those that bring its centre of
     /// mass to `position` (m), and with `angle` its best-fit angle from
     /// rest to `angle` (rad, the shorter way round), over the next step:
@@ -133,14 +183,15 @@ pub enum Command {
 impl Command {
     /// The command as the kernels take it, checked against `packed` (the
     /// world the solver steps, with time step `dt`), and the points whose
-    /// assemblies it wakes (a motor's second one is its other body's).
+    /// assemblies it wakes (a motor's second one is its other body's; an
+    /// angle limit wakes none).
     /// Refuses a handle the world does not have and a
     /// value that is not finite or out of range, naming it.
     pub fn encode(
         &self,
         packed: &Packed,
         dt: f32,
-    ) -> Result<(layout::Command, PointHandle, Option<PointHandle>), WorldError> {
+    ) -> Result<(layout::Command, Option<PointHandle>, Option<PointHandle>), WorldError> {
         const LIMIT: &str = "|x|, |y| <= 1e15";
         let vector = |item, field, v| check_vec_within(item, field, v, MAX_STATE, LIMIT);
         let scalar = |item, field, v: f32| {
@@ -169,30 +220,49 @@ impl Command {
             Ok((Item::Body(b.0), PointHandle(first)))
         };
         let is_kinematic = |b: BodyHandle| packed.kinematic.binary_search(&b.0).is_ok();
+        // How a motor's or a limit's side takes the impulse: kinematic (0:
+        // its members count by weight, and it takes none), free (1), or
+        // held by two pinned points or more (2: it cannot turn, and takes
+        // none; a body pinned at one point turns about it).
+        let takes = |b: BodyHandle| {
+            let info = packed.bodies[b.index()];
+            let members = &packed.members[info.first as usize..][..info.count as usize];
+            let pins = members
+                .iter()
+                .filter(|m| packed.point_info[m.point as usize].inv_mass == 0.0)
+                .count();
+            if is_kinematic(b) {
+                0.0
+            } else if pins >= 2 {
+                2.0
+            } else {
+                1.0
+            }
+        };
         let mut c = layout::Command::default();
         let mut also_wakes = None;
         let wakes = match *self {
             Command::PointImpulse { point: p, impulse } => {
                 vector(point(p)?, "impulse", impulse)?;
                 (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_IMPULSE, p.0, impulse.into());
-                p
+                Some(p)
             }
             Command::PointForce { point: p, force } => {
                 vector(point(p)?, "force", force)?;
                 let impulse = force * dt;
                 vector(point(p)?, "force", impulse)?;
                 (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_IMPULSE, p.0, impulse.into());
-                p
+                Some(p)
             }
             Command::PointVelocity { point: p, velocity } => {
                 check_velocity(point(p)?, "velocity", velocity)?;
                 (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_VELOCITY, p.0, velocity.into());
-                p
+                Some(p)
             }
             Command::PointTeleport { point: p, position } => {
                 check_position(point(p)?, "position", position)?;
                 (c.kind, c.subject, c.a) = (layout::COMMAND_POINT_TELEPORT, p.0, position.into());
-                p
+                Some(p)
             }
             Command::BodyImpulse {
                 body: b,
@@ -204,7 +274,7 @@ impl Command {
                 check_position(item, "at", at)?;
                 c.kind = layout::COMMAND_BODY_IMPULSE;
                 (c.subject, c.a, c.b) = (b.0, impulse.into(), at.into());
-                first
+                Some(first)
             }
             Command::BodyForce { body: b, force, at } => {
                 let (item, first) = body(b)?;
@@ -213,7 +283,7 @@ impl Command {
                 check_position(item, "at", at)?;
                 c.kind = layout::COMMAND_BODY_IMPULSE;
                 (c.subject, c.a, c.b) = (b.0, (force * dt).into(), at.into());
-                first
+                Some(first)
             }
             Command::BodyLocalForce { body: b, force, at } => {
                 let (item, first) = body(b)?;
@@ -222,21 +292,21 @@ impl Command {
                 check_position(item, "at", at)?;
                 c.kind = layout::COMMAND_BODY_LOCAL_IMPULSE;
                 (c.subject, c.a, c.b) = (b.0, (force * dt).into(), at.into());
-                first
+                Some(first)
             }
             Command::BodyAngularImpulse { body: b, impulse } => {
                 let (item, first) = body(b)?;
                 scalar(item, "angular impulse", impulse)?;
                 c.kind = layout::COMMAND_BODY_ANGULAR_IMPULSE;
                 (c.subject, c.scalar) = (b.0, impulse);
-                first
+                Some(first)
             }
             Command::BodyTorque { body: b, torque } => {
                 let (item, first) = body(b)?;
                 scalar(item, "torque", torque)?;
                 c.kind = layout::COMMAND_BODY_ANGULAR_IMPULSE;
                 (c.subject, c.scalar) = (b.0, torque * dt);
-                first
+                Some(first)
             }
             Command::BodyVelocity {
                 body: b,
@@ -248,7 +318,7 @@ impl Command {
                 scalar(item, "angular velocity", angular)?;
                 c.kind = layout::COMMAND_BODY_VELOCITY;
                 (c.subject, c.a, c.scalar) = (b.0, linear.into(), angular);
-                first
+                Some(first)
             }
             Command::BodyTeleport {
                 body: b,
@@ -273,7 +343,7 @@ impl Command {
                 } else {
                     c.kind = layout::COMMAND_BODY_TELEPORT;
                 }
-                first
+                Some(first)
             }
             Command::BodyMotor {
                 body: b,
@@ -285,25 +355,6 @@ impl Command {
                 scalar(item, "motor speed", speed)?;
                 scalar(item, "max torque", max_torque)?;
                 check_non_negative(item, "max torque", max_torque)?;
-                // How a side takes the motor's reaction: kinematic (0: its
-                // members count by weight, and it takes none), free (1), or
-                // held by two pinned points or more (2: it cannot turn, and
-                // takes none; a body pinned at one point turns about it).
-                let takes = |b: BodyHandle| {
-                    let info = packed.bodies[b.index()];
-                    let members = &packed.members[info.first as usize..][..info.count as usize];
-                    let pins = members
-                        .iter()
-                        .filter(|m| packed.point_info[m.point as usize].inv_mass == 0.0)
-                        .count();
-                    if is_kinematic(b) {
-                        0.0
-                    } else if pins >= 2 {
-                        2.0
-                    } else {
-                        1.0
-                    }
-                };
                 c.kind = layout::COMMAND_BODY_MOTOR;
                 (c.subject, c.scalar) = (b.0, speed);
                 c.a = [max_torque * dt, takes(b)];
@@ -316,7 +367,40 @@ impl Command {
                     c.b = [takes(o), 0.0];
                     also_wakes = Some(other_first);
                 }
-                first
+                Some(first)
+            }
+            Command::BodyAngleLimit {
+                body: b,
+                other,
+                lower,
+                upper,
+            } => {
+                let (item, _) = body(b)?;
+                let pi = std::f32::consts::PI;
+                for (field, v) in [("lower limit", lower), ("upper limit", upper)] {
+                    check_finite(item, field, v)?;
+                    crate::validate::check_bounded(item, field, v, pi, "|angle| <= pi")?;
+                }
+                if lower > upper {
+                    return Err(WorldError::OutOfRange {
+                        item,
+                        field: "lower limit",
+                        value: lower as f64,
+                        expected: "<= the upper limit",
+                    });
+                }
+                c.kind = layout::COMMAND_BODY_LIMIT;
+                (c.subject, c.scalar, c.a) = (b.0, 1.0 / dt, [lower, upper]);
+                c.b = [takes(b), 0.0];
+                if let Some(o) = other {
+                    body(o)?;
+                    if o == b {
+                        return Err(WorldError::SelfMotor { item });
+                    }
+                    c.flags = o.0 + 1;
+                    c.b[1] = takes(o);
+                }
+                None
             }
         };
         if c.kind >= layout::COMMAND_BODY_IMPULSE
@@ -327,4 +411,67 @@ impl Command {
         }
         Ok((c, wakes, also_wakes))
     }
+}
+
+/// The queued commands as the kernels take them: every command but the
+/// angle limits in the order queued, then the limits grouped by colour,
+/// and where each colour starts in that list (then the end). No two
+/// limits of a colour touch a common point (through their bodies'
+/// members), so the kernel solves a colour's limits at once, a thread
+/// each, and the result does not depend on their order; within a colour
+/// they keep the order queued. Colours are given greedily in the order
+/// queued, the lowest free one (a chain's limits take two).
+pub fn order_for_kernels(
+    packed: &Packed,
+    queued: &[layout::Command],
+) -> (Vec<layout::Command>, Vec<u32>) {
+    let is_limit = |c: &layout::Command| c.kind == layout::COMMAND_BODY_LIMIT;
+    let mut list: Vec<layout::Command> = queued.iter().filter(|c| !is_limit(c)).copied().collect();
+    let walk = list.len() as u32;
+    // Colours each point has taken, as bits; past 64 a limit takes a
+    // colour of its own.
+    let mut taken: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
+    let mut colored: Vec<(u32, layout::Command)> = vec![];
+    let mut own = 64;
+    for c in queued.iter().filter(|c| is_limit(c)) {
+        let mut bodies = vec![c.subject];
+        if c.flags != 0 {
+            bodies.push(c.flags - 1);
+        }
+        let points: Vec<u32> = bodies
+            .iter()
+            .flat_map(|&b| {
+                let info = packed.bodies[b as usize];
+                packed.members[info.first as usize..][..info.count as usize]
+                    .iter()
+                    .map(|m| m.point)
+            })
+            .collect();
+        let used = points
+            .iter()
+            .fold(0u64, |m, p| m | taken.get(p).copied().unwrap_or(0));
+        let color = if used == u64::MAX {
+            own += 1;
+            own - 1
+        } else {
+            let color = (!used).trailing_zeros();
+            for p in points {
+                *taken.entry(p).or_default() |= 1 << color;
+            }
+            color
+        };
+        colored.push((color, *c));
+    }
+    colored.sort_by_key(|(color, _)| *color);
+    let mut starts = vec![];
+    for (i, (color, c)) in colored.iter().enumerate() {
+        if i == 0 || colored[i - 1].0 != *color {
+            starts.push(walk + i as u32);
+        }
+        list.push(*c);
+    }
+    if !colored.is_empty() {
+        starts.push(list.len() as u32);
+    }
+    (list, starts)
 }

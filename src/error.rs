@@ -78,8 +78,8 @@ pub enum WorldError {
     /// A spring from a point to itself.
     #[error("{item}: both ends are point {a}")]
     SelfSpring { item: Item, a: u32 },
-    /// A motor whose other body is its own body.
-    #[error("{item}: a motor's other body is the body itself")]
+    /// A motor or an angle limit whose other body is its own body.
+    #[error("{item}: a motor's or an angle limit's other body is the body itself")]
     SelfMotor { item: Item },
     /// A body that cannot define a shape.
     #[error("{item}: {reason}")]

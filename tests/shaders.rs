@@ -314,9 +314,15 @@ fn command_constants_match() {
                 ("COMMAND_SET_ANGLE", COMMAND_SET_ANGLE),
                 ("COMMAND_KINEMATIC", COMMAND_KINEMATIC),
                 ("COMMAND_BODY_MOTOR", COMMAND_BODY_MOTOR),
+                ("COMMAND_BODY_LIMIT", COMMAND_BODY_LIMIT),
             ] {
                 assert_eq!(constant(name), naga::Literal::U32(value), "{name}");
             }
+            assert_eq!(
+                constant("LIMIT_PUSH_RATE"),
+                naga::Literal::F32(LIMIT_PUSH_RATE)
+            );
+            assert_eq!(constant("LIMIT_PASSES"), naga::Literal::U32(LIMIT_PASSES));
         }
     }
 }

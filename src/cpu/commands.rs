@@ -11,7 +11,7 @@ use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
     COMMAND_BODY_MOTOR, COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY,
     COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command,
-    Member, PointInfo, REDUCE_THREADS, SimParams, SleepPoint,
+    LIMIT_PASSES, LIMIT_PUSH_RATE, Member, PointInfo, REDUCE_THREADS, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -21,6 +21,10 @@ pub struct Target<'a> {
     /// Each point's own inverse mass (sleeping's records: a sleeping
     /// point's is its own, not 0).
     pub sleep_points: &'a [SleepPoint],
+    /// Each assembly's steps at rest, and the parameters that say when
+    /// it sleeps.
+    pub rest_steps: &'a [u32],
+    pub sim: &'a SimParams,
     pub pos: &'a mut [[f32; 2]],
     pub vel: &'a mut [[f32; 2]],
     /// The body contacts' warm starts, whose settled bit a teleport clears
@@ -206,13 +210,16 @@ fn body_command(t: &mut Target, c: &Command) {
     }
 }
 
-/// WGSL `Spin`: a body's centre of mass, its inertia about it and its
-/// spin `L / I`.
+/// WGSL `Spin`: a body's centre of mass, its inertia about it and its spin
+/// `L / I`; a limit's (`spin_alone`) also its best-fit angle from rest
+/// and its mass.
 #[derive(Clone, Copy, Default)]
 struct Spin {
     center: Vec2,
     inertia: f32,
     omega: f32,
+    angle: f32,
+    mass: f32,
 }
 
 /// WGSL `body_spin`.
@@ -237,6 +244,7 @@ fn body_spin(t: &Target, body: u32, kinematic: bool) -> Spin {
         center,
         inertia: second[0],
         omega,
+        ..Spin::default()
     }
 }
 
@@ -288,15 +296,206 @@ fn body_motor(t: &mut Target, c: &Command) {
     }
 }
 
-/// WGSL `apply`: every command in turn.
-pub fn apply(t: &mut Target, commands: &[Command]) {
-    for c in commands {
+/// WGSL `body_sleeps`: whether body `body`'s assembly sleeps.
+fn body_sleeps(t: &Target, body: u32) -> bool {
+    let first = t.members[t.bodies[body as usize].first as usize].point;
+    let group = t.sleep_points[first as usize].group;
+    crate::cpu::sleep::asleep(t.sim, t.rest_steps[group as usize])
+}
+
+/// WGSL `is_member`: whether point `p` is a member of body `body`.
+fn is_member(t: &Target, p: u32, body: u32) -> bool {
+    let b = t.bodies[body as usize];
+    t.members[b.first as usize..(b.first + b.count) as usize]
+        .iter()
+        .any(|m| m.point == p)
+}
+
+/// WGSL `spin_alone`: [`body_spin`] summed over the members in order by
+/// one thread, with the best-fit angle from rest and the mass.
+fn spin_alone(t: &Target, body: u32, kinematic: bool) -> Spin {
+    let b = t.bodies[body as usize];
+    let members = &t.members[b.first as usize..(b.first + b.count) as usize];
+    let mut total = [0.0f32; 3];
+    for m in members {
+        let mass = member_mass(t, m, kinematic);
+        let x = t.pos[m.point as usize];
+        add(&mut total, [mass, mass * x[0], mass * x[1]]);
+    }
+    if total[0] <= 0.0 {
+        return Spin::default();
+    }
+    let center = Vec2::new(total[1], total[2]) / total[0];
+    let mut second = [0.0f32; 4];
+    for m in members {
+        let w = member_mass(t, m, kinematic);
+        let d = v2(t.pos[m.point as usize]) - center;
+        let q = v2(m.rest);
+        let v = v2(t.vel[m.point as usize]);
+        add(
+            &mut second,
+            [
+                w * d.dot(d),
+                w * cross2(d, v),
+                w * cross2(q, d),
+                w * q.dot(d),
+            ],
+        );
+    }
+    Spin {
+        center,
+        inertia: second[0],
+        omega: if second[0] > 0.0 {
+            second[1] / second[0]
+        } else {
+            0.0
+        },
+        angle: second[2].atan2(second[3]),
+        mass: total[0],
+    }
+}
+
+/// Adds `b` to `a`, term by term (WGSL's vector `+=`).
+fn add<const K: usize>(a: &mut [f32; K], b: [f32; K]) {
+    for (a, b) in a.iter_mut().zip(b) {
+        *a += b;
+    }
+}
+
+/// WGSL `move_alone`: moves body `body`'s free members by `dv` and turns
+/// them by `dw` about `center`.
+fn move_alone(t: &mut Target, body: u32, center: Vec2, dv: Vec2, dw: f32) {
+    let b = t.bodies[body as usize];
+    for m in &t.members[b.first as usize..(b.first + b.count) as usize] {
+        let p = m.point as usize;
+        if own_mass(t, m.point) == 0.0 {
+            continue;
+        }
+        t.vel[p] = (v2(t.vel[p]) + dv + turning(dw, v2(t.pos[p]) - center)).to_array();
+    }
+}
+
+/// WGSL `pivot`: the mean of the points a limit's body shares with the
+/// other, or against the world of its pinned members; `None` for none.
+fn pivot(t: &Target, c: &Command) -> Option<Vec2> {
+    let b = t.bodies[c.subject as usize];
+    let mut sum = [0.0f32; 3];
+    for m in &t.members[b.first as usize..(b.first + b.count) as usize] {
+        let p = m.point;
+        let in_both = if c.flags != 0 {
+            is_member(t, p, c.flags - 1)
+        } else {
+            own_mass(t, p) == 0.0
+        };
+        if in_both {
+            let x = t.pos[p as usize];
+            add(&mut sum, [1.0, x[0], x[1]]);
+        }
+    }
+    (sum[0] > 0.0).then(|| Vec2::new(sum[1], sum[2]) / sum[0])
+}
+
+/// `r` turned by a quarter: `w x r = w perp(r)`.
+fn perp(r: Vec2) -> Vec2 {
+    Vec2::new(-r.y, r.x)
+}
+
+/// WGSL `body_limit`, one thread's: `flags` is the other body plus 1 (0:
+/// the world), `a` the range, `scalar` `1 / dt`, `b` how each side takes
+/// the impulse.
+fn body_limit(t: &mut Target, c: &Command) {
+    let other = c.flags.wrapping_sub(1);
+    let asleep_a = body_sleeps(t, c.subject);
+    let asleep_o = c.flags == 0 || body_sleeps(t, other);
+    if asleep_a && asleep_o {
+        return;
+    }
+    let a = spin_alone(t, c.subject, c.b[0] == 0.0);
+    let o = if c.flags != 0 {
+        spin_alone(t, other, c.b[1] == 0.0)
+    } else {
+        Spin::default()
+    };
+    let inv_a = if asleep_a {
+        0.0
+    } else {
+        inverse_inertia(a, c.b[0])
+    };
+    let inv_o = if asleep_o {
+        0.0
+    } else {
+        inverse_inertia(o, c.b[1])
+    };
+    if inv_a + inv_o <= 0.0 {
+        return;
+    }
+    let angle = angle_to(a.angle, o.angle);
+    let w = a.omega - o.omega;
+    let push = c.scalar.min(LIMIT_PUSH_RATE);
+    let (hi, lo) = (c.a[1] - angle, c.a[0] - angle);
+    let w_max = hi * if hi >= 0.0 { c.scalar } else { push };
+    let w_min = lo * if lo <= 0.0 { c.scalar } else { push };
+    let dw = if w > w_max {
+        w_max - w
+    } else if w < w_min {
+        w_min - w
+    } else {
+        return;
+    };
+    let (mut da, mut dof) = ((Vec2::ZERO, 0.0), (Vec2::ZERO, 0.0));
+    match pivot(t, c) {
+        None => {
+            // No pivot: angular impulses about each centre.
+            let j = dw / (inv_a + inv_o);
+            (da.1, dof.1) = (j * inv_a, -j * inv_o);
+        }
+        Some(at) => {
+            let (r_a, r_o) = (at - a.center, at - o.center);
+            if inv_a > 0.0 && inv_o > 0.0 {
+                // Both turn about the pivot, which both move alike.
+                let m = 1.0 / a.mass + 1.0 / o.mass;
+                let d = o.center - a.center;
+                dof.1 = -dw * (a.inertia + d.dot(r_a) / m) / (a.inertia + o.inertia + d.dot(d) / m);
+                da.1 = dof.1 + dw;
+                let f = -(dof.1 * perp(d) + dw * perp(r_a)) / m;
+                (da.0, dof.0) = (f / a.mass, -f / o.mass);
+            } else if inv_a > 0.0 {
+                // The other holds: the body turns about the pivot.
+                da = (-dw * perp(r_a), dw);
+            } else {
+                dof = (dw * perp(r_o), -dw);
+            }
+        }
+    }
+    if da.1 != 0.0 || da.0 != Vec2::ZERO {
+        move_alone(t, c.subject, a.center, da.0, da.1);
+    }
+    if dof.1 != 0.0 || dof.0 != Vec2::ZERO {
+        move_alone(t, other, o.center, dof.0, dof.1);
+    }
+}
+
+/// WGSL `apply`: `list` and `colors` from
+/// [`order_for_kernels`](crate::commands::order_for_kernels): every
+/// command but the limits in turn, then the limits [`LIMIT_PASSES`] times,
+/// colour by colour (a colour's limits touch no common point, so their
+/// order within it does not matter).
+pub fn apply(t: &mut Target, list: &[Command], colors: &[u32]) {
+    let walk = colors.first().map_or(list.len(), |&s| s as usize);
+    for c in &list[..walk] {
         if c.kind < COMMAND_BODY_IMPULSE {
             point_command(t, c);
         } else if c.kind == COMMAND_BODY_MOTOR {
             body_motor(t, c);
         } else {
             body_command(t, c);
+        }
+    }
+    for _ in 0..LIMIT_PASSES {
+        for color in colors.windows(2) {
+            for c in &list[color[0] as usize..color[1] as usize] {
+                body_limit(t, c);
+            }
         }
     }
 }
@@ -353,10 +552,13 @@ mod tests {
         ];
         let mut pos = vec![[-1.0, 0.0], [1.0, 0.0], [5.0, 5.0]];
         let mut vel = vec![[0.0; 2]; 3];
+        let sim = SimParams::default();
         let mut t = Target {
             bodies: &bodies,
             members: &members,
             sleep_points: &sleep_points,
+            rest_steps: &[0],
+            sim: &sim,
             pos: &mut pos,
             vel: &mut vel,
             warm: &mut [],
@@ -367,7 +569,7 @@ mod tests {
             scalar: 2.0,
             ..Default::default()
         };
-        apply(&mut t, &[c]);
+        apply(&mut t, &[c], &[]);
         // About the free points' centre (0, 0); the pinned one stays.
         assert_eq!(vel, vec![[1.0, -2.0], [1.0, 2.0], [0.0, 0.0]]);
     }

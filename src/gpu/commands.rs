@@ -6,7 +6,7 @@ use wgpu::util::DeviceExt;
 
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
-use crate::layout::Command;
+use crate::layout::{COMMAND_BODY_LIMIT, Command};
 
 /// The two kernels and the bind group of the wake (the apply's binds the
 /// step's own list of commands).
@@ -47,27 +47,45 @@ impl Commands {
         }
     }
 
-    /// Records `commands` (not empty) on state copy 0, where a step
-    /// starts, then the wake over the points (`grid`). The list goes into
-    /// a buffer of its own, made here: a caller may record several steps
-    /// before it submits, each with its own commands. A teleport clears
-    /// its points' settled bits in `warm`, the body contacts' warm starts
-    /// (`None` when nothing can collide).
+    /// Records `commands` (not empty; the list and the limits' colours of
+    /// [`order_for_kernels`](crate::commands::order_for_kernels)) on state
+    /// copy 0, where a step starts, then the wake over the points
+    /// (`grid`). The list goes into a buffer of its own, made here: a
+    /// caller may record several steps before it submits, each with its
+    /// own commands. A teleport clears its points' settled bits in `warm`,
+    /// the body contacts' warm starts (`None` when nothing can collide).
     pub fn record(
         &self,
         device: &wgpu::Device,
         b: &Buffers,
         warm: Option<&wgpu::Buffer>,
         pass: &mut wgpu::ComputePass,
-        commands: &[Command],
+        (commands, colors): (&[Command], &[u32]),
         grid: (u32, u32),
     ) {
+        let limits = commands
+            .iter()
+            .filter(|c| c.kind == COMMAND_BODY_LIMIT)
+            .count();
+        let head = [
+            commands.len() as u32,
+            limits as u32,
+            colors.len().saturating_sub(1) as u32,
+            0,
+        ];
         let mut bytes = Vec::with_capacity(16 + std::mem::size_of_val(commands));
-        bytes.extend_from_slice(bytemuck::bytes_of(&[commands.len() as u32, 0, 0, 0]));
+        bytes.extend_from_slice(bytemuck::bytes_of(&head));
         bytes.extend_from_slice(bytemuck::cast_slice(commands));
         let list = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("commands"),
             contents: &bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        // At least one word: a binding may not be empty.
+        let starts: &[u32] = if colors.is_empty() { &[0] } else { colors };
+        let colors = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("command colours"),
+            contents: bytemuck::cast_slice(starts),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let bind = bind_group(
@@ -75,12 +93,15 @@ impl Commands {
             "commands.apply",
             &self.apply,
             &[
+                (0, &b.sim),
                 (2, &b.sleep_points),
                 (3, &b.bodies),
                 (4, &b.members),
                 (5, &b.state[0]),
                 (6, &list),
+                (7, &b.rest_steps),
                 (8, warm.unwrap_or(&self.no_warm)),
+                (9, &colors),
             ],
         );
         pass.set_pipeline(&self.apply);

@@ -19,10 +19,11 @@ pub struct Command {
     pub scalar: f32,
     /// [`COMMAND_SET_ANGLE`] for a body teleport or target that sets the
     /// angle; [`COMMAND_KINEMATIC`] for a command on a kinematic body; a
-    /// motor's other body plus 1 ([`COMMAND_BODY_MOTOR`]).
+    /// motor's or a limit's other body plus 1 ([`COMMAND_BODY_MOTOR`],
+    /// [`COMMAND_BODY_LIMIT`]).
     pub flags: u32,
     /// An impulse (N s), a velocity (m/s) or a position (m), by kind; a
-    /// motor's largest angular impulse (kg m^2/s).
+    /// motor's largest angular impulse (kg m^2/s); a limit's angles (rad).
     pub a: [f32; 2],
     /// Where a body impulse acts (m).
     pub b: [f32; 2],
@@ -57,6 +58,19 @@ pub const COMMAND_BODY_TARGET: u32 = 8;
 /// kinematic (counted by its members' weights), 2 held by two pinned
 /// points or more (no reaction).
 pub const COMMAND_BODY_MOTOR: u32 = 9;
+/// An angle limit: body `subject`'s best-fit angle from rest relative to
+/// body `flags - 1`'s (to the world's, 0, when `flags` is 0) kept within
+/// `[a.x, a.y]` (rad) over the next step by an angular impulse on both,
+/// `scalar` being `1 / dt`; `b.x` and `b.y` say how each side takes it,
+/// as a motor's `a.y` and `b.x` do.
+pub const COMMAND_BODY_LIMIT: u32 = 10;
+/// How fast an angle limit takes back an angle already past it: the
+/// relative spin it sets is the overshoot times this rate (1/s), or over
+/// one step when the step is longer (WGSL `LIMIT_PUSH_RATE`).
+pub const LIMIT_PUSH_RATE: f32 = 20.0;
+/// How many times a step's angle limits are solved: once in the walk of
+/// the commands, then again in the order queued (WGSL `LIMIT_PASSES`).
+pub const LIMIT_PASSES: u32 = 4;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
 /// A body command's flag: the body is kinematic, so its members count by

@@ -183,6 +183,26 @@ fn every_command_matches_the_cpu() {
             speed: 4.0,
             max_torque: 30.0,
         },
+        // Limits that act: the ring's spin against the world, the cells'
+        // against each other, and the teleported box past its range.
+        Command::BodyAngleLimit {
+            body: ring.bodies[0],
+            other: None,
+            lower: -0.01,
+            upper: 0.01,
+        },
+        Command::BodyAngleLimit {
+            body: grid.bodies[6],
+            other: Some(grid.bodies[7]),
+            lower: -0.02,
+            upper: 0.02,
+        },
+        Command::BodyAngleLimit {
+            body: bx.bodies[0],
+            other: None,
+            lower: -0.5,
+            upper: 0.5,
+        },
     ];
     let mut cpu = Solver::cpu(&world).unwrap();
     let mut gpu = Solver::gpu_on(ctx, &world).unwrap();
@@ -195,7 +215,10 @@ fn every_command_matches_the_cpu() {
     let ((cp, cv), (gp, gv)) = (cpu.state().unwrap(), gpu.state().unwrap());
     let (dp, dv) = (farthest(&cp, &gp), farthest(&cv, &gv));
     eprintln!("GPU against CPU after every command: positions {dp:e} m, velocities {dv:e} m/s");
-    assert!(dp <= 1e-6 && dv <= 1e-5, "{dp}, {dv}");
+    // The limits' angles come from atan2, whose last bit (1e-7 rad)
+    // differs between the paths: times the push rate (20/s) and a lever
+    // of a metre, over the limits' four passes.
+    assert!(dp <= 1e-6 && dv <= 2e-5, "{dp}, {dv}");
     // The teleported box is where it was sent.
     let c = centroid(&cp, bx);
     assert!((c - Vec2::new(-6.0, 1.0)).length() < 1e-5, "{c}");

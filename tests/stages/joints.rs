@@ -225,7 +225,10 @@ fn a_kinematic_side_of_a_motor_takes_no_reaction() {
 /// bottom corners and a 1 m by 0.2 m arm (diagonal springs) that shares
 /// the box's top-right corner, in 1/`k` m at time step `dt`. Returns the
 /// world, the base, the arm, the hinge and the arm's far bottom corner.
-fn hinged_arm(k: f32, dt: f32) -> (World, BodyHandle, BodyHandle, PointHandle, PointHandle) {
+pub(crate) fn hinged_arm(
+    k: f32,
+    dt: f32,
+) -> (World, BodyHandle, BodyHandle, PointHandle, PointHandle) {
     let mut world = World::new(Params {
         dt,
         ..Params::with_length_unit(k).unwrap()

@@ -35,6 +35,7 @@ mod impact;
 mod integrate;
 mod joined;
 mod joints;
+mod limits;
 mod move_bodies;
 mod move_colliders;
 mod overlap;

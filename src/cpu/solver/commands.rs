@@ -15,7 +15,9 @@ impl CpuSolver {
     pub fn queue(&mut self, command: Command) -> Result<(), WorldError> {
         let (c, wakes, also_wakes) = command.encode(&self.packed, self.params.dt)?;
         self.commands.push(c);
-        self.wake_point(wakes);
+        if let Some(p) = wakes {
+            self.wake_point(p);
+        }
         if let Some(p) = also_wakes {
             self.wake_point(p);
         }
@@ -34,16 +36,19 @@ impl CpuSolver {
         if self.commands.is_empty() {
             return;
         }
+        let (list, colors) = crate::commands::order_for_kernels(&self.packed, &self.commands);
         let p = &mut self.packed;
         let mut target = commands::Target {
             bodies: &p.bodies,
             members: &p.members,
             sleep_points: self.sleep.points(),
+            rest_steps: &self.sleep.rest_steps,
+            sim: &p.sim,
             pos: &mut p.pos,
             vel: &mut p.vel,
             warm: &mut self.contacts.warm,
         };
-        commands::apply(&mut target, &self.commands);
+        commands::apply(&mut target, &list, &colors);
         self.commands.clear();
         commands::wake(
             &p.sim,

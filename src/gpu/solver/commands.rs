@@ -16,7 +16,9 @@ impl GpuSolver {
         self.check_context("queue", None, Some(queue))?;
         let (c, wakes, also_wakes) = command.encode(self.packed(), self.params.dt)?;
         self.queued.push(c);
-        self.wake_point(queue, wakes);
+        if let Some(p) = wakes {
+            self.wake_point(queue, p);
+        }
         if let Some(p) = also_wakes {
             self.wake_point(queue, p);
         }
@@ -68,13 +70,14 @@ impl GpuSolver {
             return;
         }
         let queued = std::mem::take(&mut self.queued);
+        let (list, colors) = crate::commands::order_for_kernels(self.packed(), &queued);
         let warm = self.contacts.as_ref().map(|c| &c.buffers.warm);
         self.commands.record(
             &self.device,
             &self.buffers,
             warm,
             pass,
-            &queued,
+            (&list, &colors),
             self.point_grid,
         );
     }

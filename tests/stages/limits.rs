@@ -1,0 +1,428 @@
+//! Angle limits (`Command::BodyAngleLimit`; `body_limit` in
+//! `shaders/commands.wgsl` and `src/cpu/commands.rs`): a body's best-fit
+//! angle from rest kept within a range relative to another body's or the
+//! world's, by an angular impulse on the pair. Both paths (the kernel
+//! against the CPU is in `commands.rs`).
+
+use crate::commands::{free_world, run_commands};
+use crate::common::both;
+use crate::joints::hinged_arm;
+use softbody::commands::Command;
+use softbody::prelude::*;
+use softbody::solver::Solver;
+
+/// Body `body`'s best-fit angle from its rest shape, from the state, as
+/// the kernel measures it: `atan2(sum m q x d, sum m q . d)` over its
+/// members with their own masses (pinned members count for nothing), `d`
+/// from the centre of mass and `q` the rest position.
+fn fit_angle(world: &World, pos: &[[f32; 2]], body: BodyHandle) -> f64 {
+    let points = &world.bodies()[body.index()].points;
+    let rest = &world.rest_shapes()[body.index()];
+    let mass = |h: &PointHandle| world.point(*h).mass as f64;
+    let m: f64 = points.iter().map(mass).sum();
+    let at = |h: &PointHandle| pos[h.index()].map(|x| x as f64);
+    let c = points.iter().fold([0.0; 2], |c, h| {
+        let x = at(h);
+        [c[0] + mass(h) * x[0] / m, c[1] + mass(h) * x[1] / m]
+    });
+    let (mut cross, mut dot) = (0.0, 0.0);
+    for (h, q) in points.iter().zip(rest) {
+        let x = at(h);
+        let d = [x[0] - c[0], x[1] - c[1]];
+        let q = [q.x as f64, q.y as f64];
+        cross += mass(h) * (q[0] * d[1] - q[1] * d[0]);
+        dot += mass(h) * (q[0] * d[0] + q[1] * d[1]);
+    }
+    cross.atan2(dot)
+}
+
+/// `a - b` wrapped into `[-pi, pi]`.
+fn relative(a: f64, b: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let d = a - b;
+    d - tau * (d / tau + 0.5).floor()
+}
+
+/// The arm of `joints::hinged_arm` (a 1 m arm hinged at the corner of a
+/// base pinned to the floor) falls from level under gravity; a limit of
+/// `[-0.3, 0.3]` rad relative to the base stops it at -0.3 rad, where it
+/// stays: it passes the limit by at most 0.015 rad (gravity's turn within
+/// a step against the limit's push back), and rests there after 2 s;
+/// without the limit it falls to the floor (below -0.45). In metres,
+/// centimetres and millimetres, at dt 1/30 to 1/240, on both paths.
+#[test]
+fn an_angle_limit_stops_a_falling_arm_at_its_angle() {
+    for (k, dt) in [
+        (1.0, 1.0 / 60.0),
+        (100.0, 1.0 / 120.0),
+        (1.0, 1.0 / 30.0),
+        (1000.0, 1.0 / 240.0),
+    ] {
+        let (world, base, arm, ..) = hinged_arm(k, dt);
+        for limited in [true, false] {
+            for mut s in both(&world) {
+                let steps = (2.0 / dt).round() as u32;
+                let (mut lowest, mut last) = (0.0f64, 0.0f64);
+                let mut spin = 0.0f64;
+                for _ in 0..steps {
+                    if limited {
+                        s.queue(Command::BodyAngleLimit {
+                            body: arm,
+                            other: Some(base),
+                            lower: -0.3,
+                            upper: 0.3,
+                        })
+                        .unwrap();
+                    }
+                    s.step(1).unwrap();
+                    let (pos, _) = s.state().unwrap();
+                    let now = relative(fit_angle(&world, &pos, arm), fit_angle(&world, &pos, base));
+                    lowest = lowest.min(now);
+                    spin = (now - last) / dt as f64;
+                    last = now;
+                }
+                eprintln!(
+                    "{} in 1/{k} m at dt {dt:.4}, limit {limited}: lowest {lowest:.4} rad, at 2 s {last:.4} rad turning at {spin:.4} rad/s",
+                    s.name()
+                );
+                if limited {
+                    assert!(lowest > -0.315, "{}: {lowest}", s.name());
+                    assert!((last + 0.3).abs() < 0.012, "{}: {last}", s.name());
+                    assert!(spin.abs() < 0.05, "{}: {spin}", s.name());
+                } else {
+                    assert!(lowest < -0.45, "{}: {lowest}", s.name());
+                }
+            }
+        }
+    }
+}
+
+/// Two free bodies apart (a box and a hubless ring, no gravity), the ring
+/// spun at 3 rad/s against the box at rest, with a limit of `[-0.2, 0.2]`
+/// rad between them: the ring stops turning against the box at 0.2 rad,
+/// inelastically, and from then the two turn together at the spin that
+/// keeps `I_a w_a + I_b w_b` (to 1%); each limit changes the pair's
+/// momentum and angular momentum about a fixed point by nothing (1e-5 of
+/// the angular momentum: f32's rounding), on both paths.
+#[test]
+fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
+    let (world, shapes) = free_world();
+    let (bx, ring) = (&shapes[0], &shapes[1]);
+    let points = [&bx.points[..], &ring.points[..]].concat();
+    let dt = world.params.dt as f64;
+    for mut s in both(&world) {
+        s.queue(Command::BodyVelocity {
+            body: ring.bodies[0],
+            linear: Vec2::ZERO,
+            angular: 3.0,
+        })
+        .unwrap();
+        let momenta = |s: &Solver| {
+            let (pos, vel) = s.state().unwrap();
+            let (mut p, mut l) = ([0.0f64; 2], 0.0f64);
+            for h in &points {
+                let m = world.point(*h).mass as f64;
+                let (x, v) = (pos[h.index()], vel[h.index()]);
+                p = [p[0] + m * v[0] as f64, p[1] + m * v[1] as f64];
+                l += m * (x[0] as f64 * v[1] as f64 - x[1] as f64 * v[0] as f64);
+            }
+            (p, l)
+        };
+        let spins = |s: &Solver| {
+            let (pos, vel) = s.state().unwrap();
+            [bx, ring].map(|shape| {
+                let mass = |h: &PointHandle| world.point(*h).mass as f64;
+                let m: f64 = shape.points.iter().map(mass).sum();
+                let c = shape.points.iter().fold([0.0; 2], |c, h| {
+                    let x = pos[h.index()];
+                    [
+                        c[0] + mass(h) * x[0] as f64 / m,
+                        c[1] + mass(h) * x[1] as f64 / m,
+                    ]
+                });
+                let (mut i, mut l) = (0.0, 0.0);
+                for h in &shape.points {
+                    let (x, v) = (pos[h.index()], vel[h.index()]);
+                    let d = [x[0] as f64 - c[0], x[1] as f64 - c[1]];
+                    i += mass(h) * (d[0] * d[0] + d[1] * d[1]);
+                    l += mass(h) * (d[0] * v[1] as f64 - d[1] * v[0] as f64);
+                }
+                (i, l / i)
+            })
+        };
+        // The spin set, before the limit acts.
+        run_commands(&mut s);
+        let (_, l0) = momenta(&s);
+        let [(ia, wa), (ib, wb)] = spins(&s);
+        let together = (ia * wa + ib * wb) / (ia + ib);
+        let (mut highest, mut kick) = (0.0f64, 0.0f64);
+        for _ in 0..60 {
+            s.queue(Command::BodyAngleLimit {
+                body: ring.bodies[0],
+                other: Some(bx.bodies[0]),
+                lower: -0.2,
+                upper: 0.2,
+            })
+            .unwrap();
+            // What the limit changes, apart from the step's own rounding.
+            let (p0, l0) = momenta(&s);
+            run_commands(&mut s);
+            let (p, l) = momenta(&s);
+            kick = kick.max((p[0] - p0[0]).abs() + (p[1] - p0[1]).abs() + (l - l0).abs());
+            s.step(1).unwrap();
+            let (pos, _) = s.state().unwrap();
+            let a = relative(
+                fit_angle(&world, &pos, ring.bodies[0]),
+                fit_angle(&world, &pos, bx.bodies[0]),
+            );
+            highest = highest.max(a);
+        }
+        let [(_, wa), (_, wb)] = spins(&s);
+        eprintln!(
+            "{}: highest {highest:.4} rad; spins {wa:.4} and {wb:.4} rad/s, closed form {together:.4}; the limit's largest change of momenta {kick:e} (angular momentum {l0:.4})",
+            s.name()
+        );
+        assert!(
+            highest > 0.19 && highest < 0.2 + 3.0 * dt,
+            "{}: {highest}",
+            s.name()
+        );
+        for w in [wa, wb] {
+            assert!((w - together).abs() < 0.01 * together, "{}: {w}", s.name());
+        }
+        assert!(kick < 1e-5 * l0, "{}: {kick}", s.name());
+    }
+}
+
+/// A chain of `n` links, level, in 1/`k` m, no floor: boxes (0.4 by 0.1,
+/// diagonal springs) hinged at their bottom corners, the first pinned at
+/// the hinge on its left; or hubless 8-point rings (0.3 across) tied to
+/// the next by two springs across a gap of a tenth of a ring, the first
+/// hung by two springs from a pinned point at its left. Returns the world and the links.
+fn hanging_chain(k: f32, dt: f32, n: usize, rings: bool) -> (World, Vec<BodyHandle>) {
+    let mut world = World::new(Params {
+        dt,
+        ..Params::with_length_unit(k).unwrap()
+    });
+    let y0 = 5.0 * k;
+    let add = |world: &mut World, x: f32, y: f32, mass: f32| {
+        world
+            .add_point(Point::new(Vec2::new(x, y)).mass(mass))
+            .unwrap()
+    };
+    let mut links = vec![];
+    if rings {
+        let r = 0.15 * k;
+        let mut last: Option<Shape> = None;
+        for i in 0..n {
+            let c = Vec2::new(r + 2.2 * r * i as f32, y0);
+            let ring = Blob::new(c, r, 8).build(&mut world).unwrap();
+            if let Some(prev) = &last {
+                // Points 0 (right) and 4 (left) of 8, counter-clockwise
+                // from the right; 1 and 3 above them.
+                for (a, b) in [(0, 4), (1, 3)] {
+                    let spring = Spring::new(prev.points[a], ring.points[b]);
+                    world.add_spring(spring).unwrap();
+                }
+            } else {
+                // Hung from a pinned point at its left by two springs.
+                let pin = add(&mut world, c.x - 1.2 * r, y0, 0.0);
+                for b in [3, 5] {
+                    world.add_spring(Spring::new(pin, ring.points[b])).unwrap();
+                }
+            }
+            links.push(ring.bodies[0]);
+            last = Some(ring);
+        }
+        return (world, links);
+    }
+    let (l, w) = (0.4 * k, 0.1 * k);
+    let mut hinge = add(&mut world, 0.0, y0, 0.0);
+    for i in 0..n {
+        let x0 = l * i as f32;
+        let br = add(&mut world, x0 + l, y0, 1.0);
+        let tr = add(&mut world, x0 + l, y0 + w, 1.0);
+        let tl = add(&mut world, x0, y0 + w, 1.0);
+        world.add_spring(Spring::new(hinge, tr)).unwrap();
+        world.add_spring(Spring::new(br, tl)).unwrap();
+        links.push(world.add_body(Body::new(vec![hinge, br, tr, tl])).unwrap());
+        hinge = br;
+    }
+    (world, links)
+}
+
+/// A chain of eight hinged boxes released level from a pinned end swings
+/// down; unlimited, neighbours fold against each other by more than 2
+/// rad, and with limits of `[-0.4, 0.4]` rad between neighbours (queued
+/// every step) no pair passes its limit by more than `4 dt` rad (what the
+/// links' whip turns them by within a step: 0.05 rad at dt 1/60), in
+/// metres at dt 1/60 and 1/30 and centimetres at dt 1/120. A chain of six
+/// hubless rings tied by springs (no shared points: the limits turn each
+/// ring about its own centre, which the ties undo in part) passes its
+/// limits of `[-0.3, 0.3]` by at most 0.2 rad (0.17 measured), where it
+/// bends by more than 0.6 unlimited (1.9). Both paths.
+#[test]
+fn limits_keep_a_swinging_chain_within_its_angles() {
+    let cases = [
+        (1.0, 1.0 / 60.0, false),
+        (100.0, 1.0 / 120.0, false),
+        (1.0, 1.0 / 30.0, false),
+        (1.0, 1.0 / 60.0, true),
+    ];
+    for (k, dt, rings) in cases {
+        let (world, links) = hanging_chain(k, dt, if rings { 6 } else { 8 }, rings);
+        let limit = if rings { 0.3 } else { 0.4 };
+        for limited in [true, false] {
+            for mut s in both(&world) {
+                let mut worst = 0.0f64;
+                for _ in 0..(3.0 / dt).round() as u32 {
+                    if limited {
+                        for pair in links.windows(2) {
+                            s.queue(Command::BodyAngleLimit {
+                                body: pair[1],
+                                other: Some(pair[0]),
+                                lower: -limit,
+                                upper: limit,
+                            })
+                            .unwrap();
+                        }
+                    }
+                    s.step(1).unwrap();
+                    let (pos, _) = s.state().unwrap();
+                    for pair in links.windows(2) {
+                        let a = relative(
+                            fit_angle(&world, &pos, pair[1]),
+                            fit_angle(&world, &pos, pair[0]),
+                        );
+                        worst = worst.max(a.abs());
+                    }
+                }
+                eprintln!(
+                    "{} {} in 1/{k} m at dt {dt:.4}, limits {limited}: largest bend {worst:.4} rad",
+                    s.name(),
+                    if rings { "rings" } else { "boxes" },
+                );
+                let limit = limit as f64;
+                match (limited, rings) {
+                    (true, false) => {
+                        assert!(worst < limit + 4.0 * dt as f64, "{}: {worst}", s.name())
+                    }
+                    (true, true) => assert!(worst < limit + 0.2, "{}: {worst}", s.name()),
+                    (false, false) => assert!(worst > 2.0, "{}: {worst}", s.name()),
+                    (false, true) => assert!(worst > 2.0 * limit, "{}: {worst}", s.name()),
+                }
+            }
+        }
+    }
+}
+
+/// Six hinged boxes (0.4 by 0.1 m, diagonal springs) dropped from 5 cm
+/// onto a floor, bent a little at each hinge; with limits of `[-0.2,
+/// 0.2]` between neighbours queued every step the chain comes to rest and
+/// every point sleeps by 4 s, on both paths (a limit wakes nothing).
+#[test]
+fn a_limited_chain_on_a_floor_falls_asleep() {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let at = |i: usize, top: bool| {
+        let x = 0.4 * i as f32;
+        Vec2::new(
+            x,
+            0.05 + 0.02 * (i % 2) as f32 + if top { 0.1 } else { 0.0 },
+        )
+    };
+    let mut bottom = world.add_point(Point::new(at(0, false))).unwrap();
+    let mut top = world.add_point(Point::new(at(0, true))).unwrap();
+    let mut links = vec![];
+    for i in 1..=6 {
+        let b = world.add_point(Point::new(at(i, false))).unwrap();
+        let t = world.add_point(Point::new(at(i, true))).unwrap();
+        // Hinged at the bottom corner: the first link's top-left is its
+        // own, the others' lie on their left neighbour's top-right.
+        let tl = if i == 1 {
+            top
+        } else {
+            world.add_point(Point::new(at(i - 1, true))).unwrap()
+        };
+        world.add_spring(Spring::new(bottom, t)).unwrap();
+        world.add_spring(Spring::new(b, tl)).unwrap();
+        links.push(world.add_body(Body::new(vec![bottom, b, t, tl])).unwrap());
+        (bottom, top) = (b, t);
+    }
+    let n = world.points().len();
+    for mut s in both(&world) {
+        for _ in 0..240 {
+            for pair in links.windows(2) {
+                s.queue(Command::BodyAngleLimit {
+                    body: pair[1],
+                    other: Some(pair[0]),
+                    lower: -0.2,
+                    upper: 0.2,
+                })
+                .unwrap();
+            }
+            s.step(1).unwrap();
+        }
+        let asleep = s.sleeping_points().unwrap();
+        eprintln!("{}: {asleep} of {n} points asleep at 4 s", s.name());
+        assert_eq!(asleep, n, "{}", s.name());
+    }
+}
+
+/// A limit wakes nothing: a box asleep on a floor, limited against the
+/// world to a range that holds its angle, stays asleep with its velocity
+/// exactly 0, and one whose range it is outside stays asleep too (a
+/// sleeping body against the world is left as it is). Bad limits are
+/// refused, naming what is wrong: a lower limit above the upper, one past
+/// pi, one not finite, the body itself as the other, an unknown body.
+#[test]
+fn an_angle_limit_wakes_nothing_and_bad_ones_are_refused() {
+    let mut world = World::default();
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let bx = BoxShape::new(Vec2::new(0.0, 0.25), Vec2::splat(0.5))
+        .build(&mut world)
+        .unwrap();
+    let b = bx.bodies[0];
+    for mut s in both(&world) {
+        for _ in 0..240 {
+            s.step(1).unwrap();
+        }
+        assert_eq!(s.sleeping_points().unwrap(), 4, "{}", s.name());
+        for (lower, upper) in [(-0.1, 0.1), (0.5, 0.6)] {
+            for _ in 0..10 {
+                s.queue(Command::BodyAngleLimit {
+                    body: b,
+                    other: None,
+                    lower,
+                    upper,
+                })
+                .unwrap();
+                s.step(1).unwrap();
+            }
+            let (_, vel) = s.state().unwrap();
+            assert_eq!(s.sleeping_points().unwrap(), 4, "{}", s.name());
+            assert!(
+                vel.iter().all(|v| *v == [0.0, 0.0]),
+                "{}: {vel:?}",
+                s.name()
+            );
+        }
+        let refused = |s: &mut Solver, c: Command| s.queue(c).unwrap_err().to_string();
+        let limit = |lower: f32, upper: f32, other| Command::BodyAngleLimit {
+            body: b,
+            other,
+            lower,
+            upper,
+        };
+        let e = refused(&mut s, limit(0.3, 0.2, None));
+        assert!(e.contains("lower limit") && e.contains("upper"), "{e}");
+        let e = refused(&mut s, limit(-0.3, 3.5, None));
+        assert!(e.contains("upper limit") && e.contains("pi"), "{e}");
+        let e = refused(&mut s, limit(f32::NAN, 0.2, None));
+        assert!(e.contains("lower limit") && e.contains("not finite"), "{e}");
+        let e = refused(&mut s, limit(-0.3, 0.2, Some(b)));
+        assert!(e.contains("body itself"), "{e}");
+        let e = refused(&mut s, limit(-0.3, 0.2, Some(BodyHandle(7))));
+        assert!(e.contains("body 7"), "{e}");
+    }
+}
