@@ -26,20 +26,16 @@
 //                                w = (t - angle, wrapped to [-pi, pi]) / dt
 //            so an impulse changes the body's momentum by exactly J and its
 //            angular momentum about c by (a - c) x J.
-//            A motor measures the spin of its body and of the other one
-//            (w = L / I about each one's c, L = sum m (x - c) x v; the
-//            world's is 0), and turns them by an angular impulse
-//              j = clamp((s - (w_a - w_b)) / (1 / I_a + 1 / I_b), -j_max, j_max)
-//            (1 / I is 0 for a kinematic side, and for one held by two
-//            pinned points or more): +j on its body, -j on the other, so
-//            the pair's momentum and angular momentum are kept.
-//            An angle limit measures the best-fit angle from rest of its
-//            body and of the other one (t_a, t_b; the world's is 0) and
-//            their spins, and changes the relative spin w = w_a - w_b by
-//            dw where it leaves the range: to at most w_max = (hi - t) / dt,
-//            at least (lo - t) / dt, for the relative angle t = t_a - t_b
-//            (wrapped) inside the range (it reaches the limit at the
-//            step's end and no further), and to the overshoot times
+//   joints   motors and angle limits come after the other commands. Each
+//            is one thread's: it sums its body's and the other's members
+//            alone (the world's spin and angle are 0), for the centre c,
+//            mass M, inertia I, spin w = L / I (L = sum m (x - c) x v) and
+//            best-fit angle t, and changes the relative spin w_a - w_b by
+//            dw: a motor toward its speed s, dw = s - (w_a - w_b); a limit
+//            where the spin leaves its range: to at most w_max = (hi -
+//            t) / dt, at least (lo - t) / dt, for the relative angle t =
+//            t_a - t_b (wrapped) inside the range (it reaches the limit at
+//            the step's end and no further), and to the overshoot times
 //            min(1 / dt, LIMIT_PUSH_RATE) outside it. Where the two share
 //            points (a hinge; against the world, the body's pinned point)
 //            both turn about their mean, the pivot, with the force at the
@@ -50,16 +46,21 @@
 //              dw_a = dw_b + dw,  F = -(dw_b perp(d) + dw perp(r_a)) / m
 //              body a: v += F / M_a + dw_a x (x - c_a)
 //              body b: v += -F / M_b + dw_b x (x - c_b)
-//            (a side that holds: the other turns about the pivot by all of
-//            dw); without shared points, angular impulses about each
-//            centre as a motor's. The limits come after the other
-//            commands, LIMIT_PASSES times over, grouped in colours whose
-//            limits touch no common point (`commands::order_for_kernels`):
-//            a colour's limits at once, a thread each summing its bodies
-//            alone, the colours in turn, so the result does not depend on
-//            the threads. A sleeping side is as a wall (1 / I = 0); a
-//            limit whose sides both sleep, or its body asleep against the
-//            world, does nothing, and queueing one wakes nothing.
+//            the angular impulse j = dw_a I_a - r_a x F; a side that holds
+//            (1 / I = 0: the world, a kinematic side, one held by two
+//            pinned points or more, one asleep) leaves the other to turn
+//            about the pivot by all of dw, j = dw (I + M |r|^2). Without
+//            shared points, angular impulses about each centre:
+//              j = dw / (1 / I_a + 1 / I_b),  dw_a = j / I_a,  dw_b = -j / I_b
+//            A motor's |j| is at most its torque times dt: past it the
+//            whole change scales down. The pair keeps its momentum and
+//            angular momentum. The joints are grouped in colours whose
+//            joints touch no common point (`commands::order_for_kernels`):
+//            a colour's at once, the colours in turn, so the result does
+//            not depend on the threads; the motors run once, the limits
+//            LIMIT_PASSES times, so that a chain's settle together. A
+//            limit does nothing where both sides sleep (or its body,
+//            against the world), and queueing one wakes nothing.
 //   wake     (after apply) every point whose assembly's count is 0 gets
 //            its own inverse mass back: the queueing woke the targets'
 //            assemblies (wake_point), and they move in this step rather
@@ -89,11 +90,12 @@ struct Command {
 
 struct CommandList {
     count: u32,
-    // How many of the commands are angle limits (the last ones), and in
-    // how many colours (`colors`).
-    limits: u32,
+    // How many of the commands are joints (motors and angle limits, the
+    // last ones), in how many colours (`colors`), and whether any is a
+    // limit.
+    joints: u32,
     colors: u32,
-    _pad2: u32,
+    limits: u32,
     items: array<Command>,
 }
 
@@ -256,9 +258,9 @@ fn body_command(t: u32, c: Command) {
     }
 }
 
-// A body's centre of mass, its inertia about it and its spin L / I, its
-// members counted as body_command counts them (0 inertia: no mass); a
-// limit's (spin_alone) also its best-fit angle from rest and its mass.
+// A body's centre of mass, its inertia about it, its spin L / I, its
+// best-fit angle from rest and its mass, its members counted as
+// body_command counts them (0 inertia: no mass).
 struct Spin {
     center: vec2<f32>,
     inertia: f32,
@@ -267,73 +269,10 @@ struct Spin {
     mass: f32,
 }
 
-fn body_spin(t: u32, body: u32, kinematic: bool) -> Spin {
-    let b = bodies[2u * body];
-    let total = mass_center(t, b.x, b.y, kinematic);
-    var spin = Spin(vec2<f32>(0.0), 0.0, 0.0, 0.0, 0.0);
-    if (total.x <= 0.0) {
-        return spin;
-    }
-    spin.center = total.yz / total.x;
-    var acc = vec4<f32>(0.0);
-    for (var j = t; j < b.y; j += REDUCE_THREADS) {
-        let m = member_of(members[b.x + j]);
-        let w = member_mass(m, kinematic);
-        let s = state[m.point];
-        let d = s.xy - spin.center;
-        acc += vec4<f32>(w * dot(d, d), w * cross2(d, s.zw), 0.0, 0.0);
-    }
-    let second = reduce(t, acc);
-    spin.inertia = second.x;
-    spin.omega = select(0.0, second.y / second.x, second.x > 0.0);
-    return spin;
-}
-
-// Turns body `body`'s free members by `dw` about `center`.
-fn spin_by(t: u32, body: u32, center: vec2<f32>, dw: f32) {
-    let b = bodies[2u * body];
-    for (var j = t; j < b.y; j += REDUCE_THREADS) {
-        let p = member_of(members[b.x + j]).point;
-        if (own_mass(p) == 0.0) {
-            continue;
-        }
-        let s = state[p];
-        state[p] = vec4<f32>(s.xy, s.zw + turning(dw, s.xy - center));
-    }
-}
-
-// 1 / I of a motor's side, 0 for one that takes no reaction (`takes` not
+// 1 / I of a joint's side, 0 for one that takes no reaction (`takes` not
 // 1: kinematic, or held by pins) or has no mass.
 fn inverse_inertia(s: Spin, takes: f32) -> f32 {
     return select(0.0, 1.0 / s.inertia, s.inertia > 0.0 && takes == 1.0);
-}
-
-// A motor (COMMAND_BODY_MOTOR): `flags` is the other body plus 1 (0: the
-// world), `a.y` and `b.x` say how each side takes the impulse: 1 free, 0
-// kinematic (counted by weight), 2 held by two pins or more.
-fn body_motor(t: u32, c: Command) {
-    let other = c.flags - 1u;
-    let a = body_spin(t, c.subject, c.a.y == 0.0);
-    var o = Spin(vec2<f32>(0.0), 0.0, 0.0, 0.0, 0.0);
-    if (c.flags != 0u) {
-        o = body_spin(t, other, c.b.x == 0.0);
-    }
-    let inv_a = inverse_inertia(a, c.a.y);
-    let inv_o = inverse_inertia(o, c.b.x);
-    let k = inv_a + inv_o;
-    if (k <= 0.0) {
-        return;
-    }
-    let j = clamp((c.scalar - (a.omega - o.omega)) / k, -c.a.x, c.a.x);
-    if (inv_a > 0.0) {
-        spin_by(t, c.subject, a.center, j * inv_a);
-    }
-    // The bodies may share points (a wheel's hub): one after the other.
-    storageBarrier();
-    workgroupBarrier();
-    if (inv_o > 0.0) {
-        spin_by(t, other, o.center, -j * inv_o);
-    }
 }
 
 // Whether body `body`'s assembly sleeps.
@@ -353,7 +292,7 @@ fn is_member(p: u32, body: u32) -> bool {
     return false;
 }
 
-// body_spin summed by one thread over the members in order (a limit's).
+// A joint's body's Spin, summed by one thread over the members in order.
 fn spin_alone(body: u32, kinematic: bool) -> Spin {
     let b = bodies[2u * body];
     var total = vec3<f32>(0.0);
@@ -414,10 +353,17 @@ fn pivot(c: Command) -> vec3<f32> {
     return vec3<f32>(select(vec2<f32>(0.0), sum.yz / sum.x, sum.x > 0.0), sum.x);
 }
 
-// An angle limit (COMMAND_BODY_LIMIT), solved by one thread: `flags` is
-// the other body plus 1 (0: the world), `a` the range, `scalar` 1 / dt,
-// `b` how each side takes the impulse (as a motor's).
-fn body_limit(c: Command) {
+// A joint command, solved by one thread: a motor (COMMAND_BODY_MOTOR,
+// in the first round only: `scalar` the speed, `a.x` the largest angular
+// impulse) or an angle limit (COMMAND_BODY_LIMIT: `a` the range,
+// `scalar` 1 / dt). `flags` is the other body plus 1 (0: the world), `b`
+// how each side takes the impulse: 1 free, 0 kinematic (counted by its
+// members' weights), 2 held by two pinned points or more.
+fn body_joint(c: Command, round: u32) {
+    let motor = c.kind == COMMAND_BODY_MOTOR;
+    if (motor && round > 0u) {
+        return;
+    }
     let other = c.flags - 1u;
     let asleep_a = body_sleeps(c.subject);
     let asleep_o = c.flags == 0u || body_sleeps(other);
@@ -434,29 +380,35 @@ fn body_limit(c: Command) {
     if (inv_a + inv_o <= 0.0) {
         return;
     }
-    let angle = angle_to(a.angle, o.angle);
     let w = a.omega - o.omega;
-    let push = min(c.scalar, LIMIT_PUSH_RATE);
-    let hi = c.a.y - angle;
-    let lo = c.a.x - angle;
-    let w_max = hi * select(push, c.scalar, hi >= 0.0);
-    let w_min = lo * select(push, c.scalar, lo <= 0.0);
     var dw = 0.0;
-    if (w > w_max) {
-        dw = w_max - w;
-    } else if (w < w_min) {
-        dw = w_min - w;
+    if (motor) {
+        dw = c.scalar - w;
     } else {
-        return;
+        let angle = angle_to(a.angle, o.angle);
+        let push = min(c.scalar, LIMIT_PUSH_RATE);
+        let hi = c.a.y - angle;
+        let lo = c.a.x - angle;
+        let w_max = hi * select(push, c.scalar, hi >= 0.0);
+        let w_min = lo * select(push, c.scalar, lo <= 0.0);
+        if (w > w_max) {
+            dw = w_max - w;
+        } else if (w < w_min) {
+            dw = w_min - w;
+        } else {
+            return;
+        }
     }
     let at = pivot(c);
     var dv_a = vec2<f32>(0.0);
     var dv_o = vec2<f32>(0.0);
     var dw_a = 0.0;
     var dw_o = 0.0;
+    // The angular impulse on the body (minus on the other).
+    var j = 0.0;
     if (at.z == 0.0) {
         // No pivot: angular impulses about each centre.
-        let j = dw / (inv_a + inv_o);
+        j = dw / (inv_a + inv_o);
         dw_a = j * inv_a;
         dw_o = -j * inv_o;
     } else {
@@ -473,14 +425,25 @@ fn body_limit(c: Command) {
             let f = -(dw_o * perp(d) + dw * perp(r_a)) / m;
             dv_a = f / a.mass;
             dv_o = -f / o.mass;
+            j = dw_a * a.inertia - cross2(r_a, f);
         } else if (inv_a > 0.0) {
             // The other holds: the body turns about the pivot.
             dw_a = dw;
             dv_a = -dw * perp(r_a);
+            j = dw * (a.inertia + a.mass * dot(r_a, r_a));
         } else {
             dw_o = -dw;
             dv_o = dw * perp(r_o);
+            j = dw * (o.inertia + o.mass * dot(r_o, r_o));
         }
+    }
+    // A motor's torque bound scales the whole change.
+    if (motor && abs(j) > c.a.x) {
+        let k = c.a.x / abs(j);
+        dv_a *= k;
+        dv_o *= k;
+        dw_a *= k;
+        dw_o *= k;
     }
     if (dw_a != 0.0 || any(dv_a != vec2<f32>(0.0))) {
         move_alone(c.subject, a.center, dv_a, dw_a);
@@ -492,31 +455,32 @@ fn body_limit(c: Command) {
 
 @compute @workgroup_size(REDUCE_THREADS)
 fn apply(@builtin(local_invocation_index) t: u32) {
-    // The commands but the limits, which come last, in turn.
-    let n = list.count - list.limits;
+    // The commands but the joints (motors and limits), which come last,
+    // in turn.
+    let n = list.count - list.joints;
     for (var k = 0u; k < n; k++) {
         let c = list.items[k];
         if (c.kind < COMMAND_BODY_IMPULSE) {
             if (t == 0u) {
                 point_command(c);
             }
-        } else if (c.kind == COMMAND_BODY_MOTOR) {
-            body_motor(t, c);
         } else {
             body_command(t, c);
         }
         storageBarrier();
         workgroupBarrier();
     }
-    // The limits, LIMIT_PASSES times: a colour's at once, a thread each
-    // (they share no point), the colours in turn.
-    if (list.limits == 0u) {
+    // The joints, the motors once and the limits LIMIT_PASSES times: a
+    // colour's at once, a thread each (they share no point), the colours
+    // in turn.
+    if (list.joints == 0u) {
         return;
     }
-    for (var round = 0u; round < LIMIT_PASSES; round++) {
+    let rounds = select(1u, LIMIT_PASSES, list.limits != 0u);
+    for (var round = 0u; round < rounds; round++) {
         for (var k = 0u; k < list.colors; k++) {
             for (var i = colors[k] + t; i < colors[k + 1u]; i += REDUCE_THREADS) {
-                body_limit(list.items[i]);
+                body_joint(list.items[i], round);
             }
             storageBarrier();
             workgroupBarrier();

@@ -107,10 +107,13 @@ pub enum Command {
     /// do; the reaction turns `other` the other way, so the pair keeps its
     /// momentum and angular momentum. Queue it every step the motor runs
     /// (a throttle). Join the two bodies first to make an axle: a wheel
-    /// whose hub point is also a point of the chassis body turns about it.
-    /// The spins are `L / I` about each body's centre of mass over its
-    /// free points; a kinematic side, or one held by two pinned points or
-    /// more, is as a wall that takes no reaction.
+    /// whose hub point is also a point of the chassis body turns about it,
+    /// the motor turning both about the points they share (or a body
+    /// driven against the world about its one pinned point), with the
+    /// force there that keeps the axle whole. The spins are `L / I` about
+    /// each body's centre of mass over its free points; a kinematic side,
+    /// or one held by two pinned points or more, is as a wall that takes
+    /// no reaction. Motors and angle limits run after the other commands.
     BodyMotor {
         body: BodyHandle,
         other: Option<BodyHandle>,
@@ -357,14 +360,15 @@ impl Command {
                 check_non_negative(item, "max torque", max_torque)?;
                 c.kind = layout::COMMAND_BODY_MOTOR;
                 (c.subject, c.scalar) = (b.0, speed);
-                c.a = [max_torque * dt, takes(b)];
+                c.a = [max_torque * dt, 0.0];
+                c.b = [takes(b), 0.0];
                 if let Some(o) = other {
                     let (_, other_first) = body(o)?;
                     if o == b {
                         return Err(WorldError::SelfMotor { item });
                     }
                     c.flags = o.0 + 1;
-                    c.b = [takes(o), 0.0];
+                    c.b[1] = takes(o);
                     also_wakes = Some(other_first);
                 }
                 Some(first)
@@ -414,26 +418,28 @@ impl Command {
 }
 
 /// The queued commands as the kernels take them: every command but the
-/// angle limits in the order queued, then the limits grouped by colour,
-/// and where each colour starts in that list (then the end). No two
-/// limits of a colour touch a common point (through their bodies'
-/// members), so the kernel solves a colour's limits at once, a thread
-/// each, and the result does not depend on their order; within a colour
-/// they keep the order queued. Colours are given greedily in the order
-/// queued, the lowest free one (a chain's limits take two).
+/// joints (motors and angle limits) in the order queued, then the joints
+/// grouped by colour, and where each colour starts in that list (then the
+/// end). No two joints of a colour touch a common point (through their
+/// bodies' members), so the kernel solves a colour's joints at once, a
+/// thread each, and the result does not depend on their order; within a
+/// colour they keep the order queued. Colours are given greedily in the
+/// order queued, the lowest free one (a chain's limits take two).
 pub fn order_for_kernels(
     packed: &Packed,
     queued: &[layout::Command],
 ) -> (Vec<layout::Command>, Vec<u32>) {
-    let is_limit = |c: &layout::Command| c.kind == layout::COMMAND_BODY_LIMIT;
-    let mut list: Vec<layout::Command> = queued.iter().filter(|c| !is_limit(c)).copied().collect();
+    let is_joint = |c: &layout::Command| {
+        c.kind == layout::COMMAND_BODY_LIMIT || c.kind == layout::COMMAND_BODY_MOTOR
+    };
+    let mut list: Vec<layout::Command> = queued.iter().filter(|c| !is_joint(c)).copied().collect();
     let walk = list.len() as u32;
-    // Colours each point has taken, as bits; past 64 a limit takes a
+    // Colours each point has taken, as bits; past 64 a joint takes a
     // colour of its own.
     let mut taken: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
     let mut colored: Vec<(u32, layout::Command)> = vec![];
     let mut own = 64;
-    for c in queued.iter().filter(|c| is_limit(c)) {
+    for c in queued.iter().filter(|c| is_joint(c)) {
         let mut bodies = vec![c.subject];
         if c.flags != 0 {
             bodies.push(c.flags - 1);

@@ -8,10 +8,11 @@ use glam::Vec2;
 
 use super::v2;
 use crate::layout::{
-    BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LOCAL_IMPULSE,
-    COMMAND_BODY_MOTOR, COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY,
-    COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command,
-    LIMIT_PASSES, LIMIT_PUSH_RATE, Member, PointInfo, REDUCE_THREADS, SimParams, SleepPoint,
+    BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LIMIT,
+    COMMAND_BODY_LOCAL_IMPULSE, COMMAND_BODY_MOTOR, COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT,
+    COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY,
+    COMMAND_SET_ANGLE, Command, LIMIT_PASSES, LIMIT_PUSH_RATE, Member, PointInfo, REDUCE_THREADS,
+    SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -210,9 +211,8 @@ fn body_command(t: &mut Target, c: &Command) {
     }
 }
 
-/// WGSL `Spin`: a body's centre of mass, its inertia about it and its spin
-/// `L / I`; a limit's (`spin_alone`) also its best-fit angle from rest
-/// and its mass.
+/// WGSL `Spin`: a body's centre of mass, its inertia about it, its spin
+/// `L / I`, its best-fit angle from rest and its mass.
 #[derive(Clone, Copy, Default)]
 struct Spin {
     center: Vec2,
@@ -222,77 +222,13 @@ struct Spin {
     mass: f32,
 }
 
-/// WGSL `body_spin`.
-fn body_spin(t: &Target, body: u32, kinematic: bool) -> Spin {
-    let b = t.bodies[body as usize];
-    let members = &t.members[b.first as usize..(b.first + b.count) as usize];
-    let Some((_, center)) = mass_center(t, members, kinematic) else {
-        return Spin::default();
-    };
-    let second = reduce(b.count, |j| {
-        let m = &members[j as usize];
-        let w = member_mass(t, m, kinematic);
-        let d = v2(t.pos[m.point as usize]) - center;
-        [w * d.dot(d), w * cross2(d, v2(t.vel[m.point as usize]))]
-    });
-    let omega = if second[0] > 0.0 {
-        second[1] / second[0]
-    } else {
-        0.0
-    };
-    Spin {
-        center,
-        inertia: second[0],
-        omega,
-        ..Spin::default()
-    }
-}
-
-/// WGSL `spin_by`: turns body `body`'s free members by `dw` about `center`.
-fn spin_by(t: &mut Target, body: u32, center: Vec2, dw: f32) {
-    let b = t.bodies[body as usize];
-    for m in &t.members[b.first as usize..(b.first + b.count) as usize] {
-        let p = m.point as usize;
-        if own_mass(t, m.point) == 0.0 {
-            continue;
-        }
-        t.vel[p] = (v2(t.vel[p]) + turning(dw, v2(t.pos[p]) - center)).to_array();
-    }
-}
-
-/// WGSL `inverse_inertia`: 0 for a side that takes no reaction (`takes`
+/// WGSL `inverse_inertia`: 0 for a joint's side that takes no reaction (`takes`
 /// not 1: kinematic, or held by pins) or has no mass.
 fn inverse_inertia(s: Spin, takes: f32) -> f32 {
     if s.inertia > 0.0 && takes == 1.0 {
         1.0 / s.inertia
     } else {
         0.0
-    }
-}
-
-/// WGSL `body_motor`: `flags` is the other body plus 1 (0: the world),
-/// `a.y` and `b.x` say how each side takes the impulse (1 free, 0
-/// kinematic, 2 held by two pins or more).
-fn body_motor(t: &mut Target, c: &Command) {
-    let other = c.flags.wrapping_sub(1);
-    let a = body_spin(t, c.subject, c.a[1] == 0.0);
-    let o = if c.flags != 0 {
-        body_spin(t, other, c.b[0] == 0.0)
-    } else {
-        Spin::default()
-    };
-    let inv_a = inverse_inertia(a, c.a[1]);
-    let inv_o = inverse_inertia(o, c.b[0]);
-    let k = inv_a + inv_o;
-    if k <= 0.0 {
-        return;
-    }
-    let j = ((c.scalar - (a.omega - o.omega)) / k).clamp(-c.a[0], c.a[0]);
-    if inv_a > 0.0 {
-        spin_by(t, c.subject, a.center, j * inv_a);
-    }
-    if inv_o > 0.0 {
-        spin_by(t, other, o.center, -j * inv_o);
     }
 }
 
@@ -311,8 +247,8 @@ fn is_member(t: &Target, p: u32, body: u32) -> bool {
         .any(|m| m.point == p)
 }
 
-/// WGSL `spin_alone`: [`body_spin`] summed over the members in order by
-/// one thread, with the best-fit angle from rest and the mass.
+/// WGSL `spin_alone`: a joint's body's [`Spin`], summed by one thread
+/// over the members in order.
 fn spin_alone(t: &Target, body: u32, kinematic: bool) -> Spin {
     let b = t.bodies[body as usize];
     let members = &t.members[b.first as usize..(b.first + b.count) as usize];
@@ -400,10 +336,14 @@ fn perp(r: Vec2) -> Vec2 {
     Vec2::new(-r.y, r.x)
 }
 
-/// WGSL `body_limit`, one thread's: `flags` is the other body plus 1 (0:
-/// the world), `a` the range, `scalar` `1 / dt`, `b` how each side takes
-/// the impulse.
-fn body_limit(t: &mut Target, c: &Command) {
+/// WGSL `body_joint`, one thread's: a motor (in round 0 only) or an
+/// angle limit; `flags` is the other body plus 1 (0: the world), `b` how
+/// each side takes the impulse.
+fn body_joint(t: &mut Target, c: &Command, round: u32) {
+    let motor = c.kind == COMMAND_BODY_MOTOR;
+    if motor && round > 0 {
+        return;
+    }
     let other = c.flags.wrapping_sub(1);
     let asleep_a = body_sleeps(t, c.subject);
     let asleep_o = c.flags == 0 || body_sleeps(t, other);
@@ -429,24 +369,30 @@ fn body_limit(t: &mut Target, c: &Command) {
     if inv_a + inv_o <= 0.0 {
         return;
     }
-    let angle = angle_to(a.angle, o.angle);
     let w = a.omega - o.omega;
-    let push = c.scalar.min(LIMIT_PUSH_RATE);
-    let (hi, lo) = (c.a[1] - angle, c.a[0] - angle);
-    let w_max = hi * if hi >= 0.0 { c.scalar } else { push };
-    let w_min = lo * if lo <= 0.0 { c.scalar } else { push };
-    let dw = if w > w_max {
-        w_max - w
-    } else if w < w_min {
-        w_min - w
+    let dw = if motor {
+        c.scalar - w
     } else {
-        return;
+        let angle = angle_to(a.angle, o.angle);
+        let push = c.scalar.min(LIMIT_PUSH_RATE);
+        let (hi, lo) = (c.a[1] - angle, c.a[0] - angle);
+        let w_max = hi * if hi >= 0.0 { c.scalar } else { push };
+        let w_min = lo * if lo <= 0.0 { c.scalar } else { push };
+        if w > w_max {
+            w_max - w
+        } else if w < w_min {
+            w_min - w
+        } else {
+            return;
+        }
     };
     let (mut da, mut dof) = ((Vec2::ZERO, 0.0), (Vec2::ZERO, 0.0));
+    // The angular impulse on the body (minus on the other).
+    let j;
     match pivot(t, c) {
         None => {
             // No pivot: angular impulses about each centre.
-            let j = dw / (inv_a + inv_o);
+            j = dw / (inv_a + inv_o);
             (da.1, dof.1) = (j * inv_a, -j * inv_o);
         }
         Some(at) => {
@@ -459,13 +405,21 @@ fn body_limit(t: &mut Target, c: &Command) {
                 da.1 = dof.1 + dw;
                 let f = -(dof.1 * perp(d) + dw * perp(r_a)) / m;
                 (da.0, dof.0) = (f / a.mass, -f / o.mass);
+                j = da.1 * a.inertia - cross2(r_a, f);
             } else if inv_a > 0.0 {
                 // The other holds: the body turns about the pivot.
                 da = (-dw * perp(r_a), dw);
+                j = dw * (a.inertia + a.mass * r_a.dot(r_a));
             } else {
                 dof = (dw * perp(r_o), -dw);
+                j = dw * (o.inertia + o.mass * r_o.dot(r_o));
             }
         }
+    }
+    // A motor's torque bound scales the whole change.
+    if motor && j.abs() > c.a[0] {
+        let k = c.a[0] / j.abs();
+        (da.0, dof.0, da.1, dof.1) = (da.0 * k, dof.0 * k, da.1 * k, dof.1 * k);
     }
     if da.1 != 0.0 || da.0 != Vec2::ZERO {
         move_alone(t, c.subject, a.center, da.0, da.1);
@@ -477,24 +431,24 @@ fn body_limit(t: &mut Target, c: &Command) {
 
 /// WGSL `apply`: `list` and `colors` from
 /// [`order_for_kernels`](crate::commands::order_for_kernels): every
-/// command but the limits in turn, then the limits [`LIMIT_PASSES`] times,
-/// colour by colour (a colour's limits touch no common point, so their
-/// order within it does not matter).
+/// command but the joints in turn, then the joints colour by colour (a
+/// colour's joints touch no common point, so their order within it does
+/// not matter), the motors once and the limits [`LIMIT_PASSES`] times.
 pub fn apply(t: &mut Target, list: &[Command], colors: &[u32]) {
     let walk = colors.first().map_or(list.len(), |&s| s as usize);
     for c in &list[..walk] {
         if c.kind < COMMAND_BODY_IMPULSE {
             point_command(t, c);
-        } else if c.kind == COMMAND_BODY_MOTOR {
-            body_motor(t, c);
         } else {
             body_command(t, c);
         }
     }
-    for _ in 0..LIMIT_PASSES {
+    let limits = list[walk..].iter().any(|c| c.kind == COMMAND_BODY_LIMIT);
+    let rounds = if limits { LIMIT_PASSES } else { 1 };
+    for round in 0..rounds {
         for color in colors.windows(2) {
             for c in &list[color[0] as usize..color[1] as usize] {
-                body_limit(t, c);
+                body_joint(t, c, round);
             }
         }
     }

@@ -6,7 +6,7 @@ use wgpu::util::DeviceExt;
 
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
-use crate::layout::{COMMAND_BODY_LIMIT, Command};
+use crate::layout::{COMMAND_BODY_LIMIT, COMMAND_BODY_MOTOR, Command};
 
 /// The two kernels and the bind group of the wake (the apply's binds the
 /// step's own list of commands).
@@ -63,15 +63,16 @@ impl Commands {
         (commands, colors): (&[Command], &[u32]),
         grid: (u32, u32),
     ) {
-        let limits = commands
+        let joints = commands
             .iter()
-            .filter(|c| c.kind == COMMAND_BODY_LIMIT)
+            .filter(|c| c.kind == COMMAND_BODY_LIMIT || c.kind == COMMAND_BODY_MOTOR)
             .count();
+        let limits = commands.iter().any(|c| c.kind == COMMAND_BODY_LIMIT);
         let head = [
             commands.len() as u32,
-            limits as u32,
+            joints as u32,
             colors.len().saturating_sub(1) as u32,
-            0,
+            limits as u32,
         ];
         let mut bytes = Vec::with_capacity(16 + std::mem::size_of_val(commands));
         bytes.extend_from_slice(bytemuck::bytes_of(&head));

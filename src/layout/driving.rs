@@ -25,7 +25,8 @@ pub struct Command {
     /// An impulse (N s), a velocity (m/s) or a position (m), by kind; a
     /// motor's largest angular impulse (kg m^2/s); a limit's angles (rad).
     pub a: [f32; 2],
-    /// Where a body impulse acts (m).
+    /// Where a body impulse acts (m); a target's `1 / dt`; how a motor's
+    /// or a limit's sides take its impulse.
     pub b: [f32; 2],
 }
 
@@ -54,7 +55,7 @@ pub const COMMAND_BODY_TARGET: u32 = 8;
 /// A motor: body `subject`'s spin relative to body `flags - 1` (relative
 /// to the world when `flags` is 0) driven toward `scalar` (rad/s) by an
 /// angular impulse of at most `a.x` (kg m^2/s), the reaction on the other
-/// body; `a.y` and `b.x` say how each side takes it: 1 free, 0
+/// body; `b.x` and `b.y` say how each side takes it: 1 free, 0
 /// kinematic (counted by its members' weights), 2 held by two pinned
 /// points or more (no reaction).
 pub const COMMAND_BODY_MOTOR: u32 = 9;
@@ -68,8 +69,8 @@ pub const COMMAND_BODY_LIMIT: u32 = 10;
 /// relative spin it sets is the overshoot times this rate (1/s), or over
 /// one step when the step is longer (WGSL `LIMIT_PUSH_RATE`).
 pub const LIMIT_PUSH_RATE: f32 = 20.0;
-/// How many times a step's angle limits are solved: once in the walk of
-/// the commands, then again in the order queued (WGSL `LIMIT_PASSES`).
+/// How many times a step's angle limits are solved, after the other
+/// commands (WGSL `LIMIT_PASSES`).
 pub const LIMIT_PASSES: u32 = 4;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;

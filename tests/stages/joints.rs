@@ -50,7 +50,7 @@ fn motion(world: &World, s: &Solver, points: &[PointHandle], about: Option<Vec2>
 
 /// A motor against the world turns a free ring by `max_torque dt` a step
 /// (the angular impulse exact to 1e-5) until it spins at the motor's
-/// speed, which it then holds to 1e-5, and its momentum stays 0; on both
+/// speed, which it then holds to 1e-5, and its momentum stays 0 (to f32 rounding); on both
 /// paths.
 #[test]
 fn a_motor_turns_a_free_body_at_its_torque_up_to_its_speed() {
@@ -80,7 +80,13 @@ fn a_motor_turns_a_free_body_at_its_torque_up_to_its_speed() {
                 "{} command {steps}: angular impulse {gained}, want {want}",
                 s.name()
             );
-            assert!(after.momentum.length() < 1e-5, "{}", s.name());
+            // f32's rounding: 9 points at up to 3.5 m/s, over 35 commands.
+            assert!(
+                after.momentum.length() < 5e-5,
+                "{} {steps}: {}",
+                s.name(),
+                after.momentum
+            );
             steps += 1;
             if left <= torque * dt || steps > 100 {
                 break;
@@ -254,7 +260,8 @@ pub(crate) fn hinged_arm(
 /// base cannot turn, so it takes no reaction (`takes` 2), and the arm
 /// lifts against gravity at near the motor's 1 rad/s, about the hinge,
 /// which stays put, in metres at dt 1/60 and centimetres at dt 1/120, on
-/// both paths. When the base's two free points took the reaction, the
+/// both paths: over 0.93 rad/s (0.94 and 0.97 measured; turned about its
+/// own centre rather than the hinge, it rose at 0.91 at dt 1/60). When the base's two free points took the reaction, the
 /// motor's impulse shrank to what they could take: the arm fell to the
 /// floor at dt 1/60 and rose at 0.2 rad/s at 1/120.
 #[test]
@@ -291,7 +298,7 @@ fn a_motor_turns_an_arm_hinged_on_a_pinned_base() {
                 s.name()
             );
             assert!(
-                rates[1] > 0.85 && rates[1] < 1.05,
+                rates[1] > 0.93 && rates[1] < 1.05,
                 "{}: {rates:?}",
                 s.name()
             );
