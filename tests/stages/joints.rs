@@ -1,5 +1,5 @@
 //! Joints and motors: bodies joined by shared points (an axle) or by
-//! springs, driven by motors (`Command::BodyMotor`; `body_motor` in
+//! springs, driven by motors (`Command::BodyMotor`; `body_joint` in
 //! `shaders/commands.wgsl` and `src/cpu/commands.rs`: a body's spin driven
 //! toward a speed, relative to the world or to another body, with a
 //! bounded torque), and broken by removing what joins them. Both paths

@@ -1,8 +1,8 @@
-//! Angle limits (`Command::BodyAngleLimit`; `body_limit` in
+//! Angle limits (`Command::BodyAngleLimit`; `body_joint` in
 //! `shaders/commands.wgsl` and `src/cpu/commands.rs`): a body's best-fit
 //! angle from rest kept within a range relative to another body's or the
-//! world's, by an angular impulse on the pair. Both paths (the kernel
-//! against the CPU is in `commands.rs`).
+//! world's, by a change of the pair's spins about their pivot. Both paths
+//! (the kernel against the CPU is in `commands.rs`).
 
 use crate::commands::{free_world, run_commands};
 use crate::common::both;
