@@ -13,14 +13,19 @@ use softbody::solver::Solver;
 
 /// The spin `L / I` about the centre of mass of `shape`'s points, their
 /// inertia `I`, and their momentum and angular momentum about `about`.
-struct Motion {
-    omega: f32,
-    inertia: f32,
-    momentum: Vec2,
-    angular: f32,
+pub(crate) struct Motion {
+    pub(crate) omega: f32,
+    pub(crate) inertia: f32,
+    pub(crate) momentum: Vec2,
+    pub(crate) angular: f32,
 }
 
-fn motion(world: &World, s: &Solver, points: &[PointHandle], about: Option<Vec2>) -> Motion {
+pub(crate) fn motion(
+    world: &World,
+    s: &Solver,
+    points: &[PointHandle],
+    about: Option<Vec2>,
+) -> Motion {
     let (pos, vel) = s.state().unwrap();
     let mass = |h: &PointHandle| world.point(*h).mass as f64;
     let at = |h: &PointHandle| pos[h.index()].map(|x| x as f64);

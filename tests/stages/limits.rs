@@ -6,7 +6,7 @@
 
 use crate::commands::{free_world, run_commands};
 use crate::common::both;
-use crate::joints::hinged_arm;
+use crate::joints::{hinged_arm, motion};
 use softbody::commands::Command;
 use softbody::prelude::*;
 use softbody::solver::Solver;
@@ -117,37 +117,16 @@ fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
             angular: 3.0,
         })
         .unwrap();
+        // The pair's momentum and angular momentum about the origin, and
+        // each body's inertia and spin about its own centre.
         let momenta = |s: &Solver| {
-            let (pos, vel) = s.state().unwrap();
-            let (mut p, mut l) = ([0.0f64; 2], 0.0f64);
-            for h in &points {
-                let m = world.point(*h).mass as f64;
-                let (x, v) = (pos[h.index()], vel[h.index()]);
-                p = [p[0] + m * v[0] as f64, p[1] + m * v[1] as f64];
-                l += m * (x[0] as f64 * v[1] as f64 - x[1] as f64 * v[0] as f64);
-            }
-            (p, l)
+            let m = motion(&world, s, &points, Some(Vec2::ZERO));
+            (m.momentum, m.angular as f64)
         };
         let spins = |s: &Solver| {
-            let (pos, vel) = s.state().unwrap();
             [bx, ring].map(|shape| {
-                let mass = |h: &PointHandle| world.point(*h).mass as f64;
-                let m: f64 = shape.points.iter().map(mass).sum();
-                let c = shape.points.iter().fold([0.0; 2], |c, h| {
-                    let x = pos[h.index()];
-                    [
-                        c[0] + mass(h) * x[0] as f64 / m,
-                        c[1] + mass(h) * x[1] as f64 / m,
-                    ]
-                });
-                let (mut i, mut l) = (0.0, 0.0);
-                for h in &shape.points {
-                    let (x, v) = (pos[h.index()], vel[h.index()]);
-                    let d = [x[0] as f64 - c[0], x[1] as f64 - c[1]];
-                    i += mass(h) * (d[0] * d[0] + d[1] * d[1]);
-                    l += mass(h) * (d[0] * v[1] as f64 - d[1] * v[0] as f64);
-                }
-                (i, l / i)
+                let m = motion(&world, s, &shape.points, None);
+                (m.inertia as f64, m.omega as f64)
             })
         };
         // The spin set, before the limit acts.
@@ -168,7 +147,7 @@ fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
             let (p0, l0) = momenta(&s);
             run_commands(&mut s);
             let (p, l) = momenta(&s);
-            kick = kick.max((p[0] - p0[0]).abs() + (p[1] - p0[1]).abs() + (l - l0).abs());
+            kick = kick.max((p - p0).abs().element_sum() as f64 + (l - l0).abs());
             s.step(1).unwrap();
             let (pos, _) = s.state().unwrap();
             let a = relative(
