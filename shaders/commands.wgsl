@@ -36,11 +36,13 @@
 //            t) / dt, at least (lo - t) / dt, for the relative angle t =
 //            t_a - t_b (wrapped) inside the range (it reaches the limit at
 //            the step's end and no further), and to the overshoot times
-//            min(1 / dt, LIMIT_PUSH_RATE) outside it. Where the two share
-//            points (a hinge; against the world, the body's pinned point)
-//            both turn about their mean, the pivot, with the force at the
-//            pivot that moves it alike in both (Box2D's revolute joint,
-//            its angular and point rows solved at once):
+//            min(1 / dt, LIMIT_PUSH_RATE) outside it. Where the host
+//            found a pivot (`commands::joint_pivot`: the mean of up to
+//            four points the two share, a hinge; or of the ends of up to
+//            two springs that tie them; against the world, the pinned
+//            points) both turn about it, with the force at the pivot that
+//            moves it alike in both (Box2D's revolute joint, its angular
+//            and point rows solved at once):
 //              m = 1 / M_a + 1 / M_b,  d = c_b - c_a,  r_a = pivot - c_a
 //              dw_b = -dw (I_a + d . r_a / m) / (I_a + I_b + |d|^2 / m)
 //              dw_a = dw_b + dw,  F = -(dw_b perp(d) + dw perp(r_a)) / m
@@ -50,7 +52,7 @@
 //            (1 / I = 0: the world, a kinematic side, one held by two
 //            pinned points or more, one asleep) leaves the other to turn
 //            about the pivot by all of dw, j = dw (I + M |r|^2). Without
-//            shared points, angular impulses about each centre:
+//            a pivot, angular impulses about each centre:
 //              j = dw / (1 / I_a + 1 / I_b),  dw_a = j / I_a,  dw_b = -j / I_b
 //            A motor's |j| is at most its torque times dt: past it the
 //            whole change scales down. The pair keeps its momentum and
@@ -86,6 +88,8 @@ struct Command {
     flags: u32,
     a: vec2<f32>,
     b: vec2<f32>,
+    // A joint's pivot: the mean of these points, PIVOT_NONE unused.
+    pivot: vec4<u32>,
 }
 
 struct CommandList {
@@ -112,6 +116,7 @@ const COMMAND_BODY_MOTOR: u32 = 9u;
 const COMMAND_BODY_LIMIT: u32 = 10u;
 const LIMIT_PUSH_RATE: f32 = 20.0;
 const LIMIT_PASSES: u32 = 4u;
+const PIVOT_NONE: u32 = 0xffffffffu;
 const COMMAND_SET_ANGLE: u32 = 1u;
 const COMMAND_KINEMATIC: u32 = 2u;
 const PI: f32 = 3.14159265358979;
@@ -281,17 +286,6 @@ fn body_sleeps(body: u32) -> bool {
     return sleeps(rest_steps[sleep_points[first].group], sim.sleep_steps);
 }
 
-// Whether point `p` is a member of body `body`.
-fn is_member(p: u32, body: u32) -> bool {
-    let b = bodies[2u * body];
-    for (var k = 0u; k < b.y; k++) {
-        if (member_of(members[b.x + k]).point == p) {
-            return true;
-        }
-    }
-    return false;
-}
-
 // A joint's body's Spin, summed by one thread over the members in order.
 fn spin_alone(body: u32, kinematic: bool) -> Spin {
     let b = bodies[2u * body];
@@ -334,19 +328,13 @@ fn move_alone(body: u32, center: vec2<f32>, dv: vec2<f32>, dw: f32) {
     }
 }
 
-// The pivot of a limit's pair: the mean of the points its body shares
-// with the other (xy; z their count, 0 for none), or against the world
-// of its pinned members.
+// A joint's pivot, the mean of the points the host chose
+// (`commands::joint_pivot`): xy, and z their count (0: no pivot).
 fn pivot(c: Command) -> vec3<f32> {
-    let b = bodies[2u * c.subject];
     var sum = vec3<f32>(0.0);
-    for (var j = 0u; j < b.y; j++) {
-        let p = member_of(members[b.x + j]).point;
-        var in_both = own_mass(p) == 0.0;
-        if (c.flags != 0u) {
-            in_both = is_member(p, c.flags - 1u);
-        }
-        if (in_both) {
+    for (var k = 0u; k < 4u; k++) {
+        let p = c.pivot[k];
+        if (p != PIVOT_NONE) {
             sum += vec3<f32>(1.0, state[p].xy);
         }
     }

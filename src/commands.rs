@@ -371,6 +371,7 @@ impl Command {
                     c.b[1] = takes(o);
                     also_wakes = Some(other_first);
                 }
+                c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
                 Some(first)
             }
             Command::BodyAngleLimit {
@@ -404,6 +405,7 @@ impl Command {
                     c.flags = o.0 + 1;
                     c.b[1] = takes(o);
                 }
+                c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
                 None
             }
         };
@@ -415,6 +417,67 @@ impl Command {
         }
         Ok((c, wakes, also_wakes))
     }
+}
+
+/// The points whose mean is the pivot of a joint (a motor or an angle
+/// limit) of body `body` with body `other` (`None`: the world, whose
+/// points are the pinned ones), unused entries [`layout::PIVOT_NONE`]:
+/// up to four points the body shares with the other (a hinge), in member
+/// order; sharing none, both ends of up to two springs or rods that tie
+/// a member of the body to the other's points (rings tied by springs), or
+/// against the world the pinned ends of up to four (a body hung from a
+/// pin by springs swings about the pin); no pivot without either. The kernels turn both sides about it
+/// (`body_joint`). Costs the body's members and their springs.
+pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
+    let members_of = |b: u32| {
+        let info = packed.bodies[b as usize];
+        &packed.members[info.first as usize..][..info.count as usize]
+    };
+    let is_member = |p: u32, b: u32| {
+        let pm = &packed.point_members;
+        pm.offsets.get(p as usize + 1).is_some_and(|&end| {
+            pm.records[pm.offsets[p as usize] as usize..end as usize]
+                .iter()
+                .any(|r| r.body == b)
+        })
+    };
+    let in_other = |p: u32| match other {
+        Some(o) => is_member(p, o),
+        None => packed.point_info[p as usize].inv_mass == 0.0,
+    };
+    let mut pivot = [layout::PIVOT_NONE; 4];
+    let members = members_of(body);
+    let shared = members.iter().map(|m| m.point).filter(|&p| in_other(p));
+    for (slot, p) in pivot.iter_mut().zip(shared) {
+        *slot = p;
+    }
+    if pivot[0] != layout::PIVOT_NONE {
+        return pivot;
+    }
+    let ties = members.iter().flat_map(|m| {
+        let p = m.point;
+        [&packed.spring_halves, &packed.rod_halves]
+            .into_iter()
+            .flat_map(move |halves| match halves.offsets.get(p as usize + 1) {
+                Some(&end) => &halves.records[halves.offsets[p as usize] as usize..end as usize],
+                None => &[],
+            })
+            .map(move |h| (p, h.other & layout::HALF_INDEX))
+    });
+    let mut ties = ties.filter(|&(_, q)| in_other(q));
+    if other.is_none() {
+        // Tied to pinned points, the body swings about them.
+        for (slot, (_, q)) in pivot.iter_mut().zip(ties) {
+            *slot = q;
+        }
+    } else {
+        for k in 0..2 {
+            if let Some((p, q)) = ties.next() {
+                (pivot[2 * k], pivot[2 * k + 1]) = (p, q);
+            }
+        }
+    }
+    pivot
 }
 
 /// The queued commands as the kernels take them: every command but the

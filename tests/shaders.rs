@@ -169,7 +169,7 @@ fn rust_structs_match_naga_layouts() {
     );
     // Declared by the commands stage, its only user.
     let module = parse_and_validate("commands", &stage_source("commands").unwrap());
-    check_layout!(module, Command, [kind, subject, scalar, flags, a, b]);
+    check_layout!(module, Command, [kind, subject, scalar, flags, a, b, pivot]);
     let module = parse_and_validate("query", &stage_source("query").unwrap());
     check_layout!(module, RayQuery, [origin, dir, max, _pad0, _pad1, _pad2]);
     check_layout!(module, RayHitRecord, [t, kind, index, _pad, point, normal]);

@@ -11,8 +11,8 @@ use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LIMIT,
     COMMAND_BODY_LOCAL_IMPULSE, COMMAND_BODY_MOTOR, COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT,
     COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY,
-    COMMAND_SET_ANGLE, Command, LIMIT_PASSES, LIMIT_PUSH_RATE, Member, PointInfo, REDUCE_THREADS,
-    SimParams, SleepPoint,
+    COMMAND_SET_ANGLE, Command, LIMIT_PASSES, LIMIT_PUSH_RATE, Member, PIVOT_NONE, PointInfo,
+    REDUCE_THREADS, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -239,14 +239,6 @@ fn body_sleeps(t: &Target, body: u32) -> bool {
     crate::cpu::sleep::asleep(t.sim, t.rest_steps[group as usize])
 }
 
-/// WGSL `is_member`: whether point `p` is a member of body `body`.
-fn is_member(t: &Target, p: u32, body: u32) -> bool {
-    let b = t.bodies[body as usize];
-    t.members[b.first as usize..(b.first + b.count) as usize]
-        .iter()
-        .any(|m| m.point == p)
-}
-
 /// WGSL `spin_alone`: a joint's body's [`Spin`], summed by one thread
 /// over the members in order.
 fn spin_alone(t: &Target, body: u32, kinematic: bool) -> Spin {
@@ -311,22 +303,13 @@ fn move_alone(t: &mut Target, body: u32, center: Vec2, dv: Vec2, dw: f32) {
     }
 }
 
-/// WGSL `pivot`: the mean of the points a limit's body shares with the
-/// other, or against the world of its pinned members; `None` for none.
+/// WGSL `pivot`: the mean of the points the host chose
+/// ([`joint_pivot`](crate::commands::joint_pivot)); `None` for none.
 fn pivot(t: &Target, c: &Command) -> Option<Vec2> {
-    let b = t.bodies[c.subject as usize];
     let mut sum = [0.0f32; 3];
-    for m in &t.members[b.first as usize..(b.first + b.count) as usize] {
-        let p = m.point;
-        let in_both = if c.flags != 0 {
-            is_member(t, p, c.flags - 1)
-        } else {
-            own_mass(t, p) == 0.0
-        };
-        if in_both {
-            let x = t.pos[p as usize];
-            add(&mut sum, [1.0, x[0], x[1]]);
-        }
+    for &p in c.pivot.iter().filter(|&&p| p != PIVOT_NONE) {
+        let x = t.pos[p as usize];
+        add(&mut sum, [1.0, x[0], x[1]]);
     }
     (sum[0] > 0.0).then(|| Vec2::new(sum[1], sum[2]) / sum[0])
 }

@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 /// A command queued by the caller and applied at the start of the next
 /// step (WGSL `Command`, `shaders/commands.wgsl`; built by
-/// [`crate::commands::Command::encode`]). 32 bytes.
+/// [`crate::commands::Command::encode`]). 48 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Command {
@@ -28,7 +28,14 @@ pub struct Command {
     /// Where a body impulse acts (m); a target's `1 / dt`; how a motor's
     /// or a limit's sides take its impulse.
     pub b: [f32; 2],
+    /// A motor's or a limit's pivot: the points whose mean it is
+    /// ([`PIVOT_NONE`] for unused ones; all four unused: no pivot), chosen
+    /// by the host (`commands::joint_pivot`). Unused by other kinds.
+    pub pivot: [u32; 4],
 }
+
+/// An unused entry of [`Command::pivot`].
+pub const PIVOT_NONE: u32 = u32::MAX;
 
 /// `v += a / m` for point `subject`.
 pub const COMMAND_POINT_IMPULSE: u32 = 0;
