@@ -26,17 +26,18 @@
 //                                w = (t - angle, wrapped to [-pi, pi]) / dt
 //            so an impulse changes the body's momentum by exactly J and its
 //            angular momentum about c by (a - c) x J.
-//   joints   motors and angle limits come after the other commands. Each
+//   joints   motors and angle limits, at the start of every substep of
+//            the step (before its forces), over the substep h. Each
 //            is one thread's: it sums its body's and the other's members
 //            alone (the world's spin and angle are 0), for the centre c,
 //            mass M, inertia I, spin w = L / I (L = sum m (x - c) x v) and
 //            best-fit angle t, and changes the relative spin w_a - w_b by
 //            dw: a motor toward its speed s, dw = s - (w_a - w_b); a limit
 //            where the spin leaves its range: to at most w_max = (hi -
-//            t) / dt, at least (lo - t) / dt, for the relative angle t =
+//            t) / h, at least (lo - t) / h, for the relative angle t =
 //            t_a - t_b (wrapped) inside the range (it reaches the limit at
-//            the step's end and no further), and to the overshoot times
-//            min(1 / dt, LIMIT_PUSH_RATE) outside it. Where the host
+//            the substep's end and no further), and to the overshoot times
+//            min(1 / h, LIMIT_PUSH_RATE) outside it. Where the host
 //            found a pivot (`commands::joint_pivot`: the mean of up to
 //            four points the two share, a hinge; or of the ends of up to
 //            two springs that tie them; against the world, the pinned
@@ -54,13 +55,14 @@
 //            about the pivot by all of dw, j = dw (I + M |r|^2). Without
 //            a pivot, angular impulses about each centre:
 //              j = dw / (1 / I_a + 1 / I_b),  dw_a = j / I_a,  dw_b = -j / I_b
-//            A motor's |j| is at most its torque times dt: past it the
+//            A motor's |j| is at most its torque times h: past it the
 //            whole change scales down. The pair keeps its momentum and
 //            angular momentum. The joints are grouped in colours whose
 //            joints touch no common point (`commands::order_for_kernels`):
 //            a colour's at once, the colours in turn, so the result does
-//            not depend on the threads; the motors run once, the limits
-//            LIMIT_PASSES times, so that a chain's settle together. A
+//            not depend on the threads; in each substep the motors run
+//            once, the limits LIMIT_PASSES times, so that a chain's
+//            settle together. A
 //            limit does nothing where both sides sleep (or its body,
 //            against the world), and queueing one wakes nothing.
 //   wake     (after apply) every point whose assembly's count is 0 gets
@@ -115,7 +117,7 @@ const COMMAND_BODY_TARGET: u32 = 8u;
 const COMMAND_BODY_MOTOR: u32 = 9u;
 const COMMAND_BODY_LIMIT: u32 = 10u;
 const LIMIT_PUSH_RATE: f32 = 20.0;
-const LIMIT_PASSES: u32 = 4u;
+const LIMIT_PASSES: u32 = 2u;
 const PIVOT_NONE: u32 = 0xffffffffu;
 const COMMAND_SET_ANGLE: u32 = 1u;
 const COMMAND_KINEMATIC: u32 = 2u;
@@ -344,7 +346,7 @@ fn pivot(c: Command) -> vec3<f32> {
 // A joint command, solved by one thread: a motor (COMMAND_BODY_MOTOR,
 // in the first round only: `scalar` the speed, `a.x` the largest angular
 // impulse) or an angle limit (COMMAND_BODY_LIMIT: `a` the range,
-// `scalar` 1 / dt). `flags` is the other body plus 1 (0: the world), `b`
+// `scalar` 1 / h). `flags` is the other body plus 1 (0: the world), `b`
 // how each side takes the impulse: 1 free, 0 kinematic (counted by its
 // members' weights), 2 held by two pinned points or more.
 fn body_joint(c: Command, round: u32) {
@@ -458,12 +460,14 @@ fn apply(@builtin(local_invocation_index) t: u32) {
         storageBarrier();
         workgroupBarrier();
     }
-    // The joints, the motors once and the limits LIMIT_PASSES times: a
-    // colour's at once, a thread each (they share no point), the colours
-    // in turn.
-    if (list.joints == 0u) {
-        return;
-    }
+}
+
+// The joints (motors and limits, the last `list.joints` commands), at the
+// start of a substep: the motors once and the limits LIMIT_PASSES times;
+// a colour's at once, a thread each (they share no point), the colours
+// in turn.
+@compute @workgroup_size(REDUCE_THREADS)
+fn joints(@builtin(local_invocation_index) t: u32) {
     let rounds = select(1u, LIMIT_PASSES, list.limits != 0u);
     for (var round = 0u; round < rounds; round++) {
         for (var k = 0u; k < list.colors; k++) {

@@ -113,7 +113,9 @@ pub enum Command {
     /// force there that keeps the axle whole. The spins are `L / I` about
     /// each body's centre of mass over its free points; a kinematic side,
     /// or one held by two pinned points or more, is as a wall that takes
-    /// no reaction. Motors and angle limits run after the other commands.
+    /// no reaction. Motors and angle limits act at the start of every
+    /// substep of the step (the torque bound on each substep's impulse,
+    /// `max_torque h`), after the other commands, which act once.
     BodyMotor {
         body: BodyHandle,
         other: Option<BodyHandle>,
@@ -124,17 +126,19 @@ pub enum Command {
     /// from rest relative to `other`'s (to the world's with `None`) within
     /// `[lower, upper]` (rad, each within `[-pi, pi]`, counter-clockwise
     /// positive; both angles are 0 as the bodies were built), as Box2D's
-    /// revolute joint limit and rapier's joint limits do. Where the
-    /// bodies' relative spin would carry the angle past a limit within the
-    /// step, the pair's spins change so that it reaches the limit at the
-    /// step's end; an angle already past a limit comes back at
+    /// revolute joint limit and rapier's joint limits do. At the start of
+    /// every substep of the step (as Box2D v3 solves its joints), where
+    /// the bodies' relative spin would carry the angle past a limit within
+    /// the substep, the pair's spins change so that it reaches the limit
+    /// at the substep's end; an angle already past a limit comes back at
     /// [`LIMIT_PUSH_RATE`](crate::layout::LIMIT_PUSH_RATE) (20/s) times
-    /// the overshoot. Bodies that share points (a hinge) turn about them,
-    /// with the force there that keeps the hinge whole, and a body limited
-    /// against the world turns about its one pinned point; the pair keeps
-    /// its momentum and angular momentum. The limits run after the other
-    /// commands, [`LIMIT_PASSES`](crate::layout::LIMIT_PASSES) (4) times,
-    /// so that a chain's settle together. Queue it every step. Unlike the
+    /// the overshoot. The pair turns about what joins it
+    /// ([`joint_pivot`]): the points the bodies share (a hinge), or the
+    /// springs that tie them, or against the world its pinned points, with
+    /// the force there that keeps the joint whole; the pair keeps its
+    /// momentum and angular momentum. Each substep solves the limits
+    /// [`LIMIT_PASSES`](crate::layout::LIMIT_PASSES) (2) times, so that a
+    /// chain's settle together. Queue it every step. Unlike the
     /// other commands it wakes nothing: a sleeping side is as a wall, and
     /// a limit whose sides both sleep does nothing. Pinned points,
     /// kinematic sides and the spins count as a motor's.
@@ -360,7 +364,7 @@ impl Command {
                 check_non_negative(item, "max torque", max_torque)?;
                 c.kind = layout::COMMAND_BODY_MOTOR;
                 (c.subject, c.scalar) = (b.0, speed);
-                c.a = [max_torque * dt, 0.0];
+                c.a = [max_torque * packed.sim.h, 0.0];
                 c.b = [takes(b), 0.0];
                 if let Some(o) = other {
                     let (_, other_first) = body(o)?;
@@ -395,7 +399,7 @@ impl Command {
                     });
                 }
                 c.kind = layout::COMMAND_BODY_LIMIT;
-                (c.subject, c.scalar, c.a) = (b.0, 1.0 / dt, [lower, upper]);
+                (c.subject, c.scalar, c.a) = (b.0, 1.0 / packed.sim.h, [lower, upper]);
                 c.b = [takes(b), 0.0];
                 if let Some(o) = other {
                     body(o)?;

@@ -412,21 +412,26 @@ fn body_joint(t: &mut Target, c: &Command, round: u32) {
     }
 }
 
-/// WGSL `apply`: `list` and `colors` from
-/// [`order_for_kernels`](crate::commands::order_for_kernels): every
-/// command but the joints in turn, then the joints colour by colour (a
-/// colour's joints touch no common point, so their order within it does
-/// not matter), the motors once and the limits [`LIMIT_PASSES`] times.
-pub fn apply(t: &mut Target, list: &[Command], colors: &[u32]) {
-    let walk = colors.first().map_or(list.len(), |&s| s as usize);
-    for c in &list[..walk] {
+/// WGSL `apply`: every command of `list` in turn (no joints: those are
+/// [`joints`]).
+pub fn apply(t: &mut Target, list: &[Command]) {
+    for c in list {
         if c.kind < COMMAND_BODY_IMPULSE {
             point_command(t, c);
         } else {
             body_command(t, c);
         }
     }
-    let limits = list[walk..].iter().any(|c| c.kind == COMMAND_BODY_LIMIT);
+}
+
+/// WGSL `joints`, at the start of a substep: the joints (motors and angle
+/// limits) of `list` colour by colour (`colors`, where each starts in
+/// `list`, then the end; from
+/// [`order_for_kernels`](crate::commands::order_for_kernels)), the motors
+/// once and the limits [`LIMIT_PASSES`] times. A colour's joints touch no
+/// common point, so their order within it does not matter.
+pub fn joints(t: &mut Target, list: &[Command], colors: &[u32]) {
+    let limits = list.iter().any(|c| c.kind == COMMAND_BODY_LIMIT);
     let rounds = if limits { LIMIT_PASSES } else { 1 };
     for round in 0..rounds {
         for color in colors.windows(2) {
@@ -506,7 +511,7 @@ mod tests {
             scalar: 2.0,
             ..Default::default()
         };
-        apply(&mut t, &[c], &[]);
+        apply(&mut t, &[c]);
         // About the free points' centre (0, 0); the pinned one stays.
         assert_eq!(vel, vec![[1.0, -2.0], [1.0, 2.0], [0.0, 0.0]]);
     }

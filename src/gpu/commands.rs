@@ -1,6 +1,7 @@
 //! Wrapper for `shaders/commands.wgsl` (CPU mirror: `cpu::commands`): the
 //! caller's queued commands, applied at the start of a step in its
-//! encoder, then the wake of the assemblies they woke.
+//! encoder, then the wake of the assemblies they woke; the joints (motors
+//! and angle limits) at the start of each of the step's substeps.
 
 use wgpu::util::DeviceExt;
 
@@ -8,10 +9,11 @@ use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
 use crate::layout::{COMMAND_BODY_LIMIT, COMMAND_BODY_MOTOR, Command};
 
-/// The two kernels and the bind group of the wake (the apply's binds the
-/// step's own list of commands).
+/// The three kernels and the bind group of the wake (the apply's and the
+/// joints' bind the step's own list of commands).
 pub struct Commands {
     apply: wgpu::ComputePipeline,
+    joints: wgpu::ComputePipeline,
     wake: wgpu::ComputePipeline,
     wake_bind: wgpu::BindGroup,
     /// The apply's warm starts when nothing can collide (one record).
@@ -21,6 +23,7 @@ pub struct Commands {
 impl Commands {
     pub fn new(device: &wgpu::Device, b: &Buffers) -> Self {
         let apply = pipeline(device, "commands", "apply");
+        let joints = pipeline(device, "commands", "joints");
         let wake = pipeline(device, "commands", "wake");
         let wake_bind = bind_group(
             device,
@@ -41,19 +44,23 @@ impl Commands {
         });
         Self {
             apply,
+            joints,
             wake,
             wake_bind,
             no_warm,
         }
     }
 
-    /// Records `commands` (not empty; the list and the limits' colours of
+    /// Records `commands` (not empty; the list and the joints' colours of
     /// [`order_for_kernels`](crate::commands::order_for_kernels)) on state
-    /// copy 0, where a step starts, then the wake over the points
-    /// (`grid`). The list goes into a buffer of its own, made here: a
-    /// caller may record several steps before it submits, each with its
-    /// own commands. A teleport clears its points' settled bits in `warm`,
-    /// the body contacts' warm starts (`None` when nothing can collide).
+    /// copy 0, where a step starts: the commands but the joints, then the
+    /// wake over the points (`grid`). Returns the joints' bind groups, on
+    /// either state copy, for [`Commands::record_joints`] at the start of
+    /// each substep (`None`: no joints). The list goes into a buffer of
+    /// its own, made here: a caller may record several steps before it
+    /// submits, each with its own commands. A teleport clears its points'
+    /// settled bits in `warm`, the body contacts' warm starts (`None` when
+    /// nothing can collide).
     pub fn record(
         &self,
         device: &wgpu::Device,
@@ -62,7 +69,7 @@ impl Commands {
         pass: &mut wgpu::ComputePass,
         (commands, colors): (&[Command], &[u32]),
         grid: (u32, u32),
-    ) {
+    ) -> Option<StepJoints> {
         let joints = commands
             .iter()
             .filter(|c| c.kind == COMMAND_BODY_LIMIT || c.kind == COMMAND_BODY_MOTOR)
@@ -82,34 +89,68 @@ impl Commands {
             contents: &bytes,
             usage: wgpu::BufferUsages::STORAGE,
         });
-        // At least one word: a binding may not be empty.
-        let starts: &[u32] = if colors.is_empty() { &[0] } else { colors };
-        let colors = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("command colours"),
-            contents: bytemuck::cast_slice(starts),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let bind = bind_group(
-            device,
-            "commands.apply",
-            &self.apply,
-            &[
-                (0, &b.sim),
-                (2, &b.sleep_points),
-                (3, &b.bodies),
-                (4, &b.members),
-                (5, &b.state[0]),
-                (6, &list),
-                (7, &b.rest_steps),
-                (8, warm.unwrap_or(&self.no_warm)),
-                (9, &colors),
-            ],
-        );
-        pass.set_pipeline(&self.apply);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
+        if joints < commands.len() {
+            let bind = bind_group(
+                device,
+                "commands.apply",
+                &self.apply,
+                &[
+                    (2, &b.sleep_points),
+                    (3, &b.bodies),
+                    (4, &b.members),
+                    (5, &b.state[0]),
+                    (6, &list),
+                    (8, warm.unwrap_or(&self.no_warm)),
+                ],
+            );
+            pass.set_pipeline(&self.apply);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
         pass.set_pipeline(&self.wake);
         pass.set_bind_group(0, &self.wake_bind, &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
+        if joints == 0 {
+            return None;
+        }
+        let colors = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("command colours"),
+            contents: bytemuck::cast_slice(colors),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let on = |state: &wgpu::Buffer| {
+            bind_group(
+                device,
+                "commands.joints",
+                &self.joints,
+                &[
+                    (0, &b.sim),
+                    (2, &b.sleep_points),
+                    (3, &b.bodies),
+                    (4, &b.members),
+                    (5, state),
+                    (6, &list),
+                    (7, &b.rest_steps),
+                    (9, &colors),
+                ],
+            )
+        };
+        Some(StepJoints {
+            binds: [on(&b.state[0]), on(&b.state[1])],
+        })
     }
+
+    /// Records a substep's joints on state copy `state`.
+    pub fn record_joints(&self, pass: &mut wgpu::ComputePass, joints: &StepJoints, state: usize) {
+        pass.set_pipeline(&self.joints);
+        pass.set_bind_group(0, &joints.binds[state], &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+}
+
+/// A step's joints (motors and angle limits), bound on each state copy:
+/// [`Commands::record`] makes them, [`Commands::record_joints`] solves
+/// them at the start of each substep.
+pub struct StepJoints {
+    binds: [wgpu::BindGroup; 2],
 }

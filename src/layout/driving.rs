@@ -60,25 +60,26 @@ pub const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7;
 /// `1 / dt`.
 pub const COMMAND_BODY_TARGET: u32 = 8;
 /// A motor: body `subject`'s spin relative to body `flags - 1` (relative
-/// to the world when `flags` is 0) driven toward `scalar` (rad/s) by an
-/// angular impulse of at most `a.x` (kg m^2/s), the reaction on the other
+/// to the world when `flags` is 0) driven toward `scalar` (rad/s) at the
+/// start of each substep by an angular impulse of at most `a.x` (kg
+/// m^2/s: the torque times the substep `h`), the reaction on the other
 /// body; `b.x` and `b.y` say how each side takes it: 1 free, 0
 /// kinematic (counted by its members' weights), 2 held by two pinned
 /// points or more (no reaction).
 pub const COMMAND_BODY_MOTOR: u32 = 9;
 /// An angle limit: body `subject`'s best-fit angle from rest relative to
 /// body `flags - 1`'s (to the world's, 0, when `flags` is 0) kept within
-/// `[a.x, a.y]` (rad) over the next step by an angular impulse on both,
-/// `scalar` being `1 / dt`; `b.x` and `b.y` say how each side takes it,
-/// as a motor's `a.y` and `b.x` do.
+/// `[a.x, a.y]` (rad) at the start of each substep, over that substep,
+/// by an angular impulse on both, `scalar` being `1 / h`; `b.x` and `b.y`
+/// say how each side takes it, as a motor's do.
 pub const COMMAND_BODY_LIMIT: u32 = 10;
 /// How fast an angle limit takes back an angle already past it: the
 /// relative spin it sets is the overshoot times this rate (1/s), or over
-/// one step when the step is longer (WGSL `LIMIT_PUSH_RATE`).
+/// one substep when the substep is longer (WGSL `LIMIT_PUSH_RATE`).
 pub const LIMIT_PUSH_RATE: f32 = 20.0;
-/// How many times a step's angle limits are solved, after the other
-/// commands (WGSL `LIMIT_PASSES`).
-pub const LIMIT_PASSES: u32 = 4;
+/// How many times the angle limits are solved at the start of each
+/// substep, the motors once before them (WGSL `LIMIT_PASSES`).
+pub const LIMIT_PASSES: u32 = 2;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
 /// A body command's flag: the body is kinematic, so its members count by

@@ -52,8 +52,9 @@ pub(crate) fn free_world() -> (World, Vec<Shape>) {
     (world, shapes)
 }
 
-/// Runs the queued commands alone: the CPU's stage, or the GPU's
-/// `record_commands` in an encoder of its own.
+/// Runs the queued commands alone (the joints once, as in one substep):
+/// the CPU's stage, or the GPU's `record_commands` in an encoder of its
+/// own.
 pub(crate) fn run_commands(s: &mut Solver) {
     match s {
         Solver::Cpu(c) => c.stage_commands(),
@@ -217,7 +218,7 @@ fn every_command_matches_the_cpu() {
     eprintln!("GPU against CPU after every command: positions {dp:e} m, velocities {dv:e} m/s");
     // The limits' angles come from atan2, whose last bit (1e-7 rad)
     // differs between the paths: times the push rate (20/s) and a lever
-    // of a metre, over the limits' four passes.
+    // of a metre, over the limits' passes.
     assert!(dp <= 1e-6 && dv <= 2e-5, "{dp}, {dv}");
     // The teleported box is where it was sent.
     let c = centroid(&cp, bx);
@@ -230,6 +231,27 @@ fn every_command_matches_the_cpu() {
     let (dp, dv) = (farthest(&cp, &gp), farthest(&cv, &gv));
     eprintln!("and a step later: positions {dp:e} m, velocities {dv:e} m/s");
     assert!(dp <= 1e-5 && dv <= 1e-3, "{dp}, {dv}");
+    // A step with the motors and limits again: the joints kernel at the
+    // start of each substep (the last five commands are the joints).
+    let joints = &commands[commands.len() - 5..];
+    for s in [&mut cpu, &mut gpu] {
+        for c in joints {
+            s.queue(*c).unwrap();
+        }
+        s.step(1).unwrap();
+    }
+    let ((cp2, cv2), (gp2, gv2)) = (cpu.state().unwrap(), gpu.state().unwrap());
+    let (dp2, dv2) = (farthest(&cp2, &gp2), farthest(&cv2, &gv2));
+    eprintln!(
+        "and a step with the joints in its substeps: positions {dp2:e} m, velocities {dv2:e} m/s"
+    );
+    assert!(dp2 <= 2e-5 && dv2 <= 2e-3, "{dp2}, {dv2}");
+    // The joints changed the step: without them the ring turns otherwise.
+    let mut free = Solver::cpu(&world).unwrap();
+    free.set_state(&cp, &cv).unwrap();
+    free.step(1).unwrap();
+    let (fp, _) = free.state().unwrap();
+    assert!(farthest(&fp, &cp2) > 1e-3, "{}", farthest(&fp, &cp2));
 }
 
 /// A body's velocity and teleport: a teleport with an angle puts it at

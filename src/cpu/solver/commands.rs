@@ -30,13 +30,26 @@ impl CpuSolver {
     }
 
     /// The queued commands, then the wake of the assemblies they woke
-    /// (WGSL `apply` and `wake` in `shaders/commands.wgsl`); nothing when
-    /// none is queued. [`step`](Self::step) runs it first.
+    /// (WGSL `apply` and `wake` in `shaders/commands.wgsl`), then the
+    /// joints (motors and angle limits) once, as in one substep (WGSL
+    /// `joints`): what the GPU's `record_commands` does. Nothing when none
+    /// is queued. [`step`](Self::step) takes the commands itself, and
+    /// solves the joints at the start of each substep.
     pub fn stage_commands(&mut self) {
+        self.take_commands();
+        self.stage_joints();
+        self.joints.0.clear();
+        self.joints.1.clear();
+    }
+
+    /// Applies and empties the queue but its joints, which it keeps for
+    /// [`stage_joints`](Self::stage_joints), by colour.
+    pub(super) fn take_commands(&mut self) {
         if self.commands.is_empty() {
             return;
         }
         let (list, colors) = crate::commands::order_for_kernels(&self.packed, &self.commands);
+        let walk = colors.first().map_or(list.len(), |&s| s as usize);
         let p = &mut self.packed;
         let mut target = commands::Target {
             bodies: &p.bodies,
@@ -48,7 +61,11 @@ impl CpuSolver {
             vel: &mut p.vel,
             warm: &mut self.contacts.warm,
         };
-        commands::apply(&mut target, &list, &colors);
+        commands::apply(&mut target, &list[..walk]);
+        self.joints = (
+            list[walk..].to_vec(),
+            colors.iter().map(|&c| c - walk as u32).collect(),
+        );
         self.commands.clear();
         commands::wake(
             &p.sim,
@@ -56,5 +73,25 @@ impl CpuSolver {
             &self.sleep.rest_steps,
             &mut self.info,
         );
+    }
+
+    /// The step's joints (motors and angle limits), at the start of a
+    /// substep (WGSL `joints`); nothing when none was queued.
+    pub fn stage_joints(&mut self) {
+        if self.joints.0.is_empty() {
+            return;
+        }
+        let p = &mut self.packed;
+        let mut target = commands::Target {
+            bodies: &p.bodies,
+            members: &p.members,
+            sleep_points: self.sleep.points(),
+            rest_steps: &self.sleep.rest_steps,
+            sim: &p.sim,
+            pos: &mut p.pos,
+            vel: &mut p.vel,
+            warm: &mut self.contacts.warm,
+        };
+        commands::joints(&mut target, &self.joints.0, &self.joints.1);
     }
 }

@@ -57,6 +57,10 @@ pub struct CpuSolver {
     sleep: Sleep,
     /// Commands queued for the next step ([`queue`](Self::queue)).
     commands: Vec<crate::layout::Command>,
+    /// The joints (motors and angle limits) queued for this step, by
+    /// colour, solved at the start of each of its substeps, and where each
+    /// colour starts in them (then the end).
+    joints: (Vec<crate::layout::Command>, Vec<u32>),
     /// Contact events, when on ([`set_contact_events`](Self::set_contact_events)).
     events: Option<crate::cpu::events::EventState>,
     steps: u64,
@@ -103,6 +107,7 @@ impl CpuSolver {
             info: packed.point_info.clone(),
             sleep: Sleep::new(&packed),
             commands: Vec::new(),
+            joints: (Vec::new(), Vec::new()),
             events: None,
             packed,
             steps: 0,
@@ -207,15 +212,17 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// One step: the queued commands, `substeps` substeps, then sleeping
-    /// (when on).
+    /// One step: the queued commands (the joints at the start of each
+    /// substep), `substeps` substeps, then sleeping (when on).
     pub fn step(&mut self) {
-        self.stage_commands();
+        self.take_commands();
         self.stage_event_snapshot();
         self.spread = self.parallel && sleep::awake_points(&self.info) >= super::MIN_PARALLEL_ITEMS;
         for k in 0..self.params.substeps {
             self.substep_in(k == 0);
         }
+        self.joints.0.clear();
+        self.joints.1.clear();
         self.stage_events();
         if self.packed.sim.sleep_steps > 0 {
             self.stage_sleep();
@@ -241,6 +248,7 @@ impl CpuSolver {
         self.stage_move_colliders();
         self.stage_wake_flagged();
         self.stage_move_bodies();
+        self.stage_joints();
         self.stage_springs();
         self.stage_shape_match();
         self.stage_integrate();

@@ -5,6 +5,7 @@
 use super::GpuSolver;
 use crate::commands::Command;
 use crate::gpu::SolverError;
+use crate::gpu::commands::StepJoints;
 
 impl GpuSolver {
     /// Queues `command` for the start of the next recorded step (after
@@ -32,7 +33,9 @@ impl GpuSolver {
 
     /// Records the queued commands now, as the next step would at its
     /// start, and empties the queue: a teleport or a velocity the caller
-    /// wants drawn before the next step. Nothing when none is queued.
+    /// wants drawn before the next step. The joints (motors and angle
+    /// limits), which a step solves at the start of each substep, act
+    /// once, as in one substep. Nothing when none is queued.
     pub fn record_commands(&mut self, encoder: &mut wgpu::CommandEncoder) {
         if self.queued.is_empty() {
             return;
@@ -41,7 +44,9 @@ impl GpuSolver {
             label: Some("softbody commands"),
             timestamp_writes: None,
         });
-        self.record_queued(&mut pass);
+        if let Some(joints) = self.record_queued(&mut pass) {
+            self.commands.record_joints(&mut pass, &joints, 0);
+        }
     }
 
     /// Records the step's contact events on state copy `state`, when on
@@ -55,19 +60,21 @@ impl GpuSolver {
     }
 
     /// Records and empties the queue into `pass`, on state copy 0, then
-    /// (events on) the snapshot of the velocities the step starts with.
-    pub(super) fn record_queued(&mut self, pass: &mut wgpu::ComputePass) {
-        self.record_command_list(pass);
+    /// (events on) the snapshot of the velocities the step starts with;
+    /// returns the joints, for the start of each substep.
+    pub(super) fn record_queued(&mut self, pass: &mut wgpu::ComputePass) -> Option<StepJoints> {
+        let joints = self.record_command_list(pass);
         if let Some(e) = &self.events
             && self.has_contacts()
         {
             e.record_snapshot(pass);
         }
+        joints
     }
 
-    fn record_command_list(&mut self, pass: &mut wgpu::ComputePass) {
+    fn record_command_list(&mut self, pass: &mut wgpu::ComputePass) -> Option<StepJoints> {
         if self.queued.is_empty() {
-            return;
+            return None;
         }
         let queued = std::mem::take(&mut self.queued);
         let (list, colors) = crate::commands::order_for_kernels(self.packed(), &queued);
@@ -79,6 +86,6 @@ impl GpuSolver {
             pass,
             (&list, &colors),
             self.point_grid,
-        );
+        )
     }
 }

@@ -117,9 +117,20 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
-            self.record_queued(&mut pass);
+            let joints = self.record_queued(&mut pass);
+            // The joints come before each substep's forces (its springs,
+            // or its shape matching's frames).
+            let mut joints_due = true;
             let mut events = true;
             for (stage, place) in in_step(self.step_stages()) {
+                if let Some(j) = &joints
+                    && joints_due
+                    && matches!(stage, Stage::Springs | Stage::ShapeFrames)
+                {
+                    self.commands.record_joints(&mut pass, j, state);
+                    joints_due = false;
+                }
+                joints_due |= stage == Stage::ShapeFrames;
                 // Contact events after the substeps, before sleeping
                 // counts the step (as the CPU's step runs them).
                 if stage == Stage::Sleep {
