@@ -604,3 +604,69 @@ fn limits_hold_a_chain_draped_over_a_box_against_its_contacts() {
         }
     }
 }
+
+/// A motor and a limit on one hinge, as Box2D's revolute joint has both:
+/// the arm of `joints::hinged_arm` driven up at 2 rad/s (a torque well
+/// above its weight's) with a limit of `[-0.3, 0.5]` rad rises at the
+/// motor's speed, stops at 0.5 within 0.01 rad and holds there with the
+/// motor still pushing; then driven down at 2 rad/s it stops at -0.3. In
+/// metres at dt 1/60 and centimetres at dt 1/144, on both paths.
+#[test]
+fn a_motor_drives_an_arm_into_its_limit_where_it_stops() {
+    for (k, dt) in [(1.0, 1.0 / 60.0), (100.0, 1.0 / 144.0)] {
+        let (world, base, arm, ..) = hinged_arm(k, dt);
+        for mut s in both(&world) {
+            let steps = (1.0 / dt).round() as u32;
+            let mut run = |s: &mut Solver, speed: f32| {
+                let (mut far, mut last, mut rate) = (0.0f64, 0.0f64, 0.0f64);
+                for i in 0..steps {
+                    s.queue(Command::BodyMotor {
+                        body: arm,
+                        other: Some(base),
+                        speed,
+                        max_torque: 200.0 * k * k,
+                    })
+                    .unwrap();
+                    s.queue(Command::BodyAngleLimit {
+                        body: arm,
+                        other: Some(base),
+                        lower: -0.3,
+                        upper: 0.5,
+                    })
+                    .unwrap();
+                    s.step(1).unwrap();
+                    let (pos, _) = s.state().unwrap();
+                    let now = relative(fit_angle(&world, &pos, arm), fit_angle(&world, &pos, base));
+                    if i == steps / 8 {
+                        rate = (now - last) / dt as f64;
+                    }
+                    far = if speed > 0.0 {
+                        far.max(now)
+                    } else {
+                        far.min(now)
+                    };
+                    last = now;
+                }
+                (far, last, rate)
+            };
+            let (up, up_last, up_rate) = run(&mut s, 2.0);
+            let (down, down_last, down_rate) = run(&mut s, -2.0);
+            eprintln!(
+                "{} in 1/{k} m at dt {dt:.4}: up at {up_rate:.3} rad/s to {up:.4}, resting at {up_last:.4}; down at {down_rate:.3} to {down:.4}, resting at {down_last:.4}",
+                s.name()
+            );
+            assert!((up_rate - 2.0).abs() < 0.1, "{}: {up_rate}", s.name());
+            assert!((down_rate + 2.0).abs() < 0.1, "{}: {down_rate}", s.name());
+            assert!(
+                up < 0.51 && (up_last - 0.5).abs() < 0.01,
+                "{}: {up}, {up_last}",
+                s.name()
+            );
+            assert!(
+                down > -0.31 && (down_last + 0.3).abs() < 0.01,
+                "{}: {down}, {down_last}",
+                s.name()
+            );
+        }
+    }
+}
