@@ -43,6 +43,35 @@ fn relative(a: f64, b: f64) -> f64 {
     d - tau * (d / tau + 0.5).floor()
 }
 
+/// Queues limits of `[-limit, limit]` between each link of a chain and
+/// the one before it.
+fn queue_chain_limits(s: &mut Solver, links: &[BodyHandle], limit: f32) {
+    for pair in links.windows(2) {
+        s.queue(Command::BodyAngleLimit {
+            body: pair[1],
+            other: Some(pair[0]),
+            lower: -limit,
+            upper: limit,
+        })
+        .unwrap();
+    }
+}
+
+/// The largest bend between neighbouring links of a chain, from the
+/// state.
+fn largest_bend(world: &World, pos: &[[f32; 2]], links: &[BodyHandle]) -> f64 {
+    links
+        .windows(2)
+        .map(|pair| {
+            relative(
+                fit_angle(world, pos, pair[1]),
+                fit_angle(world, pos, pair[0]),
+            )
+            .abs()
+        })
+        .fold(0.0, f64::max)
+}
+
 /// The arm of `joints::hinged_arm` (a 1 m arm hinged at the corner of a
 /// base pinned to the floor) falls from level under gravity; a limit of
 /// `[-0.3, 0.3]` rad relative to the base stops it at -0.3 rad, where it
@@ -261,25 +290,11 @@ fn limits_keep_a_swinging_chain_within_its_angles() {
                 let mut worst = 0.0f64;
                 for _ in 0..(3.0 / dt).round() as u32 {
                     if limited {
-                        for pair in links.windows(2) {
-                            s.queue(Command::BodyAngleLimit {
-                                body: pair[1],
-                                other: Some(pair[0]),
-                                lower: -limit,
-                                upper: limit,
-                            })
-                            .unwrap();
-                        }
+                        queue_chain_limits(&mut s, &links, limit);
                     }
                     s.step(1).unwrap();
                     let (pos, _) = s.state().unwrap();
-                    for pair in links.windows(2) {
-                        let a = relative(
-                            fit_angle(&world, &pos, pair[1]),
-                            fit_angle(&world, &pos, pair[0]),
-                        );
-                        worst = worst.max(a.abs());
-                    }
+                    worst = worst.max(largest_bend(&world, &pos, &links));
                 }
                 eprintln!(
                     "{} {} in 1/{k} m at dt {dt:.4}, limits {limited}: largest bend {worst:.4} rad",
@@ -336,15 +351,7 @@ fn a_limited_chain_on_a_floor_falls_asleep() {
     let n = world.points().len();
     for mut s in both(&world) {
         for _ in 0..240 {
-            for pair in links.windows(2) {
-                s.queue(Command::BodyAngleLimit {
-                    body: pair[1],
-                    other: Some(pair[0]),
-                    lower: -0.2,
-                    upper: 0.2,
-                })
-                .unwrap();
-            }
+            queue_chain_limits(&mut s, &links, 0.2);
             s.step(1).unwrap();
         }
         let asleep = s.sleeping_points().unwrap();
@@ -566,28 +573,11 @@ fn limits_hold_a_chain_draped_over_a_box_against_its_contacts() {
             let (mut worst, mut last) = (0.0f64, 0.0f64);
             for _ in 0..steps {
                 if limited {
-                    for pair in links.windows(2) {
-                        s.queue(Command::BodyAngleLimit {
-                            body: pair[1],
-                            other: Some(pair[0]),
-                            lower: -limit,
-                            upper: limit,
-                        })
-                        .unwrap();
-                    }
+                    queue_chain_limits(&mut s, &links, limit);
                 }
                 s.step(1).unwrap();
                 let (pos, _) = s.state().unwrap();
-                last = links
-                    .windows(2)
-                    .map(|pair| {
-                        relative(
-                            fit_angle(&world, &pos, pair[1]),
-                            fit_angle(&world, &pos, pair[0]),
-                        )
-                        .abs()
-                    })
-                    .fold(0.0, f64::max);
+                last = largest_bend(&world, &pos, &links);
                 worst = worst.max(last);
             }
             eprintln!(
@@ -617,7 +607,7 @@ fn a_motor_drives_an_arm_into_its_limit_where_it_stops() {
         let (world, base, arm, ..) = hinged_arm(k, dt);
         for mut s in both(&world) {
             let steps = (1.0 / dt).round() as u32;
-            let mut run = |s: &mut Solver, speed: f32| {
+            let run = |s: &mut Solver, speed: f32| {
                 let (mut far, mut last, mut rate) = (0.0f64, 0.0f64, 0.0f64);
                 for i in 0..steps {
                     s.queue(Command::BodyMotor {

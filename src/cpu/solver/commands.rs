@@ -3,6 +3,7 @@
 //! `shaders/commands.wgsl`).
 
 use super::CpuSolver;
+use super::sleeping::Sleep;
 use crate::commands::Command;
 use crate::cpu::commands;
 use crate::error::WorldError;
@@ -50,17 +51,7 @@ impl CpuSolver {
         }
         let (list, colors) = crate::commands::order_for_kernels(&self.packed, &self.commands);
         let walk = colors.first().map_or(list.len(), |&s| s as usize);
-        let p = &mut self.packed;
-        let mut target = commands::Target {
-            bodies: &p.bodies,
-            members: &p.members,
-            sleep_points: self.sleep.points(),
-            rest_steps: &self.sleep.rest_steps,
-            sim: &p.sim,
-            pos: &mut p.pos,
-            vel: &mut p.vel,
-            warm: &mut self.contacts.warm,
-        };
+        let mut target = target(&mut self.packed, &self.sleep, &mut self.contacts.warm);
         commands::apply(&mut target, &list[..walk]);
         self.joints = (
             list[walk..].to_vec(),
@@ -68,7 +59,7 @@ impl CpuSolver {
         );
         self.commands.clear();
         commands::wake(
-            &p.sim,
+            &self.packed.sim,
             self.sleep.points(),
             &self.sleep.rest_steps,
             &mut self.info,
@@ -81,17 +72,26 @@ impl CpuSolver {
         if self.joints.0.is_empty() {
             return;
         }
-        let p = &mut self.packed;
-        let mut target = commands::Target {
-            bodies: &p.bodies,
-            members: &p.members,
-            sleep_points: self.sleep.points(),
-            rest_steps: &self.sleep.rest_steps,
-            sim: &p.sim,
-            pos: &mut p.pos,
-            vel: &mut p.vel,
-            warm: &mut self.contacts.warm,
-        };
+        let mut target = target(&mut self.packed, &self.sleep, &mut self.contacts.warm);
         commands::joints(&mut target, &self.joints.0, &self.joints.1);
+    }
+}
+
+/// What the commands act on: the solver's state, bodies and sleeping
+/// records.
+fn target<'a>(
+    p: &'a mut crate::pack::Packed,
+    sleep: &'a Sleep,
+    warm: &'a mut [[u32; 4]],
+) -> commands::Target<'a> {
+    commands::Target {
+        bodies: &p.bodies,
+        members: &p.members,
+        sleep_points: sleep.points(),
+        rest_steps: &sleep.rest_steps,
+        sim: &p.sim,
+        pos: &mut p.pos,
+        vel: &mut p.vel,
+        warm,
     }
 }
