@@ -131,7 +131,7 @@ pub enum Command {
     /// the bodies' relative spin would carry the angle past a limit within
     /// the substep, the pair's spins change so that it reaches the limit
     /// at the substep's end; an angle already past a limit comes back at
-    /// [`LIMIT_PUSH_RATE`](crate::layout::LIMIT_PUSH_RATE) (20/s) times
+    /// [`LIMIT_PUSH_RATE`](crate::layout::LIMIT_PUSH_RATE) (60/s) times
     /// the overshoot. The pair turns about what joins it
     /// ([`joint_pivot`]): the points the bodies share (a hinge), or the
     /// springs that tie them, or against the world its pinned points, with

@@ -75,8 +75,12 @@ pub const COMMAND_BODY_MOTOR: u32 = 9;
 pub const COMMAND_BODY_LIMIT: u32 = 10;
 /// How fast an angle limit takes back an angle already past it: the
 /// relative spin it sets is the overshoot times this rate (1/s), or over
-/// one substep when the substep is longer (WGSL `LIMIT_PUSH_RATE`).
-pub const LIMIT_PUSH_RATE: f32 = 20.0;
+/// one substep when the substep is longer (WGSL `LIMIT_PUSH_RATE`). What
+/// pushes a body past its limit within a substep (gravity, contacts)
+/// rests it past by that push over the rate: a chain draped over a box
+/// rests 0.003 rad past at 60/s, 0.010 at 20/s (docs/physics.md,
+/// "Commands").
+pub const LIMIT_PUSH_RATE: f32 = 60.0;
 /// How many times the angle limits are solved at the start of each
 /// substep, the motors once before them (WGSL `LIMIT_PASSES`).
 pub const LIMIT_PASSES: u32 = 2;
