@@ -60,11 +60,11 @@
 //            angular momentum. The joints are grouped in colours whose
 //            joints touch no common point (`commands::order_for_kernels`):
 //            a colour's at once, the colours in turn, so the result does
-//            not depend on the threads; in each substep the motors run
-//            once, the limits LIMIT_PASSES times, so that a chain's
-//            settle together. A
-//            limit does nothing where both sides sleep (or its body,
-//            against the world), and queueing one wakes nothing.
+//            not depend on the threads; in each substep the limits run
+//            LIMIT_PASSES times, so that a chain's settle together, the
+//            motors in the first pass only. A limit does nothing where
+//            both sides sleep (or its body, against the world), and
+//            queueing one wakes nothing.
 //   wake     (after apply) every point whose assembly's count is 0 gets
 //            its own inverse mass back: the queueing woke the targets'
 //            assemblies (wake_point), and they move in this step rather
@@ -463,7 +463,8 @@ fn apply(@builtin(local_invocation_index) t: u32) {
 }
 
 // The joints (motors and limits, the last `list.joints` commands), at the
-// start of a substep: the motors once and the limits LIMIT_PASSES times;
+// start of a substep: the limits LIMIT_PASSES times, the motors in the
+// first pass only;
 // a colour's at once, a thread each (they share no point), the colours
 // in turn.
 @compute @workgroup_size(REDUCE_THREADS)

@@ -430,13 +430,10 @@ impl Command {
 /// order; sharing none, both ends of up to two springs or rods that tie
 /// a member of the body to the other's points (rings tied by springs), or
 /// against the world the pinned ends of up to four (a body hung from a
-/// pin by springs swings about the pin); no pivot without either. The kernels turn both sides about it
-/// (`body_joint`). Costs the body's members and their springs.
+/// pin by springs swings about the pin); no pivot without either. The
+/// kernels turn both sides about it (`body_joint`). Costs the body's
+/// members and their springs.
 pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
-    let members_of = |b: u32| {
-        let info = packed.bodies[b as usize];
-        &packed.members[info.first as usize..][..info.count as usize]
-    };
     let is_member = |p: u32, b: u32| {
         let pm = &packed.point_members;
         pm.offsets.get(p as usize + 1).is_some_and(|&end| {
@@ -450,7 +447,8 @@ pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
         None => packed.point_info[p as usize].inv_mass == 0.0,
     };
     let mut pivot = [layout::PIVOT_NONE; 4];
-    let members = members_of(body);
+    let info = packed.bodies[body as usize];
+    let members = &packed.members[info.first as usize..][..info.count as usize];
     let shared = members.iter().map(|m| m.point).filter(|&p| in_other(p));
     for (slot, p) in pivot.iter_mut().zip(shared) {
         *slot = p;

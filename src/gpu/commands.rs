@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 
 use super::buffers::Buffers;
 use super::shaders::{bind_group, pipeline};
-use crate::layout::{COMMAND_BODY_LIMIT, COMMAND_BODY_MOTOR, Command};
+use crate::layout::{COMMAND_BODY_LIMIT, Command};
 
 /// The three kernels and the bind group of the wake (the apply's and the
 /// joints' bind the step's own list of commands).
@@ -70,10 +70,8 @@ impl Commands {
         (commands, colors): (&[Command], &[u32]),
         grid: (u32, u32),
     ) -> Option<StepJoints> {
-        let joints = commands
-            .iter()
-            .filter(|c| c.kind == COMMAND_BODY_LIMIT || c.kind == COMMAND_BODY_MOTOR)
-            .count();
+        // The joints are the last commands, from the first colour's start.
+        let joints = colors.first().map_or(0, |&f| commands.len() - f as usize);
         let limits = commands.iter().any(|c| c.kind == COMMAND_BODY_LIMIT);
         let head = [
             commands.len() as u32,

@@ -82,7 +82,7 @@ pub const COMMAND_BODY_LIMIT: u32 = 10;
 /// "Commands").
 pub const LIMIT_PUSH_RATE: f32 = 60.0;
 /// How many times the angle limits are solved at the start of each
-/// substep, the motors once before them (WGSL `LIMIT_PASSES`).
+/// substep; the motors act in the first pass only (WGSL `LIMIT_PASSES`).
 pub const LIMIT_PASSES: u32 = 2;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;
