@@ -35,7 +35,10 @@ fn plane_at(p: PlaneInfo, t: f32) -> PlaneInfo {
         let s = sin(a);
         q.normal = vec2<f32>(c * p.normal0.x - s * p.normal0.y, s * p.normal0.x + c * p.normal0.y);
         q.pivot = p.pivot0 + p.velocity * t;
-        q.offset = dot(q.normal, q.pivot);
+        // The boundary keeps its distance from the pivot (which need not
+        // lie on it).
+        let gap = p.offset0 - dot(p.normal0, p.pivot0);
+        q.offset = dot(q.normal, q.pivot) + gap;
     }
     return q;
 }

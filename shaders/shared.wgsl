@@ -239,8 +239,9 @@ struct PlanetInfo {
 }
 
 // A half-plane (normal . p >= offset outside) during the current step,
-// with the velocity and spin of its pivot (a point of its boundary) and
-// its normal and pivot at t = 0 (move_colliders.wgsl).
+// with the velocity and spin of its pivot (the point it turns about, on
+// its boundary or not) and its normal, pivot and offset at t = 0
+// (move_colliders.wgsl).
 struct PlaneInfo {
     normal: vec2<f32>,
     offset: f32,

@@ -1686,7 +1686,7 @@ fn gravity_fields_are_read_and_bad_ones_refused_by_path() {
 }
 
 /// Moving colliders in the scene format: `velocity` and `spin` on planets
-/// and half-planes, a half-plane's `pivot` (moved onto its boundary); bad
+/// and half-planes, a half-plane's `pivot` (kept where it is given); bad
 /// values are refused by their path.
 #[test]
 fn moving_colliders_are_read_and_bad_ones_refused_by_path() {
@@ -1704,7 +1704,7 @@ fn moving_colliders_are_read_and_bad_ones_refused_by_path() {
         (Vec2::new(2.0, 0.0), None)
     );
     assert_eq!(planes[1].spin, -0.25);
-    assert_eq!(planes[1].pivot, Some(Vec2::new(-9.0, 4.0)));
+    assert_eq!(planes[1].pivot, Some(Vec2::new(-8.0, 4.0)));
     fails(
         r#"{"planets": [{"center": [0, 0], "radius": 1, "spin": 1e9}]}"#,
         "planets[0].spin",

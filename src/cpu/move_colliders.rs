@@ -18,7 +18,9 @@ pub fn planet_at(p: &PlanetInfo, t: f32) -> PlanetInfo {
 }
 
 /// The half-plane at time `t` (WGSL `plane_at`): `normal0` turned by
-/// `spin t`, the pivot moved by `velocity t`, `offset = normal . pivot`.
+/// `spin t`, the pivot moved by `velocity t`, `offset = normal . pivot +
+/// offset0 - normal0 . pivot0` (the boundary keeps its distance from the
+/// pivot, which need not lie on it).
 pub fn plane_at(p: &PlaneInfo, t: f32) -> PlaneInfo {
     let mut q = *p;
     if p.moves() {
@@ -29,7 +31,8 @@ pub fn plane_at(p: &PlaneInfo, t: f32) -> PlaneInfo {
             p.pivot0[0] + p.velocity[0] * t,
             p.pivot0[1] + p.velocity[1] * t,
         ];
-        q.offset = q.normal[0] * q.pivot[0] + q.normal[1] * q.pivot[1];
+        let gap = p.offset0 - (n0[0] * p.pivot0[0] + n0[1] * p.pivot0[1]);
+        q.offset = q.normal[0] * q.pivot[0] + q.normal[1] * q.pivot[1] + gap;
     }
     q
 }

@@ -422,7 +422,8 @@ pub struct PlanetInfo {
 /// are outside. A moving one turns about its pivot at `spin` while the
 /// pivot moves at `velocity` (the stage `move_colliders`): at time `t`,
 /// `normal` is `normal0` turned by `spin t`, `pivot = pivot0 + velocity
-/// t` and `offset = normal . pivot`.
+/// t` and `offset = normal . pivot + offset0 - normal0 . pivot0` (the
+/// boundary keeps its distance from the pivot).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct PlaneInfo {
@@ -432,8 +433,8 @@ pub struct PlaneInfo {
     pub layers: u32,
     /// Linear velocity, m/s ([`HalfPlane::velocity`](crate::world::HalfPlane::velocity)).
     pub velocity: [f32; 2],
-    /// A point of the boundary during the current step, m: the centre
-    /// it turns about.
+    /// The point it turns about during the current step, m (on the
+    /// boundary or anywhere else).
     pub pivot: [f32; 2],
     /// `normal` at `t = 0`.
     pub normal0: [f32; 2],

@@ -476,10 +476,12 @@ pub struct HalfPlane {
     /// Its angular velocity about the pivot, rad/s, counter-clockwise
     /// positive (default 0). Finite.
     pub spin: f32,
-    /// The point of the boundary it turns about and whose motion
-    /// `velocity` is, m; `None` (the default): the boundary's point
-    /// nearest the origin, `normal * offset`. Moved onto the boundary
-    /// when added.
+    /// The point it turns about and whose motion `velocity` is, m: the
+    /// half-plane moves as if fixed to a frame there, keeping its distance
+    /// from it, so half-planes that share a pivot off their boundaries
+    /// turn as one shape (four make a turning box, a tumbler). `None` (the
+    /// default): the boundary's point nearest the origin, `normal *
+    /// offset`.
     pub pivot: Option<Vec2>,
 }
 

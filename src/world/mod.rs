@@ -546,8 +546,6 @@ impl World {
         check_spin(item, p.spin)?;
         if let Some(pivot) = p.pivot {
             check_position(item, "pivot", pivot)?;
-            // Onto the boundary.
-            p.pivot = Some(pivot + p.normal * (p.offset - p.normal.dot(pivot)));
         }
         self.planes.push(p);
         Ok(PlaneHandle(index))
