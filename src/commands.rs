@@ -27,9 +27,7 @@ use glam::Vec2;
 use crate::error::{Item, WorldError};
 use crate::layout::{self, COMMAND_SET_ANGLE};
 use crate::pack::Packed;
-use crate::validate::{
-    check_finite, check_non_negative, check_position, check_vec_within, check_velocity,
-};
+use crate::validate::{check_finite, check_position, check_vec_within, check_velocity};
 use crate::world::{BodyHandle, MAX_STATE, PointHandle};
 
 /// What a program can do to a point or a body between steps. Forces and
@@ -106,7 +104,8 @@ pub enum Command {
     /// (N m), as Box2D's revolute joint motor and rapier's motor velocity
     /// do; the reaction turns `other` the other way, so the pair keeps its
     /// momentum and angular momentum. Queue it every step the motor runs
-    /// (a throttle). Join the two bodies first to make an axle: a wheel
+    /// (a throttle), or let the world keep it
+    /// ([`Joint::motor`](crate::world::Joint::motor)). Join the two bodies first to make an axle: a wheel
     /// whose hub point is also a point of the chassis body turns about it,
     /// the motor turning both about the points they share (or a body
     /// driven against the world about its one pinned point), with the
@@ -138,7 +137,8 @@ pub enum Command {
     /// the force there that keeps the joint whole; the pair keeps its
     /// momentum and angular momentum. Each substep solves the limits
     /// [`LIMIT_PASSES`](crate::layout::LIMIT_PASSES) (2) times, so that a
-    /// chain's settle together. Queue it every step. Unlike the
+    /// chain's settle together. Queue it every step, or let the world keep
+    /// it ([`Joint::limits`](crate::world::Joint::limits)). Unlike the
     /// other commands it wakes nothing: a sleeping side is as a wall, and
     /// a limit whose sides both sleep does nothing. Pinned points,
     /// kinematic sides and the spins count as a motor's.
@@ -359,9 +359,7 @@ impl Command {
                 max_torque,
             } => {
                 let (item, first) = body(b)?;
-                scalar(item, "motor speed", speed)?;
-                scalar(item, "max torque", max_torque)?;
-                check_non_negative(item, "max torque", max_torque)?;
+                crate::validate::check_motor(item, speed, max_torque)?;
                 c.kind = layout::COMMAND_BODY_MOTOR;
                 (c.subject, c.scalar) = (b.0, speed);
                 c.a = [max_torque * packed.sim.h, 0.0];
@@ -385,19 +383,7 @@ impl Command {
                 upper,
             } => {
                 let (item, _) = body(b)?;
-                let pi = std::f32::consts::PI;
-                for (field, v) in [("lower limit", lower), ("upper limit", upper)] {
-                    check_finite(item, field, v)?;
-                    crate::validate::check_bounded(item, field, v, pi, "|angle| <= pi")?;
-                }
-                if lower > upper {
-                    return Err(WorldError::OutOfRange {
-                        item,
-                        field: "lower limit",
-                        value: lower as f64,
-                        expected: "<= the upper limit",
-                    });
-                }
+                crate::validate::check_angle_limits(item, lower, upper)?;
                 c.kind = layout::COMMAND_BODY_LIMIT;
                 (c.subject, c.scalar, c.a) = (b.0, 1.0 / packed.sim.h, [lower, upper]);
                 c.b = [takes(b), 0.0];
@@ -480,6 +466,38 @@ pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
         }
     }
     pivot
+}
+
+/// A point of each body of the joints of `packed` that `old` (the joints
+/// before a sync) did not have, new or changed: the assemblies a sync
+/// wakes, so that a motor turned on moves a sleeping body.
+pub(crate) fn joints_to_wake(packed: &Packed, old: &[crate::world::Joint]) -> Vec<PointHandle> {
+    packed
+        .joints
+        .iter()
+        .enumerate()
+        .filter(|(k, j)| old.get(*k) != Some(j))
+        .flat_map(|(_, j)| std::iter::once(j.body).chain(j.other))
+        .filter_map(|b| packed.bodies.get(b.index()))
+        .filter_map(|info| packed.members.get(info.first as usize))
+        .map(|m| PointHandle(m.point))
+        .collect()
+}
+
+/// Appends the world's joints ([`Packed::joints`]) to `queued` as the
+/// kernels take them, encoded at the packed substep: what a step adds to
+/// the caller's commands. They wake nothing (a limit must not keep its
+/// bodies awake; the solvers wake a joint's bodies when it is added or
+/// changed). A joint that no longer encodes (a body not packed yet) is
+/// left out.
+pub fn standing_joints(packed: &Packed, queued: &mut Vec<layout::Command>) {
+    for joint in &packed.joints {
+        for command in joint.commands() {
+            if let Ok((c, _, _)) = command.encode(packed, packed.sim.dt) {
+                queued.push(c);
+            }
+        }
+    }
 }
 
 /// The queued commands as the kernels take them: every command but the

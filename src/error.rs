@@ -23,6 +23,8 @@ pub enum Item {
     Ray(u32),
     /// A terrain polyline, by index.
     Terrain(u32),
+    /// A joint, by index.
+    Joint(u32),
 }
 
 impl fmt::Display for Item {
@@ -37,6 +39,7 @@ impl fmt::Display for Item {
             Item::Material(i) => write!(f, "material {i}"),
             Item::Ray(i) => write!(f, "ray {i}"),
             Item::Terrain(i) => write!(f, "terrain {i}"),
+            Item::Joint(i) => write!(f, "joint {i}"),
         }
     }
 }

@@ -349,3 +349,34 @@ pub fn check_state(n: usize, pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Result<(), W
     }
     Ok(())
 }
+
+/// A motor's speed (rad/s) and torque bound (N m, `>= 0`): finite and
+/// within `1e15`. The one home of the rule for `Command::BodyMotor` and
+/// [`Joint::motor`](crate::world::Joint::motor).
+pub(crate) fn check_motor(item: Item, speed: f32, max_torque: f32) -> Result<(), WorldError> {
+    for (field, v) in [("motor speed", speed), ("max torque", max_torque)] {
+        check_finite(item, field, v)?;
+        check_bounded(item, field, v, MAX_STATE, "|value| <= 1e15")?;
+    }
+    check_non_negative(item, "max torque", max_torque)
+}
+
+/// An angle limit's range (rad): each end finite and within `[-pi, pi]`,
+/// `lower <= upper`. The one home of the rule for
+/// `Command::BodyAngleLimit` and [`Joint::limits`](crate::world::Joint::limits).
+pub(crate) fn check_angle_limits(item: Item, lower: f32, upper: f32) -> Result<(), WorldError> {
+    let pi = std::f32::consts::PI;
+    for (field, v) in [("lower limit", lower), ("upper limit", upper)] {
+        check_finite(item, field, v)?;
+        check_bounded(item, field, v, pi, "|angle| <= pi")?;
+    }
+    if lower > upper {
+        return Err(WorldError::OutOfRange {
+            item,
+            field: "lower limit",
+            value: lower as f64,
+            expected: "<= the upper limit",
+        });
+    }
+    Ok(())
+}

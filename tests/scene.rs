@@ -1810,3 +1810,68 @@ fn generators_take_kinematic() {
         "",
     );
 }
+
+/// Joints in the scene format: `joints` with `body`, `other`, `motor`
+/// (`speed`, `max_torque`) and `limits`, between generated or listed
+/// bodies; bad ones are refused by their path.
+#[test]
+fn joints_are_read_and_bad_joints_refused_by_path() {
+    let boxes = r#""shapes": [{"box": {"center": [0, 0], "size": [1, 1]}},
+                            {"box": {"center": [1, 0], "size": [1, 1]}}]"#;
+    let world = load(&format!(
+        r#"{{{boxes}, "joints": [{{"body": 1, "other": 0, "limits": [-0.5, 0.5],
+                                  "motor": {{"speed": 2, "max_torque": 30}}}},
+                                 {{"body": 0, "limits": [-1, 0]}}]}}"#
+    ))
+    .unwrap();
+    assert_eq!(
+        world.joints(),
+        &[
+            Joint::new(BodyHandle(1), Some(BodyHandle(0)))
+                .limits(-0.5, 0.5)
+                .motor(2.0, 30.0),
+            Joint::new(BodyHandle(0), None).limits(-1.0, 0.0),
+        ]
+    );
+    let bad = |joint: &str| format!(r#"{{{boxes}, "joints": [{joint}]}}"#);
+    fails(
+        &bad(r#"{"body": 2}"#),
+        "joints[0].body",
+        "body index 2 is out of range: the scene has 2 bodies",
+    );
+    fails(
+        &bad(r#"{"body": 0, "other": 5}"#),
+        "joints[0].other",
+        "out of range",
+    );
+    fails(
+        &bad(r#"{"body": 0, "other": 0}"#),
+        "joints[0]",
+        "the body itself",
+    );
+    fails(
+        &bad(r#"{"body": 0, "limits": [1, 0]}"#),
+        "joints[0].limits[0]",
+        "<= the upper limit",
+    );
+    fails(
+        &bad(r#"{"body": 0, "limits": [0, 4]}"#),
+        "joints[0].limits[1]",
+        "pi",
+    );
+    fails(
+        &bad(r#"{"body": 0, "motor": {"speed": 1, "max_torque": -2}}"#),
+        "joints[0].motor.max_torque",
+        "",
+    );
+    fails(
+        &bad(r#"{"body": 0, "motor": {"speed": 1}}"#),
+        "joints[0].motor",
+        "max_torque",
+    );
+    fails(
+        &bad(r#"{"body": 0, "spring": 1}"#),
+        "joints[0].spring",
+        "unknown field",
+    );
+}

@@ -87,6 +87,7 @@ pub(crate) struct Mark {
     collider_extents: Vec<f32>,
     planets: Vec<PlanetInfo>,
     planes: Vec<PlaneInfo>,
+    joints: Vec<crate::world::Joint>,
     prefix: [u64; 3],
 }
 
@@ -272,6 +273,7 @@ impl Packed {
             collider_extents: self.collider_extents.clone(),
             planets: self.planets.clone(),
             planes: self.planes.clone(),
+            joints: self.joints.clone(),
             prefix: self.prefix,
         }
     }
@@ -307,6 +309,7 @@ impl Packed {
         self.collider_extents = mark.collider_extents;
         self.planets = mark.planets;
         self.planes = mark.planes;
+        self.joints = mark.joints;
         self.prefix = mark.prefix;
     }
 }

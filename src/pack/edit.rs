@@ -327,6 +327,7 @@ impl Packed {
         }
         self.planets = world.planets().iter().map(PlanetInfo::from).collect();
         self.planes = world.planes().iter().map(PlaneInfo::from).collect();
+        self.joints = world.joints().to_vec();
         if local {
             // The new items alone (`append.rs`).
             // The terrain is the packed one (`appends_locally`), unless
@@ -458,6 +459,7 @@ impl Packed {
             terrain: self.terrain.clone(),
             terrains: self.terrains,
             prefix: self.prefix,
+            joints: packed_joints(world, num_bodies),
             // Made below from these (`remap_indices`) and from the world
             // (`pack_contacts`).
             ..Packed::default()
@@ -552,6 +554,18 @@ impl Packed {
         self.impact_inv_mass.clear();
         self.append_indices(params, 0, 0, 0);
     }
+}
+
+/// The world's joints between its first `packed` bodies: those of bodies
+/// appended but not packed yet come with their bodies at the next append.
+fn packed_joints(world: &World, packed: usize) -> Vec<crate::world::Joint> {
+    let packed = packed as u32;
+    world
+        .joints()
+        .iter()
+        .filter(|j| j.body.0 < packed && j.other.is_none_or(|o| o.0 < packed))
+        .copied()
+        .collect()
 }
 
 /// The kinematic bodies among the first `packed` bodies of `world`, in

@@ -175,6 +175,30 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
             .collect();
         h.slice("plane_motion", &motions);
     }
+    // The world's joints, only where there are any: body, other (+1, 0
+    // the world), then the motor's speed and torque and the limits (NaN
+    // where it has none).
+    if !packed.joints.is_empty() {
+        let joints: Vec<[u32; 6]> = packed
+            .joints
+            .iter()
+            .map(|j| {
+                let (speed, torque) = j
+                    .motor
+                    .map_or((f32::NAN, f32::NAN), |m| (m.speed, m.max_torque));
+                let [lower, upper] = j.limits.unwrap_or([f32::NAN; 2]);
+                [
+                    j.body.0,
+                    j.other.map_or(0, |o| o.0 + 1),
+                    speed.to_bits(),
+                    torque.to_bits(),
+                    lower.to_bits(),
+                    upper.to_bits(),
+                ]
+            })
+            .collect();
+        h.slice("joints", &joints);
+    }
     // The contact data as it was hashed before the lists of joined bodies
     // (each point's assembly and filter, the outlines back to back), and
     // the lists only where bodies collide and some body is joined to

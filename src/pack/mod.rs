@@ -275,6 +275,10 @@ pub struct Packed {
     /// The colliders' rest extents, sorted (the grid's cell and the
     /// contact scale follow their 95th percentile).
     pub collider_extents: Vec<f32>,
+    /// The world's joints ([`World::joints`](crate::world::World::joints)),
+    /// which the solvers make into commands at every step
+    /// ([`standing_joints`](crate::commands::standing_joints)).
+    pub joints: Vec<crate::world::Joint>,
     /// The fingerprint of the world's items packed here
     /// (`World::prefix_fingerprint`), for a sync's check that the world is
     /// the one packed.

@@ -325,6 +325,30 @@ impl Scene {
                 _ => at(format!("bodies[{i}]"), e),
             })?;
         }
+        let bodies = world.bodies().len() as u32;
+        for (i, j) in self.joints.iter().enumerate() {
+            for (field, b) in std::iter::once(("body", j.body)).chain(j.other.map(|o| ("other", o)))
+            {
+                if b >= bodies {
+                    return Err(SceneError::new(
+                        format!("joints[{i}].{field}"),
+                        format!("body index {b} is out of range: the scene has {bodies} bodies"),
+                    ));
+                }
+            }
+            let joint = Joint {
+                body: BodyHandle(j.body),
+                other: j.other.map(BodyHandle),
+                motor: j.motor.as_ref().map(|m| Motor {
+                    speed: m.speed,
+                    max_torque: m.max_torque,
+                }),
+                limits: j.limits.map(|l| l.0),
+            };
+            world
+                .add_joint(joint)
+                .map_err(|e| at(format!("joints[{i}]"), e))?;
+        }
         Ok(world)
     }
 }

@@ -46,8 +46,8 @@ use crate::frequency::{DEFAULT_SHAPE, DEFAULT_SPRING, Frequency};
 use crate::params::Params;
 use crate::shapes::{Blob, BoxGrid, BoxShape, Rope, ShapeStyle, Wheel};
 use crate::world::{
-    ALL_LAYERS, Body, HalfPlane, Material, MaterialHandle, Planet, Point, PointHandle, Spring,
-    SpringKind, World,
+    ALL_LAYERS, Body, BodyHandle, HalfPlane, Joint, Material, MaterialHandle, Motor, Planet, Point,
+    PointHandle, Spring, SpringKind, World,
 };
 
 /// Most points a scene may have in all (2^24, about 16.7 million: some
@@ -185,6 +185,8 @@ from_object!(
     PointSpec,
     SpringSpec,
     BodySpec,
+    JointSpec,
+    MotorSpec,
     ArraySpec,
     KinematicSpec,
     BoxSpec,
@@ -224,6 +226,10 @@ pub struct Scene {
     /// Bodies over any points, listed or generated.
     #[serde(default, deserialize_with = "present")]
     pub bodies: Vec<BodySpec>,
+    /// Motors and angle limits between bodies, generated or listed
+    /// ([`Joint`](crate::world::Joint)).
+    #[serde(default, deserialize_with = "present")]
+    pub joints: Vec<JointSpec>,
 }
 
 mod build;
@@ -283,7 +289,8 @@ fn item_field(e: &WorldError) -> (Option<Item>, Option<&'static str>) {
         | WorldError::ZeroNormal { item }
         | WorldError::DegenerateTerrain { item, .. }
         | WorldError::UnknownHandle { item, .. }
-        | WorldError::NotPinned { item, .. } => (Some(*item), None),
+        | WorldError::NotPinned { item, .. }
+        | WorldError::SelfMotor { item } => (Some(*item), None),
         _ => (None, None),
     }
 }
@@ -306,6 +313,10 @@ fn at(path: String, e: WorldError) -> SceneError {
     let field = match item_field(&e).1 {
         Some("gravity.x") => Some("gravity[0]"),
         Some("gravity.y") => Some("gravity[1]"),
+        Some("lower limit") => Some("limits[0]"),
+        Some("upper limit") => Some("limits[1]"),
+        Some("motor speed") => Some("motor.speed"),
+        Some("max torque") => Some("motor.max_torque"),
         f => f,
     };
     match field {

@@ -247,6 +247,29 @@ pub struct BodySpec {
     pub kinematic: bool,
 }
 
+/// `joints`: a motor, an angle limit or both between `body` and `other`
+/// (body indices; the world when `other` is left out).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
+pub struct JointSpec {
+    pub body: u32,
+    #[serde(default, deserialize_with = "some")]
+    pub other: Option<u32>,
+    #[serde(default, deserialize_with = "some")]
+    pub motor: Option<MotorSpec>,
+    /// `[lower, upper]`, rad.
+    #[serde(default, deserialize_with = "some")]
+    pub limits: Option<V2>,
+}
+
+/// A joint's `motor`: its target `speed` (rad/s) and `max_torque` (N m).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
+pub struct MotorSpec {
+    pub speed: f32,
+    pub max_torque: f32,
+}
+
 /// `kinematic`: the shape's bodies kinematic
 /// ([`World::set_kinematic`](crate::world::World::set_kinematic)), moving
 /// at `velocity` (m/s) and turning at `spin` (rad/s).

@@ -47,6 +47,10 @@ handle!(
     TerrainHandle
 );
 handle!(
+    /// A joint of a [`World`] ([`Joint`](super::Joint)).
+    JointHandle
+);
+handle!(
     /// A material of a [`World`]. Material 0 always exists: it follows
     /// [`Params::elasticity`] and [`Params::friction`].
     MaterialHandle

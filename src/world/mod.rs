@@ -17,12 +17,14 @@ use crate::validate::{
 
 mod chain;
 mod items;
+mod joints;
 mod keys;
 mod removal;
 mod terrain;
 mod transaction;
 
 pub use items::*;
+pub use joints::{Joint, Motor};
 pub use keys::{BodyKey, PointKey};
 pub use removal::{Remap, Removal};
 pub use terrain::{TERRAIN_THICKNESS_RADII, Terrain};
@@ -70,6 +72,8 @@ pub struct World {
     planes: Vec<HalfPlane>,
     terrains: Vec<Terrain>,
     materials: Vec<Material>,
+    /// Motors and angle limits the solvers apply every step (`joints.rs`).
+    joints: Vec<Joint>,
     /// Lasting names of the points and bodies (`keys.rs`).
     point_keys: keys::Keys,
     body_keys: keys::Keys,
@@ -116,6 +120,7 @@ impl World {
             planes: Vec::new(),
             terrains: Vec::new(),
             materials: vec![Material::DEFAULT],
+            joints: Vec::new(),
             point_keys: Default::default(),
             body_keys: Default::default(),
             chains: Default::default(),

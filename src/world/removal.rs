@@ -399,6 +399,7 @@ impl World {
         points.retain_in_place(&mut self.points);
         self.point_keys.remap(&points);
         self.body_keys.remap(&bodies);
+        self.remap_joints(&bodies);
         self.bodies = new_bodies;
         let b0 = b0.unwrap_or(self.bodies.len());
         self.chains

@@ -45,7 +45,7 @@ fn relative(a: f64, b: f64) -> f64 {
 
 /// Queues limits of `[-limit, limit]` between each link of a chain and
 /// the one before it.
-fn queue_chain_limits(s: &mut Solver, links: &[BodyHandle], limit: f32) {
+pub(crate) fn queue_chain_limits(s: &mut Solver, links: &[BodyHandle], limit: f32) {
     for pair in links.windows(2) {
         s.queue(Command::BodyAngleLimit {
             body: pair[1],
@@ -59,7 +59,7 @@ fn queue_chain_limits(s: &mut Solver, links: &[BodyHandle], limit: f32) {
 
 /// The largest bend between neighbouring links of a chain, from the
 /// state.
-fn largest_bend(world: &World, pos: &[[f32; 2]], links: &[BodyHandle]) -> f64 {
+pub(crate) fn largest_bend(world: &World, pos: &[[f32; 2]], links: &[BodyHandle]) -> f64 {
     links
         .windows(2)
         .map(|pair| {
@@ -209,7 +209,7 @@ fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
 /// the hinge on its left; or hubless 8-point rings (0.3 across) tied to
 /// the next by two springs across a gap of a tenth of a ring, the first
 /// hung by two springs from a pinned point at its left. Returns the world and the links.
-fn hanging_chain(k: f32, dt: f32, n: usize, rings: bool) -> (World, Vec<BodyHandle>) {
+pub(crate) fn hanging_chain(k: f32, dt: f32, n: usize, rings: bool) -> (World, Vec<BodyHandle>) {
     let mut world = World::new(Params {
         dt,
         ..Params::with_length_unit(k).unwrap()

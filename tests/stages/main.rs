@@ -47,6 +47,7 @@ mod springs;
 mod step;
 mod terrain;
 mod touching;
+mod world_joints;
 
 use common::centroid;
 use softbody::prelude::*;

@@ -37,15 +37,20 @@ impl CpuSolver {
     /// is queued. [`step`](Self::step) takes the commands itself, and
     /// solves the joints at the start of each substep.
     pub fn stage_commands(&mut self) {
-        self.take_commands();
+        self.take_commands(false);
         self.stage_joints();
         self.joints.0.clear();
         self.joints.1.clear();
     }
 
     /// Applies and empties the queue but its joints, which it keeps for
-    /// [`stage_joints`](Self::stage_joints), by colour.
-    pub(super) fn take_commands(&mut self) {
+    /// [`stage_joints`](Self::stage_joints), by colour; with `standing`,
+    /// the world's joints join the queue first (a step's, not commands
+    /// run alone).
+    pub(super) fn take_commands(&mut self, standing: bool) {
+        if standing {
+            crate::commands::standing_joints(&self.packed, &mut self.commands);
+        }
         if self.commands.is_empty() {
             return;
         }

@@ -33,6 +33,16 @@ impl CpuSolver {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn sync(&mut self, world: &World) -> Result<(), WorldError> {
+        let joints = self.packed.joints.clone();
+        self.sync_items(world)?;
+        for p in crate::commands::joints_to_wake(&self.packed, &joints) {
+            self.wake_point(p);
+        }
+        Ok(())
+    }
+
+    /// [`CpuSolver::sync`] but the joints' wake.
+    fn sync_items(&mut self, world: &World) -> Result<(), WorldError> {
         let from = self.packed.pos.len();
         // Items linking no earlier point, at the parameters the solver
         // steps and resolved its items with: packed alone, in place.

@@ -215,7 +215,7 @@ impl CpuSolver {
     /// One step: the queued commands (the joints at the start of each
     /// substep), `substeps` substeps, then sleeping (when on).
     pub fn step(&mut self) {
-        self.take_commands();
+        self.take_commands(true);
         self.stage_event_snapshot();
         self.spread = self.parallel && sleep::awake_points(&self.info) >= super::MIN_PARALLEL_ITEMS;
         for k in 0..self.params.substeps {

@@ -44,7 +44,7 @@ impl GpuSolver {
             label: Some("softbody commands"),
             timestamp_writes: None,
         });
-        if let Some(joints) = self.record_queued(&mut pass) {
+        if let Some(joints) = self.record_queued(&mut pass, false) {
             self.commands.record_joints(&mut pass, &joints, 0);
         }
     }
@@ -61,8 +61,19 @@ impl GpuSolver {
 
     /// Records and empties the queue into `pass`, on state copy 0, then
     /// (events on) the snapshot of the velocities the step starts with;
-    /// returns the joints, for the start of each substep.
-    pub(super) fn record_queued(&mut self, pass: &mut wgpu::ComputePass) -> Option<StepJoints> {
+    /// returns the joints, for the start of each substep. With
+    /// `standing`, the world's joints join the queue first (a step's, not
+    /// commands recorded alone).
+    pub(super) fn record_queued(
+        &mut self,
+        pass: &mut wgpu::ComputePass,
+        standing: bool,
+    ) -> Option<StepJoints> {
+        if standing {
+            let mut queued = std::mem::take(&mut self.queued);
+            crate::commands::standing_joints(self.packed(), &mut queued);
+            self.queued = queued;
+        }
         let joints = self.record_command_list(pass);
         if let Some(e) = &self.events
             && self.has_contacts()

@@ -117,7 +117,7 @@ impl GpuSolver {
                 label: Some("softbody step"),
                 timestamp_writes: None,
             });
-            let joints = self.record_queued(&mut pass);
+            let joints = self.record_queued(&mut pass, true);
             // The joints come before each substep's forces (its springs,
             // or its shape matching's frames).
             let mut joints_due = true;

@@ -205,17 +205,25 @@ impl GpuSolver {
         world: &World,
     ) -> Result<EditReport, SolverError> {
         self.check_context("sync", Some(device), Some(queue))?;
+        let joints = self.edit.mirror.joints.clone();
         // Items linking no earlier point, at the parameters the solver
         // steps and resolved its items with: packed alone, in place.
-        if let Some(report) = self.sync_appended(device, queue, world)? {
-            return Ok(report);
+        let report = match self.sync_appended(device, queue, world)? {
+            Some(report) => report,
+            None => {
+                let new = self.edit.mirror.synced(
+                    self.edit.generation,
+                    world,
+                    self.edit.resolved.as_ref(),
+                )?;
+                let from = self.edit.mirror.pos.len();
+                self.edit_to(device, queue, world, new, StateEdit::Append { from })?
+            }
+        };
+        for p in crate::commands::joints_to_wake(&self.edit.mirror, &joints) {
+            self.wake_point(queue, p);
         }
-        let new =
-            self.edit
-                .mirror
-                .synced(self.edit.generation, world, self.edit.resolved.as_ref())?;
-        let from = self.edit.mirror.pos.len();
-        self.edit_to(device, queue, world, new, StateEdit::Append { from })
+        Ok(report)
     }
 
     /// Follows a removal made on `world` with [`World::remove_body`],
