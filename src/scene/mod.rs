@@ -227,7 +227,7 @@ pub struct Scene {
     #[serde(default, deserialize_with = "present")]
     pub bodies: Vec<BodySpec>,
     /// Motors and angle limits between bodies, generated or listed
-    /// ([`Joint`](crate::world::Joint)).
+    /// ([`Joint`]).
     #[serde(default, deserialize_with = "present")]
     pub joints: Vec<JointSpec>,
 }
