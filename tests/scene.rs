@@ -1834,44 +1834,45 @@ fn joints_are_read_and_bad_joints_refused_by_path() {
         ]
     );
     let bad = |joint: &str| format!(r#"{{{boxes}, "joints": [{joint}]}}"#);
-    fails(
-        &bad(r#"{"body": 2}"#),
-        "joints[0].body",
-        "body index 2 is out of range: the scene has 2 bodies",
-    );
-    fails(
-        &bad(r#"{"body": 0, "other": 5}"#),
-        "joints[0].other",
-        "out of range",
-    );
-    fails(
-        &bad(r#"{"body": 0, "other": 0}"#),
-        "joints[0]",
-        "the body itself",
-    );
-    fails(
-        &bad(r#"{"body": 0, "limits": [1, 0]}"#),
-        "joints[0].limits[0]",
-        "<= the upper limit",
-    );
-    fails(
-        &bad(r#"{"body": 0, "limits": [0, 4]}"#),
-        "joints[0].limits[1]",
-        "pi",
-    );
-    fails(
-        &bad(r#"{"body": 0, "motor": {"speed": 1, "max_torque": -2}}"#),
-        "joints[0].motor.max_torque",
-        "",
-    );
-    fails(
-        &bad(r#"{"body": 0, "motor": {"speed": 1}}"#),
-        "joints[0].motor",
-        "max_torque",
-    );
-    fails(
-        &bad(r#"{"body": 0, "spring": 1}"#),
-        "joints[0].spring",
-        "unknown field",
-    );
+    let cases = [
+        (
+            r#"{"body": 2}"#,
+            "joints[0].body",
+            "body index 2 is out of range: the scene has 2 bodies",
+        ),
+        (
+            r#"{"body": 0, "other": 5}"#,
+            "joints[0].other",
+            "out of range",
+        ),
+        (r#"{"body": 0, "other": 0}"#, "joints[0]", "the body itself"),
+        (
+            r#"{"body": 0, "limits": [1, 0]}"#,
+            "joints[0].limits[0]",
+            "<= the upper limit",
+        ),
+        (
+            r#"{"body": 0, "limits": [0, 4]}"#,
+            "joints[0].limits[1]",
+            "pi",
+        ),
+        (
+            r#"{"body": 0, "motor": {"speed": 1, "max_torque": -2}}"#,
+            "joints[0].motor.max_torque",
+            "negative",
+        ),
+        (
+            r#"{"body": 0, "motor": {"speed": 1}}"#,
+            "joints[0].motor",
+            "max_torque",
+        ),
+        (
+            r#"{"body": 0, "spring": 1}"#,
+            "joints[0].spring",
+            "unknown field",
+        ),
+    ];
+    for (joint, path, what) in cases {
+        fails(&bad(joint), path, what);
+    }
 }
