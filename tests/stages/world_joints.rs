@@ -94,7 +94,7 @@ fn world_joints_follow_removals_and_edits_and_bad_ones_are_refused() {
     world
         .add_joint(Joint::new(boxes[2], Some(boxes[1])).motor(1.0, 2.0))
         .unwrap();
-    let last = world
+    world
         .add_joint(Joint::new(boxes[2], None).limits(-1.0, 1.0))
         .unwrap();
     let hashed = scene_hash(&Packed::from_world(&world).unwrap(), &world.params);
@@ -156,7 +156,6 @@ fn world_joints_follow_removals_and_edits_and_bad_ones_are_refused() {
         s.sync(&world).unwrap();
         assert_eq!(s.packed().joints, [changed], "{}", s.name());
     }
-    let _ = last;
 }
 
 /// A box asleep on a floor wakes when a motor against the world is added
@@ -194,4 +193,27 @@ fn a_motor_added_to_the_world_wakes_its_sleeping_body() {
             assert_eq!(asleep, 4, "{}", s.name());
         }
     }
+}
+
+/// A run with world joints resumes from a checkpoint bit for bit on the
+/// CPU (the joints are part of the scene, not of the state), and the GPU
+/// restored from it follows within 1 mm; a checkpoint of the same bodies
+/// without the joints is refused (the scene hash differs).
+#[test]
+fn a_checkpoint_resumes_a_run_with_world_joints() {
+    use softbody::checkpoint::Checkpoint;
+    let (plain, links) = hanging_chain(1.0, 1.0 / 60.0, 5, false);
+    let mut jointed = plain.clone();
+    for pair in links.windows(2) {
+        jointed
+            .add_joint(Joint::new(pair[1], Some(pair[0])).limits(-0.3, 0.3))
+            .unwrap();
+    }
+    crate::gpu_check::assert_checkpoint_resumes(&jointed);
+    let mut without = CpuSolver::new(&plain).unwrap();
+    without.step();
+    let saved = Checkpoint::of_cpu(&without, plain.params.dt as f64);
+    let mut with = CpuSolver::new(&jointed).unwrap();
+    let refused = saved.restore_cpu(&mut with);
+    assert!(refused.is_err(), "a checkpoint without the joints loaded");
 }
