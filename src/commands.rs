@@ -488,13 +488,15 @@ pub(crate) fn joints_to_wake(packed: &Packed, old: &[crate::world::Joint]) -> Ve
 /// kernels take them, encoded at the packed substep: what a step adds to
 /// the caller's commands. They wake nothing (a limit must not keep its
 /// bodies awake; the solvers wake a joint's bodies when it is added or
-/// changed). A joint that no longer encodes (a body not packed yet) is
-/// left out.
+/// changed). The world checked each joint against its bodies, and the
+/// packed joints name packed bodies only, so every one encodes; one that
+/// did not would be left out with a warning rather than stop the step.
 pub fn standing_joints(packed: &Packed, queued: &mut Vec<layout::Command>) {
     for joint in &packed.joints {
         for command in joint.commands() {
-            if let Ok((c, _, _)) = command.encode(packed, packed.sim.dt) {
-                queued.push(c);
+            match command.encode(packed, packed.sim.dt) {
+                Ok((c, _, _)) => queued.push(c),
+                Err(e) => log::warn!("a world joint left out of the step: {e}"),
             }
         }
     }
