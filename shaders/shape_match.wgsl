@@ -59,7 +59,7 @@ const TINY_SUM: f32 = 1e-30;
 // storage buffers a stage may bind.
 @group(0) @binding(13) var<storage, read_write> dilation_out: array<vec2<f32>>;
 @group(0) @binding(14) var<storage, read> dilation_in: array<vec2<f32>>;
-// The plane-impact list: a head (src/layout.rs, ListHead:
+// The plane-impact list: a head (src/layout, ListHead:
 // plane_impacts's workgroup counts, then the count) and the entries, body
 // indices. The frames kernels fill it through `impact_head` and
 // `impacts`. A head is plane_impacts's indirect arguments, which its own

@@ -1,5 +1,5 @@
 // Structs and helpers shared by every kernel. Prepended to each stage's file
-// (see src/gpu/shaders.rs); the Rust twins live in src/layout.rs and
+// (see src/gpu/shaders.rs); the Rust twins live in src/layout and
 // tests/shaders.rs checks that both agree field by field.
 
 const WORKGROUP_SIZE: u32 = 64u;
@@ -39,7 +39,7 @@ struct SimParams {
     sleep_motion_sq: f32,
     wake_speed_sq: f32,
     sleep_steps: u32,
-    // The speed at which a tangled pair is parted, m/s (layout.rs,
+    // The speed at which a tangled pair is parted, m/s (src/layout,
     // UNTANGLE_PACE point radii per second).
     untangle_speed: f32,
     // The step dt, s.
@@ -68,38 +68,38 @@ struct SleepPoint {
 // finite squared speed.
 const SLEEP_WAKE: u32 = 0x7f800000u;
 // The flag a touch (sleep.wgsl) sets in a sleeping assembly's speed
-// word: the top bit, which no squared motion's bits have (layout.rs,
+// word: the top bit, which no squared motion's bits have (src/layout,
 // SLEEP_TOUCHED).
 const SLEEP_TOUCHED: u32 = 0x80000000u;
 // How many times the rest window's reach an assembly must stray in a step
-// for touch to count it as moved (layout.rs, TOUCH_MOTION).
+// for touch to count it as moved (src/layout, TOUCH_MOTION).
 const TOUCH_MOTION: f32 = 4.0;
 const SLEEP_WINDOW: u32 = 4u;
 // The bit of a body's tangle word (body_collide.wgsl, `tangles`) the
 // narrow phase sets when it finds a point of the other assembly inside the
-// body (layout.rs, TANGLE_KEPT).
+// body (src/layout, TANGLE_KEPT).
 const TANGLE_KEPT: u32 = 0x80000000u;
 // The bit of a tangle word that marks a pair placed tangled, found while
-// an outline point of either body had not settled (layout.rs,
+// an outline point of either body had not settled (src/layout,
 // TANGLE_FRESH); the bit that marks a pair found by an edge passing
 // through the other rather than by a centre (TANGLE_CROSSED), and the
 // three flags (TANGLE_FLAGS).
 const TANGLE_FRESH: u32 = 0x40000000u;
 const TANGLE_CROSSED: u32 = 0x20000000u;
 const TANGLE_FLAGS: u32 = 0xe0000000u;
-// Words per body in that buffer: two tangles of four words (layout.rs,
+// Words per body in that buffer: two tangles of four words (src/layout,
 // TANGLE_WORDS).
 const TANGLE_WORDS: u32 = 8u;
 // Bodies a point's near list holds, and words per point of its record
-// after the warm starts (body_collide.wgsl, "The near list"; layout.rs,
+// after the warm starts (body_collide.wgsl, "The near list"; src/layout,
 // NEAR_SLOTS, NEAR_RECORD_WORDS).
 const NEAR_SLOTS: u32 = 4u;
 const NEAR_RECORD_WORDS: u32 = 8u;
 // The deepest a tangled pair's contact inside pushes per contact pass, in
 // multiples of untangle_speed h; a pair placed so, that much a substep
-// (layout.rs, UNTANGLE_PUSH; sim.untangle_push).
+// (src/layout, UNTANGLE_PUSH; sim.untangle_push).
 const UNTANGLE_PUSH: f32 = 2.0;
-// The least area ratio the area term assumes (layout.rs, AREA_MIN_RATIO).
+// The least area ratio the area term assumes (src/layout, AREA_MIN_RATIO).
 const AREA_MIN_RATIO: f32 = 0.5;
 
 // Whether an assembly that has rested `steps` steps sleeps, with
@@ -141,7 +141,7 @@ const HALF_IS_B: u32 = 0x80000000u;
 const HALF_SOFT: u32 = 0x40000000u;
 const HALF_INDEX: u32 = 0x3fffffffu;
 
-// Coefficients of one substep (src/layout.rs, HalfSpring).
+// Coefficients of one substep (src/layout, HalfSpring).
 struct HalfSpring {
     other: u32,
     rest: f32,
@@ -204,7 +204,7 @@ struct BodyFrame {
     pull: f32,
 }
 
-// The head of a list dispatched over indirectly (layout.rs, ListHead):
+// The head of a list dispatched over indirectly (src/layout, ListHead):
 // the workgroups of the dispatches over it (their indirect arguments;
 // rows of at most LIST_ROW), then the count of entries. The lists of
 // bodies with plane impacts (shape_match.wgsl) and of active points
@@ -369,45 +369,45 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(-a.y, a.x);
 }
 
-// Body-body collisions (src/layout.rs has the meaning of each).
+// Body-body collisions (src/layout has the meaning of each).
 const CONTACT_LIMIT_UNITS: f32 = 1073741824.0;
-// src/layout.rs, INFLATION_RATE (1/s).
+// src/layout, INFLATION_RATE (1/s).
 const INFLATION_RATE: f32 = 4.0;
-// src/layout.rs, RESTING_SLOP.
+// src/layout, RESTING_SLOP.
 const RESTING_SLOP: f32 = 0.01;
 
 // How deep in point radii a point that has not settled may have stood in
 // another body's outline at a substep's start for its contact to push the
 // whole depth out; from deeper it leaves at the push speed (push_depth's
-// slop; src/layout.rs, BODY_PUSH_SLOP).
+// slop; src/layout, BODY_PUSH_SLOP).
 const BODY_PUSH_SLOP: f32 = 2.0;
 // The bit of a warm-start word .z (an f32 never negative) set once the
 // point has been found without a body contact or with its centre outside
-// the body it touches (src/layout.rs, WARM_SETTLED).
+// the body it touches (src/layout, WARM_SETTLED).
 const WARM_SETTLED: u32 = 0x80000000u;
 // The bit of a warm-start word .w (an f32 never negative) the collider
 // stages set while a point not yet settled is lifted out of a collider's
-// skin (src/layout.rs, WARM_SKIN).
+// skin (src/layout, WARM_SKIN).
 const WARM_SKIN: u32 = 0x80000000u;
 // The share of the push speed at which a collider lifts a point not yet
-// settled out of its skin (src/layout.rs, SKIN_PUSH_SHARE).
+// settled out of its skin (src/layout, SKIN_PUSH_SHARE).
 const SKIN_PUSH_SHARE: f32 = 0.0625;
 const CONTACT_FREE: u32 = 0x80000000u;
 // A ContactPoint's joins when it collides with no body of its own assembly
-// (src/layout.rs, NO_JOINS).
+// (src/layout, NO_JOINS).
 const NO_JOINS: u32 = 0u;
-// A ContactHit's body when the point has no body contact (layout.rs,
+// A ContactHit's body when the point has no body contact (src/layout,
 // ContactHit::NONE).
 const NO_BODY: u32 = 0xffffffffu;
-// A ContactHit's edge when the point is quiet this substep (layout.rs,
+// A ContactHit's edge when the point is quiet this substep (src/layout,
 // ContactHit::QUIET; body_collide.wgsl, quiet_point).
 const QUIET_EDGE: u32 = 0xffffffffu;
-// The active list's words after the contact counts (layout.rs,
+// The active list's words after the contact counts (src/layout,
 // ACTIVE_POINTS; body_collide.wgsl, `counts`): the count activate
 // appended, then the points.
 const ACTIVE_APPENDED: u32 = 0u;
 const ACTIVE_POINTS: u32 = 1u;
-// A point in no body that takes part in impacts (layout.rs, IMPACT_NONE).
+// A point in no body that takes part in impacts (src/layout, IMPACT_NONE).
 const IMPACT_NONE: u32 = 0xffffffffu;
 // In a removal's maps (sleep.wgsl remap_supports, events.wgsl remap_pairs,
 // remap_contacts.wgsl): what the removal took (world::Remap::REMOVED).
@@ -496,7 +496,7 @@ fn entry_base(table_mask: u32, num_colliders: u32) -> u32 {
 }
 
 // Fixed-point contribution at `scale` (SimParams::contact_scale; see
-// src/layout.rs, contact_scale): clamped to +-2^30 units.
+// src/layout, contact_scale): clamped to +-2^30 units.
 fn fixed(x: vec2<f32>, scale: f32) -> vec2<i32> {
     return fixed_of(x, scale, 1u);
 }

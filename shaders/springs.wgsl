@@ -15,7 +15,7 @@
 
 // The change (dp, dv) the spring gives its end b per unit of that end's
 // inverse mass; end a gets the opposite. The record's coefficients carry
-// what depends on the ends' masses (src/layout.rs, HalfSpring::coefficients:
+// what depends on the ends' masses (src/layout, HalfSpring::coefficients:
 // a force spring's pull is k h E, its damping and a soft constraint's pull
 // are divided by the spring's summed inverse mass), so neither the other
 // end's mass nor a division is needed.

@@ -403,6 +403,51 @@ fn a_pour_of_other_shapes_rests_in_any_length_unit_and_time_step() {
     );
 }
 
+/// Every rule scales with the length unit, none hides a metre: in a unit
+/// that is a power of two (1/64 m and 64 m), where scaling every length is
+/// exact in floating point, a pour of other shapes runs as the metre pour
+/// scaled, bit for bit, for 15 s and through its sleep, on both paths. A
+/// threshold or epsilon left in metres would part them at once; in
+/// centimetres the scaling rounds, so a chaotic pour can be compared only
+/// by its share asleep (above).
+#[test]
+fn a_pour_in_a_power_of_two_unit_is_the_metre_pour_scaled_bit_for_bit() {
+    let n = 60;
+    let steps = 900;
+    let Some(ctx) = gpu() else { return };
+    let metres = other_pour(n, 1.0, 1.0 / 60.0);
+    let cpu_m = run_cpu(&metres, steps);
+    let gpu_m = run_gpu(&ctx, &metres, steps);
+    let asleep = |vel: &[[f32; 2]]| vel.len() - awake(vel);
+    assert_eq!(
+        asleep(&cpu_m.1),
+        cpu_m.1.len(),
+        "the metre pour did not sleep whole"
+    );
+    for k in [64.0f32, 1.0 / 64.0] {
+        let world = other_pour(n, k, 1.0 / 60.0);
+        for (path, (pos, vel), (pos_m, _)) in [
+            ("CPU", run_cpu(&world, steps), &cpu_m),
+            ("GPU", run_gpu(&ctx, &world, steps), &gpu_m),
+        ] {
+            let parted = pos
+                .iter()
+                .zip(pos_m)
+                .filter(|(p, q)| [p[0] / k, p[1] / k] != **q)
+                .count();
+            assert_eq!(
+                parted, 0,
+                "{path}, 1 unit = 1/{k} m: {parted} points parted from the metre run"
+            );
+            assert_eq!(
+                asleep(&vel),
+                vel.len(),
+                "{path}, 1 unit = 1/{k} m: not all asleep"
+            );
+        }
+    }
+}
+
 /// A box of 100 kg a point resting on one of 1 kg a point, on both paths:
 /// shape stiffness is a frequency (an acceleration per metre), so a body
 /// resists a load in proportion to its own mass, and the light box gives
