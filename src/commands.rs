@@ -413,8 +413,9 @@ impl Command {
 /// limit) of body `body` with body `other` (`None`: the world, whose
 /// points are the pinned ones), unused entries [`layout::PIVOT_NONE`]:
 /// up to four points the body shares with the other (a hinge), in member
-/// order; sharing none, both ends of up to two springs or rods that tie
-/// a member of the body to the other's points (rings tied by springs), or
+/// order; sharing none, the one point that every spring or rod tying the
+/// bodies meets (spokes from an axle), else both ends of up to two such
+/// ties (rings tied by springs), or
 /// against the world the pinned ends of up to four (a body hung from a
 /// pin by springs swings about the pin); no pivot without either. The
 /// kernels turn both sides about it (`body_joint`). Costs the body's
@@ -452,15 +453,24 @@ pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
             })
             .map(move |h| (p, h.other & layout::HALF_INDEX))
     });
-    let mut ties = ties.filter(|&(_, q)| in_other(q));
+    let ties = ties.filter(|&(_, q)| in_other(q));
     if other.is_none() {
         // Tied to pinned points, the body swings about them.
         for (slot, (_, q)) in pivot.iter_mut().zip(ties) {
             *slot = q;
         }
     } else {
-        for k in 0..2 {
-            if let Some((p, q)) = ties.next() {
+        let ties: Vec<(u32, u32)> = ties.collect();
+        let hub = |end: fn(&(u32, u32)) -> u32| {
+            let first = ties.first().map(end)?;
+            (ties.len() > 1 && ties.iter().all(|t| end(t) == first)).then_some(first)
+        };
+        if let Some(axle) = hub(|t| t.1).or_else(|| hub(|t| t.0)) {
+            // Spokes from one point of either body (a hubless wheel on
+            // its axle): the wheel turns about that point.
+            pivot[0] = axle;
+        } else {
+            for (k, &(p, q)) in ties.iter().take(2).enumerate() {
                 (pivot[2 * k], pivot[2 * k + 1]) = (p, q);
             }
         }
