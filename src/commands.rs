@@ -460,19 +460,28 @@ pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
             *slot = q;
         }
     } else {
-        let ties: Vec<(u32, u32)> = ties.collect();
-        let hub = |end: fn(&(u32, u32)) -> u32| {
-            let first = ties.first().map(end)?;
-            (ties.len() > 1 && ties.iter().all(|t| end(t) == first)).then_some(first)
-        };
-        if let Some(axle) = hub(|t| t.1).or_else(|| hub(|t| t.0)) {
+        // One pass, no allocation (standing joints are encoded every
+        // step): the first two ties, and whether every tie shares an end
+        // with the first.
+        let (mut count, mut same) = (0, [true; 2]);
+        for (p, q) in ties {
+            if count < 2 {
+                (pivot[2 * count], pivot[2 * count + 1]) = (p, q);
+            }
+            same[0] &= p == pivot[0];
+            same[1] &= q == pivot[1];
+            count += 1;
+        }
+        if count > 1 && (same[0] || same[1]) {
             // Spokes from one point of either body (a hubless wheel on
             // its axle): the wheel turns about that point.
-            pivot[0] = axle;
-        } else {
-            for (k, &(p, q)) in ties.iter().take(2).enumerate() {
-                (pivot[2 * k], pivot[2 * k + 1]) = (p, q);
-            }
+            let axle = if same[1] { pivot[1] } else { pivot[0] };
+            pivot = [
+                axle,
+                layout::PIVOT_NONE,
+                layout::PIVOT_NONE,
+                layout::PIVOT_NONE,
+            ];
         }
     }
     pivot

@@ -288,15 +288,14 @@ fn a_wheel_on_spokes_turns_about_its_axle() {
                 }
                 before = now;
             }
-            let speed = turned;
             eprintln!(
-                "{}, 1/{k} m: centre off the axle by at most {off:.5} m; {speed:.3} rad/s in the second second",
+                "{}, 1/{k} m: centre off the axle by at most {off:.5} m; {turned:.3} rad/s in the second second",
                 s.name()
             );
             assert!(off < 1e-3, "{}, 1/{k} m: {off}", s.name());
             assert!(
-                (speed - 3.0).abs() < 0.05,
-                "{}, 1/{k} m: {speed} rad/s",
+                (turned - 3.0).abs() < 0.05,
+                "{}, 1/{k} m: {turned} rad/s",
                 s.name()
             );
         }
