@@ -26,13 +26,18 @@
 //                                w = (t - angle, wrapped to [-pi, pi]) / dt
 //            so an impulse changes the body's momentum by exactly J and its
 //            angular momentum about c by (a - c) x J.
-//   joints   motors and angle limits, at the start of every substep of
-//            the step (before its forces), over the substep h. Each
+//   joints   motors, springs and angle limits, at the start of every
+//            substep of the step (before its forces), over the substep h. Each
 //            is one thread's: it sums its body's and the other's members
 //            alone (the world's spin and angle are 0), for the centre c,
 //            mass M, inertia I, spin w = L / I (L = sum m (x - c) x v) and
 //            best-fit angle t, and changes the relative spin w_a - w_b by
-//            dw: a motor toward its speed s, dw = s - (w_a - w_b); a limit
+//            dw: a motor toward its speed s, dw = s - (w_a - w_b); a
+//            spring toward its angle t0 at the natural frequency omega
+//            and damping ratio zeta, one implicit Euler substep of the
+//            oscillator (Box2D's revolute spring; stable at any omega h):
+//              w' = (w - h omega^2 (t - t0)) / (1 + 2 zeta omega h + (omega h)^2)
+//            for the relative spin w and angle t, dw = w' - w; a limit
 //            where the spin leaves its range: to at most w_max = (hi -
 //            t) / h, at least (lo - t) / h, for the relative angle t =
 //            t_a - t_b (wrapped) inside the range (it reaches the limit at
@@ -62,9 +67,9 @@
 //            a colour's at once, the colours in turn, so the result does
 //            not depend on the threads; in each substep the limits run
 //            LIMIT_PASSES times, so that a chain's settle together, the
-//            motors in the first pass only. A limit does nothing where
-//            both sides sleep (or its body, against the world), and
-//            queueing one wakes nothing.
+//            motors and springs in the first pass only. A limit or a
+//            spring does nothing where both sides sleep (or its body,
+//            against the world), and queueing one wakes nothing.
 //   wake     (after apply) every point whose assembly's count is 0 gets
 //            its own inverse mass back: the queueing woke the targets'
 //            assemblies (wake_point), and they move in this step rather
@@ -96,7 +101,7 @@ struct Command {
 
 struct CommandList {
     count: u32,
-    // How many of the commands are joints (motors and angle limits, the
+    // How many of the commands are joints (motors, springs and angle limits, the
     // last ones), in how many colours (`colors`), and whether any is a
     // limit.
     joints: u32,
@@ -116,6 +121,7 @@ const COMMAND_BODY_LOCAL_IMPULSE: u32 = 7u;
 const COMMAND_BODY_TARGET: u32 = 8u;
 const COMMAND_BODY_MOTOR: u32 = 9u;
 const COMMAND_BODY_LIMIT: u32 = 10u;
+const COMMAND_BODY_SPRING: u32 = 11u;
 const LIMIT_PUSH_RATE: f32 = 60.0;
 const LIMIT_PASSES: u32 = 2u;
 const PIVOT_NONE: u32 = 0xffffffffu;
@@ -345,13 +351,15 @@ fn pivot(c: Command) -> vec3<f32> {
 
 // A joint command, solved by one thread: a motor (COMMAND_BODY_MOTOR,
 // in the first round only: `scalar` the speed, `a.x` the largest angular
-// impulse) or an angle limit (COMMAND_BODY_LIMIT: `a` the range,
+// impulse), a spring (COMMAND_BODY_SPRING, in the first round only: `a.x`
+// the target angle, `a.y` h omega^2, `scalar` the implicit step's
+// divisor's inverse) or an angle limit (COMMAND_BODY_LIMIT: `a` the range,
 // `scalar` 1 / h). `flags` is the other body plus 1 (0: the world), `b`
 // how each side takes the impulse: 1 free, 0 kinematic (counted by its
 // members' weights), 2 held by two pinned points or more.
 fn body_joint(c: Command, round: u32) {
     let motor = c.kind == COMMAND_BODY_MOTOR;
-    if (motor && round > 0u) {
+    if (c.kind != COMMAND_BODY_LIMIT && round > 0u) {
         return;
     }
     let other = c.flags - 1u;
@@ -374,6 +382,9 @@ fn body_joint(c: Command, round: u32) {
     var dw = 0.0;
     if (motor) {
         dw = c.scalar - w;
+    } else if (c.kind == COMMAND_BODY_SPRING) {
+        let off = angle_to(angle_to(a.angle, o.angle), c.a.x);
+        dw = (w - c.a.y * off) * c.scalar - w;
     } else {
         let angle = angle_to(a.angle, o.angle);
         let push = min(c.scalar, LIMIT_PUSH_RATE);
@@ -445,7 +456,7 @@ fn body_joint(c: Command, round: u32) {
 
 @compute @workgroup_size(REDUCE_THREADS)
 fn apply(@builtin(local_invocation_index) t: u32) {
-    // The commands but the joints (motors and limits), which come last,
+    // The commands but the joints (motors, springs and limits), which come last,
     // in turn.
     let n = list.count - list.joints;
     for (var k = 0u; k < n; k++) {
@@ -462,9 +473,9 @@ fn apply(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-// The joints (motors and limits, the last `list.joints` commands), at the
-// start of a substep: the limits LIMIT_PASSES times, the motors in the
-// first pass only;
+// The joints (motors, springs and limits, the last `list.joints`
+// commands), at the start of a substep: the limits LIMIT_PASSES times,
+// the motors and springs in the first pass only;
 // a colour's at once, a thread each (they share no point), the colours
 // in turn.
 @compute @workgroup_size(REDUCE_THREADS)

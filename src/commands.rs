@@ -174,6 +174,32 @@ pub enum Command {
         lower: f32,
         upper: f32,
     },
+    /// An angular spring for the next step: pulls the body's best-fit
+    /// angle from rest relative to `other`'s (to the world's with `None`;
+    /// both 0 as the bodies were built) toward `target` (rad, within
+    /// `[-pi, pi]`, counter-clockwise positive, the shorter way round) at
+    /// the natural frequency `hertz` (Hz, `0` turns it off) with the
+    /// damping ratio `damping_ratio` (`1`: critically damped, `0`:
+    /// undamped), as Box2D's revolute joint spring and rapier's motor
+    /// position target do: a servo that holds an angle (a turret, a
+    /// robot's arm) or a joint that bends back (a ragdoll's knee). At the
+    /// start of every substep of the step, one implicit Euler substep of
+    /// the oscillator sets the pair's relative spin (docs/physics.md,
+    /// "Commands"), so it is stable at any frequency; the frequency is the
+    /// angle's whatever the bodies' inertia, as Box2D's `hertz` is. Its
+    /// torque has no bound, and it turns about what joins the bodies as a
+    /// motor does ([`joint_pivot`]); the pair keeps its momentum and
+    /// angular momentum. Queue it every step, or let the world keep it
+    /// ([`Joint::spring`](crate::world::Joint::spring)). Like an angle
+    /// limit it wakes nothing: a sleeping side is as a wall, and a spring
+    /// whose sides both sleep does nothing.
+    BodySpring {
+        body: BodyHandle,
+        other: Option<BodyHandle>,
+        hertz: f32,
+        damping_ratio: f32,
+        target: f32,
+    },
     /// Sets the body's velocity and spin to those that bring its centre of
     /// mass to `position` (m), and with `angle` its best-fit angle from
     /// rest to `angle` (rad, the shorter way round), over the next step:
@@ -398,6 +424,33 @@ impl Command {
                 c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
                 None
             }
+            Command::BodySpring {
+                body: b,
+                other,
+                hertz,
+                damping_ratio,
+                target,
+            } => {
+                let (item, _) = body(b)?;
+                crate::validate::check_angular_spring(item, hertz, damping_ratio, target)?;
+                c.kind = layout::COMMAND_BODY_SPRING;
+                let omega_h = 2.0 * std::f64::consts::PI * hertz as f64 * packed.sim.h as f64;
+                let divisor = 1.0 + 2.0 * damping_ratio as f64 * omega_h + omega_h * omega_h;
+                c.subject = b.0;
+                c.scalar = (1.0 / divisor) as f32;
+                c.a = [target, (omega_h * omega_h / packed.sim.h as f64) as f32];
+                c.b = [takes(b), 0.0];
+                if let Some(o) = other {
+                    body(o)?;
+                    if o == b {
+                        return Err(WorldError::SelfMotor { item });
+                    }
+                    c.flags = o.0 + 1;
+                    c.b[1] = takes(o);
+                }
+                c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
+                None
+            }
         };
         if c.kind >= layout::COMMAND_BODY_IMPULSE
             && c.kind != layout::COMMAND_BODY_MOTOR
@@ -534,7 +587,10 @@ pub fn order_for_kernels(
     queued: &[layout::Command],
 ) -> (Vec<layout::Command>, Vec<u32>) {
     let is_joint = |c: &layout::Command| {
-        c.kind == layout::COMMAND_BODY_LIMIT || c.kind == layout::COMMAND_BODY_MOTOR
+        matches!(
+            c.kind,
+            layout::COMMAND_BODY_LIMIT | layout::COMMAND_BODY_MOTOR | layout::COMMAND_BODY_SPRING
+        )
     };
     let mut list: Vec<layout::Command> = queued.iter().filter(|c| !is_joint(c)).copied().collect();
     let walk = list.len() as u32;

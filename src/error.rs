@@ -81,8 +81,9 @@ pub enum WorldError {
     /// A spring from a point to itself.
     #[error("{item}: both ends are point {a}")]
     SelfSpring { item: Item, a: u32 },
-    /// A motor or an angle limit whose other body is its own body.
-    #[error("{item}: a motor's or an angle limit's other body is the body itself")]
+    /// A joint (a motor, a spring or an angle limit) whose other body is
+    /// its own body.
+    #[error("{item}: a joint's other body is the body itself")]
     SelfMotor { item: Item },
     /// A body that cannot define a shape.
     #[error("{item}: {reason}")]

@@ -361,6 +361,32 @@ pub(crate) fn check_motor(item: Item, speed: f32, max_torque: f32) -> Result<(),
     check_non_negative(item, "max torque", max_torque)
 }
 
+/// An angular spring's frequency (Hz) and damping ratio: finite, `>= 0`
+/// and at most `1e6`; its target angle (rad) finite and within `[-pi,
+/// pi]`. The one home of the rule for `Command::BodySpring` and
+/// [`Joint::spring`](crate::world::Joint::spring).
+pub(crate) fn check_angular_spring(
+    item: Item,
+    hertz: f32,
+    damping_ratio: f32,
+    target: f32,
+) -> Result<(), WorldError> {
+    for (field, v) in [
+        ("spring hertz", hertz),
+        ("spring damping ratio", damping_ratio),
+    ] {
+        check_non_negative(item, field, v)?;
+        check_bounded(item, field, v, 1e6, "<= 1e6")?;
+    }
+    check_bounded(
+        item,
+        "spring target",
+        target,
+        std::f32::consts::PI,
+        "|angle| <= pi",
+    )
+}
+
 /// An angle limit's range (rad): each end finite and within `[-pi, pi]`,
 /// `lower <= upper`. The one home of the rule for
 /// `Command::BodyAngleLimit` and [`Joint::limits`](crate::world::Joint::limits).

@@ -1811,7 +1811,8 @@ fn generators_take_kinematic() {
     );
 }
 
-/// Joints in the scene format: `joints` with `body`, `other`, `motor`
+/// Joints in the scene format: `joints` with `body`, `other`, `spring`
+/// (`hertz`, `damping_ratio` and `target`, defaults 1 and 0), `motor`
 /// (`speed`, `max_torque`) and `limits`, between generated or listed
 /// bodies; bad ones are refused by their path.
 #[test]
@@ -1821,7 +1822,10 @@ fn joints_are_read_and_bad_joints_refused_by_path() {
     let world = load(&format!(
         r#"{{{boxes}, "joints": [{{"body": 1, "other": 0, "limits": [-0.5, 0.5],
                                   "motor": {{"speed": 2, "max_torque": 30}}}},
-                                 {{"body": 0, "limits": [-1, 0]}}]}}"#
+                                 {{"body": 0, "limits": [-1, 0]}},
+                                 {{"body": 1, "spring": {{"hertz": 2.5}}}},
+                                 {{"body": 0, "other": 1, "spring": {{"hertz": 4,
+                                   "damping_ratio": 0.2, "target": -0.7}}}}]}}"#
     ))
     .unwrap();
     assert_eq!(
@@ -1831,6 +1835,8 @@ fn joints_are_read_and_bad_joints_refused_by_path() {
                 .limits(-0.5, 0.5)
                 .motor(2.0, 30.0),
             Joint::new(BodyHandle(0), None).limits(-1.0, 0.0),
+            Joint::new(BodyHandle(1), None).spring(2.5, 1.0, 0.0),
+            Joint::new(BodyHandle(0), Some(BodyHandle(1))).spring(4.0, 0.2, -0.7),
         ]
     );
     let bad = |joint: &str| format!(r#"{{{boxes}, "joints": [{joint}]}}"#);
@@ -1869,6 +1875,31 @@ fn joints_are_read_and_bad_joints_refused_by_path() {
         (
             r#"{"body": 0, "spring": 1}"#,
             "joints[0].spring",
+            "a JSON object",
+        ),
+        (
+            r#"{"body": 0, "spring": {"damping_ratio": 1}}"#,
+            "joints[0].spring",
+            "hertz",
+        ),
+        (
+            r#"{"body": 0, "spring": {"hertz": -1}}"#,
+            "joints[0].spring.hertz",
+            "negative",
+        ),
+        (
+            r#"{"body": 0, "spring": {"hertz": 1, "damping_ratio": 2e6}}"#,
+            "joints[0].spring.damping_ratio",
+            "1e6",
+        ),
+        (
+            r#"{"body": 0, "spring": {"hertz": 1, "target": 3.5}}"#,
+            "joints[0].spring.target",
+            "pi",
+        ),
+        (
+            r#"{"body": 0, "spring": {"hertz": 1, "stiffness": 3}}"#,
+            "joints[0].spring.stiffness",
             "unknown field",
         ),
     ];

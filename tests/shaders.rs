@@ -315,6 +315,7 @@ fn command_constants_match() {
                 ("COMMAND_KINEMATIC", COMMAND_KINEMATIC),
                 ("COMMAND_BODY_MOTOR", COMMAND_BODY_MOTOR),
                 ("COMMAND_BODY_LIMIT", COMMAND_BODY_LIMIT),
+                ("COMMAND_BODY_SPRING", COMMAND_BODY_SPRING),
             ] {
                 assert_eq!(constant(name), naga::Literal::U32(value), "{name}");
             }

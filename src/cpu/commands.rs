@@ -9,10 +9,10 @@ use glam::Vec2;
 use super::v2;
 use crate::layout::{
     BodyInfo, COMMAND_BODY_ANGULAR_IMPULSE, COMMAND_BODY_IMPULSE, COMMAND_BODY_LIMIT,
-    COMMAND_BODY_LOCAL_IMPULSE, COMMAND_BODY_MOTOR, COMMAND_BODY_TARGET, COMMAND_BODY_TELEPORT,
-    COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE, COMMAND_POINT_VELOCITY,
-    COMMAND_SET_ANGLE, Command, LIMIT_PASSES, LIMIT_PUSH_RATE, Member, PIVOT_NONE, PointInfo,
-    REDUCE_THREADS, SimParams, SleepPoint,
+    COMMAND_BODY_LOCAL_IMPULSE, COMMAND_BODY_MOTOR, COMMAND_BODY_SPRING, COMMAND_BODY_TARGET,
+    COMMAND_BODY_TELEPORT, COMMAND_BODY_VELOCITY, COMMAND_KINEMATIC, COMMAND_POINT_IMPULSE,
+    COMMAND_POINT_VELOCITY, COMMAND_SET_ANGLE, Command, LIMIT_PASSES, LIMIT_PUSH_RATE, Member,
+    PIVOT_NONE, PointInfo, REDUCE_THREADS, SimParams, SleepPoint,
 };
 
 /// What the commands read and change.
@@ -319,12 +319,12 @@ fn perp(r: Vec2) -> Vec2 {
     Vec2::new(-r.y, r.x)
 }
 
-/// WGSL `body_joint`, one thread's: a motor (in round 0 only) or an
-/// angle limit; `flags` is the other body plus 1 (0: the world), `b` how
+/// WGSL `body_joint`, one thread's: a motor or a spring (in round 0
+/// only) or an angle limit; `flags` is the other body plus 1 (0: the world), `b` how
 /// each side takes the impulse.
 fn body_joint(t: &mut Target, c: &Command, round: u32) {
     let motor = c.kind == COMMAND_BODY_MOTOR;
-    if motor && round > 0 {
+    if c.kind != COMMAND_BODY_LIMIT && round > 0 {
         return;
     }
     let other = c.flags.wrapping_sub(1);
@@ -355,6 +355,9 @@ fn body_joint(t: &mut Target, c: &Command, round: u32) {
     let w = a.omega - o.omega;
     let dw = if motor {
         c.scalar - w
+    } else if c.kind == COMMAND_BODY_SPRING {
+        let off = angle_to(angle_to(a.angle, o.angle), c.a[0]);
+        (w - c.a[1] * off) * c.scalar - w
     } else {
         let angle = angle_to(a.angle, o.angle);
         let push = c.scalar.min(LIMIT_PUSH_RATE);
@@ -424,11 +427,11 @@ pub fn apply(t: &mut Target, list: &[Command]) {
     }
 }
 
-/// WGSL `joints`, at the start of a substep: the joints (motors and angle
-/// limits) of `list` colour by colour (`colors`, where each starts in
-/// `list`, then the end; from
+/// WGSL `joints`, at the start of a substep: the joints (motors, springs
+/// and angle limits) of `list` colour by colour (`colors`, where each
+/// starts in `list`, then the end; from
 /// [`order_for_kernels`](crate::commands::order_for_kernels)), the motors
-/// once and the limits [`LIMIT_PASSES`] times. A colour's joints touch no
+/// and springs once and the limits [`LIMIT_PASSES`] times. A colour's joints touch no
 /// common point, so their order within it does not matter.
 pub fn joints(t: &mut Target, list: &[Command], colors: &[u32]) {
     let limits = list.iter().any(|c| c.kind == COMMAND_BODY_LIMIT);

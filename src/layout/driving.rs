@@ -19,14 +19,15 @@ pub struct Command {
     pub scalar: f32,
     /// [`COMMAND_SET_ANGLE`] for a body teleport or target that sets the
     /// angle; [`COMMAND_KINEMATIC`] for a command on a kinematic body; a
-    /// motor's or a limit's other body plus 1 ([`COMMAND_BODY_MOTOR`],
-    /// [`COMMAND_BODY_LIMIT`]).
+    /// joint's other body plus 1 ([`COMMAND_BODY_MOTOR`],
+    /// [`COMMAND_BODY_LIMIT`], [`COMMAND_BODY_SPRING`]).
     pub flags: u32,
     /// An impulse (N s), a velocity (m/s) or a position (m), by kind; a
-    /// motor's largest angular impulse (kg m^2/s); a limit's angles (rad).
+    /// motor's largest angular impulse (kg m^2/s); a limit's angles (rad);
+    /// a spring's target angle (rad) and `h omega^2` (1/s).
     pub a: [f32; 2],
-    /// Where a body impulse acts (m); a target's `1 / dt`; how a motor's
-    /// or a limit's sides take its impulse.
+    /// Where a body impulse acts (m); a target's `1 / dt`; how a joint's
+    /// sides take its impulse.
     pub b: [f32; 2],
     /// A motor's or a limit's pivot: the points whose mean it is
     /// ([`PIVOT_NONE`] for unused ones; all four unused: no pivot), chosen
@@ -73,6 +74,15 @@ pub const COMMAND_BODY_MOTOR: u32 = 9;
 /// by an angular impulse on both, `scalar` being `1 / h`; `b.x` and `b.y`
 /// say how each side takes it, as a motor's do.
 pub const COMMAND_BODY_LIMIT: u32 = 10;
+/// An angular spring: body `subject`'s best-fit angle from rest relative
+/// to body `flags - 1`'s (to the world's when `flags` is 0) pulled toward
+/// `a.x` (rad) at the start of each substep, the relative spin `w` set to
+/// `(w - a.y (angle - a.x)) * scalar`: one implicit Euler substep of a
+/// damped oscillator of natural frequency `omega` and damping ratio
+/// `zeta`, with `a.y = h omega^2` and `scalar = 1 / (1 + 2 zeta omega h +
+/// (omega h)^2)`; `b.x` and `b.y` say how each side takes it, as a
+/// motor's do.
+pub const COMMAND_BODY_SPRING: u32 = 11;
 /// How fast an angle limit takes back an angle already past it: the
 /// relative spin it sets is the overshoot times this rate (1/s), or over
 /// one substep when the substep is longer (WGSL `LIMIT_PUSH_RATE`). What
@@ -82,7 +92,8 @@ pub const COMMAND_BODY_LIMIT: u32 = 10;
 /// "Commands").
 pub const LIMIT_PUSH_RATE: f32 = 60.0;
 /// How many times the angle limits are solved at the start of each
-/// substep; the motors act in the first pass only (WGSL `LIMIT_PASSES`).
+/// substep; the motors and springs act in the first pass only (WGSL
+/// `LIMIT_PASSES`).
 pub const LIMIT_PASSES: u32 = 2;
 /// A body teleport's or target's flag: turn it to the angle `scalar`.
 pub const COMMAND_SET_ANGLE: u32 = 1;

@@ -198,6 +198,25 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
             })
             .collect();
         h.slice("joints", &joints);
+        // The springs, only where a joint has one: the hashes of joints
+        // without stay. Per joint, hertz, damping ratio and target (NaN
+        // where it has none).
+        if packed.joints.iter().any(|j| j.spring.is_some()) {
+            let springs: Vec<[u32; 3]> = packed
+                .joints
+                .iter()
+                .map(|j| {
+                    j.spring.map_or([f32::NAN.to_bits(); 3], |s| {
+                        [
+                            s.hertz.to_bits(),
+                            s.damping_ratio.to_bits(),
+                            s.target.to_bits(),
+                        ]
+                    })
+                })
+                .collect();
+            h.slice("joint_springs", &springs);
+        }
     }
     // The contact data as it was hashed before the lists of joined bodies
     // (each point's assembly and filter, the outlines back to back), and

@@ -339,6 +339,11 @@ impl Scene {
             let joint = Joint {
                 body: BodyHandle(j.body),
                 other: j.other.map(BodyHandle),
+                spring: j.spring.as_ref().map(|s| AngularSpring {
+                    hertz: s.hertz,
+                    damping_ratio: s.damping_ratio,
+                    target: s.target,
+                }),
                 motor: j.motor.as_ref().map(|m| Motor {
                     speed: m.speed,
                     max_torque: m.max_torque,

@@ -46,8 +46,8 @@ use crate::frequency::{DEFAULT_SHAPE, DEFAULT_SPRING, Frequency};
 use crate::params::Params;
 use crate::shapes::{Blob, BoxGrid, BoxShape, Rope, ShapeStyle, Wheel};
 use crate::world::{
-    ALL_LAYERS, Body, BodyHandle, HalfPlane, Joint, Material, MaterialHandle, Motor, Planet, Point,
-    PointHandle, Spring, SpringKind, World,
+    ALL_LAYERS, AngularSpring, Body, BodyHandle, HalfPlane, Joint, Material, MaterialHandle, Motor,
+    Planet, Point, PointHandle, Spring, SpringKind, World,
 };
 
 /// Most points a scene may have in all (2^24, about 16.7 million: some
@@ -186,6 +186,7 @@ from_object!(
     SpringSpec,
     BodySpec,
     JointSpec,
+    AngularSpringSpec,
     MotorSpec,
     ArraySpec,
     KinematicSpec,
@@ -317,6 +318,9 @@ fn at(path: String, e: WorldError) -> SceneError {
         Some("upper limit") => Some("limits[1]"),
         Some("motor speed") => Some("motor.speed"),
         Some("max torque") => Some("motor.max_torque"),
+        Some("spring hertz") => Some("spring.hertz"),
+        Some("spring damping ratio") => Some("spring.damping_ratio"),
+        Some("spring target") => Some("spring.target"),
         f => f,
     };
     match field {

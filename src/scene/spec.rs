@@ -247,8 +247,9 @@ pub struct BodySpec {
     pub kinematic: bool,
 }
 
-/// `joints`: a motor, an angle limit or both between `body` and `other`
-/// (body indices; the world when `other` is left out).
+/// `joints`: a spring, a motor, an angle limit or any of them together
+/// between `body` and `other` (body indices; the world when `other` is
+/// left out).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct JointSpec {
@@ -256,10 +257,25 @@ pub struct JointSpec {
     #[serde(default, deserialize_with = "some")]
     pub other: Option<u32>,
     #[serde(default, deserialize_with = "some")]
+    pub spring: Option<AngularSpringSpec>,
+    #[serde(default, deserialize_with = "some")]
     pub motor: Option<MotorSpec>,
     /// `[lower, upper]`, rad.
     #[serde(default, deserialize_with = "some")]
     pub limits: Option<V2>,
+}
+
+/// A joint's `spring`: its natural frequency `hertz` (Hz), its
+/// `damping_ratio` (default 1: critically damped) and its `target`
+/// angle (rad, default 0).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
+pub struct AngularSpringSpec {
+    pub hertz: f32,
+    #[serde(default = "one", deserialize_with = "present")]
+    pub damping_ratio: f32,
+    #[serde(default, deserialize_with = "present")]
+    pub target: f32,
 }
 
 /// A joint's `motor`: its target `speed` (rad/s) and `max_torque` (N m).

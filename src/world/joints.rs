@@ -1,14 +1,14 @@
-//! Joints the world keeps: a motor, an angle limit or both between a body
-//! and another body (or the world), as Box2D's revolute joint and
-//! rapier's joint motors and limits are. The solvers turn each into the
-//! commands `Command::BodyMotor` and `Command::BodyAngleLimit` at every
-//! step, so a ragdoll's limits and a car's motors are set once rather
+//! Joints the world keeps: a motor, an angular spring, an angle limit or
+//! any of them together between a body and another body (or the world),
+//! as Box2D's revolute joint and rapier's joint motors and limits are.
+//! The solvers turn each into the commands `Command::BodySpring`,
+//! `Command::BodyMotor` and `Command::BodyAngleLimit` at every step, so a ragdoll's limits and a car's motors are set once rather
 //! than queued every step.
 
 use super::{BodyHandle, JointHandle, World, next_index};
 use crate::commands::Command;
 use crate::error::{Item, WorldError};
-use crate::validate::{check_angle_limits, check_motor};
+use crate::validate::{check_angle_limits, check_angular_spring, check_motor};
 
 /// A joint's motor: drives the body's spin relative to the other body's
 /// (or the world's) toward `speed` (rad/s, counter-clockwise positive)
@@ -22,13 +22,29 @@ pub struct Motor {
     pub max_torque: f32,
 }
 
+/// A joint's angular spring: pulls the body's angle relative to the other
+/// body's toward `target` (rad, within `[-pi, pi]`) at the natural
+/// frequency `hertz` (Hz, `>= 0`) with the damping ratio `damping_ratio`
+/// (`>= 0`; `1` critically damped), as [`Command::BodySpring`] does for
+/// one step (Box2D's revolute spring).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AngularSpring {
+    /// Natural frequency, Hz; `0` turns the spring off.
+    pub hertz: f32,
+    /// Damping ratio: `0` undamped, `1` critically damped.
+    pub damping_ratio: f32,
+    /// The relative angle it pulls toward, rad.
+    pub target: f32,
+}
+
 /// A joint between `body` and `other` (the world with `None`) that the
-/// world keeps: an optional [`Motor`] and an optional angle limit,
-/// solved at the start of every substep of every step as the commands
-/// [`Command::BodyMotor`] and [`Command::BodyAngleLimit`] are (about the
+/// world keeps: an optional [`AngularSpring`], an optional [`Motor`] and
+/// an optional angle limit, solved at the start of every substep of every
+/// step as the commands [`Command::BodySpring`], [`Command::BodyMotor`]
+/// and [`Command::BodyAngleLimit`] are, in that order (about the
 /// points that join the bodies, `commands::joint_pivot`). Add it with
 /// [`World::add_joint`]; it goes when either body is removed. Like a
-/// queued limit it wakes nothing, so a limited ragdoll still falls
+/// queued limit or spring it wakes nothing, so a limited ragdoll still falls
 /// asleep; adding or changing a joint wakes its bodies at the solver's
 /// `sync`.
 ///
@@ -55,6 +71,8 @@ pub struct Joint {
     pub body: BodyHandle,
     /// The body it turns against, or the world (`None`).
     pub other: Option<BodyHandle>,
+    /// Its angular spring, if any.
+    pub spring: Option<AngularSpring>,
     /// Its motor, if any.
     pub motor: Option<Motor>,
     /// Its angle limit `[lower, upper]`, rad, each within `[-pi, pi]`
@@ -65,14 +83,26 @@ pub struct Joint {
 
 impl Joint {
     /// A joint between `body` and `other` (the world with `None`) with no
-    /// motor and no limit yet.
+    /// spring, motor or limit yet.
     pub fn new(body: BodyHandle, other: Option<BodyHandle>) -> Self {
         Self {
             body,
             other,
+            spring: None,
             motor: None,
             limits: None,
         }
+    }
+    /// With an angular spring toward `target` rad at `hertz` Hz and the
+    /// damping ratio `damping_ratio`.
+    #[must_use]
+    pub fn spring(mut self, hertz: f32, damping_ratio: f32, target: f32) -> Self {
+        self.spring = Some(AngularSpring {
+            hertz,
+            damping_ratio,
+            target,
+        });
+        self
     }
     /// With a motor toward `speed` rad/s with at most `max_torque` N m.
     #[must_use]
@@ -86,10 +116,17 @@ impl Joint {
         self.limits = Some([lower, upper]);
         self
     }
-    /// The commands that make it for one step: its motor's, then its
-    /// limit's.
+    /// The commands that make it for one step: its spring's, its motor's,
+    /// then its limit's (Box2D's order).
     pub fn commands(&self) -> impl Iterator<Item = Command> + '_ {
         let (body, other) = (self.body, self.other);
+        let spring = self.spring.map(|s| Command::BodySpring {
+            body,
+            other,
+            hertz: s.hertz,
+            damping_ratio: s.damping_ratio,
+            target: s.target,
+        });
         let motor = self.motor.map(|m| Command::BodyMotor {
             body,
             other,
@@ -102,13 +139,13 @@ impl Joint {
             lower,
             upper,
         });
-        motor.into_iter().chain(limit)
+        spring.into_iter().chain(motor).chain(limit)
     }
 }
 
 impl World {
     /// Checks joint `index` against this world: known bodies, the other
-    /// not the body itself, a motor and limits within range.
+    /// not the body itself, a spring, a motor and limits within range.
     fn check_joint(&self, index: u32, j: &Joint) -> Result<(), WorldError> {
         let item = Item::Joint(index);
         let len = self.bodies.len() as u32;
@@ -122,6 +159,9 @@ impl World {
         }
         if j.other == Some(j.body) {
             return Err(WorldError::SelfMotor { item });
+        }
+        if let Some(s) = j.spring {
+            check_angular_spring(item, s.hertz, s.damping_ratio, s.target)?;
         }
         if let Some(m) = j.motor {
             check_motor(item, m.speed, m.max_torque)?;

@@ -24,7 +24,7 @@ mod terrain;
 mod transaction;
 
 pub use items::*;
-pub use joints::{Joint, Motor};
+pub use joints::{AngularSpring, Joint, Motor};
 pub use keys::{BodyKey, PointKey};
 pub use removal::{Remap, Removal};
 pub use terrain::{TERRAIN_THICKNESS_RADII, Terrain};
@@ -72,7 +72,8 @@ pub struct World {
     planes: Vec<HalfPlane>,
     terrains: Vec<Terrain>,
     materials: Vec<Material>,
-    /// Motors and angle limits the solvers apply every step (`joints.rs`).
+    /// Motors, springs and angle limits the solvers apply every step
+    /// (`joints.rs`).
     joints: Vec<Joint>,
     /// Lasting names of the points and bodies (`keys.rs`).
     point_keys: keys::Keys,

@@ -184,6 +184,22 @@ fn every_command_matches_the_cpu() {
             speed: 4.0,
             max_torque: 30.0,
         },
+        // Springs: two cells that share corners pulled toward 0.3 rad,
+        // and the box (teleported to 1 rad) back toward -1 rad.
+        Command::BodySpring {
+            body: grid.bodies[9],
+            other: Some(grid.bodies[10]),
+            hertz: 5.0,
+            damping_ratio: 0.3,
+            target: 0.3,
+        },
+        Command::BodySpring {
+            body: bx.bodies[0],
+            other: None,
+            hertz: 2.0,
+            damping_ratio: 1.0,
+            target: -1.0,
+        },
         // Limits that act: the ring's spin against the world, the cells'
         // against each other, and the teleported box past its range.
         Command::BodyAngleLimit {
@@ -231,9 +247,10 @@ fn every_command_matches_the_cpu() {
     let (dp, dv) = (farthest(&cp, &gp), farthest(&cv, &gv));
     eprintln!("and a step later: positions {dp:e} m, velocities {dv:e} m/s");
     assert!(dp <= 1e-5 && dv <= 1e-3, "{dp}, {dv}");
-    // A step with the motors and limits again: the joints kernel at the
-    // start of each substep (the last five commands are the joints).
-    let joints = &commands[commands.len() - 5..];
+    // A step with the motors, springs and limits again: the joints kernel
+    // at the start of each substep (the last seven commands are the
+    // joints).
+    let joints = &commands[commands.len() - 7..];
     for s in [&mut cpu, &mut gpu] {
         for c in joints {
             s.queue(*c).unwrap();

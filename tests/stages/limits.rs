@@ -15,7 +15,7 @@ use softbody::solver::Solver;
 /// the kernel measures it: `atan2(sum m q x d, sum m q . d)` over its
 /// members with their own masses (pinned members count for nothing), `d`
 /// from the centre of mass and `q` the rest position.
-fn fit_angle(world: &World, pos: &[[f32; 2]], body: BodyHandle) -> f64 {
+pub(crate) fn fit_angle(world: &World, pos: &[[f32; 2]], body: BodyHandle) -> f64 {
     let points = &world.bodies()[body.index()].points;
     let rest = &world.rest_shapes()[body.index()];
     let mass = |h: &PointHandle| world.point(*h).mass as f64;
@@ -37,7 +37,7 @@ fn fit_angle(world: &World, pos: &[[f32; 2]], body: BodyHandle) -> f64 {
 }
 
 /// `a - b` wrapped into `[-pi, pi]`.
-fn relative(a: f64, b: f64) -> f64 {
+pub(crate) fn relative(a: f64, b: f64) -> f64 {
     let tau = std::f64::consts::TAU;
     let d = a - b;
     d - tau * (d / tau + 0.5).floor()

@@ -34,6 +34,7 @@ mod gravity;
 mod impact;
 mod integrate;
 mod joined;
+mod joint_springs;
 mod joints;
 mod limits;
 mod move_bodies;

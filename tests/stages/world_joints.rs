@@ -1,5 +1,6 @@
 //! Joints the world keeps (`World::add_joint`): the solvers make them
-//! into the commands `BodyMotor` and `BodyAngleLimit` at every step
+//! into the commands `BodySpring`, `BodyMotor` and `BodyAngleLimit` at
+//! every step
 //! (`commands::standing_joints`), follow them through removals and syncs,
 //! and wake a joint's bodies when it is added or changed; on both paths.
 
@@ -20,8 +21,9 @@ fn run(mut s: Solver, steps: u32, per_step: impl Fn(&mut Solver)) -> Vec<[f32; 2
     s.state().unwrap().0
 }
 
-/// A hanging chain with limits of `[-0.4, 0.4]` between neighbours and a
-/// motor driving its first link against the world (boxes hinged at
+/// A hanging chain with limits of `[-0.4, 0.4]` between neighbours, a
+/// spring bending its last link and a motor driving its first link
+/// against the world (boxes hinged at
 /// corners in metres at dt 1/60 and centimetres at 1/120; hubless rings
 /// tied by springs), kept by the world, steps bit for bit as the same
 /// commands queued before every step, on each path; and stays within
@@ -40,6 +42,15 @@ fn world_joints_step_as_the_same_commands_queued_every_step() {
             speed: -1.0,
             max_torque: 5.0 * k * k,
         };
+        // A spring bending the last link toward 0.3 rad from the one
+        // before it.
+        let spring = Command::BodySpring {
+            body: links[5],
+            other: Some(links[4]),
+            hertz: 3.0,
+            damping_ratio: 0.5,
+            target: 0.3,
+        };
         let mut jointed = plain.clone();
         jointed
             .add_joint(Joint::new(links[0], None).motor(-1.0, 5.0 * k * k))
@@ -49,10 +60,14 @@ fn world_joints_step_as_the_same_commands_queued_every_step() {
                 .add_joint(Joint::new(pair[1], Some(pair[0])).limits(-0.4, 0.4))
                 .unwrap();
         }
+        jointed
+            .add_joint(Joint::new(links[5], Some(links[4])).spring(3.0, 0.5, 0.3))
+            .unwrap();
         let steps = (1.5 / dt).round() as u32;
         let queued = |s: &mut Solver| {
             s.queue(motor).unwrap();
             queue_chain_limits(s, &links, 0.4);
+            s.queue(spring).unwrap();
         };
         for (a, b) in both(&jointed).into_iter().zip(both(&plain)) {
             let name = a.name();
@@ -99,13 +114,21 @@ fn world_joints_follow_removals_and_edits_and_bad_ones_are_refused() {
         .unwrap();
     let hashed = scene_hash(&Packed::from_world(&world).unwrap(), &world.params);
     assert_ne!(bare, hashed);
+    // A spring is part of the hash too.
+    let mut sprung = world.clone();
+    let limit = Joint::new(boxes[2], None).limits(-1.0, 1.0);
+    sprung
+        .set_joint(JointHandle(2), limit.spring(2.0, 1.0, 0.0))
+        .unwrap();
+    let with_spring = scene_hash(&Packed::from_world(&sprung).unwrap(), &sprung.params);
+    assert_ne!(with_spring, hashed);
 
     // Refused, naming the joint and what is wrong; nothing added.
     let bad = [
         (Joint::new(BodyHandle(9), None), "body 9"),
         (
             Joint::new(boxes[0], Some(boxes[0])),
-            "joint 3: a motor's or an angle limit's other body is the body itself",
+            "joint 3: a joint's other body is the body itself",
         ),
         (
             Joint::new(boxes[0], None).limits(0.5, -0.5),
@@ -122,6 +145,18 @@ fn world_joints_follow_removals_and_edits_and_bad_ones_are_refused() {
         (
             Joint::new(boxes[0], None).motor(1.0, -1.0),
             "joint 3: max torque",
+        ),
+        (
+            Joint::new(boxes[0], None).spring(-1.0, 1.0, 0.0),
+            "joint 3: spring hertz",
+        ),
+        (
+            Joint::new(boxes[0], None).spring(1.0, f32::NAN, 0.0),
+            "joint 3: spring damping ratio",
+        ),
+        (
+            Joint::new(boxes[0], None).spring(1.0, 1.0, 4.0),
+            "joint 3: spring target",
         ),
     ];
     for (joint, what) in bad {
