@@ -272,6 +272,27 @@ impl Command {
                 1.0
             }
         };
+        // A joint's sides (a motor, a spring or a limit): how each takes
+        // the impulse, the other body (plus 1; 0 the world) and the
+        // pivot; the other body's first point, which a motor wakes.
+        let join = |c: &mut layout::Command,
+                    item: Item,
+                    b: BodyHandle,
+                    other: Option<BodyHandle>|
+         -> Result<Option<PointHandle>, WorldError> {
+            c.b = [takes(b), 0.0];
+            let mut other_first = None;
+            if let Some(o) = other {
+                other_first = Some(body(o)?.1);
+                if o == b {
+                    return Err(WorldError::SelfMotor { item });
+                }
+                c.flags = o.0 + 1;
+                c.b[1] = takes(o);
+            }
+            c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
+            Ok(other_first)
+        };
         let mut c = layout::Command::default();
         let mut also_wakes = None;
         let wakes = match *self {
@@ -389,17 +410,7 @@ impl Command {
                 c.kind = layout::COMMAND_BODY_MOTOR;
                 (c.subject, c.scalar) = (b.0, speed);
                 c.a = [max_torque * packed.sim.h, 0.0];
-                c.b = [takes(b), 0.0];
-                if let Some(o) = other {
-                    let (_, other_first) = body(o)?;
-                    if o == b {
-                        return Err(WorldError::SelfMotor { item });
-                    }
-                    c.flags = o.0 + 1;
-                    c.b[1] = takes(o);
-                    also_wakes = Some(other_first);
-                }
-                c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
+                also_wakes = join(&mut c, item, b, other)?;
                 Some(first)
             }
             Command::BodyAngleLimit {
@@ -412,16 +423,7 @@ impl Command {
                 crate::validate::check_angle_limits(item, lower, upper)?;
                 c.kind = layout::COMMAND_BODY_LIMIT;
                 (c.subject, c.scalar, c.a) = (b.0, 1.0 / packed.sim.h, [lower, upper]);
-                c.b = [takes(b), 0.0];
-                if let Some(o) = other {
-                    body(o)?;
-                    if o == b {
-                        return Err(WorldError::SelfMotor { item });
-                    }
-                    c.flags = o.0 + 1;
-                    c.b[1] = takes(o);
-                }
-                c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
+                join(&mut c, item, b, other)?;
                 None
             }
             Command::BodySpring {
@@ -439,16 +441,7 @@ impl Command {
                 c.subject = b.0;
                 c.scalar = (1.0 / divisor) as f32;
                 c.a = [target, (omega_h * omega_h / packed.sim.h as f64) as f32];
-                c.b = [takes(b), 0.0];
-                if let Some(o) = other {
-                    body(o)?;
-                    if o == b {
-                        return Err(WorldError::SelfMotor { item });
-                    }
-                    c.flags = o.0 + 1;
-                    c.b[1] = takes(o);
-                }
-                c.pivot = joint_pivot(packed, b.0, other.map(|o| o.0));
+                join(&mut c, item, b, other)?;
                 None
             }
         };

@@ -8,8 +8,8 @@
 use crate::commands::{free_world, run_commands};
 use crate::common::both;
 use crate::common::closed_form::period;
-use crate::joints::{hinged_arm, motion};
-use crate::limits::{fit_angle, relative};
+use crate::joints::hinged_arm;
+use crate::limits::{fit_angle, momenta, relative, spins};
 use softbody::commands::Command;
 use softbody::prelude::*;
 use softbody::solver::Solver;
@@ -166,16 +166,8 @@ fn a_spring_between_free_bodies_keeps_their_momenta() {
             angular: 3.0,
         })
         .unwrap();
-        let momenta = |s: &Solver| {
-            let m = motion(&world, s, &points, Some(Vec2::ZERO));
-            (m.momentum, m.angular as f64)
-        };
-        let spins = |s: &Solver| {
-            [bx, ring].map(|shape| {
-                let m = motion(&world, s, &shape.points, None);
-                (m.inertia as f64, m.omega as f64)
-            })
-        };
+        let momenta = |s: &Solver| momenta(&world, s, &points);
+        let spins = |s: &Solver| spins(&world, s, [bx, ring]);
         run_commands(&mut s);
         let (_, l0) = momenta(&s);
         let [(ia, wa), (ib, wb)] = spins(&s);

@@ -128,6 +128,20 @@ fn an_angle_limit_stops_a_falling_arm_at_its_angle() {
     }
 }
 
+/// The momentum and angular momentum about the origin of `points`.
+pub(crate) fn momenta(world: &World, s: &Solver, points: &[PointHandle]) -> (Vec2, f64) {
+    let m = motion(world, s, points, Some(Vec2::ZERO));
+    (m.momentum, m.angular as f64)
+}
+
+/// Each shape's inertia and spin about its own centre.
+pub(crate) fn spins(world: &World, s: &Solver, shapes: [&Shape; 2]) -> [(f64, f64); 2] {
+    shapes.map(|shape| {
+        let m = motion(world, s, &shape.points, None);
+        (m.inertia as f64, m.omega as f64)
+    })
+}
+
 /// Two free bodies apart (a box and a hubless ring, no gravity), the ring
 /// spun at 3 rad/s against the box at rest, with a limit of `[-0.2, 0.2]`
 /// rad between them: the ring stops turning against the box at 0.2 rad,
@@ -148,18 +162,8 @@ fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
             angular: 3.0,
         })
         .unwrap();
-        // The pair's momentum and angular momentum about the origin, and
-        // each body's inertia and spin about its own centre.
-        let momenta = |s: &Solver| {
-            let m = motion(&world, s, &points, Some(Vec2::ZERO));
-            (m.momentum, m.angular as f64)
-        };
-        let spins = |s: &Solver| {
-            [bx, ring].map(|shape| {
-                let m = motion(&world, s, &shape.points, None);
-                (m.inertia as f64, m.omega as f64)
-            })
-        };
+        let momenta = |s: &Solver| momenta(&world, s, &points);
+        let spins = |s: &Solver| spins(&world, s, [bx, ring]);
         // The spin set, before the limit acts.
         run_commands(&mut s);
         let (_, l0) = momenta(&s);
