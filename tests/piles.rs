@@ -650,3 +650,70 @@ fn a_pile_forty_deep_sleeps_whole_at_sixteen_substeps() {
         assert_sound(what, &r);
     }
 }
+
+/// A single column of `rows` 0.4 m boxes (diagonal springs), 2 mm apart,
+/// on a floor, in 1/`k` m at time step `dt`, its bodies' shape and area
+/// stiffness `stiffen` times the default and `substeps` substeps; and
+/// its top box.
+fn column(rows: usize, k: f32, dt: f32, stiffen: f32, substeps: u32) -> (World, Shape) {
+    let mut w = World::new(Params {
+        dt,
+        substeps,
+        ..Params::with_length_unit(k).unwrap()
+    });
+    w.params.shape_stiffness *= stiffen;
+    w.params.area_stiffness *= stiffen;
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    let boxes: Vec<Shape> = (0..rows)
+        .map(|row| {
+            let at = Vec2::new(0.0, 0.21 + 0.42 * row as f32) * k;
+            BoxShape::new(at, Vec2::splat(0.4) * k)
+                .build(&mut w)
+                .unwrap()
+        })
+        .collect();
+    (w, boxes.last().unwrap().clone())
+}
+
+/// A column of soft boxes holds as high as its stiffness allows: the load
+/// that bends it at its foot grows as the square of its height, and the
+/// boxes' stiffness against that bending as their frequency squared
+/// (docs/physics.md, "Small bodies and deep piles"). 15 boxes stand at the
+/// default stiffness in centimetres at dt 1/120 (20 buckle, measured),
+/// and 25 in metres at dt 1/60 once the frequencies and the substeps are
+/// doubled (80 Hz, 16 substeps): at 10 s the top box is within a tenth
+/// of its size of where it stood sideways and has sunk under 10 cm, every
+/// point is asleep, on both paths.
+#[test]
+fn a_column_of_boxes_stands_as_high_as_its_stiffness_allows() {
+    for (rows, k, dt, stiffen, substeps) in [
+        (15, 100.0, 1.0 / 120.0, 1.0, 8),
+        (25, 1.0, 1.0 / 60.0, 4.0, 16),
+    ] {
+        let (world, top) = column(rows, k, dt, stiffen, substeps);
+        let steps = (10.0 / dt).round() as u32;
+        let mut runs = vec![("CPU", run_cpu(&world, steps))];
+        if let Some(ctx) = gpu() {
+            runs.push(("GPU", run_gpu(&ctx, &world, steps)));
+        }
+        let packed = Packed::from_world(&world).unwrap();
+        let built = centroid(&packed.pos, &top) / k;
+        for (what, (pos, vel)) in runs {
+            let now = centroid(&pos, &top) / k;
+            let r = pile_report(&packed, &pos, &vel);
+            eprintln!(
+                "{what}, {rows} boxes in 1/{k} m, {stiffen}x stiffness: the top box at {now} m (built at {built}); {r}; {} points moving",
+                awake(&vel)
+            );
+            // Each of its contacts and boxes gives a few millimetres under
+            // the weight above (measured: the top sinks 3.6 and 2.9 cm).
+            let (sideways, sunk) = ((now.x - built.x).abs(), built.y - now.y);
+            assert!(
+                sideways < 0.04 && (0.0..0.1).contains(&sunk),
+                "{what}: {now} against {built}"
+            );
+            assert_eq!(awake(&vel), 0, "{what}: {r}");
+            assert_sound(what, &r);
+        }
+    }
+}
