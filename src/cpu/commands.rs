@@ -320,8 +320,8 @@ fn perp(r: Vec2) -> Vec2 {
 }
 
 /// WGSL `body_joint`, one thread's: a motor or a spring (in round 0
-/// only) or an angle limit; `flags` is the other body plus 1 (0: the world), `b` how
-/// each side takes the impulse.
+/// only) or an angle limit; `flags` is the other body plus 1 (0: the
+/// world), `b` how each side takes the impulse.
 fn body_joint(t: &mut Target, c: &Command, round: u32) {
     let motor = c.kind == COMMAND_BODY_MOTOR;
     if c.kind != COMMAND_BODY_LIMIT && round > 0 {
@@ -431,8 +431,9 @@ pub fn apply(t: &mut Target, list: &[Command]) {
 /// and angle limits) of `list` colour by colour (`colors`, where each
 /// starts in `list`, then the end; from
 /// [`order_for_kernels`](crate::commands::order_for_kernels)), the motors
-/// and springs once and the limits [`LIMIT_PASSES`] times. A colour's joints touch no
-/// common point, so their order within it does not matter.
+/// and springs once and the limits [`LIMIT_PASSES`] times. A colour's
+/// joints touch no common point, so their order within it does not
+/// matter.
 pub fn joints(t: &mut Target, list: &[Command], colors: &[u32]) {
     let limits = list.iter().any(|c| c.kind == COMMAND_BODY_LIMIT);
     let rounds = if limits { LIMIT_PASSES } else { 1 };

@@ -2,8 +2,9 @@
 //! any of them together between a body and another body (or the world),
 //! as Box2D's revolute joint and rapier's joint motors and limits are.
 //! The solvers turn each into the commands `Command::BodySpring`,
-//! `Command::BodyMotor` and `Command::BodyAngleLimit` at every step, so a ragdoll's limits and a car's motors are set once rather
-//! than queued every step.
+//! `Command::BodyMotor` and `Command::BodyAngleLimit` at every step, so a
+//! ragdoll's limits and a car's motors are set once rather than queued
+//! every step.
 
 use super::{BodyHandle, JointHandle, World, next_index};
 use crate::commands::Command;
@@ -44,8 +45,8 @@ pub struct AngularSpring {
 /// and [`Command::BodyAngleLimit`] are, in that order (about the
 /// points that join the bodies, `commands::joint_pivot`). Add it with
 /// [`World::add_joint`]; it goes when either body is removed. Like a
-/// queued limit or spring it wakes nothing, so a limited ragdoll still falls
-/// asleep; adding or changing a joint wakes its bodies at the solver's
+/// queued limit or spring it wakes nothing, so a limited ragdoll still
+/// falls asleep; adding or changing a joint wakes its bodies at the solver's
 /// `sync`.
 ///
 /// ```

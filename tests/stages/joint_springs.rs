@@ -5,11 +5,11 @@
 //! the start of each substep. Checked against closed forms on both paths
 //! (the kernel against the CPU is in `commands.rs`).
 
-use crate::commands::{free_world, run_commands};
+use crate::commands::free_world;
 use crate::common::both;
 use crate::common::closed_form::period;
 use crate::joints::hinged_arm;
-use crate::limits::{fit_angle, momenta, relative, spins};
+use crate::limits::{fit_angle, joint_kick, relative, spin_the_ring, spins};
 use softbody::commands::Command;
 use softbody::prelude::*;
 use softbody::solver::Solver;
@@ -160,28 +160,12 @@ fn a_spring_between_free_bodies_keeps_their_momenta() {
     };
     for mut s in both(&world) {
         let name = s.name();
-        s.queue(Command::BodyVelocity {
-            body: ring.bodies[0],
-            linear: Vec2::ZERO,
-            angular: 3.0,
-        })
-        .unwrap();
-        let momenta = |s: &Solver| momenta(&world, s, &points);
-        let spins = |s: &Solver| spins(&world, s, [bx, ring]);
-        run_commands(&mut s);
-        let (_, l0) = momenta(&s);
-        let [(ia, wa), (ib, wb)] = spins(&s);
-        let together = (ia * wa + ib * wb) / (ia + ib);
+        let (l0, together) = spin_the_ring(&world, &mut s, [bx, ring]);
         let mut kick = 0.0f64;
         for i in 0..(4.0 / dt).round() as u32 {
-            // What the spring changes, apart from the step's own rounding,
-            // over its first half second.
+            // What the spring changes over its first half second.
             if i < 30 {
-                s.queue(spring).unwrap();
-                let (p0, l0) = momenta(&s);
-                run_commands(&mut s);
-                let (p, l) = momenta(&s);
-                kick = kick.max((p - p0).abs().element_sum() as f64 + (l - l0).abs());
+                kick = kick.max(joint_kick(&world, &mut s, &points, spring));
             }
             s.queue(spring).unwrap();
             s.step(1).unwrap();
@@ -191,7 +175,7 @@ fn a_spring_between_free_bodies_keeps_their_momenta() {
             fit_angle(&world, &pos, ring.bodies[0]),
             fit_angle(&world, &pos, bx.bodies[0]),
         );
-        let [(_, wa), (_, wb)] = spins(&s);
+        let [(_, wa), (_, wb)] = spins(&world, &s, [bx, ring]);
         eprintln!(
             "{name}: the ring at {bend:.4} rad from the box; spins {wa:.4} and {wb:.4} rad/s, closed form {together:.4}; the spring's largest change of momenta {kick:e} (angular momentum {l0:.4})"
         );

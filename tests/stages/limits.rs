@@ -142,6 +142,40 @@ pub(crate) fn spins(world: &World, s: &Solver, shapes: [&Shape; 2]) -> [(f64, f6
     })
 }
 
+/// Spins `pair[1]` (`free_world`'s ring) at 3 rad/s, `pair[0]` (its box)
+/// at rest, by the commands alone: the pair's angular momentum about the
+/// origin, and the spin that keeps `I_a w_a + I_b w_b` for both.
+pub(crate) fn spin_the_ring(world: &World, s: &mut Solver, pair: [&Shape; 2]) -> (f64, f64) {
+    s.queue(Command::BodyVelocity {
+        body: pair[1].bodies[0],
+        linear: Vec2::ZERO,
+        angular: 3.0,
+    })
+    .unwrap();
+    run_commands(s);
+    let points = [&pair[0].points[..], &pair[1].points[..]].concat();
+    let [(ia, wa), (ib, wb)] = spins(world, s, pair);
+    (
+        momenta(world, s, &points).1,
+        (ia * wa + ib * wb) / (ia + ib),
+    )
+}
+
+/// What `joint`, run alone, changes of the momentum and angular momentum
+/// of `points`: apart from a step's own rounding.
+pub(crate) fn joint_kick(
+    world: &World,
+    s: &mut Solver,
+    points: &[PointHandle],
+    joint: Command,
+) -> f64 {
+    s.queue(joint).unwrap();
+    let (p0, l0) = momenta(world, s, points);
+    run_commands(s);
+    let (p, l) = momenta(world, s, points);
+    (p - p0).abs().element_sum() as f64 + (l - l0).abs()
+}
+
 /// Two free bodies apart (a box and a hubless ring, no gravity), the ring
 /// spun at 3 rad/s against the box at rest, with a limit of `[-0.2, 0.2]`
 /// rad between them: the ring stops turning against the box at 0.2 rad,
@@ -155,34 +189,18 @@ fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
     let (bx, ring) = (&shapes[0], &shapes[1]);
     let points = [&bx.points[..], &ring.points[..]].concat();
     let dt = world.params.dt as f64;
+    let limit = Command::BodyAngleLimit {
+        body: ring.bodies[0],
+        other: Some(bx.bodies[0]),
+        lower: -0.2,
+        upper: 0.2,
+    };
     for mut s in both(&world) {
-        s.queue(Command::BodyVelocity {
-            body: ring.bodies[0],
-            linear: Vec2::ZERO,
-            angular: 3.0,
-        })
-        .unwrap();
-        let momenta = |s: &Solver| momenta(&world, s, &points);
-        let spins = |s: &Solver| spins(&world, s, [bx, ring]);
         // The spin set, before the limit acts.
-        run_commands(&mut s);
-        let (_, l0) = momenta(&s);
-        let [(ia, wa), (ib, wb)] = spins(&s);
-        let together = (ia * wa + ib * wb) / (ia + ib);
+        let (l0, together) = spin_the_ring(&world, &mut s, [bx, ring]);
         let (mut highest, mut kick) = (0.0f64, 0.0f64);
         for _ in 0..60 {
-            s.queue(Command::BodyAngleLimit {
-                body: ring.bodies[0],
-                other: Some(bx.bodies[0]),
-                lower: -0.2,
-                upper: 0.2,
-            })
-            .unwrap();
-            // What the limit changes, apart from the step's own rounding.
-            let (p0, l0) = momenta(&s);
-            run_commands(&mut s);
-            let (p, l) = momenta(&s);
-            kick = kick.max((p - p0).abs().element_sum() as f64 + (l - l0).abs());
+            kick = kick.max(joint_kick(&world, &mut s, &points, limit));
             s.step(1).unwrap();
             let (pos, _) = s.state().unwrap();
             let a = relative(
@@ -191,7 +209,7 @@ fn an_angle_limit_stops_a_pair_and_keeps_its_momenta() {
             );
             highest = highest.max(a);
         }
-        let [(_, wa), (_, wb)] = spins(&s);
+        let [(_, wa), (_, wb)] = spins(&world, &s, [bx, ring]);
         eprintln!(
             "{}: highest {highest:.4} rad; spins {wa:.4} and {wb:.4} rad/s, closed form {together:.4}; the limit's largest change of momenta {kick:e} (angular momentum {l0:.4})",
             s.name()
