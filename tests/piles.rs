@@ -363,12 +363,18 @@ fn the_default_scene_comes_to_rest_in_30_seconds() {
 #[test]
 fn a_default_scene_of_2500_comes_to_rest_despite_its_wedged_bodies() {
     let world = softbody::scenes::default_scene(2500).unwrap();
-    let packed = Packed::from_world(&world).unwrap();
-    let (pos, vel) = run_cpu(&world, 30 * 60);
+    assert_rests_on_the_cpu("CPU default scene of 2,500", &world, 30);
+}
+
+/// Steps `world` `seconds` on the CPU: its pile is sound and every
+/// velocity exactly 0.
+fn assert_rests_on_the_cpu(what: &str, world: &World, seconds: u32) {
+    let packed = Packed::from_world(world).unwrap();
+    let (pos, vel) = run_cpu(world, seconds * 60);
     let r = pile_report(&packed, &pos, &vel);
-    eprintln!("CPU default scene of 2,500: {r}");
-    assert_sound("CPU default scene of 2,500", &r);
-    assert_eq!(awake(&vel), 0, "CPU default scene of 2,500: {r}");
+    eprintln!("{what}: {r}");
+    assert_sound(what, &r);
+    assert_eq!(awake(&vel), 0, "{what}: {r}");
 }
 
 /// A pour twice as deep as the sample's: 1,000 boxes and wheels in the
@@ -381,12 +387,7 @@ fn a_default_scene_of_2500_comes_to_rest_despite_its_wedged_bodies() {
 #[test]
 fn a_pour_of_1000_bodies_comes_wholly_to_rest() {
     let world = samples::pour(1000, 2.0).unwrap();
-    let packed = Packed::from_world(&world).unwrap();
-    let (pos, vel) = run_cpu(&world, 20 * 60);
-    let r = pile_report(&packed, &pos, &vel);
-    eprintln!("CPU pour of 1,000: {r}");
-    assert_sound("CPU pour of 1,000", &r);
-    assert_eq!(awake(&vel), 0, "CPU pour of 1,000: {r}");
+    assert_rests_on_the_cpu("CPU pour of 1,000", &world, 20);
 }
 
 /// A pour of `n` bodies of other shapes than the samples' (boxes of
