@@ -83,8 +83,8 @@ struct Impact {
     // The two assemblies a body impact wakes.
     groups: vec2<u32>,
     // The approach times how much faster the impulse would move a sleeping
-    // side than the awake one (0 when neither sleeps, 1 when the sleeper
-    // is not the lighter): past the wake speed, the impact wakes both.
+    // side than the awake one (1 unless one side sleeps and is the
+    // lighter): past the wake speed, the impact wakes both.
     wake: f32,
 }
 
@@ -163,9 +163,8 @@ fn body_impact(i: u32) -> Impact {
     out.a = a;
     out.b = b;
     out.groups = vec2<u32>(cp.group, o.group);
-    // Neither side asleep (a kinematic side's inverse mass is negative):
-    // nothing to wake, the rest window judges their motion.
-    var share = 0.0;
+    // (A kinematic side's inverse mass is negative: its share is 1.)
+    var share = 1.0;
     if (a.w == 0.0) {
         share = max(wa / wb, 1.0);
     } else if (b.w == 0.0) {

@@ -210,14 +210,15 @@ pub struct Params {
     /// sleeps, `>= 0` and finite; rounded up to whole steps (at least
     /// one). Default `0.5` (Box2D's).
     pub sleep_time: f32,
-    /// Approach speed above which a body contact with a sleeping side
-    /// wakes the assemblies on both sides, in m/s, `>= 0`: a body landing
-    /// on a sleeping pile wakes what it hits; one set down more gently
-    /// rests on it as on the ground, and sleeps in turn. Default `4` (a
-    /// landing from 0.8 m): above the contact solve's noise in a settled
-    /// pile, whose wedged points read approach speeds of metres per second.
-    /// Two awake sides are judged by their motion alone. Edits,
-    /// `set_state` and `wake` wake everything.
+    /// Approach speed above which a body contact wakes the sleeping
+    /// assemblies on both sides, in m/s, `>= 0`: a body landing on a
+    /// sleeping pile wakes what it hits; one set down more gently rests on
+    /// it as on the ground, and sleeps in turn. Default `4` (a landing
+    /// from 0.8 m): above the contact solve's noise in a settled pile,
+    /// whose wedged points read approach speeds of metres per second (at
+    /// 1 m/s a pour of 480 bodies keeps 18 of its 3,120 points awake at
+    /// 15 s, at 2 m/s none). Edits, `set_state` and `wake` wake
+    /// everything.
     pub wake_speed: f32,
 }
 

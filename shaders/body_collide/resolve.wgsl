@@ -95,7 +95,7 @@ fn disks(i: u32, p: vec2<f32>, v: vec2<f32>, wi: f32, cp: ContactPoint, pf: Cont
 fn sleeper_share(i: u32, ends: vec2<u32>, s: f32, t: f32, wi: f32, wa: f32, wb: f32) -> f32 {
     let we = s * s * wa + t * t * wb;
     if ((wi > 0.0) == (we > 0.0)) {
-        return 0.0;
+        return 1.0;
     }
     if (we == 0.0) {
         let re = s * s * sleepers[ends.x].inv_mass + t * t * sleepers[ends.y].inv_mass;

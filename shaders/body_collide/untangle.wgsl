@@ -298,12 +298,8 @@ fn tangle_with(b: u32, o: BodyOutline, m: OutlineMotion, f: TangleFind, k: u32, 
     // most TANGLE_SHARE partings each (fit_of).
     let sc = sim.contact_scale;
     let j = j0 * min(fit_of(n * (j0 * m.inv_mass), sc, TANGLE_SHARE), fit_of(n * (-j0 * om.inv_mass), sc, TANGLE_SHARE));
-    // Only a sleeping side (inverse mass 0) needs waking to part; awake
-    // sides held in a pile rest by the window like any other.
-    if (m.inv_mass == 0.0 || om.inv_mass == 0.0) {
-        atomicMax(&sleep_speed[o.group], SLEEP_WAKE);
-        atomicMax(&sleep_speed[other.group], SLEEP_WAKE);
-    }
+    atomicMax(&sleep_speed[o.group], SLEEP_WAKE);
+    atomicMax(&sleep_speed[other.group], SLEEP_WAKE);
     add_outline_velocity(o, fixed_of(n * (j * m.inv_mass), sc, TANGLE_SHARE));
     add_outline_velocity(other, fixed_of(n * (-j * om.inv_mass), sc, TANGLE_SHARE));
 }

@@ -125,9 +125,8 @@ pub struct Impact {
     pub b: Side,
     pub groups: [u32; 2],
     /// The approach times how much faster the impulse would move a
-    /// sleeping side than the awake one (0 when neither sleeps, 1 when the
-    /// sleeper is not the lighter): past the wake speed, the impact wakes
-    /// both.
+    /// sleeping side than the awake one (1 unless one side sleeps and is
+    /// the lighter): past the wake speed, the impact wakes both.
     pub wake: f32,
 }
 
@@ -174,14 +173,13 @@ pub fn body_impact(bind: &ImpactBindings, i: usize) -> Option<Impact> {
     let cp = cb.contact_points[i];
     let pf = &cb.filters[(cp.filter_id & !CONTACT_FREE) as usize];
     let bf = &cb.filters[o.filter_id as usize];
-    // Neither side asleep (a kinematic side's inverse mass is negative):
-    // nothing to wake, the rest window judges their motion.
+    // (A kinematic side's inverse mass is negative: its share is 1.)
     let share = if a.w == 0.0 {
         (wa / wb).max(1.0)
     } else if b.w == 0.0 {
         (wb / wa).max(1.0)
     } else {
-        0.0
+        1.0
     };
     Some(Impact {
         n,

@@ -136,13 +136,11 @@ pub fn disks(bind: &Bindings, i: usize, v: Vec2, counts: Option<&[u32]>) -> [i32
 
 /// How much faster a contact's impulse would move its sleeping side than
 /// its awake one (WGSL `sleeper_share`): the ratio of the sides' inverse
-/// masses when one side sleeps and is the lighter, 1 when it is not, and 0
-/// when neither sleeps (there is nothing to wake: the rest window judges
-/// awake sides by their motion). A contact wakes its sides when its
-/// approach times this passes the wake speed: a body set gently on a
-/// sleeping one a hundred times lighter per point wakes it, where one of
-/// its own weight rests on it asleep. `w*` are the solver's inverse masses
-/// (0 while asleep), the real ones in `masses`.
+/// masses when one side sleeps and is the lighter, else 1. A contact wakes
+/// its sides when its approach times this passes the wake speed: a body
+/// set gently on a sleeping one a hundred times lighter per point wakes
+/// it, where one of its own weight rests on it asleep. `w*` are the
+/// solver's inverse masses (0 while asleep), the real ones in `masses`.
 pub(super) fn sleeper_share(
     bind: &Bindings,
     i: usize,
@@ -153,7 +151,7 @@ pub(super) fn sleeper_share(
 ) -> f32 {
     let we = s * s * wa + t * t * wb;
     if (wi > 0.0) == (we > 0.0) {
-        return 0.0;
+        return 1.0;
     }
     if we == 0.0 {
         let m = bind.masses;

@@ -386,9 +386,8 @@ fn assembly_anchor(bind: &Bindings, b: u32, o: &BodyOutline, p: Vec2, q: Vec2) -
 
 /// A pair's parting (WGSL `tangle_with` past its slot): the fixed-point
 /// velocity change of each side's outline points (this body's, the
-/// other's), the two assemblies it wakes (when a side sleeps) and the
-/// other body.
-pub type Parting = ([[i32; 2]; 2], Option<[u32; 2]>, u32);
+/// other's), the two assemblies it wakes and the other body.
+pub type Parting = ([[i32; 2]; 2], [u32; 2], u32);
 
 /// Body `b`'s tangle with `f` in its slot `k` (WGSL `tangle_with`): the
 /// slot's words, and the pair's parting, if it must part faster.
@@ -463,10 +462,7 @@ fn tangle_with(
         fixed_of(n * (j * w), sc, TANGLE_SHARE),
         fixed_of(n * (-j * other_w), sc, TANGLE_SHARE),
     ];
-    // Only a sleeping side (inverse mass 0) needs waking to part; awake
-    // sides held in a pile rest by the window like any other.
-    let wake = (w == 0.0 || other_w == 0.0).then_some([o.group, other.group]);
-    Some((dv, wake, f.body))
+    Some((dv, [o.group, other.group], f.body))
 }
 
 /// Body `b`'s tangle recovery (WGSL `untangle` for one thread): its
@@ -557,7 +553,7 @@ pub fn untangle(
     par::map(parallel, parts, |b| untangle_body(bind, warm, b as u32));
     for (b, body_parts) in parts.iter().enumerate() {
         for &(dv, groups, other) in body_parts.iter().flatten() {
-            for g in groups.into_iter().flatten() {
+            for g in groups {
                 let s = &mut sleep_speed[g as usize];
                 *s = (*s).max(SLEEP_WAKE);
             }
