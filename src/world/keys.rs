@@ -118,6 +118,14 @@ impl Keys {
         Some((slot, self.slots[slot as usize].generation))
     }
 
+    /// Item `index`'s slot and generation as one word, what fingerprints
+    /// hash (`fingerprint.rs`); `u64::MAX` for an index with no item.
+    pub(crate) fn word(&self, index: usize) -> u64 {
+        self.key(index).map_or(u64::MAX, |(slot, generation)| {
+            (generation as u64) << 32 | slot as u64
+        })
+    }
+
     /// The index of the item in `slot` at `generation`, if it is still
     /// there.
     fn find(&self, slot: u32, generation: u32) -> Option<usize> {

@@ -15,7 +15,7 @@ use crate::validate::{
     check_opt_non_negative, check_position, check_spin, check_state, check_vec, check_velocity,
 };
 
-mod chain;
+mod fingerprint;
 mod items;
 mod joints;
 mod keys;
@@ -78,8 +78,8 @@ pub struct World {
     /// Lasting names of the points and bodies (`keys.rs`).
     point_keys: keys::Keys,
     body_keys: keys::Keys,
-    /// Running fingerprints of the points, springs and bodies (`chain.rs`).
-    chains: chain::Chains,
+    /// Fingerprints of the points, springs and bodies (`fingerprint.rs`).
+    fingerprints: fingerprint::Fingerprints,
     /// Changes with every removal (see [`World::generation`]): solvers
     /// compare it to notice a removal they were not told about.
     generation: u64,
@@ -124,7 +124,7 @@ impl World {
             joints: Vec::new(),
             point_keys: Default::default(),
             body_keys: Default::default(),
-            chains: Default::default(),
+            fingerprints: Default::default(),
             generation: 0,
         }
     }
@@ -257,9 +257,10 @@ impl World {
                 len: self.materials.len() as u32,
             });
         }
-        self.chains.push_point(&p);
-        self.points.push(p);
         self.point_keys.push();
+        let hash = fingerprint::point_hash(&self.point_keys, index as usize, &p);
+        fingerprint::update(&mut self.fingerprints.points, hash, true);
+        self.points.push(p);
         Ok(PointHandle(index))
     }
 
@@ -305,7 +306,8 @@ impl World {
         // A given rest length (a distance is within MAX_LENGTH, its points
         // being within MAX_COORD).
         check_length(item, "rest_length", rest)?;
-        self.chains.push_spring(&s);
+        let hash = fingerprint::spring_hash(&self.point_keys, &s);
+        fingerprint::update(&mut self.fingerprints.springs, hash, true);
         self.springs.push(s);
         self.rest_lengths.push(rest);
         Ok(SpringHandle(index))
@@ -411,7 +413,8 @@ impl World {
                 reason: "rest shape has fewer than 2 distinct positions".into(),
             });
         }
-        self.chains.push_body(&b);
+        let hash = fingerprint::body_hash(&self.point_keys, &b);
+        fingerprint::update(&mut self.fingerprints.bodies, hash, true);
         self.bodies.push(b);
         self.body_keys.push();
         self.rest_shapes.push(rest);
@@ -454,33 +457,62 @@ impl World {
             let v = velocity + spin * d.perp();
             crate::validate::check_velocity(item, "spin", v)?;
         }
+        // The body and its points change: their hashes, not the world's.
+        self.hash_body_and_points(body, false);
         for p in &points {
             let point = &mut self.points[p.index()];
             point.vel = velocity + spin * (point.pos - center).perp();
             point.mass = 0.0;
         }
         self.bodies[body.index()].kinematic = true;
-        self.rechain();
+        self.hash_body_and_points(body, true);
+        debug_assert!(self.fingerprints_hold());
         Ok(())
     }
 
-    /// The chains again from the items, after a change to items already
-    /// chained ([`World::set_kinematic`]; a removal chains again only what
-    /// follows its first removed item).
-    fn rechain(&mut self) {
-        self.chains = chain::Chains::of(&self.points, &self.springs, &self.bodies);
+    /// Whether the fingerprints kept up to date by the edits are those of
+    /// the items hashed afresh.
+    fn fingerprints_hold(&self) -> bool {
+        let keys = &self.point_keys;
+        let fresh = fingerprint::Fingerprints::of(keys, &self.points, &self.springs, &self.bodies);
+        self.fingerprints == fresh
+    }
+
+    /// Adds (`add`) or takes away the hashes of `body` and of its points
+    /// in the fingerprints, around a change to them.
+    fn hash_body_and_points(&mut self, body: BodyHandle, add: bool) {
+        let b = &self.bodies[body.index()];
+        for p in &b.points {
+            let hash =
+                fingerprint::point_hash(&self.point_keys, p.index(), &self.points[p.index()]);
+            fingerprint::update(&mut self.fingerprints.points, hash, add);
+        }
+        let hash = fingerprint::body_hash(&self.point_keys, b);
+        fingerprint::update(&mut self.fingerprints.bodies, hash, add);
     }
 
     /// The fingerprint of the first `points`, `springs` and `bodies`
-    /// items (`chain.rs`), `None` past the ends: what a solver that packed
-    /// them compares on a sync.
+    /// items (`fingerprint.rs`), `None` past the ends: what a solver that
+    /// packed them compares on a sync. It hashes the items after them.
     pub(crate) fn prefix_fingerprint(
         &self,
         points: usize,
         springs: usize,
         bodies: usize,
     ) -> Option<[u64; 3]> {
-        self.chains.at(points, springs, bodies)
+        use fingerprint::{body_hash, point_hash, spring_hash, update};
+        let mut f = self.fingerprints;
+        let keys = &self.point_keys;
+        for (i, p) in self.points.get(points..)?.iter().enumerate() {
+            update(&mut f.points, point_hash(keys, points + i, p), false);
+        }
+        for s in self.springs.get(springs..)? {
+            update(&mut f.springs, spring_hash(keys, s), false);
+        }
+        for b in self.bodies.get(bodies..)? {
+            update(&mut f.bodies, body_hash(keys, b), false);
+        }
+        Some(f.to_array())
     }
 
     /// A kinematic body's points (body `own`, if added already) are in no

@@ -323,8 +323,7 @@ impl World {
             .map(|(s, r)| !r && !remove_point[s.a.index()] && !remove_point[s.b.index()])
             .collect();
         let springs = Remap::from_kept(&kept_springs);
-        // Items before these keep their index and their links: their
-        // fingerprints stand (`chain.rs`).
+        // Springs before these keep their ends' indices.
         let p0 = points.first_removed();
         let s0 = self
             .springs
@@ -332,7 +331,9 @@ impl World {
             .position(|s| s.a.index() >= p0 || s.b.index() >= p0)
             .unwrap_or(self.springs.len())
             .min(springs.first_removed());
-        let mut b0 = None;
+        // The fingerprints lose the removed items (`fingerprint.rs`); the
+        // survivors' hashes name keys, which a removal keeps.
+        self.unhash_removed(&points, &springs, remove_body);
 
         // Bodies: drop removed points with their rest positions. A body
         // that keeps all its points is renumbered in place.
@@ -347,12 +348,8 @@ impl World {
         let old_rest = std::mem::take(&mut self.rest_shapes);
         for ((mut body, rest), &removed) in old_bodies.into_iter().zip(old_rest).zip(remove_body) {
             if removed {
-                b0.get_or_insert(new_bodies.len());
                 kept_bodies.push(false);
                 continue;
-            }
-            if body.points.iter().any(|p| p.index() >= p0) {
-                b0.get_or_insert(new_bodies.len());
             }
             if body.points.iter().all(|p| !remove_point[p.index()]) {
                 kept_bodies.push(true);
@@ -370,6 +367,8 @@ impl World {
                 .zip(&rest)
                 .filter_map(|(p, r)| points.get(p.0).map(|i| (PointHandle(i), *r)))
                 .unzip();
+            let hash = fingerprint::body_hash(&self.point_keys, &body);
+            fingerprint::update(&mut self.fingerprints.bodies, hash, false);
             let degenerate = pts.len() < 2 || rs.iter().all(|r| *r == rs[0]);
             if degenerate {
                 kept_bodies.push(false);
@@ -401,10 +400,12 @@ impl World {
         self.body_keys.remap(&bodies);
         self.remap_joints(&bodies);
         self.bodies = new_bodies;
-        let b0 = b0.unwrap_or(self.bodies.len());
-        self.chains
-            .rechain_from([p0, s0, b0], &self.points, &self.springs, &self.bodies);
+        for b in &reshaped {
+            let hash = fingerprint::body_hash(&self.point_keys, &self.bodies[b.index()]);
+            fingerprint::update(&mut self.fingerprints.bodies, hash, true);
+        }
         self.rest_shapes = new_rest;
+        debug_assert!(self.fingerprints_hold());
         let before = self.generation;
         self.generation = REMOVAL_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Removal {
@@ -413,6 +414,29 @@ impl World {
             bodies,
             reshaped,
             generation: (before, self.generation),
+        }
+    }
+}
+
+impl World {
+    /// Takes the hashes of the items `points`, `springs` and `remove_body`
+    /// remove out of the fingerprints, before the keys follow the removal.
+    /// A body that loses points is rehashed where it is reshaped.
+    fn unhash_removed(&mut self, points: &Remap, springs: &Remap, remove_body: &[bool]) {
+        use fingerprint::{body_hash, point_hash, spring_hash, update};
+        let (keys, f) = (&self.point_keys, &mut self.fingerprints);
+        for (i, p) in self.points.iter().enumerate() {
+            if points.get(i as u32).is_none() {
+                update(&mut f.points, point_hash(keys, i, p), false);
+            }
+        }
+        for (s, &new) in self.springs.iter().zip(springs.as_slice()) {
+            if new == Remap::REMOVED {
+                update(&mut f.springs, spring_hash(keys, s), false);
+            }
+        }
+        for (b, _) in self.bodies.iter().zip(remove_body).filter(|(_, r)| **r) {
+            update(&mut f.bodies, body_hash(keys, b), false);
         }
     }
 }

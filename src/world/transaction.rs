@@ -23,8 +23,9 @@ pub struct Transaction<'w> {
 
 /// The length and capacity of each list an `add_*` call appends to.
 /// `rest_lengths` and `rest_shapes` run parallel to `springs` and
-/// `bodies`, and the point and body keys to `points` and `bodies`; nothing
-/// else in a [`World`] changes when an item is added.
+/// `bodies`, and the point and body keys to `points` and `bodies`; the
+/// fingerprints' sums only grow, and nothing else in a [`World`] changes
+/// when an item is added.
 #[derive(Clone, Copy)]
 struct Lengths {
     points: (usize, usize),
@@ -37,6 +38,8 @@ struct Lengths {
     materials: (usize, usize),
     point_keys: (usize, usize),
     body_keys: (usize, usize),
+    /// The fingerprints' sums, which additions only add to.
+    fingerprints: fingerprint::Fingerprints,
 }
 
 fn mark<T>(v: &Vec<T>) -> (usize, usize) {
@@ -63,6 +66,7 @@ impl Lengths {
             materials: mark(&w.materials),
             point_keys: w.point_keys.mark(),
             body_keys: w.body_keys.mark(),
+            fingerprints: w.fingerprints,
         }
     }
 
@@ -77,8 +81,7 @@ impl Lengths {
         truncate(&mut w.planets, self.planets);
         truncate(&mut w.planes, self.planes);
         truncate(&mut w.materials, self.materials);
-        w.chains
-            .truncate(self.points.0, self.springs.0, self.bodies.0);
+        w.fingerprints = self.fingerprints;
     }
 }
 
