@@ -16,6 +16,7 @@ use crate::validate::{
 };
 
 mod fingerprint;
+use fingerprint::Edit;
 mod items;
 mod joints;
 mod keys;
@@ -258,8 +259,8 @@ impl World {
             });
         }
         self.point_keys.push();
-        let hash = fingerprint::point_hash(&self.point_keys, index as usize, &p);
-        fingerprint::update(&mut self.fingerprints.points, hash, true);
+        let keys = &self.point_keys;
+        self.fingerprints.point(keys, index as usize, &p, Edit::Add);
         self.points.push(p);
         Ok(PointHandle(index))
     }
@@ -306,8 +307,7 @@ impl World {
         // A given rest length (a distance is within MAX_LENGTH, its points
         // being within MAX_COORD).
         check_length(item, "rest_length", rest)?;
-        let hash = fingerprint::spring_hash(&self.point_keys, &s);
-        fingerprint::update(&mut self.fingerprints.springs, hash, true);
+        self.fingerprints.spring(&self.point_keys, &s, Edit::Add);
         self.springs.push(s);
         self.rest_lengths.push(rest);
         Ok(SpringHandle(index))
@@ -413,8 +413,7 @@ impl World {
                 reason: "rest shape has fewer than 2 distinct positions".into(),
             });
         }
-        let hash = fingerprint::body_hash(&self.point_keys, &b);
-        fingerprint::update(&mut self.fingerprints.bodies, hash, true);
+        self.fingerprints.body(&self.point_keys, &b, Edit::Add);
         self.bodies.push(b);
         self.body_keys.push();
         self.rest_shapes.push(rest);
@@ -458,14 +457,14 @@ impl World {
             crate::validate::check_velocity(item, "spin", v)?;
         }
         // The body and its points change: their hashes, not the world's.
-        self.hash_body_and_points(body, false);
+        self.hash_body_and_points(body, Edit::Take);
         for p in &points {
             let point = &mut self.points[p.index()];
             point.vel = velocity + spin * (point.pos - center).perp();
             point.mass = 0.0;
         }
         self.bodies[body.index()].kinematic = true;
-        self.hash_body_and_points(body, true);
+        self.hash_body_and_points(body, Edit::Add);
         debug_assert!(self.fingerprints_hold());
         Ok(())
     }
@@ -478,17 +477,18 @@ impl World {
         self.fingerprints == fresh
     }
 
-    /// Adds (`add`) or takes away the hashes of `body` and of its points
-    /// in the fingerprints, around a change to them.
-    fn hash_body_and_points(&mut self, body: BodyHandle, add: bool) {
-        let b = &self.bodies[body.index()];
+    /// `body` and its points into the fingerprints or out of them, around
+    /// a change to them.
+    fn hash_body_and_points(&mut self, body: BodyHandle, edit: Edit) {
+        let (b, keys, f) = (
+            &self.bodies[body.index()],
+            &self.point_keys,
+            &mut self.fingerprints,
+        );
         for p in &b.points {
-            let hash =
-                fingerprint::point_hash(&self.point_keys, p.index(), &self.points[p.index()]);
-            fingerprint::update(&mut self.fingerprints.points, hash, add);
+            f.point(keys, p.index(), &self.points[p.index()], edit);
         }
-        let hash = fingerprint::body_hash(&self.point_keys, b);
-        fingerprint::update(&mut self.fingerprints.bodies, hash, add);
+        f.body(keys, b, edit);
     }
 
     /// The fingerprint of the first `points`, `springs` and `bodies`
@@ -500,17 +500,15 @@ impl World {
         springs: usize,
         bodies: usize,
     ) -> Option<[u64; 3]> {
-        use fingerprint::{body_hash, point_hash, spring_hash, update};
-        let mut f = self.fingerprints;
-        let keys = &self.point_keys;
+        let (mut f, keys) = (self.fingerprints, &self.point_keys);
         for (i, p) in self.points.get(points..)?.iter().enumerate() {
-            update(&mut f.points, point_hash(keys, points + i, p), false);
+            f.point(keys, points + i, p, Edit::Take);
         }
         for s in self.springs.get(springs..)? {
-            update(&mut f.springs, spring_hash(keys, s), false);
+            f.spring(keys, s, Edit::Take);
         }
         for b in self.bodies.get(bodies..)? {
-            update(&mut f.bodies, body_hash(keys, b), false);
+            f.body(keys, b, Edit::Take);
         }
         Some(f.to_array())
     }

@@ -367,8 +367,7 @@ impl World {
                 .zip(&rest)
                 .filter_map(|(p, r)| points.get(p.0).map(|i| (PointHandle(i), *r)))
                 .unzip();
-            let hash = fingerprint::body_hash(&self.point_keys, &body);
-            fingerprint::update(&mut self.fingerprints.bodies, hash, false);
+            self.fingerprints.body(&self.point_keys, &body, Edit::Take);
             let degenerate = pts.len() < 2 || rs.iter().all(|r| *r == rs[0]);
             if degenerate {
                 kept_bodies.push(false);
@@ -401,8 +400,8 @@ impl World {
         self.remap_joints(&bodies);
         self.bodies = new_bodies;
         for b in &reshaped {
-            let hash = fingerprint::body_hash(&self.point_keys, &self.bodies[b.index()]);
-            fingerprint::update(&mut self.fingerprints.bodies, hash, true);
+            let body = &self.bodies[b.index()];
+            self.fingerprints.body(&self.point_keys, body, Edit::Add);
         }
         self.rest_shapes = new_rest;
         debug_assert!(self.fingerprints_hold());
@@ -423,20 +422,20 @@ impl World {
     /// remove out of the fingerprints, before the keys follow the removal.
     /// A body that loses points is rehashed where it is reshaped.
     fn unhash_removed(&mut self, points: &Remap, springs: &Remap, remove_body: &[bool]) {
-        use fingerprint::{body_hash, point_hash, spring_hash, update};
         let (keys, f) = (&self.point_keys, &mut self.fingerprints);
+        let removed = |map: &Remap, i: usize| map.as_slice()[i] == Remap::REMOVED;
         for (i, p) in self.points.iter().enumerate() {
-            if points.get(i as u32).is_none() {
-                update(&mut f.points, point_hash(keys, i, p), false);
+            if removed(points, i) {
+                f.point(keys, i, p, Edit::Take);
             }
         }
-        for (s, &new) in self.springs.iter().zip(springs.as_slice()) {
-            if new == Remap::REMOVED {
-                update(&mut f.springs, spring_hash(keys, s), false);
+        for (i, s) in self.springs.iter().enumerate() {
+            if removed(springs, i) {
+                f.spring(keys, s, Edit::Take);
             }
         }
         for (b, _) in self.bodies.iter().zip(remove_body).filter(|(_, r)| **r) {
-            update(&mut f.bodies, body_hash(keys, b), false);
+            f.body(keys, b, Edit::Take);
         }
     }
 }
