@@ -53,7 +53,8 @@
 // and clears it.
 @group(0) @binding(2) var<storage, read_write> touched: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> outlines: array<BodyOutline>;
-@group(0) @binding(4) var<storage, read> member_offsets: array<u32>;
+// Each point's range of `point_members` (RecordRange).
+@group(0) @binding(4) var<storage, read> member_ranges: array<vec2<u32>>;
 @group(0) @binding(5) var<storage, read> point_members: array<vec4<u32>>;
 @group(0) @binding(6) var<storage, read> rest_steps: array<u32>;
 @group(0) @binding(7) var<storage, read_write> pairs: array<atomic<u32>>;
@@ -180,11 +181,11 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
-    let first = member_offsets[i];
-    if (first >= member_offsets[i + 1u]) {
+    let range = record_range(member_ranges[i]);
+    if (range.count == 0u) {
         return;
     }
-    let own = point_members[first].z;
+    let own = point_members[range.start].z;
     let t = touched[i];
     touched[i] = vec2<u32>(0u);
     if (t.x > 0u && t.x - 1u < sim.num_bodies && t.x - 1u != own) {

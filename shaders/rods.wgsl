@@ -6,8 +6,8 @@
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
-// n + 1 offsets into `halves`.
-@group(0) @binding(2) var<storage, read> offsets: array<u32>;
+// Each point's range of `halves` (RecordRange).
+@group(0) @binding(2) var<storage, read> ranges: array<vec2<u32>>;
 // HalfSpring records, fetched as one vec4 each (see half_spring).
 @group(0) @binding(3) var<storage, read> halves: array<vec4<u32>>;
 // Per point (position, velocity): one copy in, the other out.
@@ -43,15 +43,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let si = state_in[i];
     var p = si.xy;
     var v = si.zw;
-    let start = offsets[i];
-    let end = offsets[i + 1u];
-    let count = end - start;
+    let range = record_range(ranges[i]);
+    let count = range.count;
     let w = info[i].inv_mass * f32(count);
     var dpv = vec4<f32>(0.0);
-    for (var e = start; e < end; e++) {
+    for (var e = range.start; e < range.start + count; e++) {
         let s = half_spring(halves[e]);
         let o = s.other & HALF_INDEX;
-        let wo = info[o].inv_mass * f32(offsets[o + 1u] - offsets[o]);
+        let wo = info[o].inv_mass * f32(ranges[o].y);
         let so = state_in[o];
         // In the rod's own (a, b) order, selected rather than branched on
         // (see springs.wgsl).

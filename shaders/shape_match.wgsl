@@ -31,10 +31,10 @@ const TINY_SUM: f32 = 1e-30;
 // The frames, two vec4 per BodyFrame: stored as two vec4 rather than six
 // fields (lavapipe stores a struct member by member, each a scatter).
 @group(0) @binding(7) var<storage, read_write> frames_out: array<vec4<f32>>;
-// PointMember records, point by point (see half_spring in shared.wgsl),
-// and the n + 1 offsets of each point's.
+// PointMember records (see half_spring in shared.wgsl), and each point's
+// range of them (RecordRange).
 @group(0) @binding(6) var<storage, read> point_members: array<vec4<u32>>;
-@group(0) @binding(8) var<storage, read> member_offsets: array<u32>;
+@group(0) @binding(8) var<storage, read> member_ranges: array<vec2<u32>>;
 // The frames as apply reads them, two vec4 per BodyFrame.
 @group(0) @binding(9) var<storage, read> frames_in: array<vec4<f32>>;
 // apply's view of the state, updated in place.
@@ -537,8 +537,8 @@ fn plane_impacts(@builtin(global_invocation_id) gid: vec3<u32>) {
 // (with the body's damping fraction), the body's frame and its dilation.
 fn matched_velocity(i: u32, p: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
     var dv = vec2<f32>(0.0, 0.0);
-    let end = member_offsets[i + 1u];
-    for (var e = member_offsets[i]; e < end; e++) {
+    let range = record_range(member_ranges[i]);
+    for (var e = range.start; e < range.start + range.count; e++) {
         let m = point_member(point_members[e]);
         let f0 = frames_in[2u * m.body];
         let f1 = frames_in[2u * m.body + 1u];

@@ -141,6 +141,17 @@ const HALF_IS_B: u32 = 0x80000000u;
 const HALF_SOFT: u32 = 0x40000000u;
 const HALF_INDEX: u32 = 0x3fffffffu;
 
+// Where one point's records lie in a per-point table (src/layout,
+// RecordRange): bound as vec2<u32>, fetched in one load.
+struct RecordRange {
+    start: u32,
+    count: u32,
+}
+
+fn record_range(r: vec2<u32>) -> RecordRange {
+    return RecordRange(r.x, r.y);
+}
+
 // Coefficients of one substep (src/layout, HalfSpring).
 struct HalfSpring {
     other: u32,

@@ -5,8 +5,8 @@
 
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> info: array<PointInfo>;
-// n + 1 offsets into `halves`.
-@group(0) @binding(2) var<storage, read> offsets: array<u32>;
+// Each point's range of `halves` (RecordRange).
+@group(0) @binding(2) var<storage, read> ranges: array<vec2<u32>>;
 // HalfSpring records, fetched as one vec4 each (see half_spring).
 @group(0) @binding(3) var<storage, read> halves: array<vec4<u32>>;
 // Per point (position, velocity): one copy in, the other out.
@@ -42,11 +42,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var dpv = vec4<f32>(0.0);
     // A pinned or sleeping point takes no change: its springs are not
     // evaluated (the other ends evaluate them for themselves).
-    var end = offsets[i + 1u];
-    if (w == 0.0) {
-        end = offsets[i];
-    }
-    for (var e = offsets[i]; e < end; e++) {
+    let range = record_range(ranges[i]);
+    let end = select(range.start + range.count, range.start, w == 0.0);
+    for (var e = range.start; e < end; e++) {
         let s = half_spring(halves[e]);
         let so = state_in[s.other & HALF_INDEX];
         // Evaluate in the spring's own (a, b) order, so both ends agree.

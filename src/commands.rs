@@ -468,12 +468,11 @@ impl Command {
 /// members and their springs.
 pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
     let is_member = |p: u32, b: u32| {
-        let pm = &packed.point_members;
-        pm.offsets.get(p as usize + 1).is_some_and(|&end| {
-            pm.records[pm.offsets[p as usize] as usize..end as usize]
-                .iter()
-                .any(|r| r.body == b)
-        })
+        packed
+            .point_members
+            .of(p as usize)
+            .iter()
+            .any(|r| r.body == b)
     };
     let in_other = |p: u32| match other {
         Some(o) => is_member(p, o),
@@ -493,10 +492,7 @@ pub fn joint_pivot(packed: &Packed, body: u32, other: Option<u32>) -> [u32; 4] {
         let p = m.point;
         [&packed.spring_halves, &packed.rod_halves]
             .into_iter()
-            .flat_map(move |halves| match halves.offsets.get(p as usize + 1) {
-                Some(&end) => &halves.records[halves.offsets[p as usize] as usize..end as usize],
-                None => &[],
-            })
+            .flat_map(move |halves| halves.of(p as usize))
             .map(move |h| (p, h.other & layout::HALF_INDEX))
     });
     let ties = ties.filter(|&(_, q)| in_other(q));

@@ -121,6 +121,7 @@ fn rust_structs_match_naga_layouts() {
     );
     check_layout!(module, SpringInfo, [a, b, rest, stiffness, damping, kind]);
     check_layout!(module, HalfSpring, [other, rest, pull, damp]);
+    check_layout!(module, RecordRange, [start, count]);
     check_layout!(
         module,
         BodyInfo,

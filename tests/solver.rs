@@ -200,7 +200,7 @@ fn an_inconsistent_packed_world_is_refused() {
     let good = Packed::from_world(&scene).unwrap();
     assert!(good.num_rods > 0 && good.sim.num_free > 0 && !good.outlines.is_empty());
     type Corrupt = fn(&mut Packed);
-    let corruptions: [(&str, Corrupt); 19] = [
+    let corruptions: [(&str, Corrupt); 20] = [
         ("a spring's end", |p| p.springs[0].a = 1 << 20),
         ("a point dropped", |p| {
             p.pos.pop();
@@ -212,7 +212,15 @@ fn an_inconsistent_packed_world_is_refused() {
         ("a spring record", |p| {
             p.spring_halves.records[0].other = 1 << 20
         }),
-        ("a spring offset", |p| p.spring_halves.offsets[1] = 1 << 20),
+        ("a spring range", |p| {
+            p.spring_halves.ranges[1].start = 1 << 20
+        }),
+        ("two points' spring ranges overlapping", |p| {
+            let ranges = &mut p.spring_halves.ranges;
+            let r = *ranges.iter().find(|r| r.count > 0).unwrap();
+            let other = ranges.iter().position(|q| *q != r).unwrap();
+            ranges[other] = r;
+        }),
         ("a rod record", |p| p.rod_halves.records[0].other = 1 << 20),
         ("a body's first member", |p| p.bodies[0].first = 1 << 20),
         ("a member's point", |p| p.members[0].point = 1 << 20),

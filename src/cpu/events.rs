@@ -204,12 +204,11 @@ pub fn step(inp: &mut Inputs, s: &mut EventState, now: usize) {
     // Gather: by point, in order (a set, and maxima and minima: the order
     // does not matter).
     for i in 0..sim.num_points {
-        let offsets = &inp.members.offsets;
         let iu = i as usize;
-        if offsets.is_empty() || offsets[iu] >= offsets[iu + 1] {
+        let Some(first) = inp.members.of(iu).first() else {
             continue;
-        }
-        let own = inp.members.records[offsets[iu] as usize].body;
+        };
+        let own = first.body;
         let [t, edge] = std::mem::take(&mut inp.touched[iu]);
         if t > 0 && t - 1 < nb && t - 1 != own {
             let other = t - 1;

@@ -120,7 +120,7 @@ impl Events {
                             (1, &b.state[s]),
                             (2, &c.touched),
                             (3, &c.outlines),
-                            (4, &b.member_offsets),
+                            (4, &b.member_ranges),
                             (5, &b.point_members),
                             (7, &pairs[now]),
                             (8, &pairs[last]),

@@ -12,7 +12,7 @@ impl Rods {
             device,
             "rods",
             b,
-            &b.rod_offsets,
+            &b.rod_ranges,
             &b.rod_halves,
         ))
     }

@@ -42,7 +42,7 @@ fn apply_entries(b: &Buffers, s: usize) -> Vec<(u32, &wgpu::Buffer)> {
         (0, &b.sim),
         (1, &b.info),
         (6, &b.point_members),
-        (8, &b.member_offsets),
+        (8, &b.member_ranges),
         (9, &b.frames),
         (10, &b.state[s]),
         (14, &b.dilation),

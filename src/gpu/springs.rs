@@ -13,7 +13,7 @@ impl Springs {
             device,
             "springs",
             b,
-            &b.spring_offsets,
+            &b.spring_ranges,
             &b.spring_halves,
         ))
     }

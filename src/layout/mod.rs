@@ -203,6 +203,26 @@ pub struct SpringInfo {
     pub kind: u32,
 }
 
+/// Where one point's records lie in a per-point table (WGSL `RecordRange`,
+/// bound as `vec2<u32>` and fetched in one load): `count` records from
+/// `start`. A table may hold records no range names (room an edit left);
+/// the ranges of two points never overlap.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RecordRange {
+    /// Index of the point's first record.
+    pub start: u32,
+    /// Number of the point's records.
+    pub count: u32,
+}
+
+impl RecordRange {
+    /// The indices of the records, as a range.
+    pub fn span(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.count) as usize
+    }
+}
+
 /// In [`HalfSpring::other`]: set when this end is the spring's `b`.
 pub const HALF_IS_B: u32 = 1 << 31;
 /// In [`HalfSpring::other`]: set for a soft constraint (else a force spring;

@@ -17,19 +17,22 @@ impl<T: Copy> PerPoint<T> {
     /// of those points alone: what [`PerPoint::from_pairs`] makes of all.
     pub(super) fn append(&mut self, n0: usize, n: usize, pairs: impl Iterator<Item = (u32, T)>) {
         let part = Self::from_pairs(n - n0, pairs.map(|(p, r)| (p - n0 as u32, r)));
-        if part.offsets.is_empty() {
-            // No new records: the new points' offsets repeat the last.
-            if let Some(&last) = self.offsets.last() {
-                self.offsets.resize(n + 1, last);
+        if part.ranges.is_empty() {
+            // No new records: the new points have none, after the last.
+            if !self.ranges.is_empty() {
+                let start = self.records.len() as u32;
+                self.ranges.resize(n, RecordRange { start, count: 0 });
             }
             return;
         }
-        if self.offsets.is_empty() {
-            self.offsets = vec![0; n0 + 1];
+        if self.ranges.is_empty() {
+            self.ranges = vec![RecordRange::default(); n0];
         }
         let base = self.records.len() as u32;
-        self.offsets
-            .extend(part.offsets[1..].iter().map(|o| o + base));
+        self.ranges.extend(part.ranges.iter().map(|r| RecordRange {
+            start: r.start + base,
+            ..*r
+        }));
         self.records.extend(part.records);
     }
 
@@ -38,7 +41,7 @@ impl<T: Copy> PerPoint<T> {
         if records == 0 {
             *self = Self::default();
         } else {
-            self.offsets.truncate(n0 + 1);
+            self.ranges.truncate(n0);
             self.records.truncate(records);
         }
     }

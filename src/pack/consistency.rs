@@ -4,26 +4,37 @@
 use super::*;
 
 impl<T> PerPoint<T> {
-    /// Checks the offsets of `n` points against the records: none, or
-    /// `n + 1` of them, rising, from 0 to the number of records.
+    /// Checks the ranges of `n` points against the records: none, or one
+    /// per point, each within the records, no two overlapping.
     fn check(&self, n: usize, what: &str) -> Result<(), String> {
-        if self.offsets.is_empty() && self.records.is_empty() {
+        if self.ranges.is_empty() && self.records.is_empty() {
             return Ok(());
         }
-        if self.offsets.len() != n + 1 {
+        if self.ranges.len() != n {
             return Err(format!(
-                "{what}: {} offsets for {n} points",
-                self.offsets.len()
+                "{what}: {} record ranges for {n} points",
+                self.ranges.len()
             ));
         }
-        if self.offsets[0] != 0
-            || self.offsets.windows(2).any(|w| w[0] > w[1])
-            || self.offsets[n] as usize != self.records.len()
-        {
-            return Err(format!(
-                "{what}: offsets do not rise from 0 to the {} records",
-                self.records.len()
-            ));
+        let mut named = vec![false; self.records.len()];
+        for (i, r) in self.ranges.iter().enumerate() {
+            let within = r
+                .start
+                .checked_add(r.count)
+                .is_some_and(|end| end as usize <= self.records.len());
+            if !within {
+                return Err(format!(
+                    "{what}: point {i}'s records {}..+{} pass the {} records",
+                    r.start,
+                    r.count,
+                    self.records.len()
+                ));
+            }
+            for k in r.span() {
+                if std::mem::replace(&mut named[k], true) {
+                    return Err(format!("{what}: record {k} is in two points' ranges"));
+                }
+            }
         }
         Ok(())
     }
@@ -221,7 +232,13 @@ impl Packed {
             point_ref(n, "member", i, m.point)?;
         }
         self.point_members.check(n, "point_members")?;
-        if self.point_members.records.len() != self.members.len() {
+        let named: u64 = self
+            .point_members
+            .ranges
+            .iter()
+            .map(|r| r.count as u64)
+            .sum();
+        if named != self.members.len() as u64 {
             return Err("point_members does not hold every member".into());
         }
         for (i, m) in self.point_members.records.iter().enumerate() {

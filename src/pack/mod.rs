@@ -59,23 +59,25 @@ impl From<&HalfPlane> for PlaneInfo {
     }
 }
 
-/// Records grouped by point, the form every per-point gather reads:
-/// `offsets[i] .. offsets[i + 1]` index `records`, point `i`'s records
-/// being contiguous. Built once when the world is packed (a counting sort),
-/// so that each gather sums in a fixed order. Both vectors are empty when
-/// there are no records: their stage is then skipped, and `n + 1` zero
-/// offsets would cost 4 bytes per point for nothing.
+/// Records grouped by point, the form every per-point gather reads: point
+/// `i`'s records are `records[ranges[i].span()]`, contiguous. Built when
+/// the world is packed (a counting sort), so that each gather sums in a
+/// fixed order. A range says where its records lie rather than the next
+/// point's range saying where they end, so that an edit may move a point's
+/// range or leave records no range names. Both vectors are empty when
+/// there are no records: their stage is then skipped, and `n` empty
+/// ranges would cost 8 bytes per point for nothing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PerPoint<T> {
-    /// `n + 1` offsets, or none.
-    pub offsets: Vec<u32>,
+    /// One range per point, or none.
+    pub ranges: Vec<RecordRange>,
     pub records: Vec<T>,
 }
 
 impl<T> Default for PerPoint<T> {
     fn default() -> Self {
         Self {
-            offsets: Vec::new(),
+            ranges: Vec::new(),
             records: Vec::new(),
         }
     }
@@ -83,7 +85,8 @@ impl<T> Default for PerPoint<T> {
 
 impl<T: Copy> PerPoint<T> {
     /// The records of `n` points from `(point, record)` pairs; each point's
-    /// records keep the order in which they are given.
+    /// records keep the order in which they are given, and the points'
+    /// ranges follow one another in point order.
     pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, T)>) -> Self {
         // Made once (a record's coefficients cost an exp), then placed by
         // a counting sort.
@@ -91,33 +94,35 @@ impl<T: Copy> PerPoint<T> {
         let Some(&(_, filler)) = pairs.first() else {
             return Self::default();
         };
-        let mut offsets = vec![0u32; n + 1];
+        let mut ranges = vec![RecordRange::default(); n];
         for &(p, _) in &pairs {
-            offsets[p as usize + 1] += 1;
+            ranges[p as usize].count += 1;
         }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
+        let mut start = 0;
+        for r in &mut ranges {
+            r.start = start;
+            start += r.count;
         }
-        let mut cursor = offsets[..n].to_vec();
+        let mut cursor: Vec<u32> = ranges.iter().map(|r| r.start).collect();
         let mut records = vec![filler; pairs.len()];
         for (p, r) in pairs {
             let c = &mut cursor[p as usize];
             records[*c as usize] = r;
             *c += 1;
         }
-        Self { offsets, records }
+        Self { ranges, records }
     }
 
     /// Number of records of point `i`.
     pub fn count(&self, i: usize) -> u32 {
-        self.of(i).len() as u32
+        self.ranges.get(i).map_or(0, |r| r.count)
     }
 
     /// The records of point `i`.
     pub fn of(&self, i: usize) -> &[T] {
-        match self.offsets.get(i..i + 2) {
-            Some(&[a, b]) => &self.records[a as usize..b as usize],
-            _ => &[],
+        match self.ranges.get(i) {
+            Some(r) => &self.records[r.span()],
+            None => &[],
         }
     }
 }
@@ -338,7 +343,7 @@ mod tests {
         let p = Packed::from_world(&w).unwrap();
         let h = w.params.h();
         let pm = &p.point_members;
-        assert_eq!(pm.offsets.len(), p.pos.len() + 1);
+        assert_eq!(pm.ranges.len(), p.pos.len());
         assert_eq!(pm.records.len(), p.members.len());
         for (b, m) in p.body_members() {
             let body = &p.bodies[b as usize];
@@ -364,13 +369,13 @@ mod tests {
     }
 
     #[test]
-    fn a_world_without_rods_keeps_no_rod_offsets() {
+    fn a_world_without_rods_keeps_no_rod_ranges() {
         let p = Packed::from_world(&world()).unwrap();
         assert_eq!(p.num_rods, 0);
-        assert!(p.rod_halves.offsets.is_empty());
+        assert!(p.rod_halves.ranges.is_empty());
         assert!(p.rod_halves.records.is_empty());
         assert_eq!(p.rod_halves.of(3), &[]);
         assert_eq!(p.rod_halves.count(3), 0);
-        assert_eq!(p.spring_halves.offsets.len(), p.pos.len() + 1);
+        assert_eq!(p.spring_halves.ranges.len(), p.pos.len());
     }
 }

@@ -12,23 +12,25 @@ impl<T: Copy> PerPoint<T> {
     /// The records of the points `points` keeps, in order, each passed
     /// through `keep` (`None`: dropped, its other side removed).
     fn remapped(&self, points: &Remap, mut keep: impl FnMut(&T) -> Option<T>) -> Self {
-        let Some(n) = self.offsets.len().checked_sub(1) else {
+        if self.ranges.is_empty() {
             return Self::default();
-        };
-        let mut offsets = Vec::with_capacity(points.new_len().min(n) + 1);
+        }
+        let n = self.ranges.len();
+        let mut ranges = Vec::with_capacity(points.new_len().min(n));
         let mut records = Vec::with_capacity(self.records.len());
-        offsets.push(0);
         for (old, &new) in points.as_slice()[..n].iter().enumerate() {
             if new == Remap::REMOVED {
                 continue;
             }
+            let start = records.len() as u32;
             records.extend(self.of(old).iter().filter_map(&mut keep));
-            offsets.push(records.len() as u32);
+            let count = records.len() as u32 - start;
+            ranges.push(RecordRange { start, count });
         }
         if records.is_empty() {
             return Self::default();
         }
-        Self { offsets, records }
+        Self { ranges, records }
     }
 }
 
@@ -85,9 +87,10 @@ impl Packed {
                 continue;
             };
             for m in &self.members[info.first as usize..(info.first + info.count) as usize] {
-                let row = members.offsets[m.point as usize] as usize
-                    ..members.offsets[m.point as usize + 1] as usize;
-                for r in &mut members.records[row] {
+                let Some(range) = members.ranges.get(m.point as usize) else {
+                    continue;
+                };
+                for r in &mut members.records[range.span()] {
                     if r.body == b.0 {
                         r.rest = m.rest;
                     }

@@ -178,14 +178,14 @@ impl GpuSolver {
         let bodies = self.num_bodies as u64;
         // integrate + collide, fused: info 16 + state read 16 + write 16.
         let mut bytes = 48 * n;
-        // Per-point gathers: offsets 8, own info 4, state 16 in, 16 out;
+        // Per-point gathers: record range 8, own info 4, state 16 in, 16 out;
         // per spring end: its record 16 and the other end's state 16.
         if self.has_springs {
             bytes += 44 * n + 2 * 32 * springs;
         }
         if self.num_rods > 0 {
-            // Rods also read the other end's rod count (two offsets).
-            bytes += self.rod_passes() as u64 * 44 * n + 2 * 44 * rods;
+            // Rods also read the other end's info 4 and rod count 4.
+            bytes += self.rod_passes() as u64 * 44 * n + 2 * 40 * rods;
         }
         if bodies > 0 {
             // frames: body 32 + order 4 + frame out 32 + the dilation's
@@ -195,7 +195,7 @@ impl GpuSolver {
             // state 16.
             bytes += 84 * bodies + 32 * members;
             // apply, fused with the next integrate + collide (sharing its
-            // state read and write): offsets 8; per membership: its
+            // state read and write): record range 8; per membership: its
             // record 16, the body's frame 32 and its dilation 4 (the
             // pair's first half).
             bytes += 8 * n + 52 * members;

@@ -458,16 +458,16 @@ impl GpuSolver {
         grow(&mut padded.point_info, &b.info);
         grow(&mut padded.gravity_scale, &b.gravity_scale);
         grow(&mut padded.materials, &b.materials);
-        grow(&mut padded.spring_halves.offsets, &b.spring_offsets);
+        grow(&mut padded.spring_halves.ranges, &b.spring_ranges);
         grow(&mut padded.spring_halves.records, &b.spring_halves);
-        grow(&mut padded.rod_halves.offsets, &b.rod_offsets);
+        grow(&mut padded.rod_halves.ranges, &b.rod_ranges);
         grow(&mut padded.rod_halves.records, &b.rod_halves);
         // The frames buffer is sized by the bodies too.
         let frames_cap = b.frames.size() as usize / std::mem::size_of::<BodyFrame>();
         let bodies_cap = grow(&mut padded.bodies, &b.bodies).max(frames_cap);
         padded.bodies.resize(bodies_cap, Default::default());
         grow(&mut padded.members, &b.members);
-        grow(&mut padded.point_members.offsets, &b.member_offsets);
+        grow(&mut padded.point_members.ranges, &b.member_ranges);
         grow(&mut padded.point_members.records, &b.point_members);
         grow(&mut padded.body_order, &b.body_order);
         grow(&mut padded.impact_home, &b.impact_home);
