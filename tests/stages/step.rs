@@ -321,14 +321,15 @@ fn scattered<T: Copy>(table: &PerPoint<T>, unnamed: T) -> PerPoint<T> {
 }
 
 /// A point's records may lie anywhere in their table, in any order, with
-/// records no range names between them: a GPU solver steps such a world
-/// bitwise as the world packed in point order, whose ranges follow one
-/// another, its contact events included. Springs, rods and shape
-/// matching's memberships (box grids sharing corners, wheels, blobs,
-/// hubless rings, a rope of rods) all read their records by range.
+/// records no range names between them: the CPU mirrors of the stages
+/// that gather them give bitwise what they give from the world packed in
+/// point order, whose ranges follow one another, and a GPU solver steps
+/// such a world bitwise as that one, its contact events included.
+/// Springs, rods and shape matching's memberships (box grids sharing
+/// corners, wheels, blobs, hubless rings, a rope of rods) all read their
+/// records by range.
 #[test]
 fn records_anywhere_in_their_tables_step_as_records_in_point_order() {
-    let Some(ctx) = gpu() else { return };
     let mut world = softbody::scenes::default_scene(60).unwrap();
     Rope::new(Vec2::new(-3.0, 25.0), Vec2::new(3.0, 25.0), 8)
         .spring_kind(SpringKind::Rod)
@@ -353,6 +354,8 @@ fn records_anywhere_in_their_tables_step_as_records_in_point_order() {
         },
     );
     assert!(packed.num_rods > 0 && moved != packed);
+    cpu_stages_read_records_by_range(&packed, &moved);
+    let Some(ctx) = gpu() else { return };
     let run = |p: &Packed| {
         let mut gpu = GpuSolver::from_packed(&ctx.device, &ctx.queue, &world.params, p).unwrap();
         gpu.set_contact_events(&ctx.device, true).unwrap();
@@ -399,4 +402,85 @@ fn records_anywhere_in_their_tables_step_as_records_in_point_order() {
     assert_eq!(ea, eb, "contact events differ");
     // And the run moved.
     assert_ne!(bits(&a.pos), bits(&packed.pos));
+}
+
+/// The CPU mirrors of the stages that gather per-point records (springs,
+/// rods, shape matching's apply) give bitwise the same output from
+/// `moved` as from `packed`, which differ only in where the records lie,
+/// on a state with every spring and membership pulling.
+fn cpu_stages_read_records_by_range(packed: &Packed, moved: &Packed) {
+    use softbody::cpu::{rods, shape_match::apply, springs};
+    use softbody::layout::BodyFrame;
+    let n = packed.pos.len();
+    // Every point off its rest place, moving.
+    let pos: Vec<[f32; 2]> = (packed.pos.iter().enumerate())
+        .map(|(i, p)| [p[0] + 0.01 * (i % 7) as f32, p[1] - 0.013 * (i % 5) as f32])
+        .collect();
+    let vel: Vec<[f32; 2]> = (0..n).map(|i| [0.1 * (i % 3) as f32, -0.2]).collect();
+    let frames: Vec<BodyFrame> = (0..packed.bodies.len())
+        .map(|b| BodyFrame {
+            centroid: [b as f32, 1.0],
+            vel: [0.5, 0.0],
+            rot: [0.8, 0.6],
+            omega: 0.3,
+            pull: 0.25,
+        })
+        .collect();
+    let dilation = vec![0.01; packed.bodies.len()];
+    let step = |p: &Packed| {
+        let (mut pos_out, mut vel_out) = (vec![[0.0; 2]; n], vec![[0.0; 2]; n]);
+        let mut outputs = Vec::new();
+        springs(
+            &p.sim,
+            &p.point_info,
+            &p.spring_halves,
+            &pos,
+            &vel,
+            &mut pos_out,
+            &mut vel_out,
+            false,
+        );
+        outputs.push((pos_out.clone(), vel_out.clone()));
+        rods(
+            &p.sim,
+            &p.point_info,
+            &p.rod_halves,
+            &pos,
+            &vel,
+            &mut pos_out,
+            &mut vel_out,
+            false,
+        );
+        outputs.push((pos_out, vel_out));
+        let mut matched = vel.clone();
+        apply(
+            &p.sim,
+            &p.point_info,
+            &p.point_members,
+            &frames,
+            &dilation,
+            &pos,
+            &mut matched,
+            false,
+        );
+        outputs.push((pos.clone(), matched));
+        outputs
+    };
+    let bits = |v: &[[f32; 2]]| -> Vec<u32> { v.iter().flatten().map(|x| x.to_bits()).collect() };
+    for (stage, (a, b)) in ["springs", "rods", "apply"]
+        .iter()
+        .zip(step(packed).iter().zip(step(moved)))
+    {
+        assert_eq!(
+            bits(&a.0),
+            bits(&b.0),
+            "{stage}: positions differ on the CPU"
+        );
+        assert_eq!(
+            bits(&a.1),
+            bits(&b.1),
+            "{stage}: velocities differ on the CPU"
+        );
+        assert_ne!(bits(&a.1), bits(&vel), "{stage}: changed nothing");
+    }
 }
