@@ -64,9 +64,9 @@
 // PointInfo records as vec4 (point_info in shared.wgsl); settle writes
 // the inverse mass, .x.
 @group(0) @binding(5) var<storage, read_write> info: array<vec4<u32>>;
-// Each point's anchor: its state when settle last anchored it, or when it
-// was woken (only the position is read).
-@group(0) @binding(6) var<storage, read_write> last: array<vec4<f32>>;
+// Each point's anchor: its position when settle last anchored it, or when
+// it was woken.
+@group(0) @binding(6) var<storage, read_write> last: array<vec2<f32>>;
 // touch: each point's contact from the last narrow phase (body_collide),
 // the outlines (for a body's assembly), and each point's support: the
 // body its contact was with while its assembly was awake (0xffffffff:
@@ -106,7 +106,7 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         atomicMax(&speed[g], SLEEP_WAKE);
         return;
     }
-    let d = p - last[i].xy;
+    let d = p - last[i];
     atomicMax(&speed[g], bitcast<u32>(dot(d, d)));
 }
 
@@ -195,7 +195,7 @@ fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         state[i] = vec4<f32>(state[i].xy, 0.0, 0.0);
     }
     if (steps % SLEEP_WINDOW == 0u) {
-        last[i] = state[i];
+        last[i] = state[i].xy;
     }
 }
 
@@ -208,7 +208,7 @@ fn wake(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     info[i].x = bitcast<u32>(points[i].inv_mass);
     atomicStore(&speed[i], 0u);
     rest_steps[i] = 0u;
-    last[i] = state[i];
+    last[i] = state[i].xy;
     support[i] = 0xffffffffu;
 }
 
@@ -228,7 +228,7 @@ fn wake_flagged(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     }
     if (bitcast<f32>(info[i].x) == 0.0 && sp.inv_mass != 0.0) {
         info[i].x = bitcast<u32>(sp.inv_mass);
-        last[i] = state[i];
+        last[i] = state[i].xy;
     }
 }
 

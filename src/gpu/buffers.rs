@@ -142,6 +142,9 @@ pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 15] {
 /// Bytes of one point's state (`vec4<f32>`).
 pub const STATE_BYTES: u64 = 16;
 
+/// Bytes of one point's sleep anchor (`vec2<f32>`, a position).
+pub const ANCHOR_BYTES: u64 = 8;
+
 /// Positions and velocities as the state buffer holds them: one
 /// `[x, y, vx, vy]` per point.
 pub fn interleave(pos: &[[f32; 2]], vel: &[[f32; 2]]) -> Vec<[f32; 4]> {
@@ -332,7 +335,7 @@ impl Buffers {
             ),
             state: [
                 init("state0", initial_state.clone(), state),
-                init("state1", initial_state.clone(), state),
+                init("state1", initial_state, state),
             ],
             frames: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("frames"),
@@ -344,7 +347,7 @@ impl Buffers {
             sleep_points,
             sleep_speed: zeroed("sleep_speed"),
             rest_steps: zeroed("rest_steps"),
-            sleep_last: init("sleep_last", initial_state, state),
+            sleep_last: init("sleep_last", bytes_or_zero(&packed.pos), state),
             sleep_support: init(
                 "sleep_support",
                 vec![0xff; per_point as usize],

@@ -29,7 +29,7 @@ mod springs;
 mod terrain;
 
 pub use body_collide::{ContactKernels, GridBuild, NarrowWalk, PointDispatch};
-pub use buffers::{Buffers, STATE_BYTES, deinterleave, interleave};
+pub use buffers::{ANCHOR_BYTES, Buffers, STATE_BYTES, deinterleave, interleave};
 pub use context::{
     GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
 };

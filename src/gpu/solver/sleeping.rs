@@ -45,11 +45,10 @@ impl GpuSolver {
             queue.write_buffer(&b.sleep_speed, at, bytemuck::cast_slice(&zeros));
             let none = vec![u32::MAX; n - from];
             queue.write_buffer(&b.sleep_support, at, bytemuck::cast_slice(&none));
-            let last = crate::gpu::interleave(&p.pos[from..], &p.vel[from..]);
             queue.write_buffer(
                 &b.sleep_last,
-                from as u64 * crate::gpu::STATE_BYTES,
-                bytemuck::cast_slice(&last),
+                from as u64 * crate::gpu::ANCHOR_BYTES,
+                bytemuck::cast_slice(&p.pos[from..]),
             );
         }
         for g in crate::cpu::sleep::joined_assemblies(p.sleep_points_from(from), from) {
@@ -106,9 +105,7 @@ impl GpuSolver {
         queue: &wgpu::Queue,
     ) -> Result<Vec<[f32; 2]>, SolverError> {
         self.check_context("read_sleep_anchors", Some(device), Some(queue))?;
-        let last: Vec<[f32; 4]> =
-            read_buffer(device, queue, &self.buffers.sleep_last, self.num_points)?;
-        Ok(last.iter().map(|s| [s[0], s[1]]).collect())
+        read_buffer(device, queue, &self.buffers.sleep_last, self.num_points)
     }
     /// Restores [`read_sleep_anchors`](Self::read_sleep_anchors) (from a
     /// checkpoint, after [`set_rest_steps`](Self::set_rest_steps)).
@@ -122,8 +119,7 @@ impl GpuSolver {
         self.check_context("set_sleep_anchors", None, Some(queue))?;
         crate::validate::check_sleep_anchors(self.num_points, anchors)?;
         if !anchors.is_empty() {
-            let last: Vec<[f32; 4]> = anchors.iter().map(|a| [a[0], a[1], 0.0, 0.0]).collect();
-            queue.write_buffer(&self.buffers.sleep_last, 0, bytemuck::cast_slice(&last));
+            queue.write_buffer(&self.buffers.sleep_last, 0, bytemuck::cast_slice(anchors));
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
 use super::super::body_collide::{BodyCollide, ContactKernels};
-use super::super::buffers::{Buffers, STATE_BYTES};
+use super::super::buffers::{ANCHOR_BYTES, Buffers, STATE_BYTES};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::impact::{BodyImpact, Impact};
 use super::super::integrate::Integrate;
@@ -488,7 +488,7 @@ impl GpuSolver {
             // it) with their inverse masses, 0 while asleep.
             for (from, to, bytes) in [
                 (&old.state[0], &buffers.state[0], k * STATE_BYTES),
-                (&old.sleep_last, &buffers.sleep_last, k * STATE_BYTES),
+                (&old.sleep_last, &buffers.sleep_last, k * ANCHOR_BYTES),
                 (&old.rest_steps, &buffers.rest_steps, 4 * k),
                 (&old.sleep_speed, &buffers.sleep_speed, 4 * k),
                 (&old.sleep_support, &buffers.sleep_support, 4 * k),

@@ -6,8 +6,8 @@
 use super::super::super::SolverError;
 use super::super::super::broad_phase::{AppendedFrom, ContactBuffers, ContactRoom};
 use super::super::super::buffers::{
-    Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes, static_arrays,
-    write_tail,
+    ANCHOR_BYTES, Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes,
+    static_arrays, write_tail,
 };
 use super::super::GpuSolver;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
@@ -303,7 +303,7 @@ impl GpuSolver {
                         (&b.rest_steps, 4),
                         (&b.sleep_speed, 4),
                         (&b.sleep_support, 4),
-                        (&b.sleep_last, STATE_BYTES),
+                        (&b.sleep_last, ANCHOR_BYTES),
                     ] {
                         compact(&mut encoder, buffer, stride);
                     }
