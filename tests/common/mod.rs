@@ -140,3 +140,9 @@ pub fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
         .map(|(g, c)| (Vec2::from(*g) - Vec2::from(*c)).length())
         .fold(0.0, f32::max)
 }
+
+/// The bits of each coordinate, in order: what bitwise comparisons of two
+/// runs compare.
+pub fn bits(v: &[[f32; 2]]) -> Vec<u32> {
+    v.iter().flatten().map(|x| x.to_bits()).collect()
+}

@@ -13,7 +13,7 @@
 //! crossing-number test says it is inside (f64).
 
 use crate::broad_phase::assert_grids_match;
-use crate::common::{Rng, both, farthest, gpu};
+use crate::common::{Rng, bits, both, farthest, gpu};
 use crate::slide;
 use softbody::gpu::{ContactKernels, GridBuild, NarrowWalk, PointDispatch, Stage};
 use softbody::layout::{NO_JOINS, TANGLE_CROSSED, UNTANGLE_PACE};
@@ -1230,11 +1230,6 @@ fn the_default_scene_piles_up_without_sinking_into_itself() {
 #[test]
 fn contact_runs_are_bitwise_deterministic_on_the_gpu_and_the_cpu() {
     let world = pile(11, 200);
-    let bits = |v: &[[f32; 2]]| -> Vec<u32> {
-        v.iter()
-            .flat_map(|p| [p[0].to_bits(), p[1].to_bits()])
-            .collect()
-    };
     // CPU: one thread and all threads.
     let mut one = CpuSolver::new(&world).unwrap();
     let mut all = CpuSolver::new(&world).unwrap().parallel(true);

@@ -4,6 +4,7 @@
 use crate::common::gpu;
 use softbody::commands::Command;
 use softbody::events::{Collider, ContactEvents, ContactKind};
+use softbody::gpu::GpuContext;
 use softbody::layout::EVENT_CAPACITY;
 use softbody::prelude::*;
 use softbody::solver::Solver;
@@ -21,19 +22,23 @@ fn events_on(s: &mut Solver) {
 fn collect(s: &mut Solver) -> ContactEvents {
     match s {
         Solver::Cpu(c) => c.take_contact_events(),
-        Solver::Gpu { ctx, solver } => {
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            let mut pending = solver
-                .request_contact_events(&ctx.device, &mut encoder)
-                .unwrap();
-            ctx.queue.submit([encoder.finish()]);
-            loop {
-                if let Some(r) = pending.poll(&ctx.device) {
-                    return r.unwrap();
-                }
-                std::thread::sleep(std::time::Duration::from_micros(200));
-            }
+        Solver::Gpu { ctx, solver } => collect_gpu(ctx, solver),
+    }
+}
+
+/// The GPU solver's events, by a readback that does not wait on the GPU
+/// (polled here until it answers).
+pub(crate) fn collect_gpu(ctx: &GpuContext, solver: &mut GpuSolver) -> ContactEvents {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let mut pending = solver
+        .request_contact_events(&ctx.device, &mut encoder)
+        .unwrap();
+    ctx.queue.submit([encoder.finish()]);
+    loop {
+        if let Some(r) = pending.poll(&ctx.device) {
+            return r.unwrap();
         }
+        std::thread::sleep(std::time::Duration::from_micros(200));
     }
 }
 

@@ -7,7 +7,8 @@
 
 use crate::Stepper;
 use crate::common::closed_form::*;
-use crate::common::gpu;
+use crate::common::{bits, gpu};
+use crate::events::collect_gpu;
 use crate::gpu_check::{assert_close, degenerate_world, random_world};
 use softbody::cpu::CpuSolver;
 use softbody::layout::{HalfSpring, PointMember};
@@ -139,11 +140,6 @@ fn gpu_runs_are_bitwise_deterministic() {
     };
     let (a, fa) = run();
     let (b, fb) = run();
-    let bits = |v: &[[f32; 2]]| {
-        v.iter()
-            .flat_map(|p| [p[0].to_bits(), p[1].to_bits()])
-            .collect::<Vec<_>>()
-    };
     assert_eq!(
         bits(&a.pos),
         bits(&b.pos),
@@ -362,22 +358,10 @@ fn records_anywhere_in_their_tables_step_as_records_in_point_order() {
         gpu.step(&ctx.device, &ctx.queue, 90).unwrap();
         let s = gpu.read_state(&ctx.device, &ctx.queue).unwrap();
         let f = gpu.read_frames(&ctx.device, &ctx.queue).unwrap();
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        let mut pending = gpu
-            .request_contact_events(&ctx.device, &mut encoder)
-            .unwrap();
-        ctx.queue.submit([encoder.finish()]);
-        let events = loop {
-            if let Some(r) = pending.poll(&ctx.device) {
-                break r.unwrap();
-            }
-            std::thread::sleep(std::time::Duration::from_micros(200));
-        };
-        (s, f, events)
+        (s, f, collect_gpu(&ctx, &mut gpu))
     };
     let (a, fa, ea) = run(&packed);
     let (b, fb, eb) = run(&moved);
-    let bits = |v: &[[f32; 2]]| -> Vec<u32> { v.iter().flatten().map(|x| x.to_bits()).collect() };
     for (what, x, y) in [
         ("positions", &a.pos, &b.pos),
         ("velocities", &a.vel, &b.vel),
@@ -466,7 +450,6 @@ fn cpu_stages_read_records_by_range(packed: &Packed, moved: &Packed) {
         outputs.push((pos.clone(), matched));
         outputs
     };
-    let bits = |v: &[[f32; 2]]| -> Vec<u32> { v.iter().flatten().map(|x| x.to_bits()).collect() };
     for (stage, (a, b)) in ["springs", "rods", "apply"]
         .iter()
         .zip(step(packed).iter().zip(step(moved)))
