@@ -246,11 +246,21 @@ fn removing_points_of_a_body_down_to_one_removes_the_body() {
     let r = w.remove_points(&a.points[..3]).unwrap();
     assert_eq!(r.body(a.bodies[0]), None);
     assert_eq!(r.body(b.bodies[0]), Some(BodyHandle(0)));
-    assert_eq!(r.point(a.points[3]), Some(PointHandle(0)));
+    // Box b's last three points fill the removed points' places; the
+    // rest keep theirs.
+    assert_eq!(r.point(a.points[3]), Some(PointHandle(3)));
+    assert_eq!(r.point(b.points[0]), Some(PointHandle(4)));
+    assert_eq!(r.point(b.points[1]), Some(PointHandle(0)));
+    assert_eq!(r.point(b.points[3]), Some(PointHandle(2)));
     assert_eq!(w.points().len(), 5);
-    // Every spring of box a touched a removed point.
+    // Every spring of box a touched a removed point; box b's take their
+    // places, in order, with their ends renumbered.
     assert_eq!(w.springs().len(), 6);
-    assert_eq!(w.springs()[0].a, PointHandle(1));
+    assert_eq!(
+        (w.springs()[0].a, w.springs()[0].b),
+        (PointHandle(4), PointHandle(0))
+    );
+    assert_eq!(w.bodies()[0].points, [4, 0, 1, 2].map(PointHandle));
     assert!(matches!(
         w.remove_points(&[PointHandle(99)]),
         Err(WorldError::UnknownHandle { .. })
@@ -286,8 +296,8 @@ fn cpu_edits_keep_state_and_match_a_fresh_solver() {
     let pre = (cpu.positions().to_vec(), cpu.velocities().to_vec());
     let r = w.remove_body(BodyHandle(3)).unwrap();
     cpu.apply_removal(&w, &r).unwrap();
-    assert_eq!(cpu.positions(), &r.point_remap().retain(&pre.0)[..]);
-    assert_eq!(cpu.velocities(), &r.point_remap().retain(&pre.1)[..]);
+    assert_eq!(cpu.positions(), &r.point_remap().apply(&pre.0)[..]);
+    assert_eq!(cpu.velocities(), &r.point_remap().apply(&pre.1)[..]);
     w.params.spring_stiffness = 800.0;
     cpu.sync(&w).unwrap();
     for _ in 0..10 {
@@ -367,8 +377,8 @@ fn gpu_edits_keep_state_and_match_a_fresh_solver() {
     cpu.apply_removal(&w, &r).unwrap();
     assert!(!report.reallocated);
     let (pos, vel) = gpu_state(&s, &ctx);
-    assert_eq!(pos, r.point_remap().retain(&pre_pos));
-    assert_eq!(vel, r.point_remap().retain(&pre_vel));
+    assert_eq!(pos, r.point_remap().apply(&pre_pos));
+    assert_eq!(vel, r.point_remap().apply(&pre_vel));
     let blob = w
         .bodies()
         .iter()
@@ -503,10 +513,11 @@ fn a_spawn_far_away_leaves_the_others_stepping_as_without_it() {
 
 /// A removal far away leaves the contacts of what is left as they were: a
 /// box lying 30 m from a stack of three boxes and a hubless ring (awake,
-/// sleeping off, pressing on each other) is removed, and the stack, one
-/// body and four points lower in the numbering, steps on bitwise as a
-/// world that never had the box, on both paths. The points' warm starts
-/// and the bodies' tangles follow the removal's maps
+/// sleeping off, pressing on each other) is removed, and the world steps
+/// on bitwise as a world that never had it, on both paths. The last body,
+/// a box 30 m the other way, fills the removed one's place (its points,
+/// springs and body move), and the stack keeps its numbering. The points'
+/// warm starts and the bodies' tangles follow the removal's maps
 /// (`Contacts::remap`; on the GPU, `remap_contacts.wgsl`); when a
 /// removal set them back to zero, the stack took a jolt from each
 /// removal anywhere in the world.
@@ -521,9 +532,13 @@ fn a_removal_far_away_leaves_the_others_stepping_as_without_it() {
     for w in [&mut alone, &mut with] {
         w.add_plane(HalfPlane::floor(0.0)).unwrap();
     }
-    BoxShape::new(Vec2::new(30.0, 0.26), Vec2::splat(0.5))
-        .build(&mut with)
-        .unwrap();
+    let far = |x: f32, w: &mut World| {
+        BoxShape::new(Vec2::new(x, 0.26), Vec2::splat(0.5))
+            .build(w)
+            .unwrap();
+    };
+    far(30.0, &mut with);
+    far(-30.0, &mut alone);
     for w in [&mut alone, &mut with] {
         for k in 0..3 {
             BoxShape::new(
@@ -538,11 +553,22 @@ fn a_removal_far_away_leaves_the_others_stepping_as_without_it() {
             .build(w)
             .unwrap();
     }
+    far(-30.0, &mut with);
     let mut removed = with.clone();
     let removal = removed.remove_body(BodyHandle(0)).unwrap();
+    assert_eq!(removal.body(BodyHandle(5)), Some(BodyHandle(0)));
+    assert_eq!(removed.points(), alone.points());
+    assert_eq!(removed.springs(), alone.springs());
+    assert_eq!(removed.bodies(), alone.bodies());
+    // Stepped before the removal as they are numbered then: the moved
+    // box's state goes with it.
+    let (w0, w1) = (with.points().len(), alone.points().len());
     for (mut a, mut b) in solver_pairs(&alone, &with) {
         a.step(30).unwrap();
         b.step(30).unwrap();
+        let (sa, sb) = (a.state().unwrap(), b.state().unwrap());
+        assert_eq!(sa.0[..4], sb.0[w0 - 4..], "{}: the far box", a.name());
+        assert_eq!(sa.0[4..w1], sb.0[4..w1], "{}: the stack", a.name());
         b.apply_removal(&removed, &removal).unwrap();
         a.step(30).unwrap();
         b.step(30).unwrap();
@@ -599,13 +625,13 @@ fn a_removals_remap_of_warm_starts_and_tangles_matches_the_cpu() {
     let packed = s.packed().clone();
     let (points, bodies) = (removal.point_remap(), removal.body_remap());
     let mut want_warm = vec![[0u32; 4]; packed.pos.len()];
-    for (w, &to) in warm.iter().zip(points.as_slice()) {
+    for (w, to) in warm.iter().zip(points.to_vec()) {
         if let Some(t) = want_warm.get_mut(to as usize) {
             *t = remap_warm(w, bodies);
         }
     }
     let mut want_tangles = vec![[0u32; 8]; packed.bodies.len()];
-    for (t, &to) in tangles.iter().zip(bodies.as_slice()) {
+    for (t, to) in tangles.iter().zip(bodies.to_vec()) {
         if let Some(n) = want_tangles.get_mut(to as usize) {
             for k in 0..2 {
                 let slot = [t[4 * k], t[4 * k + 1], t[4 * k + 2], t[4 * k + 3]];
@@ -937,18 +963,29 @@ fn from_packed_steps_with_the_parameters_it_is_given() {
     assert_eq!(gpu_state(&s, &ctx), gpu_state(&fresh, &ctx), "bitwise");
 }
 
-/// Items appended and then removed before the solver heard of either: the
-/// removal is followed on what the solver has, and `sync` brings in the
-/// appended items that survived (a solver used to be locked out of such a
-/// world for good, by `OutOfSync` from both calls).
+/// Items appended and then removed before the solver heard of either.
+/// When the appended items that survive fill holes past the packed
+/// survivors (the last packed body removed, a box added last), the removal is followed by
+/// moving, and `sync` brings them in. When they fill a packed item's hole
+/// (the first body removed), the world is packed again with the packed
+/// survivors' state carried over, and `sync` has nothing left to do. Both
+/// give the world packed afresh with the survivors' state, on both
+/// paths (a solver used to be locked out of such a world for good, by
+/// `OutOfSync` from both calls).
 #[test]
 fn a_removal_of_items_not_yet_synced_is_followed() {
-    let mut w = base_world();
-    let mut cpu = CpuSolver::new(&w).unwrap();
+    let mut w0 = base_world();
+    let last = BoxShape::new(Vec2::new(-4.0, 6.0), Vec2::splat(0.5))
+        .build(&mut w0)
+        .unwrap()
+        .bodies[0];
+    let mut cpu = CpuSolver::new(&w0).unwrap();
     for _ in 0..10 {
         cpu.step();
     }
+    let start = cpu.clone();
     let (pos0, vel0) = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+    let mut w = w0.clone();
     add_more(&mut w, 6.0);
     // Two removals in a row: the first is stale once the second is made.
     let mut late = w.clone();
@@ -956,43 +993,57 @@ fn a_removal_of_items_not_yet_synced_is_followed() {
     late.remove_body(BodyHandle(1)).unwrap();
     let e = cpu.apply_removal(&late, &r1).unwrap_err();
     assert!(matches!(e, WorldError::OutOfSync(_)), "{e}");
-    // One removal, of a packed body, with the appended items still unsynced.
-    let r = w.remove_body(BodyHandle(0)).unwrap();
-    cpu.apply_removal(&w, &r).unwrap();
-    let kept = (r.point_remap().retain(&pos0), r.point_remap().retain(&vel0));
-    assert_eq!(
-        cpu.positions(),
-        &kept.0[..],
-        "the packed survivors keep their state"
-    );
-    assert_eq!(cpu.velocities(), &kept.1[..]);
-    cpu.sync(&w).unwrap();
-    let mut fresh = Packed::from_world(&w).unwrap();
-    fresh.pos[..kept.0.len()].copy_from_slice(&kept.0);
-    fresh.vel[..kept.1.len()].copy_from_slice(&kept.1);
-    assert_eq!(
-        cpu.packed(),
-        &fresh,
-        "as packed afresh, with the state kept"
-    );
+    // The packed world afresh, with the packed survivors' state.
+    let expect = |w: &World, r: &Removal, (pos0, vel0): (&[[f32; 2]], &[[f32; 2]])| {
+        let mut fresh = Packed::from_world(w).unwrap();
+        for old in 0..pos0.len() as u32 {
+            if let Some(to) = r.point(PointHandle(old)) {
+                fresh.pos[to.index()] = pos0[old as usize];
+                fresh.vel[to.index()] = vel0[old as usize];
+            }
+        }
+        fresh
+    };
+    let mut fresh = Vec::new();
+    for (body, follows) in [(last, true), (BodyHandle(0), false)] {
+        let mut w = w.clone();
+        let mut cpu = start.clone();
+        let r = w.remove_body(body).unwrap();
+        assert_eq!(cpu.packed().follows_removal(&r), follows, "{body:?}");
+        cpu.apply_removal(&w, &r).unwrap();
+        let n = r.point_remap().prefix_len(pos0.len());
+        if follows {
+            assert_eq!(cpu.positions(), &r.point_remap().apply(&pos0)[..]);
+            assert_eq!(cpu.positions().len(), n, "the appended ones wait");
+        } else {
+            assert_eq!(cpu.positions().len(), w.points().len(), "packed again");
+        }
+        cpu.sync(&w).unwrap();
+        let want = expect(&w, &r, (&pos0, &vel0));
+        assert_eq!(
+            cpu.packed(),
+            &want,
+            "{body:?}: as packed afresh, state kept"
+        );
+        fresh.push((body, cpu));
+    }
 
     let Some(ctx) = gpu() else { return };
     let (d, q) = (&ctx.device, &ctx.queue);
-    let mut w = base_world();
-    let mut s = GpuSolver::new(d, q, &w).unwrap();
-    s.step(d, q, 10).unwrap();
-    let (pos0, vel0) = gpu_state(&s, &ctx);
-    add_more(&mut w, 6.0);
-    let r = w.remove_body(BodyHandle(0)).unwrap();
-    s.apply_removal(d, q, &w, &r).unwrap();
-    assert_eq!(
-        gpu_state(&s, &ctx),
-        (r.point_remap().retain(&pos0), r.point_remap().retain(&vel0))
-    );
-    s.sync(d, q, &w).unwrap();
-    assert_eq!(statics(s.packed()), statics(&fresh));
-    let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 10);
-    assert!(worst < 0.05, "GPU vs CPU: {worst}");
+    for (body, mut cpu) in fresh {
+        let mut s = GpuSolver::new(d, q, &w0).unwrap();
+        s.step(d, q, 10).unwrap();
+        let (pos0, vel0) = gpu_state(&s, &ctx);
+        let mut w = w.clone();
+        let r = w.remove_body(body).unwrap();
+        s.apply_removal(d, q, &w, &r).unwrap();
+        s.sync(d, q, &w).unwrap();
+        let want = expect(&w, &r, (&pos0, &vel0));
+        assert_eq!(statics(s.packed()), statics(&want), "{body:?}");
+        assert_eq!(gpu_state(&s, &ctx), (want.pos, want.vel), "{body:?}");
+        let worst = steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 10);
+        assert!(worst < 0.05, "GPU vs CPU: {worst}");
+    }
 }
 
 /// A removal carries the world it was made on: one made on a clone is
@@ -1406,10 +1457,12 @@ fn keys_name_the_same_bodies_across_a_removal() {
 }
 
 /// Removing several bodies at once (`World::remove_bodies`) leaves the
-/// world, and the solvers on both paths, as removing them one by one does,
-/// in one renumbering: a column of two grid cells (the corner they share
-/// goes with them, as no surviving body holds it), the first box, the
-/// large blob and a repeated handle. Refused whole on an unknown handle.
+/// same items, named by their keys, as removing them one by one does, and
+/// the solvers on both paths with the same state for each: a column of
+/// two grid cells (the corner they share goes with them, as no surviving
+/// body holds it), the first box, the large blob and a repeated handle.
+/// The numbering differs (each removal fills its holes from the end).
+/// Refused whole on an unknown handle.
 #[test]
 fn removing_bodies_at_once_equals_removing_them_one_by_one() {
     let mut base = base_world();
@@ -1459,10 +1512,7 @@ fn removing_bodies_at_once_equals_removing_them_one_by_one() {
         }
     }
     assert_eq!(removals.len(), 4);
-    assert_eq!(at_once.points(), one_by_one.points());
-    assert_eq!(at_once.springs(), one_by_one.springs());
-    assert_eq!(at_once.bodies(), one_by_one.bodies());
-    assert_eq!(at_once.rest_shapes(), one_by_one.rest_shapes());
+    assert_eq!(by_key(&at_once), by_key(&one_by_one));
     // The column's right edge went whole, its middle corner with it (the
     // left edge stays with the next column), then the box's 4 and the
     // blob's 40.
@@ -1483,11 +1533,42 @@ fn removing_bodies_at_once_equals_removing_them_one_by_one() {
                 b.apply_removal(&world, &r).unwrap();
             }
         }
-        assert_eq!(a.packed(), b.packed(), "{}: packed", a.name());
-        a.step(30).unwrap();
-        b.step(30).unwrap();
         let (sa, sb) = (a.state().unwrap(), b.state().unwrap());
-        assert_eq!(sa.0, sb.0, "{}: positions", a.name());
-        assert_eq!(sa.1, sb.1, "{}: velocities", a.name());
+        let state = |w: &World, s: &(Vec<[f32; 2]>, Vec<[f32; 2]>)| {
+            let mut v: Vec<String> = (0..w.points().len())
+                .map(|i| {
+                    let key = w.point_key(PointHandle(i as u32)).unwrap();
+                    format!("{key:?} {:?} {:?}", s.0[i], s.1[i])
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(state(&at_once, &sa), state(&world, &sb), "{}", a.name());
     }
+}
+
+/// A world's points, bodies (their points' keys and rest shapes) and
+/// springs (their ends' keys, kind and rest length), by the items' keys,
+/// whatever their numbering.
+fn by_key(w: &World) -> Vec<String> {
+    let key = |p: PointHandle| w.point_key(p).unwrap();
+    let points = (0..w.points().len()).map(|i| {
+        let p = PointHandle(i as u32);
+        format!("point {:?} {:?}", key(p), w.points()[i])
+    });
+    let bodies = (0..w.bodies().len()).map(|i| {
+        let b = &w.bodies()[i];
+        let pts: Vec<PointKey> = b.points.iter().map(|p| key(*p)).collect();
+        let body = w.body_key(BodyHandle(i as u32)).unwrap();
+        format!("body {body:?} {pts:?} {:?}", w.rest_shapes()[i])
+    });
+    let springs = w
+        .springs()
+        .iter()
+        .zip(w.rest_lengths())
+        .map(|(s, r)| format!("spring {:?} {:?} {:?} {r}", key(s.a), key(s.b), s.kind));
+    let mut all: Vec<String> = points.chain(bodies).chain(springs).collect();
+    all.sort();
+    all
 }

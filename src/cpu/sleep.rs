@@ -284,8 +284,8 @@ pub fn joined_assemblies(appended: impl Iterator<Item = SleepPoint>, from: usize
 /// old bodies (the packed ones), [`Remap::REMOVED`] for removed ones.
 pub fn removal_table(removal: &Removal, points: usize, bodies: usize) -> Vec<u32> {
     let (p, b) = (
-        removal.point_remap().as_slice(),
-        removal.body_remap().as_slice(),
+        removal.point_remap().to_vec(),
+        removal.body_remap().to_vec(),
     );
     p[..points].iter().chain(&b[..bodies]).copied().collect()
 }
@@ -332,29 +332,81 @@ pub fn remap_supports(
     }
 }
 
-/// The assemblies a removal changed, by a point of each after it: those
-/// that lost a point, and those whose kept points no longer make one
-/// assembly with the same root (`old` and `new`, the sleeping records
-/// before and after; `points`, the removal's map of points). Their sleep
-/// state is not theirs any more: they wake.
-pub fn removal_wakes(old: &[SleepPoint], new: &[SleepPoint], points: &Remap) -> Vec<u32> {
+/// What a removal does to the assemblies (`old` and `new`, the sleeping
+/// records before and after; `points`, the removal's map of points).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RemovalSleep {
+    /// The assemblies the removal changed, by their root after it: those
+    /// that lost a point, and those whose kept points no longer make one
+    /// assembly, or one with others. Their sleep state is not theirs any
+    /// more: they wake.
+    pub wakes: Vec<u32>,
+    /// The assemblies that are whole but whose root is another point now
+    /// (the removal moved their points into removed ones' places), as
+    /// `(old root's new index, new root)`: their count and speed word move
+    /// to the new root, and they sleep on.
+    pub moved: Vec<(u32, u32)>,
+}
+
+/// [`RemovalSleep`] of a removal.
+pub fn removal_sleep(old: &[SleepPoint], new: &[SleepPoint], points: &Remap) -> RemovalSleep {
+    const SPLIT: u32 = u32::MAX;
     let mut lost = vec![false; old.len()];
+    // Each old assembly's one new root (or SPLIT) and kept points.
+    let mut root_of = vec![(Remap::REMOVED, 0u32); old.len()];
+    let mut size = vec![0u32; new.len()];
+    for sp in new {
+        size[sp.group as usize] += 1;
+    }
     for (i, sp) in old.iter().enumerate() {
-        if points.get(i as u32).is_none() {
-            lost[sp.group as usize] = true;
+        let g = sp.group as usize;
+        match points.get(i as u32).and_then(|to| new.get(to as usize)) {
+            None => lost[g] = true,
+            Some(now) => {
+                let r = &mut root_of[g];
+                r.0 = match r.0 {
+                    Remap::REMOVED => now.group,
+                    same if same == now.group => same,
+                    _ => SPLIT,
+                };
+                r.1 += 1;
+            }
         }
     }
-    let mut wakes: Vec<u32> = old
+    let whole = |g: usize| {
+        let (root, kept) = root_of[g];
+        !lost[g] && root != SPLIT && size[root as usize] == kept
+    };
+    let mut out = RemovalSleep::default();
+    for (g, &(root, _)) in root_of.iter().enumerate() {
+        if root == Remap::REMOVED || !whole(g) {
+            continue;
+        }
+        let from = points
+            .get(g as u32)
+            .expect("a whole assembly keeps its root");
+        if from != root {
+            out.moved.push((from, root));
+        }
+    }
+    out.wakes = old
         .iter()
         .enumerate()
-        .filter_map(|(i, sp)| {
-            let to = points.get(i as u32)? as usize;
-            let root = new.get(to)?.group;
-            let moved = points.get(sp.group) != Some(root);
-            (lost[sp.group as usize] || moved).then_some(root)
-        })
+        .filter(|(_, sp)| !whole(sp.group as usize))
+        .filter_map(|(i, _)| Some(new.get(points.get(i as u32)? as usize)?.group))
         .collect();
-    wakes.sort_unstable();
-    wakes.dedup();
-    wakes
+    out.wakes.sort_unstable();
+    out.wakes.dedup();
+    out
+}
+
+/// Moves the count and speed word of each assembly in `moved`
+/// ([`RemovalSleep::moved`]) from its old root's slot to its new root's.
+pub fn move_roots(moved: &[(u32, u32)], speed: &mut [u32], rest_steps: &mut [u32]) {
+    let records: Vec<(u32, u32)> = (moved.iter())
+        .map(|&(from, _)| (speed[from as usize], rest_steps[from as usize]))
+        .collect();
+    for (&(_, to), (s, r)) in moved.iter().zip(records) {
+        (speed[to as usize], rest_steps[to as usize]) = (s, r);
+    }
 }

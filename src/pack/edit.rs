@@ -369,9 +369,10 @@ impl Packed {
     /// points. Surviving points keep their state.
     ///
     /// Items appended to the world before the removal but not packed yet
-    /// are left for [`Packed::append_from`]: a removal keeps the order of
-    /// the survivors, so the packed items that survive are still the first
-    /// ones of the world.
+    /// are left for [`Packed::append_from`] when the packed items that
+    /// survive are still the first ones of the world. When one of them
+    /// filled a packed item's hole, the world is packed again, the
+    /// survivors' state carried over ([`Packed::follows_removal`]).
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
         *self = self.removal_of(world, removal)?;
         Ok(())
@@ -399,9 +400,12 @@ impl Packed {
                 "the removal does not fit the packed world: {what}; was the solver built from this world?"
             ))
         };
+        if !self.follows_removal(removal) {
+            return self.repacked_after(world, removal);
+        }
         let params = &world.params;
         let map = &removal.points;
-        let mut springs = removal.springs.retain(&self.springs);
+        let mut springs = removal.springs.apply(&self.springs);
         for (i, s) in springs.iter_mut().enumerate() {
             match (map.get(s.a), map.get(s.b)) {
                 (Some(a), Some(b)) => (s.a, s.b) = (a, b),
@@ -410,11 +414,10 @@ impl Packed {
         }
         let mut bodies = Vec::with_capacity(self.bodies.len());
         let mut members = Vec::with_capacity(self.members.len());
-        let point_info = map.retain(&self.point_info);
-        for (old, info) in self.bodies.iter().enumerate() {
-            let Some(new) = removal.bodies.get(old as u32) else {
-                continue;
-            };
+        let point_info = map.apply(&self.point_info);
+        for new in 0..removal.bodies.prefix_len(self.bodies.len()) as u32 {
+            let old = removal.bodies.old_of(new).expect("below the new end");
+            let info = &self.bodies[old as usize];
             let first = members.len() as u32;
             if removal.reshaped.iter().any(|h| h.0 == new) {
                 let (Some(body), Some(rest)) = (
@@ -445,10 +448,10 @@ impl Packed {
         let num_bodies = bodies.len();
         let mut new = Packed {
             sim: self.sim,
-            pos: map.retain(&self.pos),
-            vel: map.retain(&self.vel),
+            pos: map.apply(&self.pos),
+            vel: map.apply(&self.vel),
             point_info,
-            gravity_scale: map.retain(&self.gravity_scale),
+            gravity_scale: map.apply(&self.gravity_scale),
             materials: self.materials.clone(),
             springs,
             bodies,
@@ -464,11 +467,40 @@ impl Packed {
             // (`pack_contacts`).
             ..Packed::default()
         };
-        new.remap_indices(self, params, removal);
+        new.remap_indices(self, world, removal);
         new.resolve_body_stiffness(world, 0);
         new.pack_contacts(world);
         new.note_packed(world);
         Ok(new)
+    }
+
+    /// [`Packed::removal_of`] when the removal moved an item the solver
+    /// had not packed yet (appended to the world, not synced) into the
+    /// place of a packed one: the world packed again, with the state of
+    /// the packed survivors carried over and the moving colliders' poses
+    /// kept. The solvers wake everything after it (see
+    /// [`Packed::follows_removal`]).
+    fn repacked_after(&self, world: &World, removal: &Removal) -> Result<Packed, WorldError> {
+        let mut new = Packed::from_world(world)?;
+        for old in 0..self.pos.len() as u32 {
+            if let Some(to) = removal.points.get(old) {
+                let (o, t) = (old as usize, to as usize);
+                (new.pos[t], new.vel[t]) = (self.pos[o], self.vel[o]);
+            }
+        }
+        new.planets.clone_from(&self.planets);
+        new.planes.clone_from(&self.planes);
+        Ok(new)
+    }
+
+    /// Whether a solver with this packed world follows `removal` by moving
+    /// what moved, with what sleeps sleeping on; `false` when an item not
+    /// packed yet moved into a packed item's place, and the world is
+    /// packed again instead ([`Packed::apply_removal`]).
+    pub fn follows_removal(&self, removal: &Removal) -> bool {
+        removal.points.keeps_prefix(self.pos.len())
+            && removal.springs.keeps_prefix(self.springs.len())
+            && removal.bodies.keeps_prefix(self.bodies.len())
     }
 
     /// Resolves the items' defaults (materials, springs and bodies that

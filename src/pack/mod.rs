@@ -151,18 +151,21 @@ impl HalfSprings {
         h: f32,
         want: impl Fn(&SpringInfo) -> bool + Clone + 'a,
     ) -> impl Iterator<Item = (u32, HalfSpring)> + Clone + 'a {
-        springs.iter().filter(move |s| want(s)).flat_map(move |s| {
-            let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
-            let w = info[s.a as usize].inv_mass + info[s.b as usize].inv_mass;
-            let (pull, damp) = HalfSpring::coefficients(s.kind, s.stiffness, s.damping, h, w);
-            let half = |other: u32, flags: u32| HalfSpring {
-                other: other | flags,
-                rest: s.rest,
-                pull,
-                damp,
-            };
-            [(s.a, half(s.b, soft)), (s.b, half(s.a, soft | HALF_IS_B))]
-        })
+        (springs.iter().filter(move |s| want(s))).flat_map(move |s| Self::halves(info, s, h))
+    }
+
+    /// Spring `s` seen from its end `a` and from its end `b`.
+    fn halves(info: &[PointInfo], s: &SpringInfo, h: f32) -> [(u32, HalfSpring); 2] {
+        let soft = if s.kind == KIND_SOFT { HALF_SOFT } else { 0 };
+        let w = info[s.a as usize].inv_mass + info[s.b as usize].inv_mass;
+        let (pull, damp) = HalfSpring::coefficients(s.kind, s.stiffness, s.damping, h, w);
+        let half = |other: u32, flags: u32| HalfSpring {
+            other: other | flags,
+            rest: s.rest,
+            pull,
+            damp,
+        };
+        [(s.a, half(s.b, soft)), (s.b, half(s.a, soft | HALF_IS_B))]
     }
 }
 
@@ -199,15 +202,17 @@ impl PointMembers {
         h: f32,
         first: u32,
     ) -> impl Iterator<Item = (u32, PointMember)> + Clone + 'a {
-        body_members(bodies, members).map(move |(b, m)| {
-            let body = &bodies[b as usize];
-            let record = PointMember {
-                rest: m.rest,
-                body: first + b,
-                relax: 1.0 - (-body.damping * h).exp(),
-            };
-            (m.point, record)
-        })
+        body_members(bodies, members)
+            .map(move |(b, m)| (m.point, Self::record(&bodies[b as usize], first + b, m, h)))
+    }
+
+    /// Member `m` of body `body` (at index `index`) seen from its point.
+    fn record(body: &BodyInfo, index: u32, m: &Member, h: f32) -> PointMember {
+        PointMember {
+            rest: m.rest,
+            body: index,
+            relax: 1.0 - (-body.damping * h).exp(),
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Lasting names for points and bodies: a handle ([`PointHandle`],
-//! [`BodyHandle`]) is an index, which a removal shifts; a key
+//! [`BodyHandle`]) is an index, which a removal may change; a key
 //! ([`PointKey`], [`BodyKey`]) names the same item until that item itself
 //! is removed, and never another one after (a generation per slot, as
 //! rapier's and Box2D's ids), with a user-data word per item.
@@ -96,20 +96,18 @@ impl Keys {
         self.free.push(slot);
     }
 
-    /// Follows a removal: the removed items' slots are freed, the others
-    /// take their new indices.
+    /// Follows a removal: the removed items' slots are freed, the moved
+    /// ones take their new indices (a visit of those alone).
     pub(crate) fn remap(&mut self, remap: &Remap) {
-        let mut of_item = vec![0; remap.new_len()];
-        for (old, &slot) in self.of_item.clone().iter().enumerate() {
-            match remap.get(old as u32) {
-                Some(new) => {
-                    self.slots[slot as usize].index = new;
-                    of_item[new as usize] = slot;
-                }
-                None => self.release(slot),
-            }
+        for old in remap.removed() {
+            self.release(self.of_item[old as usize]);
         }
-        self.of_item = of_item;
+        for (old, new) in remap.moves() {
+            let slot = self.of_item[old as usize];
+            self.slots[slot as usize].index = new;
+            self.of_item[new as usize] = slot;
+        }
+        self.of_item.truncate(remap.new_len());
     }
 
     /// The slot and generation of item `index`, if it exists.

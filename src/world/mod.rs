@@ -20,6 +20,8 @@ use fingerprint::Edit;
 mod items;
 mod joints;
 mod keys;
+pub(crate) mod links;
+mod remap;
 mod removal;
 mod terrain;
 mod transaction;
@@ -27,7 +29,8 @@ mod transaction;
 pub use items::*;
 pub use joints::{AngularSpring, Joint, Motor};
 pub use keys::{BodyKey, PointKey};
-pub use removal::{Remap, Removal};
+pub use remap::Remap;
+pub use removal::Removal;
 pub use terrain::{TERRAIN_THICKNESS_RADII, Terrain};
 pub use transaction::Transaction;
 
@@ -79,6 +82,8 @@ pub struct World {
     /// Lasting names of the points and bodies (`keys.rs`).
     point_keys: keys::Keys,
     body_keys: keys::Keys,
+    /// Each point's springs and bodies (`links.rs`).
+    links: links::Links,
     /// Fingerprints of the points, springs and bodies (`fingerprint.rs`).
     fingerprints: fingerprint::Fingerprints,
     /// Changes with every removal (see [`World::generation`]): solvers
@@ -125,11 +130,16 @@ impl World {
             joints: Vec::new(),
             point_keys: Default::default(),
             body_keys: Default::default(),
+            links: Default::default(),
             fingerprints: Default::default(),
             generation: 0,
         }
     }
 
+    /// Each point's springs and bodies.
+    pub(crate) fn links(&self) -> &links::Links {
+        &self.links
+    }
     /// The points.
     pub fn points(&self) -> &[Point] {
         &self.points
@@ -261,6 +271,7 @@ impl World {
         self.point_keys.push();
         let keys = &self.point_keys;
         self.fingerprints.point(keys, index as usize, &p, Edit::Add);
+        self.links.add_point();
         self.points.push(p);
         Ok(PointHandle(index))
     }
@@ -308,6 +319,7 @@ impl World {
         // being within MAX_COORD).
         check_length(item, "rest_length", rest)?;
         self.fingerprints.spring(&self.point_keys, &s, Edit::Add);
+        self.links.add_spring(index, s.a.0, s.b.0);
         self.springs.push(s);
         self.rest_lengths.push(rest);
         Ok(SpringHandle(index))
@@ -414,6 +426,7 @@ impl World {
             });
         }
         self.fingerprints.body(&self.point_keys, &b, Edit::Add);
+        self.links.add_body(index, b.points.iter().map(|p| p.0));
         self.bodies.push(b);
         self.body_keys.push();
         self.rest_shapes.push(rest);

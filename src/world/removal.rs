@@ -1,108 +1,27 @@
-//! Removing bodies and points from a world, and the map from old indices
-//! to new ones that the solvers follow.
-
-use glam::Vec2;
+//! Removing bodies, points and springs from a world, at a cost in
+//! proportion to what is removed: the items that touch a removed one are
+//! found by the points' links (`links.rs`), and survivors from the end
+//! fill the holes ([`Remap`]), so only the items that move are renumbered.
 
 use crate::error::{Item, WorldError};
 
 use super::*;
 
-/// Where the items that survived a removal went: old index to new index.
-///
-/// Removal keeps the order of the surviving items and closes the gaps, like
-/// [`Vec::retain`], so every index after a removed item moves down.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Remap {
-    /// New index of each old item, or [`Remap::REMOVED`].
-    map: Vec<u32>,
-    new_len: usize,
-}
-
-impl Remap {
-    /// Marks a removed item in [`Remap::as_slice`].
-    pub const REMOVED: u32 = u32::MAX;
-
-    /// The remap that keeps the items whose flag is `true`.
-    pub fn from_kept(kept: &[bool]) -> Self {
-        let mut next = 0u32;
-        let map = kept
-            .iter()
-            .map(|&k| {
-                if k {
-                    next += 1;
-                    next - 1
-                } else {
-                    Self::REMOVED
-                }
-            })
-            .collect();
-        Self {
-            map,
-            new_len: next as usize,
-        }
+/// The indices `handles` names, sorted and without repeats, or the error
+/// for the first one past `len` (an item of the kind `item` makes).
+fn known(
+    handles: impl Iterator<Item = u32>,
+    len: usize,
+    item: fn(u32) -> Item,
+) -> Result<Vec<u32>, WorldError> {
+    let mut v: Vec<u32> = handles.collect();
+    if let Some(&h) = v.iter().find(|&&h| h as usize >= len) {
+        let len = len as u32;
+        return Err(WorldError::UnknownHandle { item: item(h), len });
     }
-    /// The new index of old item `old`, or `None` if it was removed (or
-    /// never existed).
-    pub fn get(&self, old: u32) -> Option<u32> {
-        self.map
-            .get(old as usize)
-            .copied()
-            .filter(|&i| i != Self::REMOVED)
-    }
-    /// New index of every old item, [`Remap::REMOVED`] for removed ones.
-    pub fn as_slice(&self) -> &[u32] {
-        &self.map
-    }
-    /// Items before the removal.
-    pub fn old_len(&self) -> usize {
-        self.map.len()
-    }
-    /// Items after the removal.
-    pub fn new_len(&self) -> usize {
-        self.new_len
-    }
-    /// Whether nothing was removed.
-    pub fn is_identity(&self) -> bool {
-        self.new_len == self.map.len()
-    }
-    /// The runs of consecutive survivors, as `(old start, new start, length)`:
-    /// moving each run is the whole compaction (a solver copies them on the
-    /// GPU instead of reading the state back).
-    pub fn kept_runs(&self) -> Vec<(usize, usize, usize)> {
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-        for (old, &new) in self.map.iter().enumerate() {
-            if new == Self::REMOVED {
-                continue;
-            }
-            match runs.last_mut() {
-                Some((o, _, len)) if *o + *len == old => *len += 1,
-                _ => runs.push((old, new as usize, 1)),
-            }
-        }
-        runs
-    }
-    /// Keeps the survivors of `items` in place, in order.
-    pub fn retain_in_place<T>(&self, items: &mut Vec<T>) {
-        let mut kept = self.map.iter().map(|&m| m != Self::REMOVED);
-        items.retain(|_| kept.next().unwrap_or(true));
-    }
-    /// The first removed item, or `old_len` when none was: every item
-    /// before it keeps its index.
-    pub fn first_removed(&self) -> usize {
-        self.map
-            .iter()
-            .position(|&m| m == Self::REMOVED)
-            .unwrap_or(self.map.len())
-    }
-    /// Keeps the survivors of `items`, in order.
-    pub fn retain<T: Clone>(&self, items: &[T]) -> Vec<T> {
-        items
-            .iter()
-            .zip(&self.map)
-            .filter(|(_, m)| **m != Self::REMOVED)
-            .map(|(t, _)| t.clone())
-            .collect()
-    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
 }
 
 /// What a removal did: the remaps of points, springs and bodies, and which
@@ -177,8 +96,10 @@ impl World {
     /// Points shared with other bodies stay, and so do springs between
     /// surviving points (a removed cell of a [`BoxGrid`](crate::shapes::BoxGrid)
     /// whose four corners are all shared keeps its diagonal springs). The
-    /// indices of everything after a removed item move down; the returned
-    /// [`Removal`] says where each item went.
+    /// last items of each kind move into the removed ones' places, so a
+    /// removal costs what the removed body touches, not what the world
+    /// holds; the returned [`Removal`] says where each item went, and
+    /// [keys](World::body_key) name the same items throughout.
     ///
     /// ```
     /// use softbody::prelude::*;
@@ -198,10 +119,8 @@ impl World {
 
     /// Removes several bodies at once, as [`World::remove_body`] removes
     /// one: the points no surviving body contains go with them, with every
-    /// spring that touches a removed point. One pass over the world for
-    /// all of them, where a removal each would renumber the world once per
-    /// body; the solvers follow the one [`Removal`] with one
-    /// `apply_removal`. Repeated handles are fine; an unknown one is
+    /// spring that touches a removed point. The solvers follow the one
+    /// [`Removal`] with one `apply_removal`. Repeated handles are fine; an unknown one is
     /// refused before anything is removed.
     ///
     /// ```
@@ -216,34 +135,22 @@ impl World {
     ///     .collect::<Result<_, WorldError>>()?;
     /// let removal = world.remove_bodies(&[boxes[0], boxes[2]])?;
     /// assert_eq!(world.bodies().len(), 2);
-    /// assert_eq!(removal.body(boxes[3]), Some(BodyHandle(1)));
+    /// // The last box fills the first one's place; the second stays.
+    /// assert_eq!(removal.body(boxes[3]), Some(BodyHandle(0)));
+    /// assert_eq!(removal.body(boxes[1]), Some(BodyHandle(1)));
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn remove_bodies(&mut self, bodies: &[BodyHandle]) -> Result<Removal, WorldError> {
-        let mut remove_body = vec![false; self.bodies.len()];
-        for body in bodies {
-            let Some(flag) = remove_body.get_mut(body.index()) else {
-                return Err(WorldError::UnknownHandle {
-                    item: Item::Body(body.0),
-                    len: self.bodies.len() as u32,
-                });
-            };
-            *flag = true;
-        }
+        let removed = known(bodies.iter().map(|b| b.0), self.bodies.len(), Item::Body)?;
         // A point goes when every body that holds it goes.
-        let mut in_kept_body = vec![false; self.points.len()];
-        for (other, _) in self.bodies.iter().zip(&remove_body).filter(|(_, r)| !**r) {
-            for p in &other.points {
-                in_kept_body[p.index()] = true;
-            }
-        }
-        let mut remove_point = vec![false; self.points.len()];
-        for (body, _) in self.bodies.iter().zip(&remove_body).filter(|(_, r)| **r) {
-            for p in &body.points {
-                remove_point[p.index()] = !in_kept_body[p.index()];
-            }
-        }
-        Ok(self.remove_marked(&remove_point, &remove_body))
+        let mut points: Vec<u32> = removed
+            .iter()
+            .flat_map(|&b| self.bodies[b as usize].points.iter().map(|p| p.0))
+            .filter(|&p| (self.links.bodies_of(p).iter()).all(|b| removed.binary_search(b).is_ok()))
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        Ok(self.remove_items(points, removed, Vec::new()))
     }
 
     /// Removes points, every spring that touches one of them, and the
@@ -253,23 +160,13 @@ impl World {
     /// positions (it is listed in [`Removal::reshaped`]). Repeated handles
     /// are fine.
     pub fn remove_points(&mut self, points: &[PointHandle]) -> Result<Removal, WorldError> {
-        let mut remove_point = vec![false; self.points.len()];
-        for p in points {
-            if p.index() >= self.points.len() {
-                return Err(WorldError::UnknownHandle {
-                    item: Item::Point(p.0),
-                    len: self.points.len() as u32,
-                });
-            }
-            remove_point[p.index()] = true;
-        }
-        let remove_body = vec![false; self.bodies.len()];
-        Ok(self.remove_marked(&remove_point, &remove_body))
+        let removed = known(points.iter().map(|p| p.0), self.points.len(), Item::Point)?;
+        Ok(self.remove_items(removed, Vec::new(), Vec::new()))
     }
 
     /// Removes springs and rods alone: the points and bodies stay where
-    /// they are, and only the springs after the first removed one move
-    /// down. This breaks a joint made of springs or rods between bodies (a
+    /// they are, and the last springs move into the removed ones' places.
+    /// This breaks a joint made of springs or rods between bodies (a
     /// tow bar, a rope's link); a joint made of shared points breaks with
     /// [`World::remove_points`] of those points. Repeated handles are
     /// fine; an unknown one is refused before anything is removed.
@@ -287,155 +184,268 @@ impl World {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn remove_springs(&mut self, springs: &[SpringHandle]) -> Result<Removal, WorldError> {
-        let mut remove_spring = vec![false; self.springs.len()];
-        for s in springs {
-            let Some(flag) = remove_spring.get_mut(s.index()) else {
-                return Err(WorldError::UnknownHandle {
-                    item: Item::Spring(s.0),
-                    len: self.springs.len() as u32,
-                });
-            };
-            *flag = true;
+        let removed = known(
+            springs.iter().map(|s| s.0),
+            self.springs.len(),
+            Item::Spring,
+        )?;
+        Ok(self.remove_items(Vec::new(), Vec::new(), removed))
+    }
+}
+
+impl World {
+    /// Removes the points `points` (sorted, without repeats), the bodies
+    /// `bodies` (likewise) and the springs `springs` (any order), and with
+    /// them every spring that touches a removed point; a body that loses
+    /// points keeps the others, or goes when too few are left. Visits only
+    /// the removed items, what touches them, and the items that move into
+    /// their places.
+    fn remove_items(&mut self, points: Vec<u32>, bodies: Vec<u32>, springs: Vec<u32>) -> Removal {
+        let gone = |p: u32| points.binary_search(&p).is_ok();
+        let mut springs = springs;
+        for &p in &points {
+            springs.extend_from_slice(self.links.springs_of(p));
         }
-        let remove_point = vec![false; self.points.len()];
-        let remove_body = vec![false; self.bodies.len()];
-        Ok(self.remove_marked_with(&remove_point, &remove_body, &remove_spring))
-    }
-
-    fn remove_marked(&mut self, remove_point: &[bool], remove_body: &[bool]) -> Removal {
-        let none = vec![false; self.springs.len()];
-        self.remove_marked_with(remove_point, remove_body, &none)
-    }
-
-    /// Removes the marked points, bodies and springs, and with them every
-    /// spring that touches a removed point.
-    fn remove_marked_with(
-        &mut self,
-        remove_point: &[bool],
-        remove_body: &[bool],
-        remove_spring: &[bool],
-    ) -> Removal {
-        let points = Remap::from_kept(&remove_point.iter().map(|r| !r).collect::<Vec<_>>());
-        let kept_springs: Vec<bool> = self
-            .springs
+        springs.sort_unstable();
+        springs.dedup();
+        // The surviving bodies that lose points: reshaped, or removed when
+        // what is left is degenerate.
+        let mut bodies = bodies;
+        let mut touched: Vec<u32> = points
             .iter()
-            .zip(remove_spring)
-            .map(|(s, r)| !r && !remove_point[s.a.index()] && !remove_point[s.b.index()])
+            .flat_map(|&p| self.links.bodies_of(p).iter().copied())
+            .filter(|b| bodies.binary_search(b).is_err())
             .collect();
-        let springs = Remap::from_kept(&kept_springs);
-        // Springs before these keep their ends' indices.
-        let p0 = points.first_removed();
-        let s0 = self
-            .springs
-            .iter()
-            .position(|s| s.a.index() >= p0 || s.b.index() >= p0)
-            .unwrap_or(self.springs.len())
-            .min(springs.first_removed());
-        // The fingerprints lose the removed items (`fingerprint.rs`); the
-        // survivors' hashes name keys, which a removal keeps.
-        self.unhash_removed(&points, &springs, remove_body);
-
-        // Bodies: drop removed points with their rest positions. A body
-        // that keeps all its points is renumbered in place.
-        let mut kept_bodies = Vec::with_capacity(self.bodies.len());
-        let mut new_bodies = Vec::with_capacity(self.bodies.len());
-        let mut new_rest = Vec::with_capacity(self.bodies.len());
+        touched.sort_unstable();
+        touched.dedup();
         let mut reshaped = Vec::new();
-        let renumber = |p: &mut PointHandle| {
-            *p = PointHandle(points.get(p.0).expect("kept above"));
-        };
-        let old_bodies = std::mem::take(&mut self.bodies);
-        let old_rest = std::mem::take(&mut self.rest_shapes);
-        for ((mut body, rest), &removed) in old_bodies.into_iter().zip(old_rest).zip(remove_body) {
-            if removed {
-                kept_bodies.push(false);
-                continue;
+        for b in touched {
+            let (body, rest) = (&self.bodies[b as usize], &self.rest_shapes[b as usize]);
+            let rs: Vec<Vec2> = (body.points.iter().zip(rest))
+                .filter(|(p, _)| !gone(p.0))
+                .map(|(_, r)| *r)
+                .collect();
+            if rs.len() < 2 || rs.iter().all(|r| *r == rs[0]) {
+                bodies.push(b);
+            } else {
+                reshaped.push((b, rs));
             }
-            if body.points.iter().all(|p| !remove_point[p.index()]) {
-                kept_bodies.push(true);
-                body.points.iter_mut().for_each(renumber);
-                if let Some(boundary) = &mut body.boundary {
-                    boundary.iter_mut().for_each(renumber);
-                }
-                new_bodies.push(body);
-                new_rest.push(rest);
-                continue;
+        }
+        bodies.sort_unstable();
+        let point_map = Remap::from_removed(self.points.len(), &points);
+        let spring_map = Remap::from_removed(self.springs.len(), &springs);
+        let body_map = Remap::from_removed(self.bodies.len(), &bodies);
+
+        // Out of the fingerprints while the keys name the items as they
+        // are (a reshaped body goes back in below, as it will be).
+        let (keys, f) = (&self.point_keys, &mut self.fingerprints);
+        for &p in &points {
+            f.point(keys, p as usize, &self.points[p as usize], Edit::Take);
+        }
+        for &s in &springs {
+            f.spring(keys, &self.springs[s as usize], Edit::Take);
+        }
+        for b in bodies.iter().chain(reshaped.iter().map(|(b, _)| b)) {
+            f.body(keys, &self.bodies[*b as usize], Edit::Take);
+        }
+        // The survivors' links to removed springs and bodies go.
+        for &s in &springs {
+            let spring = self.springs[s as usize];
+            for end in [spring.a.0, spring.b.0].into_iter().filter(|&e| !gone(e)) {
+                self.links.take_spring(end, s);
             }
-            let (pts, rs): (Vec<PointHandle>, Vec<Vec2>) = body
-                .points
-                .iter()
-                .zip(&rest)
-                .filter_map(|(p, r)| points.get(p.0).map(|i| (PointHandle(i), *r)))
-                .unzip();
-            self.fingerprints.body(&self.point_keys, &body, Edit::Take);
-            let degenerate = pts.len() < 2 || rs.iter().all(|r| *r == rs[0]);
-            if degenerate {
-                kept_bodies.push(false);
-                continue;
+        }
+        for &b in &bodies {
+            for p in self.bodies[b as usize].points.iter().filter(|p| !gone(p.0)) {
+                self.links.take_body(p.0, b);
             }
-            kept_bodies.push(true);
-            reshaped.push(BodyHandle(new_bodies.len() as u32));
-            body.points = pts;
+        }
+        for (b, rs) in reshaped.iter_mut() {
+            let body = &mut self.bodies[*b as usize];
+            body.points.retain(|p| !gone(p.0));
             if let Some(boundary) = &mut body.boundary {
-                boundary.retain(|p| !remove_point[p.index()]);
-                boundary.iter_mut().for_each(renumber);
+                boundary.retain(|p| !gone(p.0));
             }
             if body.rest.is_some() {
                 body.rest = Some(rs.clone());
             }
-            new_bodies.push(body);
-            new_rest.push(rs);
+            self.rest_shapes[*b as usize] = std::mem::take(rs);
         }
-        let bodies = Remap::from_kept(&kept_bodies);
 
-        springs.retain_in_place(&mut self.springs);
-        for s in &mut self.springs[s0..] {
-            s.a = PointHandle(points.get(s.a.0).expect("kept springs have kept ends"));
-            s.b = PointHandle(points.get(s.b.0).expect("kept springs have kept ends"));
+        // Springs, then bodies, then points move into the holes, each
+        // renaming itself in the links of what it touches.
+        for (old, new) in spring_map.moves() {
+            let s = self.springs[old as usize];
+            self.links.rename_spring(s.a.0, old, new);
+            self.links.rename_spring(s.b.0, old, new);
         }
-        springs.retain_in_place(&mut self.rest_lengths);
-        points.retain_in_place(&mut self.points);
-        self.point_keys.remap(&points);
-        self.body_keys.remap(&bodies);
-        self.remap_joints(&bodies);
-        self.bodies = new_bodies;
+        spring_map.apply_in_place(&mut self.springs);
+        spring_map.apply_in_place(&mut self.rest_lengths);
+        for (old, new) in body_map.moves() {
+            for p in &self.bodies[old as usize].points {
+                self.links.rename_body(p.0, old, new);
+            }
+            self.bodies.swap(old as usize, new as usize);
+            self.rest_shapes.swap(old as usize, new as usize);
+        }
+        self.bodies.truncate(body_map.new_len());
+        self.rest_shapes.truncate(body_map.new_len());
+        for (old, new) in point_map.moves() {
+            let (from, to) = (PointHandle(old), PointHandle(new));
+            for &s in self.links.springs_of(old) {
+                let spring = &mut self.springs[s as usize];
+                for end in [&mut spring.a, &mut spring.b] {
+                    if *end == from {
+                        *end = to;
+                    }
+                }
+            }
+            for &b in self.links.bodies_of(old) {
+                let body = &mut self.bodies[b as usize];
+                let boundary = body.boundary.iter_mut().flatten();
+                for p in body.points.iter_mut().chain(boundary) {
+                    if *p == from {
+                        *p = to;
+                    }
+                }
+            }
+            self.links.move_point(old, new);
+        }
+        point_map.apply_in_place(&mut self.points);
+        self.links.truncate_points(point_map.new_len());
+        self.point_keys.remap(&point_map);
+        self.body_keys.remap(&body_map);
+        self.remap_joints(&body_map);
+        let reshaped: Vec<BodyHandle> = reshaped
+            .iter()
+            .map(|(b, _)| BodyHandle(body_map.get(*b).expect("reshaped bodies stay")))
+            .collect();
         for b in &reshaped {
             let body = &self.bodies[b.index()];
             self.fingerprints.body(&self.point_keys, body, Edit::Add);
         }
-        self.rest_shapes = new_rest;
         debug_assert!(self.fingerprints_hold());
+        debug_assert!((self.links).hold(self.points.len(), &self.springs, &self.bodies));
         let before = self.generation;
         self.generation = REMOVAL_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Removal {
-            points,
-            springs,
-            bodies,
+            points: point_map,
+            springs: spring_map,
+            bodies: body_map,
             reshaped,
             generation: (before, self.generation),
         }
     }
 }
 
-impl World {
-    /// Takes the hashes of the items `points`, `springs` and `remove_body`
-    /// remove out of the fingerprints, before the keys follow the removal.
-    /// A body that loses points is rehashed where it is reshaped.
-    fn unhash_removed(&mut self, points: &Remap, springs: &Remap, remove_body: &[bool]) {
-        let (keys, f) = (&self.point_keys, &mut self.fingerprints);
-        let removed = |map: &Remap, i: usize| map.as_slice()[i] == Remap::REMOVED;
-        for (i, p) in self.points.iter().enumerate() {
-            if removed(points, i) {
-                f.point(keys, i, p, Edit::Take);
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+
+    use crate::shapes::{Blob, BoxGrid, BoxShape, Rope, Wheel};
+    use crate::world::{BodyHandle, PointHandle, SpringHandle, World};
+
+    /// Each item as its keys name it: a point's key and data, a spring's
+    /// ends' keys and data, a body's key, its points' keys and rest shape.
+    fn described(w: &World) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let key = |p: PointHandle| format!("{:?}", w.point_key(p).unwrap());
+        let points = (w.points().iter().enumerate())
+            .map(|(i, p)| format!("{} {p:?}", key(PointHandle(i as u32))))
+            .collect();
+        let springs = (w.springs().iter().zip(w.rest_lengths()))
+            .map(|(s, r)| format!("{} {} {:?} {r}", key(s.a), key(s.b), s.kind))
+            .collect();
+        let bodies = (w.bodies().iter().enumerate())
+            .map(|(i, b)| {
+                let pts: Vec<String> = b.points.iter().map(|p| key(*p)).collect();
+                let outline: Vec<String> = b.outline().iter().map(|p| key(*p)).collect();
+                let body = w.body_key(BodyHandle(i as u32)).unwrap();
+                format!("{body:?} {pts:?} {outline:?} {:?}", w.rest_shapes()[i])
+            })
+            .collect();
+        (points, springs, bodies)
+    }
+
+    /// Removals of bodies, points and springs, in many shapes and orders:
+    /// after each, every surviving item is found where the removal says,
+    /// the same item by its keys; at most as many items move as go; the
+    /// links and fingerprints hold.
+    #[test]
+    fn every_survivor_is_where_the_removal_says() {
+        let mut w = World::default();
+        BoxGrid::new(4, 3, Vec2::splat(0.5)).build(&mut w).unwrap();
+        Wheel::new(Vec2::new(5.0, 0.0), 1.0, 12)
+            .build(&mut w)
+            .unwrap();
+        Rope::new(Vec2::new(0.0, 5.0), Vec2::new(4.0, 5.0), 8)
+            .build(&mut w)
+            .unwrap();
+        for k in 0..6 {
+            let at = Vec2::new(k as f32 * 1.5, 9.0);
+            BoxShape::new(at, Vec2::splat(0.5)).build(&mut w).unwrap();
+            Blob::new(at + Vec2::Y * 2.0, 0.4, 8 + k)
+                .center_point(k % 2 == 0)
+                .build(&mut w)
+                .unwrap();
+        }
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        for round in 0..30 {
+            if w.bodies().is_empty() {
+                break;
             }
-        }
-        for (i, s) in self.springs.iter().enumerate() {
-            if removed(springs, i) {
-                f.spring(keys, s, Edit::Take);
+            let before = described(&w);
+            let r = match round % 3 {
+                0 => {
+                    let picks: Vec<BodyHandle> =
+                        (0..2).map(|_| BodyHandle(next(w.bodies().len()))).collect();
+                    w.remove_bodies(&picks).unwrap()
+                }
+                1 => {
+                    let picks: Vec<PointHandle> = (0..3)
+                        .map(|_| PointHandle(next(w.points().len())))
+                        .collect();
+                    w.remove_points(&picks).unwrap()
+                }
+                _ if !w.springs().is_empty() => {
+                    let picks: Vec<SpringHandle> = (0..3)
+                        .map(|_| SpringHandle(next(w.springs().len())))
+                        .collect();
+                    w.remove_springs(&picks).unwrap()
+                }
+                _ => continue,
+            };
+            let after = described(&w);
+            for (old, was) in before.0.iter().enumerate() {
+                if let Some(new) = r.point(PointHandle(old as u32)) {
+                    assert_eq!(&after.0[new.index()], was, "round {round}: point {old}");
+                }
             }
+            for (old, was) in before.1.iter().enumerate() {
+                if let Some(new) = r.spring(SpringHandle(old as u32)) {
+                    assert_eq!(&after.1[new.index()], was, "round {round}: spring {old}");
+                }
+            }
+            let reshaped = r.reshaped();
+            for (old, was) in before.2.iter().enumerate() {
+                if let Some(new) = r.body(BodyHandle(old as u32))
+                    && !reshaped.contains(&new)
+                {
+                    assert_eq!(&after.2[new.index()], was, "round {round}: body {old}");
+                }
+            }
+            for map in [r.point_remap(), r.spring_remap(), r.body_remap()] {
+                assert!(map.moves().count() <= map.old_len() - map.new_len());
+                assert_eq!(map.removed().count(), map.old_len() - map.new_len());
+            }
+            assert!(w.links.hold(w.points().len(), w.springs(), w.bodies()));
+            assert!(w.fingerprints_hold());
         }
-        for (b, _) in self.bodies.iter().zip(remove_body).filter(|(_, r)| **r) {
-            f.body(keys, b, Edit::Take);
-        }
+        assert!(w.bodies().len() < 12, "the removals removed");
     }
 }

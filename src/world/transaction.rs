@@ -71,6 +71,14 @@ impl Lengths {
     }
 
     fn restore(self, w: &mut World) {
+        let (s0, b0) = (self.springs.0, self.bodies.0);
+        let touched = (w.springs[s0..].iter().flat_map(|s| [s.a.0, s.b.0])).chain(
+            w.bodies[b0..]
+                .iter()
+                .flat_map(|b| b.points.iter().map(|p| p.0)),
+        );
+        w.links
+            .truncate(self.points.0, (s0 as u32, b0 as u32), touched);
         w.point_keys.truncate(self.point_keys);
         w.body_keys.truncate(self.body_keys);
         truncate(&mut w.points, self.points);

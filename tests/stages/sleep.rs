@@ -724,7 +724,8 @@ fn a_body_spawned_on_a_sleeping_pile_wakes_only_its_neighbourhood() {
 
 /// A body removed from a sleeping pile wakes only its neighbourhood: a
 /// column of three boxes beside the rows of [`rows`], its middle box
-/// removed (every later body and point moves down an index): the top box
+/// removed (the rows' last body takes its place and sleeps on, its
+/// count carried to its new root): the top box
 /// wakes and falls onto the bottom one, which wakes too (it carried the
 /// removed one), and the rows sleep on without moving, on both paths.
 /// Given the same pile, the two paths hold the same sleeping records
@@ -744,7 +745,11 @@ fn a_body_removed_from_a_sleeping_pile_wakes_only_its_neighbourhood() {
     let mut w = world.clone();
     let removal = w.remove_body(BodyHandle(1)).unwrap();
     let left = movable(&w);
-    let (bottom, top) = (BodyHandle(0), BodyHandle(1));
+    let (bottom, top) = (BodyHandle(0), removal.body(BodyHandle(2)).unwrap());
+    assert_eq!(
+        removal.body(BodyHandle(world.bodies().len() as u32 - 1)),
+        Some(BodyHandle(1))
+    );
     let centre = |pos: &[[f32; 2]], b: BodyHandle| -> Vec2 {
         let points = &w.bodies()[b.index()].points;
         points
@@ -753,7 +758,16 @@ fn a_body_removed_from_a_sleeping_pile_wakes_only_its_neighbourhood() {
             .sum::<Vec2>()
             / points.len() as f32
     };
-    let rows_of = |pos: &[[f32; 2]]| pos[8..].to_vec();
+    let column: Vec<usize> = [bottom, top]
+        .iter()
+        .flat_map(|b| w.bodies()[b.index()].points.iter().map(|p| p.index()))
+        .collect();
+    let rows_of = |pos: &[[f32; 2]]| -> Vec<[f32; 2]> {
+        (0..pos.len())
+            .filter(|i| !column.contains(i))
+            .map(|i| pos[i])
+            .collect()
+    };
     for mut s in both(&world) {
         until_asleep(&mut s, n);
         s.apply_removal(&w, &removal).unwrap();

@@ -170,10 +170,11 @@ fn world_joints_follow_removals_and_edits_and_bad_ones_are_refused() {
     assert_eq!(world.joints().len(), 3);
 
     let mut solvers = both(&world);
+    // The last box takes the removed one's place.
     let removal = world.remove_body(boxes[0]).unwrap();
     let expected = [
-        Joint::new(BodyHandle(1), Some(BodyHandle(0))).motor(1.0, 2.0),
-        Joint::new(BodyHandle(1), None).limits(-1.0, 1.0),
+        Joint::new(BodyHandle(0), Some(BodyHandle(1))).motor(1.0, 2.0),
+        Joint::new(BodyHandle(0), None).limits(-1.0, 1.0),
     ];
     assert_eq!(world.joints(), &expected);
     for s in &mut solvers {

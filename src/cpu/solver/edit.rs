@@ -86,8 +86,10 @@ impl CpuSolver {
             .packed
             .removed(self.generation, world, removal, Some(&self.resolved))?;
         // At the same parameters, what sleeps sleeps on, but for what the
-        // removal touched (`sleep::remap_supports`, `sleep::removal_wakes`).
-        let kept = (world.params == self.params && new.sim.sleep_steps > 0)
+        // removal touched (`sleep::remap_supports`, `sleep::removal_sleep`).
+        // Packed again (`Packed::follows_removal`): everything wakes.
+        let follows = self.packed.follows_removal(removal);
+        let kept = (world.params == self.params && new.sim.sleep_steps > 0 && follows)
             .then(|| self.sleep_through_removal(removal));
         self.packed = new;
         self.follow_params(world);

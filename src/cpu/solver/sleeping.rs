@@ -163,21 +163,15 @@ impl CpuSolver {
             &mut s.speed,
             &mut s.rest_steps,
         );
+        // The packed survivors, in their new order.
         let map = removal.point_remap();
-        let n = p.pos.len();
-        let keep = |v: &[u32]| -> Vec<u32> {
-            v.iter()
-                .enumerate()
-                .filter(|&(i, _)| map.get(i as u32).is_some())
-                .map(|(_, &x)| x)
-                .collect()
-        };
+        let olds: Vec<usize> = (0..map.prefix_len(p.pos.len()) as u32)
+            .map(|new| map.old_of(new).expect("below the new end") as usize)
+            .collect();
+        let keep = |v: &[u32]| -> Vec<u32> { olds.iter().map(|&o| v[o]).collect() };
         let kept = Sleep {
             points: Vec::new(),
-            last: (0..n)
-                .filter(|&i| map.get(i as u32).is_some())
-                .map(|i| s.last[i])
-                .collect(),
+            last: olds.iter().map(|&o| s.last[o]).collect(),
             speed: keep(&s.speed),
             rest_steps: keep(&s.rest_steps),
             support: keep(&s.support),
@@ -187,7 +181,8 @@ impl CpuSolver {
 
     /// After a removal that keeps what sleeps: the kept points' sleeping
     /// records (`kept`, from [`sleep_through_removal`](Self::sleep_through_removal)),
-    /// the assemblies the removal changed woken (`sleep::removal_wakes`,
+    /// the assemblies the removal moved carried to their new roots and
+    /// those it changed woken (`sleep::removal_sleep`,
     /// `old` the records before), and every point settled on them.
     pub(super) fn keep_sleeping_after_removal(
         &mut self,
@@ -199,7 +194,9 @@ impl CpuSolver {
         debug_assert_eq!(kept.last.len(), s.points.len());
         (s.last, s.speed, s.rest_steps, s.support) =
             (kept.last, kept.speed, kept.rest_steps, kept.support);
-        for g in sleep::removal_wakes(old, &s.points, removal.point_remap()) {
+        let changed = sleep::removal_sleep(old, &s.points, removal.point_remap());
+        sleep::move_roots(&changed.moved, &mut s.speed, &mut s.rest_steps);
+        for &g in &changed.wakes {
             self.wake_point(crate::world::PointHandle(g));
         }
         self.settle_points();

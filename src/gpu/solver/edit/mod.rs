@@ -237,8 +237,11 @@ impl GpuSolver {
     /// afterwards. A failed edit (here or in `sync`) changes nothing.
     ///
     /// Like [`GpuSolver::sync`], it also takes the world's parameters.
-    /// The surviving points keep their state, moved on the GPU by one
-    /// buffer copy per run of consecutive survivors: nothing is read back.
+    /// The surviving points keep their state: those that fill a removed
+    /// point's place move on the GPU, two buffer copies per run of them,
+    /// and nothing is read back. When an item not synced yet filled a
+    /// synced one's place, the world is packed again and everything wakes
+    /// ([`Packed::follows_removal`](crate::pack::Packed::follows_removal)).
     /// The body frames are stale until the next step.
     pub fn apply_removal(
         &mut self,

@@ -11,7 +11,7 @@ use super::super::super::buffers::{
 };
 use super::super::GpuSolver;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
-use crate::cpu::sleep::{keeps_sleeping as sleep_keeps, removal_table, removal_wakes};
+use crate::cpu::sleep::{keeps_sleeping as sleep_keeps, removal_sleep, removal_table};
 use crate::gpu::remap_contacts::{RemapKernels, RemapTable};
 use crate::layout::{BodyFrame, Colliders};
 use crate::pack::Packed;
@@ -70,6 +70,15 @@ impl Before<'_> {
     }
 
     /// The points packed before.
+    /// Whether a removal is followed by moving what moved
+    /// ([`Packed::follows_removal`]), rather than by packing again.
+    fn follows_removal(&self, removal: &crate::world::Removal) -> bool {
+        match self {
+            Before::Packed(old) => old.follows_removal(removal),
+            Before::Appended { .. } => true,
+        }
+    }
+
     fn points(&self) -> usize {
         match self {
             Before::Packed(old) => old.pos.len(),
@@ -243,7 +252,11 @@ impl GpuSolver {
             {
                 Sleeping::Appended(from)
             }
-            StateEdit::Remove(removal) if same_params && self.edit.mirror.sim.sleep_steps > 0 => {
+            StateEdit::Remove(removal)
+                if same_params
+                    && self.edit.mirror.sim.sleep_steps > 0
+                    && before.follows_removal(removal) =>
+            {
                 Sleeping::Removed(removal)
             }
             _ => Sleeping::Wake,
@@ -272,30 +285,31 @@ impl GpuSolver {
                     );
                 }
                 // Points appended to the world but not synced yet have no
-                // state here: only the packed ones move. Each per-point
-                // buffer is compacted through the spare state copy.
+                // state here: only the packed ones move, each run through
+                // the spare state copy (a buffer copy may not overlap
+                // itself). When the removal keeps what is packed first,
+                // only the survivors that fill holes move; otherwise every
+                // packed survivor does (`Packed::follows_removal`).
                 let packed = before.points();
-                let n = self.edit.mirror.pos.len();
-                let compact = |encoder: &mut wgpu::CommandEncoder,
-                               buffer: &wgpu::Buffer,
-                               stride| {
-                    for (old_start, new_start, len) in removal.point_remap().kept_runs() {
-                        if old_start >= packed {
-                            break;
-                        }
-                        let len = len.min(packed - old_start);
-                        encoder.copy_buffer_to_buffer(
-                            buffer,
-                            old_start as u64 * stride,
-                            &b.state[1],
-                            new_start as u64 * stride,
-                            len as u64 * stride,
-                        );
-                    }
-                    if n > 0 {
-                        encoder.copy_buffer_to_buffer(&b.state[1], 0, buffer, 0, n as u64 * stride);
-                    }
+                let map = removal.point_remap();
+                let runs = if before.follows_removal(removal) {
+                    map_runs(map.moves().filter(|&(o, _)| (o as usize) < packed))
+                } else {
+                    map_runs((0..packed as u32).filter_map(|o| Some((o, map.get(o)?))))
                 };
+                let compact =
+                    |encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, stride| {
+                        for &(old_start, new_start, len) in &runs {
+                            let (from, to) = (old_start as u64 * stride, new_start as u64 * stride);
+                            let size = len as u64 * stride;
+                            encoder.copy_buffer_to_buffer(buffer, from, &b.state[1], to, size);
+                        }
+                        for &(_, new_start, len) in &runs {
+                            let at = new_start as u64 * stride;
+                            let size = len as u64 * stride;
+                            encoder.copy_buffer_to_buffer(&b.state[1], at, buffer, at, size);
+                        }
+                    };
                 compact(&mut encoder, &b.state[0], STATE_BYTES);
                 if keep {
                     // The kept points' sleeping records, in their new order.
@@ -309,7 +323,10 @@ impl GpuSolver {
                     }
                 }
                 queue.submit([encoder.finish()]);
-                (n, n)
+                // Packed survivors land below `packed`; when packed again,
+                // the points not synced before take their state below.
+                let n = self.edit.mirror.pos.len();
+                (n.min(packed), n)
             }
         };
         let new_bytes = static_arrays(new).map(|a| a.bytes);
@@ -362,6 +379,21 @@ impl GpuSolver {
             let bytes: &[u8] = bytemuck::cast_slice(&state);
             queue.write_buffer(&self.buffers.state[0], from as u64 * STATE_BYTES, bytes);
             report.bytes_uploaded += bytes.len() as u64;
+        }
+        // A removal that moved points not synced yet into packed places
+        // (packed again whole): those points' state is the world's.
+        if let (StateEdit::Remove(removal), Before::Packed(old)) = (&state, &before) {
+            let (map, packed) = (removal.point_remap(), old.pos.len() as u32);
+            let unsynced = (0..new.pos.len() as u32)
+                .filter(|&i| map.old_of(i).is_none_or(|o| o >= packed))
+                .map(|i| (i, i));
+            for (start, _, len) in map_runs(unsynced) {
+                let span = start..start + len;
+                let state = interleave(&new.pos[span.clone()], &new.vel[span]);
+                let bytes: &[u8] = bytemuck::cast_slice(&state);
+                queue.write_buffer(&self.buffers.state[0], start as u64 * STATE_BYTES, bytes);
+                report.bytes_uploaded += bytes.len() as u64;
+            }
         }
 
         for (ib, kind) in [
@@ -459,14 +491,18 @@ impl GpuSolver {
         match sleeping {
             Sleeping::Appended(from) => self.wake_appended(queue, from),
             Sleeping::Removed(removal) => {
-                // The assemblies the removal changed wake; every point
-                // settles on the kept counts (`cpu::sleep::removal_wakes`).
+                // The assemblies the removal moved take their count and
+                // speed word to their new roots, those it changed wake;
+                // every point settles on the kept counts
+                // (`cpu::sleep::removal_sleep`).
                 let old = match &before {
                     Before::Packed(old) => old.sleep_points(),
                     Before::Appended { .. } => Vec::new(),
                 };
                 let new = self.edit.mirror.sleep_points();
-                for g in removal_wakes(&old, &new, removal.point_remap()) {
+                let changed = removal_sleep(&old, &new, removal.point_remap());
+                self.move_roots(device, queue, &changed.moved);
+                for &g in &changed.wakes {
                     self.wake_point(queue, crate::world::PointHandle(g));
                 }
                 self.submit_sleep(queue, crate::gpu::sleep::Sleep::record_settle);
@@ -475,5 +511,44 @@ impl GpuSolver {
         }
         self.pose_colliders();
         Ok(report)
+    }
+}
+
+/// `(old, new)` pairs, in order, grouped into runs of consecutive items
+/// going to consecutive places: `(old start, new start, length)`.
+fn map_runs(pairs: impl Iterator<Item = (u32, u32)>) -> Vec<(usize, usize, usize)> {
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for (old, new) in pairs {
+        let (old, new) = (old as usize, new as usize);
+        match runs.last_mut() {
+            Some((o, n, len)) if *o + *len == old && *n + *len == new => *len += 1,
+            _ => runs.push((old, new, 1)),
+        }
+    }
+    runs
+}
+
+impl GpuSolver {
+    /// `cpu::sleep::move_roots` on the GPU: each moved assembly's count
+    /// and speed word copied from its old root's slot to its new root's,
+    /// through the spare state copy (all read before any is written).
+    fn move_roots(&self, device: &wgpu::Device, queue: &wgpu::Queue, moved: &[(u32, u32)]) {
+        if moved.is_empty() {
+            return;
+        }
+        let b = &self.buffers;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        for (k, buffer) in [&b.rest_steps, &b.sleep_speed].into_iter().enumerate() {
+            let base = (k * moved.len()) as u64 * 4;
+            for (j, &(from, _)) in moved.iter().enumerate() {
+                let at = base + j as u64 * 4;
+                encoder.copy_buffer_to_buffer(buffer, from as u64 * 4, &b.state[1], at, 4);
+            }
+            for (j, &(_, to)) in moved.iter().enumerate() {
+                let at = base + j as u64 * 4;
+                encoder.copy_buffer_to_buffer(&b.state[1], at, buffer, to as u64 * 4, 4);
+            }
+        }
+        queue.submit([encoder.finish()]);
     }
 }
