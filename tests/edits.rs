@@ -1572,3 +1572,92 @@ fn by_key(w: &World) -> Vec<String> {
     all.sort();
     all
 }
+
+/// Removals on scenes not built for them (Box2D's pyramid of 12 rows at
+/// dt 1/90, a pour of 300 hubless rings at dt 1/120 and 10 substeps, and
+/// a grid of boxes with diagonal springs in centimetres, whose cells share
+/// corners), each mid-fall: bodies from the start, the middle and the
+/// end at once, then points out of a body, then springs alone. After
+/// each, on both paths, the solver holds what a fresh pack of the edited
+/// world holds, and every surviving point's state is where the removal
+/// says.
+#[test]
+fn removals_on_scenes_not_built_for_them_follow_as_a_fresh_pack() {
+    let (mut pyramid, _) = softbody::samples::pyramid(12, 0.5).unwrap();
+    pyramid.params.dt = 1.0 / 90.0;
+    let mut rings = softbody::samples::pour_rings(300, 2.0).unwrap();
+    rings.params.dt = 1.0 / 120.0;
+    rings.params.substeps = 10;
+    let mut grid = World::new(Params::with_length_unit(100.0).unwrap());
+    grid.add_plane(HalfPlane::floor(0.0)).unwrap();
+    BoxGrid::new(6, 4, Vec2::splat(40.0))
+        .origin(Vec2::new(-120.0, 30.0))
+        .build(&mut grid)
+        .unwrap();
+    let ctx = gpu();
+    for (name, world) in [("pyramid", pyramid), ("rings", rings), ("grid", grid)] {
+        let mut w = world.clone();
+        let mut cpu = CpuSolver::new(&w).unwrap();
+        let mut g = ctx
+            .as_ref()
+            .map(|c| GpuSolver::new(&c.device, &c.queue, &w).unwrap());
+        let nb = w.bodies().len() as u32;
+        for round in 0..3 {
+            for _ in 0..40 {
+                cpu.step();
+            }
+            if let (Some(c), Some(g)) = (&ctx, &mut g) {
+                g.step(&c.device, &c.queue, 40).unwrap();
+            }
+            let before = (cpu.positions().to_vec(), cpu.velocities().to_vec());
+            let gpu_before = match (&ctx, &g) {
+                (Some(c), Some(g)) => Some(gpu_state(g, c)),
+                _ => None,
+            };
+            let r = match round {
+                0 => {
+                    let gone = [0, nb / 2, nb / 2 + 1, w.bodies().len() as u32 - 1];
+                    w.remove_bodies(&gone.map(BodyHandle)).unwrap()
+                }
+                1 => {
+                    let point = w.bodies()[w.bodies().len() / 3].points[0];
+                    w.remove_points(&[point]).unwrap()
+                }
+                _ => {
+                    let n = w.springs().len() as u32;
+                    w.remove_springs(&[SpringHandle(1), SpringHandle(n / 2)])
+                        .unwrap()
+                }
+            };
+            cpu.apply_removal(&w, &r).unwrap();
+            let fresh = Packed::from_world(&w).unwrap();
+            assert_eq!(
+                statics(cpu.packed()),
+                statics(&fresh),
+                "{name}, round {round}"
+            );
+            let map = r.point_remap();
+            assert_eq!(
+                cpu.positions(),
+                &map.apply(&before.0)[..],
+                "{name}, round {round}"
+            );
+            assert_eq!(
+                cpu.velocities(),
+                &map.apply(&before.1)[..],
+                "{name}, round {round}"
+            );
+            if let (Some(c), Some(g), Some((pos, vel))) = (&ctx, &mut g, gpu_before) {
+                g.apply_removal(&c.device, &c.queue, &w, &r).unwrap();
+                assert_eq!(
+                    statics(g.packed()),
+                    statics(&fresh),
+                    "{name}, round {round}"
+                );
+                let want = (map.apply(&pos), map.apply(&vel));
+                assert_eq!(gpu_state(g, c), want, "{name}, round {round}: GPU state");
+            }
+        }
+        assert!(w.bodies().len() < world.bodies().len(), "{name}");
+    }
+}
