@@ -146,3 +146,15 @@ pub fn farthest(a: &[[f32; 2]], b: &[[f32; 2]]) -> f32 {
 pub fn bits(v: &[[f32; 2]]) -> Vec<u32> {
     v.iter().flatten().map(|x| x.to_bits()).collect()
 }
+
+/// What a readback's `poll` gives once it answers: polled without
+/// blocking, a short sleep between tries, as a caller that must not stall
+/// would.
+pub fn polled<T, E: std::fmt::Debug>(mut poll: impl FnMut() -> Option<Result<T, E>>) -> T {
+    loop {
+        if let Some(r) = poll() {
+            return r.unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}

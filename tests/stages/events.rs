@@ -34,12 +34,7 @@ pub(crate) fn collect_gpu(ctx: &GpuContext, solver: &mut GpuSolver) -> ContactEv
         .request_contact_events(&ctx.device, &mut encoder)
         .unwrap();
     ctx.queue.submit([encoder.finish()]);
-    loop {
-        if let Some(r) = pending.poll(&ctx.device) {
-            return r.unwrap();
-        }
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    }
+    crate::common::polled(|| pending.poll(&ctx.device))
 }
 
 /// Both solvers with events on.

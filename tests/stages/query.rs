@@ -18,12 +18,7 @@ fn gpu_cast(ctx: &softbody::gpu::GpuContext, s: &GpuSolver, rays: &[Ray]) -> Vec
         .request_ray_casts(&ctx.device, &mut encoder, rays)
         .unwrap();
     ctx.queue.submit([encoder.finish()]);
-    loop {
-        if let Some(r) = pending.poll(&ctx.device) {
-            return r.unwrap();
-        }
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    }
+    crate::common::polled(|| pending.poll(&ctx.device))
 }
 
 /// A floor, a planet of radius 2 at (10, 0), a 1 m box at (0, 2) turned
