@@ -4,8 +4,17 @@
 use super::*;
 
 impl<T> PerPoint<T> {
+    /// The records some range names, with their indices (an edit may
+    /// leave others behind, which nothing reads).
+    fn named_records(&self) -> impl Iterator<Item = (usize, &T)> {
+        (self.ranges.iter())
+            .flat_map(|r| r.span())
+            .map(|k| (k, &self.records[k]))
+    }
+
     /// Checks the ranges of `n` points against the records: none, or one
-    /// per point, each within the records, no two overlapping.
+    /// per point, each within the records, no two overlapping (records
+    /// that no range names are left alone).
     fn check(&self, n: usize, what: &str) -> Result<(), String> {
         if self.ranges.is_empty() && self.records.is_empty() {
             return Ok(());
@@ -200,7 +209,7 @@ impl Packed {
             ("rod_halves", &self.rod_halves),
         ] {
             halves.check(n, what)?;
-            for (i, h) in halves.records.iter().enumerate() {
+            for (i, h) in halves.named_records() {
                 point_ref(n, what, i, h.other & HALF_INDEX)?;
             }
         }
@@ -241,7 +250,7 @@ impl Packed {
         if named != self.members.len() as u64 {
             return Err("point_members does not hold every member".into());
         }
-        for (i, m) in self.point_members.records.iter().enumerate() {
+        for (i, m) in self.point_members.named_records() {
             if m.body as usize >= nb {
                 return Err(format!(
                     "point member {i} refers to body {} of {nb}",

@@ -61,6 +61,18 @@ fn p95_extent(sorted: &[f32]) -> Option<f32> {
     Some(sorted[(sorted.len() * 95 / 100).min(sorted.len() - 1)])
 }
 
+/// A body's rest extent: the larger side of its members' rest box.
+pub(super) fn rest_extent(members: &[Member]) -> f32 {
+    let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+    for m in members {
+        for k in 0..2 {
+            lo[k] = lo[k].min(m.rest[k]);
+            hi[k] = hi[k].max(m.rest[k]);
+        }
+    }
+    (hi[0] - lo[0]).max(hi[1] - lo[1])
+}
+
 /// An outline whose rest shape encloses less than this fraction of its
 /// extent squared (its points in a line) has no inside and no outward side.
 const FLAT_OUTLINE: f64 = 1e-6;
@@ -307,14 +319,8 @@ impl Packed {
                     large.push(b as u32);
                 }
                 let info = &self.bodies[b];
-                let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
-                for m in &self.members[info.first as usize..(info.first + info.count) as usize] {
-                    for k in 0..2 {
-                        lo[k] = lo[k].min(m.rest[k]);
-                        hi[k] = hi[k].max(m.rest[k]);
-                    }
-                }
-                extents.push((hi[0] - lo[0]).max(hi[1] - lo[1]));
+                let span = info.first as usize..(info.first + info.count) as usize;
+                extents.push(rest_extent(&self.members[span]));
             }
         }
         extents.sort_by(f32::total_cmp);
@@ -341,7 +347,15 @@ impl Packed {
         self.sim.num_small_colliders += small.len() as u32;
         self.sim.num_colliders += (small.len() + large.len()) as u32;
         self.sim.num_free += free_points.len() as u32;
+        self.size_grid(params);
+        self.packed_body_collisions = on;
+        self.packed_free_disks = disks;
+        true
+    }
 
+    /// The grid's cell, table size and the contact scale, from the
+    /// colliders and their rest extents.
+    pub(super) fn size_grid(&mut self, params: &Params) {
         // At least 4 point radii, so that a free disk's box spans at most
         // 2 x 2 cells (the broad phase and the disk search rely on it).
         let typical = p95_extent(&self.collider_extents);
@@ -356,9 +370,6 @@ impl Packed {
         self.sim.table_mask = slots - 1;
         self.sim.cell = cell;
         self.sim.inv_cell = 1.0 / cell;
-        self.packed_body_collisions = on;
-        self.packed_free_disks = disks;
-        true
     }
 
     /// The contact filters' `decay` for a substep `h`.

@@ -135,22 +135,14 @@ impl Packed {
         removal: &Removal,
         resolved: Option<&Params>,
     ) -> Result<Packed, WorldError> {
-        let (before, after) = removal.generations();
-        check_generation(followed, before, "apply_removal")?;
-        if world.generation() != after {
-            return Err(WorldError::OutOfSync(format!(
-                "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
-                world.generation()
-            )));
-        }
+        check_removal_generations(followed, world, removal)?;
         world.params.validate()?;
-        let mut new = self.removal_of(world, removal)?;
-        if resolved == Some(&world.params) {
-            // Survivors keep their springs, masses, damping and default
-            // stiffness rules: only a body's stiffness can change (its
-            // points' memberships, a reshape).
-            new.check_body_stability(world.params.h())?;
-        } else {
+        // Survivors keep their springs, masses, damping and default
+        // stiffness rules: at the same parameters only a body's stiffness
+        // can change (its points' memberships, a reshape).
+        let same = resolved == Some(&world.params);
+        let mut new = self.removal_of(world, removal, same)?;
+        if !same {
             new.follow_defaults(world, resolved)?;
         }
         Ok(new)
@@ -319,7 +311,7 @@ impl Packed {
                 body,
                 rest,
                 self.members.len() as u32,
-                &self.point_info,
+                |p| self.point_info[p],
                 params,
             );
             self.bodies.push(info);
@@ -357,7 +349,7 @@ impl Packed {
     }
 
     /// Records the fingerprint of the world's items packed here.
-    fn note_packed(&mut self, world: &World) {
+    pub(super) fn note_packed(&mut self, world: &World) {
         self.prefix = world
             .prefix_fingerprint(self.pos.len(), self.springs.len(), self.bodies.len())
             .unwrap_or_default();
@@ -374,14 +366,61 @@ impl Packed {
     /// filled a packed item's hole, the world is packed again, the
     /// survivors' state carried over ([`Packed::follows_removal`]).
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
-        *self = self.removal_of(world, removal)?;
+        self.check_removal_counts(removal)?;
+        if self.follows_removal(removal) {
+            return self.follow_removal(world, removal, false);
+        }
+        *self = self.repacked_after(world, removal)?;
         Ok(())
     }
 
-    /// [`Packed::apply_removal`] as a new packed world, built from this one
-    /// without copying it first: the arrays a removal changes are made
-    /// from these, the few small ones cloned.
-    fn removal_of(&self, world: &World, removal: &Removal) -> Result<Packed, WorldError> {
+    /// [`Packed::apply_removal`] as a new packed world, with (`check`)
+    /// the bodies whose stiffness the removal changed checked for
+    /// stability at the world's substep.
+    fn removal_of(
+        &self,
+        world: &World,
+        removal: &Removal,
+        check: bool,
+    ) -> Result<Packed, WorldError> {
+        self.check_removal_counts(removal)?;
+        if !self.follows_removal(removal) {
+            let new = self.repacked_after(world, removal)?;
+            if check {
+                new.check_body_stability(world.params.h())?;
+            }
+            return Ok(new);
+        }
+        let mut new = self.clone();
+        new.follow_removal(world, removal, check)?;
+        Ok(new)
+    }
+
+    /// What [`Packed::removed`] would do in place ([`Packed::follow_plan`]),
+    /// when the removal keeps the packed items as a prefix
+    /// ([`Packed::follows_removal`]) and `resolved`, the parameters the
+    /// items were resolved with, are the world's: it then costs in
+    /// proportion to what the removal touched (and the contact data).
+    /// `Ok(None)` otherwise (use [`Packed::removed`]); refused like it.
+    /// Changes nothing: a solver can still refuse the removal after it.
+    pub(crate) fn removal_plan(
+        &self,
+        followed: u64,
+        world: &World,
+        removal: &Removal,
+        resolved: Option<&Params>,
+    ) -> Result<Option<super::follow::Touched>, WorldError> {
+        check_removal_generations(followed, world, removal)?;
+        world.params.validate()?;
+        self.check_removal_counts(removal)?;
+        if resolved != Some(&world.params) || !self.follows_removal(removal) {
+            return Ok(None);
+        }
+        self.touched_by(world, removal, true).map(Some)
+    }
+
+    /// Refuses a removal made on a world with fewer items than are packed.
+    fn check_removal_counts(&self, removal: &Removal) -> Result<(), WorldError> {
         for (what, packed, old) in [
             ("points", self.point_info.len(), removal.points.old_len()),
             ("springs", self.springs.len(), removal.springs.old_len()),
@@ -393,85 +432,7 @@ impl Packed {
                 )));
             }
         }
-        // A removal whose remaps do not fit what is packed was made on
-        // another world (one the solver was not built from).
-        let foreign = |what: String| {
-            WorldError::OutOfSync(format!(
-                "the removal does not fit the packed world: {what}; was the solver built from this world?"
-            ))
-        };
-        if !self.follows_removal(removal) {
-            return self.repacked_after(world, removal);
-        }
-        let params = &world.params;
-        let map = &removal.points;
-        let mut springs = removal.springs.apply(&self.springs);
-        for (i, s) in springs.iter_mut().enumerate() {
-            match (map.get(s.a), map.get(s.b)) {
-                (Some(a), Some(b)) => (s.a, s.b) = (a, b),
-                _ => return Err(foreign(format!("kept spring {i} lost an end"))),
-            }
-        }
-        let mut bodies = Vec::with_capacity(self.bodies.len());
-        let mut members = Vec::with_capacity(self.members.len());
-        let point_info = map.apply(&self.point_info);
-        for new in 0..removal.bodies.prefix_len(self.bodies.len()) as u32 {
-            let old = removal.bodies.old_of(new).expect("below the new end");
-            let info = &self.bodies[old as usize];
-            let first = members.len() as u32;
-            if removal.reshaped.iter().any(|h| h.0 == new) {
-                let (Some(body), Some(rest)) = (
-                    world.bodies().get(new as usize),
-                    world.rest_shapes().get(new as usize),
-                ) else {
-                    return Err(foreign(format!("body {new} is not in the world")));
-                };
-                if body.points.iter().any(|p| p.index() >= point_info.len()) {
-                    return Err(foreign(format!(
-                        "body {new} has points that are not packed"
-                    )));
-                }
-                let (info, body_members) = pack_body(body, rest, first, &point_info, params);
-                bodies.push(info);
-                members.extend(body_members);
-            } else {
-                let span = info.first as usize..(info.first + info.count) as usize;
-                for m in &self.members[span] {
-                    let Some(point) = map.get(m.point) else {
-                        return Err(foreign(format!("kept body {new} lost a point")));
-                    };
-                    members.push(Member { point, ..*m });
-                }
-                bodies.push(BodyInfo { first, ..*info });
-            }
-        }
-        let num_bodies = bodies.len();
-        let mut new = Packed {
-            sim: self.sim,
-            pos: map.apply(&self.pos),
-            vel: map.apply(&self.vel),
-            point_info,
-            gravity_scale: map.apply(&self.gravity_scale),
-            materials: self.materials.clone(),
-            springs,
-            bodies,
-            members,
-            planets: self.planets.clone(),
-            planes: self.planes.clone(),
-            kinematic: kinematic_bodies(world, num_bodies),
-            terrain: self.terrain.clone(),
-            terrains: self.terrains,
-            prefix: self.prefix,
-            joints: packed_joints(world, num_bodies),
-            // Made below from these (`remap_indices`) and from the world
-            // (`pack_contacts`).
-            ..Packed::default()
-        };
-        new.remap_indices(self, world, removal);
-        new.resolve_body_stiffness(world, 0);
-        new.pack_contacts(world);
-        new.note_packed(world);
-        Ok(new)
+        Ok(())
     }
 
     /// [`Packed::removal_of`] when the removal moved an item the solver
@@ -588,9 +549,27 @@ impl Packed {
     }
 }
 
+/// Checks that a solver following world generation `followed` may take
+/// `removal`, made on `world` right before.
+fn check_removal_generations(
+    followed: u64,
+    world: &World,
+    removal: &Removal,
+) -> Result<(), WorldError> {
+    let (before, after) = removal.generations();
+    check_generation(followed, before, "apply_removal")?;
+    if world.generation() != after {
+        return Err(WorldError::OutOfSync(format!(
+            "apply_removal: the world is at generation {}, the removal left generation {after}: it was made on another world, or other removals followed it; apply each removal to the world it was made on, right after making it",
+            world.generation()
+        )));
+    }
+    Ok(())
+}
+
 /// The world's joints between its first `packed` bodies: those of bodies
 /// appended but not packed yet come with their bodies at the next append.
-fn packed_joints(world: &World, packed: usize) -> Vec<crate::world::Joint> {
+pub(super) fn packed_joints(world: &World, packed: usize) -> Vec<crate::world::Joint> {
     let packed = packed as u32;
     world
         .joints()

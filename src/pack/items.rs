@@ -32,19 +32,19 @@ pub(super) fn pack_body(
     body: &Body,
     rest: &[Vec2],
     first: u32,
-    info: &[PointInfo],
+    info: impl Fn(usize) -> PointInfo,
     params: &Params,
 ) -> (BodyInfo, Vec<Member>) {
     // A pinned point (inverse mass 0) weighs PINNED_WEIGHT_RATIO times
     // the body's free mass, so that how far a body sags from a pin does
     // not depend on its mass.
-    let free: f32 = body.points.iter().map(|p| info[p.index()].weight).sum();
+    let free: f32 = body.points.iter().map(|p| info(p.index()).weight).sum();
     let pinned = PINNED_WEIGHT_RATIO * if free > 0.0 { free } else { 1.0 };
     let weights: Vec<f64> = body
         .points
         .iter()
         .map(|p| {
-            let i = &info[p.index()];
+            let i = info(p.index());
             (if i.inv_mass == 0.0 { pinned } else { i.weight }) as f64
         })
         .collect();

@@ -75,6 +75,22 @@ const BODY_LOAD: &str = "(k + k_area) h^2";
 
 /// A body's load on each of its points at substep `h`, and its bound: the
 /// area term stiffens the body's breathing mode by its own k.
+/// Refuses body `index` (`body`, with a point that is not pinned) when it
+/// diverges on its own at substep `h`.
+pub(super) fn check_body(index: u32, body: &BodyInfo, h: f32) -> Result<(), WorldError> {
+    let (load, limit) = body_load(body, h);
+    if load > limit {
+        return Err(WorldError::Unstable {
+            item: Item::Body(index),
+            what: BODY_LOAD,
+            value: load,
+            limit,
+            h,
+        });
+    }
+    Ok(())
+}
+
 fn body_load(body: &BodyInfo, h: f32) -> (f32, f32) {
     let area = if body.area_norm > 0.0 {
         body.area_stiffness
@@ -176,16 +192,7 @@ impl Packed {
             {
                 continue;
             }
-            let (load, limit) = body_load(body, h);
-            if load > limit {
-                return Err(WorldError::Unstable {
-                    item: Item::Body(b as u32),
-                    what: BODY_LOAD,
-                    value: load,
-                    limit,
-                    h,
-                });
-            }
+            check_body(b as u32, body, h)?;
         }
         Ok(())
     }

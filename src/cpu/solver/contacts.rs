@@ -83,6 +83,34 @@ impl Contacts {
         self.tangles.remap_from(tangles, bodies, &packed.outlines);
     }
 
+    /// After a removal that kept the packed points as a prefix (`points`,
+    /// `bodies`: its old-to-new maps), in place: what
+    /// [`reset`](Self::reset) then [`remap`](Self::remap) make, without
+    /// allocating per point. The warm starts move with their points and
+    /// name the bodies' new indices, the tangles are renumbered, the
+    /// counts and accumulators (zero between substeps) and the arrays a
+    /// substep writes before it reads them are cut to the new counts.
+    pub(super) fn follow_removal(&mut self, packed: &Packed, points: &Remap, bodies: &Remap) {
+        let (n, nb) = (packed.pos.len(), packed.bodies.len());
+        self.aabbs.resize(nb, [0.0; 4]);
+        self.grid.resize(packed);
+        self.hits.truncate(n);
+        self.touched.clear();
+        self.touched.resize(n, [0; 2]);
+        self.counts.truncate(n);
+        self.acc.truncate(n);
+        self.free.truncate(n);
+        self.scratch.extend(n);
+        points.apply_in_place(&mut self.warm);
+        for w in &mut self.warm {
+            *w = body_collide::remap_warm(w, bodies);
+        }
+        self.partings.clear();
+        let old = std::mem::replace(&mut self.tangles, body_collide::TangleWords::new(nb));
+        self.tangles.remap_from(&old, bodies, &packed.outlines);
+        self.built = false;
+    }
+
     /// After an append that linked no earlier point: the arrays grown to
     /// the new points and bodies, what the old ones hold kept, so that the
     /// edit costs in proportion to what it adds. The warm starts and

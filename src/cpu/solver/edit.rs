@@ -71,6 +71,7 @@ impl CpuSolver {
             });
         self.packed = new;
         self.follow_params(world);
+        self.contacts.reset(&self.packed);
         self.resize_scratch(true);
         if let Some((old_sleep, old_info)) = keep {
             self.keep_sleeping(old_sleep, old_info, from);
@@ -82,27 +83,43 @@ impl CpuSolver {
     /// Follows a removal made on `world`; see
     /// [`GpuSolver::apply_removal`](crate::gpu::GpuSolver::apply_removal).
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
-        let new = self
-            .packed
-            .removed(self.generation, world, removal, Some(&self.resolved))?;
+        // In place where it can (`Packed::removal_plan`), else a new
+        // packed world; either way refused before anything changes.
+        let resolved = Some(&self.resolved);
+        let plan = (self.packed).removal_plan(self.generation, world, removal, resolved)?;
+        let new = match plan {
+            Some(_) => None,
+            None => Some((self.packed).removed(self.generation, world, removal, resolved)?),
+        };
         // At the same parameters, what sleeps sleeps on, but for what the
         // removal touched (`sleep::remap_supports`, `sleep::removal_sleep`).
         // Packed again (`Packed::follows_removal`): everything wakes.
         let follows = self.packed.follows_removal(removal);
-        let kept = (world.params == self.params && new.sim.sleep_steps > 0 && follows)
+        let kept = (world.params == self.params && world.params.sleep_steps() > 0 && follows)
             .then(|| self.sleep_through_removal(removal));
-        self.packed = new;
+        if let Some(plan) = plan {
+            self.packed.follow_plan(world, removal, plan);
+        } else if let Some(new) = new {
+            self.packed = new;
+        }
         self.follow_params(world);
         self.generation = removal.generations().1;
         // The contacts' warm starts and tangles and the contact events'
-        // pairs carry over, renumbered.
+        // pairs carry over, renumbered: moved in place when the removal
+        // kept the packed points as a prefix.
         let events = self.events.take();
-        let warm = std::mem::take(&mut self.contacts.warm);
-        let tangles = std::mem::take(&mut self.contacts.tangles);
-        self.resize_scratch(false);
         let (points, bodies) = (removal.point_remap(), removal.body_remap());
-        self.contacts
-            .remap(&self.packed, (&warm, &tangles), points, bodies);
+        if follows {
+            self.contacts.follow_removal(&self.packed, points, bodies);
+            self.resize_scratch(false);
+        } else {
+            let warm = std::mem::take(&mut self.contacts.warm);
+            let tangles = std::mem::take(&mut self.contacts.tangles);
+            self.contacts.reset(&self.packed);
+            self.resize_scratch(false);
+            self.contacts
+                .remap(&self.packed, (&warm, &tangles), points, bodies);
+        }
         self.events = events.map(|mut e| {
             e.remap(points, bodies, self.packed.bodies.len());
             e
@@ -210,12 +227,11 @@ impl CpuSolver {
     /// Scratch state and frames sized to the world (frames are recomputed
     /// every substep, so their content does not matter); everything awake.
     /// After an edit that only `appended`, the bodies keep their contact
-    /// events' partners.
+    /// events' partners. The contacts' state is the caller's to follow.
     fn resize_scratch(&mut self, appended: bool) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
-        self.contacts.reset(&self.packed);
         self.impacts.reset(self.packed.bodies.len());
         self.sleep = super::Sleep::new(&self.packed);
         // Contact events, the log kept. After an append the bodies keep

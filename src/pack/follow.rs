@@ -1,0 +1,512 @@
+//! Following a removal in place: the packed arrays edited where the
+//! removal touched them, found through the world's links (each point's
+//! springs and bodies), so that the edit costs in proportion to what was
+//! removed and what moved rather than to the world.
+//!
+//! The result is what [`Packed::from_world`] makes of the edited world,
+//! the points' state kept, but for where each point's records lie: a
+//! point whose records are made again writes them over its old ones (a
+//! removal never adds records), and the records of removed points stay
+//! behind, named by no range. [`Packed::compacted`] lays them out as a
+//! fresh pack does (`tests/edits.rs` compares the two after every kind of
+//! removal). The members stay laid out body by body, as the renderer's
+//! topology reads them: the bodies from the first moved or reshaped one
+//! on are copied down. The contact data follows in place when the bodies
+//! the removal takes or moves are each alone in their assembly
+//! (`follow_contacts.rs`), else it is packed again whole.
+
+use super::items::*;
+use super::stability::check_body;
+use super::{HalfSprings, Packed, PerPoint, PointMembers};
+use crate::error::WorldError;
+use crate::layout::*;
+use crate::world::{Remap, Removal, World};
+
+/// What a removal touched in a packed world, found before anything
+/// changes (every index new unless it says otherwise).
+pub(crate) struct Touched {
+    /// Points whose spring and rod records are made again: the ends of
+    /// removed and moved springs, and the neighbours of moved points.
+    spring_points: Vec<u32>,
+    /// Points whose memberships are made again: the survivors of removed
+    /// bodies and the points of moved and reshaped bodies.
+    member_points: Vec<u32>,
+    /// Bodies whose stiffness, impacts and reach are resolved again, with
+    /// their new info (`first` set when the members are laid out), and the
+    /// members of the reshaped ones.
+    bodies: Vec<(u32, BodyInfo, Option<Vec<Member>>)>,
+    /// Packed rods the removal took.
+    rods: u32,
+    /// How the contact data follows in place, if it can.
+    contacts: Option<super::follow_contacts::ContactPlan>,
+}
+
+/// A removal that does not fit the packed world.
+fn foreign(what: String) -> WorldError {
+    WorldError::OutOfSync(format!(
+        "the removal does not fit the packed world: {what}; was the solver built from this world?"
+    ))
+}
+
+impl<T: Copy> PerPoint<T> {
+    /// Sets point `p`'s records to `records`: over its old ones when they
+    /// fit, else behind every record.
+    fn put(&mut self, p: u32, records: &[T]) {
+        let Some(range) = self.ranges.get_mut(p as usize) else {
+            // No point has records: a removal adds none.
+            debug_assert!(records.is_empty(), "records for a point without a range");
+            return;
+        };
+        let count = records.len() as u32;
+        if count > range.count {
+            range.start = self.records.len() as u32;
+            self.records.extend_from_slice(records);
+        } else {
+            let at = range.start as usize;
+            self.records[at..at + records.len()].copy_from_slice(records);
+        }
+        range.count = count;
+    }
+
+    /// Records that some range names.
+    pub(super) fn named(&self) -> usize {
+        self.ranges.iter().map(|r| r.count as usize).sum()
+    }
+
+    /// The same records, each point's behind the previous point's and
+    /// none unnamed, as [`PerPoint::from_pairs`] lays them out (no ranges
+    /// when there are no records).
+    pub fn compacted(&self) -> Self {
+        let named = self.named();
+        if named == 0 {
+            return Self::default();
+        }
+        let mut records = Vec::with_capacity(named);
+        let ranges = (0..self.ranges.len())
+            .map(|i| {
+                let start = records.len() as u32;
+                records.extend_from_slice(self.of(i));
+                RecordRange {
+                    start,
+                    count: records.len() as u32 - start,
+                }
+            })
+            .collect();
+        Self { ranges, records }
+    }
+
+    /// Lays the records out again once the unnamed ones outnumber the
+    /// named, so that removals leave at most as much behind as is kept.
+    fn compact_when_sparse(&mut self) {
+        if self.records.len() > 2 * self.named() + 64 {
+            *self = self.compacted();
+        }
+    }
+}
+
+impl Packed {
+    /// This packed world with each point's records laid out as
+    /// [`Packed::from_world`] lays them out: what it steps is the same,
+    /// record for record. A packed world that followed removals
+    /// ([`Packed::apply_removal`]) equals a fresh pack of the edited
+    /// world, the state aside, once compacted.
+    pub fn compacted(&self) -> Packed {
+        Packed {
+            spring_halves: self.spring_halves.compacted(),
+            rod_halves: self.rod_halves.compacted(),
+            point_members: self.point_members.compacted(),
+            ..self.clone()
+        }
+    }
+
+    /// Follows `removal`, made on `world` right after the items packed
+    /// here (which it must keep as a prefix: [`Packed::follows_removal`]),
+    /// in place. With `check`, refuses a body whose new stiffness (fewer
+    /// bodies share its points) diverges at the world's substep, before
+    /// anything changes; a refused or foreign removal changes nothing.
+    pub(super) fn follow_removal(
+        &mut self,
+        world: &World,
+        removal: &Removal,
+        check: bool,
+    ) -> Result<(), WorldError> {
+        let touched = self.touched_by(world, removal, check)?;
+        self.follow_plan(world, removal, touched);
+        Ok(())
+    }
+
+    /// Follows `removal` in place as `touched`, what
+    /// [`Packed::removal_plan`] found it touches: nothing can fail here.
+    pub(crate) fn follow_plan(&mut self, world: &World, removal: &Removal, touched: Touched) {
+        let (points, springs) = (&removal.points, &removal.springs);
+        let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
+        points.apply_in_place(&mut self.pos);
+        points.apply_in_place(&mut self.vel);
+        points.apply_in_place(&mut self.point_info);
+        points.apply_in_place(&mut self.gravity_scale);
+        let links = world.links();
+        let ns = springs.prefix_len(s0) as u32;
+        springs.apply_in_place(&mut self.springs);
+        // The springs whose ends or places moved take them from the world.
+        let moved: Vec<(u32, u32)> = moved_within(points, n0).collect();
+        let renamed = moved.iter().flat_map(|&(_, p)| links.springs_of(p));
+        let renamed = renamed
+            .copied()
+            .chain(moved_within(springs, s0).map(|(_, s)| s));
+        for s in renamed.filter(|&s| s < ns) {
+            let w = &world.springs()[s as usize];
+            let info = &mut self.springs[s as usize];
+            (info.a, info.b) = (w.a.0, w.b.0);
+        }
+        self.num_rods -= touched.rods;
+        self.follow_spring_records(world, points, &touched.spring_points);
+        self.follow_members(world, removal, &touched, &moved);
+        self.follow_body_indices(world, removal, &touched);
+        let contacts = touched.contacts;
+        let followed =
+            contacts.is_some_and(|plan| self.follow_contacts(world, removal, plan, n0, b0));
+        if !followed {
+            self.pack_contacts(world);
+        }
+        self.note_packed(world);
+        for records in [&mut self.spring_halves, &mut self.rod_halves] {
+            records.compact_when_sparse();
+        }
+        self.point_members.compact_when_sparse();
+    }
+
+    /// What `removal` touches here, and the new info of the bodies it
+    /// touches, checked (`check`) for stability; refused when the removal
+    /// does not fit the packed world.
+    pub(super) fn touched_by(
+        &self,
+        world: &World,
+        removal: &Removal,
+        check: bool,
+    ) -> Result<Touched, WorldError> {
+        let (points, springs, bodies) = (&removal.points, &removal.springs, &removal.bodies);
+        let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
+        let (n, ns, nb) = (
+            points.prefix_len(n0) as u32,
+            springs.prefix_len(s0) as u32,
+            bodies.prefix_len(b0) as u32,
+        );
+        for (what, kept, world) in [
+            ("points", n, world.points().len()),
+            ("springs", ns, world.springs().len()),
+            ("bodies", nb, world.bodies().len()),
+        ] {
+            if kept as usize > world {
+                return Err(foreign(format!(
+                    "{kept} {what} kept, the world has {world}"
+                )));
+            }
+        }
+        let links = world.links();
+        let new_point = |old: u32| points.get(old).filter(|&p| p < n);
+        let mut spring_points = Vec::new();
+        let mut rods = 0;
+        for s in springs.removed().filter(|&s| s < s0 as u32) {
+            let s = &self.springs[s as usize];
+            rods += u32::from(s.kind == KIND_ROD);
+            spring_points.extend([s.a, s.b].into_iter().filter_map(new_point));
+        }
+        let moved_springs = moved_within(springs, s0).map(|(_, s)| s);
+        let moved_points = moved_within(points, n0).map(|(_, p)| p);
+        let renamed = moved_points.flat_map(|p| links.springs_of(p).iter().copied());
+        for s in moved_springs.chain(renamed.filter(|&s| s < ns)) {
+            let s = &world.springs()[s as usize];
+            spring_points.extend([s.a.0, s.b.0]);
+        }
+        sort_dedup(&mut spring_points);
+
+        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
+        let packed_bodies = |p: u32| links.bodies_of(p).iter().copied().filter(move |&b| b < nb);
+        let mut member_points = Vec::new();
+        let mut hit = Vec::new();
+        for b in bodies.removed().filter(|&b| b < b0 as u32) {
+            for p in self.members[span(&self.bodies[b as usize])]
+                .iter()
+                .filter_map(|m| new_point(m.point))
+            {
+                member_points.push(p);
+                hit.extend(packed_bodies(p));
+            }
+        }
+        let moved_bodies = moved_within(bodies, b0).map(|(_, b)| b);
+        for b in moved_bodies.chain(removal.reshaped.iter().map(|b| b.0)) {
+            let body = (world.bodies().get(b as usize))
+                .filter(|_| b < nb)
+                .ok_or_else(|| foreign(format!("body {b} is not packed")))?;
+            if let Some(p) = body.points.iter().find(|p| p.0 >= n) {
+                return Err(foreign(format!("body {b}'s point {} is not packed", p.0)));
+            }
+            member_points.extend(body.points.iter().map(|p| p.0));
+            hit.push(b);
+        }
+        sort_dedup(&mut member_points);
+        sort_dedup(&mut hit);
+
+        let params = &world.params;
+        let old_info = |p: usize| {
+            let old = points.old_of(p as u32).expect("a kept point") as usize;
+            self.point_info[old]
+        };
+        let mut touched_bodies = Vec::with_capacity(hit.len());
+        for b in hit {
+            let body = &world.bodies()[b as usize];
+            let (mut info, members) = if removal.reshaped.iter().any(|r| r.0 == b) {
+                let rest = &world.rest_shapes()[b as usize];
+                let (info, members) = pack_body(body, rest, 0, old_info, params);
+                (info, Some(members))
+            } else {
+                let old = bodies.old_of(b).expect("a kept body");
+                (self.bodies[old as usize], None)
+            };
+            let most = (body.points.iter())
+                .map(|p| packed_bodies(p.0).count() as u32)
+                .max()
+                .unwrap_or(1);
+            info.stiffness = (body.stiffness)
+                .unwrap_or_else(|| default_shape_stiffness(params.shape_stiffness, most));
+            info.area_stiffness =
+                area_stiffness(body.area_stiffness, info.stiffness, params.area_stiffness);
+            let pinned = body
+                .points
+                .iter()
+                .all(|p| old_info(p.index()).inv_mass == 0.0);
+            if check && !pinned {
+                check_body(b, &info, params.h())?;
+            }
+            touched_bodies.push((b, info, members));
+        }
+        Ok(Touched {
+            spring_points,
+            member_points,
+            bodies: touched_bodies,
+            rods,
+            contacts: self.contact_plan(world, removal),
+        })
+    }
+
+    /// The spring and rod records of `touched` made again from the
+    /// world's links, in spring order, the other points' ranges moved
+    /// with their points.
+    fn follow_spring_records(&mut self, world: &World, points: &Remap, touched: &[u32]) {
+        for records in [&mut self.spring_halves, &mut self.rod_halves] {
+            if !records.ranges.is_empty() {
+                points.apply_in_place(&mut records.ranges);
+            }
+        }
+        let (ns, h) = (self.springs.len() as u32, world.params.h());
+        let (mut springs, mut rods) = (Vec::new(), Vec::new());
+        for &p in touched {
+            let mut mine: Vec<u32> = (world.links().springs_of(p).iter().copied())
+                .filter(|&s| s < ns)
+                .collect();
+            mine.sort_unstable();
+            springs.clear();
+            rods.clear();
+            for s in mine {
+                let spring = &self.springs[s as usize];
+                let halves = HalfSprings::halves(&self.point_info, spring, h);
+                let (_, half) = halves.into_iter().find(|(at, _)| *at == p).expect("an end");
+                match spring.kind {
+                    KIND_ROD => rods.push(half),
+                    _ => springs.push(half),
+                }
+            }
+            self.spring_halves.put(p, &springs);
+            self.rod_halves.put(p, &rods);
+        }
+    }
+
+    /// The bodies and members after the removal, laid out body by body,
+    /// and the memberships of the touched points made again from them.
+    fn follow_members(
+        &mut self,
+        world: &World,
+        removal: &Removal,
+        touched: &Touched,
+        moved: &[(u32, u32)],
+    ) {
+        let (points, bodies) = (&removal.points, &removal.bodies);
+        let b0 = self.bodies.len();
+        bodies.apply_in_place(&mut self.bodies);
+        let nb = self.bodies.len();
+        // The first body whose members move: a moved or reshaped one.
+        let moved_bodies = moved_within(bodies, b0).map(|(_, b)| b);
+        let k0 = (moved_bodies.chain(removal.reshaped.iter().map(|b| b.0)))
+            .min()
+            .map_or(nb, |b| b as usize);
+        let start = k0.checked_sub(1).map_or(0, |k| {
+            (self.bodies[k].first + self.bodies[k].count) as usize
+        });
+        let mut tail = Vec::new();
+        let mut reshaped = (touched.bodies.iter())
+            .filter_map(|(b, info, members)| Some((*b as usize, info, members.as_ref()?)))
+            .peekable();
+        for (k, info) in self.bodies.iter_mut().enumerate().skip(k0) {
+            let first = (start + tail.len()) as u32;
+            if let Some((_, new, members)) = reshaped.next_if(|(b, ..)| *b == k) {
+                tail.extend_from_slice(members);
+                *info = BodyInfo { first, ..*new };
+                continue;
+            }
+            let span = info.first as usize..(info.first + info.count) as usize;
+            tail.extend(self.members[span].iter().map(|m| Member {
+                point: points.get(m.point).expect("a kept body keeps its points"),
+                ..*m
+            }));
+            info.first = first;
+        }
+        self.members.truncate(start);
+        self.members.extend(tail);
+        // The bodies before those hold moved points by their old index.
+        for &(old, p) in moved {
+            for &b in world.links().bodies_of(p) {
+                let Some(info) = self.bodies.get(b as usize).filter(|_| (b as usize) < k0) else {
+                    continue;
+                };
+                let span = info.first as usize..(info.first + info.count) as usize;
+                for m in self.members[span].iter_mut().filter(|m| m.point == old) {
+                    m.point = p;
+                }
+            }
+        }
+        for (b, info, _) in &touched.bodies {
+            let body = &mut self.bodies[*b as usize];
+            (body.stiffness, body.area_stiffness) = (info.stiffness, info.area_stiffness);
+        }
+        // The memberships, in body order.
+        if !self.point_members.ranges.is_empty() {
+            points.apply_in_place(&mut self.point_members.ranges);
+        }
+        let h = world.params.h();
+        let mut records = Vec::new();
+        for &p in &touched.member_points {
+            let mut mine: Vec<u32> = (world.links().bodies_of(p).iter().copied())
+                .filter(|&b| (b as usize) < nb)
+                .collect();
+            mine.sort_unstable();
+            records.clear();
+            for b in mine {
+                let body = &self.bodies[b as usize];
+                let span = body.first as usize..(body.first + body.count) as usize;
+                let m = self.members[span].iter().find(|m| m.point == p);
+                records.push(PointMembers::record(body, b, m.expect("a member"), h));
+            }
+            self.point_members.put(p, &records);
+        }
+    }
+
+    /// The kinematic bodies, joints, body order, impact bodies and
+    /// uniform counts after the removal.
+    fn follow_body_indices(&mut self, world: &World, removal: &Removal, touched: &Touched) {
+        let bodies = &removal.bodies;
+        let nb = self.bodies.len() as u32;
+        self.kinematic = (self.kinematic.iter())
+            .filter_map(|&b| bodies.get(b))
+            .collect();
+        self.kinematic.sort_unstable();
+        self.joints = super::edit::packed_joints(world, nb as usize);
+        // The moved and reshaped bodies take their places in the order
+        // anew: small ones by member count, then index; large ones by index.
+        let placed: Vec<u32> = (touched.bodies.iter())
+            .filter(|(b, _, members)| members.is_some() || bodies.old_of(*b) != Some(*b))
+            .map(|(b, ..)| *b)
+            .collect();
+        let count = |b: &u32| self.bodies[*b as usize].count;
+        let key = |b: &u32| (count(b), *b);
+        let keep = |b: &u32| -> Option<u32> {
+            let b = bodies.get(*b)?;
+            placed.binary_search(&b).is_err().then_some(b)
+        };
+        let small_end = self.sim.num_small_bodies as usize;
+        let old_small: Vec<u32> = self.body_order[..small_end]
+            .iter()
+            .filter_map(keep)
+            .collect();
+        let old_large: Vec<u32> = self.body_order[small_end..]
+            .iter()
+            .filter_map(keep)
+            .collect();
+        let (mut small, large): (Vec<u32>, Vec<u32>) =
+            (placed.iter()).partition(|&&b| count(&b) <= SMALL_BODY_MAX_POINTS);
+        small.sort_by_key(key);
+        let small = super::append::merge_sorted(&old_small, &small, |x, y| key(x) < key(y));
+        let large = super::append::merge_sorted(&old_large, &large, |x, y| x < y);
+        self.sim.num_small_bodies = small.len() as u32;
+        self.sim.num_large_bodies = large.len() as u32;
+        self.body_order = small;
+        self.body_order.extend(large);
+        self.sim = SimParams {
+            num_points: self.pos.len() as u32,
+            num_springs: self.springs.len() as u32,
+            num_bodies: nb,
+            ..super::sim_params(&world.params, self)
+        };
+        self.follow_impacts(removal, touched);
+    }
+
+    /// Impact bodies after the removal (the rules of
+    /// `append_impact_bodies`): the points' and bodies' entries moved,
+    /// those of the touched bodies and points resolved again.
+    fn follow_impacts(&mut self, removal: &Removal, touched: &Touched) {
+        removal.points.apply_in_place(&mut self.impact_home);
+        removal.bodies.apply_in_place(&mut self.impact_inv_mass);
+        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
+        for &(b, ..) in &touched.bodies {
+            let kinematic = self.kinematic.binary_search(&b).is_ok();
+            let members = &self.members[span(&self.bodies[b as usize])];
+            let (mut apart, mut mass) = (true, 0.0f32);
+            for m in members {
+                let w = self.point_info[m.point as usize].inv_mass;
+                if self.point_members.count(m.point as usize) > 1 || (w == 0.0 && !kinematic) {
+                    apart = false;
+                } else if w > 0.0 {
+                    mass += 1.0 / w;
+                }
+            }
+            let inv = match (apart, kinematic) {
+                (false, _) => 0.0,
+                (true, true) => IMPACT_KINEMATIC,
+                (true, false) if mass > 0.0 => 1.0 / mass,
+                (true, false) => 0.0,
+            };
+            self.impact_inv_mass[b as usize] = inv;
+            self.bodies[b as usize].reach = if inv <= 0.0 {
+                -1.0
+            } else {
+                (members.iter())
+                    .map(|m| glam::Vec2::from(m.rest).length())
+                    .fold(0.0, f32::max)
+            };
+        }
+        let home = |p: &Packed, i: u32| match p.point_members.of(i as usize) {
+            [m] if p.impact_inv_mass[m.body as usize] != 0.0 => m.body,
+            _ => IMPACT_NONE,
+        };
+        for &(b, ..) in &touched.bodies {
+            for k in span(&self.bodies[b as usize]) {
+                let i = self.members[k].point;
+                self.impact_home[i as usize] = home(self, i);
+            }
+        }
+        for &i in &touched.member_points {
+            self.impact_home[i as usize] = home(self, i);
+        }
+    }
+}
+
+/// The moves of a remap from the first `packed` items.
+fn moved_within(remap: &Remap, packed: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+    remap
+        .moves()
+        .filter(move |&(old, _)| (old as usize) < packed)
+}
+
+fn sort_dedup(v: &mut Vec<u32>) {
+    v.sort_unstable();
+    v.dedup();
+}

@@ -1,0 +1,203 @@
+//! The contact data following a removal in place, when every body the
+//! removal takes or moves is alone in its assembly (no point shared with
+//! another body, no spring to a point outside it, no joins): the
+//! assemblies then go or move whole, and their groups, outlines and
+//! collider entries are renamed rather than found again by a union-find
+//! over the world. Any other removal packs the contact data again
+//! (`pack_contacts`), as does one after which the filters would be
+//! numbered otherwise than a fresh pack numbers them.
+
+use super::Packed;
+use super::append::merge_sorted;
+use super::contacts::rest_extent;
+use crate::layout::*;
+use crate::world::{Remap, Removal, World};
+
+/// What the contact data needs from the packed world before a removal
+/// changes it: the rest extents of the colliders it removes.
+pub(crate) struct ContactPlan {
+    extents: Vec<f32>,
+}
+
+impl Packed {
+    /// The plan for following `removal` in the contact data in place, or
+    /// `None` (pack it again) when a body it takes or moves shares its
+    /// assembly, a point without a body goes or moves, or a body is
+    /// reshaped. Read before anything changes.
+    pub(super) fn contact_plan(&self, world: &World, removal: &Removal) -> Option<ContactPlan> {
+        let (points, springs, bodies) = (&removal.points, &removal.springs, &removal.bodies);
+        let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
+        // Every body alone in its assembly: each outline followed by its
+        // list `[1, b]` (`joins.rs`), and nothing else.
+        let outlined: usize = self.outlines.iter().map(|o| o.count as usize + 2).sum();
+        if !removal.reshaped.is_empty()
+            || self.contact_points.len() != n0
+            || self.outlines.len() != b0
+            || outlined != self.outline_points.len()
+        {
+            return None;
+        }
+        // What goes, goes whole: no spring from it to a survivor, and no
+        // point of it shared or joined.
+        for s in springs.removed().filter(|&s| (s as usize) < s0) {
+            let s = &self.springs[s as usize];
+            if points.get(s.a).is_some() || points.get(s.b).is_some() {
+                return None;
+            }
+        }
+        let alone = |p: u32| {
+            self.point_members.count(p as usize) == 1
+                && self.contact_points[p as usize].joins == NO_JOINS
+        };
+        if !points.removed().filter(|&p| (p as usize) < n0).all(alone) {
+            return None;
+        }
+        // What moves, moves whole.
+        let (n, nb) = (points.prefix_len(n0) as u32, bodies.prefix_len(b0) as u32);
+        let links = world.links();
+        for b in moved_bodies(world, removal, n0, b0) {
+            let body = world.bodies().get(b as usize)?;
+            for p in &body.points {
+                let old = points.old_of(p.0)?;
+                let ours = links.bodies_of(p.0).iter().filter(|&&x| x < nb).count() == 1;
+                let inside = links.springs_of(p.0).iter().all(|&s| {
+                    let s = &world.springs()[s as usize];
+                    body.points.contains(&s.a) && body.points.contains(&s.b)
+                });
+                if !ours || !inside || !alone(old) {
+                    return None;
+                }
+            }
+        }
+        let free_moved = (points.moves()).any(|(old, p)| {
+            (old as usize) < n0 && p < n && links.bodies_of(p).iter().all(|&b| b >= nb)
+        });
+        if free_moved {
+            return None;
+        }
+        let small = &self.colliders[..self.sim.num_small_colliders as usize];
+        let large = &self.colliders[small.len()..self.sim.num_colliders as usize];
+        let collides = |b: &u32| small.binary_search(b).is_ok() || large.binary_search(b).is_ok();
+        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
+        let extents = (bodies.removed())
+            .filter(|&b| (b as usize) < b0 && collides(&b))
+            .map(|b| rest_extent(&self.members[span(&self.bodies[b as usize])]))
+            .collect();
+        Some(ContactPlan { extents })
+    }
+
+    /// Follows `removal` in the contact data as `plan` says, after the
+    /// bodies and members have followed it. Returns `false` when the
+    /// filters would be numbered otherwise than a fresh pack numbers them
+    /// (the caller packs the contact data again).
+    pub(super) fn follow_contacts(
+        &mut self,
+        world: &World,
+        removal: &Removal,
+        plan: ContactPlan,
+        n0: usize,
+        b0: usize,
+    ) -> bool {
+        let (points, bodies) = (&removal.points, &removal.bodies);
+        let moved = moved_bodies(world, removal, n0, b0);
+        points.apply_in_place(&mut self.contact_points);
+        bodies.apply_in_place(&mut self.outlines);
+        let nb = self.outlines.len();
+        // The filters' numbers follow the bodies' first uses.
+        let mut next = 0;
+        let mut seen = vec![false; self.filter_keys.len()];
+        for o in &self.outlines {
+            let f = o.filter_id as usize;
+            if !std::mem::replace(&mut seen[f], true) {
+                if f != next {
+                    return false;
+                }
+                next += 1;
+            }
+        }
+        if next != self.body_filters as usize {
+            return false;
+        }
+        for &b in &moved {
+            let body = &world.bodies()[b as usize];
+            let group = body.points.iter().map(|p| p.0).min().unwrap_or(0);
+            for p in &body.points {
+                self.contact_points[p.index()].group = group;
+            }
+            self.outlines[b as usize].group = group;
+        }
+        // The outlines stay laid out body by body, each with its list: from
+        // the first moved one on they are copied down, their points and
+        // bodies renamed.
+        let k0 = moved.first().map_or(nb, |&b| b as usize);
+        let start = k0.checked_sub(1).map_or(0, |k| {
+            (self.outlines[k].first + self.outlines[k].count) as usize + 2
+        });
+        let mut tail = Vec::new();
+        for (k, o) in self.outlines.iter_mut().enumerate().skip(k0) {
+            let span = o.first as usize..(o.first + o.count) as usize;
+            o.first = (start + tail.len()) as u32;
+            tail.extend(
+                self.outline_points[span]
+                    .iter()
+                    .map(|&q| points.get(q).expect("a kept body keeps its points")),
+            );
+            tail.extend([1, k as u32]);
+        }
+        self.outline_points.truncate(start);
+        self.outline_points.extend(tail);
+        let small = self.sim.num_small_colliders as usize;
+        let large = self.sim.num_colliders as usize;
+        let keep = |list: &[u32], map: &Remap, moved: &[u32]| -> Vec<u32> {
+            let kept: Vec<u32> = (list.iter())
+                .filter_map(|&c| map.get(c))
+                .filter(|c| moved.binary_search(c).is_err())
+                .collect();
+            let mut came: Vec<u32> = (list.iter())
+                .filter_map(|&c| map.get(c))
+                .filter(|c| moved.binary_search(c).is_ok())
+                .collect();
+            came.sort_unstable();
+            merge_sorted(&kept, &came, |x, y| x < y)
+        };
+        let small_list = keep(&self.colliders[..small], bodies, &moved);
+        let large_list = keep(&self.colliders[small..large], bodies, &moved);
+        let free: Vec<u32> = (self.colliders[large..].iter())
+            .filter_map(|&p| points.get(p))
+            .collect();
+        self.sim.num_small_colliders = small_list.len() as u32;
+        self.sim.num_colliders = (small_list.len() + large_list.len()) as u32;
+        self.sim.num_free = free.len() as u32;
+        self.colliders = small_list;
+        self.colliders.extend(large_list);
+        self.colliders.extend(free);
+        for e in plan.extents {
+            if let Ok(k) = self.collider_extents.binary_search_by(|x| x.total_cmp(&e)) {
+                self.collider_extents.remove(k);
+            }
+        }
+        self.size_grid(&world.params);
+        true
+    }
+}
+
+/// The packed bodies (new indices) that `removal` moved, or whose points
+/// it moved, sorted.
+fn moved_bodies(world: &World, removal: &Removal, n0: usize, b0: usize) -> Vec<u32> {
+    let (points, bodies) = (&removal.points, &removal.bodies);
+    let nb = bodies.prefix_len(b0) as u32;
+    let n = points.prefix_len(n0) as u32;
+    let links = world.links();
+    let mut moved: Vec<u32> = (bodies.moves())
+        .filter(|&(old, new)| (old as usize) < b0 && new < nb)
+        .map(|(_, new)| new)
+        .collect();
+    for (old, p) in points.moves() {
+        if (old as usize) < n0 && p < n {
+            moved.extend(links.bodies_of(p).iter().filter(|&&b| b < nb));
+        }
+    }
+    moved.sort_unstable();
+    moved.dedup();
+    moved
+}
