@@ -1812,3 +1812,63 @@ fn removals_followed_in_place_equal_a_fresh_pack_round_after_round() {
 fn named(ranges: &[softbody::layout::RecordRange]) -> usize {
     ranges.iter().map(|r| r.count as usize).sum()
 }
+
+/// A removal of one body from a pile of 600 on the GPU writes what it
+/// changed and keeps the buffers, the contact buffers among them: a few
+/// kilobytes, not the world, wherever the body was; the solver then steps
+/// as the CPU path does after the same removal (the warm starts carried
+/// through copies of the kept buffers). Boxes with diagonal springs and
+/// hubless rings of 10 points, 60 to a row, at dt 1/90.
+#[test]
+fn a_gpu_removal_writes_what_it_changed() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = World::default();
+    w.params.dt = 1.0 / 90.0;
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for k in 0..600 {
+        let (row, col) = (k / 60, k % 60);
+        let at = Vec2::new(
+            0.62 * col as f32 + 0.31 * (row % 2) as f32,
+            0.27 + 0.55 * row as f32,
+        );
+        if (row + col) % 3 == 0 {
+            Blob::new(at, 0.26, 10).build(&mut w).unwrap();
+        } else {
+            BoxShape::new(at, Vec2::splat(0.5)).build(&mut w).unwrap();
+        }
+    }
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    step_both(&ctx, &mut s, &mut cpu, 30);
+    for body in [300, 17, 550] {
+        let warm = s.read_warm_starts(d, q).unwrap();
+        let r = w.remove_body(BodyHandle(body)).unwrap();
+        let report = s.apply_removal(d, q, &w, &r).unwrap();
+        cpu.apply_removal(&w, &r).unwrap();
+        // The warm starts moved with their points, naming their bodies'
+        // new indices.
+        let rename = |b: u32| match b {
+            u32::MAX => b,
+            b => r.body(BodyHandle(b)).map_or(u32::MAX, |h| h.0),
+        };
+        let want: Vec<[u32; 4]> = (r.point_remap().apply(&warm).iter())
+            .map(|w| [rename(w[0]), rename(w[1]), w[2], w[3]])
+            .collect();
+        assert!(warm.iter().any(|w| w[1] != u32::MAX), "contacts to carry");
+        eprintln!(
+            "body {body} removed: {} bytes uploaded of {} held",
+            report.bytes_uploaded,
+            s.gpu_bytes()
+        );
+        assert!(!report.reallocated, "{report:?}");
+        assert!(report.bytes_uploaded < s.gpu_bytes() / 20, "{report:?}");
+        assert_eq!(statics(s.packed()), statics(cpu.packed()));
+        assert_eq!(
+            s.read_warm_starts(d, q).unwrap(),
+            want,
+            "body {body}: the warm starts carried"
+        );
+        step_both(&ctx, &mut s, &mut cpu, 10);
+    }
+}

@@ -63,14 +63,16 @@ impl RemapKernels {
         }
     }
 
-    /// Records the remap of warm starts and tangles from `old` into `new`
-    /// (made afresh for the world after the removal, zeroed where it
-    /// matters).
+    /// Records the remap of warm starts and tangles from `old` (the old
+    /// buffers' `warm` and `tangles`, or copies of them) into `new` (made
+    /// afresh for the world after the removal, or kept and cleared,
+    /// zeroed where it matters).
     pub fn record_contacts(
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass,
-        (old, new): (&ContactBuffers, &ContactBuffers),
+        (old_warm, old_tangles): (&wgpu::Buffer, &wgpu::Buffer),
+        new: &ContactBuffers,
         maps: &RemapTable,
     ) {
         let (points, bodies) = maps.old;
@@ -80,7 +82,7 @@ impl RemapKernels {
             (
                 &self.warm,
                 points,
-                vec![(0, table), (1, counts), (2, &old.warm), (3, &new.warm)],
+                vec![(0, table), (1, counts), (2, old_warm), (3, &new.warm)],
             ),
             (
                 &self.tangles,
@@ -88,7 +90,7 @@ impl RemapKernels {
                 vec![
                     (0, table),
                     (1, counts),
-                    (4, &old.tangles),
+                    (4, old_tangles),
                     (5, &new.tangles),
                     (6, &new.outlines),
                 ],

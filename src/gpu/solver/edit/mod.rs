@@ -17,6 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::super::SolverError;
 use super::super::body_collide::{BodyCollide, ContactKernels};
+use super::super::broad_phase::ContactRoom;
 use super::super::buffers::{ANCHOR_BYTES, Buffers, STATE_BYTES};
 use super::super::collide::{Collide, ColliderCounts};
 use super::super::impact::{BodyImpact, Impact};
@@ -63,26 +64,42 @@ pub(super) struct EditState {
     remap_kernels: Option<crate::gpu::remap_contacts::RemapKernels>,
 }
 
-/// Writes the range of `new` that differs from `old` (what the buffer
-/// holds) and returns the bytes written. Work is in 4-byte words, the copy
-/// alignment.
+/// Writes what of `new` differs from `old` (what the buffer holds), in
+/// blocks of [`WRITE_BLOCK`] words, each run of differing blocks one
+/// write, and returns the bytes written. An edit changes a few places far
+/// apart (a removal's holes and the end its movers came from), so one
+/// write from the first change to the last would send what lies between.
 fn write_changed(queue: &wgpu::Queue, buffer: &wgpu::Buffer, old: &[u8], new: &[u8]) -> u64 {
     let words = |b: &[u8]| b.len() / 4;
     let (old_w, new_w): (&[u32], &[u32]) = (
         bytemuck::cast_slice(&old[..4 * words(old)]),
         bytemuck::cast_slice(&new[..4 * words(new)]),
     );
-    let Some(first) = (0..new_w.len()).find(|&i| old_w.get(i) != Some(&new_w[i])) else {
-        return 0;
+    let blocks = new_w.len().div_ceil(WRITE_BLOCK);
+    let differs = |k: usize| {
+        let span = k * WRITE_BLOCK..((k + 1) * WRITE_BLOCK).min(new_w.len());
+        old_w.get(span.clone()) != Some(&new_w[span])
     };
-    let last = (first..new_w.len())
-        .rev()
-        .find(|&i| old_w.get(i) != Some(&new_w[i]))
-        .unwrap_or(first);
-    let bytes = &new[4 * first..4 * (last + 1)];
-    queue.write_buffer(buffer, 4 * first as u64, bytes);
-    bytes.len() as u64
+    let mut written = 0;
+    let mut k = 0;
+    while k < blocks {
+        if !differs(k) {
+            k += 1;
+            continue;
+        }
+        let first = k;
+        while k < blocks && differs(k) {
+            k += 1;
+        }
+        let bytes = &new[4 * first * WRITE_BLOCK..(4 * k * WRITE_BLOCK).min(4 * new_w.len())];
+        queue.write_buffer(buffer, (4 * first * WRITE_BLOCK) as u64, bytes);
+        written += bytes.len() as u64;
+    }
+    written
 }
+
+/// Words per block that [`write_changed`] compares and writes.
+const WRITE_BLOCK: usize = 64;
 
 /// Pads `v` to the capacity of `buffer` in elements, or to double that (at
 /// least `v.len()`) when `v` has outgrown it; returns the capacity.
@@ -412,7 +429,21 @@ impl GpuSolver {
         state: StateEdit,
     ) -> Result<EditReport, SolverError> {
         Buffers::check_limits(&device.limits(), &new)?;
-        let contacts = super::ContactStages::buffers(device, &new)?;
+        // A removal keeps the contact buffers where they hold the world
+        // after it (the hash table's size unchanged): what changed is
+        // written into them.
+        let kept = match (&state, &self.contacts) {
+            (StateEdit::Remove(_), Some(c))
+                if new.has_contacts() && c.buffers.room().holds(&ContactRoom::of(&new)) =>
+            {
+                Some(c.buffers.clone())
+            }
+            _ => None,
+        };
+        let contacts = match kept {
+            Some(buffers) => ContactUpdate::Removed(buffers),
+            None => ContactUpdate::New(super::ContactStages::buffers(device, &new)?),
+        };
         let old = std::mem::replace(&mut self.edit.mirror, new);
         let same_params = self.params == world.params;
         self.edit.resolved = Some(world.params.clone());
@@ -422,7 +453,7 @@ impl GpuSolver {
             queue,
             Before::Packed(&old),
             state,
-            ContactUpdate::New(contacts),
+            contacts,
             same_params,
         )
     }

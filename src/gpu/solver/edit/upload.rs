@@ -38,6 +38,11 @@ pub(super) enum ContactUpdate {
         buffers: ContactBuffers,
         from: AppendedFrom,
     },
+    /// Writes what a removal changed of the contact data into the
+    /// solver's own buffers (`buffers`, a clone, which hold the world after
+    /// it), clears their scratch, and keeps them; the warm starts and
+    /// tangles follow the removal's maps from copies.
+    Removed(ContactBuffers),
 }
 
 /// The packed world before an edit, as an upload needs it.
@@ -415,19 +420,68 @@ impl GpuSolver {
         // room, or the whole world's uploaded again into new buffers; the
         // stages are made again over them (the pipelines are kept).
         let old = self.contacts.take();
-        let (buffers, kept) = match contacts {
-            ContactUpdate::New(buffers) => {
+        // A removal's old warm starts and tangles, when it kept the
+        // buffers (`ContactBuffers::carry_and_clear`).
+        let mut carried = None;
+        let (buffers, kept) = match (contacts, &before) {
+            (ContactUpdate::New(buffers), _) => {
                 if let Some(b) = &buffers {
                     report.bytes_uploaded += b.uploaded_bytes();
                 }
                 (buffers, false)
             }
-            ContactUpdate::Appended { buffers, from } => {
+            (ContactUpdate::Appended { buffers, from }, _) => {
                 let mut encoder = device.create_command_encoder(&Default::default());
                 report.bytes_uploaded +=
                     buffers.write_appended(queue, &mut encoder, &self.edit.mirror, from);
                 queue.submit([encoder.finish()]);
                 (Some(buffers), true)
+            }
+            (ContactUpdate::Removed(buffers), Before::Packed(old)) => {
+                let new = &self.edit.mirror;
+                for (buffer, old, new) in [
+                    (
+                        &buffers.contact_points,
+                        bytes(&old.contact_points),
+                        bytes(&new.contact_points),
+                    ),
+                    (
+                        &buffers.outlines,
+                        bytes(&old.outlines),
+                        bytes(&new.outlines),
+                    ),
+                    (
+                        &buffers.outline_points,
+                        bytes(&old.outline_points),
+                        bytes(&new.outline_points),
+                    ),
+                    (
+                        &buffers.filters,
+                        bytes(&old.contact_filters),
+                        bytes(&new.contact_filters),
+                    ),
+                    (
+                        &buffers.colliders,
+                        bytes(&old.colliders),
+                        bytes(&new.colliders),
+                    ),
+                ] {
+                    report.bytes_uploaded += write_changed(queue, buffer, old, new);
+                }
+                let mut encoder = device.create_command_encoder(&Default::default());
+                let old_counts = (old.pos.len(), old.bodies.len());
+                carried = Some(buffers.carry_and_clear(device, &mut encoder, old_counts));
+                queue.submit([encoder.finish()]);
+                (Some(buffers), true)
+            }
+            // A removal uploads from a copy of the world before it; without
+            // one, the buffers are made again.
+            (ContactUpdate::Removed(_), Before::Appended { .. }) => {
+                let buffers = super::super::ContactStages::buffers(device, &self.edit.mirror)?;
+                if let Some(b) = &buffers {
+                    report.bytes_uploaded += b.uploaded_bytes();
+                }
+                (buffers, false)
             }
         };
         self.contacts = buffers.map(|buffers| {
@@ -473,9 +527,13 @@ impl GpuSolver {
             let mut encoder = device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                if let (Some(new), Some(old)) = (&self.contacts, &old) {
-                    let buffers = (&old.buffers, &new.buffers);
-                    kernels.record_contacts(device, &mut pass, buffers, maps);
+                let from = match (&carried, &old) {
+                    (Some((warm, tangles)), _) => Some((warm, tangles)),
+                    (None, Some(old)) => Some((&old.buffers.warm, &old.buffers.tangles)),
+                    (None, None) => None,
+                };
+                if let (Some(new), Some(from)) = (&self.contacts, from) {
+                    kernels.record_contacts(device, &mut pass, from, &new.buffers, maps);
                 }
                 if let (Some(new), Some(old)) = (&self.events, &old_events) {
                     new.record_remap_pairs(old, device, &mut pass, &kernels.pairs, maps);
@@ -512,6 +570,11 @@ impl GpuSolver {
         self.pose_colliders();
         Ok(report)
     }
+}
+
+/// The bytes of a packed array.
+fn bytes<T: bytemuck::Pod>(v: &[T]) -> &[u8] {
+    bytemuck::cast_slice(v)
 }
 
 /// `(old, new)` pairs, in order, grouped into runs of consecutive items
