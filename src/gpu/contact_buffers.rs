@@ -6,8 +6,10 @@
 //! the scratch part is zero between substeps). An append that links no
 //! earlier point writes the new records into the room the buffers have
 //! (`ContactBuffers::write_appended`); where they have too little, the
-//! edit makes them again with twice the room; any other edit makes them
-//! again as the world needs them.
+//! edit makes them again with twice the room. A removal writes what it
+//! changed into them where they hold the world after it
+//! (`ContactBuffers::carry_and_clear`); any other edit makes them again
+//! as the world needs them.
 
 use wgpu::util::DeviceExt;
 
