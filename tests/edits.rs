@@ -1746,13 +1746,8 @@ fn removals_followed_in_place_equal_a_fresh_pack_round_after_round() {
     }
     let mut p = Packed::from_world(&w).unwrap();
     let mut cpu = CpuSolver::new(&w).unwrap();
-    let mut seed = 0x9e37_79b9_u64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as u32
-    };
+    let mut rng = common::Rng(0x9e37_79b9);
+    let mut next = |n: usize| rng.below(n) as u32;
     for round in 0..24 {
         if w.bodies().len() < 2 {
             break;

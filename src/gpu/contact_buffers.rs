@@ -424,6 +424,12 @@ impl ContactBuffers {
     /// Bytes uploaded from the world (the static arrays; the rest starts
     /// zeroed on the GPU).
     pub fn uploaded_bytes(&self) -> u64 {
+        self.static_buffers().iter().map(|b| b.size()).sum()
+    }
+
+    /// The buffers of the static arrays: contact points, outlines, outline
+    /// points, filters and colliders.
+    pub fn static_buffers(&self) -> [&wgpu::Buffer; 5] {
         [
             &self.contact_points,
             &self.outlines,
@@ -431,9 +437,6 @@ impl ContactBuffers {
             &self.filters,
             &self.colliders,
         ]
-        .iter()
-        .map(|b| b.size())
-        .sum()
     }
 
     /// Bytes of GPU memory held.

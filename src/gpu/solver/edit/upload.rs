@@ -439,33 +439,8 @@ impl GpuSolver {
             }
             (ContactUpdate::Removed(buffers), Before::Packed(old)) => {
                 let new = &self.edit.mirror;
-                for (buffer, old, new) in [
-                    (
-                        &buffers.contact_points,
-                        bytes(&old.contact_points),
-                        bytes(&new.contact_points),
-                    ),
-                    (
-                        &buffers.outlines,
-                        bytes(&old.outlines),
-                        bytes(&new.outlines),
-                    ),
-                    (
-                        &buffers.outline_points,
-                        bytes(&old.outline_points),
-                        bytes(&new.outline_points),
-                    ),
-                    (
-                        &buffers.filters,
-                        bytes(&old.contact_filters),
-                        bytes(&new.contact_filters),
-                    ),
-                    (
-                        &buffers.colliders,
-                        bytes(&old.colliders),
-                        bytes(&new.colliders),
-                    ),
-                ] {
+                let arrays = contact_arrays(old).into_iter().zip(contact_arrays(new));
+                for (buffer, (old, new)) in buffers.static_buffers().into_iter().zip(arrays) {
                     report.bytes_uploaded += write_changed(queue, buffer, old, new);
                 }
                 let mut encoder = device.create_command_encoder(&Default::default());
@@ -572,9 +547,16 @@ impl GpuSolver {
     }
 }
 
-/// The bytes of a packed array.
-fn bytes<T: bytemuck::Pod>(v: &[T]) -> &[u8] {
-    bytemuck::cast_slice(v)
+/// The contact data's static arrays, in the order of
+/// [`ContactBuffers::static_buffers`].
+fn contact_arrays(p: &Packed) -> [&[u8]; 5] {
+    [
+        bytemuck::cast_slice(&p.contact_points),
+        bytemuck::cast_slice(&p.outlines),
+        bytemuck::cast_slice(&p.outline_points),
+        bytemuck::cast_slice(&p.contact_filters),
+        bytemuck::cast_slice(&p.colliders),
+    ]
 }
 
 /// `(old, new)` pairs, in order, grouped into runs of consecutive items
