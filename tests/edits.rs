@@ -1867,3 +1867,50 @@ fn a_gpu_removal_writes_what_it_changed() {
         step_both(&ctx, &mut s, &mut cpu, 10);
     }
 }
+
+/// A removal of a body alone in its assembly from a world where other
+/// bodies are joined (a grid whose cells share corners, a chain of boxes
+/// hinged by rods) follows in place: the lists of joined bodies behind the
+/// removed one move down with their outlines and their points follow
+/// them, as a fresh pack lays them out. A ring of 12 moves into the place
+/// of a box of 4, so every list behind it moves.
+#[test]
+fn a_removal_beside_joined_bodies_lays_their_lists_out_as_a_fresh_pack() {
+    let mut w = World::default();
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    BoxShape::new(Vec2::new(-3.0, 1.0), Vec2::splat(0.5))
+        .build(&mut w)
+        .unwrap();
+    BoxGrid::new(3, 2, Vec2::splat(0.4))
+        .center(Vec2::new(0.0, 2.0))
+        .build(&mut w)
+        .unwrap();
+    let links: Vec<Shape> = (0..3)
+        .map(|k| {
+            BoxShape::new(Vec2::new(3.0 + 0.7 * k as f32, 1.0), Vec2::splat(0.5))
+                .build(&mut w)
+                .unwrap()
+        })
+        .collect();
+    for pair in links.windows(2) {
+        let rod = Spring::new(pair[0].points[1], pair[1].points[0]).kind(SpringKind::Rod);
+        w.add_spring(rod).unwrap();
+    }
+    Blob::new(Vec2::new(0.0, 5.0), 0.5, 12)
+        .build(&mut w)
+        .unwrap();
+    let mut p = Packed::from_world(&w).unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let r = w.remove_body(BodyHandle(0)).unwrap();
+    assert_eq!(
+        r.body(BodyHandle(10)),
+        Some(BodyHandle(0)),
+        "the ring fills the hole"
+    );
+    p.apply_removal(&w, &r).unwrap();
+    cpu.apply_removal(&w, &r).unwrap();
+    let fresh = Packed::from_world(&w).unwrap();
+    assert!(fresh.has_joined_bodies());
+    assert_eq!(p.compacted(), fresh);
+    assert_eq!(statics(cpu.packed()), statics(&fresh));
+}

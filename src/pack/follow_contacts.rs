@@ -3,9 +3,10 @@
 //! another body, no spring to a point outside it, no joins): the
 //! assemblies then go or move whole, and their groups, outlines and
 //! collider entries are renamed rather than found again by a union-find
-//! over the world. Any other removal packs the contact data again
-//! (`pack_contacts`), as does one after which the filters would be
-//! numbered otherwise than a fresh pack numbers them.
+//! over the world. Other bodies may be joined: their lists move down with
+//! their outlines, and their points' `joins` with them. Any other removal
+//! packs the contact data again (`pack_contacts`), as does one after which
+//! the filters would be numbered otherwise than a fresh pack numbers them.
 
 use super::Packed;
 use super::append::merge_sorted;
@@ -27,18 +28,14 @@ impl Packed {
     pub(super) fn contact_plan(&self, world: &World, removal: &Removal) -> Option<ContactPlan> {
         let (points, springs, bodies) = (&removal.points, &removal.springs, &removal.bodies);
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
-        // Every body alone in its assembly: each outline followed by its
-        // list `[1, b]` (`joins.rs`), and nothing else.
-        let outlined: usize = self.outlines.iter().map(|o| o.count as usize + 2).sum();
         if !removal.reshaped.is_empty()
             || self.contact_points.len() != n0
             || self.outlines.len() != b0
-            || outlined != self.outline_points.len()
         {
             return None;
         }
         // What goes, goes whole: no spring from it to a survivor, and no
-        // point of it shared or joined.
+        // point of it or of a body it takes shared or joined.
         for s in springs.removed().filter(|&s| (s as usize) < s0) {
             let s = &self.springs[s as usize];
             if points.get(s.a).is_some() || points.get(s.b).is_some() {
@@ -51,6 +48,15 @@ impl Packed {
         };
         if !points.removed().filter(|&p| (p as usize) < n0).all(alone) {
             return None;
+        }
+        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
+        for b in bodies.removed().filter(|&b| (b as usize) < b0) {
+            if !self.members[span(&self.bodies[b as usize])]
+                .iter()
+                .all(|m| alone(m.point))
+            {
+                return None;
+            }
         }
         // What moves, moves whole.
         let (n, nb) = (points.prefix_len(n0) as u32, bodies.prefix_len(b0) as u32);
@@ -78,7 +84,6 @@ impl Packed {
         let small = &self.colliders[..self.sim.num_small_colliders as usize];
         let large = &self.colliders[small.len()..self.sim.num_colliders as usize];
         let collides = |b: &u32| small.binary_search(b).is_ok() || large.binary_search(b).is_ok();
-        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
         let extents = (bodies.removed())
             .filter(|&b| (b as usize) < b0 && collides(&b))
             .map(|b| rest_extent(&self.members[span(&self.bodies[b as usize])]))
@@ -100,9 +105,22 @@ impl Packed {
     ) -> bool {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let moved = moved_bodies(world, removal, n0, b0);
+        // Each body's segment of `outline_points` (its outline, its list
+        // and the unions behind it, `joins.rs`) before the removal, for the
+        // bodies from the first moved one on.
+        let nb = bodies.prefix_len(b0);
+        let k0 = moved.first().map_or(nb, |&b| b as usize);
+        let len = self.outline_points.len() as u32;
+        let segment = |old: usize| {
+            let end = self.outlines.get(old + 1).map_or(len, |o| o.first);
+            (self.outlines[old].first, end)
+        };
+        let segments: Vec<(u32, u32)> = (k0 as u32..nb as u32)
+            .map(|k| segment(bodies.old_of(k).expect("a kept body") as usize))
+            .collect();
+        let start = self.outlines.get(k0).map_or(len, |o| o.first) as usize;
         points.apply_in_place(&mut self.contact_points);
         bodies.apply_in_place(&mut self.outlines);
-        let nb = self.outlines.len();
         // The filters' numbers follow the bodies' first uses.
         let mut next = 0;
         let mut seen = vec![false; self.filter_keys.len()];
@@ -126,26 +144,43 @@ impl Packed {
             }
             self.outlines[b as usize].group = group;
         }
-        // The outlines stay laid out body by body, each with its list: from
-        // the first moved one on they are copied down, their points and
-        // bodies renamed.
-        let k0 = moved.first().map_or(nb, |&b| b as usize);
-        let start = k0.checked_sub(1).map_or(0, |k| {
-            (self.outlines[k].first + self.outlines[k].count) as usize + 2
-        });
+        // The segments stay laid out body by body: from the first moved
+        // body on they are copied down, the outlines' points renamed and a
+        // moved body's list (`[1, b]`: it is alone) naming its new index;
+        // the points' joins follow their lists.
         let mut tail = Vec::new();
-        for (k, o) in self.outlines.iter_mut().enumerate().skip(k0) {
-            let span = o.first as usize..(o.first + o.count) as usize;
+        let mut shifts = Vec::with_capacity(segments.len());
+        for ((k, o), &(from, end)) in self.outlines.iter_mut().enumerate().skip(k0).zip(&segments) {
+            let outline = from as usize..(from + o.count) as usize;
             o.first = (start + tail.len()) as u32;
+            shifts.push((from, o.first, end - from));
             tail.extend(
-                self.outline_points[span]
+                self.outline_points[outline.clone()]
                     .iter()
                     .map(|&q| points.get(q).expect("a kept body keeps its points")),
             );
-            tail.extend([1, k as u32]);
+            if moved.binary_search(&(k as u32)).is_ok() {
+                tail.extend([1, k as u32]);
+            } else {
+                tail.extend_from_slice(&self.outline_points[outline.end..end as usize]);
+            }
         }
         self.outline_points.truncate(start);
         self.outline_points.extend(tail);
+        shifts.retain(|&(from, to, _)| from != to);
+        if !shifts.is_empty() {
+            shifts.sort_unstable();
+            for c in &mut self.contact_points {
+                if c.joins == NO_JOINS || c.joins < shifts[0].0 {
+                    continue;
+                }
+                let k = shifts.partition_point(|&(from, ..)| from <= c.joins) - 1;
+                let (from, to, len) = shifts[k];
+                if c.joins < from + len {
+                    c.joins = c.joins - from + to;
+                }
+            }
+        }
         let small = self.sim.num_small_colliders as usize;
         let large = self.sim.num_colliders as usize;
         let keep = |list: &[u32], map: &Remap, moved: &[u32]| -> Vec<u32> {
