@@ -310,14 +310,31 @@ pub fn remap_supports(
     speed: &mut [u32],
     rest_steps: &mut [u32],
 ) {
+    let n = sim.num_points as usize;
+    let maps = (|i: u32| remap[i as usize], |b: u32| remap[n + b as usize]);
+    remap_supports_by(sim, points, outlines, maps, support, speed, rest_steps);
+}
+
+/// [`remap_supports`] with the removal's maps as functions, old point and
+/// old body to new index or [`Remap::REMOVED`] (the CPU solver reads its
+/// [`Remap`]s rather than a table).
+pub fn remap_supports_by(
+    sim: &SimParams,
+    points: &[SleepPoint],
+    outlines: &[BodyOutline],
+    (point, body): (impl Fn(u32) -> u32, impl Fn(u32) -> u32),
+    support: &mut [u32],
+    speed: &mut [u32],
+    rest_steps: &mut [u32],
+) {
     let (n, nb) = (sim.num_points as usize, sim.num_bodies);
     for i in 0..n {
         let s = support[i];
         if s >= nb {
             continue;
         }
-        let to = remap[n + s as usize];
-        if remap[i] == Remap::REMOVED {
+        let to = body(s);
+        if point(i as u32) == Remap::REMOVED {
             if to != Remap::REMOVED {
                 wake_assembly(outlines[s as usize].group, speed, rest_steps);
             }

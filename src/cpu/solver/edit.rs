@@ -73,6 +73,7 @@ impl CpuSolver {
         self.follow_params(world);
         self.contacts.reset(&self.packed);
         self.resize_scratch(true);
+        self.sleep = super::Sleep::new(&self.packed);
         if let Some((old_sleep, old_info)) = keep {
             self.keep_sleeping(old_sleep, old_info, from);
         }
@@ -124,8 +125,9 @@ impl CpuSolver {
             e.remap(points, bodies, self.packed.bodies.len());
             e
         });
-        if let Some((old, points)) = kept {
-            self.keep_sleeping_after_removal(old, &points, removal);
+        match kept {
+            Some(old) => self.keep_sleeping_after_removal(&old, removal),
+            None => self.sleep = super::Sleep::new(&self.packed),
         }
         self.pose_colliders();
         // Queued commands name points and bodies by the old indices.
@@ -225,15 +227,15 @@ impl CpuSolver {
     }
 
     /// Scratch state and frames sized to the world (frames are recomputed
-    /// every substep, so their content does not matter); everything awake.
+    /// every substep, so their content does not matter).
     /// After an edit that only `appended`, the bodies keep their contact
-    /// events' partners. The contacts' state is the caller's to follow.
+    /// events' partners. The contacts' and sleeping state is the caller's
+    /// to follow.
     fn resize_scratch(&mut self, appended: bool) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
         self.impacts.reset(self.packed.bodies.len());
-        self.sleep = super::Sleep::new(&self.packed);
         // Contact events, the log kept. After an append the bodies keep
         // their partners (their indices stand); after a removal the
         // caller remaps them (`apply_removal`), after any other edit what

@@ -148,52 +148,43 @@ impl CpuSolver {
 
     /// Before a removal that keeps what sleeps: the supports follow the
     /// removal (`sleep::remap_supports`), and the per-point sleeping
-    /// records of the points kept, in their new order; with the sleeping
-    /// records before the removal.
-    pub(super) fn sleep_through_removal(&mut self, removal: &Removal) -> (Sleep, Vec<SleepPoint>) {
+    /// records move with their points, in place; returns the sleeping
+    /// records before the removal (each point's assembly), which
+    /// [`keep_sleeping_after_removal`](Self::keep_sleeping_after_removal)
+    /// compares with those after it.
+    pub(super) fn sleep_through_removal(&mut self, removal: &Removal) -> Vec<SleepPoint> {
         let p = &self.packed;
         let s = &mut self.sleep;
-        let table = sleep::removal_table(removal, p.pos.len(), p.bodies.len());
-        sleep::remap_supports(
+        let (points, bodies) = (removal.point_remap(), removal.body_remap());
+        let new_or_removed = |map: &crate::world::Remap, old: u32| {
+            map.get(old).unwrap_or(crate::world::Remap::REMOVED)
+        };
+        sleep::remap_supports_by(
             &p.sim,
             &s.points,
             &p.outlines,
-            &table,
+            (|i| new_or_removed(points, i), |b| new_or_removed(bodies, b)),
             &mut s.support,
             &mut s.speed,
             &mut s.rest_steps,
         );
-        // The packed survivors, in their new order.
-        let map = removal.point_remap();
-        let olds: Vec<usize> = (0..map.prefix_len(p.pos.len()) as u32)
-            .map(|new| map.old_of(new).expect("below the new end") as usize)
-            .collect();
-        let keep = |v: &[u32]| -> Vec<u32> { olds.iter().map(|&o| v[o]).collect() };
-        let kept = Sleep {
-            points: Vec::new(),
-            last: olds.iter().map(|&o| s.last[o]).collect(),
-            speed: keep(&s.speed),
-            rest_steps: keep(&s.rest_steps),
-            support: keep(&s.support),
-        };
-        (kept, std::mem::take(&mut s.points))
+        points.apply_in_place(&mut s.last);
+        points.apply_in_place(&mut s.speed);
+        points.apply_in_place(&mut s.rest_steps);
+        points.apply_in_place(&mut s.support);
+        std::mem::take(&mut s.points)
     }
 
-    /// After a removal that keeps what sleeps: the kept points' sleeping
-    /// records (`kept`, from [`sleep_through_removal`](Self::sleep_through_removal)),
-    /// the assemblies the removal moved carried to their new roots and
-    /// those it changed woken (`sleep::removal_sleep`,
-    /// `old` the records before), and every point settled on them.
-    pub(super) fn keep_sleeping_after_removal(
-        &mut self,
-        kept: Sleep,
-        old: &[SleepPoint],
-        removal: &Removal,
-    ) {
+    /// After a removal that keeps what sleeps, its records moved by
+    /// [`sleep_through_removal`](Self::sleep_through_removal): each point's
+    /// assembly taken from the packed world after it, the assemblies the
+    /// removal moved carried to their new roots and those it changed woken
+    /// (`sleep::removal_sleep`, `old` the records before), and every point
+    /// settled on them.
+    pub(super) fn keep_sleeping_after_removal(&mut self, old: &[SleepPoint], removal: &Removal) {
         let s = &mut self.sleep;
-        debug_assert_eq!(kept.last.len(), s.points.len());
-        (s.last, s.speed, s.rest_steps, s.support) =
-            (kept.last, kept.speed, kept.rest_steps, kept.support);
+        s.points = self.packed.sleep_points();
+        debug_assert_eq!(s.last.len(), s.points.len());
         let changed = sleep::removal_sleep(old, &s.points, removal.point_remap());
         sleep::move_roots(&changed.moved, &mut s.speed, &mut s.rest_steps);
         for &g in &changed.wakes {
