@@ -13,17 +13,22 @@ use softbody::pack::Packed;
 use softbody::prelude::*;
 use softbody::solver::Solver;
 
+/// A box alone, then a grid of 3 x 2 cells sharing corners.
+fn box_and_grid(w: &mut World) {
+    BoxShape::new(Vec2::new(-2.0, 1.0), Vec2::splat(0.5))
+        .build(w)
+        .unwrap();
+    BoxGrid::new(3, 2, Vec2::splat(0.4))
+        .center(Vec2::new(0.0, 2.0))
+        .build(w)
+        .unwrap();
+}
+
 fn base_world() -> World {
     let mut w = World::default();
     w.add_plane(HalfPlane::floor(0.0)).unwrap();
     w.add_planet(Planet::new(Vec2::new(4.0, 1.0), 1.0)).unwrap();
-    BoxShape::new(Vec2::new(-2.0, 1.0), Vec2::splat(0.5))
-        .build(&mut w)
-        .unwrap();
-    BoxGrid::new(3, 2, Vec2::splat(0.4))
-        .center(Vec2::new(0.0, 2.0))
-        .build(&mut w)
-        .unwrap();
+    box_and_grid(&mut w);
     Wheel::new(Vec2::new(2.0, 2.0), 0.4, 10)
         .build(&mut w)
         .unwrap();
@@ -1878,13 +1883,7 @@ fn a_gpu_removal_writes_what_it_changed() {
 fn a_removal_beside_joined_bodies_lays_their_lists_out_as_a_fresh_pack() {
     let mut w = World::default();
     w.add_plane(HalfPlane::floor(0.0)).unwrap();
-    BoxShape::new(Vec2::new(-3.0, 1.0), Vec2::splat(0.5))
-        .build(&mut w)
-        .unwrap();
-    BoxGrid::new(3, 2, Vec2::splat(0.4))
-        .center(Vec2::new(0.0, 2.0))
-        .build(&mut w)
-        .unwrap();
+    box_and_grid(&mut w);
     let links: Vec<Shape> = (0..3)
         .map(|k| {
             BoxShape::new(Vec2::new(3.0 + 0.7 * k as f32, 1.0), Vec2::splat(0.5))
@@ -1935,11 +1934,7 @@ fn a_checkpoint_after_removals_loads_into_a_fresh_solver() {
         }
     }
     let bytes = Checkpoint::of_cpu(&cpu, 1.0).to_bytes().unwrap();
-    let mut fresh = CpuSolver::new(&w).unwrap();
-    Checkpoint::from_bytes(&bytes)
-        .unwrap()
-        .restore_cpu(&mut fresh)
-        .unwrap();
+    let mut fresh = common::restored_cpu(&bytes, &w);
     for _ in 0..30 {
         cpu.step();
         fresh.step();

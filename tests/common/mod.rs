@@ -59,6 +59,18 @@ impl Rng {
     }
 }
 
+/// A CPU solver made afresh from `world` and restored from checkpoint
+/// `bytes` (`Checkpoint::to_bytes`).
+#[allow(dead_code)]
+pub fn restored_cpu(bytes: &[u8], world: &World) -> CpuSolver {
+    let mut solver = CpuSolver::new(world).unwrap();
+    softbody::checkpoint::Checkpoint::from_bytes(bytes)
+        .unwrap()
+        .restore_cpu(&mut solver)
+        .unwrap();
+    solver
+}
+
 /// The mean position of a shape's points in `pos`.
 pub fn centroid(pos: &[[f32; 2]], s: &Shape) -> Vec2 {
     s.points

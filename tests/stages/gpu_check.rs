@@ -607,11 +607,7 @@ pub fn assert_checkpoint_resumes(world: &World) -> (CpuSolver, CpuSolver) {
     for _ in 0..20 {
         straight.step();
     }
-    let mut resumed = CpuSolver::new(world).unwrap();
-    Checkpoint::from_bytes(&bytes)
-        .unwrap()
-        .restore_cpu(&mut resumed)
-        .unwrap();
+    let mut resumed = crate::common::restored_cpu(&bytes, world);
     for _ in 0..20 {
         resumed.step();
     }
