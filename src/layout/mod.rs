@@ -308,6 +308,13 @@ pub struct BodyInfo {
     pub reach: f32,
 }
 
+impl BodyInfo {
+    /// The indices of its members in [`Packed::members`](crate::pack::Packed::members).
+    pub fn span(&self) -> std::ops::Range<usize> {
+        self.first as usize..(self.first + self.count) as usize
+    }
+}
+
 /// The smallest inflation (target area over rest area).
 pub const MIN_INFLATION: f32 = 0.01;
 /// The largest inflation (target area over rest area).

@@ -220,12 +220,11 @@ impl Packed {
         }
         sort_dedup(&mut spring_points);
 
-        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
         let packed_bodies = |p: u32| links.bodies_of(p).iter().copied().filter(move |&b| b < nb);
         let mut member_points = Vec::new();
         let mut hit = Vec::new();
         for b in bodies.removed().filter(|&b| b < b0 as u32) {
-            for p in self.members[span(&self.bodies[b as usize])]
+            for p in self.members[self.bodies[b as usize].span()]
                 .iter()
                 .filter_map(|m| new_point(m.point))
             {
@@ -353,7 +352,7 @@ impl Packed {
                 *info = BodyInfo { first, ..*new };
                 continue;
             }
-            let span = info.first as usize..(info.first + info.count) as usize;
+            let span = info.span();
             tail.extend(self.members[span].iter().map(|m| Member {
                 point: points.get(m.point).expect("a kept body keeps its points"),
                 ..*m
@@ -368,7 +367,7 @@ impl Packed {
                 let Some(info) = self.bodies.get(b as usize).filter(|_| (b as usize) < k0) else {
                     continue;
                 };
-                let span = info.first as usize..(info.first + info.count) as usize;
+                let span = info.span();
                 for m in self.members[span].iter_mut().filter(|m| m.point == old) {
                     m.point = p;
                 }
@@ -392,7 +391,7 @@ impl Packed {
             records.clear();
             for b in mine {
                 let body = &self.bodies[b as usize];
-                let span = body.first as usize..(body.first + body.count) as usize;
+                let span = body.span();
                 let m = self.members[span].iter().find(|m| m.point == p);
                 records.push(PointMembers::record(body, b, m.expect("a member"), h));
             }
@@ -455,10 +454,9 @@ impl Packed {
     fn follow_impacts(&mut self, removal: &Removal, touched: &Touched) {
         removal.points.apply_in_place(&mut self.impact_home);
         removal.bodies.apply_in_place(&mut self.impact_inv_mass);
-        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
         for &(b, ..) in &touched.bodies {
             let kinematic = self.kinematic.binary_search(&b).is_ok();
-            let members = &self.members[span(&self.bodies[b as usize])];
+            let members = &self.members[self.bodies[b as usize].span()];
             let (mut apart, mut mass) = (true, 0.0f32);
             for m in members {
                 let w = self.point_info[m.point as usize].inv_mass;
@@ -488,7 +486,7 @@ impl Packed {
             _ => IMPACT_NONE,
         };
         for &(b, ..) in &touched.bodies {
-            for k in span(&self.bodies[b as usize]) {
+            for k in self.bodies[b as usize].span() {
                 let i = self.members[k].point;
                 self.impact_home[i as usize] = home(self, i);
             }

@@ -49,9 +49,8 @@ impl Packed {
         if !points.removed().filter(|&p| (p as usize) < n0).all(alone) {
             return None;
         }
-        let span = |b: &BodyInfo| b.first as usize..(b.first + b.count) as usize;
         for b in bodies.removed().filter(|&b| (b as usize) < b0) {
-            if !self.members[span(&self.bodies[b as usize])]
+            if !self.members[self.bodies[b as usize].span()]
                 .iter()
                 .all(|m| alone(m.point))
             {
@@ -86,7 +85,7 @@ impl Packed {
         let collides = |b: &u32| small.binary_search(b).is_ok() || large.binary_search(b).is_ok();
         let extents = (bodies.removed())
             .filter(|&b| (b as usize) < b0 && collides(&b))
-            .map(|b| rest_extent(&self.members[span(&self.bodies[b as usize])]))
+            .map(|b| rest_extent(&self.members[self.bodies[b as usize].span()]))
             .collect();
         Some(ContactPlan { extents })
     }
