@@ -137,7 +137,15 @@ impl Packed {
 
     /// Follows `removal` in place as `touched`, what
     /// [`Packed::removal_plan`] found it touches: nothing can fail here.
-    pub(crate) fn follow_plan(&mut self, world: &World, removal: &Removal, touched: Touched) {
+    /// Returns the bodies the removal moved when the contact data followed
+    /// it in place (their points' assemblies alone were renamed, each body
+    /// its own assembly), `None` when it was packed again.
+    pub(crate) fn follow_plan(
+        &mut self,
+        world: &World,
+        removal: &Removal,
+        touched: Touched,
+    ) -> Option<Vec<u32>> {
         let (points, springs) = (&removal.points, &removal.springs);
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
         points.apply_in_place(&mut self.pos);
@@ -163,9 +171,8 @@ impl Packed {
         self.follow_members(world, removal, &touched, &moved);
         self.follow_body_indices(world, removal, &touched);
         let contacts = touched.contacts;
-        let followed =
-            contacts.is_some_and(|plan| self.follow_contacts(world, removal, plan, n0, b0));
-        if !followed {
+        let followed = contacts.and_then(|plan| self.follow_contacts(world, removal, plan, n0, b0));
+        if followed.is_none() {
             self.pack_contacts(world);
         }
         self.note_packed(world);
@@ -173,6 +180,7 @@ impl Packed {
             records.compact_when_sparse();
         }
         self.point_members.compact_when_sparse();
+        followed
     }
 
     /// What `removal` touches here, and the new info of the bodies it
@@ -341,30 +349,37 @@ impl Packed {
         let start = k0.checked_sub(1).map_or(0, |k| {
             (self.bodies[k].first + self.bodies[k].count) as usize
         });
-        let mut tail = Vec::new();
+        // Copied down in runs of bodies whose members lie one behind the
+        // other, a reshaped body's made again; then every moved point is
+        // renamed in the bodies that hold it, wherever they lie.
+        let mut tail = Vec::with_capacity(self.members.len().saturating_sub(start));
+        let mut run = 0..0;
         let mut reshaped = (touched.bodies.iter())
             .filter_map(|(b, info, members)| Some((*b as usize, info, members.as_ref()?)))
             .peekable();
         for (k, info) in self.bodies.iter_mut().enumerate().skip(k0) {
-            let first = (start + tail.len()) as u32;
+            let first = (start + tail.len() + run.len()) as u32;
             if let Some((_, new, members)) = reshaped.next_if(|(b, ..)| *b == k) {
+                tail.extend_from_slice(&self.members[std::mem::replace(&mut run, 0..0)]);
                 tail.extend_from_slice(members);
                 *info = BodyInfo { first, ..*new };
                 continue;
             }
             let span = info.span();
-            tail.extend(self.members[span].iter().map(|m| Member {
-                point: points.get(m.point).expect("a kept body keeps its points"),
-                ..*m
-            }));
+            if run.end != span.start {
+                tail.extend_from_slice(
+                    &self.members[std::mem::replace(&mut run, span.start..span.start)],
+                );
+            }
+            run.end = span.end;
             info.first = first;
         }
+        tail.extend_from_slice(&self.members[run]);
         self.members.truncate(start);
         self.members.extend(tail);
-        // The bodies before those hold moved points by their old index.
         for &(old, p) in moved {
             for &b in world.links().bodies_of(p) {
-                let Some(info) = self.bodies.get(b as usize).filter(|_| (b as usize) < k0) else {
+                let Some(info) = self.bodies.get(b as usize) else {
                     continue;
                 };
                 let span = info.span();

@@ -91,9 +91,11 @@ impl Packed {
     }
 
     /// Follows `removal` in the contact data as `plan` says, after the
-    /// bodies and members have followed it. Returns `false` when the
-    /// filters would be numbered otherwise than a fresh pack numbers them
-    /// (the caller packs the contact data again).
+    /// bodies and members have followed it. Returns the bodies it moved
+    /// (new indices, sorted: whose points' assemblies are renamed, and
+    /// the only ones), or `None` when the filters would be numbered
+    /// otherwise than a fresh pack numbers them (the caller packs the
+    /// contact data again).
     pub(super) fn follow_contacts(
         &mut self,
         world: &World,
@@ -101,7 +103,7 @@ impl Packed {
         plan: ContactPlan,
         n0: usize,
         b0: usize,
-    ) -> bool {
+    ) -> Option<Vec<u32>> {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let moved = moved_bodies(world, removal, n0, b0);
         // Each body's segment of `outline_points` (its outline, its list
@@ -127,13 +129,13 @@ impl Packed {
             let f = o.filter_id as usize;
             if !std::mem::replace(&mut seen[f], true) {
                 if f != next {
-                    return false;
+                    return None;
                 }
                 next += 1;
             }
         }
         if next != self.body_filters as usize {
-            return false;
+            return None;
         }
         for &b in &moved {
             let body = &world.bodies()[b as usize];
@@ -147,21 +149,26 @@ impl Packed {
         // body on they are copied down, the outlines' points renamed and a
         // moved body's list (`[1, b]`: it is alone) naming its new index;
         // the points' joins follow their lists.
-        let mut tail = Vec::new();
+        let mut tail = Vec::with_capacity(len as usize - start);
         let mut shifts = Vec::with_capacity(segments.len());
         for ((k, o), &(from, end)) in self.outlines.iter_mut().enumerate().skip(k0).zip(&segments) {
-            let outline = from as usize..(from + o.count) as usize;
             o.first = (start + tail.len()) as u32;
-            shifts.push((from, o.first, end - from));
-            tail.extend(
-                self.outline_points[outline.clone()]
-                    .iter()
-                    .map(|&q| points.get(q).expect("a kept body keeps its points")),
-            );
+            // Only a joined body's segment holds lists that points name.
+            if end - from > o.count + 2 {
+                shifts.push((from, o.first, end - from));
+            }
             if moved.binary_search(&(k as u32)).is_ok() {
+                let outline = from as usize..(from + o.count) as usize;
+                tail.extend(
+                    self.outline_points[outline]
+                        .iter()
+                        .map(|&q| points.get(q).expect("a kept body keeps its points")),
+                );
                 tail.extend([1, k as u32]);
             } else {
-                tail.extend_from_slice(&self.outline_points[outline.end..end as usize]);
+                // Not moved, so none of its points moved: they are each
+                // in one body, and a moved point's body moved.
+                tail.extend_from_slice(&self.outline_points[from as usize..end as usize]);
             }
         }
         self.outline_points.truncate(start);
@@ -211,7 +218,7 @@ impl Packed {
             }
         }
         self.size_grid(&world.params);
-        true
+        Some(moved)
     }
 }
 
