@@ -1941,3 +1941,98 @@ fn a_checkpoint_after_removals_loads_into_a_fresh_solver() {
     }
     assert_eq!(cpu.positions(), fresh.positions());
 }
+
+/// Removals one after another from a sleeping pile of shapes the other
+/// removal tests do not use, at another size and step: 0.2 m boxes with
+/// diagonals, hubless 8-point rings and 9-spoke wheels in three rows, at
+/// a dt of 1/90. Each removal takes bodies from the middle (one at a
+/// time, then two at once); the CPU follows it in place, its sleeping
+/// records moved and only the removed and moved assemblies compared
+/// (`cpu::sleep::removal_sleep_over`, checked against the pass over every
+/// point in debug builds), and the GPU, handed the same pile, follows it
+/// with its kernels over every point: after each removal both hold the
+/// same sleeping records and state bitwise, and all but a neighbourhood
+/// of the pile sleeps on.
+#[test]
+fn removals_from_a_sleeping_pile_keep_the_sleeping_records_of_the_gpu() {
+    let mut world = World::default();
+    world.params.dt = 1.0 / 90.0;
+    world.params.point_radius = 0.008;
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for row in 0..3 {
+        for k in 0..24 {
+            let at = Vec2::new(
+                0.25 * k as f32 + 0.12 * (row % 2) as f32,
+                0.11 + 0.23 * row as f32,
+            );
+            match (k + 2 * row) % 3 {
+                0 => Blob::new(at, 0.1, 8).build(&mut world).unwrap(),
+                1 => Wheel::new(at, 0.1, 9).build(&mut world).unwrap(),
+                _ => BoxShape::new(at, Vec2::splat(0.2))
+                    .build(&mut world)
+                    .unwrap(),
+            };
+        }
+    }
+    let movable = |w: &World| w.points().iter().filter(|p| !p.is_pinned()).count();
+    let mut cpu = CpuSolver::new(&world).unwrap();
+    let mut steps = 0;
+    while cpu.sleeping_points() < movable(&world) {
+        cpu.step();
+        steps += 1;
+        assert!(steps < 3000, "the pile is not asleep after {steps} steps");
+    }
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut g = GpuSolver::new(d, q, &world).unwrap();
+    g.set_state(q, cpu.positions(), cpu.velocities()).unwrap();
+    g.set_rest_steps(q, cpu.rest_steps()).unwrap();
+    g.set_sleep_anchors(q, cpu.sleep_anchors()).unwrap();
+    g.set_sleep_supports(q, cpu.sleep_supports()).unwrap();
+    let mut w = world.clone();
+    for round in 0..6 {
+        let before = cpu.sleeping_points();
+        let middle = w.bodies().len() as u32 / 2 + 5 * round;
+        let removal = if round < 5 {
+            w.remove_body(BodyHandle(middle)).unwrap()
+        } else {
+            w.remove_bodies(&[BodyHandle(middle), BodyHandle(middle - 30)])
+                .unwrap()
+        };
+        cpu.apply_removal(&w, &removal).unwrap();
+        g.apply_removal(d, q, &w, &removal).unwrap();
+        assert_eq!(
+            g.read_rest_steps(d, q).unwrap(),
+            cpu.rest_steps(),
+            "round {round}"
+        );
+        assert_eq!(
+            g.read_sleep_supports(d, q).unwrap(),
+            cpu.sleep_supports(),
+            "round {round}"
+        );
+        assert_eq!(
+            g.read_sleep_anchors(d, q).unwrap(),
+            cpu.sleep_anchors(),
+            "round {round}"
+        );
+        let asleep = cpu.sleeping_points();
+        assert_eq!(
+            g.read_sleeping_points(d, q).unwrap(),
+            asleep,
+            "round {round}"
+        );
+        let state = g.read_state(d, q).unwrap();
+        assert_eq!(&state.pos[..], cpu.positions(), "round {round}");
+        assert_eq!(&state.vel[..], cpu.velocities(), "round {round}");
+        // What slept and was not removed, less what still sleeps: at most
+        // the neighbours of what was removed and moved, eight bodies.
+        let removed = removal.point_remap().old_len() - removal.point_remap().new_len();
+        let woke = before.saturating_sub(removed + asleep);
+        eprintln!(
+            "round {round}: {woke} points woke, {asleep} of {} sleep",
+            movable(&w)
+        );
+        assert!(woke <= 8 * 10, "round {round}: {woke} points woke");
+    }
+}

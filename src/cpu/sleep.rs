@@ -367,50 +367,113 @@ pub struct RemovalSleep {
 
 /// [`RemovalSleep`] of a removal.
 pub fn removal_sleep(old: &[SleepPoint], new: &[SleepPoint], points: &Remap) -> RemovalSleep {
-    const SPLIT: u32 = u32::MAX;
-    let mut lost = vec![false; old.len()];
-    // Each old assembly's one new root (or SPLIT) and kept points.
-    let mut root_of = vec![(Remap::REMOVED, 0u32); old.len()];
-    let mut size = vec![0u32; new.len()];
-    for sp in new {
-        size[sp.group as usize] += 1;
+    removal_sleep_with(
+        0..old.len() as u32,
+        |i| old[i as usize],
+        |i| new.get(i as usize).copied(),
+        points,
+        (Slots::Dense, Slots::Dense),
+    )
+}
+
+/// [`removal_sleep`] over some assemblies alone: `olds` holds every old
+/// point of them and no other, and `old` and `new` read a point's
+/// sleeping record before and after the removal (`None` past the new
+/// points). A removal never joins assemblies, so what their survivors
+/// make after it holds no other point, and the rest of the world need not
+/// be read: a removal whose every changed assembly is among them costs in
+/// proportion to them.
+pub fn removal_sleep_over(
+    olds: &[u32],
+    old: impl Fn(u32) -> SleepPoint,
+    new: impl Fn(u32) -> Option<SleepPoint>,
+    points: &Remap,
+) -> RemovalSleep {
+    let sorted = |mut ids: Vec<u32>| {
+        ids.sort_unstable();
+        ids.dedup();
+        Slots::Sorted(ids)
+    };
+    let groups = sorted(olds.iter().map(|&i| old(i).group).collect());
+    let roots = (olds.iter())
+        .filter_map(|&i| Some(new(points.get(i)?)?.group))
+        .collect();
+    let slots = (groups, sorted(roots));
+    removal_sleep_with(olds.iter().copied(), old, new, points, slots)
+}
+
+/// Where an assembly's record lies in [`removal_sleep_with`]'s tables: at
+/// its root's index (`Dense`, every assembly), or at its place among the
+/// roots it names (`Sorted`).
+enum Slots {
+    Dense,
+    Sorted(Vec<u32>),
+}
+
+impl Slots {
+    fn slot(&self, root: u32) -> usize {
+        match self {
+            Slots::Dense => root as usize,
+            Slots::Sorted(ids) => ids.binary_search(&root).expect("a named root"),
+        }
     }
-    for (i, sp) in old.iter().enumerate() {
-        let g = sp.group as usize;
-        match points.get(i as u32).and_then(|to| new.get(to as usize)) {
-            None => lost[g] = true,
+
+    /// Slots for `dense` roots (`Dense`) or for those named.
+    fn len(&self, dense: usize) -> usize {
+        match self {
+            Slots::Dense => dense,
+            Slots::Sorted(ids) => ids.len(),
+        }
+    }
+}
+
+/// [`RemovalSleep`] of the assemblies whose old points `olds` are, their
+/// records read by `old` and `new`, kept in tables laid out as `slots`
+/// (old roots, new roots) say.
+fn removal_sleep_with(
+    olds: impl Iterator<Item = u32> + Clone,
+    old: impl Fn(u32) -> SleepPoint,
+    new: impl Fn(u32) -> Option<SleepPoint>,
+    points: &Remap,
+    (groups, roots): (Slots, Slots),
+) -> RemovalSleep {
+    const SPLIT: u32 = u32::MAX;
+    let (old_len, new_len) = (points.old_len(), points.new_len());
+    let now = |i: u32| new(points.get(i)?);
+    // Each old assembly's root, whether it lost a point, its one new root
+    // (or SPLIT) and its kept points.
+    let mut root_of = vec![(0u32, false, Remap::REMOVED, 0u32); groups.len(old_len)];
+    let mut size = vec![0u32; roots.len(new_len)];
+    for i in olds.clone() {
+        let g = old(i).group;
+        let r = &mut root_of[groups.slot(g)];
+        r.0 = g;
+        match now(i) {
+            None => r.1 = true,
             Some(now) => {
-                let r = &mut root_of[g];
-                r.0 = match r.0 {
+                size[roots.slot(now.group)] += 1;
+                r.2 = match r.2 {
                     Remap::REMOVED => now.group,
                     same if same == now.group => same,
                     _ => SPLIT,
                 };
-                r.1 += 1;
+                r.3 += 1;
             }
         }
     }
-    let whole = |g: usize| {
-        let (root, kept) = root_of[g];
-        !lost[g] && root != SPLIT && size[root as usize] == kept
+    let whole = |&(_, lost, root, kept): &(u32, bool, u32, u32)| {
+        !lost && root != SPLIT && size[roots.slot(root)] == kept
     };
     let mut out = RemovalSleep::default();
-    for (g, &(root, _)) in root_of.iter().enumerate() {
-        if root == Remap::REMOVED || !whole(g) {
-            continue;
-        }
-        let from = points
-            .get(g as u32)
-            .expect("a whole assembly keeps its root");
-        if from != root {
-            out.moved.push((from, root));
+    for r in root_of.iter().filter(|r| r.2 != Remap::REMOVED && whole(r)) {
+        let from = points.get(r.0).expect("a whole assembly keeps its root");
+        if from != r.2 {
+            out.moved.push((from, r.2));
         }
     }
-    out.wakes = old
-        .iter()
-        .enumerate()
-        .filter(|(_, sp)| !whole(sp.group as usize))
-        .filter_map(|(i, _)| Some(new.get(points.get(i as u32)? as usize)?.group))
+    out.wakes = olds
+        .filter(|&i| !whole(&root_of[groups.slot(old(i).group)]))
+        .filter_map(|i| Some(now(i)?.group))
         .collect();
     out.wakes.sort_unstable();
     out.wakes.dedup();

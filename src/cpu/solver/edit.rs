@@ -98,8 +98,9 @@ impl CpuSolver {
         let follows = self.packed.follows_removal(removal);
         let kept = (world.params == self.params && world.params.sleep_steps() > 0 && follows)
             .then(|| self.sleep_through_removal(removal));
+        let mut moved = None;
         if let Some(plan) = plan {
-            self.packed.follow_plan(world, removal, plan);
+            moved = self.packed.follow_plan(world, removal, plan);
         } else if let Some(new) = new {
             self.packed = new;
         }
@@ -126,7 +127,7 @@ impl CpuSolver {
             e
         });
         match kept {
-            Some(old) => self.keep_sleeping_after_removal(&old, removal),
+            Some(old) => self.keep_sleeping_after_removal(old, removal, moved.as_deref()),
             None => self.sleep = super::Sleep::new(&self.packed),
         }
         self.pose_colliders();

@@ -180,17 +180,78 @@ impl CpuSolver {
     /// assembly taken from the packed world after it, the assemblies the
     /// removal moved carried to their new roots and those it changed woken
     /// (`sleep::removal_sleep`, `old` the records before), and every point
-    /// settled on them.
-    pub(super) fn keep_sleeping_after_removal(&mut self, old: &[SleepPoint], removal: &Removal) {
+    /// settled on them. With `moved`, the bodies whose points' assemblies
+    /// alone the packed world renamed, each body its own assembly
+    /// ([`Packed::follow_plan`](crate::pack::Packed::follow_plan)), the
+    /// records move in place and only the assemblies removed or moved are
+    /// compared (`sleep::removal_sleep_over`).
+    pub(super) fn keep_sleeping_after_removal(
+        &mut self,
+        old: Vec<SleepPoint>,
+        removal: &Removal,
+        moved: Option<&[u32]>,
+    ) {
+        let map = removal.point_remap();
+        let changed = match moved {
+            Some(moved) => {
+                let olds = self.removed_or_moved_points(&old, removal, moved);
+                let before: Vec<SleepPoint> = olds.iter().map(|&i| old[i as usize]).collect();
+                let whole = cfg!(debug_assertions).then(|| old.clone());
+                let s = &mut self.sleep;
+                s.points = old;
+                map.apply_in_place(&mut s.points);
+                for &b in moved {
+                    for m in &self.packed.members[self.packed.bodies[b as usize].span()] {
+                        let p = m.point as usize;
+                        s.points[p] = SleepPoint {
+                            group: self.packed.contact_points[p].group,
+                            inv_mass: self.packed.point_info[p].inv_mass,
+                        };
+                    }
+                }
+                debug_assert!(s.points == self.packed.sleep_points());
+                let before = |i: u32| before[olds.binary_search(&i).expect("an old point")];
+                let after = |i: u32| s.points.get(i as usize).copied();
+                let changed = sleep::removal_sleep_over(&olds, before, after, map);
+                if let Some(whole) = whole {
+                    debug_assert_eq!(changed, sleep::removal_sleep(&whole, &s.points, map));
+                }
+                changed
+            }
+            None => {
+                self.sleep.points = self.packed.sleep_points();
+                sleep::removal_sleep(&old, &self.sleep.points, map)
+            }
+        };
         let s = &mut self.sleep;
-        s.points = self.packed.sleep_points();
         debug_assert_eq!(s.last.len(), s.points.len());
-        let changed = sleep::removal_sleep(old, &s.points, removal.point_remap());
         sleep::move_roots(&changed.moved, &mut s.speed, &mut s.rest_steps);
         for &g in &changed.wakes {
             self.wake_point(crate::world::PointHandle(g));
         }
         self.settle_points();
+    }
+
+    /// The old points of the assemblies a removal took or moved, when each
+    /// body it moved is its own assembly (`moved`, their new indices): the
+    /// points it removed and the moved bodies' points, sorted. `old`: the
+    /// sleeping records before the removal, of the packed points.
+    fn removed_or_moved_points(
+        &self,
+        old: &[SleepPoint],
+        removal: &Removal,
+        moved: &[u32],
+    ) -> Vec<u32> {
+        let map = removal.point_remap();
+        let n0 = old.len() as u32;
+        let mut olds: Vec<u32> = map.removed().filter(|&p| p < n0).collect();
+        for &b in moved {
+            let members = &self.packed.members[self.packed.bodies[b as usize].span()];
+            olds.extend(members.iter().filter_map(|m| map.old_of(m.point)));
+        }
+        olds.sort_unstable();
+        olds.dedup();
+        olds
     }
 
     /// Every point settled on its assembly's count (`sleep::settle`).
