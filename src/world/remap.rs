@@ -102,6 +102,14 @@ impl Remap {
         map
     }
 
+    /// The lowest index whose item the removal changed (removed, or moved
+    /// into its place), or the new end: every item below it kept its
+    /// index.
+    pub fn first_changed(&self) -> u32 {
+        let new_len = self.new_len() as u32;
+        self.holes.first().map_or(new_len, |&h| h.min(new_len))
+    }
+
     /// Items before the removal.
     pub fn old_len(&self) -> usize {
         self.old_len

@@ -85,6 +85,37 @@ impl TangleWords {
         }
     }
 
+    /// After a removal, in place: the kept bodies' words moved with them
+    /// (`bodies`, old to new), the rest cut, and each slot that names a
+    /// body under [`remap_tangle`] with `outlines` the new ones: what
+    /// [`remap_from`](Self::remap_from) makes, without a copy.
+    pub fn follow_removal(&mut self, bodies: &Remap, outlines: &[BodyOutline]) {
+        let words = &mut self.0;
+        for (old, new) in bodies.moves() {
+            let (old, new) = (old as usize, new as usize);
+            if old < words.len() && new < words.len() {
+                let moving: [u32; 8] =
+                    std::array::from_fn(|w| words[old][w].load(Ordering::Relaxed));
+                for (a, v) in words[new].iter().zip(moving) {
+                    a.store(v, Ordering::Relaxed);
+                }
+            }
+        }
+        words.truncate(bodies.prefix_len(words.len()));
+        for t in words.iter() {
+            for k in 0..2 {
+                let slot: [u32; 4] = std::array::from_fn(|w| t[4 * k + w].load(Ordering::Relaxed));
+                if slot == [0; 4] {
+                    continue;
+                }
+                let new = remap_tangle(slot, bodies, outlines);
+                for (a, v) in t[4 * k..4 * k + 4].iter().zip(new) {
+                    a.store(v, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
     /// No body tangled.
     pub fn clear(&self) {
         for a in self.0.iter().flatten() {

@@ -102,12 +102,19 @@ impl Contacts {
         self.free.truncate(n);
         self.scratch.extend(n);
         points.apply_in_place(&mut self.warm);
-        for w in &mut self.warm {
+        // Only a warm start naming a body at or past the first changed
+        // index is renamed (`u32::MAX`, no body, stays).
+        let first = bodies.first_changed();
+        let changed = |b: u32| b >= first && b != u32::MAX;
+        for w in self
+            .warm
+            .iter_mut()
+            .filter(|w| changed(w[0]) || changed(w[1]))
+        {
             *w = body_collide::remap_warm(w, bodies);
         }
         self.partings.clear();
-        let old = std::mem::replace(&mut self.tangles, body_collide::TangleWords::new(nb));
-        self.tangles.remap_from(&old, bodies, &packed.outlines);
+        self.tangles.follow_removal(bodies, &packed.outlines);
         self.built = false;
     }
 
