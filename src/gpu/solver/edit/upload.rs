@@ -386,8 +386,11 @@ impl GpuSolver {
             report.bytes_uploaded += bytes.len() as u64;
         }
         // A removal that moved points not synced yet into packed places
-        // (packed again whole): those points' state is the world's.
-        if let (StateEdit::Remove(removal), Before::Packed(old)) = (&state, &before) {
+        // (packed again whole): those points' state is the world's. One
+        // that keeps the packed points as a prefix moved none.
+        if let (StateEdit::Remove(removal), Before::Packed(old)) = (&state, &before)
+            && !old.follows_removal(removal)
+        {
             let (map, packed) = (removal.point_remap(), old.pos.len() as u32);
             let unsynced = (0..new.pos.len() as u32)
                 .filter(|&i| map.old_of(i).is_none_or(|o| o >= packed))
