@@ -402,6 +402,39 @@ pub fn removal_sleep_over(
     removal_sleep_with(olds.iter().copied(), old, new, points, slots)
 }
 
+/// The old points of the assemblies a removal took or moved, when each
+/// body it moved is its own assembly (`moved`, their indices in `new`, the
+/// packed world after it, as [`Packed::follow_plan`] returns them): the
+/// points it removed among the first `n0` and the moved bodies' points,
+/// sorted, for [`removal_sleep_over`].
+///
+/// [`Packed::follow_plan`]: crate::pack::Packed::follow_plan
+pub fn removed_or_moved_points(
+    removal: &Removal,
+    n0: usize,
+    new: &crate::pack::Packed,
+    moved: &[u32],
+) -> Vec<u32> {
+    let map = removal.point_remap();
+    let mut olds: Vec<u32> = map.removed().filter(|&p| (p as usize) < n0).collect();
+    olds.extend(moved_points(new, moved).filter_map(|p| map.old_of(p)));
+    olds.sort_unstable();
+    olds.dedup();
+    olds
+}
+
+/// The points of bodies `moved` of `packed`, body by body.
+pub fn moved_points<'a>(
+    packed: &'a crate::pack::Packed,
+    moved: &'a [u32],
+) -> impl Iterator<Item = u32> + 'a {
+    (moved.iter()).flat_map(|&b| {
+        packed.members[packed.bodies[b as usize].span()]
+            .iter()
+            .map(|m| m.point)
+    })
+}
+
 /// Where an assembly's record lies in [`removal_sleep_with`]'s tables: at
 /// its root's index (`Dense`, every assembly), or at its place among the
 /// roots it names (`Sorted`).

@@ -478,6 +478,18 @@ impl Packed {
         self.sleep_points_from(0).collect()
     }
 
+    /// Point `i`'s sleeping record, if it is packed.
+    pub fn sleep_point(&self, i: u32) -> Option<SleepPoint> {
+        let (c, info) = (
+            self.contact_points.get(i as usize)?,
+            self.point_info.get(i as usize)?,
+        );
+        Some(SleepPoint {
+            group: c.group,
+            inv_mass: info.inv_mass,
+        })
+    }
+
     /// The sleeping records of points `from..`.
     pub fn sleep_points_from(&self, from: usize) -> impl Iterator<Item = SleepPoint> + '_ {
         self.contact_points[from..]

@@ -135,17 +135,32 @@ impl Packed {
         removal: &Removal,
         resolved: Option<&Params>,
     ) -> Result<Packed, WorldError> {
+        Ok(self
+            .removed_following(followed, world, removal, resolved)?
+            .0)
+    }
+
+    /// [`Packed::removed`], with the bodies the removal moved when the
+    /// copy followed it in place, contact data included (what
+    /// [`Packed::follow_plan`] returns; `None` otherwise).
+    pub(crate) fn removed_following(
+        &self,
+        followed: u64,
+        world: &World,
+        removal: &Removal,
+        resolved: Option<&Params>,
+    ) -> Result<(Packed, Option<Vec<u32>>), WorldError> {
         check_removal_generations(followed, world, removal)?;
         world.params.validate()?;
         // Survivors keep their springs, masses, damping and default
         // stiffness rules: at the same parameters only a body's stiffness
         // can change (its points' memberships, a reshape).
         let same = resolved == Some(&world.params);
-        let mut new = self.removal_of(world, removal, same)?;
+        let (mut new, moved) = self.removal_of(world, removal, same)?;
         if !same {
             new.follow_defaults(world, resolved)?;
         }
-        Ok(new)
+        Ok((new, moved))
     }
 
     /// The last part of an edit: the items' defaults resolved again from
@@ -368,7 +383,7 @@ impl Packed {
     pub fn apply_removal(&mut self, world: &World, removal: &Removal) -> Result<(), WorldError> {
         self.check_removal_counts(removal)?;
         if self.follows_removal(removal) {
-            return self.follow_removal(world, removal, false);
+            return self.follow_removal(world, removal, false).map(|_| ());
         }
         *self = self.repacked_after(world, removal)?;
         Ok(())
@@ -382,18 +397,18 @@ impl Packed {
         world: &World,
         removal: &Removal,
         check: bool,
-    ) -> Result<Packed, WorldError> {
+    ) -> Result<(Packed, Option<Vec<u32>>), WorldError> {
         self.check_removal_counts(removal)?;
         if !self.follows_removal(removal) {
             let new = self.repacked_after(world, removal)?;
             if check {
                 new.check_body_stability(world.params.h())?;
             }
-            return Ok(new);
+            return Ok((new, None));
         }
         let mut new = self.clone();
-        new.follow_removal(world, removal, check)?;
-        Ok(new)
+        let moved = new.follow_removal(world, removal, check)?;
+        Ok((new, moved))
     }
 
     /// What [`Packed::removed`] would do in place ([`Packed::follow_plan`]),

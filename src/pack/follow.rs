@@ -124,15 +124,15 @@ impl Packed {
     /// in place. With `check`, refuses a body whose new stiffness (fewer
     /// bodies share its points) diverges at the world's substep, before
     /// anything changes; a refused or foreign removal changes nothing.
+    /// Returns what [`Packed::follow_plan`] returns.
     pub(super) fn follow_removal(
         &mut self,
         world: &World,
         removal: &Removal,
         check: bool,
-    ) -> Result<(), WorldError> {
+    ) -> Result<Option<Vec<u32>>, WorldError> {
         let touched = self.touched_by(world, removal, check)?;
-        self.follow_plan(world, removal, touched);
-        Ok(())
+        Ok(self.follow_plan(world, removal, touched))
     }
 
     /// Follows `removal` in place as `touched`, what

@@ -194,20 +194,14 @@ impl CpuSolver {
         let map = removal.point_remap();
         let changed = match moved {
             Some(moved) => {
-                let olds = self.removed_or_moved_points(&old, removal, moved);
+                let olds = sleep::removed_or_moved_points(removal, old.len(), &self.packed, moved);
                 let before: Vec<SleepPoint> = olds.iter().map(|&i| old[i as usize]).collect();
                 let whole = cfg!(debug_assertions).then(|| old.clone());
                 let s = &mut self.sleep;
                 s.points = old;
                 map.apply_in_place(&mut s.points);
-                for &b in moved {
-                    for m in &self.packed.members[self.packed.bodies[b as usize].span()] {
-                        let p = m.point as usize;
-                        s.points[p] = SleepPoint {
-                            group: self.packed.contact_points[p].group,
-                            inv_mass: self.packed.point_info[p].inv_mass,
-                        };
-                    }
+                for p in sleep::moved_points(&self.packed, moved) {
+                    s.points[p as usize] = self.packed.sleep_point(p).expect("a packed point");
                 }
                 debug_assert!(s.points == self.packed.sleep_points());
                 let before = |i: u32| before[olds.binary_search(&i).expect("an old point")];
@@ -230,28 +224,6 @@ impl CpuSolver {
             self.wake_point(crate::world::PointHandle(g));
         }
         self.settle_points();
-    }
-
-    /// The old points of the assemblies a removal took or moved, when each
-    /// body it moved is its own assembly (`moved`, their new indices): the
-    /// points it removed and the moved bodies' points, sorted. `old`: the
-    /// sleeping records before the removal, of the packed points.
-    fn removed_or_moved_points(
-        &self,
-        old: &[SleepPoint],
-        removal: &Removal,
-        moved: &[u32],
-    ) -> Vec<u32> {
-        let map = removal.point_remap();
-        let n0 = old.len() as u32;
-        let mut olds: Vec<u32> = map.removed().filter(|&p| p < n0).collect();
-        for &b in moved {
-            let members = &self.packed.members[self.packed.bodies[b as usize].span()];
-            olds.extend(members.iter().filter_map(|m| map.old_of(m.point)));
-        }
-        olds.sort_unstable();
-        olds.dedup();
-        olds
     }
 
     /// Every point settled on its assembly's count (`sleep::settle`).

@@ -135,8 +135,10 @@ pub struct EditReport {
 enum StateEdit<'a> {
     /// Points `from..` are new: write their initial state.
     Append { from: usize },
-    /// Compact the surviving points.
-    Remove(&'a Removal),
+    /// Compact the surviving points; with the bodies the mirror's follow
+    /// moved when it followed in place, contact data included
+    /// ([`Packed::follow_plan`](crate::pack::Packed::follow_plan)).
+    Remove(&'a Removal, Option<&'a [u32]>),
 }
 
 impl EditState {
@@ -268,13 +270,14 @@ impl GpuSolver {
         removal: &Removal,
     ) -> Result<EditReport, SolverError> {
         self.check_context("apply_removal", Some(device), Some(queue))?;
-        let new = self.edit.mirror.removed(
+        let (new, moved) = self.edit.mirror.removed_following(
             self.edit.generation,
             world,
             removal,
             self.edit.resolved.as_ref(),
         )?;
-        let report = self.edit_to(device, queue, world, new, StateEdit::Remove(removal))?;
+        let state = StateEdit::Remove(removal, moved.as_deref());
+        let report = self.edit_to(device, queue, world, new, state)?;
         self.edit.generation = removal.generations().1;
         // Queued commands name points and bodies by the old indices.
         self.queued.clear();
@@ -433,7 +436,7 @@ impl GpuSolver {
         // after it (the hash table's size unchanged): what changed is
         // written into them.
         let kept = match (&state, &self.contacts) {
-            (StateEdit::Remove(_), Some(c))
+            (StateEdit::Remove(..), Some(c))
                 if new.has_contacts() && c.buffers.room().holds(&ContactRoom::of(&new)) =>
             {
                 Some(c.buffers.clone())

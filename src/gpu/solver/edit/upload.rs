@@ -11,7 +11,10 @@ use super::super::super::buffers::{
 };
 use super::super::GpuSolver;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
-use crate::cpu::sleep::{keeps_sleeping as sleep_keeps, removal_sleep, removal_table};
+use crate::cpu::sleep::{
+    keeps_sleeping as sleep_keeps, moved_points, removal_sleep, removal_sleep_over, removal_table,
+    removed_or_moved_points,
+};
 use crate::gpu::remap_contacts::{RemapKernels, RemapTable};
 use crate::layout::{BodyFrame, Colliders};
 use crate::pack::Packed;
@@ -21,8 +24,10 @@ use crate::world::World;
 enum Sleeping<'a> {
     /// Points appended from here on start awake; the rest sleeps on.
     Appended(usize),
-    /// What the removal touched wakes; the rest sleeps on.
-    Removed(&'a crate::world::Removal),
+    /// What the removal touched wakes; the rest sleeps on (with the
+    /// bodies it moved when the mirror followed it in place,
+    /// `StateEdit::Remove`).
+    Removed(&'a crate::world::Removal, Option<&'a [u32]>),
     /// Everything wakes.
     Wake,
 }
@@ -129,16 +134,49 @@ impl Before<'_> {
     }
 
     /// Writes what changed of the sleeping records of `new`; returns the
-    /// bytes written.
-    fn write_sleep_points(&self, queue: &wgpu::Queue, b: &Buffers, new: &Packed) -> u64 {
-        match self {
-            Before::Packed(old) => write_changed(
+    /// bytes written. After a removal the mirror followed in place, contact
+    /// data included, only the points of the bodies it moved (`moved`)
+    /// changed: their assemblies were renamed, and every point that moved
+    /// is one of theirs.
+    fn write_sleep_points(
+        &self,
+        queue: &wgpu::Queue,
+        b: &Buffers,
+        new: &Packed,
+        moved: Option<&[u32]>,
+    ) -> u64 {
+        match (self, moved) {
+            (Before::Packed(_), Some(moved)) => {
+                let mut points: Vec<u32> = moved_points(new, moved).collect();
+                points.sort_unstable();
+                points.dedup();
+                let record = std::mem::size_of::<crate::layout::SleepPoint>();
+                let mut bytes = 0;
+                for (start, _, len) in map_runs(points.iter().map(|&p| (p, p))) {
+                    let records: Vec<_> = (start..start + len)
+                        .filter_map(|p| new.sleep_point(p as u32))
+                        .collect();
+                    let at = (start * record) as u64;
+                    queue.write_buffer(&b.sleep_points, at, bytemuck::cast_slice(&records));
+                    bytes += (len * record) as u64;
+                }
+                #[cfg(debug_assertions)]
+                if let Before::Packed(old) = self {
+                    let (old, now) = (old.sleep_points(), new.sleep_points());
+                    let kept = |i: usize| points.binary_search(&(i as u32)).is_err();
+                    let same =
+                        (old.iter().zip(&now).enumerate()).all(|(i, (o, n))| o == n || !kept(i));
+                    debug_assert!(same, "a sleeping record changed outside the moved bodies");
+                }
+                bytes
+            }
+            (Before::Packed(old), None) => write_changed(
                 queue,
                 &b.sleep_points,
                 bytemuck::cast_slice(&old.sleep_points()),
                 bytemuck::cast_slice(&new.sleep_points()),
             ),
-            Before::Appended { points, .. } => {
+            (Before::Appended { points, .. }, _) => {
                 let tail: Vec<_> = new.sleep_points_from(*points).collect();
                 let record = std::mem::size_of::<crate::layout::SleepPoint>();
                 write_tail(
@@ -238,7 +276,7 @@ impl GpuSolver {
         // A removal's maps (`cpu::sleep::removal_table`) and the old
         // counts (points, bodies), for what follows it on the GPU.
         let maps = match (&state, &before) {
-            (StateEdit::Remove(removal), Before::Packed(old)) => {
+            (StateEdit::Remove(removal, _), Before::Packed(old)) => {
                 let (points, bodies) = (old.pos.len(), old.bodies.len());
                 let table = removal_table(removal, points, bodies);
                 let old = (points as u32, bodies as u32);
@@ -257,12 +295,12 @@ impl GpuSolver {
             {
                 Sleeping::Appended(from)
             }
-            StateEdit::Remove(removal)
+            StateEdit::Remove(removal, moved)
                 if same_params
                     && self.edit.mirror.sim.sleep_steps > 0
                     && before.follows_removal(removal) =>
             {
-                Sleeping::Removed(removal)
+                Sleeping::Removed(removal, moved)
             }
             _ => Sleeping::Wake,
         };
@@ -272,10 +310,10 @@ impl GpuSolver {
         // a compaction).
         let (kept, from) = match state {
             StateEdit::Append { from } => (from, from),
-            StateEdit::Remove(removal) => {
+            StateEdit::Remove(removal, _) => {
                 let b = &self.buffers;
                 let mut encoder = device.create_command_encoder(&Default::default());
-                let keep = matches!(sleeping, Sleeping::Removed(_));
+                let keep = matches!(sleeping, Sleeping::Removed(..));
                 if let (true, Some(maps), Some(c)) = (keep, &maps, &self.contacts) {
                     // Before the records move: the supports follow the
                     // removal (`cpu::sleep::remap_supports`).
@@ -356,7 +394,11 @@ impl GpuSolver {
             let dilations = dilation_bytes(new);
             queue.write_buffer(&self.buffers.dilation, 0, &dilations);
             report.bytes_uploaded += dilations.len() as u64;
-            report.bytes_uploaded += before.write_sleep_points(queue, &self.buffers, new);
+            let moved = match state {
+                StateEdit::Remove(_, moved) => moved,
+                StateEdit::Append { .. } => None,
+            };
+            report.bytes_uploaded += before.write_sleep_points(queue, &self.buffers, new, moved);
             let table = Colliders::new(&new.planets, &new.planes);
             report.bytes_uploaded += match before {
                 Before::Packed(old) => write_changed(
@@ -388,7 +430,7 @@ impl GpuSolver {
         // A removal that moved points not synced yet into packed places
         // (packed again whole): those points' state is the world's. One
         // that keeps the packed points as a prefix moved none.
-        if let (StateEdit::Remove(removal), Before::Packed(old)) = (&state, &before)
+        if let (StateEdit::Remove(removal, _), Before::Packed(old)) = (&state, &before)
             && !old.follows_removal(removal)
         {
             let (map, packed) = (removal.point_remap(), old.pos.len() as u32);
@@ -526,17 +568,25 @@ impl GpuSolver {
         // above wrote only where they changed).
         match sleeping {
             Sleeping::Appended(from) => self.wake_appended(queue, from),
-            Sleeping::Removed(removal) => {
+            Sleeping::Removed(removal, moved) => {
                 // The assemblies the removal moved take their count and
                 // speed word to their new roots, those it changed wake;
                 // every point settles on the kept counts
-                // (`cpu::sleep::removal_sleep`).
-                let old = match &before {
-                    Before::Packed(old) => old.sleep_points(),
-                    Before::Appended { .. } => Vec::new(),
+                // (`cpu::sleep::removal_sleep`; only the assemblies taken
+                // or moved when the mirror followed in place, as on the
+                // CPU).
+                let (map, new) = (removal.point_remap(), &self.edit.mirror);
+                let changed = match (&before, moved) {
+                    (Before::Packed(old), Some(moved)) => {
+                        let olds = removed_or_moved_points(removal, old.pos.len(), new, moved);
+                        let was = |i| old.sleep_point(i).expect("a packed point");
+                        removal_sleep_over(&olds, was, |i| new.sleep_point(i), map)
+                    }
+                    (Before::Packed(old), None) => {
+                        removal_sleep(&old.sleep_points(), &new.sleep_points(), map)
+                    }
+                    (Before::Appended { .. }, _) => removal_sleep(&[], &new.sleep_points(), map),
                 };
-                let new = self.edit.mirror.sleep_points();
-                let changed = removal_sleep(&old, &new, removal.point_remap());
                 self.move_roots(device, queue, &changed.moved);
                 for &g in &changed.wakes {
                     self.wake_point(queue, crate::world::PointHandle(g));
