@@ -404,12 +404,10 @@ pub fn removal_sleep_over(
 
 /// The old points of the assemblies a removal took or moved, when each
 /// body it moved is its own assembly (`moved`, their indices in `new`, the
-/// packed world after it, as [`Packed::follow_plan`] returns them): the
+/// packed world after it, as `Packed::follow_plan` returns them): the
 /// points it removed among the first `n0` and the moved bodies' points,
 /// sorted, for [`removal_sleep_over`].
-///
-/// [`Packed::follow_plan`]: crate::pack::Packed::follow_plan
-pub fn removed_or_moved_points(
+pub(crate) fn removed_or_moved_points(
     removal: &Removal,
     n0: usize,
     new: &crate::pack::Packed,
@@ -424,7 +422,7 @@ pub fn removed_or_moved_points(
 }
 
 /// The points of bodies `moved` of `packed`, body by body.
-pub fn moved_points<'a>(
+pub(crate) fn moved_points<'a>(
     packed: &'a crate::pack::Packed,
     moved: &'a [u32],
 ) -> impl Iterator<Item = u32> + 'a {
