@@ -158,7 +158,10 @@ impl Packed {
         let same = resolved == Some(&world.params);
         let (mut new, moved) = self.removal_of(world, removal, same)?;
         if !same {
+            // The contact data is packed again with the new defaults: no
+            // body alone was renamed.
             new.follow_defaults(world, resolved)?;
+            return Ok((new, None));
         }
         Ok((new, moved))
     }
