@@ -72,22 +72,15 @@ impl TangleWords {
     /// new ones (these sized for them, none tangled before).
     pub fn remap_from(&self, old: &TangleWords, bodies: &Remap, outlines: &[BodyOutline]) {
         for (b, words) in old.words().iter().enumerate() {
-            let Some(t) = bodies.get(b as u32).and_then(|nb| self.0.get(nb as usize)) else {
-                continue;
-            };
-            for k in 0..2 {
-                let slot: [u32; 4] = std::array::from_fn(|w| words[4 * k + w]);
-                let new = remap_tangle(slot, bodies, outlines);
-                for (a, v) in t[4 * k..4 * k + 4].iter().zip(new) {
-                    a.store(v, Ordering::Relaxed);
-                }
+            if let Some(t) = bodies.get(b as u32).and_then(|nb| self.0.get(nb as usize)) {
+                store_remapped(t, words, bodies, outlines);
             }
         }
     }
 
     /// After a removal, in place: the kept bodies' words moved with them
-    /// (`bodies`, old to new), the rest cut, and each slot that names a
-    /// body under [`remap_tangle`] with `outlines` the new ones: what
+    /// (`bodies`, old to new), the rest cut, and each slot under
+    /// [`remap_tangle`] with `outlines` the new ones: what
     /// [`remap_from`](Self::remap_from) makes, without a copy.
     pub fn follow_removal(&mut self, bodies: &Remap, outlines: &[BodyOutline]) {
         let words = &mut self.0;
@@ -103,15 +96,9 @@ impl TangleWords {
         }
         words.truncate(bodies.prefix_len(words.len()));
         for t in words.iter() {
-            for k in 0..2 {
-                let slot: [u32; 4] = std::array::from_fn(|w| t[4 * k + w].load(Ordering::Relaxed));
-                if slot == [0; 4] {
-                    continue;
-                }
-                let new = remap_tangle(slot, bodies, outlines);
-                for (a, v) in t[4 * k..4 * k + 4].iter().zip(new) {
-                    a.store(v, Ordering::Relaxed);
-                }
+            let now: [u32; 8] = std::array::from_fn(|w| t[w].load(Ordering::Relaxed));
+            if now != [0; 8] {
+                store_remapped(t, &now, bodies, outlines);
             }
         }
     }
@@ -153,6 +140,18 @@ pub fn remap_tangle(words: [u32; 4], bodies: &Remap, outlines: &[BodyOutline]) -
             words[3],
         ],
         _ => [0; 4],
+    }
+}
+
+/// Stores `words`, a body's two tangle slots, into `t`, each under
+/// [`remap_tangle`] (a removal's `bodies` map, `outlines` the new ones).
+fn store_remapped(t: &[AtomicU32; 8], words: &[u32; 8], bodies: &Remap, outlines: &[BodyOutline]) {
+    for k in 0..2 {
+        let slot: [u32; 4] = std::array::from_fn(|w| words[4 * k + w]);
+        let new = remap_tangle(slot, bodies, outlines);
+        for (a, v) in t[4 * k..4 * k + 4].iter().zip(new) {
+            a.store(v, Ordering::Relaxed);
+        }
     }
 }
 

@@ -195,7 +195,7 @@ impl CpuSolver {
         let changed = match moved {
             Some(moved) => {
                 let olds = sleep::removed_or_moved_points(removal, old.len(), &self.packed, moved);
-                let before: Vec<SleepPoint> = olds.iter().map(|&i| old[i as usize]).collect();
+                let was: Vec<SleepPoint> = olds.iter().map(|&i| old[i as usize]).collect();
                 let whole = cfg!(debug_assertions).then(|| old.clone());
                 let s = &mut self.sleep;
                 s.points = old;
@@ -204,7 +204,7 @@ impl CpuSolver {
                     s.points[p as usize] = self.packed.sleep_point(p).expect("a packed point");
                 }
                 debug_assert!(s.points == self.packed.sleep_points());
-                let before = |i: u32| before[olds.binary_search(&i).expect("an old point")];
+                let before = |i: u32| was[olds.binary_search(&i).expect("an old point")];
                 let after = |i: u32| s.points.get(i as usize).copied();
                 let changed = sleep::removal_sleep_over(&olds, before, after, map);
                 if let Some(whole) = whole {
