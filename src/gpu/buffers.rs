@@ -93,11 +93,11 @@ pub(crate) struct PackedArray<'a> {
     pub name: &'static str,
     pub bytes: &'a [u8],
     /// Bytes of one element.
-    elem: usize,
+    pub elem: usize,
 }
 
 impl<'a> PackedArray<'a> {
-    fn of<T: bytemuck::Pod>(name: &'static str, data: &'a [T]) -> Self {
+    pub(crate) fn of<T: bytemuck::Pod>(name: &'static str, data: &'a [T]) -> Self {
         Self {
             name,
             bytes: bytemuck::cast_slice(data),

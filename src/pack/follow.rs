@@ -15,6 +15,7 @@
 //! the removal takes or moves are each alone in their assembly
 //! (`follow_contacts.rs`), else it is packed again whole.
 
+use super::changed::{Array, Changed};
 use super::items::*;
 use super::stability::check_body;
 use super::{HalfSprings, Packed, PerPoint, PointMembers};
@@ -41,6 +42,14 @@ pub(crate) struct Touched {
     contacts: Option<super::follow_contacts::ContactPlan>,
 }
 
+impl Touched {
+    /// Whether the contact data follows the removal in place
+    /// ([`Packed::follow_plan`] then names the bodies it moved).
+    pub(crate) fn follows_contacts(&self) -> bool {
+        self.contacts.is_some()
+    }
+}
+
 /// A removal that does not fit the packed world.
 fn foreign(what: String) -> WorldError {
     WorldError::OutOfSync(format!(
@@ -50,12 +59,12 @@ fn foreign(what: String) -> WorldError {
 
 impl<T: Copy> PerPoint<T> {
     /// Sets point `p`'s records to `records`: over its old ones when they
-    /// fit, else behind every record.
-    fn put(&mut self, p: u32, records: &[T]) {
+    /// fit, else behind every record. Returns where they lie now.
+    fn put(&mut self, p: u32, records: &[T]) -> std::ops::Range<usize> {
         let Some(range) = self.ranges.get_mut(p as usize) else {
             // No point has records: a removal adds none.
             debug_assert!(records.is_empty(), "records for a point without a range");
-            return;
+            return 0..0;
         };
         let count = records.len() as u32;
         if count > range.count {
@@ -66,6 +75,7 @@ impl<T: Copy> PerPoint<T> {
             self.records[at..at + records.len()].copy_from_slice(records);
         }
         range.count = count;
+        range.start as usize..(range.start + count) as usize
     }
 
     /// Records that some range names.
@@ -96,10 +106,13 @@ impl<T: Copy> PerPoint<T> {
     }
 
     /// Lays the records out again once the unnamed ones outnumber the
-    /// named, so that removals leave at most as much behind as is kept.
-    fn compact_when_sparse(&mut self) {
+    /// named, so that removals leave at most as much behind as is kept;
+    /// notes the ranges and `records` as changed whole when it does.
+    fn compact_when_sparse(&mut self, changed: &mut Changed, records: Array) {
         if self.records.len() > 2 * self.named() + 64 {
             *self = self.compacted();
+            changed.points(0..self.ranges.len() as u32);
+            changed.whole(records);
         }
     }
 }
@@ -132,19 +145,21 @@ impl Packed {
         check: bool,
     ) -> Result<Option<Vec<u32>>, WorldError> {
         let touched = self.touched_by(world, removal, check)?;
-        Ok(self.follow_plan(world, removal, touched))
+        Ok(self.follow_plan(world, removal, touched, &mut Changed::off()))
     }
 
     /// Follows `removal` in place as `touched`, what
     /// [`Packed::removal_plan`] found it touches: nothing can fail here.
     /// Returns the bodies the removal moved when the contact data followed
     /// it in place (their points' assemblies alone were renamed, each body
-    /// its own assembly), `None` when it was packed again.
+    /// its own assembly), `None` when it was packed again. Notes in
+    /// `changed` what it changed of the arrays a GPU solver uploads.
     pub(crate) fn follow_plan(
         &mut self,
         world: &World,
         removal: &Removal,
         touched: Touched,
+        changed: &mut Changed,
     ) -> Option<Vec<u32>> {
         let (points, springs) = (&removal.points, &removal.springs);
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
@@ -157,6 +172,7 @@ impl Packed {
         springs.apply_in_place(&mut self.springs);
         // The springs whose ends or places moved take them from the world.
         let moved: Vec<(u32, u32)> = moved_within(points, n0).collect();
+        changed.points(moved.iter().map(|&(_, p)| p));
         let renamed = moved.iter().flat_map(|&(_, p)| links.springs_of(p));
         let renamed = renamed
             .copied()
@@ -167,19 +183,27 @@ impl Packed {
             (info.a, info.b) = (w.a.0, w.b.0);
         }
         self.num_rods -= touched.rods;
-        self.follow_spring_records(world, points, &touched.spring_points);
-        self.follow_members(world, removal, &touched, &moved);
-        self.follow_body_indices(world, removal, &touched);
-        let contacts = touched.contacts;
-        let followed = contacts.and_then(|plan| self.follow_contacts(world, removal, plan, n0, b0));
+        self.follow_spring_records(world, points, &touched.spring_points, changed);
+        self.follow_members(world, removal, &touched, &moved, changed);
+        self.follow_body_indices(world, removal, &touched, changed);
+        let followed = (touched.contacts)
+            .map(|plan| self.follow_contacts(world, removal, plan, (n0, b0), changed));
         if followed.is_none() {
             self.pack_contacts(world);
+            for array in [
+                Array::ContactPoints,
+                Array::Outlines,
+                Array::OutlinePoints,
+                Array::ContactFilters,
+                Array::Colliders,
+            ] {
+                changed.whole(array);
+            }
         }
         self.note_packed(world);
-        for records in [&mut self.spring_halves, &mut self.rod_halves] {
-            records.compact_when_sparse();
-        }
-        self.point_members.compact_when_sparse();
+        (self.spring_halves).compact_when_sparse(changed, Array::SpringHalves);
+        (self.rod_halves).compact_when_sparse(changed, Array::RodHalves);
+        (self.point_members).compact_when_sparse(changed, Array::PointMembers);
         followed
     }
 
@@ -299,7 +323,13 @@ impl Packed {
     /// The spring and rod records of `touched` made again from the
     /// world's links, in spring order, the other points' ranges moved
     /// with their points.
-    fn follow_spring_records(&mut self, world: &World, points: &Remap, touched: &[u32]) {
+    fn follow_spring_records(
+        &mut self,
+        world: &World,
+        points: &Remap,
+        touched: &[u32],
+        changed: &mut Changed,
+    ) {
         for records in [&mut self.spring_halves, &mut self.rod_halves] {
             if !records.ranges.is_empty() {
                 points.apply_in_place(&mut records.ranges);
@@ -323,8 +353,9 @@ impl Packed {
                     _ => springs.push(half),
                 }
             }
-            self.spring_halves.put(p, &springs);
-            self.rod_halves.put(p, &rods);
+            changed.point(p);
+            changed.span(Array::SpringHalves, self.spring_halves.put(p, &springs));
+            changed.span(Array::RodHalves, self.rod_halves.put(p, &rods));
         }
     }
 
@@ -336,11 +367,13 @@ impl Packed {
         removal: &Removal,
         touched: &Touched,
         moved: &[(u32, u32)],
+        changed: &mut Changed,
     ) {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let b0 = self.bodies.len();
         bodies.apply_in_place(&mut self.bodies);
         let nb = self.bodies.len();
+        changed.bodies(moved_within(bodies, b0).map(|(_, b)| b));
         // The first body whose members move: a moved or reshaped one.
         let moved_bodies = moved_within(bodies, b0).map(|(_, b)| b);
         let k0 = (moved_bodies.chain(removal.reshaped.iter().map(|b| b.0)))
@@ -363,6 +396,7 @@ impl Packed {
                 tail.extend_from_slice(&self.members[std::mem::replace(&mut run, 0..0)]);
                 tail.extend_from_slice(members);
                 *info = BodyInfo { first, ..*new };
+                changed.body(k as u32);
                 continue;
             }
             let span = info.span();
@@ -372,9 +406,13 @@ impl Packed {
                 );
             }
             run.end = span.end;
-            info.first = first;
+            if info.first != first {
+                info.first = first;
+                changed.body(k as u32);
+            }
         }
         tail.extend_from_slice(&self.members[run]);
+        changed.diff(Array::Members, start, &self.members[start..], &tail);
         self.members.truncate(start);
         self.members.extend(tail);
         for &(old, p) in moved {
@@ -383,14 +421,19 @@ impl Packed {
                     continue;
                 };
                 let span = info.span();
-                for m in self.members[span].iter_mut().filter(|m| m.point == old) {
-                    m.point = p;
+                let first = span.start;
+                for (k, m) in self.members[span].iter_mut().enumerate() {
+                    if m.point == old {
+                        m.point = p;
+                        changed.span(Array::Members, first + k..first + k + 1);
+                    }
                 }
             }
         }
         for (b, info, _) in &touched.bodies {
             let body = &mut self.bodies[*b as usize];
             (body.stiffness, body.area_stiffness) = (info.stiffness, info.area_stiffness);
+            changed.body(*b);
         }
         // The memberships, in body order.
         if !self.point_members.ranges.is_empty() {
@@ -410,19 +453,28 @@ impl Packed {
                 let m = self.members[span].iter().find(|m| m.point == p);
                 records.push(PointMembers::record(body, b, m.expect("a member"), h));
             }
-            self.point_members.put(p, &records);
+            changed.point(p);
+            changed.span(Array::PointMembers, self.point_members.put(p, &records));
         }
     }
 
     /// The kinematic bodies, joints, body order, impact bodies and
     /// uniform counts after the removal.
-    fn follow_body_indices(&mut self, world: &World, removal: &Removal, touched: &Touched) {
+    fn follow_body_indices(
+        &mut self,
+        world: &World,
+        removal: &Removal,
+        touched: &Touched,
+        changed: &mut Changed,
+    ) {
         let bodies = &removal.bodies;
         let nb = self.bodies.len() as u32;
-        self.kinematic = (self.kinematic.iter())
+        let mut kinematic: Vec<u32> = (self.kinematic.iter())
             .filter_map(|&b| bodies.get(b))
             .collect();
-        self.kinematic.sort_unstable();
+        kinematic.sort_unstable();
+        changed.diff(Array::Kinematic, 0, &self.kinematic, &kinematic);
+        self.kinematic = kinematic;
         self.joints = super::edit::packed_joints(world, nb as usize);
         // The moved and reshaped bodies take their places in the order
         // anew: small ones by member count, then index; large ones by index.
@@ -452,21 +504,23 @@ impl Packed {
         let large = super::append::merge_sorted(&old_large, &large, |x, y| x < y);
         self.sim.num_small_bodies = small.len() as u32;
         self.sim.num_large_bodies = large.len() as u32;
-        self.body_order = small;
-        self.body_order.extend(large);
+        let mut order = small;
+        order.extend(large);
+        changed.diff(Array::BodyOrder, 0, &self.body_order, &order);
+        self.body_order = order;
         self.sim = SimParams {
             num_points: self.pos.len() as u32,
             num_springs: self.springs.len() as u32,
             num_bodies: nb,
             ..super::sim_params(&world.params, self)
         };
-        self.follow_impacts(removal, touched);
+        self.follow_impacts(removal, touched, changed);
     }
 
     /// Impact bodies after the removal (the rules of
     /// `append_impact_bodies`): the points' and bodies' entries moved,
     /// those of the touched bodies and points resolved again.
-    fn follow_impacts(&mut self, removal: &Removal, touched: &Touched) {
+    fn follow_impacts(&mut self, removal: &Removal, touched: &Touched, changed: &mut Changed) {
         removal.points.apply_in_place(&mut self.impact_home);
         removal.bodies.apply_in_place(&mut self.impact_inv_mass);
         for &(b, ..) in &touched.bodies {
@@ -504,6 +558,7 @@ impl Packed {
             for k in self.bodies[b as usize].span() {
                 let i = self.members[k].point;
                 self.impact_home[i as usize] = home(self, i);
+                changed.point(i);
             }
         }
         for &i in &touched.member_points {

@@ -10,6 +10,7 @@
 
 use super::Packed;
 use super::append::merge_sorted;
+use super::changed::{Array, Changed};
 use super::contacts::rest_extent;
 use crate::layout::*;
 use crate::world::{Remap, Removal, World};
@@ -23,8 +24,9 @@ pub(crate) struct ContactPlan {
 impl Packed {
     /// The plan for following `removal` in the contact data in place, or
     /// `None` (pack it again) when a body it takes or moves shares its
-    /// assembly, a point without a body goes or moves, or a body is
-    /// reshaped. Read before anything changes.
+    /// assembly, a point without a body goes or moves, a body is
+    /// reshaped, or the filters would be numbered otherwise than a fresh
+    /// pack numbers them. Read before anything changes.
     pub(super) fn contact_plan(&self, world: &World, removal: &Removal) -> Option<ContactPlan> {
         let (points, springs, bodies) = (&removal.points, &removal.springs, &removal.bodies);
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
@@ -80,6 +82,23 @@ impl Packed {
         if free_moved {
             return None;
         }
+        // The filters' numbers follow the bodies' first uses, in the
+        // order the bodies take after the removal.
+        let mut next = 0;
+        let mut seen = vec![false; self.filter_keys.len()];
+        for k in 0..nb {
+            let old = bodies.old_of(k).expect("a kept body") as usize;
+            let f = self.outlines[old].filter_id as usize;
+            if !std::mem::replace(&mut seen[f], true) {
+                if f != next {
+                    return None;
+                }
+                next += 1;
+            }
+        }
+        if next != self.body_filters as usize {
+            return None;
+        }
         let small = &self.colliders[..self.sim.num_small_colliders as usize];
         let large = &self.colliders[small.len()..self.sim.num_colliders as usize];
         let collides = |b: &u32| small.binary_search(b).is_ok() || large.binary_search(b).is_ok();
@@ -91,19 +110,18 @@ impl Packed {
     }
 
     /// Follows `removal` in the contact data as `plan` says, after the
-    /// bodies and members have followed it. Returns the bodies it moved
-    /// (new indices, sorted: whose points' assemblies are renamed, and
-    /// the only ones), or `None` when the filters would be numbered
-    /// otherwise than a fresh pack numbers them (the caller packs the
-    /// contact data again).
+    /// bodies and members have followed it, with `n0` points and `b0`
+    /// bodies packed before it; notes what it changes in `changed`.
+    /// Returns the bodies it moved (new indices, sorted: whose points'
+    /// assemblies are renamed, and the only ones).
     pub(super) fn follow_contacts(
         &mut self,
         world: &World,
         removal: &Removal,
         plan: ContactPlan,
-        n0: usize,
-        b0: usize,
-    ) -> Option<Vec<u32>> {
+        (n0, b0): (usize, usize),
+        changed: &mut Changed,
+    ) -> Vec<u32> {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let moved = moved_bodies(world, removal, n0, b0);
         // Each body's segment of `outline_points` (its outline, its list
@@ -122,21 +140,6 @@ impl Packed {
         let start = self.outlines.get(k0).map_or(len, |o| o.first) as usize;
         points.apply_in_place(&mut self.contact_points);
         bodies.apply_in_place(&mut self.outlines);
-        // The filters' numbers follow the bodies' first uses.
-        let mut next = 0;
-        let mut seen = vec![false; self.filter_keys.len()];
-        for o in &self.outlines {
-            let f = o.filter_id as usize;
-            if !std::mem::replace(&mut seen[f], true) {
-                if f != next {
-                    return None;
-                }
-                next += 1;
-            }
-        }
-        if next != self.body_filters as usize {
-            return None;
-        }
         for &b in &moved {
             let body = &world.bodies()[b as usize];
             let group = body.points.iter().map(|p| p.0).min().unwrap_or(0);
@@ -144,6 +147,8 @@ impl Packed {
                 self.contact_points[p.index()].group = group;
             }
             self.outlines[b as usize].group = group;
+            changed.points(body.points.iter().map(|p| p.0));
+            changed.body(b);
         }
         // The segments stay laid out body by body: from the first moved
         // body on they are copied down, the outlines' points renamed and a
@@ -152,7 +157,11 @@ impl Packed {
         let mut tail = Vec::with_capacity(len as usize - start);
         let mut shifts = Vec::with_capacity(segments.len());
         for ((k, o), &(from, end)) in self.outlines.iter_mut().enumerate().skip(k0).zip(&segments) {
-            o.first = (start + tail.len()) as u32;
+            let first = (start + tail.len()) as u32;
+            if o.first != first {
+                o.first = first;
+                changed.body(k as u32);
+            }
             // Only a joined body's segment holds lists that points name.
             if end - from > o.count + 2 {
                 shifts.push((from, o.first, end - from));
@@ -171,12 +180,18 @@ impl Packed {
                 tail.extend_from_slice(&self.outline_points[from as usize..end as usize]);
             }
         }
+        changed.diff(
+            Array::OutlinePoints,
+            start,
+            &self.outline_points[start..],
+            &tail,
+        );
         self.outline_points.truncate(start);
         self.outline_points.extend(tail);
         shifts.retain(|&(from, to, _)| from != to);
         if !shifts.is_empty() {
             shifts.sort_unstable();
-            for c in &mut self.contact_points {
+            for (i, c) in self.contact_points.iter_mut().enumerate() {
                 if c.joins == NO_JOINS || c.joins < shifts[0].0 {
                     continue;
                 }
@@ -184,6 +199,7 @@ impl Packed {
                 let (from, to, len) = shifts[k];
                 if c.joins < from + len {
                     c.joins = c.joins - from + to;
+                    changed.point(i as u32);
                 }
             }
         }
@@ -209,16 +225,44 @@ impl Packed {
         self.sim.num_small_colliders = small_list.len() as u32;
         self.sim.num_colliders = (small_list.len() + large_list.len()) as u32;
         self.sim.num_free = free.len() as u32;
-        self.colliders = small_list;
-        self.colliders.extend(large_list);
-        self.colliders.extend(free);
+        let mut colliders = small_list;
+        colliders.extend(large_list);
+        colliders.extend(free);
+        changed.diff(Array::Colliders, 0, &self.colliders, &colliders);
+        self.colliders = colliders;
         for e in plan.extents {
             if let Ok(k) = self.collider_extents.binary_search_by(|x| x.total_cmp(&e)) {
                 self.collider_extents.remove(k);
             }
         }
         self.size_grid(&world.params);
-        Some(moved)
+        moved
+    }
+}
+
+impl Packed {
+    /// The sleeping records, before `removal` (made on `world`) is
+    /// followed, of the points it takes and of the points of the bodies it
+    /// moves (`Packed::follow_contacts`): by old index, sorted. What a
+    /// solver that follows the removal in place needs of the world before
+    /// it to compare sleeping (`cpu::sleep::removal_sleep_over`).
+    pub(crate) fn sleep_before_removal(
+        &self,
+        world: &World,
+        removal: &Removal,
+    ) -> Vec<(u32, SleepPoint)> {
+        let (n0, b0) = (self.pos.len(), self.bodies.len());
+        let points = &removal.points;
+        let mut olds: Vec<u32> = points.removed().filter(|&p| (p as usize) < n0).collect();
+        for b in moved_bodies(world, removal, n0, b0) {
+            let body = &world.bodies()[b as usize];
+            olds.extend(body.points.iter().filter_map(|p| points.old_of(p.0)));
+        }
+        olds.sort_unstable();
+        olds.dedup();
+        (olds.into_iter())
+            .filter_map(|o| Some((o, self.sleep_point(o)?)))
+            .collect()
     }
 }
 

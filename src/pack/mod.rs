@@ -11,6 +11,7 @@ pub use crate::validate::{check_rest_steps, check_state, check_state_len};
 use crate::world::{HalfPlane, Planet, World};
 
 mod append;
+mod changed;
 mod consistency;
 mod contacts;
 mod edit;
@@ -22,6 +23,8 @@ mod joins;
 mod params;
 mod stability;
 mod terrain;
+pub(crate) use changed::{ARRAYS, Array, Changed};
+pub(crate) use follow::Touched;
 pub use hash::scene_hash;
 pub use params::{ParamChange, sim_params};
 pub use stability::{SAG_LIMIT, Stability};

@@ -7,7 +7,7 @@ use glam::Vec2;
 use super::CpuSolver;
 use crate::error::{Item, WorldError};
 use crate::layout::BodyFrame;
-use crate::pack::scene_hash;
+use crate::pack::{Changed, scene_hash};
 use crate::world::{BodyHandle, PointHandle, Removal, World};
 
 impl CpuSolver {
@@ -100,7 +100,9 @@ impl CpuSolver {
             .then(|| self.sleep_through_removal(removal));
         let mut moved = None;
         if let Some(plan) = plan {
-            moved = self.packed.follow_plan(world, removal, plan);
+            moved = self
+                .packed
+                .follow_plan(world, removal, plan, &mut Changed::off());
         } else if let Some(new) = new {
             self.packed = new;
         }

@@ -34,6 +34,7 @@ use crate::pack::{Packed, scene_hash};
 use crate::params::Params;
 use crate::world::{BodyHandle, PointHandle, Removal, World};
 
+mod followed;
 mod index_buffers;
 mod upload;
 
@@ -270,14 +271,22 @@ impl GpuSolver {
         removal: &Removal,
     ) -> Result<EditReport, SolverError> {
         self.check_context("apply_removal", Some(device), Some(queue))?;
-        let (new, moved) = self.edit.mirror.removed_following(
-            self.edit.generation,
-            world,
-            removal,
-            self.edit.resolved.as_ref(),
-        )?;
-        let state = StateEdit::Remove(removal, moved.as_deref());
-        let report = self.edit_to(device, queue, world, new, state)?;
+        // In place, noting what changes, where the contact data follows
+        // too (`Packed::removal_plan`); else on a copy of the mirror,
+        // compared with it. Either way refused before anything changes.
+        let (generation, resolved) = (self.edit.generation, self.edit.resolved.as_ref());
+        let plan = (self.edit.mirror).removal_plan(generation, world, removal, resolved)?;
+        let report = match plan {
+            Some(touched) if touched.follows_contacts() && self.contacts.is_some() => {
+                self.follow_removal(device, queue, world, removal, touched)?
+            }
+            _ => {
+                let (new, moved) =
+                    (self.edit.mirror).removed_following(generation, world, removal, resolved)?;
+                let state = StateEdit::Remove(removal, moved.as_deref());
+                self.edit_to(device, queue, world, new, state)?
+            }
+        };
         self.edit.generation = removal.generations().1;
         // Queued commands name points and bodies by the old indices.
         self.queued.clear();

@@ -6,10 +6,11 @@
 use super::super::super::SolverError;
 use super::super::super::broad_phase::{AppendedFrom, ContactBuffers, ContactRoom};
 use super::super::super::buffers::{
-    ANCHOR_BYTES, Buffers, STATE_BYTES, dilation_bytes, interleave, plane_impacts_bytes,
-    static_arrays, write_tail,
+    ANCHOR_BYTES, Buffers, PackedArray, STATE_BYTES, dilation_bytes, interleave,
+    plane_impacts_bytes, static_arrays, write_tail,
 };
 use super::super::GpuSolver;
+use super::followed::Followed;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
 use crate::cpu::sleep::{
     keeps_sleeping as sleep_keeps, moved_points, removal_sleep, removal_sleep_over, removal_table,
@@ -63,10 +64,12 @@ pub(super) enum Before<'a> {
         body_order: Vec<u32>,
         points: usize,
     },
+    /// A removal the mirror followed in place, noting what changed.
+    Followed(Box<Followed>),
 }
 
 /// The number of static arrays (`buffers::static_arrays`).
-const STATIC_ARRAYS: usize = 15;
+pub(super) const STATIC_ARRAYS: usize = 15;
 
 impl Before<'_> {
     /// What the mirror `packed` holds before an append that links no
@@ -85,7 +88,7 @@ impl Before<'_> {
     fn follows_removal(&self, removal: &crate::world::Removal) -> bool {
         match self {
             Before::Packed(old) => old.follows_removal(removal),
-            Before::Appended { .. } => true,
+            Before::Appended { .. } | Before::Followed(_) => true,
         }
     }
 
@@ -93,6 +96,28 @@ impl Before<'_> {
         match self {
             Before::Packed(old) => old.pos.len(),
             Before::Appended { points, .. } => *points,
+            Before::Followed(f) => f.points,
+        }
+    }
+
+    /// The points and bodies packed before a removal; `None` after an
+    /// append.
+    fn removal_counts(&self) -> Option<(usize, usize)> {
+        match self {
+            Before::Packed(old) => Some((old.pos.len(), old.bodies.len())),
+            Before::Followed(f) => Some((f.points, f.bodies)),
+            Before::Appended { .. } => None,
+        }
+    }
+
+    /// The mirror before the edit, where the upload has it (in debug
+    /// builds, a removal followed in place keeps it for its checks).
+    fn old(&self) -> Option<&Packed> {
+        match self {
+            Before::Packed(old) => Some(old),
+            #[cfg(debug_assertions)]
+            Before::Followed(f) => Some(&f.old),
+            _ => None,
         }
     }
 
@@ -102,6 +127,8 @@ impl Before<'_> {
         match self {
             Before::Packed(old) => sleep_keeps(old, new, from),
             Before::Appended { .. } => new.sim.sleep_steps > 0,
+            // Not an append.
+            Before::Followed(_) => false,
         }
     }
 
@@ -109,8 +136,9 @@ impl Before<'_> {
     fn same_terrain(&self, new: &Packed) -> bool {
         match self {
             Before::Packed(old) => old.terrain == new.terrain,
-            // An append that changed the terrain is not local.
-            Before::Appended { .. } => true,
+            // An append that changed the terrain is not local; a removal
+            // keeps it.
+            Before::Appended { .. } | Before::Followed(_) => true,
         }
     }
 
@@ -118,6 +146,9 @@ impl Before<'_> {
     /// which have room for them; returns the bytes written.
     fn write_static(&self, queue: &wgpu::Queue, targets: &[&wgpu::Buffer], new: &Packed) -> u64 {
         let arrays = static_arrays(new);
+        if let Before::Followed(f) = self {
+            return f.write(queue, targets, &arrays, 0);
+        }
         let mut bytes = 0;
         for (k, (t, a)) in targets.iter().zip(&arrays).enumerate() {
             bytes += match self {
@@ -128,6 +159,7 @@ impl Before<'_> {
                     write_changed(queue, t, bytemuck::cast_slice(body_order), a.bytes)
                 }
                 Before::Appended { lens, .. } => write_tail(queue, t, lens[k], &a.bytes[lens[k]..]),
+                Before::Followed(_) => unreachable!("written above"),
             };
         }
         bytes
@@ -146,7 +178,7 @@ impl Before<'_> {
         moved: Option<&[u32]>,
     ) -> u64 {
         match (self, moved) {
-            (Before::Packed(_), Some(moved)) => {
+            (Before::Packed(_) | Before::Followed(_), Some(moved)) => {
                 let mut points: Vec<u32> = moved_points(new, moved).collect();
                 points.sort_unstable();
                 points.dedup();
@@ -161,7 +193,7 @@ impl Before<'_> {
                     bytes += (len * record) as u64;
                 }
                 #[cfg(debug_assertions)]
-                if let Before::Packed(old) = self {
+                if let Some(old) = self.old() {
                     let (old, now) = (old.sleep_points(), new.sleep_points());
                     let kept = |i: usize| points.binary_search(&(i as u32)).is_err();
                     let same =
@@ -176,6 +208,11 @@ impl Before<'_> {
                 bytemuck::cast_slice(&old.sleep_points()),
                 bytemuck::cast_slice(&new.sleep_points()),
             ),
+            (Before::Followed(_), None) => {
+                let records = new.sleep_points();
+                queue.write_buffer(&b.sleep_points, 0, bytemuck::cast_slice(&records));
+                std::mem::size_of_val(&records[..]) as u64
+            }
             (Before::Appended { points, .. }, _) => {
                 let tail: Vec<_> = new.sleep_points_from(*points).collect();
                 let record = std::mem::size_of::<crate::layout::SleepPoint>();
@@ -275,9 +312,8 @@ impl GpuSolver {
         let appended = matches!(state, StateEdit::Append { .. });
         // A removal's maps (`cpu::sleep::removal_table`) and the old
         // counts (points, bodies), for what follows it on the GPU.
-        let maps = match (&state, &before) {
-            (StateEdit::Remove(removal, _), Before::Packed(old)) => {
-                let (points, bodies) = (old.pos.len(), old.bodies.len());
+        let maps = match (&state, before.removal_counts()) {
+            (StateEdit::Remove(removal, _), Some((points, bodies))) => {
                 let table = removal_table(removal, points, bodies);
                 let old = (points as u32, bodies as u32);
                 Some(RemapTable::new(device, &table, old))
@@ -298,7 +334,8 @@ impl GpuSolver {
             StateEdit::Remove(removal, moved)
                 if same_params
                     && self.edit.mirror.sim.sleep_steps > 0
-                    && before.follows_removal(removal) =>
+                    && before.follows_removal(removal)
+                    && (moved.is_some() || !matches!(before, Before::Followed(_))) =>
             {
                 Sleeping::Removed(removal, moved)
             }
@@ -411,6 +448,8 @@ impl GpuSolver {
                     queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&table));
                     std::mem::size_of_val(&table) as u64
                 }
+                // A removal keeps the planets and half-planes.
+                Before::Followed(_) => 0,
             };
         } else {
             self.reallocate(device, queue, kept)?;
@@ -482,14 +521,25 @@ impl GpuSolver {
                 queue.submit([encoder.finish()]);
                 (Some(buffers), true)
             }
-            (ContactUpdate::Removed(buffers), Before::Packed(old)) => {
+            (ContactUpdate::Removed(buffers), Before::Packed(_) | Before::Followed(_)) => {
                 let new = &self.edit.mirror;
-                let arrays = contact_arrays(old).into_iter().zip(contact_arrays(new));
-                for (buffer, (old, new)) in buffers.static_buffers().into_iter().zip(arrays) {
-                    report.bytes_uploaded += write_changed(queue, buffer, old, new);
-                }
+                let targets = buffers.static_buffers();
+                report.bytes_uploaded += match &before {
+                    Before::Followed(f) => {
+                        f.write(queue, &targets, &contact_arrays(new), STATIC_ARRAYS)
+                    }
+                    _ => {
+                        let old = before.old().expect("a copy of the mirror");
+                        let arrays = contact_arrays(old).into_iter().zip(contact_arrays(new));
+                        (targets.into_iter().zip(arrays))
+                            .map(|(buffer, (old, new))| {
+                                write_changed(queue, buffer, old.bytes, new.bytes)
+                            })
+                            .sum()
+                    }
+                };
                 let mut encoder = device.create_command_encoder(&Default::default());
-                let old_counts = (old.pos.len(), old.bodies.len());
+                let old_counts = before.removal_counts().expect("a removal");
                 carried = Some(buffers.carry_and_clear(device, &mut encoder, old_counts));
                 queue.submit([encoder.finish()]);
                 (Some(buffers), true)
@@ -582,9 +632,17 @@ impl GpuSolver {
                         let was = |i| old.sleep_point(i).expect("a packed point");
                         removal_sleep_over(&olds, was, |i| new.sleep_point(i), map)
                     }
+                    (Before::Followed(f), Some(moved)) => {
+                        let olds = removed_or_moved_points(removal, f.points, new, moved);
+                        let was = |i| f.sleep_point(i);
+                        removal_sleep_over(&olds, was, |i| new.sleep_point(i), map)
+                    }
                     (Before::Packed(old), None) => {
                         removal_sleep(&old.sleep_points(), &new.sleep_points(), map)
                     }
+                    // Not reached: a removal followed in place names its
+                    // moved bodies, else everything wakes.
+                    (Before::Followed(_), None) => removal_sleep(&[], &new.sleep_points(), map),
                     (Before::Appended { .. }, _) => removal_sleep(&[], &new.sleep_points(), map),
                 };
                 self.move_roots(device, queue, &changed.moved);
@@ -602,13 +660,13 @@ impl GpuSolver {
 
 /// The contact data's static arrays, in the order of
 /// [`ContactBuffers::static_buffers`].
-fn contact_arrays(p: &Packed) -> [&[u8]; 5] {
+pub(super) fn contact_arrays(p: &Packed) -> [PackedArray<'_>; 5] {
     [
-        bytemuck::cast_slice(&p.contact_points),
-        bytemuck::cast_slice(&p.outlines),
-        bytemuck::cast_slice(&p.outline_points),
-        bytemuck::cast_slice(&p.contact_filters),
-        bytemuck::cast_slice(&p.colliders),
+        PackedArray::of("contact_points", &p.contact_points),
+        PackedArray::of("outlines", &p.outlines),
+        PackedArray::of("outline_points", &p.outline_points),
+        PackedArray::of("contact_filters", &p.contact_filters),
+        PackedArray::of("colliders", &p.colliders),
     ]
 }
 
