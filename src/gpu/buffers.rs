@@ -139,6 +139,18 @@ pub(crate) fn static_arrays(p: &Packed) -> [PackedArray<'_>; 15] {
     ]
 }
 
+/// The contact data's static arrays, in the order of
+/// `ContactBuffers::static_buffers`.
+pub(crate) fn contact_arrays(p: &Packed) -> [PackedArray<'_>; 5] {
+    [
+        PackedArray::of("contact_points", &p.contact_points),
+        PackedArray::of("outlines", &p.outlines),
+        PackedArray::of("outline_points", &p.outline_points),
+        PackedArray::of("contact_filters", &p.contact_filters),
+        PackedArray::of("colliders", &p.colliders),
+    ]
+}
+
 /// Bytes of one point's state (`vec4<f32>`).
 pub const STATE_BYTES: u64 = 16;
 

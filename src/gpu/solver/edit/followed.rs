@@ -70,7 +70,7 @@ impl Followed {
     fn check_covers(&self, array: Array, a: &PackedArray, ranges: &[std::ops::Range<usize>]) {
         let old = super::super::super::buffers::static_arrays(&self.old)
             .into_iter()
-            .chain(super::upload::contact_arrays(&self.old))
+            .chain(super::super::super::buffers::contact_arrays(&self.old))
             .nth(array as usize)
             .expect("an array");
         let e = a.elem.max(1);
@@ -173,7 +173,7 @@ mod tests {
         let p = crate::pack::Packed::from_world(&World::default()).expect("an empty world packs");
         let arrays = super::super::super::super::buffers::static_arrays(&p);
         let names: Vec<&str> = (arrays.iter())
-            .chain(&super::super::upload::contact_arrays(&p))
+            .chain(&super::super::super::super::buffers::contact_arrays(&p))
             .map(|a| a.name)
             .collect();
         let listed: Vec<&str> = Array::ALL.iter().map(|a| a.name()).collect();

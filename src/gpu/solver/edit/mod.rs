@@ -3,9 +3,12 @@
 //!
 //! The solver keeps a CPU copy of the packed static arrays (the mirror;
 //! about 60 bytes per point plus 24 per spring and 16 per membership). An
-//! edit updates the mirror in place (see `pack/edit.rs`), compares it with
-//! the copy before the edit, and writes only the byte range of each buffer
-//! that changed. The state never comes back to the CPU: new points' state
+//! append packs the new items behind the mirror's and writes the arrays'
+//! new tails; a removal whose contact data follows in place is followed
+//! by the mirror in place, which notes what it changes, and only that is
+//! written (`followed.rs`); any other edit updates a copy of the mirror
+//! (see `pack/edit.rs`), compares it with the mirror, and writes only the
+//! byte ranges of each buffer that changed. The state never comes back to the CPU: new points' state
 //! is written behind the old, and a removal compacts the state with
 //! buffer-to-buffer copies on the GPU, one per run of surviving points.
 //! When an array outgrows its buffer, every buffer is reallocated with

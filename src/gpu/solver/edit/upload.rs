@@ -6,7 +6,7 @@
 use super::super::super::SolverError;
 use super::super::super::broad_phase::{AppendedFrom, ContactBuffers, ContactRoom};
 use super::super::super::buffers::{
-    ANCHOR_BYTES, Buffers, PackedArray, STATE_BYTES, dilation_bytes, interleave,
+    ANCHOR_BYTES, Buffers, STATE_BYTES, contact_arrays, dilation_bytes, interleave,
     plane_impacts_bytes, static_arrays, write_tail,
 };
 use super::super::GpuSolver;
@@ -656,18 +656,6 @@ impl GpuSolver {
         self.pose_colliders();
         Ok(report)
     }
-}
-
-/// The contact data's static arrays, in the order of
-/// [`ContactBuffers::static_buffers`].
-pub(super) fn contact_arrays(p: &Packed) -> [PackedArray<'_>; 5] {
-    [
-        PackedArray::of("contact_points", &p.contact_points),
-        PackedArray::of("outlines", &p.outlines),
-        PackedArray::of("outline_points", &p.outline_points),
-        PackedArray::of("contact_filters", &p.contact_filters),
-        PackedArray::of("colliders", &p.colliders),
-    ]
 }
 
 /// `(old, new)` pairs, in order, grouped into runs of consecutive items
