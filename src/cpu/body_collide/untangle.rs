@@ -95,8 +95,10 @@ impl TangleWords {
             }
         }
         words.truncate(bodies.prefix_len(words.len()));
-        for t in words.iter() {
-            let now: [u32; 8] = std::array::from_fn(|w| t[w].load(Ordering::Relaxed));
+        for t in words.iter_mut() {
+            // Read without atomics (nothing else holds them): a scan the
+            // compiler can widen, as most bodies are tangled with none.
+            let now: [u32; 8] = std::array::from_fn(|w| *t[w].get_mut());
             if now != [0; 8] {
                 store_remapped(t, &now, bodies, outlines);
             }

@@ -72,7 +72,7 @@ impl CpuSolver {
         self.packed = new;
         self.follow_params(world);
         self.contacts.reset(&self.packed);
-        self.resize_scratch(true);
+        self.resize_scratch(true, None);
         self.sleep = super::Sleep::new(&self.packed);
         if let Some((old_sleep, old_info)) = keep {
             self.keep_sleeping(old_sleep, old_info, from);
@@ -115,12 +115,15 @@ impl CpuSolver {
         let (points, bodies) = (removal.point_remap(), removal.body_remap());
         if follows {
             self.contacts.follow_removal(&self.packed, points, bodies);
-            self.resize_scratch(false);
+            // What sleeps sleeps on: every point is settled below, which
+            // sets each inverse mass, and the rest of each point's info
+            // moved with it.
+            self.resize_scratch(false, kept.is_some().then_some(points));
         } else {
             let warm = std::mem::take(&mut self.contacts.warm);
             let tangles = std::mem::take(&mut self.contacts.tangles);
             self.contacts.reset(&self.packed);
-            self.resize_scratch(false);
+            self.resize_scratch(false, None);
             self.contacts
                 .remap(&self.packed, (&warm, &tangles), points, bodies);
         }
@@ -132,6 +135,15 @@ impl CpuSolver {
             Some(old) => self.keep_sleeping_after_removal(old, removal, moved.as_deref()),
             None => self.sleep = super::Sleep::new(&self.packed),
         }
+        // The stages' point info is the packed one but for inverse masses.
+        debug_assert!(
+            (self.info.iter().zip(&self.packed.point_info)).all(
+                |(a, b)| crate::layout::PointInfo {
+                    inv_mass: b.inv_mass,
+                    ..*a
+                } == *b
+            )
+        );
         self.pose_colliders();
         // Queued commands name points and bodies by the old indices.
         self.commands.clear();
@@ -233,8 +245,10 @@ impl CpuSolver {
     /// every substep, so their content does not matter).
     /// After an edit that only `appended`, the bodies keep their contact
     /// events' partners. The contacts' and sleeping state is the caller's
-    /// to follow.
-    fn resize_scratch(&mut self, appended: bool) {
+    /// to follow. The stages' point info is the packed one, or, after a
+    /// removal whose caller settles every point (which sets each inverse
+    /// mass), its own moved by the removal's map (`settled`).
+    fn resize_scratch(&mut self, appended: bool, settled: Option<&crate::world::Remap>) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
         self.vel_tmp.resize(n, [0.0; 2]);
@@ -250,7 +264,10 @@ impl CpuSolver {
                 e.reset(self.packed.bodies.len());
             }
         }
-        self.info.clone_from(&self.packed.point_info);
+        match settled {
+            Some(map) => map.apply_in_place(&mut self.info),
+            None => self.info.clone_from(&self.packed.point_info),
+        }
         self.frames
             .resize(self.packed.bodies.len(), BodyFrame::default());
         self.dilation.resize(self.packed.bodies.len(), 0.0);
