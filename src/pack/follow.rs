@@ -107,12 +107,14 @@ impl<T: Copy> PerPoint<T> {
 
     /// Lays the records out again once the unnamed ones outnumber the
     /// named, so that removals leave at most as much behind as is kept;
-    /// notes the ranges and `records` as changed whole when it does.
-    fn compact_when_sparse(&mut self, changed: &mut Changed, records: Array) {
+    /// notes its arrays (`[ranges, records]`) as changed whole when it
+    /// does.
+    fn compact_when_sparse(&mut self, changed: &mut Changed, arrays: [Array; 2]) {
         if self.records.len() > 2 * self.named() + 64 {
             *self = self.compacted();
-            changed.points(0..self.ranges.len() as u32);
-            changed.whole(records);
+            for a in arrays {
+                changed.whole(a);
+            }
         }
     }
 }
@@ -201,9 +203,11 @@ impl Packed {
             }
         }
         self.note_packed(world);
-        (self.spring_halves).compact_when_sparse(changed, Array::SpringHalves);
-        (self.rod_halves).compact_when_sparse(changed, Array::RodHalves);
-        (self.point_members).compact_when_sparse(changed, Array::PointMembers);
+        let spring_arrays = [Array::SpringRanges, Array::SpringHalves];
+        (self.spring_halves).compact_when_sparse(changed, spring_arrays);
+        (self.rod_halves).compact_when_sparse(changed, [Array::RodRanges, Array::RodHalves]);
+        let member_arrays = [Array::MemberRanges, Array::PointMembers];
+        (self.point_members).compact_when_sparse(changed, member_arrays);
         followed
     }
 
