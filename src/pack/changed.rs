@@ -142,26 +142,14 @@ impl Changed {
         Self::default()
     }
 
-    /// Point `p`'s entries in every point-indexed array changed.
-    pub(crate) fn point(&mut self, p: u32) {
-        if self.on {
-            self.points.push(p);
-        }
-    }
-
+    /// These points' entries in every point-indexed array changed.
     pub(crate) fn points(&mut self, points: impl IntoIterator<Item = u32>) {
         if self.on {
             self.points.extend(points);
         }
     }
 
-    /// Body `b`'s entries in every body-indexed array changed.
-    pub(crate) fn body(&mut self, b: u32) {
-        if self.on {
-            self.bodies.push(b);
-        }
-    }
-
+    /// These bodies' entries in every body-indexed array changed.
     pub(crate) fn bodies(&mut self, bodies: impl IntoIterator<Item = u32>) {
         if self.on {
             self.bodies.extend(bodies);

@@ -357,7 +357,7 @@ impl Packed {
                     _ => springs.push(half),
                 }
             }
-            changed.point(p);
+            changed.points([p]);
             changed.span(Array::SpringHalves, self.spring_halves.put(p, &springs));
             changed.span(Array::RodHalves, self.rod_halves.put(p, &rods));
         }
@@ -400,7 +400,7 @@ impl Packed {
                 tail.extend_from_slice(&self.members[std::mem::replace(&mut run, 0..0)]);
                 tail.extend_from_slice(members);
                 *info = BodyInfo { first, ..*new };
-                changed.body(k as u32);
+                changed.bodies([k as u32]);
                 continue;
             }
             let span = info.span();
@@ -412,7 +412,7 @@ impl Packed {
             run.end = span.end;
             if info.first != first {
                 info.first = first;
-                changed.body(k as u32);
+                changed.bodies([k as u32]);
             }
         }
         tail.extend_from_slice(&self.members[run]);
@@ -437,7 +437,7 @@ impl Packed {
         for (b, info, _) in &touched.bodies {
             let body = &mut self.bodies[*b as usize];
             (body.stiffness, body.area_stiffness) = (info.stiffness, info.area_stiffness);
-            changed.body(*b);
+            changed.bodies([*b]);
         }
         // The memberships, in body order.
         if !self.point_members.ranges.is_empty() {
@@ -457,7 +457,7 @@ impl Packed {
                 let m = self.members[span].iter().find(|m| m.point == p);
                 records.push(PointMembers::record(body, b, m.expect("a member"), h));
             }
-            changed.point(p);
+            changed.points([p]);
             changed.span(Array::PointMembers, self.point_members.put(p, &records));
         }
     }
@@ -562,7 +562,7 @@ impl Packed {
             for k in self.bodies[b as usize].span() {
                 let i = self.members[k].point;
                 self.impact_home[i as usize] = home(self, i);
-                changed.point(i);
+                changed.points([i]);
             }
         }
         for &i in &touched.member_points {

@@ -148,7 +148,7 @@ impl Packed {
             }
             self.outlines[b as usize].group = group;
             changed.points(body.points.iter().map(|p| p.0));
-            changed.body(b);
+            changed.bodies([b]);
         }
         // The segments stay laid out body by body: from the first moved
         // body on they are copied down, the outlines' points renamed and a
@@ -160,7 +160,7 @@ impl Packed {
             let first = (start + tail.len()) as u32;
             if o.first != first {
                 o.first = first;
-                changed.body(k as u32);
+                changed.bodies([k as u32]);
             }
             // Only a joined body's segment holds lists that points name.
             if end - from > o.count + 2 {
@@ -199,7 +199,7 @@ impl Packed {
                 let (from, to, len) = shifts[k];
                 if c.joins < from + len {
                     c.joins = c.joins - from + to;
-                    changed.point(i as u32);
+                    changed.points([i as u32]);
                 }
             }
         }

@@ -334,8 +334,7 @@ impl GpuSolver {
             StateEdit::Remove(removal, moved)
                 if same_params
                     && self.edit.mirror.sim.sleep_steps > 0
-                    && before.follows_removal(removal)
-                    && (moved.is_some() || !matches!(before, Before::Followed(_))) =>
+                    && before.follows_removal(removal) =>
             {
                 Sleeping::Removed(removal, moved)
             }
@@ -640,10 +639,10 @@ impl GpuSolver {
                     (Before::Packed(old), None) => {
                         removal_sleep(&old.sleep_points(), &new.sleep_points(), map)
                     }
-                    // Not reached: a removal followed in place names its
-                    // moved bodies, else everything wakes.
-                    (Before::Followed(_), None) => removal_sleep(&[], &new.sleep_points(), map),
-                    (Before::Appended { .. }, _) => removal_sleep(&[], &new.sleep_points(), map),
+                    // A removal followed in place names its moved bodies.
+                    (Before::Followed(_), None) | (Before::Appended { .. }, _) => {
+                        removal_sleep(&[], &new.sleep_points(), map)
+                    }
                 };
                 self.move_roots(device, queue, &changed.moved);
                 for &g in &changed.wakes {
