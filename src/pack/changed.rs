@@ -142,6 +142,11 @@ impl Changed {
         Self::default()
     }
 
+    /// Whether it notes what changes (made [`on`](Self::on)).
+    pub(crate) fn noting(&self) -> bool {
+        self.on
+    }
+
     /// These points' entries in every point-indexed array changed.
     pub(crate) fn points(&mut self, points: impl IntoIterator<Item = u32>) {
         if self.on {

@@ -36,6 +36,9 @@ pub(crate) struct Touched {
     /// their new info (`first` set when the members are laid out), and the
     /// members of the reshaped ones.
     bodies: Vec<(u32, BodyInfo, Option<Vec<Member>>)>,
+    /// The places in the body order, before the removal, of the bodies
+    /// it takes and of those it places anew ([`placed`]).
+    order_places: Vec<usize>,
     /// Packed rods the removal took.
     rods: u32,
     /// How the contact data follows in place, if it can.
@@ -315,9 +318,13 @@ impl Packed {
             }
             touched_bodies.push((b, info, members));
         }
+        let old = |b: u32| bodies.old_of(b).expect("a kept body");
+        let out = (bodies.removed().filter(|&b| b < b0 as u32))
+            .chain(placed(&touched_bodies, bodies).map(old));
         Ok(Touched {
             spring_points,
             member_points,
+            order_places: self.order_places(out),
             bodies: touched_bodies,
             rods,
             contacts: self.contact_plan(world, removal),
@@ -481,37 +488,9 @@ impl Packed {
         self.kinematic = kinematic;
         self.joints = super::edit::packed_joints(world, nb as usize);
         // The moved and reshaped bodies take their places in the order
-        // anew: small ones by member count, then index; large ones by index.
-        let placed: Vec<u32> = (touched.bodies.iter())
-            .filter(|(b, _, members)| members.is_some() || bodies.old_of(*b) != Some(*b))
-            .map(|(b, ..)| *b)
-            .collect();
-        let count = |b: &u32| self.bodies[*b as usize].count;
-        let key = |b: &u32| (count(b), *b);
-        let keep = |b: &u32| -> Option<u32> {
-            let b = bodies.get(*b)?;
-            placed.binary_search(&b).is_err().then_some(b)
-        };
-        let small_end = self.sim.num_small_bodies as usize;
-        let old_small: Vec<u32> = self.body_order[..small_end]
-            .iter()
-            .filter_map(keep)
-            .collect();
-        let old_large: Vec<u32> = self.body_order[small_end..]
-            .iter()
-            .filter_map(keep)
-            .collect();
-        let (mut small, large): (Vec<u32>, Vec<u32>) =
-            (placed.iter()).partition(|&&b| count(&b) <= SMALL_BODY_MAX_POINTS);
-        small.sort_by_key(key);
-        let small = super::append::merge_sorted(&old_small, &small, |x, y| key(x) < key(y));
-        let large = super::append::merge_sorted(&old_large, &large, |x, y| x < y);
-        self.sim.num_small_bodies = small.len() as u32;
-        self.sim.num_large_bodies = large.len() as u32;
-        let mut order = small;
-        order.extend(large);
-        changed.diff(Array::BodyOrder, 0, &self.body_order, &order);
-        self.body_order = order;
+        // anew (`body_order.rs`), out of theirs before the removal.
+        let placed: Vec<u32> = placed(&touched.bodies, bodies).collect();
+        self.reorder(&touched.order_places, &placed, changed);
         self.sim = SimParams {
             num_points: self.pos.len() as u32,
             num_springs: self.springs.len() as u32,
@@ -569,6 +548,17 @@ impl Packed {
             self.impact_home[i as usize] = home(self, i);
         }
     }
+}
+
+/// The touched bodies that take a new place in the body order: the moved
+/// and the reshaped ones, by their indices after the removal.
+fn placed<'a>(
+    touched: &'a [(u32, BodyInfo, Option<Vec<Member>>)],
+    bodies: &'a Remap,
+) -> impl Iterator<Item = u32> + 'a {
+    (touched.iter())
+        .filter(|(b, _, members)| members.is_some() || bodies.old_of(*b) != Some(*b))
+        .map(|(b, ..)| *b)
 }
 
 /// The moves of a remap from the first `packed` items.

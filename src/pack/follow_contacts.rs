@@ -9,7 +9,6 @@
 //! the filters would be numbered otherwise than a fresh pack numbers them.
 
 use super::Packed;
-use super::append::merge_sorted;
 use super::changed::{Array, Changed};
 use super::contacts::rest_extent;
 use crate::layout::*;
@@ -203,33 +202,7 @@ impl Packed {
                 }
             }
         }
-        let small = self.sim.num_small_colliders as usize;
-        let large = self.sim.num_colliders as usize;
-        let keep = |list: &[u32], map: &Remap, moved: &[u32]| -> Vec<u32> {
-            let kept: Vec<u32> = (list.iter())
-                .filter_map(|&c| map.get(c))
-                .filter(|c| moved.binary_search(c).is_err())
-                .collect();
-            let mut came: Vec<u32> = (list.iter())
-                .filter_map(|&c| map.get(c))
-                .filter(|c| moved.binary_search(c).is_ok())
-                .collect();
-            came.sort_unstable();
-            merge_sorted(&kept, &came, |x, y| x < y)
-        };
-        let small_list = keep(&self.colliders[..small], bodies, &moved);
-        let large_list = keep(&self.colliders[small..large], bodies, &moved);
-        let free: Vec<u32> = (self.colliders[large..].iter())
-            .filter_map(|&p| points.get(p))
-            .collect();
-        self.sim.num_small_colliders = small_list.len() as u32;
-        self.sim.num_colliders = (small_list.len() + large_list.len()) as u32;
-        self.sim.num_free = free.len() as u32;
-        let mut colliders = small_list;
-        colliders.extend(large_list);
-        colliders.extend(free);
-        changed.diff(Array::Colliders, 0, &self.colliders, &colliders);
-        self.colliders = colliders;
+        self.follow_collider_lists(removal, &moved, b0, changed);
         for e in plan.extents {
             if let Ok(k) = self.collider_extents.binary_search_by(|x| x.total_cmp(&e)) {
                 self.collider_extents.remove(k);
@@ -241,6 +214,68 @@ impl Packed {
 }
 
 impl Packed {
+    /// The collider lists after `removal` (`b0` bodies packed before it,
+    /// `moved` the bodies [`follow_contacts`](Self::follow_contacts)
+    /// moved): the bodies it takes and those it renames taken out of the
+    /// small and large lists, each sorted by index, and the renamed put
+    /// back where their new indices sort, found by binary searches; every
+    /// other entry keeps its index. The free points are renamed.
+    fn follow_collider_lists(
+        &mut self,
+        removal: &Removal,
+        moved: &[u32],
+        b0: usize,
+        changed: &mut Changed,
+    ) {
+        let (points, bodies) = (&removal.points, &removal.bodies);
+        let old = changed.noting().then(|| self.colliders.clone());
+        let list = &mut self.colliders;
+        let (mut small, mut large) = (
+            self.sim.num_small_colliders as usize,
+            self.sim.num_colliders as usize,
+        );
+        let renamed = (moved.iter())
+            .map(|&b| (bodies.old_of(b).expect("a kept body"), b))
+            .filter(|(old, b)| old != b);
+        let gone = (bodies.removed())
+            .filter(|&b| (b as usize) < b0)
+            .map(|b| (b, Remap::REMOVED));
+        let mut came = Vec::new();
+        for (old, new) in gone.chain(renamed) {
+            let (at, in_small) = match list[..small].binary_search(&old) {
+                Ok(k) => (k, true),
+                Err(_) => match list[small..large].binary_search(&old) {
+                    Ok(k) => (small + k, false),
+                    Err(_) => continue,
+                },
+            };
+            list.remove(at);
+            small -= usize::from(in_small);
+            large -= 1;
+            if new != Remap::REMOVED {
+                came.push((in_small, new));
+            }
+        }
+        for (in_small, b) in came {
+            let (from, to) = if in_small { (0, small) } else { (small, large) };
+            let at = from + list[from..to].binary_search(&b).unwrap_err();
+            list.insert(at, b);
+            small += usize::from(in_small);
+            large += 1;
+        }
+        let free: Vec<u32> = (list[large..].iter())
+            .filter_map(|&p| points.get(p))
+            .collect();
+        list.truncate(large);
+        list.extend_from_slice(&free);
+        self.sim.num_small_colliders = small as u32;
+        self.sim.num_colliders = large as u32;
+        self.sim.num_free = free.len() as u32;
+        if let Some(old) = old {
+            changed.diff(Array::Colliders, 0, &old, &self.colliders);
+        }
+    }
+
     /// The sleeping records, before `removal` (made on `world`) is
     /// followed, of the points it takes and of the points of the bodies it
     /// moves (`Packed::follow_contacts`): by old index, sorted. What a

@@ -11,6 +11,7 @@ pub use crate::validate::{check_rest_steps, check_state, check_state_len};
 use crate::world::{HalfPlane, Planet, World};
 
 mod append;
+mod body_order;
 mod changed;
 mod consistency;
 mod contacts;

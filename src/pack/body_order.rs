@@ -1,0 +1,86 @@
+//! The body order the frames and area kernels walk: the small bodies (at
+//! most [`SMALL_BODY_MAX_POINTS`] members) by member count, then index, so
+//! that the threads of one SIMD batch loop equally often; then the large
+//! ones by index. The order is a function of the bodies' member counts, so
+//! an edit moves only the entries of the bodies it removes, moves or
+//! reshapes: each found by a binary search, taken out and put back where
+//! its new index and count sort.
+
+use super::changed::{Array, Changed};
+use super::Packed;
+use crate::layout::SMALL_BODY_MAX_POINTS;
+
+impl Packed {
+    /// Where body `b`, of `count` members, stands in the body order (`Ok`)
+    /// or would stand (`Err`), the other entries' counts read from
+    /// [`bodies`](Packed::bodies).
+    fn order_slot(&self, b: u32, count: u32) -> Result<usize, usize> {
+        let small = self.sim.num_small_bodies as usize;
+        let (head, tail) = self.body_order.split_at(small);
+        if count <= SMALL_BODY_MAX_POINTS {
+            let key = |&e: &u32| (self.bodies[e as usize].count, e);
+            head.binary_search_by_key(&(count, b), key)
+        } else {
+            let at = tail.binary_search(&b);
+            at.map(|k| small + k).map_err(|k| small + k)
+        }
+    }
+
+    /// The places in the body order of `bodies` (indices into
+    /// [`bodies`](Packed::bodies) as it stands), sorted: read before an
+    /// edit changes their counts or indices, for
+    /// [`reorder`](Packed::reorder) to take them out.
+    pub(super) fn order_places(&self, bodies: impl IntoIterator<Item = u32>) -> Vec<usize> {
+        let mut places: Vec<usize> = (bodies.into_iter())
+            .filter_map(|b| {
+                let count = self.bodies.get(b as usize)?.count;
+                let found = self.order_slot(b, count).ok();
+                debug_assert!(found.is_some(), "body {b} in the body order");
+                found
+            })
+            .collect();
+        places.sort_unstable();
+        places.dedup();
+        places
+    }
+
+    /// The body order after an edit: the entries at `places` (from
+    /// [`order_places`](Packed::order_places) before it) taken out, and
+    /// `placed`, bodies as they are now, put where they sort. Every other
+    /// entry must name a body whose index and count the edit kept.
+    pub(super) fn reorder(&mut self, places: &[usize], placed: &[u32], changed: &mut Changed) {
+        let old = changed.noting().then(|| self.body_order.clone());
+        let small = self.sim.num_small_bodies as usize;
+        for &at in places.iter().rev() {
+            self.body_order.remove(at);
+        }
+        let taken_small = places.partition_point(|&at| at < small);
+        self.sim.num_small_bodies = (small - taken_small) as u32;
+        for &b in placed {
+            let count = self.bodies[b as usize].count;
+            if let Err(at) = self.order_slot(b, count) {
+                self.body_order.insert(at, b);
+                if count <= SMALL_BODY_MAX_POINTS {
+                    self.sim.num_small_bodies += 1;
+                }
+            }
+        }
+        let small = self.sim.num_small_bodies as usize;
+        self.sim.num_large_bodies = (self.body_order.len() - small) as u32;
+        debug_assert!(self.order_is_sorted());
+        if let Some(old) = old {
+            changed.diff(Array::BodyOrder, 0, &old, &self.body_order);
+        }
+    }
+
+    /// Whether the body order sorts as the module says, each part strictly.
+    fn order_is_sorted(&self) -> bool {
+        let small = self.sim.num_small_bodies as usize;
+        let count = |b: u32| self.bodies[b as usize].count;
+        let (head, tail) = self.body_order.split_at(small);
+        head.iter().all(|&b| count(b) <= SMALL_BODY_MAX_POINTS)
+            && tail.iter().all(|&b| count(b) > SMALL_BODY_MAX_POINTS)
+            && head.windows(2).all(|w| (count(w[0]), w[0]) < (count(w[1]), w[1]))
+            && tail.windows(2).all(|w| w[0] < w[1])
+    }
+}
