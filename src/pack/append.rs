@@ -159,9 +159,10 @@ impl Packed {
     /// (their per-point records made), and the counts of `sim`.
     pub(super) fn append_body_indices(&mut self, params: &Params, n0: usize, b0: usize) {
         let n = self.point_info.len();
-        // Small bodies by member count (stable: index order within a
-        // count), so that the threads of one SIMD batch loop equally often;
-        // then the large ones.
+        // The order `body_order.rs` describes: small bodies by member
+        // count, then index; then the large ones by index. The new ones
+        // are merged in, not inserted one by one, as a fresh pack appends
+        // every body.
         let bodies = &self.bodies;
         let (small, large): (Vec<u32>, Vec<u32>) = (b0 as u32..bodies.len() as u32)
             .partition(|&b| bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);

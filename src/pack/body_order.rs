@@ -6,8 +6,8 @@
 //! reshapes: each found by a binary search, taken out and put back where
 //! its new index and count sort.
 
-use super::changed::{Array, Changed};
 use super::Packed;
+use super::changed::{Array, Changed};
 use crate::layout::SMALL_BODY_MAX_POINTS;
 
 impl Packed {
@@ -80,7 +80,9 @@ impl Packed {
         let (head, tail) = self.body_order.split_at(small);
         head.iter().all(|&b| count(b) <= SMALL_BODY_MAX_POINTS)
             && tail.iter().all(|&b| count(b) > SMALL_BODY_MAX_POINTS)
-            && head.windows(2).all(|w| (count(w[0]), w[0]) < (count(w[1]), w[1]))
+            && head
+                .windows(2)
+                .all(|w| (count(w[0]), w[0]) < (count(w[1]), w[1]))
             && tail.windows(2).all(|w| w[0] < w[1])
     }
 }
