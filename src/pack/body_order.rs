@@ -86,3 +86,63 @@ impl Packed {
             && tail.windows(2).all(|w| w[0] < w[1])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    /// Boxes (4 points), blobs of 10 and of 40 (large), mixed.
+    fn packed() -> Packed {
+        let mut w = World::default();
+        for k in 0..24 {
+            let at = Vec2::new(3.0 * k as f32, 0.0);
+            match k % 3 {
+                0 => BoxShape::new(at, Vec2::splat(0.5))
+                    .build(&mut w)
+                    .map(|_| ()),
+                1 => Blob::new(at, 0.5, 10).build(&mut w).map(|_| ()),
+                _ => Blob::new(at, 1.0, 40).build(&mut w).map(|_| ()),
+            }
+            .unwrap();
+        }
+        Packed::from_world(&w).unwrap()
+    }
+
+    /// The order sorted afresh from the bodies' counts.
+    fn sorted(p: &Packed) -> Vec<u32> {
+        let count = |b: &u32| p.bodies[*b as usize].count;
+        let n = p.bodies.len() as u32;
+        let (mut small, large): (Vec<u32>, Vec<u32>) =
+            (0..n).partition(|b| count(b) <= SMALL_BODY_MAX_POINTS);
+        small.sort_by_key(|b| (count(b), *b));
+        small.extend(large);
+        small
+    }
+
+    /// Each body removed in turn, the last one filling its place (as a
+    /// `Remap` fills it): the order taken out and put back equals the
+    /// order sorted afresh, and the counts of small and large bodies follow.
+    #[test]
+    fn a_removal_moves_only_its_bodies_entries_to_where_they_sort() {
+        let fresh = packed();
+        assert_eq!(fresh.body_order, sorted(&fresh));
+        for gone in 0..fresh.bodies.len() as u32 {
+            let mut p = fresh.clone();
+            let last = p.bodies.len() as u32 - 1;
+            let places = p.order_places([gone, last]);
+            assert_eq!(places.len(), if gone == last { 1 } else { 2 });
+            p.bodies.swap_remove(gone as usize);
+            let placed: Vec<u32> = (gone < last).then_some(gone).into_iter().collect();
+            p.reorder(&places, &placed, &mut Changed::off());
+            assert_eq!(p.body_order, sorted(&p), "body {gone} removed");
+            let small = p
+                .body_order
+                .iter()
+                .filter(|&&b| p.bodies[b as usize].count <= SMALL_BODY_MAX_POINTS);
+            assert_eq!(p.sim.num_small_bodies as usize, small.count());
+            let all = p.sim.num_small_bodies + p.sim.num_large_bodies;
+            assert_eq!(all as usize, p.bodies.len());
+        }
+    }
+}
