@@ -2103,3 +2103,72 @@ fn gpu_removals_in_place_step_as_a_fresh_solver_on_a_centimetre_scene() {
         steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 6);
     }
 }
+
+/// Removals among large bodies (over 32 points, the second part of the
+/// body order and the collider lists) on a scene no other removal test
+/// uses: millimetre units, dt 1/240, a walled pile eight rows deep of
+/// 40-point blobs, boxes with diagonals, 9-point rings and 5-spoke wheels,
+/// with a 48-point blob last, so that it fills the first hole. Each round
+/// (a middle body, the first large one, the last, five at once, one near
+/// the start) leaves both paths' body order and collider lists as a fresh
+/// pack lays them out, and the GPU solver steps bitwise as a fresh one.
+#[test]
+fn gpu_removals_among_large_bodies_order_them_as_a_fresh_pack_in_millimetres() {
+    let mut world = World::new(Params::with_length_unit(1000.0).unwrap());
+    world.params.dt = 1.0 / 240.0;
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    world.add_plane(HalfPlane::new(Vec2::X, -1500.0)).unwrap();
+    world.add_plane(HalfPlane::new(-Vec2::X, -1500.0)).unwrap();
+    for row in 0..8 {
+        for k in 0..8 {
+            let at = Vec2::new(
+                -1250.0 + 340.0 * k as f32 + 170.0 * (row % 2) as f32,
+                180.0 + 330.0 * row as f32,
+            );
+            match (k + 2 * row) % 4 {
+                0 => Blob::new(at, 150.0, 40).build(&mut world).unwrap(),
+                1 => BoxShape::new(at, Vec2::splat(260.0))
+                    .diagonals(true)
+                    .build(&mut world)
+                    .unwrap(),
+                2 => Blob::new(at, 130.0, 9).build(&mut world).unwrap(),
+                _ => Wheel::new(at, 140.0, 5).build(&mut world).unwrap(),
+            };
+        }
+    }
+    Blob::new(Vec2::new(0.0, 3000.0), 160.0, 48)
+        .build(&mut world)
+        .unwrap();
+    let large = |w: &World, b: u32| w.bodies()[b as usize].points.len() > 32;
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = world.clone();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    step_both(&ctx, &mut s, &mut cpu, 60);
+    for round in 0..5 {
+        let nb = w.bodies().len() as u32;
+        let gone: Vec<u32> = match round {
+            0 => vec![nb / 2],
+            1 => vec![(0..nb).find(|&b| large(&w, b)).unwrap()],
+            2 => vec![nb - 1],
+            3 => vec![3, nb / 3, nb / 2, nb / 2 + 7, nb - 2],
+            _ => vec![1],
+        };
+        let gone: Vec<BodyHandle> = gone.into_iter().map(BodyHandle).collect();
+        let r = w.remove_bodies(&gone).unwrap();
+        s.apply_removal(d, q, &w, &r).unwrap();
+        cpu.apply_removal(&w, &r).unwrap();
+        let fresh = Packed::from_world(&w).unwrap();
+        let p = cpu.packed();
+        assert!(fresh.sim.num_large_bodies > 10, "round {round}");
+        assert_eq!(p.body_order, fresh.body_order, "round {round}");
+        assert_eq!(p.colliders, fresh.colliders, "round {round}");
+        assert_eq!(
+            (p.sim.num_small_bodies, p.sim.num_large_bodies),
+            (fresh.sim.num_small_bodies, fresh.sim.num_large_bodies)
+        );
+        assert_eq!(statics(s.packed()), statics(p), "round {round}");
+        steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 6);
+    }
+}

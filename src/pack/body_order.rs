@@ -3,26 +3,32 @@
 //! that the threads of one SIMD batch loop equally often; then the large
 //! ones by index. The order is a function of the bodies' member counts, so
 //! an edit moves only the entries of the bodies it removes, moves or
-//! reshapes: each found by a binary search, taken out and put back where
-//! its new index and count sort.
+//! reshapes (`split_list.rs`): taken out, and put back where their new
+//! index and count sort.
 
 use super::Packed;
 use super::changed::{Array, Changed};
+use super::split_list::{SplitList, place};
 use crate::layout::SMALL_BODY_MAX_POINTS;
 
 impl Packed {
-    /// Where body `b`, of `count` members, stands in the body order (`Ok`)
-    /// or would stand (`Err`), the other entries' counts read from
-    /// [`bodies`](Packed::bodies).
-    fn order_slot(&self, b: u32, count: u32) -> Result<usize, usize> {
-        let small = self.sim.num_small_bodies as usize;
-        let (head, tail) = self.body_order.split_at(small);
-        if count <= SMALL_BODY_MAX_POINTS {
-            let key = |&e: &u32| (self.bodies[e as usize].count, e);
-            head.binary_search_by_key(&(count, b), key)
-        } else {
-            let at = tail.binary_search(&b);
-            at.map(|k| small + k).map_err(|k| small + k)
+    /// Whether body `b` is small, by its count in [`bodies`](Packed::bodies).
+    fn small(&self, b: u32) -> bool {
+        self.bodies[b as usize].count <= SMALL_BODY_MAX_POINTS
+    }
+
+    /// The body order's key in the small part (count, then index) or the
+    /// large one (index), the counts read from [`bodies`](Packed::bodies).
+    fn order_key(&self, small: bool) -> impl Fn(u32) -> (u32, u32) + '_ {
+        move |b| {
+            (
+                if small {
+                    self.bodies[b as usize].count
+                } else {
+                    0
+                },
+                b,
+            )
         }
     }
 
@@ -31,10 +37,13 @@ impl Packed {
     /// edit changes their counts or indices, for
     /// [`reorder`](Packed::reorder) to take them out.
     pub(super) fn order_places(&self, bodies: impl IntoIterator<Item = u32>) -> Vec<usize> {
+        let (split, len) = (self.sim.num_small_bodies as usize, self.body_order.len());
         let mut places: Vec<usize> = (bodies.into_iter())
+            .filter(|&b| (b as usize) < self.bodies.len())
             .filter_map(|b| {
-                let count = self.bodies.get(b as usize)?.count;
-                let found = self.order_slot(b, count).ok();
+                let small = self.small(b);
+                let part = if small { 0..split } else { split..len };
+                let found = place(&self.body_order, part, b, self.order_key(small)).ok();
                 debug_assert!(found.is_some(), "body {b} in the body order");
                 found
             })
@@ -50,23 +59,24 @@ impl Packed {
     /// entry must name a body whose index and count the edit kept.
     pub(super) fn reorder(&mut self, places: &[usize], placed: &[u32], changed: &mut Changed) {
         let old = changed.noting().then(|| self.body_order.clone());
-        let small = self.sim.num_small_bodies as usize;
+        let mut order = std::mem::take(&mut self.body_order);
+        let (split, end) = (self.sim.num_small_bodies as usize, order.len());
+        let mut list = SplitList {
+            list: &mut order,
+            split,
+            end,
+        };
         for &at in places.iter().rev() {
-            self.body_order.remove(at);
+            list.take(at);
         }
-        let taken_small = places.partition_point(|&at| at < small);
-        self.sim.num_small_bodies = (small - taken_small) as u32;
         for &b in placed {
-            let count = self.bodies[b as usize].count;
-            if let Err(at) = self.order_slot(b, count) {
-                self.body_order.insert(at, b);
-                if count <= SMALL_BODY_MAX_POINTS {
-                    self.sim.num_small_bodies += 1;
-                }
-            }
+            let small = self.small(b);
+            list.put(small, b, self.order_key(small));
         }
-        let small = self.sim.num_small_bodies as usize;
-        self.sim.num_large_bodies = (self.body_order.len() - small) as u32;
+        let split = list.split;
+        self.sim.num_small_bodies = split as u32;
+        self.sim.num_large_bodies = (order.len() - split) as u32;
+        self.body_order = order;
         debug_assert!(self.order_is_sorted());
         if let Some(old) = old {
             changed.diff(Array::BodyOrder, 0, &old, &self.body_order);
@@ -75,15 +85,13 @@ impl Packed {
 
     /// Whether the body order sorts as the module says, each part strictly.
     fn order_is_sorted(&self) -> bool {
-        let small = self.sim.num_small_bodies as usize;
-        let count = |b: u32| self.bodies[b as usize].count;
-        let (head, tail) = self.body_order.split_at(small);
-        head.iter().all(|&b| count(b) <= SMALL_BODY_MAX_POINTS)
-            && tail.iter().all(|&b| count(b) > SMALL_BODY_MAX_POINTS)
-            && head
-                .windows(2)
-                .all(|w| (count(w[0]), w[0]) < (count(w[1]), w[1]))
-            && tail.windows(2).all(|w| w[0] < w[1])
+        let (head, tail) = (self.body_order).split_at(self.sim.num_small_bodies as usize);
+        let sorted = |part: &[u32], small: bool| {
+            let key = self.order_key(small);
+            part.iter().all(|&b| self.small(b) == small)
+                && part.windows(2).all(|w| key(w[0]) < key(w[1]))
+        };
+        sorted(head, true) && sorted(tail, false)
     }
 }
 

@@ -11,6 +11,7 @@
 use super::Packed;
 use super::changed::{Array, Changed};
 use super::contacts::rest_extent;
+use super::split_list::SplitList;
 use crate::layout::*;
 use crate::world::{Remap, Removal, World};
 
@@ -218,8 +219,8 @@ impl Packed {
     /// `moved` the bodies [`follow_contacts`](Self::follow_contacts)
     /// moved): the bodies it takes and those it renames taken out of the
     /// small and large lists, each sorted by index, and the renamed put
-    /// back where their new indices sort, found by binary searches; every
-    /// other entry keeps its index. The free points are renamed.
+    /// back where their new indices sort (`split_list.rs`); every other
+    /// entry keeps its index. The free points are renamed.
     fn follow_collider_lists(
         &mut self,
         removal: &Removal,
@@ -229,11 +230,12 @@ impl Packed {
     ) {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let old = changed.noting().then(|| self.colliders.clone());
-        let list = &mut self.colliders;
-        let (mut small, mut large) = (
-            self.sim.num_small_colliders as usize,
-            self.sim.num_colliders as usize,
-        );
+        let mut list = SplitList {
+            list: &mut self.colliders,
+            split: self.sim.num_small_colliders as usize,
+            end: self.sim.num_colliders as usize,
+        };
+        let index = |b: u32| b;
         let renamed = (moved.iter())
             .map(|&b| (bodies.old_of(b).expect("a kept body"), b))
             .filter(|(old, b)| old != b);
@@ -242,32 +244,25 @@ impl Packed {
             .map(|b| (b, Remap::REMOVED));
         let mut came = Vec::new();
         for (old, new) in gone.chain(renamed) {
-            let (at, in_small) = match list[..small].binary_search(&old) {
-                Ok(k) => (k, true),
-                Err(_) => match list[small..large].binary_search(&old) {
-                    Ok(k) => (small + k, false),
-                    Err(_) => continue,
-                },
-            };
-            list.remove(at);
-            small -= usize::from(in_small);
-            large -= 1;
-            if new != Remap::REMOVED {
-                came.push((in_small, new));
+            let found = [true, false]
+                .into_iter()
+                .find_map(|small| Some((small, list.find(small, old, index)?)));
+            if let Some((small, at)) = found {
+                list.take(at);
+                if new != Remap::REMOVED {
+                    came.push((small, new));
+                }
             }
         }
-        for (in_small, b) in came {
-            let (from, to) = if in_small { (0, small) } else { (small, large) };
-            let at = from + list[from..to].binary_search(&b).unwrap_err();
-            list.insert(at, b);
-            small += usize::from(in_small);
-            large += 1;
+        for (small, b) in came {
+            list.put(small, b, index);
         }
-        let free: Vec<u32> = (list[large..].iter())
+        let (small, large) = (list.split, list.end);
+        let free: Vec<u32> = (self.colliders[large..].iter())
             .filter_map(|&p| points.get(p))
             .collect();
-        list.truncate(large);
-        list.extend_from_slice(&free);
+        self.colliders.truncate(large);
+        self.colliders.extend_from_slice(&free);
         self.sim.num_small_colliders = small as u32;
         self.sim.num_colliders = large as u32;
         self.sim.num_free = free.len() as u32;

@@ -22,6 +22,7 @@ mod hash;
 mod items;
 mod joins;
 mod params;
+mod split_list;
 mod stability;
 mod terrain;
 pub(crate) use changed::{ARRAYS, Array, Changed};
