@@ -138,13 +138,14 @@ var<workgroup> best_t: atomic<u32>;
 var<workgroup> best_body: atomic<u32>;
 
 // The outline's winding: 1 counter-clockwise, -1 clockwise (its signed
-// area's sign; 1 for none).
+// area's sign; 1 for none). The area is taken about the first corner, so
+// that far from the origin its sign is not lost in rounding.
 fn winding(o: BodyOutline) -> f32 {
+    let first = state[outline_points[o.first]].xy;
     var area = 0.0;
-    for (var k = 0u; k < o.count; k++) {
-        let next = select(k + 1u, 0u, k + 1u == o.count);
-        let a = state[outline_points[o.first + k]].xy;
-        let b = state[outline_points[o.first + next]].xy;
+    for (var k = 1u; k + 1u < o.count; k++) {
+        let a = state[outline_points[o.first + k]].xy - first;
+        let b = state[outline_points[o.first + k + 1u]].xy - first;
         area += cross2(a, b);
     }
     return select(1.0, -1.0, area < 0.0);
@@ -167,7 +168,9 @@ fn enter_edge(r: RayQuery, a: vec2<f32>, b: vec2<f32>, w: f32) -> f32 {
     if (t < 0.0 || t > r.max || s < 0.0 || s > 1.0) {
         return bitcast<f32>(FAR);
     }
-    return t;
+    // +0 for -0: the workgroup's least distance is an atomicMin on the
+    // bits, where -0's sign bit would rank it after every other distance.
+    return abs(t);
 }
 
 // Body `b`'s entry along the ray: (t, edge), t = +inf for none.

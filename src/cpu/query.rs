@@ -90,12 +90,13 @@ fn edge(s: &Scene, o: &BodyOutline, k: u32) -> (Vec2, Vec2) {
     (at(k), at(next))
 }
 
-/// WGSL `winding`.
+/// WGSL `winding`: the sign of the signed area about the first corner.
 fn winding(s: &Scene, o: &BodyOutline) -> f32 {
+    let at = |i: u32| v2(s.pos[s.outline_points[(o.first + i) as usize] as usize]);
+    let first = at(0);
     let mut area = 0.0;
-    for k in 0..o.count {
-        let (a, b) = edge(s, o, k);
-        area += cross2(a, b);
+    for k in 1..o.count.saturating_sub(1) {
+        area += cross2(at(k) - first, at(k + 1) - first);
     }
     if area < 0.0 { -1.0 } else { 1.0 }
 }
@@ -115,7 +116,8 @@ fn enter_edge(r: &RayQuery, a: Vec2, b: Vec2, w: f32) -> f32 {
     if t < 0.0 || t > r.max || !(0.0..=1.0).contains(&u) {
         return f32::INFINITY;
     }
-    t
+    // +0 for -0, as the kernel's atomicMin on the bits needs.
+    t.abs()
 }
 
 /// WGSL `body_entry`: (t, edge).

@@ -330,7 +330,8 @@ fn brute_force_ray(p: &softbody::pack::Packed, pos: &[[f32; 2]], r: &Ray) -> Opt
         let at = |k: u32| {
             Vec2::from_array(pos[p.outline_points[(o.first + k % o.count) as usize] as usize])
         };
-        let area: f32 = (0..o.count).map(|k| cross(at(k), at(k + 1))).sum();
+        // The winding from the area in f64 (the casts' own is in f32).
+        let area = softbody::measure::signed_area(p, pos, b as usize);
         let w = if area < 0.0 { -1.0 } else { 1.0 };
         for k in 0..o.count {
             let (a, c) = (at(k), at(k + 1));
