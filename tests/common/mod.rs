@@ -38,6 +38,20 @@ pub fn gpu() -> Option<GpuContext> {
     }
 }
 
+/// One headless GPU context for the whole test process, cloned (its
+/// handles are shared), for tests that step many small scenes in turn:
+/// NVIDIA's driver (580) finds no adapter for a process that has created
+/// some fifty contexts. `None` as [`gpu`].
+pub fn shared_gpu() -> Option<GpuContext> {
+    static SHARED: std::sync::OnceLock<Option<GpuContext>> = std::sync::OnceLock::new();
+    SHARED.get_or_init(gpu).as_ref().map(|c| GpuContext {
+        instance: c.instance.clone(),
+        adapter: c.adapter.clone(),
+        device: c.device.clone(),
+        queue: c.queue.clone(),
+    })
+}
+
 /// Small deterministic PRNG (xorshift64*), so test scenes need no dependency.
 pub struct Rng(pub u64);
 
@@ -99,9 +113,10 @@ pub fn fastest_over(s: &mut Solver, steps: u32) -> f32 {
     fastest
 }
 
+/// A CPU solver of `world`, and a GPU one on [`shared_gpu`]'s context.
 pub fn both(world: &World) -> Vec<Solver> {
     let mut v = vec![Solver::cpu(world).unwrap()];
-    if let Some(ctx) = gpu() {
+    if let Some(ctx) = shared_gpu() {
         v.push(Solver::gpu_on(ctx, world).unwrap());
     }
     v

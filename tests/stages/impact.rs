@@ -5,7 +5,7 @@
 //! `body_collide::contacts_match_the_cpu_stage_by_stage_and_over_200_steps`,
 //! within the contact pass it belongs to.
 
-use crate::common::{centroid, gpu};
+use crate::common::{centroid, gpu, shared_gpu};
 use crate::{Gpu, Stepper};
 use softbody::prelude::*;
 use softbody::solver::Solver;
@@ -226,7 +226,7 @@ fn motion(s: &Solver, shape: &Shape) -> (Vec2, f32) {
 fn paths() -> Vec<fn(&World) -> Solver> {
     let mut v: Vec<fn(&World) -> Solver> = vec![|w| Solver::cpu(w).unwrap()];
     if gpu().is_some() {
-        v.push(|w| Solver::gpu_on(gpu().unwrap(), w).unwrap());
+        v.push(|w| Solver::gpu_on(shared_gpu().unwrap(), w).unwrap());
     }
     v
 }

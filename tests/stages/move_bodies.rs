@@ -4,7 +4,7 @@
 //! body commands; what rests on them is carried by friction and wakes when
 //! they move off; on both paths.
 
-use crate::common::{both, centroid, gpu};
+use crate::common::{both, centroid, gpu, shared_gpu};
 use crate::gpu_check::assert_close;
 use softbody::commands::Command;
 use softbody::gpu::Stage;
@@ -519,7 +519,7 @@ fn platform_rebound(
 fn a_body_landing_on_a_kinematic_platform_rebounds_at_its_elasticity() {
     let paths: [fn(&World) -> Solver; 2] = [
         |w| Solver::cpu(w).unwrap(),
-        |w| Solver::gpu_on(gpu().unwrap(), w).unwrap(),
+        |w| Solver::gpu_on(shared_gpu().unwrap(), w).unwrap(),
     ];
     let runs = [
         ((Vec2::new(1.0, 0.0), 0.0), 20.0, 1.0 / 60.0),
