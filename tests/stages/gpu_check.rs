@@ -144,8 +144,8 @@ pub fn random_world(seed: u64, n: usize) -> World {
         let angle = rng.range(-3.1, 3.1);
         let (sin, cos) = angle.sin_cos();
         let shift = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
-        let centre = members.iter().map(|&m| world.point(m).pos).sum::<Vec2>()
-            / members.len() as f32;
+        let centre =
+            members.iter().map(|&m| world.point(m).pos).sum::<Vec2>() / members.len() as f32;
         let rest = members
             .iter()
             .map(|&m| {
