@@ -146,7 +146,9 @@ fn insert(a: u32, b: u32, p: u32, speed: f32) {
         }
         if (held == b) {
             atomicMin(&pair_point[slot], p);
-            atomicMax(&pair_speed[slot], bitcast<u32>(speed));
+            // abs: a speed of -0 (max(0, -0) may give it) would outrank
+            // every positive speed by its sign bit.
+            atomicMax(&pair_speed[slot], bitcast<u32>(abs(speed)));
             return;
         }
     }

@@ -497,3 +497,40 @@ fn a_removal_raises_no_event_for_what_keeps_touching() {
         assert!(up.events.is_empty(), "{}: {:?}", s.name(), pairs(&up));
     }
 }
+
+/// A box touching the floor with one bottom corner at rest and the other
+/// coming down at 1 m/s begins touching at 1 m/s, the fastest of its
+/// points' approaches, on both paths. The resting corner's approach is
+/// `max(0, -0)`: were it -0, its bits would outrank every positive speed
+/// in the kernel's integer max, so the kernel takes its absolute value's.
+#[test]
+fn a_landing_with_a_corner_at_rest_begins_at_the_fastest_corners_speed() {
+    let r = Params::default().point_radius;
+    let mut world = World::default();
+    world.params.gravity = Vec2::ZERO;
+    world.add_plane(HalfPlane::floor(0.0)).unwrap();
+    BoxShape::new(Vec2::new(0.0, 0.5 + 0.5 * r), Vec2::splat(1.0))
+        .build(&mut world)
+        .unwrap();
+    for mut s in both_with_events(&world) {
+        let (pos, _) = s.state().unwrap();
+        let vel: Vec<[f32; 2]> = pos
+            .iter()
+            .map(|p| match (p[1] < 0.5, p[0] < 0.0) {
+                (true, true) => [0.0, 0.0],
+                (true, false) => [0.0, -1.0],
+                (false, _) => [0.0, -0.5],
+            })
+            .collect();
+        s.set_state(&pos, &vel).unwrap();
+        s.step(1).unwrap();
+        let e = collect(&mut s);
+        let begins: Vec<f32> = e
+            .colliders
+            .iter()
+            .filter(|c| c.kind == ContactKind::Begin)
+            .map(|c| c.approach)
+            .collect();
+        assert_eq!(begins, [1.0], "{}: {:?}", s.name(), e.colliders);
+    }
+}
