@@ -61,8 +61,10 @@ pub fn rest_area(packed: &Packed, body: usize) -> f32 {
     }
 }
 
-/// Shoelace formula in f64, relative to the first vertex.
-fn shoelace(mut vertices: impl Iterator<Item = [f32; 2]>) -> f64 {
+/// Shoelace formula in f64, relative to the first vertex (so that far from
+/// the origin the area is not lost in rounding): the polygon's signed
+/// area, positive counter-clockwise. The one home of that sum.
+pub(crate) fn shoelace(mut vertices: impl Iterator<Item = [f32; 2]>) -> f64 {
     let Some(first) = vertices.next() else {
         return 0.0;
     };

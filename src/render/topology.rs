@@ -211,11 +211,7 @@ pub fn outline(body: &Body) -> Vec<usize> {
 }
 
 fn signed_area(poly: &[Vec2]) -> f32 {
-    let n = poly.len();
-    (0..n)
-        .map(|i| poly[i].perp_dot(poly[(i + 1) % n]))
-        .sum::<f32>()
-        * 0.5
+    crate::measure::shoelace(poly.iter().map(|p| p.to_array())) as f32
 }
 
 /// Triangles (indices into `poly`) covering a simple polygon of either
@@ -355,6 +351,40 @@ mod tests {
             (area - 3.0).abs() < 1e-5,
             "area {area}, the notch is 1 of 4"
         );
+    }
+
+    /// Bodies 500 m from the origin in millimetres (5e5 units) are filled
+    /// as near it: each covers its rest area, none degenerate. Their
+    /// signed areas summed from absolute corners lost their sign and size
+    /// in rounding there, and some bodies drew no fill.
+    #[test]
+    fn bodies_far_from_the_origin_are_filled() {
+        let mut w = World::new(crate::Params::with_length_unit(1000.0).unwrap());
+        let base = Vec2::new(5.0e5, -2.0e5);
+        for k in 0..30 {
+            let at = base + Vec2::new(120.0 * k as f32, 0.0);
+            match k % 3 {
+                0 => BoxShape::new(at, Vec2::splat(90.0))
+                    .rotation(0.3 * k as f32)
+                    .build(&mut w)
+                    .map(|_| ()),
+                1 => Blob::new(at, 45.0, 9).build(&mut w).map(|_| ()),
+                _ => Wheel::new(at, 48.0, 6).build(&mut w).map(|_| ()),
+            }
+            .unwrap();
+        }
+        let t = Topology::from_world(&w);
+        for (b, (body, rest)) in w.bodies().iter().zip(w.rest_shapes()).enumerate() {
+            assert_ne!(t.kinds[b], BodyKind::Degenerate, "body {b}");
+            let poly: Vec<Vec2> = outline(body).iter().map(|&k| rest[k]).collect();
+            let local: Vec<Vec2> = poly.iter().map(|&p| p - base).collect();
+            let tris = triangulate(&poly);
+            let (covered, want) = (area_of(&local, &tris), signed_area(&local).abs());
+            assert!(
+                (covered / want - 1.0).abs() < 1e-3,
+                "body {b}: {covered} of {want}"
+            );
+        }
     }
 
     #[test]
