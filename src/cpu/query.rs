@@ -83,20 +83,23 @@ fn cross2(a: Vec2, b: Vec2) -> f32 {
     a.x * b.y - a.y * b.x
 }
 
+/// Outline `o`'s corner `k`.
+fn corner(s: &Scene, o: &BodyOutline, k: u32) -> Vec2 {
+    v2(s.pos[s.outline_points[(o.first + k) as usize] as usize])
+}
+
 /// Outline `o`'s corner `k` and the next.
 fn edge(s: &Scene, o: &BodyOutline, k: u32) -> (Vec2, Vec2) {
     let next = if k + 1 == o.count { 0 } else { k + 1 };
-    let at = |i: u32| v2(s.pos[s.outline_points[(o.first + i) as usize] as usize]);
-    (at(k), at(next))
+    (corner(s, o, k), corner(s, o, next))
 }
 
 /// WGSL `winding`: the sign of the signed area about the first corner.
 fn winding(s: &Scene, o: &BodyOutline) -> f32 {
-    let at = |i: u32| v2(s.pos[s.outline_points[(o.first + i) as usize] as usize]);
-    let first = at(0);
+    let at = |k: u32| corner(s, o, k) - corner(s, o, 0);
     let mut area = 0.0;
     for k in 1..o.count.saturating_sub(1) {
-        area += cross2(at(k) - first, at(k + 1) - first);
+        area += cross2(at(k), at(k + 1));
     }
     if area < 0.0 { -1.0 } else { 1.0 }
 }

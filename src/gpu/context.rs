@@ -4,6 +4,8 @@ use super::SolverError;
 
 /// An adapter, device and queue created by this crate. Embedders who own a
 /// device pass theirs to [`GpuSolver::new`](super::GpuSolver::new) instead.
+/// A clone shares the same device (wgpu's handles are reference counted).
+#[derive(Clone)]
 pub struct GpuContext {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,

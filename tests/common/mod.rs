@@ -44,12 +44,7 @@ pub fn gpu() -> Option<GpuContext> {
 /// some fifty contexts. `None` as [`gpu`].
 pub fn shared_gpu() -> Option<GpuContext> {
     static SHARED: std::sync::OnceLock<Option<GpuContext>> = std::sync::OnceLock::new();
-    SHARED.get_or_init(gpu).as_ref().map(|c| GpuContext {
-        instance: c.instance.clone(),
-        adapter: c.adapter.clone(),
-        device: c.device.clone(),
-        queue: c.queue.clone(),
-    })
+    SHARED.get_or_init(gpu).clone()
 }
 
 /// Small deterministic PRNG (xorshift64*), so test scenes need no dependency.
