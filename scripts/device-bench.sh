@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks and GPU tests on a lent NVIDIA machine (the workplace's
-# `device` tool; BENCHMARKS.md, "Real GPUs"). That machine has no Rust
+# `device` tool; BENCHMARKS.md, "NVIDIA H100 and H200"). That machine has no Rust
 # toolchain and no network, so the binaries are built here and carried:
 #
 #   scripts/device-bench.sh prepare   # here: .device/ (bench and GPU test
@@ -96,7 +96,7 @@ tests() {
     # A few tests to a process, each process on one thread: with its test
     # threads, `stages` stalls on NVIDIA's driver after its CPU-only tests,
     # and one process that has made some fifty GPU contexts in turn finds
-    # no adapter for the next (BENCHMARKS.md, "H200"). Bounded: a failing
+    # no adapter for the next (BENCHMARKS.md, "NVIDIA H100 and H200"). Bounded: a failing
     # test can leave the device in a bad state, and the device's time is
     # short.
     local started=$SECONDS passed=0 failed=0 skipped=0
