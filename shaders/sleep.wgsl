@@ -35,6 +35,9 @@
 //            A point of an awake assembly gets its own inverse mass back.
 //            A point whose assembly's count is a multiple of SLEEP_WINDOW
 //            (0 included: it moved) takes its position as its anchor.
+//   settle_listed  (on a removal followed in place, not in a step) settle
+//            for the listed points alone: those whose info the upload
+//            wrote from the mirror, with their awake inverse masses.
 //   wake_flagged  (in worlds with kinematic bodies, at the start of every
 //            substep) the points of a sleeping assembly that a contact
 //            flagged this step (SLEEP_WAKE) get their own inverse mass back
@@ -88,6 +91,9 @@
 // remap_supports: the removal's maps, each old point's new index and then
 // each old body's (sim.num_points on), REMOVED for the removed ones.
 @group(0) @binding(12) var<storage, read> remap: array<u32>;
+
+// settle_listed: the points to settle.
+@group(0) @binding(13) var<storage, read> listed: array<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -187,6 +193,22 @@ fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= sim.num_points) {
         return;
     }
+    settle_point(i);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn settle_listed(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let k = linear_index(gid, groups);
+    if (k >= arrayLength(&listed)) {
+        return;
+    }
+    let i = listed[k];
+    if (i < sim.num_points) {
+        settle_point(i);
+    }
+}
+
+fn settle_point(i: u32) {
     let sp = points[i];
     let steps = rest_steps[sp.group];
     let asleep = sleeps(steps, sim.sleep_steps);

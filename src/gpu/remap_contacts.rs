@@ -17,6 +17,8 @@ pub struct RemapKernels {
     tangles: wgpu::ComputePipeline,
     /// `events.wgsl`'s `remap_pairs`.
     pub pairs: wgpu::ComputePipeline,
+    /// `sleep.wgsl`'s `settle_listed` ([`crate::gpu::sleep::record_settle_listed`]).
+    pub settle: wgpu::ComputePipeline,
 }
 
 /// A removal's maps on the GPU: `cpu::sleep::removal_table` and the old
@@ -60,6 +62,7 @@ impl RemapKernels {
             warm: pipeline(device, "remap_contacts", "remap_warm"),
             tangles: pipeline(device, "remap_contacts", "remap_tangles"),
             pairs: pipeline(device, "events", "remap_pairs"),
+            settle: pipeline(device, "sleep", "settle_listed"),
         }
     }
 

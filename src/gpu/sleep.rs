@@ -2,7 +2,7 @@
 //! measure, touch (with body contacts), update and settle, once per step
 //! after the last substep; wake_flagged, at the start of each substep of a
 //! world with kinematic bodies; wake, recorded by edits; and
-//! remap_supports, recorded by a removal.
+//! remap_supports and settle_listed, recorded by a removal.
 
 use super::broad_phase::ContactBuffers;
 use super::buffers::Buffers;
@@ -189,6 +189,41 @@ impl SleepTouch {
         pass.set_bind_group(0, &bind, &[]);
         pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
+}
+
+/// Records `settle_listed` on state copy 0 over the `count` points in
+/// `listed` (a removal followed in place: those whose info the upload
+/// wrote from the mirror; CPU mirror `cpu::sleep::settle_listed`), with
+/// `pipeline` the kernel's ([`RemapKernels::settle`](super::remap_contacts::RemapKernels)).
+pub fn record_settle_listed(
+    device: &wgpu::Device,
+    pass: &mut wgpu::ComputePass,
+    pipeline: &wgpu::ComputePipeline,
+    b: &Buffers,
+    (listed, count): (&wgpu::Buffer, u32),
+) {
+    if count == 0 {
+        return;
+    }
+    let bind = bind_group(
+        device,
+        "settle_listed",
+        pipeline,
+        &[
+            (0, &b.sim),
+            (1, &b.state[0]),
+            (2, &b.sleep_points),
+            (4, &b.rest_steps),
+            (5, &b.info),
+            (6, &b.sleep_last),
+            (13, listed),
+        ],
+    );
+    let max = device.limits().max_compute_workgroups_per_dimension;
+    let groups = super::shaders::grid(count.div_ceil(crate::layout::WORKGROUP_SIZE), max);
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, &bind, &[]);
+    pass.dispatch_workgroups(groups.0, groups.1, 1);
 }
 
 fn dispatch(

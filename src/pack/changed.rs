@@ -117,11 +117,13 @@ enum Index {
 }
 
 /// The places a removal followed in place changed, in new indices. Off
-/// ([`Changed::off`], the CPU solver's) it notes nothing and costs
-/// nothing.
+/// ([`Changed::off`]) it notes nothing and costs nothing; with
+/// [`Changed::points_only`] (the CPU solver's) it notes the points alone.
 #[derive(Debug, Default)]
 pub(crate) struct Changed {
     on: bool,
+    /// Notes the points even when not `on`.
+    points_on: bool,
     points: Vec<u32>,
     bodies: Vec<u32>,
     spans: [Vec<Range<usize>>; ARRAYS],
@@ -142,6 +144,16 @@ impl Changed {
         Self::default()
     }
 
+    /// Notes the points whose entries change and nothing else: what a
+    /// solver that settles the points a removal rewrote
+    /// (`cpu::sleep::settle_listed`) needs, at the cost of a list of them.
+    pub(crate) fn points_only() -> Self {
+        Self {
+            points_on: true,
+            ..Self::default()
+        }
+    }
+
     /// Whether it notes what changes (made [`on`](Self::on)).
     pub(crate) fn noting(&self) -> bool {
         self.on
@@ -149,9 +161,22 @@ impl Changed {
 
     /// These points' entries in every point-indexed array changed.
     pub(crate) fn points(&mut self, points: impl IntoIterator<Item = u32>) {
-        if self.on {
+        if self.on || self.points_on {
             self.points.extend(points);
         }
+    }
+
+    /// The points noted, below `len`, sorted and each once: whose point
+    /// info a GPU solver writes from its mirror (with their awake inverse
+    /// masses) after a removal followed in place.
+    pub(crate) fn noted_points(&self, len: usize) -> Vec<u32> {
+        let mut points: Vec<u32> = (self.points.iter())
+            .copied()
+            .filter(|&p| (p as usize) < len)
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        points
     }
 
     /// These bodies' entries in every body-indexed array changed.
@@ -239,8 +264,15 @@ mod tests {
         assert!(c.ranges(Array::Bodies, 10).is_empty());
         c.whole(Array::Bodies);
         assert_eq!(c.ranges(Array::Bodies, 10), vec![0..10]);
+        let mut only = Changed::points_only();
+        only.points([7, 2, 7, 30]);
+        only.diff(Array::Members, 0, &[1], &[2]);
+        assert_eq!(only.noted_points(10), vec![2, 7]);
+        assert!(only.ranges(Array::Members, 10).is_empty());
+        assert_eq!(c.noted_points(100), vec![3, 4, 5, 9]);
         let mut off = Changed::off();
         off.points([1]);
+        assert!(off.noted_points(10).is_empty());
         off.diff(Array::Members, 0, &[1], &[2]);
         assert!(off.ranges(Array::PointInfo, 10).is_empty());
         assert!(off.ranges(Array::Members, 10).is_empty());

@@ -98,11 +98,19 @@ impl CpuSolver {
         let follows = self.packed.follows_removal(removal);
         let kept = (world.params == self.params && world.params.sleep_steps() > 0 && follows)
             .then(|| self.sleep_through_removal(removal));
+        // Followed in place with the contact data, as the GPU solver
+        // follows it (`GpuSolver::apply_removal`): only the points whose
+        // records it rewrote are settled, as there.
+        let listed = matches!(&plan, Some(t) if t.follows_contacts()) && self.packed.has_contacts();
         let mut moved = None;
+        let mut settle = None;
         if let Some(plan) = plan {
-            moved = self
-                .packed
-                .follow_plan(world, removal, plan, &mut Changed::off());
+            let mut changed = match listed {
+                true => Changed::points_only(),
+                false => Changed::off(),
+            };
+            moved = (self.packed).follow_plan(world, removal, plan, &mut changed);
+            settle = listed.then(|| changed.noted_points(self.packed.pos.len()));
         } else if let Some(new) = new {
             self.packed = new;
         }
@@ -132,7 +140,9 @@ impl CpuSolver {
             e
         });
         match kept {
-            Some(old) => self.keep_sleeping_after_removal(old, removal, moved.as_deref()),
+            Some(old) => {
+                self.keep_sleeping_after_removal(old, removal, moved.as_deref(), settle.as_deref())
+            }
             None => self.sleep = super::Sleep::new(&self.packed),
         }
         // The stages' point info is the packed one but for inverse masses.

@@ -179,17 +179,19 @@ impl CpuSolver {
     /// [`sleep_through_removal`](Self::sleep_through_removal): each point's
     /// assembly taken from the packed world after it, the assemblies the
     /// removal moved carried to their new roots and those it changed woken
-    /// (`sleep::removal_sleep`, `old` the records before), and every point
+    /// (`sleep::removal_sleep`, `old` the records before), and the points
     /// settled on them. With `moved`, the bodies whose points' assemblies
     /// alone the packed world renamed, each body its own assembly
     /// ([`Packed::follow_plan`](crate::pack::Packed::follow_plan)), the
     /// records move in place and only the assemblies removed or moved are
-    /// compared (`sleep::removal_sleep_over`).
+    /// compared (`sleep::removal_sleep_over`). With `listed`, only those
+    /// points are settled (`sleep::settle_listed`), else every one.
     pub(super) fn keep_sleeping_after_removal(
         &mut self,
         old: Vec<SleepPoint>,
         removal: &Removal,
         moved: Option<&[u32]>,
+        listed: Option<&[u32]>,
     ) {
         let map = removal.point_remap();
         let changed = match moved {
@@ -223,7 +225,22 @@ impl CpuSolver {
         for &g in &changed.wakes {
             self.wake_point(crate::world::PointHandle(g));
         }
-        self.settle_points();
+        match listed {
+            Some(listed) => {
+                let s = &mut self.sleep;
+                sleep::settle_listed(
+                    &self.packed.sim,
+                    listed,
+                    &s.points,
+                    &s.rest_steps,
+                    &mut self.info,
+                    &self.packed.pos,
+                    &mut self.packed.vel,
+                    &mut s.last,
+                );
+            }
+            None => self.settle_points(),
+        }
     }
 
     /// Every point settled on its assembly's count (`sleep::settle`).

@@ -601,3 +601,37 @@ impl GpuSolver {
         self.num_members = p.members.len();
     }
 }
+
+impl GpuSolver {
+    /// Settles the `listed` points (`sleep::record_settle_listed`): after a
+    /// removal followed in place, those whose info the upload wrote.
+    pub(super) fn settle_listed(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        listed: &[u32],
+    ) {
+        if listed.is_empty() {
+            return;
+        }
+        let kernels = (self.edit.remap_kernels)
+            .get_or_insert_with(|| crate::gpu::remap_contacts::RemapKernels::new(device));
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("settled points"),
+            contents: bytemuck::cast_slice(listed),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            crate::gpu::sleep::record_settle_listed(
+                device,
+                &mut pass,
+                &kernels.settle,
+                &self.buffers,
+                (&buffer, listed.len() as u32),
+            );
+        }
+        queue.submit([encoder.finish()]);
+    }
+}

@@ -620,7 +620,7 @@ impl GpuSolver {
             Sleeping::Removed(removal, moved) => {
                 // The assemblies the removal moved take their count and
                 // speed word to their new roots, those it changed wake;
-                // every point settles on the kept counts
+                // the points settle on the kept counts
                 // (`cpu::sleep::removal_sleep`; only the assemblies taken
                 // or moved when the mirror followed in place, as on the
                 // CPU).
@@ -648,7 +648,15 @@ impl GpuSolver {
                 for &g in &changed.wakes {
                     self.wake_point(queue, crate::world::PointHandle(g));
                 }
-                self.submit_sleep(queue, crate::gpu::sleep::Sleep::record_settle);
+                // Followed in place: only the points whose info was
+                // written settle (`cpu::sleep::settle_listed`).
+                match &before {
+                    Before::Followed(f) => {
+                        let listed = f.changed.noted_points(self.edit.mirror.pos.len());
+                        self.settle_listed(device, queue, &listed);
+                    }
+                    _ => self.submit_sleep(queue, crate::gpu::sleep::Sleep::record_settle),
+                }
             }
             Sleeping::Wake => self.wake(queue),
         }
