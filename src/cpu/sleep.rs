@@ -164,9 +164,16 @@ pub fn asleep(sim: &SimParams, steps: u32) -> bool {
 /// The points of sleeping assemblies lose their inverse mass and their
 /// velocity; the others get their own inverse mass back. A point whose
 /// assembly's count is a multiple of `SLEEP_WINDOW` (0 included) takes
-/// its position as its anchor (WGSL `settle`).
+/// its position as its anchor (WGSL `settle`). With `listed`, those
+/// points alone (WGSL `settle_listed`): after a removal followed in
+/// place, those whose info the GPU solver wrote from its mirror
+/// (`Changed::noted_points`); every other point is as the last step's
+/// settle left it, and an assembly the removal woke gets its points'
+/// inverse masses back at the next step's end, as any woken one.
+#[allow(clippy::too_many_arguments)]
 pub fn settle(
     sim: &SimParams,
+    listed: Option<&[u32]>,
     points: &[SleepPoint],
     rest_steps: &[u32],
     info: &mut [PointInfo],
@@ -175,55 +182,24 @@ pub fn settle(
     last: &mut [[f32; 2]],
 ) {
     let n = sim.num_points as usize;
-    for i in 0..n {
-        settle_point(sim, i, points, rest_steps, info, pos, vel, last);
-    }
-}
-
-/// [`settle`] for the points `listed` alone (WGSL `settle_listed`): after
-/// a removal followed in place, those whose info the GPU solver wrote
-/// from its mirror (`Changed::noted_points`). Every other point is as the
-/// last step's settle left it; an assembly the removal woke gets its
-/// points' inverse masses back at the next step's end, as any woken one.
-#[allow(clippy::too_many_arguments)]
-pub fn settle_listed(
-    sim: &SimParams,
-    listed: &[u32],
-    points: &[SleepPoint],
-    rest_steps: &[u32],
-    info: &mut [PointInfo],
-    pos: &[[f32; 2]],
-    vel: &mut [[f32; 2]],
-    last: &mut [[f32; 2]],
-) {
-    let n = sim.num_points as usize;
-    for i in listed.iter().map(|&i| i as usize).filter(|&i| i < n) {
-        settle_point(sim, i, points, rest_steps, info, pos, vel, last);
-    }
-}
-
-/// Point `i` settled on its assembly's count (WGSL `settle_point`).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn settle_point(
-    sim: &SimParams,
-    i: usize,
-    points: &[SleepPoint],
-    rest_steps: &[u32],
-    info: &mut [PointInfo],
-    pos: &[[f32; 2]],
-    vel: &mut [[f32; 2]],
-    last: &mut [[f32; 2]],
-) {
-    let sp = points[i];
-    let steps = rest_steps[sp.group as usize];
-    let sleeps = asleep(sim, steps);
-    info[i].inv_mass = if sleeps { 0.0 } else { sp.inv_mass };
-    if sleeps {
-        vel[i] = [0.0; 2];
-    }
-    if steps.is_multiple_of(SLEEP_WINDOW) {
-        last[i] = pos[i];
+    // One point (WGSL `settle_point`).
+    let mut one = |i: usize| {
+        let sp = points[i];
+        let steps = rest_steps[sp.group as usize];
+        let sleeps = asleep(sim, steps);
+        info[i].inv_mass = if sleeps { 0.0 } else { sp.inv_mass };
+        if sleeps {
+            vel[i] = [0.0; 2];
+        }
+        if steps.is_multiple_of(SLEEP_WINDOW) {
+            last[i] = pos[i];
+        }
+    };
+    match listed {
+        Some(listed) => (listed.iter().map(|&i| i as usize))
+            .filter(|&i| i < n)
+            .for_each(&mut one),
+        None => (0..n).for_each(one),
     }
 }
 

@@ -193,7 +193,7 @@ impl SleepTouch {
 
 /// Records `settle_listed` on state copy 0 over the `count` points in
 /// `listed` (a removal followed in place: those whose info the upload
-/// wrote from the mirror; CPU mirror `cpu::sleep::settle_listed`), with
+/// wrote from the mirror; CPU mirror `cpu::sleep::settle` with a list), with
 /// `pipeline` the kernel's ([`RemapKernels::settle`](super::remap_contacts::RemapKernels)).
 pub fn record_settle_listed(
     device: &wgpu::Device,

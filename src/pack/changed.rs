@@ -146,7 +146,7 @@ impl Changed {
 
     /// Notes the points whose entries change and nothing else: what a
     /// solver that settles the points a removal rewrote
-    /// (`cpu::sleep::settle_listed`) needs, at the cost of a list of them.
+    /// (`cpu::sleep::settle` with a list) needs, at the cost of a list of them.
     pub(crate) fn points_only() -> Self {
         Self {
             points_on: true,

@@ -106,7 +106,7 @@ impl CpuSolver {
             );
         }
         sleep::update(sim, &s.points, &mut s.speed, &mut s.rest_steps);
-        self.settle_points();
+        self.settle_points(None);
     }
 
     /// Wakes every point: each gets its inverse mass back and every
@@ -185,7 +185,7 @@ impl CpuSolver {
     /// ([`Packed::follow_plan`](crate::pack::Packed::follow_plan)), the
     /// records move in place and only the assemblies removed or moved are
     /// compared (`sleep::removal_sleep_over`). With `listed`, only those
-    /// points are settled (`sleep::settle_listed`), else every one.
+    /// points are settled (`sleep::settle` with a list), else every one.
     pub(super) fn keep_sleeping_after_removal(
         &mut self,
         old: Vec<SleepPoint>,
@@ -225,29 +225,16 @@ impl CpuSolver {
         for &g in &changed.wakes {
             self.wake_point(crate::world::PointHandle(g));
         }
-        match listed {
-            Some(listed) => {
-                let s = &mut self.sleep;
-                sleep::settle_listed(
-                    &self.packed.sim,
-                    listed,
-                    &s.points,
-                    &s.rest_steps,
-                    &mut self.info,
-                    &self.packed.pos,
-                    &mut self.packed.vel,
-                    &mut s.last,
-                );
-            }
-            None => self.settle_points(),
-        }
+        self.settle_points(listed);
     }
 
-    /// Every point settled on its assembly's count (`sleep::settle`).
-    fn settle_points(&mut self) {
+    /// Every point, or the `listed` ones, settled on its assembly's count
+    /// (`sleep::settle`).
+    fn settle_points(&mut self, listed: Option<&[u32]>) {
         let s = &mut self.sleep;
         sleep::settle(
             &self.packed.sim,
+            listed,
             &s.points,
             &s.rest_steps,
             &mut self.info,
@@ -321,7 +308,7 @@ impl CpuSolver {
     pub fn set_rest_steps(&mut self, steps: &[u32]) -> Result<(), WorldError> {
         crate::validate::check_rest_steps(self.packed.pos.len(), steps)?;
         self.sleep.rest_steps.copy_from_slice(steps);
-        self.settle_points();
+        self.settle_points(None);
         Ok(())
     }
 

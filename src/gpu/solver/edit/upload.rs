@@ -649,7 +649,7 @@ impl GpuSolver {
                     self.wake_point(queue, crate::world::PointHandle(g));
                 }
                 // Followed in place: only the points whose info was
-                // written settle (`cpu::sleep::settle_listed`).
+                // written settle (`cpu::sleep::settle` with a list).
                 match &before {
                     Before::Followed(f) => {
                         let listed = f.changed.noted_points(self.edit.mirror.pos.len());
