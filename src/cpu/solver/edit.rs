@@ -256,8 +256,9 @@ impl CpuSolver {
     /// After an edit that only `appended`, the bodies keep their contact
     /// events' partners. The contacts' and sleeping state is the caller's
     /// to follow. The stages' point info is the packed one, or, after a
-    /// removal whose caller settles every point (which sets each inverse
-    /// mass), its own moved by the removal's map (`settled`).
+    /// removal that keeps what sleeps, its own moved by the removal's map
+    /// (`settled`): the caller then settles the points the removal
+    /// rewrote, or every point, which sets their inverse masses.
     fn resize_scratch(&mut self, appended: bool, settled: Option<&crate::world::Remap>) {
         let n = self.packed.pos.len();
         self.pos_tmp.resize(n, [0.0; 2]);
