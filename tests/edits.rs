@@ -1799,6 +1799,11 @@ fn removals_followed_in_place_equal_a_fresh_pack_round_after_round() {
                 p.point_members.records.len(),
                 named(&p.point_members.ranges),
             ),
+            (
+                "body members",
+                p.members.len(),
+                p.bodies.iter().map(|b| b.count as usize).sum(),
+            ),
         ] {
             assert!(
                 records <= 2 * named + 64,
@@ -2171,4 +2176,61 @@ fn gpu_removals_among_large_bodies_order_them_as_a_fresh_pack_in_millimetres() {
         assert_eq!(statics(s.packed()), statics(p), "round {round}");
         steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 6);
     }
+}
+
+/// Removals leave the removed bodies' members behind as holes and the
+/// bodies moved into their indices keep theirs, until the holes outnumber
+/// the members kept (plus a slack): then the members are laid out body by
+/// body again. Before and after that, the GPU solver steps bitwise as one
+/// made afresh. Wheels with hubs, hubless rings and boxes of many sizes
+/// and point counts, in centimetres at dt 1/50, awake (a solver made
+/// afresh holds no sleeping records).
+#[test]
+fn member_holes_are_laid_out_again_once_they_outnumber_the_members_kept() {
+    let Some(ctx) = gpu() else { return };
+    let (d, q) = (&ctx.device, &ctx.queue);
+    let mut w = World::new(Params::with_length_unit(100.0).unwrap());
+    w.params.dt = 1.0 / 50.0;
+    w.params.sleep_speed = 0.0;
+    w.add_plane(HalfPlane::floor(0.0)).unwrap();
+    for k in 0..36 {
+        let at = Vec2::new(80.0 * (k % 12) as f32, 40.0 + 80.0 * (k / 12) as f32);
+        match k % 3 {
+            0 => BoxShape::new(at, Vec2::splat(20.0 + k as f32))
+                .build(&mut w)
+                .map(|_| ()),
+            1 => Blob::new(at, 25.0, 6 + k % 7).build(&mut w).map(|_| ()),
+            _ => Wheel::new(at, 30.0, 5 + k % 4).build(&mut w).map(|_| ()),
+        }
+        .unwrap();
+    }
+    let mut s = GpuSolver::new(d, q, &w).unwrap();
+    let mut cpu = CpuSolver::new(&w).unwrap();
+    step_both(&ctx, &mut s, &mut cpu, 5);
+    let mut rng = common::Rng(0x5eed);
+    let mut compacted_at = None;
+    for round in 0.. {
+        if w.bodies().len() <= 4 {
+            break;
+        }
+        let holes = s.packed().member_holes;
+        let body = BodyHandle(rng.below(w.bodies().len()) as u32);
+        let r = w.remove_body(body).unwrap();
+        s.apply_removal(d, q, &w, &r).unwrap();
+        cpu.apply_removal(&w, &r).unwrap();
+        let p = s.packed();
+        let kept: usize = p.bodies.iter().map(|b| b.count as usize).sum();
+        assert_eq!(p.members.len(), kept + p.member_holes, "round {round}");
+        assert!(p.member_holes <= kept + 64, "round {round}");
+        assert_eq!(statics(p), statics(cpu.packed()), "round {round}");
+        if holes > 0 && p.member_holes == 0 {
+            compacted_at.get_or_insert(round);
+        }
+        if round % 8 == 0 || compacted_at == Some(round) {
+            steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 2);
+        } else {
+            step_both(&ctx, &mut s, &mut cpu, 2);
+        }
+    }
+    assert!(compacted_at.is_some(), "the holes were laid out again");
 }

@@ -231,14 +231,22 @@ impl Packed {
             }
             members += b.count as u64;
         }
-        if members != self.members.len() as u64 {
+        if members + self.member_holes as u64 != self.members.len() as u64 {
             return Err(format!(
-                "the bodies hold {members} members, there are {}",
+                "the bodies hold {members} members and {} are holes, there are {}",
+                self.member_holes,
                 self.members.len()
             ));
         }
-        for (i, m) in self.members.iter().enumerate() {
-            point_ref(n, "member", i, m.point)?;
+        let mut spans: Vec<_> = self.bodies.iter().map(|b| (b.first, b.count)).collect();
+        spans.sort_unstable();
+        if spans.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
+            return Err("two bodies' members overlap".into());
+        }
+        for body in &self.bodies {
+            for (m, i) in self.members[body.span()].iter().zip(body.span()) {
+                point_ref(n, "member", i, m.point)?;
+            }
         }
         self.point_members.check(n, "point_members")?;
         let named: u64 = self
@@ -247,7 +255,7 @@ impl Packed {
             .iter()
             .map(|r| r.count as u64)
             .sum();
-        if named != self.members.len() as u64 {
+        if named != members {
             return Err("point_members does not hold every member".into());
         }
         for (i, m) in self.point_members.named_records() {

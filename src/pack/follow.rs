@@ -129,12 +129,14 @@ impl Packed {
     /// ([`Packed::apply_removal`]) equals a fresh pack of the edited
     /// world, the state aside, once compacted.
     pub fn compacted(&self) -> Packed {
-        Packed {
+        let mut packed = Packed {
             spring_halves: self.spring_halves.compacted(),
             rod_halves: self.rod_halves.compacted(),
             point_members: self.point_members.compacted(),
             ..self.clone()
-        }
+        };
+        packed.compact_members();
+        packed
     }
 
     /// Follows `removal`, made on `world` right after the items packed
@@ -211,7 +213,25 @@ impl Packed {
         (self.rod_halves).compact_when_sparse(changed, [Array::RodRanges, Array::RodHalves]);
         let member_arrays = [Array::MemberRanges, Array::PointMembers];
         (self.point_members).compact_when_sparse(changed, member_arrays);
+        if self.member_holes > self.members.len() - self.member_holes + 64 {
+            self.compact_members();
+            changed.whole(Array::Members);
+            changed.whole(Array::Bodies);
+        }
         followed
+    }
+
+    /// The members laid out body by body, as [`Packed::from_world`] lays
+    /// them out, each body's `first` following its members.
+    fn compact_members(&mut self) {
+        let mut members = Vec::with_capacity(self.members.len() - self.member_holes);
+        for body in &mut self.bodies {
+            let span = body.span();
+            body.first = members.len() as u32;
+            members.extend_from_slice(&self.members[span]);
+        }
+        self.members = members;
+        self.member_holes = 0;
     }
 
     /// What `removal` touches here, and the new info of the bodies it
@@ -370,8 +390,11 @@ impl Packed {
         }
     }
 
-    /// The bodies and members after the removal, laid out body by body,
-    /// and the memberships of the touched points made again from them.
+    /// The bodies and members after the removal, and the memberships of
+    /// the touched points made again from them. Each body's members stay
+    /// where they lie (a removed body's become a hole, a reshaped body's
+    /// new ones are written over its old ones when they fit, else behind
+    /// every member) until the holes outnumber the members kept.
     fn follow_members(
         &mut self,
         world: &World,
@@ -382,50 +405,39 @@ impl Packed {
     ) {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let b0 = self.bodies.len();
+        let gone: usize = (bodies.removed())
+            .filter(|&b| (b as usize) < b0)
+            .map(|b| self.bodies[b as usize].count as usize)
+            .sum();
         bodies.apply_in_place(&mut self.bodies);
         let nb = self.bodies.len();
         changed.bodies(moved_within(bodies, b0).map(|(_, b)| b));
-        // The first body whose members move: a moved or reshaped one.
-        let moved_bodies = moved_within(bodies, b0).map(|(_, b)| b);
-        let k0 = (moved_bodies.chain(removal.reshaped.iter().map(|b| b.0)))
-            .min()
-            .map_or(nb, |b| b as usize);
-        let start = k0.checked_sub(1).map_or(0, |k| {
-            (self.bodies[k].first + self.bodies[k].count) as usize
-        });
-        // Copied down in runs of bodies whose members lie one behind the
-        // other, a reshaped body's made again; then every moved point is
-        // renamed in the bodies that hold it, wherever they lie.
-        let mut tail = Vec::with_capacity(self.members.len().saturating_sub(start));
-        let mut run = 0..0;
-        let mut reshaped = (touched.bodies.iter())
-            .filter_map(|(b, info, members)| Some((*b as usize, info, members.as_ref()?)))
-            .peekable();
-        for (k, info) in self.bodies.iter_mut().enumerate().skip(k0) {
-            let first = (start + tail.len() + run.len()) as u32;
-            if let Some((_, new, members)) = reshaped.next_if(|(b, ..)| *b == k) {
-                tail.extend_from_slice(&self.members[std::mem::replace(&mut run, 0..0)]);
-                tail.extend_from_slice(members);
-                *info = BodyInfo { first, ..*new };
-                changed.bodies([k as u32]);
-                continue;
+        self.member_holes += gone;
+        let reshaped = (touched.bodies.iter())
+            .filter_map(|(b, info, members)| Some((*b as usize, info, members.as_ref()?)));
+        for (b, new, members) in reshaped {
+            let old = self.bodies[b];
+            let fits = members.len() <= old.count as usize;
+            let first = if fits {
+                old.first as usize
+            } else {
+                self.members.len()
+            };
+            let span = first..first + members.len();
+            if fits {
+                self.members[span.clone()].copy_from_slice(members);
+                self.member_holes += old.count as usize - members.len();
+            } else {
+                self.members.extend_from_slice(members);
+                self.member_holes += old.count as usize;
             }
-            let span = info.span();
-            if run.end != span.start {
-                tail.extend_from_slice(
-                    &self.members[std::mem::replace(&mut run, span.start..span.start)],
-                );
-            }
-            run.end = span.end;
-            if info.first != first {
-                info.first = first;
-                changed.bodies([k as u32]);
-            }
+            changed.span(Array::Members, span);
+            self.bodies[b] = BodyInfo {
+                first: first as u32,
+                ..*new
+            };
+            changed.bodies([b as u32]);
         }
-        tail.extend_from_slice(&self.members[run]);
-        changed.diff(Array::Members, start, &self.members[start..], &tail);
-        self.members.truncate(start);
-        self.members.extend(tail);
         for &(old, p) in moved {
             for &b in world.links().bodies_of(p) {
                 let Some(info) = self.bodies.get(b as usize) else {

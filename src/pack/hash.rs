@@ -72,11 +72,22 @@ pub fn scene_hash(packed: &Packed, params: &Params) -> u64 {
     // Bodies as their first four fields; the area fields only when a body
     // is off the default rule (`area_stiffness` with the default parameter,
     // inflation 1; area_norm follows from the members), so that scenes from
-    // before the area term keep their hashes.
+    // before the area term keep their hashes. Each body's `first` as a
+    // fresh pack lays the members out, body by body, whatever holes
+    // removals left (`follow.rs`).
+    let mut first = 0;
     let shape: Vec<[u32; 4]> = packed
         .bodies
         .iter()
-        .map(|b| [b.first, b.count, b.stiffness.to_bits(), b.damping.to_bits()])
+        .map(|b| {
+            first += b.count;
+            [
+                first - b.count,
+                b.count,
+                b.stiffness.to_bits(),
+                b.damping.to_bits(),
+            ]
+        })
         .collect();
     h.slice("bodies", &shape);
     let area: Vec<[f32; 2]> = packed

@@ -240,7 +240,12 @@ pub struct Packed {
     /// Rods, seen from each point.
     pub rod_halves: HalfSprings,
     pub bodies: Vec<BodyInfo>,
+    /// Each body's points and rest offsets, at its `first .. first +
+    /// count`: body by body when packed; removals leave holes behind
+    /// (`follow.rs`) until they outnumber the members kept.
     pub members: Vec<Member>,
+    /// How many of `members` no body names.
+    pub member_holes: usize,
     /// The same memberships, seen from each point.
     pub point_members: PointMembers,
     /// Small bodies (one thread each) first, then large ones (a workgroup each).

@@ -363,11 +363,8 @@ impl Renderer {
                 solver.num_points()
             )));
         }
-        if let Some(&e) = topology
-            .fill
-            .iter()
-            .find(|&&e| e & !OUTLINE_EDGE >= members)
-        {
+        let fill = (topology.fill_at(&solver.packed().bodies)).map_err(RenderError::Topology)?;
+        if let Some(&e) = fill.iter().find(|&&e| e & !OUTLINE_EDGE >= members) {
             return Err(RenderError::Topology(format!(
                 "fill corner at member {}, the solver has {members} members",
                 e & !OUTLINE_EDGE
@@ -380,7 +377,7 @@ impl Renderer {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let fill = storage_buffer(device, "softbody fill", &topology.fill);
+        let fill = storage_buffer(device, "softbody fill", &fill);
         let colors = storage_buffer(device, "softbody fill colours", &topology.fill_colors);
         let springs = storage_buffer(device, "softbody springs", &topology.springs);
         let buffers = [

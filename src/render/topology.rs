@@ -24,11 +24,13 @@
 //! [`Body`]: crate::world::Body
 //! [`Body::outline`]: crate::world::Body::outline
 
+use std::borrow::Cow;
+
 use glam::Vec2;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::layout::{PlaneInfo, PlanetInfo};
+use crate::layout::{BodyInfo, PlaneInfo, PlanetInfo};
 use crate::world::{Body, World};
 
 /// Bodies with more outline points than this are filled by a fan from their
@@ -84,7 +86,8 @@ pub const OUTLINE_EDGE: u32 = 1 << 31;
 /// given by member indices: indices into the solver's members buffer
 /// ([`Packed::members`](crate::pack::Packed)), where body `b`'s `k`-th point
 /// is member `first(b) + k`, `first` the number of points of the bodies
-/// before it. Member indices stay below `2^31` ([`MAX_ITEMS`]), which
+/// before it, as a fresh pack lays them out; [`Topology::fill_at`] moves
+/// them to where a solver's members lie after removals. Member indices stay below `2^31` ([`MAX_ITEMS`]), which
 /// leaves the top bit for [`OUTLINE_EDGE`].
 ///
 /// [`MAX_ITEMS`]: crate::world::MAX_ITEMS
@@ -122,6 +125,50 @@ impl Topology {
                 .flat_map(|(&c, &n)| std::iter::repeat_n(c, n as usize))
                 .collect()
         })
+    }
+
+    /// `fill` for a solver whose bodies' members lie at `bodies`' `first`s
+    /// (a removal leaves them where they were, [`Packed::members`]): each
+    /// entry moved from the body-by-body layout `fill` assumes. Borrowed
+    /// when the members lie body by body. A fill that does not fit the
+    /// bodies is refused with what does not fit.
+    ///
+    /// [`Packed::members`]: crate::pack::Packed::members
+    pub fn fill_at(&self, bodies: &[BodyInfo]) -> Result<Cow<'_, [u32]>, String> {
+        if bodies.len() != self.fill_counts.len() {
+            return Err(format!(
+                "{} bodies, the solver has {}",
+                self.fill_counts.len(),
+                bodies.len()
+            ));
+        }
+        let mut prefix = 0u32;
+        let body_by_body = bodies.iter().all(|b| {
+            let at = b.first == prefix;
+            prefix = prefix.wrapping_add(b.count);
+            at
+        });
+        if body_by_body {
+            return Ok(Cow::Borrowed(&self.fill));
+        }
+        let mut fill = Vec::with_capacity(self.fill.len());
+        let (mut at, mut prefix) = (0usize, 0u32);
+        for (b, (body, &n)) in bodies.iter().zip(&self.fill_counts).enumerate() {
+            let corners = self.fill.get(at..at + 3 * n as usize);
+            for &e in corners.ok_or("the fill counts run past the fill")? {
+                let k = (e & !OUTLINE_EDGE).wrapping_sub(prefix);
+                if k >= body.count {
+                    return Err(format!(
+                        "fill corner at member {} is not one of body {b}'s",
+                        e & !OUTLINE_EDGE
+                    ));
+                }
+                fill.push((body.first + k) | (e & OUTLINE_EDGE));
+            }
+            at += 3 * n as usize;
+            prefix += body.count;
+        }
+        Ok(Cow::Owned(fill))
     }
 
     /// Builds the fill, outlines and colours of every body of `world`.
@@ -450,5 +497,47 @@ mod tests {
             assert!((member(e) as usize) < packed.members.len());
         }
         assert_eq!(t.body_colors.len(), 6);
+    }
+
+    /// After a removal the solver's members stay where they lie, the
+    /// removed body's a hole and the body moved into its index still
+    /// behind every other: the fill moved to them names the points a
+    /// fresh pack's does, and a fill of another world is refused.
+    #[test]
+    fn the_fill_follows_members_a_removal_left_in_place() {
+        let mut w = World::default();
+        for k in 0..9 {
+            let at = Vec2::new(3.0 * k as f32, 0.0);
+            match k % 3 {
+                0 => BoxShape::new(at, Vec2::splat(1.0))
+                    .build(&mut w)
+                    .map(|_| ()),
+                1 => Blob::new(at, 0.6, 7 + k).build(&mut w).map(|_| ()),
+                _ => Wheel::new(at, 0.7, 5).build(&mut w).map(|_| ()),
+            }
+            .unwrap();
+        }
+        let mut p = crate::pack::Packed::from_world(&w).unwrap();
+        let r = w.remove_bodies(&[crate::world::BodyHandle(2)]).unwrap();
+        p.apply_removal(&w, &r).unwrap();
+        assert!(p.member_holes > 0);
+        let t = Topology::from_world(&w);
+        let fill = t.fill_at(&p.bodies).unwrap();
+        assert!(matches!(fill, Cow::Owned(_)));
+        let fresh = crate::pack::Packed::from_world(&w).unwrap();
+        assert!(matches!(
+            t.fill_at(&fresh.bodies).unwrap(),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(fill.len(), t.fill.len());
+        for (&e, &f) in fill.iter().zip(&t.fill) {
+            assert_eq!(e & OUTLINE_EDGE, f & OUTLINE_EDGE);
+            let (moved, laid) = ((e & !OUTLINE_EDGE) as usize, (f & !OUTLINE_EDGE) as usize);
+            assert_eq!(p.members[moved].point, fresh.members[laid].point);
+        }
+        assert!(t.fill_at(&p.bodies[1..]).is_err());
+        let mut other = p.bodies.clone();
+        other[3].count -= 1;
+        assert!(t.fill_at(&other).is_err());
     }
 }
