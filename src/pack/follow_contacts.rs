@@ -82,21 +82,7 @@ impl Packed {
         if free_moved {
             return None;
         }
-        // The filters' numbers follow the bodies' first uses, in the
-        // order the bodies take after the removal.
-        let mut next = 0;
-        let mut seen = vec![false; self.filter_keys.len()];
-        for k in 0..nb {
-            let old = bodies.old_of(k).expect("a kept body") as usize;
-            let f = self.outlines[old].filter_id as usize;
-            if !std::mem::replace(&mut seen[f], true) {
-                if f != next {
-                    return None;
-                }
-                next += 1;
-            }
-        }
-        if next != self.body_filters as usize {
+        if !self.filters_kept(bodies, nb) {
             return None;
         }
         let small = &self.colliders[..self.sim.num_small_colliders as usize];
@@ -107,6 +93,34 @@ impl Packed {
             .map(|b| rest_extent(&self.members[self.bodies[b as usize].span()]))
             .collect();
         Some(ContactPlan { extents })
+    }
+
+    /// Whether the filters keep their numbers after a removal that remaps
+    /// the bodies by `bodies` (`nb` kept): they follow the bodies' first
+    /// uses, in the order the bodies take after it, and every filter keeps
+    /// a user. Read up to the body where the last filter is first used,
+    /// which in a world of few materials and layers is one of the first.
+    fn filters_kept(&self, bodies: &Remap, nb: u32) -> bool {
+        let kept = bodies.first_changed();
+        let mut seen = vec![false; self.filter_keys.len()];
+        let mut next = 0;
+        for k in 0..nb {
+            let old = match k < kept {
+                true => k,
+                false => bodies.old_of(k).expect("a kept body"),
+            };
+            let f = self.outlines[old as usize].filter_id as usize;
+            if !std::mem::replace(&mut seen[f], true) {
+                if f != next {
+                    return false;
+                }
+                next += 1;
+            }
+            if next == self.body_filters as usize {
+                return true;
+            }
+        }
+        next == self.body_filters as usize
     }
 
     /// Follows `removal` in the contact data as `plan` says, after the

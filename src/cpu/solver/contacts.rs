@@ -95,8 +95,9 @@ impl Contacts {
         self.aabbs.resize(nb, [0.0; 4]);
         self.grid.resize(packed);
         self.hits.truncate(n);
-        self.touched.clear();
-        self.touched.resize(n, [0; 2]);
+        // Zero between steps for every point in a body (the events stage
+        // takes them), and never read for the others: moved, not cleared.
+        points.apply_in_place(&mut self.touched);
         self.counts.truncate(n);
         self.acc.truncate(n);
         self.free.truncate(n);
@@ -170,10 +171,11 @@ pub(super) struct Impacts {
 impl Impacts {
     /// Zeroed, for `nb` bodies, in the allocations it has.
     pub(super) fn reset(&mut self, nb: usize) {
-        self.counts.clear();
-        self.counts.resize(nb, 0);
-        self.acc.clear();
-        self.acc.resize(nb, [0; 2]);
+        // Zero between substeps (`apply` leaves them so): cut or grown,
+        // not cleared.
+        self.counts.truncate(nb);
+        self.acc.truncate(nb);
+        self.extend(nb);
     }
 
     /// Grown to `nb` bodies, what it holds kept: zero, as `apply` leaves
