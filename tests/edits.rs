@@ -1880,10 +1880,10 @@ fn a_gpu_removal_writes_what_it_changed() {
 
 /// A removal of a body alone in its assembly from a world where other
 /// bodies are joined (a grid whose cells share corners, a chain of boxes
-/// hinged by rods) follows in place: the lists of joined bodies behind the
-/// removed one move down with their outlines and their points follow
-/// them, as a fresh pack lays them out. A ring of 12 moves into the place
-/// of a box of 4, so every list behind it moves.
+/// hinged by rods) follows in place: the joined bodies' segments and the
+/// lists their points name stay where they lie, the removed box's segment
+/// is left as a hole, and laid out again they are what a fresh pack makes.
+/// A ring of 12 moves into the place of a box of 4.
 #[test]
 fn a_removal_beside_joined_bodies_lays_their_lists_out_as_a_fresh_pack() {
     let mut w = World::default();
@@ -1911,10 +1911,23 @@ fn a_removal_beside_joined_bodies_lays_their_lists_out_as_a_fresh_pack() {
         Some(BodyHandle(0)),
         "the ring fills the hole"
     );
+    let before = p.clone();
     p.apply_removal(&w, &r).unwrap();
     cpu.apply_removal(&w, &r).unwrap();
+    assert_eq!(p.outline_holes, 4 + 2, "the box's outline and list");
+    for b in 1..10 {
+        assert_eq!(p.outlines[b].first, before.outlines[b].first, "body {b}");
+    }
+    let joins = |p: &Packed| p.contact_points.iter().map(|c| c.joins).collect::<Vec<_>>();
+    let n = p.contact_points.len();
+    assert_eq!(
+        joins(&p)[4..],
+        joins(&before)[4..n],
+        "the joined points keep their lists"
+    );
     let fresh = Packed::from_world(&w).unwrap();
     assert!(fresh.has_joined_bodies());
+    assert_ne!(p.outline_points, fresh.outline_points);
     assert_eq!(p.compacted(), fresh);
     assert_eq!(statics(cpu.packed()), statics(&fresh));
 }
@@ -2178,15 +2191,15 @@ fn gpu_removals_among_large_bodies_order_them_as_a_fresh_pack_in_millimetres() {
     }
 }
 
-/// Removals leave the removed bodies' members behind as holes and the
-/// bodies moved into their indices keep theirs, until the holes outnumber
-/// the members kept (plus a slack): then the members are laid out body by
-/// body again. Before and after that, the GPU solver steps bitwise as one
+/// Removals leave the removed bodies' members and outline segments behind
+/// as holes and the bodies moved into their indices keep theirs, until the
+/// holes outnumber what is kept (plus a slack): then the members are laid
+/// out body by body again, and the contact data is packed again. Before and after that, the GPU solver steps bitwise as one
 /// made afresh. Wheels with hubs, hubless rings and boxes of many sizes
 /// and point counts, in centimetres at dt 1/50, awake (a solver made
 /// afresh holds no sleeping records).
 #[test]
-fn member_holes_are_laid_out_again_once_they_outnumber_the_members_kept() {
+fn holes_left_by_removals_are_laid_out_again_once_they_outnumber_what_is_kept() {
     let Some(ctx) = gpu() else { return };
     let (d, q) = (&ctx.device, &ctx.queue);
     let mut w = World::new(Params::with_length_unit(100.0).unwrap());
@@ -2208,12 +2221,12 @@ fn member_holes_are_laid_out_again_once_they_outnumber_the_members_kept() {
     let mut cpu = CpuSolver::new(&w).unwrap();
     step_both(&ctx, &mut s, &mut cpu, 5);
     let mut rng = common::Rng(0x5eed);
-    let mut compacted_at = None;
+    let (mut compacted_at, mut packed_at) = (None, None);
     for round in 0.. {
         if w.bodies().len() <= 4 {
             break;
         }
-        let holes = s.packed().member_holes;
+        let holes = (s.packed().member_holes, s.packed().outline_holes);
         let body = BodyHandle(rng.below(w.bodies().len()) as u32);
         let r = w.remove_body(body).unwrap();
         s.apply_removal(d, q, &w, &r).unwrap();
@@ -2222,15 +2235,21 @@ fn member_holes_are_laid_out_again_once_they_outnumber_the_members_kept() {
         let kept: usize = p.bodies.iter().map(|b| b.count as usize).sum();
         assert_eq!(p.members.len(), kept + p.member_holes, "round {round}");
         assert!(p.member_holes <= kept + 64, "round {round}");
+        let segments = p.outline_points.len() - p.outline_holes;
+        assert!(p.outline_holes <= segments + 64, "round {round}");
         assert_eq!(statics(p), statics(cpu.packed()), "round {round}");
-        if holes > 0 && p.member_holes == 0 {
+        if holes.0 > 0 && p.member_holes == 0 {
             compacted_at.get_or_insert(round);
         }
-        if round % 8 == 0 || compacted_at == Some(round) {
+        if holes.1 > 0 && p.outline_holes == 0 {
+            packed_at.get_or_insert(round);
+        }
+        if round % 8 == 0 || [compacted_at, packed_at].contains(&Some(round)) {
             steps_as_a_fresh_solver_would(&ctx, &w, &mut s, &mut cpu, 2);
         } else {
             step_both(&ctx, &mut s, &mut cpu, 2);
         }
     }
-    assert!(compacted_at.is_some(), "the holes were laid out again");
+    assert!(compacted_at.is_some(), "the members were laid out again");
+    assert!(packed_at.is_some(), "the contact data was packed again");
 }

@@ -304,8 +304,11 @@ impl Packed {
                     ));
                 }
             }
-            for (i, &p) in self.outline_points.iter().enumerate() {
-                point_ref(n, "outline point", i, p)?;
+            for o in &self.outlines {
+                let span = o.first as usize..(o.first + o.count) as usize;
+                for (&p, i) in self.outline_points[span.clone()].iter().zip(span) {
+                    point_ref(n, "outline point", i, p)?;
+                }
             }
         }
         Ok(())

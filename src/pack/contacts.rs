@@ -125,6 +125,7 @@ impl Packed {
         self.contact_points.clear();
         self.outlines.clear();
         self.outline_points.clear();
+        self.outline_holes = 0;
         self.colliders.clear();
         self.contact_filters.clear();
         self.filter_keys.clear();

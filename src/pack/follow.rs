@@ -9,9 +9,10 @@
 //! removal never adds records), and the records of removed points stay
 //! behind, named by no range. [`Packed::compacted`] lays them out as a
 //! fresh pack does (`tests/edits.rs` compares the two after every kind of
-//! removal). The members stay laid out body by body, as the renderer's
-//! topology reads them: the bodies from the first moved or reshaped one
-//! on are copied down. The contact data follows in place when the bodies
+//! removal). Each body's members stay where they lie, a removed body's
+//! left as a hole, until the holes outnumber the members kept; then they
+//! are laid out body by body again (the renderer's fill follows them,
+//! `Topology::fill_at`). The contact data follows in place when the bodies
 //! the removal takes or moves are each alone in their assembly
 //! (`follow_contacts.rs`), else it is packed again whole.
 
@@ -136,6 +137,7 @@ impl Packed {
             ..self.clone()
         };
         packed.compact_members();
+        packed.compact_outlines();
         packed
     }
 

@@ -3,10 +3,12 @@
 //! another body, no spring to a point outside it, no joins): the
 //! assemblies then go or move whole, and their groups, outlines and
 //! collider entries are renamed rather than found again by a union-find
-//! over the world. Other bodies may be joined: their lists move down with
-//! their outlines, and their points' `joins` with them. Any other removal
-//! packs the contact data again (`pack_contacts`), as does one after which
-//! the filters would be numbered otherwise than a fresh pack numbers them.
+//! over the world. Each body's segment of `outline_points` stays where it
+//! lies, so other bodies may be joined: their lists, and their points'
+//! `joins`, stand. Any other removal packs the contact data again
+//! (`pack_contacts`), as does one after which the filters would be
+//! numbered otherwise than a fresh pack numbers them, or after which the
+//! segments' holes would outnumber what they keep.
 
 use super::Packed;
 use super::changed::{Array, Changed};
@@ -25,8 +27,9 @@ impl Packed {
     /// The plan for following `removal` in the contact data in place, or
     /// `None` (pack it again) when a body it takes or moves shares its
     /// assembly, a point without a body goes or moves, a body is
-    /// reshaped, or the filters would be numbered otherwise than a fresh
-    /// pack numbers them. Read before anything changes.
+    /// reshaped, the filters would be numbered otherwise than a fresh
+    /// pack numbers them, or the segments' holes would outnumber what they
+    /// keep. Read before anything changes.
     pub(super) fn contact_plan(&self, world: &World, removal: &Removal) -> Option<ContactPlan> {
         let (points, springs, bodies) = (&removal.points, &removal.springs, &removal.bodies);
         let (n0, s0, b0) = (self.pos.len(), self.springs.len(), self.bodies.len());
@@ -92,7 +95,54 @@ impl Packed {
             .filter(|&b| (b as usize) < b0 && collides(&b))
             .map(|b| rest_extent(&self.members[self.bodies[b as usize].span()]))
             .collect();
+        // The segments it leaves behind, and those left before: once they
+        // outnumber what is kept, the contact data is packed again.
+        let holes = self.outline_holes
+            + (bodies.removed())
+                .filter(|&b| (b as usize) < b0)
+                .map(|b| self.outlines[b as usize].count as usize + 2)
+                .sum::<usize>();
+        if holes > self.outline_points.len() - holes + 64 {
+            return None;
+        }
         Some(ContactPlan { extents })
+    }
+
+    /// The segments of `outline_points` laid out body by body, as a fresh
+    /// pack lays them out, the outlines' `first`s and the points' `joins`
+    /// following them. A body's segment is its outline, its list, and the
+    /// unions behind it: the lists that some point's `joins` names there.
+    pub(super) fn compact_outlines(&mut self) {
+        let len = self.outline_points.len();
+        let mut named: Vec<u32> = (self.contact_points.iter())
+            .map(|c| c.joins)
+            .filter(|&j| j != NO_JOINS)
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        let mut out = Vec::with_capacity(len - self.outline_holes.min(len));
+        let mut moves = Vec::with_capacity(self.outlines.len());
+        for o in &mut self.outlines {
+            let first = o.first as usize;
+            let mut end = first + o.count as usize;
+            end += 1 + self.outline_points[end] as usize;
+            while end < len && named.binary_search(&(end as u32)).is_ok() {
+                end += 1 + self.outline_points[end] as usize;
+            }
+            moves.push((o.first, end as u32, out.len() as u32));
+            o.first = out.len() as u32;
+            out.extend_from_slice(&self.outline_points[first..end]);
+        }
+        moves.sort_unstable();
+        for c in &mut self.contact_points {
+            if c.joins != NO_JOINS {
+                let k = moves.partition_point(|&(from, ..)| from <= c.joins) - 1;
+                let (from, _, to) = moves[k];
+                c.joins = c.joins - from + to;
+            }
+        }
+        self.outline_points = out;
+        self.outline_holes = 0;
     }
 
     /// Whether the filters keep their numbers after a removal that remaps
@@ -139,19 +189,14 @@ impl Packed {
         let (points, bodies) = (&removal.points, &removal.bodies);
         let moved = moved_bodies(world, removal, n0, b0);
         // Each body's segment of `outline_points` (its outline, its list
-        // and the unions behind it, `joins.rs`) before the removal, for the
-        // bodies from the first moved one on.
-        let nb = bodies.prefix_len(b0);
-        let k0 = moved.first().map_or(nb, |&b| b as usize);
-        let len = self.outline_points.len() as u32;
-        let segment = |old: usize| {
-            let end = self.outlines.get(old + 1).map_or(len, |o| o.first);
-            (self.outlines[old].first, end)
-        };
-        let segments: Vec<(u32, u32)> = (k0 as u32..nb as u32)
-            .map(|k| segment(bodies.old_of(k).expect("a kept body") as usize))
-            .collect();
-        let start = self.outlines.get(k0).map_or(len, |o| o.first) as usize;
+        // and the unions behind it, `joins.rs`) stays where it lies: a
+        // removed body's (alone: its outline and `[1, b]`) becomes a hole,
+        // a moved body's is renamed in place. No list another body's
+        // points name moves, so their `joins` stand.
+        self.outline_holes += (bodies.removed())
+            .filter(|&b| (b as usize) < b0)
+            .map(|b| self.outlines[b as usize].count as usize + 2)
+            .sum::<usize>();
         points.apply_in_place(&mut self.contact_points);
         bodies.apply_in_place(&mut self.outlines);
         for &b in &moved {
@@ -160,62 +205,16 @@ impl Packed {
             for p in &body.points {
                 self.contact_points[p.index()].group = group;
             }
-            self.outlines[b as usize].group = group;
+            let o = &mut self.outlines[b as usize];
+            o.group = group;
+            let (first, end) = (o.first as usize, (o.first + o.count) as usize);
+            for q in &mut self.outline_points[first..end] {
+                *q = points.get(*q).expect("a kept body keeps its points");
+            }
+            self.outline_points[end..end + 2].copy_from_slice(&[1, b]);
+            changed.span(Array::OutlinePoints, first..end + 2);
             changed.points(body.points.iter().map(|p| p.0));
             changed.bodies([b]);
-        }
-        // The segments stay laid out body by body: from the first moved
-        // body on they are copied down, the outlines' points renamed and a
-        // moved body's list (`[1, b]`: it is alone) naming its new index;
-        // the points' joins follow their lists.
-        let mut tail = Vec::with_capacity(len as usize - start);
-        let mut shifts = Vec::with_capacity(segments.len());
-        for ((k, o), &(from, end)) in self.outlines.iter_mut().enumerate().skip(k0).zip(&segments) {
-            let first = (start + tail.len()) as u32;
-            if o.first != first {
-                o.first = first;
-                changed.bodies([k as u32]);
-            }
-            // Only a joined body's segment holds lists that points name.
-            if end - from > o.count + 2 {
-                shifts.push((from, o.first, end - from));
-            }
-            if moved.binary_search(&(k as u32)).is_ok() {
-                let outline = from as usize..(from + o.count) as usize;
-                tail.extend(
-                    self.outline_points[outline]
-                        .iter()
-                        .map(|&q| points.get(q).expect("a kept body keeps its points")),
-                );
-                tail.extend([1, k as u32]);
-            } else {
-                // Not moved, so none of its points moved: they are each
-                // in one body, and a moved point's body moved.
-                tail.extend_from_slice(&self.outline_points[from as usize..end as usize]);
-            }
-        }
-        changed.diff(
-            Array::OutlinePoints,
-            start,
-            &self.outline_points[start..],
-            &tail,
-        );
-        self.outline_points.truncate(start);
-        self.outline_points.extend(tail);
-        shifts.retain(|&(from, to, _)| from != to);
-        if !shifts.is_empty() {
-            shifts.sort_unstable();
-            for (i, c) in self.contact_points.iter_mut().enumerate() {
-                if c.joins == NO_JOINS || c.joins < shifts[0].0 {
-                    continue;
-                }
-                let k = shifts.partition_point(|&(from, ..)| from <= c.joins) - 1;
-                let (from, to, len) = shifts[k];
-                if c.joins < from + len {
-                    c.joins = c.joins - from + to;
-                    changed.points([i as u32]);
-                }
-            }
         }
         self.follow_collider_lists(removal, &moved, b0, changed);
         for e in plan.extents {

@@ -274,8 +274,13 @@ pub struct Packed {
     pub contact_points: Vec<ContactPoint>,
     /// Each body's outline, assembly and filter.
     pub outlines: Vec<BodyOutline>,
-    /// The outlines' points, body by body.
+    /// Each body's segment: its outline's points, then its list of joined
+    /// bodies and the unions behind it (`joins.rs`). Body by body when
+    /// packed; removals leave holes behind (`follow_contacts.rs`) until
+    /// they outnumber what is kept.
     pub outline_points: Vec<u32>,
+    /// How many of `outline_points` no segment holds.
+    pub outline_holes: usize,
     /// The colliders: bodies whose outline has at least 3 points, small
     /// outlines first (`SimParams::num_colliders`, `num_small_colliders`),
     /// then the free points that collide as disks (`num_free`).
