@@ -5,7 +5,7 @@
 //!
 //! Point-indexed arrays share one set of points, body-indexed arrays one
 //! set of bodies; every other array has its own element ranges. Where an
-//! array is laid out again (a copy-down, a list made anew) the follow
+//! array is laid out again (a list made anew) the follow
 //! compares the new elements with the old ones it is about to overwrite
 //! ([`Changed::diff`]), which costs no more than the layout itself.
 

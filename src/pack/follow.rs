@@ -64,7 +64,8 @@ fn foreign(what: String) -> WorldError {
 impl<T: Copy> PerPoint<T> {
     /// Sets point `p`'s records to `records`: over its old ones when they
     /// fit, else behind every record. Returns where they lie now.
-    fn put(&mut self, p: u32, records: &[T]) -> std::ops::Range<usize> {
+    /// `unnamed` counts the records no range names, these left behind.
+    fn put(&mut self, p: u32, records: &[T], unnamed: &mut usize) -> std::ops::Range<usize> {
         let Some(range) = self.ranges.get_mut(p as usize) else {
             // No point has records: a removal adds none.
             debug_assert!(records.is_empty(), "records for a point without a range");
@@ -72,9 +73,11 @@ impl<T: Copy> PerPoint<T> {
         };
         let count = records.len() as u32;
         if count > range.count {
+            *unnamed += range.count as usize;
             range.start = self.records.len() as u32;
             self.records.extend_from_slice(records);
         } else {
+            *unnamed += (range.count - count) as usize;
             let at = range.start as usize;
             self.records[at..at + records.len()].copy_from_slice(records);
         }
@@ -109,13 +112,34 @@ impl<T: Copy> PerPoint<T> {
         Self { ranges, records }
     }
 
-    /// Lays the records out again once the unnamed ones outnumber the
+    /// Removes the ranges of the points `points` removes (applying it to
+    /// the ranges), counting their records in `unnamed`.
+    fn drop_ranges(&mut self, points: &Remap, unnamed: &mut usize) {
+        if self.ranges.is_empty() {
+            return;
+        }
+        let n = self.ranges.len();
+        *unnamed += (points.removed())
+            .filter(|&p| (p as usize) < n)
+            .map(|p| self.ranges[p as usize].count as usize)
+            .sum::<usize>();
+        points.apply_in_place(&mut self.ranges);
+    }
+
+    /// Lays the records out again once the `unnamed` ones outnumber the
     /// named, so that removals leave at most as much behind as is kept;
     /// notes its arrays (`[ranges, records]`) as changed whole when it
     /// does.
-    fn compact_when_sparse(&mut self, changed: &mut Changed, arrays: [Array; 2]) {
-        if self.records.len() > 2 * self.named() + 64 {
+    fn compact_when_sparse(
+        &mut self,
+        changed: &mut Changed,
+        arrays: [Array; 2],
+        unnamed: &mut usize,
+    ) {
+        debug_assert_eq!(*unnamed, self.records.len() - self.named(), "{arrays:?}");
+        if *unnamed > self.records.len() - *unnamed + 64 {
             *self = self.compacted();
+            *unnamed = 0;
             for a in arrays {
                 changed.whole(a);
             }
@@ -134,6 +158,7 @@ impl Packed {
             spring_halves: self.spring_halves.compacted(),
             rod_halves: self.rod_halves.compacted(),
             point_members: self.point_members.compacted(),
+            unnamed_records: [0; 3],
             ..self.clone()
         };
         packed.compact_members();
@@ -210,11 +235,13 @@ impl Packed {
             }
         }
         self.note_packed(world);
+        let [springs, rods, members] = &mut self.unnamed_records;
         let spring_arrays = [Array::SpringRanges, Array::SpringHalves];
-        (self.spring_halves).compact_when_sparse(changed, spring_arrays);
-        (self.rod_halves).compact_when_sparse(changed, [Array::RodRanges, Array::RodHalves]);
+        (self.spring_halves).compact_when_sparse(changed, spring_arrays, springs);
+        let rod_arrays = [Array::RodRanges, Array::RodHalves];
+        (self.rod_halves).compact_when_sparse(changed, rod_arrays, rods);
         let member_arrays = [Array::MemberRanges, Array::PointMembers];
-        (self.point_members).compact_when_sparse(changed, member_arrays);
+        (self.point_members).compact_when_sparse(changed, member_arrays, members);
         if self.member_holes > self.members.len() - self.member_holes + 64 {
             self.compact_members();
             changed.whole(Array::Members);
@@ -363,11 +390,9 @@ impl Packed {
         touched: &[u32],
         changed: &mut Changed,
     ) {
-        for records in [&mut self.spring_halves, &mut self.rod_halves] {
-            if !records.ranges.is_empty() {
-                points.apply_in_place(&mut records.ranges);
-            }
-        }
+        let [springs_unnamed, rods_unnamed, _] = &mut self.unnamed_records;
+        (self.spring_halves).drop_ranges(points, springs_unnamed);
+        (self.rod_halves).drop_ranges(points, rods_unnamed);
         let (ns, h) = (self.springs.len() as u32, world.params.h());
         let (mut springs, mut rods) = (Vec::new(), Vec::new());
         for &p in touched {
@@ -387,8 +412,9 @@ impl Packed {
                 }
             }
             changed.points([p]);
-            changed.span(Array::SpringHalves, self.spring_halves.put(p, &springs));
-            changed.span(Array::RodHalves, self.rod_halves.put(p, &rods));
+            let [s, r, _] = &mut self.unnamed_records;
+            changed.span(Array::SpringHalves, self.spring_halves.put(p, &springs, s));
+            changed.span(Array::RodHalves, self.rod_halves.put(p, &rods, r));
         }
     }
 
@@ -461,9 +487,7 @@ impl Packed {
             changed.bodies([*b]);
         }
         // The memberships, in body order.
-        if !self.point_members.ranges.is_empty() {
-            points.apply_in_place(&mut self.point_members.ranges);
-        }
+        (self.point_members).drop_ranges(points, &mut self.unnamed_records[2]);
         let h = world.params.h();
         let mut records = Vec::new();
         for &p in &touched.member_points {
@@ -479,7 +503,11 @@ impl Packed {
                 records.push(PointMembers::record(body, b, m.expect("a member"), h));
             }
             changed.points([p]);
-            changed.span(Array::PointMembers, self.point_members.put(p, &records));
+            let unnamed = &mut self.unnamed_records[2];
+            changed.span(
+                Array::PointMembers,
+                self.point_members.put(p, &records, unnamed),
+            );
         }
     }
 

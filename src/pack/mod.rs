@@ -246,6 +246,9 @@ pub struct Packed {
     pub members: Vec<Member>,
     /// How many of `members` no body names.
     pub member_holes: usize,
+    /// How many records of `spring_halves`, `rod_halves` and
+    /// `point_members` no range names (left by removals).
+    pub unnamed_records: [usize; 3],
     /// The same memberships, seen from each point.
     pub point_members: PointMembers,
     /// Small bodies (one thread each) first, then large ones (a workgroup each).

@@ -363,7 +363,8 @@ impl GpuSolver {
     }
 
     /// Body memberships (`Member`: rest offset, point index, the point's
-    /// weight), body by body in member order.
+    /// weight), each body's at its `first .. first + count`
+    /// ([`Packed::members`](crate::pack::Packed::members)).
     pub fn members_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.members
     }
