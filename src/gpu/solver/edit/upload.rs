@@ -678,28 +678,3 @@ fn map_runs(pairs: impl Iterator<Item = (u32, u32)>) -> Vec<(usize, usize, usize
     }
     runs
 }
-
-impl GpuSolver {
-    /// `cpu::sleep::move_roots` on the GPU: each moved assembly's count
-    /// and speed word copied from its old root's slot to its new root's,
-    /// through the spare state copy (all read before any is written).
-    fn move_roots(&self, device: &wgpu::Device, queue: &wgpu::Queue, moved: &[(u32, u32)]) {
-        if moved.is_empty() {
-            return;
-        }
-        let b = &self.buffers;
-        let mut encoder = device.create_command_encoder(&Default::default());
-        for (k, buffer) in [&b.rest_steps, &b.sleep_speed].into_iter().enumerate() {
-            let base = (k * moved.len()) as u64 * 4;
-            for (j, &(from, _)) in moved.iter().enumerate() {
-                let at = base + j as u64 * 4;
-                encoder.copy_buffer_to_buffer(buffer, from as u64 * 4, &b.state[1], at, 4);
-            }
-            for (j, &(_, to)) in moved.iter().enumerate() {
-                let at = base + j as u64 * 4;
-                encoder.copy_buffer_to_buffer(&b.state[1], at, buffer, to as u64 * 4, 4);
-            }
-        }
-        queue.submit([encoder.finish()]);
-    }
-}
