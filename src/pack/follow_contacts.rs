@@ -18,9 +18,12 @@ use crate::layout::*;
 use crate::world::{Remap, Removal, World};
 
 /// What the contact data needs from the packed world before a removal
-/// changes it: the rest extents of the colliders it removes.
+/// changes it: the rest extents of the colliders it removes, and the
+/// holes its removed segments leave.
 pub(crate) struct ContactPlan {
     extents: Vec<f32>,
+    /// The outline segments' holes after it.
+    holes: usize,
 }
 
 impl Packed {
@@ -105,7 +108,7 @@ impl Packed {
         if holes > self.outline_points.len() - holes + 64 {
             return None;
         }
-        Some(ContactPlan { extents })
+        Some(ContactPlan { extents, holes })
     }
 
     /// The segments of `outline_points` laid out body by body, as a fresh
@@ -193,10 +196,7 @@ impl Packed {
         // removed body's (alone: its outline and `[1, b]`) becomes a hole,
         // a moved body's is renamed in place. No list another body's
         // points name moves, so their `joins` stand.
-        self.outline_holes += (bodies.removed())
-            .filter(|&b| (b as usize) < b0)
-            .map(|b| self.outlines[b as usize].count as usize + 2)
-            .sum::<usize>();
+        self.outline_holes = plan.holes;
         points.apply_in_place(&mut self.contact_points);
         bodies.apply_in_place(&mut self.outlines);
         for &b in &moved {
