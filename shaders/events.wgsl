@@ -73,11 +73,10 @@
 @group(0) @binding(18) var<uniform> terrain: TerrainGrid;
 @group(0) @binding(19) var<storage, read> segments: array<SegmentInfo>;
 @group(0) @binding(20) var<storage, read> terrain_cells: array<u32>;
-// remap_pairs: a removal's maps (each old point's new index, then each old
-// body's from remap_counts.x on; REMOVED for what went), the old counts
-// (points, bodies), and the old slots of one step parity.
-@group(0) @binding(21) var<storage, read> remap: array<u32>;
-@group(0) @binding(22) var<uniform> remap_counts: vec4<u32>;
+// remap_pairs: a removal's maps (removal_map.wgsl), and the old slots of
+// one step parity.
+@group(0) @binding(21) var<storage, read> removal_words: array<u32>;
+@group(0) @binding(22) var<uniform> removal_spans: array<vec4<u32>, 4>;
 @group(0) @binding(23) var<storage, read> old_pairs: array<u32>;
 @group(0) @binding(24) var<storage, read> old_pair_point: array<u32>;
 
@@ -325,19 +324,19 @@ fn compare(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn remap_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let s = linear_index(gid, groups);
-    if (s >= remap_counts.y * PAIR_SLOTS) {
+    if (s >= removal_spans[2u * MAP_BODIES].x * PAIR_SLOTS) {
         return;
     }
-    let b = remap[remap_counts.x + s / PAIR_SLOTS];
+    let b = map_new(MAP_BODIES, s / PAIR_SLOTS);
     var partner = old_pairs[s];
     let point = old_pair_point[s];
     if (b == REMOVED || partner == NO_PAIR || point == NO_PAIR) {
         return;
     }
     if (partner < EVENT_COLLIDER) {
-        partner = remap[remap_counts.x + partner];
+        partner = map_new(MAP_BODIES, partner);
     }
-    let q = remap[point];
+    let q = map_new(MAP_POINTS, point);
     if (partner == REMOVED || q == REMOVED) {
         return;
     }

@@ -88,9 +88,9 @@
 // through it).
 @group(0) @binding(11) var<uniform> colliders: Colliders;
 
-// remap_supports: the removal's maps, each old point's new index and then
-// each old body's (sim.num_points on), REMOVED for the removed ones.
-@group(0) @binding(12) var<storage, read> remap: array<u32>;
+// remap_supports: the removal's maps (removal_map.wgsl).
+@group(0) @binding(12) var<storage, read> removal_words: array<u32>;
+@group(0) @binding(14) var<uniform> removal_spans: array<vec4<u32>, 4>;
 
 // settle_listed: the points to settle.
 @group(0) @binding(13) var<storage, read> listed: array<u32>;
@@ -270,8 +270,8 @@ fn remap_supports(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     if (s >= sim.num_bodies) {
         return;
     }
-    let to = remap[sim.num_points + s];
-    if (remap[i] == REMOVED) {
+    let to = map_new(MAP_BODIES, s);
+    if (map_new(MAP_POINTS, i) == REMOVED) {
         if (to != REMOVED) {
             wake_assembly(outlines[s].group);
         }
@@ -280,7 +280,7 @@ fn remap_supports(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     if (to == REMOVED) {
         support[i] = 0xffffffffu;
         wake_assembly(points[i].group);
-    } else {
+    } else if (to != s) {
         support[i] = to;
     }
 }

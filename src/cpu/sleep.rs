@@ -294,17 +294,6 @@ pub fn joined_assemblies(appended: impl Iterator<Item = SleepPoint>, from: usize
     roots
 }
 
-/// A removal's maps as `remap_supports` reads them: the new index of each
-/// of the first `points` old points, then of each of the first `bodies`
-/// old bodies (the packed ones), [`Remap::REMOVED`] for removed ones.
-pub fn removal_table(removal: &Removal, points: usize, bodies: usize) -> Vec<u32> {
-    let (p, b) = (
-        removal.point_remap().to_vec(),
-        removal.body_remap().to_vec(),
-    );
-    p[..points].iter().chain(&b[..bodies]).copied().collect()
-}
-
 /// Wakes assembly `g` as an edit's `wake_point` does.
 fn wake_assembly(g: u32, speed: &mut [u32], rest_steps: &mut [u32]) {
     rest_steps[g as usize] = 0;
@@ -315,25 +304,9 @@ fn wake_assembly(g: u32, speed: &mut [u32], rest_steps: &mut [u32]) {
 /// point's support follows its body to the body's new index; a support on
 /// a removed body is dropped and the point's assembly wakes; a removed
 /// point's support wakes that body's assembly (WGSL `remap_supports`;
-/// `remap` from [`removal_table`], `sim` and the rest the old ones).
+/// the removal's maps as functions, old point and old body to new index
+/// or [`Remap::REMOVED`]; `sim` and the rest the old ones).
 pub fn remap_supports(
-    sim: &SimParams,
-    points: &[SleepPoint],
-    outlines: &[BodyOutline],
-    remap: &[u32],
-    support: &mut [u32],
-    speed: &mut [u32],
-    rest_steps: &mut [u32],
-) {
-    let n = sim.num_points as usize;
-    let maps = (|i: u32| remap[i as usize], |b: u32| remap[n + b as usize]);
-    remap_supports_by(sim, points, outlines, maps, support, speed, rest_steps);
-}
-
-/// [`remap_supports`] with the removal's maps as functions, old point and
-/// old body to new index or [`Remap::REMOVED`] (the CPU solver reads its
-/// [`Remap`]s rather than a table).
-pub fn remap_supports_by(
     sim: &SimParams,
     points: &[SleepPoint],
     outlines: &[BodyOutline],

@@ -7,9 +7,10 @@
 //! earlier point writes the new records into the room the buffers have
 //! (`ContactBuffers::write_appended`); where they have too little, the
 //! edit makes them again with twice the room. A removal writes what it
-//! changed into them where they hold the world after it
-//! (`ContactBuffers::carry_and_clear`); any other edit makes them again
-//! as the world needs them.
+//! changed into them where they hold the world after it, and renames the
+//! warm starts and tangles in place (`remap_contacts.wgsl`); the scratch
+//! part it leaves, as a substep writes it before it reads it or leaves it
+//! zero. Any other edit makes them again as the world needs them.
 
 use wgpu::util::DeviceExt;
 
@@ -377,48 +378,6 @@ impl ContactBuffers {
         clear(&self.tangles, tangle, b0, nb);
         clear(&self.aabbs, 16, b0, nb);
         written
-    }
-
-    /// After a removal that keeps these buffers (whose static arrays the
-    /// caller writes): copies the warm starts and tangles of the `old`
-    /// points and bodies (counts before it) into new buffers, which it
-    /// returns for the removal's remap kernels to read, then clears the
-    /// per-point and per-body scratch and carried records, in `encoder`,
-    /// as new buffers start. The grid, boxes and cells follow at the next
-    /// step's first substep, which builds the grid whole.
-    pub fn carry_and_clear(
-        &self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-        (points, bodies): (usize, usize),
-    ) -> (wgpu::Buffer, wgpu::Buffer) {
-        let tangle = 4 * crate::layout::TANGLE_WORDS as u64;
-        let mut carry = |name, from: &wgpu::Buffer, bytes: u64| {
-            let to = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(name),
-                size: bytes.max(16),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            if bytes > 0 {
-                encoder.copy_buffer_to_buffer(from, 0, &to, 0, bytes);
-            }
-            to
-        };
-        let warm = carry("carried warm starts", &self.warm, 16 * points as u64);
-        let tangles = carry("carried tangles", &self.tangles, tangle * bodies as u64);
-        for buffer in [
-            &self.hits,
-            &self.touched,
-            &self.point_counts,
-            &self.acc,
-            &self.warm,
-            &self.tangles,
-            &self.aabbs,
-        ] {
-            encoder.clear_buffer(buffer, 0, None);
-        }
-        (warm, tangles)
     }
 
     /// Bytes uploaded from the world (the static arrays; the rest starts

@@ -224,8 +224,8 @@ impl Events {
                 &[
                     (7, &self.pair_state[k]),
                     (9, &self.pair_state[2 + k]),
-                    (21, &maps.table),
-                    (22, &maps.counts),
+                    (21, &maps.words),
+                    (22, &maps.spans),
                     (23, &old.pair_state[k]),
                     (24, &old.pair_state[2 + k]),
                 ],

@@ -33,6 +33,7 @@ pub use buffers::{ANCHOR_BYTES, Buffers, STATE_BYTES, deinterleave, interleave};
 pub use context::{
     GpuContext, adapter_summary, instance_flags, quiet_display_probe, request_device,
 };
+pub use remap_contacts::map_words;
 pub use solver::{
     ContactGrid, EditReport, GpuSolver, Pending, PendingBodies, PendingBox, PendingEvents,
     PendingRays, PendingState, Stage, StageTimes, State, read_buffer,

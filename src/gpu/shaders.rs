@@ -14,7 +14,8 @@ pub const SHARED: &str = include_str!("../../shaders/shared.wgsl");
 /// collide and for its half-plane and planet impacts. `commands` and
 /// `move_bodies` hold `shaders/reduce.wgsl`, their workgroup sum;
 /// `terrain` and `events` hold `shaders/terrain_contact.wgsl`, a point
-/// against the terrain.
+/// against the terrain. `sleep`, `remap_contacts` and `events` hold
+/// `shaders/removal_map.wgsl`, a removal's maps as the world holds them.
 /// `body_collide` is its file followed by its parts, one concern each, in
 /// `shaders/body_collide/` (WGSL declarations may come in any order).
 pub const STAGES: &[(&str, &str)] = &[
@@ -66,7 +67,8 @@ pub const STAGES: &[(&str, &str)] = &[
         "sleep",
         concat!(
             include_str!("../../shaders/sleep.wgsl"),
-            include_str!("../../shaders/colliders.wgsl")
+            include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/removal_map.wgsl")
         ),
     ),
     (
@@ -100,14 +102,18 @@ pub const STAGES: &[(&str, &str)] = &[
     ("query", include_str!("../../shaders/query.wgsl")),
     (
         "remap_contacts",
-        include_str!("../../shaders/remap_contacts.wgsl"),
+        concat!(
+            include_str!("../../shaders/remap_contacts.wgsl"),
+            include_str!("../../shaders/removal_map.wgsl")
+        ),
     ),
     (
         "events",
         concat!(
             include_str!("../../shaders/events.wgsl"),
             include_str!("../../shaders/terrain_contact.wgsl"),
-            include_str!("../../shaders/colliders.wgsl")
+            include_str!("../../shaders/colliders.wgsl"),
+            include_str!("../../shaders/removal_map.wgsl")
         ),
     ),
 ];
@@ -127,6 +133,10 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         include_str!("../../shaders/collide_point.wgsl"),
     ),
     ("placed", include_str!("../../shaders/placed.wgsl")),
+    (
+        "removal_map",
+        include_str!("../../shaders/removal_map.wgsl"),
+    ),
     (
         "body_collide/narrow",
         include_str!("../../shaders/body_collide/narrow.wgsl"),

@@ -161,14 +161,13 @@ impl SleepTouch {
 
     /// Records remap_supports over the points and bodies before a removal
     /// (`b`'s sleeping buffers, `c`'s outlines, the sim uniform still the
-    /// old one), with `remap` the removal's table
-    /// (`cpu::sleep::removal_table`).
+    /// old one), with `maps` the removal's.
     pub fn record_remap_supports(
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass,
         (b, c): (&Buffers, &ContactBuffers),
-        remap: &wgpu::Buffer,
+        maps: &super::remap_contacts::RemapTable,
         grid: (u32, u32),
     ) {
         let bind = bind_group(
@@ -182,7 +181,8 @@ impl SleepTouch {
                 (4, &b.rest_steps),
                 (8, &c.outlines),
                 (9, &b.sleep_support),
-                (12, remap),
+                (12, &maps.words),
+                (14, &maps.spans),
             ],
         );
         pass.set_pipeline(&self.remap);

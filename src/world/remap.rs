@@ -110,6 +110,24 @@ impl Remap {
         self.holes.first().map_or(new_len, |&h| h.min(new_len))
     }
 
+    /// The removed items below the new end, sorted: the holes the
+    /// survivors past it fill.
+    pub fn holes(&self) -> &[u32] {
+        &self.holes
+    }
+
+    /// The old index of the survivor that fills each of
+    /// [`holes`](Remap::holes).
+    pub fn fillers(&self) -> &[u32] {
+        &self.fillers
+    }
+
+    /// The new index of each old item from the new end on, or
+    /// [`Remap::REMOVED`]: as many as were removed.
+    pub fn tail(&self) -> &[u32] {
+        &self.tail
+    }
+
     /// Items before the removal.
     pub fn old_len(&self) -> usize {
         self.old_len

@@ -41,6 +41,7 @@ mod move_bodies;
 mod move_colliders;
 mod overlap;
 mod query;
+mod removal_map;
 mod rods;
 mod shape_match;
 mod sleep;

@@ -159,7 +159,7 @@ impl CpuSolver {
         let new_or_removed = |map: &crate::world::Remap, old: u32| {
             map.get(old).unwrap_or(crate::world::Remap::REMOVED)
         };
-        sleep::remap_supports_by(
+        sleep::remap_supports(
             &p.sim,
             &s.points,
             &p.outlines,

@@ -13,10 +13,10 @@ use super::super::GpuSolver;
 use super::followed::Followed;
 use super::{BODY_EDGE_INDICES, EditReport, SPRING_INDICES, StateEdit, write_changed};
 use crate::cpu::sleep::{
-    keeps_sleeping as sleep_keeps, moved_points, removal_sleep, removal_sleep_over, removal_table,
+    keeps_sleeping as sleep_keeps, moved_points, removal_sleep, removal_sleep_over,
     removed_or_moved_points,
 };
-use crate::gpu::remap_contacts::{RemapKernels, RemapTable};
+use crate::gpu::remap_contacts::{RemapKernels, RemapTable, RenamedCopies};
 use crate::layout::{BodyFrame, Colliders};
 use crate::pack::Packed;
 use crate::world::World;
@@ -310,13 +310,14 @@ impl GpuSolver {
         // Items only appended, at the same parameters: what slept may
         // sleep on (`cpu::sleep::keeps_sleeping`).
         let appended = matches!(state, StateEdit::Append { .. });
-        // A removal's maps (`cpu::sleep::removal_table`) and the old
-        // counts (points, bodies), for what follows it on the GPU.
+        // A removal's maps and the counts packed before and after it, for
+        // what follows it on the GPU.
         let maps = match (&state, before.removal_counts()) {
             (StateEdit::Remove(removal, _), Some((points, bodies))) => {
-                let table = removal_table(removal, points, bodies);
                 let old = (points as u32, bodies as u32);
-                Some(RemapTable::new(device, &table, old))
+                let m = &self.edit.mirror;
+                let new = (m.pos.len() as u32, m.bodies.len() as u32);
+                Some(RemapTable::new(device, removal, old, new))
             }
             _ => None,
         };
@@ -353,13 +354,12 @@ impl GpuSolver {
                 if let (true, Some(maps), Some(c)) = (keep, &maps, &self.contacts) {
                     // Before the records move: the supports follow the
                     // removal (`cpu::sleep::remap_supports`).
-                    let remap = &maps.table;
                     let mut pass = encoder.begin_compute_pass(&Default::default());
                     c.touch.record_remap_supports(
                         device,
                         &mut pass,
                         (b, &c.buffers),
-                        remap,
+                        maps,
                         self.point_grid,
                     );
                 }
@@ -503,9 +503,6 @@ impl GpuSolver {
         // room, or the whole world's uploaded again into new buffers; the
         // stages are made again over them (the pipelines are kept).
         let old = self.contacts.take();
-        // A removal's old warm starts and tangles, when it kept the
-        // buffers (`ContactBuffers::carry_and_clear`).
-        let mut carried = None;
         let (buffers, kept) = match (contacts, &before) {
             (ContactUpdate::New(buffers), _) => {
                 if let Some(b) = &buffers {
@@ -537,10 +534,6 @@ impl GpuSolver {
                             .sum()
                     }
                 };
-                let mut encoder = device.create_command_encoder(&Default::default());
-                let old_counts = before.removal_counts().expect("a removal");
-                carried = Some(buffers.carry_and_clear(device, &mut encoder, old_counts));
-                queue.submit([encoder.finish()]);
                 (Some(buffers), true)
             }
             // A removal uploads from a copy of the world before it; without
@@ -587,26 +580,35 @@ impl GpuSolver {
             new.keep_pairs_of(old_e, device, queue);
         }
         // After a removal the warm starts, the tangles and the event pairs
-        // follow its maps (`Contacts::remap`, `EventState::remap`).
+        // follow its maps (`Contacts::follow_removal`, `EventState::remap`):
+        // the warm starts and tangles in place in the buffers from before
+        // it, kept or old; from old ones, what the new ones hold is copied
+        // into them after.
         if let Some(maps) = &maps {
             let kernels = self
                 .edit
                 .remap_kernels
                 .get_or_insert_with(|| RemapKernels::new(device));
+            let from = match (kept, &self.contacts, &old) {
+                (true, Some(c), _) | (false, _, Some(c)) => Some(&c.buffers),
+                _ => None,
+            };
+            let copies =
+                (self.contacts.is_some() && from.is_some()).then(|| RenamedCopies::new(maps, kept));
             let mut encoder = device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                let from = match (&carried, &old) {
-                    (Some((warm, tangles)), _) => Some((warm, tangles)),
-                    (None, Some(old)) => Some((&old.buffers.warm, &old.buffers.tangles)),
-                    (None, None) => None,
-                };
-                if let (Some(new), Some(from)) = (&self.contacts, from) {
-                    kernels.record_contacts(device, &mut pass, from, &new.buffers, maps);
+                if let (Some(new), Some(from), Some(c)) = (&self.contacts, from, &copies) {
+                    let renamed = (&from.warm, &from.tangles);
+                    let outlines = &new.buffers.outlines;
+                    kernels.record_contacts(device, &mut pass, renamed, outlines, maps, c.counts);
                 }
                 if let (Some(new), Some(old)) = (&self.events, &old_events) {
                     new.record_remap_pairs(old, device, &mut pass, &kernels.pairs, maps);
                 }
+            }
+            if let (Some(new), Some(from), Some(c)) = (&self.contacts, from, &copies) {
+                c.record(&mut encoder, from, &new.buffers);
             }
             queue.submit([encoder.finish()]);
         }
