@@ -593,22 +593,22 @@ impl GpuSolver {
                 (true, Some(c), _) | (false, _, Some(c)) => Some(&c.buffers),
                 _ => None,
             };
-            let copies =
-                (self.contacts.is_some() && from.is_some()).then(|| RenamedCopies::new(maps, kept));
+            let renamed = (self.contacts.as_ref().zip(from))
+                .map(|(new, from)| (&new.buffers, from, RenamedCopies::new(maps, kept)));
             let mut encoder = device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                if let (Some(new), Some(from), Some(c)) = (&self.contacts, from, &copies) {
-                    let renamed = (&from.warm, &from.tangles);
-                    let outlines = &new.buffers.outlines;
-                    kernels.record_contacts(device, &mut pass, renamed, outlines, maps, c.counts);
+                if let Some((new, from, c)) = &renamed {
+                    let records = (&from.warm, &from.tangles);
+                    let outlines = &new.outlines;
+                    kernels.record_contacts(device, &mut pass, records, outlines, maps, c.counts);
                 }
                 if let (Some(new), Some(old)) = (&self.events, &old_events) {
                     new.record_remap_pairs(old, device, &mut pass, &kernels.pairs, maps);
                 }
             }
-            if let (Some(new), Some(from), Some(c)) = (&self.contacts, from, &copies) {
-                c.record(&mut encoder, from, &new.buffers);
+            if let Some((new, from, c)) = &renamed {
+                c.record(&mut encoder, from, new);
             }
             queue.submit([encoder.finish()]);
         }
